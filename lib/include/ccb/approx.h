@@ -1,0 +1,98 @@
+/* ccb/approx.h — convex contact approximations as tables of functions.
+ *
+ * Each approximation (SAP, Similar, Lagged, regularized Lagged) defines, per contact, a convex
+ * potential l_i(v_c) of the contact velocity v_c = [v_t1, v_t2, v_n] (contact frame, tangential
+ * first, v_n > 0 separating), its impulse gamma_i = -dl_i/dv_c (applied on body B) and its
+ * Hessian G_i = -dgamma_i/dv_c (symmetric PSD). spec: formulation-convex §1.2, eq. (4).
+ *
+ * A variant is `prepare` (per-step constants from frozen inputs) + `eval` (cost, impulse,
+ * Hessian at a contact velocity). Adding a variant means adding one file that defines a const
+ * ccb_approx and registering it in lib/src/approx.c; nothing else in the solver changes. */
+#ifndef CCB_APPROX_H
+#define CCB_APPROX_H
+
+#include "ccb/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Global per-step options shared by all contacts. */
+typedef struct ccb_approx_options {
+    double dt;    /* time step [s], finite > 0 */
+    double vs;    /* stiction tolerance v_s for Lagged/Similar [m/s], finite > 0 (spec §5, §6) */
+    double sigma; /* SAP R_t = sigma*w and eq. (26) regularization [-], finite > 0 (spec §4.3, §7) */
+    double beta;  /* SAP near-rigid parameter [-], >= 0; 0 disables the cap (spec §4.3) */
+} ccb_approx_options;
+
+/* Defaults of formulation-convex §8.8: dt = 0.01 (placeholder for the caller), v_s = 1e-4 m/s,
+ * sigma = 1e-3, beta = 1. */
+CCB_API ccb_approx_options ccb_approx_options_default(void);
+/* CCB_E_INVALID (with a message naming the field) if any field is out of range. */
+CCB_API ccb_status ccb_approx_options_check(const ccb_approx_options* o, char* msg, size_t msg_size);
+
+/* Per-contact inputs, frozen for the step. */
+typedef struct ccb_contact_input {
+    double k;     /* normal stiffness [N/m], finite > 0 */
+    double d;     /* Hunt & Crossley dissipation [s/m], finite >= 0 (Lagged, Similar) */
+    double tau_d; /* Kelvin-Voigt relaxation time [s], finite >= 0 (SAP) */
+    double mu;    /* Coulomb friction coefficient [-], finite >= 0 */
+    double phi0;  /* signed distance at the start of the step [m], < 0 overlap */
+    double vn0;   /* previous-step normal contact velocity [m/s] (Lagged's gamma_n0) */
+    double w;     /* Delassus diagonal approximation [1/kg] (spec §4.2), finite > 0 */
+} ccb_contact_input;
+
+/* Per-contact constants of one step, filled by `prepare`. Fields not used by a variant are 0. */
+typedef struct ccb_constraint {
+    double dt, k, d, mu, phi0; /* copies of the inputs [s, N/m, s/m, -, m] */
+    /* Hunt & Crossley normal impulse n(v) = dt k (-(phi0 + dt v))_+ (1 - d v)_+ (spec §2.2,
+     * eq. (22)-(23)), held in a shifted-origin form about the breaking velocity vhat: */
+    double vhat; /* breaking velocity min(-phi0/dt, 1/d) [m/s] (eq. 23) */
+    double xhat; /* -phi0 - dt*vhat >= 0 [m] */
+    double chat; /* 1 - d*vhat >= 0 [-] */
+    double gn0;  /* Lagged: previous-step normal impulse dt f_n(phi0, vn0) [N s] (spec §5) */
+    double eps_s; /* soft-norm regularization of the slip [m/s] (spec §5, §7) */
+    /* SAP (spec §4.3-§4.4) */
+    double Rt, Rn;    /* regularization [1/kg] */
+    double vn_hat;    /* bias velocity -phi0/(dt + tau_d) [m/s] */
+    double mu_tilde2; /* mu^2 Rt/Rn [-] */
+    double mu_hat;    /* mu Rt/Rn [-] */
+    double sigma_w;   /* sigma*w [1/kg], for the effective stiction tolerance (eq. 25) */
+} ccb_constraint;
+
+typedef struct ccb_approx {
+    const char* name;      /* command-line name, e.g. "lagged-reg" */
+    const char* title;     /* e.g. "Lagged, regularized stiction tolerance (ICF eq. 26)" */
+    const char* reference; /* spec section */
+    /* Per-step constants. Inputs must be valid (the problem builder checks them). */
+    void (*prepare)(const ccb_approx_options* opt, const ccb_contact_input* in, ccb_constraint* c);
+    /* Returns the cost l_i(vc) [J]; writes gamma[3] = -dl/dvc [N s] and, if G != NULL,
+     * G[9] = -dgamma/dvc [kg], row-major, symmetric PSD. */
+    double (*eval)(const ccb_constraint* c, const double vc[3], double gamma[3], double G[9]);
+    /* Effective stiction tolerance [m/s] of the contact at impulse gamma: v_s (or eq. 26's
+     * eps_s) for Lagged/Similar, sigma*w*mu*gamma_n for SAP (ICF eq. 25). */
+    double (*stiction_tolerance)(const ccb_constraint* c, const double gamma[3]);
+} ccb_approx;
+
+CCB_API extern const ccb_approx ccb_approx_sap;        /* spec §4 */
+CCB_API extern const ccb_approx ccb_approx_similar;    /* spec §6 */
+CCB_API extern const ccb_approx ccb_approx_lagged;     /* spec §5, eps_s = v_s */
+CCB_API extern const ccb_approx ccb_approx_lagged_reg; /* spec §7, eps_s = max(v_s, sigma w mu gn0) */
+
+/* Registry. ccb_approx_find returns NULL for an unknown name. */
+CCB_API int ccb_approx_count(void);
+CCB_API const ccb_approx* ccb_approx_get(int i);
+CCB_API const ccb_approx* ccb_approx_find(const char* name);
+
+/* ---- Hunt & Crossley normal law (spec §2.2), shared by Lagged, Similar and their tests ----
+ * Fills the H&C fields (vhat, xhat, chat) of c from dt, k, d, phi0 already set in c. */
+CCB_API void ccb_hc_prepare(ccb_constraint* c);
+/* Normal potential l_n(v) = -(N(v) - N(vhat)) [J], i.e. the spec's -N(v) shifted by the
+ * constant N(vhat) so that an inactive contact costs exactly 0; n(v) = -dl_n/dv [N s] and
+ * dn = n'(v) <= 0 [kg] (either pointer may be NULL). */
+CCB_API double ccb_hc_eval(const ccb_constraint* c, double v, double* n, double* dn);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

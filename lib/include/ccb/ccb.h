@@ -1,0 +1,16 @@
+/* ccb/ccb.h — umbrella header of libccb, the ccb contact-solver library. */
+#ifndef CCB_CCB_H
+#define CCB_CCB_H
+
+#include "ccb/alloc.h"
+#include "ccb/approx.h"
+#include "ccb/geometry.h"
+#include "ccb/math.h"
+#include "ccb/model.h"
+#include "ccb/newton.h"
+#include "ccb/problem.h"
+#include "ccb/record.h"
+#include "ccb/sim.h"
+#include "ccb/status.h"
+
+#endif

@@ -1,0 +1,149 @@
+/* ccb/model.h — rigid bodies, mobilizers, shapes and materials.
+ *
+ * A model is built once (add bodies and shapes, then ccb_model_finalize) and is then read-only;
+ * simulations borrow it. Each body has one mobilizer to the world:
+ *   FIXED       welded at `pose` (no velocity coordinates);
+ *   PRESCRIBED  pose and twist are given functions of time (e.g. a conveyor belt); no
+ *               velocity coordinates, its motion enters contacts as a velocity bias;
+ *   PLANAR      translation in x and z and rotation theta about the world y axis, each of the
+ *               three coordinates optionally locked (held at its initial value).
+ * The body frame origin is the centre of mass. Generalized coordinates of a planar body are the
+ * unlocked ones among (x [m], z [m], theta [rad]) in that order, with qdot = v (N = I).
+ * Every body with velocity coordinates is one clique of the contact solver (spec:
+ * formulation-convex §8.2); the solver sees cliques, mass blocks and Jacobian blocks only, so
+ * new mobilizers (e.g. free 6-dof bodies) do not change it. */
+#ifndef CCB_MODEL_H
+#define CCB_MODEL_H
+
+#include "ccb/math.h"
+#include "ccb/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ccb_model ccb_model;
+
+typedef enum ccb_mobilizer {
+    CCB_MOBILIZER_FIXED = 0,
+    CCB_MOBILIZER_PRESCRIBED = 1,
+    CCB_MOBILIZER_PLANAR = 2
+} ccb_mobilizer;
+
+/* Lock bits of a planar mobilizer. */
+#define CCB_LOCK_X 1u
+#define CCB_LOCK_Z 2u
+#define CCB_LOCK_THETA 4u
+
+/* Prescribed motion: writes the body pose X_WB and twist V_WB (angular velocity, velocity of the
+ * body origin; world frame) at time t [s]. Must be deterministic and defined for every t. */
+typedef void (*ccb_motion_fn)(double t, void* user, ccb_pose* X_WB, ccb_twist* V_WB);
+
+/* Applied load (explicit, part of k2 in spec §1.1): writes a force f_W [N] through the centre
+ * of mass and a torque tau_W [N m], world frame, at time t with the body at X_WB, V_WB. */
+typedef void (*ccb_force_fn)(double t, const ccb_pose* X_WB, const ccb_twist* V_WB, void* user,
+                             ccb_vec3* f_W, ccb_vec3* tau_W);
+
+typedef struct ccb_body_def {
+    const char* name;         /* copied; [A-Za-z0-9_-], 1..47 chars; names coordinates "name.x" */
+    ccb_mobilizer mobilizer;
+    double mass;              /* [kg], finite > 0 (PLANAR) */
+    ccb_mat3 inertia;         /* rotational inertia about the COM, body frame [kg m^2]; PLANAR
+                                 uses the yy entry, which must be finite > 0 unless theta is locked */
+    unsigned locked;          /* PLANAR: CCB_LOCK_* bits of coordinates held at their initial value */
+    ccb_pose pose;            /* FIXED: the pose; PLANAR: initial pose, a rotation about y */
+    ccb_twist twist;          /* PLANAR: initial twist (planar: v_y = 0, w = (0, omega, 0)) */
+    double damping[3];        /* PLANAR: joint damping on (x, z, theta), implicit (spec §1.1),
+                                 [N s/m, N s/m, N m s/rad], finite >= 0 */
+    ccb_motion_fn motion;     /* PRESCRIBED: required */
+    void* motion_user;        /* passed to motion */
+    ccb_force_fn force;       /* optional applied load (NULL: none) */
+    void* force_user;         /* passed to force */
+} ccb_body_def;
+
+/* A planar body of mass 1 kg and inertia 1 kg m^2 at the origin, at rest, nothing locked. */
+CCB_API ccb_body_def ccb_body_def_default(void);
+
+typedef enum ccb_shape_type {
+    CCB_SHAPE_HALFSPACE = 0, /* the region z <= 0 of the shape frame; outward normal +z */
+    CCB_SHAPE_BOX = 1,       /* centred box with half extents (8 corners act as contact points) */
+    CCB_SHAPE_POINTS = 2     /* a set of contact points (markers) fixed in the shape frame */
+} ccb_shape_type;
+
+/* Contact material of a shape. A rigid surface has k = INFINITY. Pair values combine as in
+ * Drake (spec: formulation-convex §8.8): k = kA kB/(kA+kB), d = (kB dA + kA dB)/(kA+kB),
+ * tau_d = tauA + tauB, mu = 2 muA muB/(muA + muB); a rigid side contributes nothing to k, d. */
+typedef struct ccb_material {
+    double k;     /* normal stiffness [N/m], > 0, may be INFINITY (rigid) */
+    double d;     /* Hunt & Crossley dissipation [s/m], finite >= 0 */
+    double tau_d; /* SAP relaxation time [s], finite >= 0 */
+    double mu;    /* Coulomb friction [-], finite >= 0 */
+} ccb_material;
+
+typedef struct ccb_shape_def {
+    const char* name;         /* copied, optional (NULL: "shape<i>") */
+    ccb_shape_type type;
+    ccb_pose pose;            /* X_BS, shape frame in the body frame */
+    ccb_vec3 half_extents;    /* BOX: [m], finite > 0 */
+    const ccb_vec3* points;   /* POINTS: npoints positions in the shape frame [m]; copied */
+    int npoints;              /* POINTS: >= 1 */
+    ccb_material material;
+} ccb_shape_def;
+
+/* A rigid, frictionless half-space at the identity pose. */
+CCB_API ccb_shape_def ccb_shape_def_default(void);
+
+/* Creates an empty model with gravity (0, 0, -9.81) m/s^2. CCB_E_NOMEM on failure. */
+CCB_API ccb_status ccb_model_create(ccb_model** model);
+/* Accepts NULL. */
+CCB_API void ccb_model_destroy(ccb_model* model);
+/* Message of the last failed call on this model ("" if none). Valid until the next call. */
+CCB_API const char* ccb_model_last_error(const ccb_model* model);
+
+/* Gravity [m/s^2], finite. CCB_E_INVALID after finalize or for non-finite values. */
+CCB_API ccb_status ccb_model_set_gravity(ccb_model* model, ccb_vec3 g);
+/* Adds a body; validates the definition (CCB_E_INVALID with a message naming the body and the
+ * field). *body_id receives its index. The model is unchanged on failure. */
+CCB_API ccb_status ccb_model_add_body(ccb_model* model, const ccb_body_def* def, int* body_id);
+/* Attaches a shape to a body; validates it. *shape_id (may be NULL) receives its index. */
+CCB_API ccb_status ccb_model_add_shape(ccb_model* model, int body, const ccb_shape_def* def,
+                                       int* shape_id);
+/* No contacts are generated between the two bodies (order does not matter). */
+CCB_API ccb_status ccb_model_filter_pair(ccb_model* model, int body_a, int body_b);
+/* Freezes the model: numbers the coordinates and cliques and checks that every pair of shapes
+ * that can touch has a contact query and a finite combined stiffness (CCB_E_INVALID naming the
+ * pair otherwise). Required before geometry queries and simulation. */
+CCB_API ccb_status ccb_model_finalize(ccb_model* model);
+
+CCB_API int ccb_model_nq(const ccb_model* model);
+CCB_API int ccb_model_nv(const ccb_model* model);
+CCB_API int ccb_model_nbodies(const ccb_model* model);
+CCB_API int ccb_model_nshapes(const ccb_model* model);
+CCB_API ccb_vec3 ccb_model_gravity(const ccb_model* model);
+/* Body name, or NULL for an invalid index. */
+CCB_API const char* ccb_model_body_name(const ccb_model* model, int body);
+/* Index of the body with this name, or -1. */
+CCB_API int ccb_model_find_body(const ccb_model* model, const char* name);
+CCB_API double ccb_model_body_mass(const ccb_model* model, int body);
+/* Offsets and counts of the body's coordinates in q and v (finalized model). */
+CCB_API ccb_status ccb_model_body_coords(const ccb_model* model, int body, int* qoff, int* nq,
+                                         int* voff, int* nv);
+/* Name ("box.x") and unit ("m", "rad") of position coordinate i, and of velocity coordinate i
+ * ("box.vx", "m/s"). NULL for an invalid index or an unfinalized model. */
+CCB_API const char* ccb_model_q_name(const ccb_model* model, int i);
+CCB_API const char* ccb_model_q_unit(const ccb_model* model, int i);
+CCB_API const char* ccb_model_v_name(const ccb_model* model, int i);
+CCB_API const char* ccb_model_v_unit(const ccb_model* model, int i);
+
+/* Initial state from the body definitions: q[nq], v[nv]. */
+CCB_API ccb_status ccb_model_initial_state(const ccb_model* model, double* q, double* v);
+/* Pose and twist of a body at time t and state (q, v) (v may be NULL for the pose only). */
+CCB_API ccb_status ccb_model_body_pose(const ccb_model* model, int body, double t, const double* q,
+                                       ccb_pose* X_WB);
+CCB_API ccb_status ccb_model_body_twist(const ccb_model* model, int body, double t,
+                                        const double* q, const double* v, ccb_twist* V_WB);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,112 @@
+/* ccb/newton.h — Newton's method with an exact line search for the convex contact problem.
+ *
+ * spec: formulation-convex §8 (ICF §X, eq. (28)). Minimizes the strongly convex
+ *   l(v) = 1/2 |v - v*|_A^2 + sum_i l_i(J_i v + b_i)
+ * over the velocities of the participating cliques (the others keep v = v*):
+ *   r = A (v - v*) - J^T gamma,  H = A + J^T G J,  H dv = -r,  v <- v + alpha dv,
+ * alpha from an exact line search (Newton-Raphson with bracketing and bisection, §8.4).
+ * Stopping (§8.5), D = diag(A)^{-1/2}:
+ *   optimality  |D r| <= eps_a + eps_r max(|D p|, |D j|),  p = A v,  j = J^T gamma,
+ *   cost stall  |l_m - l_{m+1}| < eps_ca + eps_cr (|l_m| + |l_{m+1}|)/2  and  alpha > 0.5,
+ * tested at the top of every iteration (0 factorizations if the guess already satisfies it).
+ * The reported iteration count is the number of factorizations.
+ *
+ * Use ccb_newton_solve, or init / test / iterate to watch every iterate (GSL style). */
+#ifndef CCB_NEWTON_H
+#define CCB_NEWTON_H
+
+#include "ccb/problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ccb_newton ccb_newton;
+
+typedef enum ccb_linear_solver {
+    CCB_LINSOLVE_CHOLMOD = 0, /* supernodal sparse Cholesky, AMD ordering (default, §8.2) */
+    CCB_LINSOLVE_DENSE = 1    /* dense Cholesky of the assembled H (reference path for tests) */
+} ccb_linear_solver;
+
+typedef struct ccb_newton_params {
+    double eps_a;          /* absolute optimality tolerance [sqrt(J)]; default 1e-14 (Drake) */
+    double eps_r;          /* relative optimality tolerance [-]; default 1e-5 (ICF §XII runs) */
+    double eps_cost_a;     /* absolute cost-stall tolerance [J]; default 1e-30 (Drake) */
+    double eps_cost_r;     /* relative cost-stall tolerance [-]; default 1e-15 (Drake) */
+    int max_iterations;    /* Newton iterations before CCB_E_NOTCONV; default 100 (Drake) */
+    double ls_alpha_max;   /* largest step of the line search; default 1.5 (Drake) */
+    int ls_max_evals;      /* line-search evaluations before CCB_E_NOTCONV; default 100 */
+    double ls_ftol;        /* |l'(alpha)|/|l'(0)| accepted as a root; default 1e-8 (Drake) */
+    double ls_alpha_rtol;  /* step-size tolerance relative to the first guess; default 1e-8 */
+    int compute_kappa;     /* 1: condition number kappa_2(H) at the solution (§8.9); default 0 */
+    int kappa_max_nv;      /* largest participating size for the dense eigen-solve; default 2000 */
+    ccb_linear_solver linear_solver;
+} ccb_newton_params;
+
+CCB_API ccb_newton_params ccb_newton_params_default(void);
+CCB_API ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t n);
+
+/* One Newton iteration, for analysis of convergence (e.g. residual histories). */
+typedef struct ccb_newton_iter {
+    double residual;  /* |D r| at the iterate before the update [sqrt(J)] */
+    double tolerance; /* optimality bound at that iterate [sqrt(J)] */
+    double cost;      /* l at the iterate before the update [J] */
+    double slope;     /* l'(0) = r . dv of the line search (< 0) [J] */
+    double alpha;     /* step length taken [-] */
+    int ls_evals;     /* cost evaluations of the line search */
+} ccb_newton_iter;
+
+typedef struct ccb_newton_stats {
+    ccb_status status;     /* CCB_OK, or why the solve stopped (never success if not converged) */
+    int iterations;        /* Newton iterations = factorizations of H */
+    int ls_evals;          /* line-search evaluations, all iterations */
+    double residual;       /* |D r| at exit [sqrt(J)] */
+    double tolerance;      /* optimality bound at exit [sqrt(J)] */
+    double cost;           /* l(v) at exit [J] */
+    int by_cost;           /* 1 if the cost-stall criterion ended the solve */
+    double alpha_min;      /* smallest step length taken (1 if no iteration) */
+    double kappa;          /* kappa_2(H) = lambda_max/lambda_min at the exit iterate, or -1 */
+    int nv;                /* participating velocities */
+    int nc;                /* contacts */
+    int analyzed;          /* 1 if this solve redid the symbolic analysis */
+    double nnz_L;          /* nonzeros of the Cholesky factor (last factorization) */
+    double flops;          /* flops of one factorization */
+} ccb_newton_stats;
+
+CCB_API ccb_status ccb_newton_create(ccb_newton** ws);
+CCB_API void ccb_newton_destroy(ccb_newton* ws); /* accepts NULL */
+CCB_API const char* ccb_newton_last_error(const ccb_newton* ws);
+
+/* Starts a solve of `problem` (borrowed: must stay unchanged until the solve ends) from v_guess
+ * (full nv vector; NULL means the problem's v0, the warm start of spec §8.7). Evaluates the
+ * cost at the guess. */
+CCB_API ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* problem,
+                                   const ccb_newton_params* params, const double* v_guess);
+/* CCB_OK if the current iterate meets the stopping criteria, CCB_CONTINUE if not, an error code
+ * on non-finite values. */
+CCB_API ccb_status ccb_newton_test(ccb_newton* ws);
+/* One iteration: assemble and factor H, solve for dv, exact line search, update. */
+CCB_API ccb_status ccb_newton_iterate(ccb_newton* ws);
+/* init + (test, iterate)* until converged, failed or max_iterations. Writes the solution (full
+ * nv) to v_out (may be NULL) and statistics to stats (may be NULL). On failure stats->status
+ * says why, the last iterate stays readable and v_out is not written. */
+CCB_API ccb_status ccb_newton_solve(ccb_newton* ws, const ccb_problem* problem,
+                                    const ccb_newton_params* params, const double* v_guess,
+                                    double* v_out, ccb_newton_stats* stats);
+
+/* Borrowed views of the current iterate, valid until the next call on ws:
+ * velocities (nv, non-participating entries = v*), contact velocities v_c (3 nc) and impulses
+ * gamma (3 nc), per-iteration history (*n entries). */
+CCB_API const double* ccb_newton_velocities(ccb_newton* ws);
+CCB_API const double* ccb_newton_contact_velocities(const ccb_newton* ws);
+CCB_API const double* ccb_newton_impulses(const ccb_newton* ws);
+CCB_API const ccb_newton_iter* ccb_newton_history(const ccb_newton* ws, int* n);
+/* Statistics of the current/last solve. */
+CCB_API ccb_newton_stats ccb_newton_get_stats(const ccb_newton* ws);
+/* Cumulative counts over the workspace's life: symbolic analyses and numeric factorizations. */
+CCB_API void ccb_newton_counters(const ccb_newton* ws, long* analyses, long* factorizations);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

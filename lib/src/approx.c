@@ -1,0 +1,143 @@
+/* approx: registry of the convex approximations, options, and the Hunt & Crossley normal law.
+ *
+ * Hunt & Crossley with linear elasticity (spec: formulation-convex §2.2; ICF eqs. (22)-(23)):
+ *   f_n(phi, v) = k (-phi)_+ (1 - d v)_+,   n(v) = dt f_n(phi0 + dt v, v),
+ *   n(v) > 0  iff  v < vhat = min(-phi0/dt, 1/d).
+ * The potential l_n = -N(v) with N' = n is evaluated in a shifted origin to avoid cancellation:
+ * with Delta = vhat - v >= 0, xhat = -phi0 - dt vhat >= 0 and chat = 1 - d vhat >= 0 (one of
+ * them is 0 at the breaking point),
+ *   n(v)   = dt k (xhat + dt Delta)(chat + d Delta),
+ *   n'(v)  = -dt k [dt (chat + d Delta) + d (xhat + dt Delta)] <= 0,
+ *   l_n(v) = integral_v^vhat n = dt k [xhat chat Delta + (xhat d + dt chat) Delta^2/2
+ *                                      + dt d Delta^3/3]   (every term >= 0),
+ * and l_n = n = n' = 0 for v >= vhat. This equals the spec's -N^+(min(v, vhat)) + N^+(vhat):
+ * a constant shift (irrelevant to the minimizer) that makes inactive contacts cost exactly 0. */
+#include <math.h>
+#include <string.h>
+
+#include "approx_internal.h"
+#include "internal.h"
+
+static const ccb_approx* const g_registry[] = {
+    &ccb_approx_sap,
+    &ccb_approx_similar,
+    &ccb_approx_lagged,
+    &ccb_approx_lagged_reg,
+};
+
+int ccb_approx_count(void) {
+    return (int)(sizeof g_registry / sizeof g_registry[0]);
+}
+
+const ccb_approx* ccb_approx_get(int i) {
+    if (i < 0 || i >= ccb_approx_count()) {
+        return NULL;
+    }
+    return g_registry[i];
+}
+
+const ccb_approx* ccb_approx_find(const char* name) {
+    if (name == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < ccb_approx_count(); ++i) {
+        if (strcmp(g_registry[i]->name, name) == 0) {
+            return g_registry[i];
+        }
+    }
+    return NULL;
+}
+
+ccb_approx_options ccb_approx_options_default(void) {
+    ccb_approx_options o;
+    o.dt = 0.01;
+    o.vs = 1e-4;    /* ICF §XI; Drake MultibodyPlantConfig::stiction_tolerance */
+    o.sigma = 1e-3; /* Drake sap_driver.cc */
+    o.beta = 1.0;   /* Drake sap_near_rigid_threshold */
+    return o;
+}
+
+ccb_status ccb_approx_options_check(const ccb_approx_options* o, char* msg, size_t n) {
+    if (o == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "approximation options: NULL pointer");
+    }
+    if (!(isfinite(o->dt) && o->dt > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "dt must be finite and > 0 (got %g)", o->dt);
+    }
+    if (!(isfinite(o->vs) && o->vs > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "vs must be finite and > 0 m/s (got %g)", o->vs);
+    }
+    if (!(isfinite(o->sigma) && o->sigma > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "sigma must be finite and > 0 (got %g)",
+                          o->sigma);
+    }
+    if (!(isfinite(o->beta) && o->beta >= 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "beta must be finite and >= 0 (got %g)", o->beta);
+    }
+    return CCB_OK;
+}
+
+void ccb_constraint_init(const ccb_approx_options* opt, const ccb_contact_input* in,
+                         ccb_constraint* c) {
+    memset(c, 0, sizeof *c);
+    c->dt = opt->dt;
+    c->k = in->k;
+    c->d = in->d;
+    c->mu = in->mu;
+    c->phi0 = in->phi0;
+}
+
+void ccb_hc_prepare(ccb_constraint* c) {
+    const double v_geom = -c->phi0 / c->dt; /* distance closes at the end of the step */
+    if (c->d > 0 && 1.0 / c->d < v_geom) {
+        /* dissipation factor (1 - d v) vanishes first */
+        c->vhat = 1.0 / c->d;
+        c->chat = 0.0;
+        c->xhat = fmax(0.0, -c->phi0 - c->dt * c->vhat);
+    } else {
+        c->vhat = v_geom;
+        c->xhat = 0.0;
+        c->chat = 1.0 - c->d * c->vhat;
+    }
+}
+
+double ccb_hc_eval(const ccb_constraint* c, double v, double* n, double* dn) {
+    /* spec: formulation-convex §2.2, eqs. (22)-(23), shifted form (see top of file) */
+    if (!(v < c->vhat)) {
+        if (n) {
+            *n = 0.0;
+        }
+        if (dn) {
+            *dn = 0.0;
+        }
+        return 0.0;
+    }
+    const double D = c->vhat - v;
+    const double x = c->xhat + c->dt * D; /* = -(phi0 + dt v) > 0 */
+    const double f = c->chat + c->d * D;  /* = 1 - d v > 0 */
+    const double dtk = c->dt * c->k;
+    if (n) {
+        *n = dtk * x * f;
+    }
+    if (dn) {
+        *dn = -dtk * (c->dt * f + c->d * x);
+    }
+    return dtk * D *
+           (c->xhat * c->chat + 0.5 * (c->xhat * c->d + c->dt * c->chat) * D +
+            c->dt * c->d * D * D / 3.0);
+}
+
+soft_slip ccb_soft_slip(const double vt[2], double eps) {
+    soft_slip s;
+    const double v2 = vt[0] * vt[0] + vt[1] * vt[1];
+    s.rho = sqrt(v2 + eps * eps);
+    s.ts[0] = vt[0] / s.rho;
+    s.ts[1] = vt[1] / s.rho;
+    s.norm_s = v2 / (s.rho + eps);
+    return s;
+}
+
+double ccb_eps_s_tolerance(const ccb_constraint* c, const double gamma[3]) {
+    (void)gamma;
+    return c->eps_s;
+}

@@ -1,0 +1,17 @@
+/* Small dense linear algebra (row-major, n x n), for clique blocks and the dense reference
+ * path of the Newton solver. Not installed. */
+#ifndef CCB_DENSE_H
+#define CCB_DENSE_H
+
+/* In-place Cholesky A = L L^T (lower triangle of A overwritten by L, upper left untouched).
+ * Returns 0 on success, or k+1 if the leading minor of order k+1 is not positive definite. */
+int ccb_dense_cholesky(int n, double* A);
+/* Solves L L^T x = b in place (x = b on entry), L from ccb_dense_cholesky. */
+void ccb_dense_chol_solve(int n, const double* L, double* x);
+/* Eigenvalues (ascending) of the symmetric matrix A (upper triangle used; A is destroyed) with
+ * LAPACK dsyev; work[lwork], lwork >= ccb_dense_eig_work(n). Returns LAPACK's info (0 = ok). */
+int ccb_dense_eigvals(int n, double* A, double* w, double* work, int lwork);
+/* Workspace size (doubles) for ccb_dense_eigvals. */
+int ccb_dense_eig_work(int n);
+
+#endif

@@ -1,0 +1,45 @@
+/* Library-internal helpers shared across lib/src: assertions for internal invariants, error
+ * message formatting, logging. Not installed. */
+#ifndef CCB_INTERNAL_H
+#define CCB_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "ccb/status.h"
+
+/* Message buffers kept by handles (ccb_model_last_error() etc.). */
+#define CCB_MSG_SIZE 512
+
+/* Internal invariants only (never user input): on in every build type, reports and aborts. */
+#define CCB_ASSERT(cond)                                                                      \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            ccb_assert_fail(#cond, __FILE__, __LINE__);                                       \
+        }                                                                                     \
+    } while (0)
+void ccb_assert_fail(const char* cond, const char* file, int line);
+
+/* Writes a printf-style message into buf (if buf != NULL and size > 0) and returns `status`,
+ * so that callers can write `return ccb_errorf(msg, n, CCB_E_INVALID, "...", ...);`. */
+ccb_status ccb_errorf(char* buf, size_t size, ccb_status status, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+ccb_status ccb_verrorf(char* buf, size_t size, ccb_status status, const char* fmt, va_list ap);
+
+/* Sends a message to the installed log hook (no-op without a hook). */
+void ccb_log(ccb_log_level level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* 1 if all n entries are finite. */
+int ccb_all_finite(const double* x, size_t n);
+
+/* Grows *p (element size elsize) to hold at least `need` elements; *cap is updated. Returns
+ * CCB_E_NOMEM (leaving *p and *cap untouched) on failure. */
+ccb_status ccb_grow(void** p, int* cap, int need, size_t elsize);
+
+/* Grows `count` arrays that share one capacity *cap (element sizes elsize[k]) to hold at least
+ * `need` elements. On failure returns CCB_E_NOMEM with *cap unchanged (arrays already grown
+ * are simply larger than recorded, which is safe). */
+ccb_status ccb_grow_many(void** const* arrays, const size_t* elsize, int count, int* cap,
+                         int need);
+
+#endif

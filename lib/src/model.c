@@ -1,0 +1,758 @@
+/* model: bodies, mobilizers, shapes, materials; kinematics of each mobilizer.
+ *
+ * Planar mobilizer (spec: formulation-convex §1.1 with N = I): position (x, y0, z), rotation
+ * R_y(theta); twist w = (0, thetadot, 0), v = (xdot, 0, zdot). Its velocity map S (6 x nv) picks
+ * the unlocked coordinates; mass matrix M = S^T diag(R I_B R^T, m I) S; explicit force
+ * k2 = S^T [tau - w x (I_W w); f + m g] (the gyroscopic term vanishes for planar motion but is
+ * kept so that the same code serves other mobilizers). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ccb/alloc.h"
+#include "model_internal.h"
+
+static const char* const k_planar_q[3] = {"x", "z", "theta"};
+static const char* const k_planar_v[3] = {"vx", "vz", "omega"};
+static const char* const k_planar_qu[3] = {"m", "m", "rad"};
+static const char* const k_planar_vu[3] = {"m/s", "m/s", "rad/s"};
+
+ccb_body_def ccb_body_def_default(void) {
+    ccb_body_def d;
+    memset(&d, 0, sizeof d);
+    d.mobilizer = CCB_MOBILIZER_PLANAR;
+    d.mass = 1.0;
+    d.inertia = ccb_m3_identity();
+    d.pose = ccb_pose_planar(0, 0, 0);
+    return d;
+}
+
+ccb_shape_def ccb_shape_def_default(void) {
+    ccb_shape_def d;
+    memset(&d, 0, sizeof d);
+    d.type = CCB_SHAPE_HALFSPACE;
+    d.pose = ccb_pose_translation(ccb_v3(0, 0, 0));
+    d.material.k = INFINITY;
+    return d;
+}
+
+ccb_status ccb_model_create(ccb_model** model) {
+    if (model == NULL) {
+        return CCB_E_INVALID;
+    }
+    *model = ccb_calloc(1, sizeof(ccb_model));
+    if (*model == NULL) {
+        return CCB_E_NOMEM;
+    }
+    (*model)->gravity = ccb_v3(0, 0, -9.81);
+    return CCB_OK;
+}
+
+void ccb_model_destroy(ccb_model* m) {
+    if (m == NULL) {
+        return;
+    }
+    for (int i = 0; i < m->nshapes; ++i) {
+        ccb_free(m->shapes[i].points);
+    }
+    ccb_free(m->bodies);
+    ccb_free(m->shapes);
+    ccb_free(m->filters);
+    ccb_free(m->pairs);
+    ccb_free(m->clique_body);
+    ccb_free(m->qnames);
+    ccb_free(m->vnames);
+    ccb_free(m->qunits);
+    ccb_free(m->vunits);
+    ccb_free(m);
+}
+
+const char* ccb_model_last_error(const ccb_model* m) {
+    return m ? m->msg : "model is NULL";
+}
+
+static ccb_status fail(ccb_model* m, ccb_status s, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static ccb_status fail(ccb_model* m, ccb_status s, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ccb_verrorf(m->msg, sizeof m->msg, s, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+ccb_status ccb_model_set_gravity(ccb_model* m, ccb_vec3 g) {
+    if (m == NULL) {
+        return CCB_E_INVALID;
+    }
+    if (m->finalized) {
+        return fail(m, CCB_E_INVALID, "set_gravity: model is already finalized");
+    }
+    if (!ccb_v3_isfinite(g)) {
+        return fail(m, CCB_E_INVALID, "gravity must be finite (got %g, %g, %g)", g.x, g.y, g.z);
+    }
+    m->gravity = g;
+    return CCB_OK;
+}
+
+static int valid_name(const char* s) {
+    size_t n = strlen(s);
+    if (n == 0 || n >= CCB_NAME_MAX) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '-')) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int finite_mat(const ccb_mat3* A) {
+    return ccb_all_finite(A->m, 9);
+}
+
+/* theta such that R = R_y(theta), or NAN if R is not a rotation about y (tolerance 1e-9). */
+static double planar_angle(const ccb_mat3* R) {
+    const double th = atan2(R->m[2], R->m[0]);
+    const ccb_mat3 Ry = ccb_m3_rot_y(th);
+    for (int i = 0; i < 9; ++i) {
+        if (!(fabs(R->m[i] - Ry.m[i]) <= 1e-9)) {
+            return NAN;
+        }
+    }
+    return th;
+}
+
+static ccb_status check_body(ccb_model* m, const ccb_body_def* d, const char* name) {
+    if (d->mobilizer == CCB_MOBILIZER_FIXED) {
+        if (!ccb_v3_isfinite(d->pose.p) || !finite_mat(&d->pose.R)) {
+            return fail(m, CCB_E_INVALID, "body '%s': fixed pose must be finite", name);
+        }
+        return CCB_OK;
+    }
+    if (d->mobilizer == CCB_MOBILIZER_PRESCRIBED) {
+        if (d->motion == NULL) {
+            return fail(m, CCB_E_INVALID, "body '%s': prescribed mobilizer needs a motion function",
+                        name);
+        }
+        return CCB_OK;
+    }
+    if (d->mobilizer != CCB_MOBILIZER_PLANAR) {
+        return fail(m, CCB_E_INVALID, "body '%s': unknown mobilizer type %d", name,
+                    (int)d->mobilizer);
+    }
+    if (!(isfinite(d->mass) && d->mass > 0)) {
+        return fail(m, CCB_E_INVALID, "body '%s': mass must be finite and > 0 kg (got %g)", name,
+                    d->mass);
+    }
+    if (d->locked & ~(CCB_LOCK_X | CCB_LOCK_Z | CCB_LOCK_THETA)) {
+        return fail(m, CCB_E_INVALID, "body '%s': unknown lock bits 0x%x", name, d->locked);
+    }
+    const double Iyy = d->inertia.m[4];
+    if (!finite_mat(&d->inertia) || (!(d->locked & CCB_LOCK_THETA) && !(Iyy > 0))) {
+        return fail(m, CCB_E_INVALID,
+                    "body '%s': inertia must be finite with I_yy > 0 kg m^2 (got I_yy = %g)", name,
+                    Iyy);
+    }
+    if (!ccb_v3_isfinite(d->pose.p) || !finite_mat(&d->pose.R)) {
+        return fail(m, CCB_E_INVALID, "body '%s': initial pose must be finite", name);
+    }
+    if (isnan(planar_angle(&d->pose.R))) {
+        return fail(m, CCB_E_INVALID,
+                    "body '%s': planar body's initial orientation must be a rotation about y", name);
+    }
+    const ccb_twist* V = &d->twist;
+    if (!ccb_v3_isfinite(V->v) || !ccb_v3_isfinite(V->w)) {
+        return fail(m, CCB_E_INVALID, "body '%s': initial twist must be finite", name);
+    }
+    if (V->v.y != 0 || V->w.x != 0 || V->w.z != 0) {
+        return fail(m, CCB_E_INVALID,
+                    "body '%s': planar twist needs v_y = 0 and w = (0, omega, 0) (got v_y = %g, "
+                    "w_x = %g, w_z = %g)",
+                    name, V->v.y, V->w.x, V->w.z);
+    }
+    const double v3[3] = {V->v.x, V->v.z, V->w.y};
+    for (int i = 0; i < 3; ++i) {
+        if ((d->locked & (1u << i)) && v3[i] != 0) {
+            return fail(m, CCB_E_INVALID,
+                        "body '%s': locked coordinate %s has a non-zero initial velocity %g", name,
+                        k_planar_q[i], v3[i]);
+        }
+        if (!(isfinite(d->damping[i]) && d->damping[i] >= 0)) {
+            return fail(m, CCB_E_INVALID,
+                        "body '%s': damping on %s must be finite and >= 0 (got %g)", name,
+                        k_planar_q[i], d->damping[i]);
+        }
+    }
+    return CCB_OK;
+}
+
+ccb_status ccb_model_add_body(ccb_model* m, const ccb_body_def* d, int* body_id) {
+    if (m == NULL) {
+        return CCB_E_INVALID;
+    }
+    if (d == NULL) {
+        return fail(m, CCB_E_INVALID, "add_body: definition is NULL");
+    }
+    if (m->finalized) {
+        return fail(m, CCB_E_INVALID, "add_body: model is already finalized");
+    }
+    char name[CCB_NAME_MAX];
+    if (d->name == NULL) {
+        snprintf(name, sizeof name, "body%d", m->nbodies);
+    } else if (!valid_name(d->name)) {
+        return fail(m, CCB_E_INVALID,
+                    "body %d: name must be 1..%d characters of [A-Za-z0-9_-] (got '%.60s')",
+                    m->nbodies, CCB_NAME_MAX - 1, d->name);
+    } else {
+        snprintf(name, sizeof name, "%s", d->name);
+    }
+    if (ccb_model_find_body(m, name) >= 0) {
+        return fail(m, CCB_E_INVALID, "body '%s': a body with this name already exists", name);
+    }
+    ccb_status s = check_body(m, d, name);
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (ccb_grow((void**)&m->bodies, &m->cap_bodies, m->nbodies + 1, sizeof(ccb_body)) != CCB_OK) {
+        return fail(m, CCB_E_NOMEM, "add_body: out of memory");
+    }
+    ccb_body* b = &m->bodies[m->nbodies];
+    memset(b, 0, sizeof *b);
+    memcpy(b->name, name, sizeof name);
+    b->def = *d;
+    b->def.name = b->name;
+    b->clique = -1;
+    if (d->mobilizer == CCB_MOBILIZER_PLANAR) {
+        b->planar0[0] = d->pose.p.x;
+        b->planar0[1] = d->pose.p.z;
+        b->planar0[2] = planar_angle(&d->pose.R);
+        b->y0 = d->pose.p.y;
+    }
+    if (body_id) {
+        *body_id = m->nbodies;
+    }
+    m->nbodies++;
+    return CCB_OK;
+}
+
+static ccb_status check_material(ccb_model* m, const char* who, const ccb_material* mat) {
+    if (!(mat->k > 0) || isnan(mat->k)) {
+        return fail(m, CCB_E_INVALID, "%s: stiffness k must be > 0 N/m or INFINITY (got %g)", who,
+                    mat->k);
+    }
+    if (!(isfinite(mat->d) && mat->d >= 0)) {
+        return fail(m, CCB_E_INVALID, "%s: dissipation d must be finite and >= 0 s/m (got %g)",
+                    who, mat->d);
+    }
+    if (!(isfinite(mat->tau_d) && mat->tau_d >= 0)) {
+        return fail(m, CCB_E_INVALID, "%s: tau_d must be finite and >= 0 s (got %g)", who,
+                    mat->tau_d);
+    }
+    if (!(isfinite(mat->mu) && mat->mu >= 0)) {
+        return fail(m, CCB_E_INVALID, "%s: friction mu must be finite and >= 0 (got %g)", who,
+                    mat->mu);
+    }
+    return CCB_OK;
+}
+
+ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, int* shape_id) {
+    if (m == NULL) {
+        return CCB_E_INVALID;
+    }
+    if (d == NULL) {
+        return fail(m, CCB_E_INVALID, "add_shape: definition is NULL");
+    }
+    if (m->finalized) {
+        return fail(m, CCB_E_INVALID, "add_shape: model is already finalized");
+    }
+    if (body < 0 || body >= m->nbodies) {
+        return fail(m, CCB_E_INVALID, "add_shape: body index %d out of range [0, %d)", body,
+                    m->nbodies);
+    }
+    char who[2 * CCB_NAME_MAX + 16];
+    snprintf(who, sizeof who, "shape %d on body '%s'", m->nshapes, m->bodies[body].name);
+    if (d->name != NULL && !valid_name(d->name)) {
+        return fail(m, CCB_E_INVALID, "%s: invalid name '%.60s'", who, d->name);
+    }
+    if (!ccb_v3_isfinite(d->pose.p) || !finite_mat(&d->pose.R)) {
+        return fail(m, CCB_E_INVALID, "%s: pose must be finite", who);
+    }
+    ccb_status s = check_material(m, who, &d->material);
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (d->type == CCB_SHAPE_BOX) {
+        const ccb_vec3 h = d->half_extents;
+        if (!(ccb_v3_isfinite(h) && h.x > 0 && h.y > 0 && h.z > 0)) {
+            return fail(m, CCB_E_INVALID,
+                        "%s: box half extents must be finite and > 0 m (got %g, %g, %g)", who, h.x,
+                        h.y, h.z);
+        }
+    } else if (d->type == CCB_SHAPE_POINTS) {
+        if (d->npoints < 1 || d->points == NULL) {
+            return fail(m, CCB_E_INVALID, "%s: a point set needs npoints >= 1 (got %d)", who,
+                        d->npoints);
+        }
+        for (int i = 0; i < d->npoints; ++i) {
+            if (!ccb_v3_isfinite(d->points[i])) {
+                return fail(m, CCB_E_INVALID, "%s: point %d is not finite", who, i);
+            }
+        }
+    } else if (d->type != CCB_SHAPE_HALFSPACE) {
+        return fail(m, CCB_E_INVALID, "%s: unknown shape type %d", who, (int)d->type);
+    }
+    if (ccb_grow((void**)&m->shapes, &m->cap_shapes, m->nshapes + 1, sizeof(ccb_shape)) !=
+        CCB_OK) {
+        return fail(m, CCB_E_NOMEM, "add_shape: out of memory");
+    }
+    ccb_shape* sh = &m->shapes[m->nshapes];
+    memset(sh, 0, sizeof *sh);
+    if (d->type == CCB_SHAPE_POINTS) {
+        sh->points = ccb_alloc((size_t)d->npoints * sizeof(ccb_vec3));
+        if (sh->points == NULL) {
+            return fail(m, CCB_E_NOMEM, "add_shape: out of memory");
+        }
+        memcpy(sh->points, d->points, (size_t)d->npoints * sizeof(ccb_vec3));
+    }
+    if (d->name) {
+        snprintf(sh->name, sizeof sh->name, "%s", d->name);
+    } else {
+        snprintf(sh->name, sizeof sh->name, "shape%d", m->nshapes);
+    }
+    sh->def = *d;
+    sh->def.name = sh->name;
+    sh->def.points = sh->points;
+    sh->body = body;
+    if (shape_id) {
+        *shape_id = m->nshapes;
+    }
+    m->nshapes++;
+    return CCB_OK;
+}
+
+ccb_status ccb_model_filter_pair(ccb_model* m, int a, int b) {
+    if (m == NULL) {
+        return CCB_E_INVALID;
+    }
+    if (m->finalized) {
+        return fail(m, CCB_E_INVALID, "filter_pair: model is already finalized");
+    }
+    if (a < 0 || a >= m->nbodies || b < 0 || b >= m->nbodies || a == b) {
+        return fail(m, CCB_E_INVALID, "filter_pair: invalid body pair (%d, %d) of %d bodies", a, b,
+                    m->nbodies);
+    }
+    if (ccb_grow((void**)&m->filters, &m->cap_filters, 2 * (m->nfilters + 1), sizeof(int)) !=
+        CCB_OK) {
+        return fail(m, CCB_E_NOMEM, "filter_pair: out of memory");
+    }
+    m->filters[2 * m->nfilters] = a < b ? a : b;
+    m->filters[2 * m->nfilters + 1] = a < b ? b : a;
+    m->nfilters++;
+    return CCB_OK;
+}
+
+static int filtered(const ccb_model* m, int a, int b) {
+    const int lo = a < b ? a : b, hi = a < b ? b : a;
+    for (int i = 0; i < m->nfilters; ++i) {
+        if (m->filters[2 * i] == lo && m->filters[2 * i + 1] == hi) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static const char* shape_type_name(ccb_shape_type t) {
+    switch (t) {
+    case CCB_SHAPE_HALFSPACE: return "half-space";
+    case CCB_SHAPE_BOX: return "box";
+    case CCB_SHAPE_POINTS: return "point set";
+    }
+    return "unknown";
+}
+
+/* Drake's pair combination (spec: formulation-convex §8.8) with rigid (k = inf) sides. */
+static ccb_material combine(const ccb_material* A, const ccb_material* B, double* weight_a) {
+    ccb_material c;
+    if (isinf(A->k)) {
+        c.k = B->k;
+        c.d = B->d;
+        *weight_a = 1.0;
+    } else if (isinf(B->k)) {
+        c.k = A->k;
+        c.d = A->d;
+        *weight_a = 0.0;
+    } else {
+        const double s = A->k + B->k;
+        c.k = A->k * B->k / s;
+        c.d = (B->k * A->d + A->k * B->d) / s;
+        *weight_a = A->k / s;
+    }
+    c.tau_d = A->tau_d + B->tau_d;
+    c.mu = (A->mu + B->mu) > 0 ? 2.0 * A->mu * B->mu / (A->mu + B->mu) : 0.0;
+    return c;
+}
+
+static ccb_status build_pairs(ccb_model* m) {
+    for (int i = 0; i < m->nshapes; ++i) {
+        for (int j = i + 1; j < m->nshapes; ++j) {
+            const ccb_shape* si = &m->shapes[i];
+            const ccb_shape* sj = &m->shapes[j];
+            if (si->body == sj->body || filtered(m, si->body, sj->body)) {
+                continue;
+            }
+            if (m->bodies[si->body].nv == 0 && m->bodies[sj->body].nv == 0) {
+                continue; /* neither body can move in response */
+            }
+            const ccb_shape* hs = NULL;
+            const ccb_shape* other = NULL;
+            int ia = -1, ib = -1;
+            if (si->def.type == CCB_SHAPE_HALFSPACE && sj->def.type != CCB_SHAPE_HALFSPACE) {
+                hs = si, other = sj, ia = i, ib = j;
+            } else if (sj->def.type == CCB_SHAPE_HALFSPACE && si->def.type != CCB_SHAPE_HALFSPACE) {
+                hs = sj, other = si, ia = j, ib = i;
+            }
+            if (hs == NULL) {
+                return fail(m, CCB_E_INVALID,
+                            "no contact query for %s '%s' (body '%s') vs %s '%s' (body '%s'); "
+                            "filter the pair with ccb_model_filter_pair",
+                            shape_type_name(si->def.type), si->name, m->bodies[si->body].name,
+                            shape_type_name(sj->def.type), sj->name, m->bodies[sj->body].name);
+            }
+            if (isinf(hs->def.material.k) && isinf(other->def.material.k)) {
+                return fail(m, CCB_E_INVALID,
+                            "shapes '%s' and '%s' are both rigid (k = inf): a compliant contact "
+                            "needs a finite combined stiffness",
+                            hs->name, other->name);
+            }
+            if (ccb_grow((void**)&m->pairs, &m->cap_pairs, m->npairs + 1,
+                         sizeof(ccb_shape_pair)) != CCB_OK) {
+                return fail(m, CCB_E_NOMEM, "finalize: out of memory");
+            }
+            ccb_shape_pair* p = &m->pairs[m->npairs++];
+            p->a = ia;
+            p->b = ib;
+            p->material = combine(&hs->def.material, &other->def.material, &p->weight_a);
+        }
+    }
+    return CCB_OK;
+}
+
+ccb_status ccb_model_finalize(ccb_model* m) {
+    if (m == NULL) {
+        return CCB_E_INVALID;
+    }
+    if (m->finalized) {
+        return CCB_OK;
+    }
+    int nq = 0, nv = 0, nclique = 0;
+    for (int i = 0; i < m->nbodies; ++i) {
+        ccb_body* b = &m->bodies[i];
+        b->qoff = nq;
+        b->voff = nv;
+        b->nq = b->nv = 0;
+        b->clique = -1;
+        if (b->def.mobilizer == CCB_MOBILIZER_PLANAR) {
+            for (int c = 0; c < 3; ++c) {
+                if (!(b->def.locked & (1u << c))) {
+                    b->coord[b->nv++] = c;
+                }
+            }
+            b->nq = b->nv;
+        }
+        if (b->nv > 0) {
+            b->clique = nclique++;
+        }
+        nq += b->nq;
+        nv += b->nv;
+    }
+    m->nq = nq;
+    m->nv = nv;
+    m->nclique = nclique;
+    m->npairs = 0;
+    ccb_status s = build_pairs(m);
+    if (s != CCB_OK) {
+        return s;
+    }
+    const int nc1 = nclique > 0 ? nclique : 1, nq1 = nq > 0 ? nq : 1, nv1 = nv > 0 ? nv : 1;
+    m->clique_body = ccb_alloc((size_t)nc1 * sizeof(int));
+    m->qnames = ccb_alloc((size_t)nq1 * sizeof *m->qnames);
+    m->vnames = ccb_alloc((size_t)nv1 * sizeof *m->vnames);
+    m->qunits = ccb_alloc((size_t)nq1 * sizeof(char*));
+    m->vunits = ccb_alloc((size_t)nv1 * sizeof(char*));
+    if (!m->clique_body || !m->qnames || !m->vnames || !m->qunits || !m->vunits) {
+        ccb_free(m->clique_body), ccb_free(m->qnames), ccb_free(m->vnames);
+        ccb_free(m->qunits), ccb_free(m->vunits);
+        m->clique_body = NULL, m->qnames = NULL, m->vnames = NULL;
+        m->qunits = NULL, m->vunits = NULL;
+        return fail(m, CCB_E_NOMEM, "finalize: out of memory");
+    }
+    for (int i = 0; i < m->nbodies; ++i) {
+        const ccb_body* b = &m->bodies[i];
+        if (b->clique >= 0) {
+            m->clique_body[b->clique] = i;
+        }
+        for (int k = 0; k < b->nv; ++k) {
+            const int c = b->coord[k];
+            snprintf(m->qnames[b->qoff + k], sizeof m->qnames[0], "%s.%s", b->name, k_planar_q[c]);
+            snprintf(m->vnames[b->voff + k], sizeof m->vnames[0], "%s.%s", b->name, k_planar_v[c]);
+            m->qunits[b->qoff + k] = k_planar_qu[c];
+            m->vunits[b->voff + k] = k_planar_vu[c];
+        }
+    }
+    m->finalized = 1;
+    return CCB_OK;
+}
+
+int ccb_model_nq(const ccb_model* m) {
+    return m ? m->nq : 0;
+}
+int ccb_model_nv(const ccb_model* m) {
+    return m ? m->nv : 0;
+}
+int ccb_model_nbodies(const ccb_model* m) {
+    return m ? m->nbodies : 0;
+}
+int ccb_model_nshapes(const ccb_model* m) {
+    return m ? m->nshapes : 0;
+}
+ccb_vec3 ccb_model_gravity(const ccb_model* m) {
+    return m ? m->gravity : ccb_v3(0, 0, 0);
+}
+
+const char* ccb_model_body_name(const ccb_model* m, int i) {
+    return (m && i >= 0 && i < m->nbodies) ? m->bodies[i].name : NULL;
+}
+
+int ccb_model_find_body(const ccb_model* m, const char* name) {
+    if (m == NULL || name == NULL) {
+        return -1;
+    }
+    for (int i = 0; i < m->nbodies; ++i) {
+        if (strcmp(m->bodies[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+double ccb_model_body_mass(const ccb_model* m, int i) {
+    return (m && i >= 0 && i < m->nbodies) ? m->bodies[i].def.mass : NAN;
+}
+
+ccb_status ccb_model_body_coords(const ccb_model* m, int i, int* qoff, int* nq, int* voff,
+                                 int* nv) {
+    if (m == NULL) {
+        return CCB_E_INVALID;
+    }
+    if (!m->finalized || i < 0 || i >= m->nbodies) {
+        return CCB_E_INVALID;
+    }
+    const ccb_body* b = &m->bodies[i];
+    if (qoff) *qoff = b->qoff;
+    if (nq) *nq = b->nq;
+    if (voff) *voff = b->voff;
+    if (nv) *nv = b->nv;
+    return CCB_OK;
+}
+
+const char* ccb_model_q_name(const ccb_model* m, int i) {
+    return (m && m->finalized && i >= 0 && i < m->nq) ? m->qnames[i] : NULL;
+}
+const char* ccb_model_q_unit(const ccb_model* m, int i) {
+    return (m && m->finalized && i >= 0 && i < m->nq) ? m->qunits[i] : NULL;
+}
+const char* ccb_model_v_name(const ccb_model* m, int i) {
+    return (m && m->finalized && i >= 0 && i < m->nv) ? m->vnames[i] : NULL;
+}
+const char* ccb_model_v_unit(const ccb_model* m, int i) {
+    return (m && m->finalized && i >= 0 && i < m->nv) ? m->vunits[i] : NULL;
+}
+
+ccb_status ccb_model_initial_state(const ccb_model* m, double* q, double* v) {
+    if (m == NULL || (m->nq > 0 && q == NULL) || (m->nv > 0 && v == NULL)) {
+        return CCB_E_INVALID;
+    }
+    if (!m->finalized) {
+        return CCB_E_INVALID;
+    }
+    for (int i = 0; i < m->nbodies; ++i) {
+        const ccb_body* b = &m->bodies[i];
+        const double v3[3] = {b->def.twist.v.x, b->def.twist.v.z, b->def.twist.w.y};
+        for (int k = 0; k < b->nv; ++k) {
+            q[b->qoff + k] = b->planar0[b->coord[k]];
+            v[b->voff + k] = v3[b->coord[k]];
+        }
+    }
+    return CCB_OK;
+}
+
+/* ---- kinematics ------------------------------------------------------------------------- */
+
+static void planar_values(const ccb_body* b, const double* qb, double x[3]) {
+    x[0] = b->planar0[0];
+    x[1] = b->planar0[1];
+    x[2] = b->planar0[2];
+    for (int k = 0; k < b->nv; ++k) {
+        x[b->coord[k]] = qb[k];
+    }
+}
+
+void ccb_body_pose(const ccb_body* b, double t, const double* qb, ccb_pose* X) {
+    switch (b->def.mobilizer) {
+    case CCB_MOBILIZER_FIXED: *X = b->def.pose; return;
+    case CCB_MOBILIZER_PRESCRIBED: {
+        ccb_twist V;
+        b->def.motion(t, b->def.motion_user, X, &V);
+        return;
+    }
+    case CCB_MOBILIZER_PLANAR: {
+        double x[3];
+        planar_values(b, qb, x);
+        *X = ccb_pose_planar(x[0], x[1], x[2]);
+        X->p = ccb_v3(x[0], b->y0, x[1]);
+        return;
+    }
+    }
+}
+
+void ccb_body_twist(const ccb_body* b, double t, const double* qb, const double* vb, ccb_twist* V) {
+    (void)qb;
+    switch (b->def.mobilizer) {
+    case CCB_MOBILIZER_FIXED:
+        V->w = ccb_v3(0, 0, 0);
+        V->v = ccb_v3(0, 0, 0);
+        return;
+    case CCB_MOBILIZER_PRESCRIBED: {
+        ccb_pose X;
+        b->def.motion(t, b->def.motion_user, &X, V);
+        return;
+    }
+    case CCB_MOBILIZER_PLANAR: {
+        double u[3] = {0, 0, 0};
+        for (int k = 0; k < b->nv; ++k) {
+            u[b->coord[k]] = vb[k];
+        }
+        *V = ccb_twist_planar(u[0], u[1], u[2]);
+        return;
+    }
+    }
+}
+
+void ccb_body_velocity_map(const ccb_body* b, const double* qb, double* S) {
+    (void)qb;
+    const int nv = b->nv;
+    for (int i = 0; i < 6 * nv; ++i) {
+        S[i] = 0.0;
+    }
+    /* rows 0-2: angular velocity, rows 3-5: velocity of the origin (COM) */
+    static const int row_of_coord[3] = {3, 5, 1}; /* x -> v.x, z -> v.z, theta -> w.y */
+    for (int k = 0; k < nv; ++k) {
+        S[row_of_coord[b->coord[k]] * nv + k] = 1.0;
+    }
+}
+
+void ccb_body_mass_matrix(const ccb_body* b, const double* qb, double* M) {
+    const int nv = b->nv;
+    double S[6 * CCB_MAX_BODY_NV];
+    ccb_body_velocity_map(b, qb, S);
+    ccb_pose X;
+    ccb_body_pose(b, 0.0, qb, &X);
+    const ccb_mat3 RT = ccb_m3_transpose(&X.R);
+    const ccb_mat3 tmp = ccb_m3_mul(&X.R, &b->def.inertia);
+    const ccb_mat3 IW = ccb_m3_mul(&tmp, &RT); /* I_W = R I_B R^T */
+    for (int i = 0; i < nv; ++i) {
+        for (int j = 0; j < nv; ++j) {
+            double s = 0.0;
+            for (int r = 0; r < 3; ++r) {
+                for (int c = 0; c < 3; ++c) {
+                    s += S[r * nv + i] * IW.m[3 * r + c] * S[c * nv + j];
+                }
+                s += S[(3 + r) * nv + i] * b->def.mass * S[(3 + r) * nv + j];
+            }
+            M[i * nv + j] = s;
+        }
+    }
+}
+
+void ccb_body_generalized_force(const ccb_model* m, const ccb_body* b, double t, const double* qb,
+                                const double* vb, double* f) {
+    const int nv = b->nv;
+    ccb_pose X;
+    ccb_twist V;
+    ccb_body_pose(b, t, qb, &X);
+    ccb_body_twist(b, t, qb, vb, &V);
+    ccb_vec3 force = ccb_v3_scale(b->def.mass, m->gravity);
+    ccb_vec3 torque = ccb_v3(0, 0, 0);
+    if (b->def.force) {
+        ccb_vec3 fu = ccb_v3(0, 0, 0), tu = ccb_v3(0, 0, 0);
+        b->def.force(t, &X, &V, b->def.force_user, &fu, &tu);
+        force = ccb_v3_add(force, fu);
+        torque = ccb_v3_add(torque, tu);
+    }
+    /* gyroscopic term -w x (I_W w), explicit (k2 of spec §1.1) */
+    const ccb_mat3 RT = ccb_m3_transpose(&X.R);
+    const ccb_vec3 wB = ccb_m3_mul_v(&RT, V.w);
+    const ccb_vec3 IwW = ccb_m3_mul_v(&X.R, ccb_m3_mul_v(&b->def.inertia, wB));
+    torque = ccb_v3_sub(torque, ccb_v3_cross(V.w, IwW));
+    double S[6 * CCB_MAX_BODY_NV];
+    ccb_body_velocity_map(b, qb, S);
+    const double w6[6] = {torque.x, torque.y, torque.z, force.x, force.y, force.z};
+    for (int k = 0; k < nv; ++k) {
+        double s = 0.0;
+        for (int r = 0; r < 6; ++r) {
+            s += S[r * nv + k] * w6[r];
+        }
+        f[k] = s;
+    }
+}
+
+void ccb_body_integrate(const ccb_body* b, const double* q0b, const double* vb, double dt,
+                        double* qb) {
+    for (int k = 0; k < b->nq; ++k) {
+        qb[k] = q0b[k] + dt * vb[k]; /* planar: N = I (spec §1.1) */
+    }
+}
+
+void ccb_body_point_jacobian(const ccb_body* b, const double* qb, ccb_vec3 p_W, double* Jp) {
+    const int nv = b->nv;
+    double S[6 * CCB_MAX_BODY_NV];
+    ccb_body_velocity_map(b, qb, S);
+    ccb_pose X;
+    ccb_body_pose(b, 0.0, qb, &X);
+    const ccb_vec3 r = ccb_v3_sub(p_W, X.p);
+    /* v_p = v + w x r = [-[r]x | I] (w; v) */
+    const double P[3][6] = {{0, r.z, -r.y, 1, 0, 0}, {-r.z, 0, r.x, 0, 1, 0}, {r.y, -r.x, 0, 0, 0, 1}};
+    for (int i = 0; i < 3; ++i) {
+        for (int k = 0; k < nv; ++k) {
+            double s = 0.0;
+            for (int r6 = 0; r6 < 6; ++r6) {
+                s += P[i][r6] * S[r6 * nv + k];
+            }
+            Jp[i * nv + k] = s;
+        }
+    }
+}
+
+ccb_status ccb_model_body_pose(const ccb_model* m, int i, double t, const double* q, ccb_pose* X) {
+    if (m == NULL || X == NULL || !m->finalized || i < 0 || i >= m->nbodies ||
+        (m->bodies[i].nq > 0 && q == NULL)) {
+        return CCB_E_INVALID;
+    }
+    const ccb_body* b = &m->bodies[i];
+    ccb_body_pose(b, t, q ? q + b->qoff : NULL, X);
+    return CCB_OK;
+}
+
+ccb_status ccb_model_body_twist(const ccb_model* m, int i, double t, const double* q,
+                                const double* v, ccb_twist* V) {
+    if (m == NULL || V == NULL || !m->finalized || i < 0 || i >= m->nbodies ||
+        (m->bodies[i].nv > 0 && (q == NULL || v == NULL))) {
+        return CCB_E_INVALID;
+    }
+    const ccb_body* b = &m->bodies[i];
+    ccb_body_twist(b, t, q ? q + b->qoff : NULL, v ? v + b->voff : NULL, V);
+    return CCB_OK;
+}

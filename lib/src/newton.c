@@ -1,0 +1,759 @@
+/* newton: Newton's method with exact line search on the convex primal contact problem.
+ *
+ * spec: formulation-convex §8 (ICF §X, eq. (28); SAP paper; Drake sap_solver.cc).
+ *   cost      l(v) = 1/2 (v - v*)^T A (v - v*) + sum_i l_i(v_c,i),  v_c = J v + b      (§1.2)
+ *   gradient  r = A (v - v*) - J^T gamma                                                 (§1.2)
+ *   Hessian   H = A + J^T G J, assembled by cliques: H_aa += J_ia^T G_i J_ia,
+ *             H_ab += J_ia^T G_i J_ib for a contact on cliques a < b                     (§8.2)
+ *   direction H dv = -r (CHOLMOD supernodal, AMD)                                         (§8.1)
+ *   line      l(alpha)   = l_A + alpha dp.(v - v*) + alpha^2 a/2 + sum_i l_i(v_c + alpha dv_c)
+ *             l'(alpha)  = dp.(v - v*) + alpha a - dv_c . gamma(alpha)
+ *             l''(alpha) = a + sum_i dv_c,i^T G_i(alpha) dv_c,i,   dp = A dv, a = dv.dp   (§8.3)
+ *   search    root of f = l'/(-l'(0)) on [0, alpha_max] by rtsafe (Numerical Recipes §9.4):
+ *             Newton steps on f kept inside a shrinking bracket, bisection when Newton leaves
+ *             the bracket or is slow (2|f| > |dx_prev f'|); stops at |f| < f_tol or
+ *             |dx| < alpha_tol                                                             (§8.4)
+ *   stop      |D r| <= eps_a + eps_r max(|D p|, |D j|), D = diag(A)^{-1/2}, p = A v, j = J^T gamma;
+ *             or the cost stalled (relative change < eps_cost_r with alpha > 0.5)          (§8.5)
+ * Only participating cliques (touched by a contact) are unknowns; the others have v = v*.
+ * No allocation happens inside an iteration once the workspace has grown to the problem size. */
+#include "ccb/newton.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ccb/alloc.h"
+#include "dense.h"
+#include "problem_internal.h"
+#include "sparse.h"
+
+struct ccb_newton {
+    const ccb_problem* pb;
+    ccb_newton_params prm;
+    ccb_sparse* sp;
+    int npv, nc;
+    /* reduced vectors (npv) */
+    double *v, *vs, *dinv, *r, *dv, *dp, *tmp;
+    int cap_v;
+    /* full velocities (nv) */
+    double* vfull;
+    int cap_full;
+    /* contacts (3 nc, 9 nc) */
+    double *vc, *gamma, *G, *dvc;
+    int cap_c;
+    /* dense H, its eigenvalues and LAPACK workspace, for the condition number */
+    double* kbuf;
+    int cap_k;
+    int* bs; /* participating block sizes */
+    int cap_bs;
+    /* iteration state */
+    double cost_A, cost, residual, tolerance;
+    int iter, cost_ok, ls_evals, r_valid, initialized, analyzed;
+    double alpha_min, kappa;
+    ccb_status status;
+    ccb_newton_iter* hist;
+    int nhist, cap_hist;
+    long n_analyses, n_factorizations;
+    char msg[CCB_MSG_SIZE];
+};
+
+ccb_newton_params ccb_newton_params_default(void) {
+    ccb_newton_params p;
+    p.eps_a = 1e-14;
+    p.eps_r = 1e-5;
+    p.eps_cost_a = 1e-30;
+    p.eps_cost_r = 1e-15;
+    p.max_iterations = 100;
+    p.ls_alpha_max = 1.5;
+    p.ls_max_evals = 100;
+    p.ls_ftol = 1e-8;
+    p.ls_alpha_rtol = 1e-8;
+    p.compute_kappa = 0;
+    p.kappa_max_nv = 2000;
+    p.linear_solver = CCB_LINSOLVE_CHOLMOD;
+    return p;
+}
+
+ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t n) {
+    if (p == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "Newton parameters: NULL pointer");
+    }
+    if (!(isfinite(p->eps_a) && p->eps_a >= 0) || !(isfinite(p->eps_r) && p->eps_r >= 0) ||
+        !(p->eps_a + p->eps_r > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "Newton tolerances eps_a = %g, eps_r = %g must be finite, >= 0 and not "
+                          "both 0",
+                          p->eps_a, p->eps_r);
+    }
+    if (!(isfinite(p->eps_cost_a) && p->eps_cost_a >= 0) ||
+        !(isfinite(p->eps_cost_r) && p->eps_cost_r >= 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "Newton cost tolerances must be finite and >= 0");
+    }
+    if (p->max_iterations < 1 || p->max_iterations > 100000) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "max_iterations must be in [1, 100000] (got %d)",
+                          p->max_iterations);
+    }
+    if (!(isfinite(p->ls_alpha_max) && p->ls_alpha_max >= 1 && p->ls_alpha_max <= 10)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ls_alpha_max must be in [1, 10] (got %g)",
+                          p->ls_alpha_max);
+    }
+    if (p->ls_max_evals < 2 || !(p->ls_ftol > 0 && p->ls_ftol < 1) ||
+        !(p->ls_alpha_rtol > 0 && p->ls_alpha_rtol < 1)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "line search: need ls_max_evals >= 2 and ls_ftol, ls_alpha_rtol in (0, 1)");
+    }
+    if (p->kappa_max_nv < 1) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "kappa_max_nv must be >= 1");
+    }
+    if (p->linear_solver != CCB_LINSOLVE_CHOLMOD && p->linear_solver != CCB_LINSOLVE_DENSE) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "unknown linear solver %d", (int)p->linear_solver);
+    }
+    return CCB_OK;
+}
+
+ccb_status ccb_newton_create(ccb_newton** out) {
+    if (out == NULL) {
+        return CCB_E_INVALID;
+    }
+    ccb_newton* ws = ccb_calloc(1, sizeof(ccb_newton));
+    if (ws == NULL) {
+        return CCB_E_NOMEM;
+    }
+    if (ccb_sparse_create(&ws->sp) != CCB_OK) {
+        ccb_free(ws);
+        return CCB_E_NOMEM;
+    }
+    ws->kappa = -1;
+    *out = ws;
+    return CCB_OK;
+}
+
+void ccb_newton_destroy(ccb_newton* ws) {
+    if (ws == NULL) {
+        return;
+    }
+    ccb_sparse_destroy(ws->sp);
+    double* arrays[] = {ws->v,  ws->vs,    ws->dinv, ws->r,  ws->dv,  ws->dp,     ws->tmp,
+                        ws->vfull, ws->vc, ws->gamma, ws->G, ws->dvc, ws->kbuf};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
+        ccb_free(arrays[i]);
+    }
+    ccb_free(ws->bs);
+    ccb_free(ws->hist);
+    ccb_free(ws);
+}
+
+const char* ccb_newton_last_error(const ccb_newton* ws) {
+    return ws ? ws->msg : "workspace is NULL";
+}
+
+static ccb_status fail(ccb_newton* ws, ccb_status s, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static ccb_status fail(ccb_newton* ws, ccb_status s, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ccb_verrorf(ws->msg, sizeof ws->msg, s, fmt, ap);
+    va_end(ap);
+    ws->status = s;
+    return s;
+}
+
+/* ---- block operations on the reduced (participating) vector -------------------------------- */
+
+static int coff(const ccb_problem* pb, int clique) {
+    return pb->pvoff[pb->clique_pidx[clique]];
+}
+
+/* y = A x */
+static void A_mul(const ccb_newton* ws, const double* x, double* y) {
+    const ccb_problem* pb = ws->pb;
+    for (int a = 0; a < pb->np; ++a) {
+        const int c = pb->pclique[a];
+        const int n = pb->clique_nv[c];
+        const double* A = pb->A + pb->clique_aoff[c];
+        const double* xb = x + pb->pvoff[a];
+        double* yb = y + pb->pvoff[a];
+        for (int i = 0; i < n; ++i) {
+            double s = 0.0;
+            for (int j = 0; j < n; ++j) {
+                s += A[i * n + j] * xb[j];
+            }
+            yb[i] = s;
+        }
+    }
+}
+
+/* y_i = J_i x (+ b_i if with_bias), 3 per contact */
+static void J_mul(const ccb_newton* ws, const double* x, int with_bias, double* y) {
+    const ccb_problem* pb = ws->pb;
+    for (int i = 0; i < pb->nc; ++i) {
+        const ccb_pcontact* pc = &pb->contacts[i];
+        double* yi = y + 3 * i;
+        for (int r = 0; r < 3; ++r) {
+            yi[r] = with_bias ? pc->b[r] : 0.0;
+        }
+        for (int k = 0; k < pc->nblk; ++k) {
+            const int n = pb->clique_nv[pc->clique[k]];
+            const double* J = ccb_pc_block(pb, pc, k);
+            const double* xb = x + coff(pb, pc->clique[k]);
+            for (int r = 0; r < 3; ++r) {
+                double s = 0.0;
+                for (int j = 0; j < n; ++j) {
+                    s += J[r * n + j] * xb[j];
+                }
+                yi[r] += s;
+            }
+        }
+    }
+}
+
+/* y = J^T g */
+static void Jt_mul(const ccb_newton* ws, const double* g, double* y) {
+    const ccb_problem* pb = ws->pb;
+    memset(y, 0, (size_t)ws->npv * sizeof(double));
+    for (int i = 0; i < pb->nc; ++i) {
+        const ccb_pcontact* pc = &pb->contacts[i];
+        const double* gi = g + 3 * i;
+        for (int k = 0; k < pc->nblk; ++k) {
+            const int n = pb->clique_nv[pc->clique[k]];
+            const double* J = ccb_pc_block(pb, pc, k);
+            double* yb = y + coff(pb, pc->clique[k]);
+            for (int j = 0; j < n; ++j) {
+                yb[j] += J[j] * gi[0] + J[n + j] * gi[1] + J[2 * n + j] * gi[2];
+            }
+        }
+    }
+}
+
+static double dot(const double* a, const double* b, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) {
+        s += a[i] * b[i];
+    }
+    return s;
+}
+
+/* Impulses, Hessians and total contact cost at the stored v_c. */
+static double eval_contacts(ccb_newton* ws) {
+    const ccb_problem* pb = ws->pb;
+    double cost = 0.0;
+    for (int i = 0; i < pb->nc; ++i) {
+        cost += pb->approx->eval(&pb->contacts[i].c, ws->vc + 3 * i, ws->gamma + 3 * i,
+                                 ws->G + 9 * i);
+    }
+    return cost;
+}
+
+/* Cost of the current v (fills vc, gamma, G). */
+static void eval_iterate(ccb_newton* ws) {
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->tmp[k] = ws->v[k] - ws->vs[k];
+    }
+    A_mul(ws, ws->tmp, ws->dp); /* dp used as scratch here */
+    ws->cost_A = 0.5 * dot(ws->tmp, ws->dp, ws->npv);
+    J_mul(ws, ws->v, 1, ws->vc);
+    ws->cost = ws->cost_A + eval_contacts(ws);
+    ws->r_valid = 0;
+}
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
+    void** const vi[] = {(void**)&ws->v, (void**)&ws->vs,  (void**)&ws->dinv, (void**)&ws->r,
+                         (void**)&ws->dv, (void**)&ws->dp, (void**)&ws->tmp};
+    const size_t d = sizeof(double);
+    const size_t vsz[] = {d, d, d, d, d, d, d};
+    void** const ci[] = {(void**)&ws->vc, (void**)&ws->gamma, (void**)&ws->dvc};
+    const size_t csz[] = {3 * sizeof(double), 3 * sizeof(double), 3 * sizeof(double)};
+    int cap_g = ws->cap_c;
+    if (ccb_grow_many(vi, vsz, 7, &ws->cap_v, npv > 0 ? npv : 1) ||
+        ccb_grow((void**)&ws->vfull, &ws->cap_full, nv > 0 ? nv : 1, sizeof(double)) ||
+        ccb_grow((void**)&ws->G, &cap_g, nc > 0 ? nc : 1, 9 * sizeof(double)) ||
+        ccb_grow_many(ci, csz, 3, &ws->cap_c, nc > 0 ? nc : 1)) {
+        return CCB_E_NOMEM;
+    }
+    return CCB_OK;
+}
+
+ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newton_params* prm,
+                           const double* v_guess) {
+    if (ws == NULL) {
+        return CCB_E_INVALID;
+    }
+    ws->initialized = 0;
+    ws->status = CCB_E_INVALID;
+    if (pb == NULL || pb->approx == NULL) {
+        return fail(ws, CCB_E_INVALID, "newton_init: problem is NULL or was never built");
+    }
+    ccb_status s = ccb_newton_params_check(prm, ws->msg, sizeof ws->msg);
+    if (s != CCB_OK) {
+        ws->status = s;
+        return s;
+    }
+    if (reserve(ws, pb->npv, pb->nv, pb->nc) != CCB_OK) {
+        return fail(ws, CCB_E_NOMEM, "newton_init: out of memory");
+    }
+    ws->pb = pb;
+    ws->prm = *prm;
+    ws->npv = pb->npv;
+    ws->nc = pb->nc;
+    const double* guess = v_guess ? v_guess : pb->v0;
+    for (int a = 0; a < pb->np; ++a) {
+        const int c = pb->pclique[a];
+        for (int k = 0; k < pb->clique_nv[c]; ++k) {
+            const int iv = pb->clique_voff[c] + k, ir = pb->pvoff[a] + k;
+            ws->v[ir] = guess[iv];
+            ws->vs[ir] = pb->vstar[iv];
+            ws->dinv[ir] = 1.0 / sqrt(pb->Adiag[iv]); /* D = diag(A)^{-1/2} (§8.5) */
+        }
+    }
+    if (!ccb_all_finite(ws->v, (size_t)ws->npv)) {
+        return fail(ws, CCB_E_NONFINITE, "newton_init: initial guess has a non-finite entry");
+    }
+    ws->iter = 0;
+    ws->cost_ok = 0;
+    ws->ls_evals = 0;
+    ws->nhist = 0;
+    ws->alpha_min = 1.0;
+    ws->kappa = -1;
+    ws->analyzed = 0;
+    ws->residual = ws->tolerance = 0.0;
+    eval_iterate(ws);
+    if (!isfinite(ws->cost)) {
+        return fail(ws, CCB_E_NONFINITE, "newton_init: cost at the initial guess is not finite");
+    }
+    ws->initialized = 1;
+    ws->status = CCB_CONTINUE;
+    return CCB_OK;
+}
+
+/* ---- stopping test (§8.5) -------------------------------------------------------------------- */
+
+static double scaled_norm(const ccb_newton* ws, const double* x) {
+    double s = 0.0;
+    for (int k = 0; k < ws->npv; ++k) {
+        const double y = ws->dinv[k] * x[k];
+        s += y * y;
+    }
+    return sqrt(s);
+}
+
+ccb_status ccb_newton_test(ccb_newton* ws) {
+    if (ws == NULL || !ws->initialized) {
+        return CCB_E_INVALID;
+    }
+    double* j = ws->dv;   /* scratch: J^T gamma */
+    double* p = ws->dp;   /* scratch: A v */
+    Jt_mul(ws, ws->gamma, j);
+    A_mul(ws, ws->v, p);
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->tmp[k] = ws->v[k] - ws->vs[k];
+    }
+    A_mul(ws, ws->tmp, ws->r);
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->r[k] -= j[k]; /* r = A (v - v*) - J^T gamma */
+    }
+    ws->residual = scaled_norm(ws, ws->r);
+    const double np = scaled_norm(ws, p), nj = scaled_norm(ws, j);
+    ws->tolerance = ws->prm.eps_a + ws->prm.eps_r * (np > nj ? np : nj);
+    if (!isfinite(ws->residual) || !isfinite(ws->tolerance)) {
+        return fail(ws, CCB_E_NONFINITE,
+                    "Newton iteration %d: residual is not finite (|Dr| = %g)", ws->iter,
+                    ws->residual);
+    }
+    ws->r_valid = 1;
+    if (ws->residual <= ws->tolerance || ws->cost_ok) {
+        ws->status = CCB_OK;
+        return CCB_OK;
+    }
+    ws->status = CCB_CONTINUE;
+    return CCB_CONTINUE;
+}
+
+/* ---- Hessian assembly (§8.2) ----------------------------------------------------------------- */
+
+/* out (na x nb) += Ja^T G Jb, with Ja 3 x na, Jb 3 x nb */
+static void add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb,
+                     double* out) {
+    for (int i = 0; i < na; ++i) {
+        double gj[3]; /* (Ja^T G)_i,: */
+        for (int s = 0; s < 3; ++s) {
+            gj[s] = Ja[i] * G[s] + Ja[na + i] * G[3 + s] + Ja[2 * na + i] * G[6 + s];
+        }
+        for (int j = 0; j < nb; ++j) {
+            out[i * nb + j] += gj[0] * Jb[j] + gj[1] * Jb[nb + j] + gj[2] * Jb[2 * nb + j];
+        }
+    }
+}
+
+static ccb_status set_pattern(ccb_newton* ws) {
+    const ccb_problem* pb = ws->pb;
+    if (ccb_grow((void**)&ws->bs, &ws->cap_bs, pb->np > 0 ? pb->np : 1, sizeof(int))) {
+        return fail(ws, CCB_E_NOMEM, "newton: out of memory");
+    }
+    for (int a = 0; a < pb->np; ++a) {
+        ws->bs[a] = pb->clique_nv[pb->pclique[a]];
+    }
+    int analyzed = 0;
+    ccb_status s = ccb_sparse_set_pattern(ws->sp, pb->np, ws->bs, pb->nedge, pb->edges, &analyzed,
+                                          ws->msg, sizeof ws->msg);
+    if (s != CCB_OK) {
+        ws->status = s;
+        return s;
+    }
+    if (analyzed) {
+        ws->analyzed = 1;
+        ws->n_analyses++;
+    }
+    return CCB_OK;
+}
+
+static void assemble(ccb_newton* ws) {
+    const ccb_problem* pb = ws->pb;
+    ccb_sparse_zero(ws->sp);
+    for (int a = 0; a < pb->np; ++a) {
+        const int c = pb->pclique[a];
+        const int n = pb->clique_nv[c];
+        memcpy(ccb_sparse_diag_block(ws->sp, a), pb->A + pb->clique_aoff[c],
+               (size_t)n * n * sizeof(double));
+    }
+    for (int i = 0; i < pb->nc; ++i) {
+        const ccb_pcontact* pc = &pb->contacts[i];
+        const double* G = ws->G + 9 * i;
+        int pid[2], nvb[2];
+        for (int k = 0; k < pc->nblk; ++k) {
+            pid[k] = pb->clique_pidx[pc->clique[k]];
+            nvb[k] = pb->clique_nv[pc->clique[k]];
+            add_JtGJ(ccb_pc_block(pb, pc, k), nvb[k], G, ccb_pc_block(pb, pc, k), nvb[k],
+                     ccb_sparse_diag_block(ws->sp, pid[k]));
+        }
+        if (pc->nblk == 2) {
+            const int lo = pid[0] < pid[1] ? 0 : 1, hi = 1 - lo;
+            const int e = ccb_sparse_find_edge(ws->sp, pid[lo], pid[hi]);
+            CCB_ASSERT(e >= 0);
+            add_JtGJ(ccb_pc_block(pb, pc, lo), nvb[lo], G, ccb_pc_block(pb, pc, hi), nvb[hi],
+                     ccb_sparse_edge_block(ws->sp, e));
+        }
+    }
+}
+
+/* ---- exact line search (§8.3-§8.4) ------------------------------------------------------------ */
+
+typedef struct line {
+    double a;     /* dv^T A dv */
+    double b;     /* dp . (v - v*) */
+} line;
+
+static void line_eval(const ccb_newton* ws, const line* L, double alpha, double* f, double* d1,
+                      double* d2) {
+    const ccb_problem* pb = ws->pb;
+    double cost = 0.0, dg = 0.0, dGd = 0.0;
+    for (int i = 0; i < pb->nc; ++i) {
+        const double* vc = ws->vc + 3 * i;
+        const double* dvc = ws->dvc + 3 * i;
+        const double x[3] = {vc[0] + alpha * dvc[0], vc[1] + alpha * dvc[1], vc[2] + alpha * dvc[2]};
+        double g[3], G[9];
+        cost += pb->approx->eval(&pb->contacts[i].c, x, g, G);
+        dg += dvc[0] * g[0] + dvc[1] * g[1] + dvc[2] * g[2];
+        for (int r = 0; r < 3; ++r) {
+            dGd += dvc[r] * (G[3 * r] * dvc[0] + G[3 * r + 1] * dvc[1] + G[3 * r + 2] * dvc[2]);
+        }
+    }
+    *f = ws->cost_A + alpha * L->b + 0.5 * alpha * alpha * L->a + cost;
+    *d1 = L->b + alpha * L->a - dg;
+    *d2 = L->a + dGd;
+}
+
+static ccb_status line_search(ccb_newton* ws, const line* L, double slope0, double* alpha_out,
+                              int* evals) {
+    const ccb_newton_params* P = &ws->prm;
+    const double amax = P->ls_alpha_max;
+    double fm, dm, d2m;
+    *evals = 0;
+    if (!(slope0 < 0)) {
+        return fail(ws, CCB_E_NOTCONV,
+                    "Newton iteration %d: search direction is not a descent direction "
+                    "(l'(0) = %.3e >= 0 at |Dr| = %.3e): round-off or ill-conditioning",
+                    ws->iter, slope0, ws->residual);
+    }
+    line_eval(ws, L, amax, &fm, &dm, &d2m);
+    *evals = 1;
+    if (!isfinite(fm) || !isfinite(dm) || !isfinite(d2m)) {
+        return fail(ws, CCB_E_NONFINITE, "Newton iteration %d: line search met a non-finite cost",
+                    ws->iter);
+    }
+    if (dm <= 0) { /* still descending at alpha_max: take it */
+        *alpha_out = amax;
+        return CCB_OK;
+    }
+    if (-slope0 < P->eps_cost_a + P->eps_cost_r * fm) { /* slope at round-off level */
+        *alpha_out = 1.0;
+        return CCB_OK;
+    }
+    const double scale = -slope0; /* f(alpha) = l'(alpha)/(-l'(0)), f(0) = -1 */
+    double xl = 0.0, xu = amax;
+    const double fu = dm / scale;
+    if (fabs(fu) < P->ls_ftol) {
+        *alpha_out = amax;
+        return CCB_OK;
+    }
+    double x = scale / d2m;
+    if (!(x < amax)) {
+        x = amax;
+    }
+    const double alpha_tol = P->ls_alpha_rtol * x;
+    double dx = xu - xl, dx_prev = dx;
+    for (;;) {
+        if (*evals >= P->ls_max_evals) {
+            return fail(ws, CCB_E_NOTCONV,
+                        "Newton iteration %d: line search did not converge in %d evaluations "
+                        "(bracket [%.6g, %.6g])",
+                        ws->iter, *evals, xl, xu);
+        }
+        double fx, d1, d2;
+        line_eval(ws, L, x, &fx, &d1, &d2);
+        (*evals)++;
+        const double f = d1 / scale, fp = d2 / scale;
+        if (!isfinite(f) || !isfinite(fp)) {
+            return fail(ws, CCB_E_NONFINITE,
+                        "Newton iteration %d: line search met a non-finite derivative", ws->iter);
+        }
+        if (f < 0) {
+            xl = x;
+        } else {
+            xu = x;
+        }
+        if (fabs(f) < P->ls_ftol) {
+            break;
+        }
+        const int slow = 2.0 * fabs(f) > fabs(dx_prev * fp);
+        dx_prev = dx;
+        double xn;
+        if (slow) {
+            dx = 0.5 * (xu - xl);
+            xn = xl + dx;
+        } else {
+            dx = f / fp;
+            xn = x - dx;
+            if (!(xn > xl && xn < xu)) {
+                dx = 0.5 * (xu - xl);
+                xn = xl + dx;
+            }
+        }
+        x = xn;
+        if (fabs(dx) < alpha_tol) {
+            break;
+        }
+    }
+    *alpha_out = x;
+    return CCB_OK;
+}
+
+/* ---- one iteration ------------------------------------------------------------------------------ */
+
+ccb_status ccb_newton_iterate(ccb_newton* ws) {
+    if (ws == NULL || !ws->initialized) {
+        return CCB_E_INVALID;
+    }
+    if (!ws->r_valid) {
+        ccb_status t = ccb_newton_test(ws);
+        if (t != CCB_OK && t != CCB_CONTINUE) {
+            return t;
+        }
+    }
+    if (ws->iter >= ws->prm.max_iterations) {
+        return fail(ws, CCB_E_NOTCONV,
+                    "Newton did not converge in %d iterations (|Dr| = %.3e > tolerance %.3e)",
+                    ws->iter, ws->residual, ws->tolerance);
+    }
+    ccb_status s = set_pattern(ws);
+    if (s != CCB_OK) {
+        return s;
+    }
+    assemble(ws);
+    s = ccb_sparse_factor(ws->sp, ws->prm.linear_solver, ws->msg, sizeof ws->msg);
+    ws->n_factorizations++;
+    if (s != CCB_OK) {
+        ws->status = s;
+        return s;
+    }
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->tmp[k] = -ws->r[k];
+    }
+    s = ccb_sparse_solve(ws->sp, ws->tmp, ws->dv, ws->msg, sizeof ws->msg);
+    if (s != CCB_OK) {
+        ws->status = s;
+        return s;
+    }
+    A_mul(ws, ws->dv, ws->dp);
+    J_mul(ws, ws->dv, 0, ws->dvc);
+    line L;
+    L.a = dot(ws->dv, ws->dp, ws->npv);
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->tmp[k] = ws->v[k] - ws->vs[k];
+    }
+    L.b = dot(ws->dp, ws->tmp, ws->npv);
+    const double slope0 = dot(ws->r, ws->dv, ws->npv);
+    if (!(L.a > 0) || !isfinite(L.a) || !ccb_all_finite(ws->dv, (size_t)ws->npv)) {
+        return fail(ws, CCB_E_NONFINITE,
+                    "Newton iteration %d: invalid search direction (dv^T A dv = %g)", ws->iter,
+                    L.a);
+    }
+    double alpha = 1.0;
+    int evals = 0;
+    s = line_search(ws, &L, slope0, &alpha, &evals);
+    ws->ls_evals += evals;
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (ccb_grow((void**)&ws->hist, &ws->cap_hist, ws->nhist + 1, sizeof(ccb_newton_iter))) {
+        return fail(ws, CCB_E_NOMEM, "newton: out of memory for the iteration history");
+    }
+    ccb_newton_iter* h = &ws->hist[ws->nhist++];
+    h->residual = ws->residual;
+    h->tolerance = ws->tolerance;
+    h->cost = ws->cost;
+    h->slope = slope0;
+    h->alpha = alpha;
+    h->ls_evals = evals;
+    /* update and re-evaluate; cost-stall criterion (§8.5) */
+    const double cost_prev = ws->cost;
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->v[k] += alpha * ws->dv[k];
+    }
+    eval_iterate(ws);
+    if (!isfinite(ws->cost)) {
+        return fail(ws, CCB_E_NONFINITE, "Newton iteration %d: cost is not finite", ws->iter);
+    }
+    ws->cost_ok = fabs(cost_prev - ws->cost) <
+                      ws->prm.eps_cost_a + ws->prm.eps_cost_r * 0.5 * (fabs(cost_prev) + fabs(ws->cost)) &&
+                  alpha > 0.5;
+    if (alpha < ws->alpha_min) {
+        ws->alpha_min = alpha;
+    }
+    ws->iter++;
+    return CCB_OK;
+}
+
+/* ---- condition number (§8.9) -------------------------------------------------------------------- */
+
+static void compute_kappa(ccb_newton* ws) {
+    ws->kappa = -1;
+    const int n = ws->npv;
+    if (n == 0 || n > ws->prm.kappa_max_nv) {
+        return;
+    }
+    if (set_pattern(ws) != CCB_OK) {
+        return;
+    }
+    const int lw = ccb_dense_eig_work(n);
+    if (ccb_grow((void**)&ws->kbuf, &ws->cap_k, n * n + n + lw, sizeof(double))) {
+        return;
+    }
+    double* H = ws->kbuf;
+    double* eig = H + (size_t)n * n;
+    double* work = eig + n;
+    assemble(ws); /* H at the exit iterate: G was evaluated there */
+    ccb_sparse_to_dense(ws->sp, H);
+    if (ccb_dense_eigvals(n, H, eig, work, lw) != 0) {
+        ccb_log(CCB_LOG_WARN, "newton: eigenvalue solve for kappa(H) failed (n = %d)", n);
+        return;
+    }
+    if (eig[0] > 0) {
+        ws->kappa = eig[n - 1] / eig[0];
+    }
+}
+
+/* ---- driver and accessors ------------------------------------------------------------------------- */
+
+ccb_newton_stats ccb_newton_get_stats(const ccb_newton* ws) {
+    ccb_newton_stats st;
+    memset(&st, 0, sizeof st);
+    st.kappa = -1;
+    st.status = CCB_E_INVALID;
+    if (ws == NULL) {
+        return st;
+    }
+    st.status = ws->status;
+    st.iterations = ws->iter;
+    st.ls_evals = ws->ls_evals;
+    st.residual = ws->residual;
+    st.tolerance = ws->tolerance;
+    st.cost = ws->cost;
+    st.by_cost = ws->status == CCB_OK && ws->cost_ok && !(ws->residual <= ws->tolerance);
+    st.alpha_min = ws->alpha_min;
+    st.kappa = ws->kappa;
+    st.nv = ws->npv;
+    st.nc = ws->nc;
+    st.analyzed = ws->analyzed;
+    if (ws->iter > 0) {
+        ccb_sparse_factor_stats(ws->sp, &st.nnz_L, &st.flops);
+    }
+    return st;
+}
+
+ccb_status ccb_newton_solve(ccb_newton* ws, const ccb_problem* pb, const ccb_newton_params* prm,
+                            const double* v_guess, double* v_out, ccb_newton_stats* stats) {
+    if (ws == NULL) {
+        return CCB_E_INVALID;
+    }
+    ccb_status s = ccb_newton_init(ws, pb, prm, v_guess);
+    while (s == CCB_OK) {
+        s = ccb_newton_test(ws);
+        if (s == CCB_OK) {
+            break; /* converged */
+        }
+        if (s != CCB_CONTINUE) {
+            break; /* error */
+        }
+        s = ccb_newton_iterate(ws);
+    }
+    if (s == CCB_OK) {
+        ws->status = CCB_OK;
+        if (ws->prm.compute_kappa) {
+            compute_kappa(ws);
+        }
+        if (v_out) {
+            memcpy(v_out, ccb_newton_velocities(ws), (size_t)pb->nv * sizeof(double));
+        }
+    }
+    if (stats) {
+        *stats = ccb_newton_get_stats(ws);
+    }
+    return s;
+}
+
+const double* ccb_newton_velocities(ccb_newton* ws) {
+    if (ws == NULL || ws->pb == NULL) {
+        return NULL;
+    }
+    const ccb_problem* pb = ws->pb;
+    memcpy(ws->vfull, pb->vstar, (size_t)pb->nv * sizeof(double));
+    for (int a = 0; a < pb->np; ++a) {
+        const int c = pb->pclique[a];
+        memcpy(ws->vfull + pb->clique_voff[c], ws->v + pb->pvoff[a],
+               (size_t)pb->clique_nv[c] * sizeof(double));
+    }
+    return ws->vfull;
+}
+
+const double* ccb_newton_contact_velocities(const ccb_newton* ws) {
+    return ws ? ws->vc : NULL;
+}
+const double* ccb_newton_impulses(const ccb_newton* ws) {
+    return ws ? ws->gamma : NULL;
+}
+const ccb_newton_iter* ccb_newton_history(const ccb_newton* ws, int* n) {
+    if (n) {
+        *n = ws ? ws->nhist : 0;
+    }
+    return ws ? ws->hist : NULL;
+}
+void ccb_newton_counters(const ccb_newton* ws, long* analyses, long* factorizations) {
+    if (analyses) {
+        *analyses = ws ? ws->n_analyses : 0;
+    }
+    if (factorizations) {
+        *factorizations = ws ? ws->n_factorizations : 0;
+    }
+}

@@ -1,0 +1,580 @@
+/* problem: assembly of the per-step contact problem (spec: formulation-convex §1, §4.2, §8.2).
+ *
+ *   A_c  = M_c(q0) + dt D_c,   v*_c = v0_c + dt A_c^{-1} (k2_c - D_c v0_c)      (§1.1)
+ *   J_i  = R_WC^T [ J_B(C) ; -J_A(C) ]  (blocks per clique; A's block enters with a minus sign
+ *          because v_c = v_B - v_A, spec §0)
+ *   b_i  = R_WC^T (v_B(C) - v_A(C)) of bodies without coordinates, at t0 + dt
+ *   vn0  = (J_i v0 + b_i(t0))_n                                                    (§5)
+ *   w_i  = |W_ii|_F / 3,  W_ii = sum_c J_ic X_c J_ic^T, X_c = diag(A_c)^{-1} or A_c^{-1}  (§4.2)
+ * Then each contact's constants come from the approximation's prepare(), and the cliques that
+ * take part in at least one contact, with the clique pairs coupled by a contact, are recorded
+ * for the Newton solver (§8.2). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccb/alloc.h"
+#include "dense.h"
+#include "model_internal.h"
+#include "problem_internal.h"
+
+ccb_problem_params ccb_problem_params_default(void) {
+    ccb_problem_params p;
+    p.approx = ccb_approx_options_default();
+    p.delassus = CCB_DELASSUS_DIAG_INVERSE;
+    return p;
+}
+
+ccb_status ccb_problem_params_check(const ccb_problem_params* p, char* msg, size_t n) {
+    if (p == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "problem parameters: NULL pointer");
+    }
+    ccb_status s = ccb_approx_options_check(&p->approx, msg, n);
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (p->delassus != CCB_DELASSUS_DIAG_INVERSE && p->delassus != CCB_DELASSUS_FULL_INVERSE) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "unknown Delassus approximation %d",
+                          (int)p->delassus);
+    }
+    return CCB_OK;
+}
+
+ccb_status ccb_problem_create(ccb_problem** p) {
+    if (p == NULL) {
+        return CCB_E_INVALID;
+    }
+    *p = ccb_calloc(1, sizeof(ccb_problem));
+    return *p ? CCB_OK : CCB_E_NOMEM;
+}
+
+void ccb_problem_destroy(ccb_problem* p) {
+    if (p == NULL) {
+        return;
+    }
+    ccb_free(p->clique_nv);
+    ccb_free(p->clique_voff);
+    ccb_free(p->clique_aoff);
+    ccb_free(p->A);
+    ccb_free(p->L);
+    ccb_free(p->vstar);
+    ccb_free(p->v0);
+    ccb_free(p->Adiag);
+    ccb_free(p->work);
+    ccb_free(p->contacts);
+    ccb_free(p->jdata);
+    ccb_free(p->pclique);
+    ccb_free(p->clique_pidx);
+    ccb_free(p->pvoff);
+    ccb_free(p->edges);
+    ccb_free(p);
+}
+
+const char* ccb_problem_last_error(const ccb_problem* p) {
+    return p ? p->msg : "problem is NULL";
+}
+
+static ccb_status fail(ccb_problem* p, ccb_status s, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static ccb_status fail(ccb_problem* p, ccb_status s, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ccb_verrorf(p->msg, sizeof p->msg, s, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* ---- storage ----------------------------------------------------------------------------- */
+
+static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA) {
+    void** const ci[] = {(void**)&p->clique_nv, (void**)&p->clique_voff, (void**)&p->clique_pidx,
+                         (void**)&p->pclique,   (void**)&p->pvoff,       (void**)&p->clique_aoff};
+    const size_t cs[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(int), sizeof(int),
+                         sizeof(size_t)};
+    void** const vi[] = {(void**)&p->vstar, (void**)&p->v0, (void**)&p->Adiag, (void**)&p->work};
+    const size_t vs[] = {sizeof(double), sizeof(double), sizeof(double), sizeof(double)};
+    void** const ai[] = {(void**)&p->A, (void**)&p->L};
+    const size_t as[] = {sizeof(double), sizeof(double)};
+    if (nA > (size_t)1 << 30) {
+        return CCB_E_NOMEM;
+    }
+    if (ccb_grow_many(ci, cs, 6, &p->cap_clique, nclique > 0 ? nclique : 1) ||
+        ccb_grow_many(vi, vs, 4, &p->cap_v, nv > 0 ? nv : 1) ||
+        ccb_grow_many(ai, as, 2, &p->cap_A, nA > 0 ? (int)nA : 1)) {
+        return CCB_E_NOMEM;
+    }
+    return CCB_OK;
+}
+
+static ccb_status reserve_contacts(ccb_problem* p, int nc, size_t nj) {
+    if (nj > (size_t)1 << 30) {
+        return CCB_E_NOMEM;
+    }
+    if (ccb_grow((void**)&p->contacts, &p->cap_c, nc > 0 ? nc : 1, sizeof(ccb_pcontact)) ||
+        ccb_grow((void**)&p->edges, &p->cap_edge, 2 * (nc > 0 ? nc : 1), sizeof(int)) ||
+        ccb_grow((void**)&p->jdata, &p->cap_j, nj > 0 ? (int)nj : 1, sizeof(double))) {
+        return CCB_E_NOMEM;
+    }
+    return CCB_OK;
+}
+
+/* ---- shared finishing: Cholesky of A blocks, w, prepare, participation -------------------- */
+
+static ccb_status factor_blocks(ccb_problem* p) {
+    for (int c = 0; c < p->nclique; ++c) {
+        const int n = p->clique_nv[c];
+        const double* A = p->A + p->clique_aoff[c];
+        double* L = p->L + p->clique_aoff[c];
+        memcpy(L, A, (size_t)n * n * sizeof(double));
+        for (int i = 0; i < n; ++i) {
+            p->Adiag[p->clique_voff[c] + i] = A[i * n + i];
+            for (int j = 0; j < i; ++j) {
+                if (A[i * n + j] != A[j * n + i]) {
+                    return fail(p, CCB_E_INVALID,
+                                "clique %d: A block is not symmetric (entry (%d,%d) = %.17g vs "
+                                "%.17g)",
+                                c, i, j, A[i * n + j], A[j * n + i]);
+                }
+            }
+        }
+        const int bad = ccb_dense_cholesky(n, L);
+        if (bad) {
+            return fail(p, CCB_E_FACTOR,
+                        "clique %d: mass block A is not positive definite (leading minor %d)", c,
+                        bad);
+        }
+    }
+    return CCB_OK;
+}
+
+static double delassus_w(ccb_problem* p, const ccb_pcontact* pc) {
+    double W[9] = {0};
+    for (int k = 0; k < pc->nblk; ++k) {
+        const int c = pc->clique[k];
+        const int n = p->clique_nv[c];
+        const double* J = ccb_pc_block(p, pc, k);
+        const double* A = p->A + p->clique_aoff[c];
+        const double* L = p->L + p->clique_aoff[c];
+        for (int r = 0; r < 3; ++r) {
+            /* y = X_c J_r^T */
+            double* y = p->work;
+            for (int j = 0; j < n; ++j) {
+                y[j] = J[r * n + j];
+            }
+            if (p->params.delassus == CCB_DELASSUS_FULL_INVERSE) {
+                ccb_dense_chol_solve(n, L, y);
+            } else {
+                for (int j = 0; j < n; ++j) {
+                    y[j] /= A[j * n + j];
+                }
+            }
+            for (int s = 0; s < 3; ++s) {
+                double acc = 0.0;
+                for (int j = 0; j < n; ++j) {
+                    acc += J[s * n + j] * y[j];
+                }
+                W[3 * s + r] += acc;
+            }
+        }
+    }
+    double f = 0.0;
+    for (int i = 0; i < 9; ++i) {
+        f += W[i] * W[i];
+    }
+    return sqrt(f) / 3.0; /* RMS of the 9 entries (spec §4.2) */
+}
+
+static int cmp_edge(const void* a, const void* b) {
+    const int* x = a;
+    const int* y = b;
+    if (x[0] != y[0]) {
+        return x[0] < y[0] ? -1 : 1;
+    }
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static ccb_status finish(ccb_problem* p) {
+    ccb_status s = factor_blocks(p);
+    if (s != CCB_OK) {
+        return s;
+    }
+    /* participation */
+    for (int c = 0; c < p->nclique; ++c) {
+        p->clique_pidx[c] = -1;
+    }
+    for (int i = 0; i < p->nc; ++i) {
+        const ccb_pcontact* pc = &p->contacts[i];
+        for (int k = 0; k < pc->nblk; ++k) {
+            p->clique_pidx[pc->clique[k]] = 0;
+        }
+    }
+    p->np = 0;
+    p->npv = 0;
+    for (int c = 0; c < p->nclique; ++c) {
+        if (p->clique_pidx[c] == 0) {
+            p->clique_pidx[c] = p->np;
+            p->pclique[p->np] = c;
+            p->pvoff[p->np] = p->npv;
+            p->npv += p->clique_nv[c];
+            p->np++;
+        }
+    }
+    p->nedge = 0;
+    for (int i = 0; i < p->nc; ++i) {
+        const ccb_pcontact* pc = &p->contacts[i];
+        if (pc->nblk == 2) {
+            int a = p->clique_pidx[pc->clique[0]], b = p->clique_pidx[pc->clique[1]];
+            p->edges[2 * p->nedge] = a < b ? a : b;
+            p->edges[2 * p->nedge + 1] = a < b ? b : a;
+            p->nedge++;
+        }
+    }
+    qsort(p->edges, (size_t)p->nedge, 2 * sizeof(int), cmp_edge);
+    int u = 0;
+    for (int e = 0; e < p->nedge; ++e) {
+        if (u == 0 || cmp_edge(&p->edges[2 * e], &p->edges[2 * (u - 1)]) != 0) {
+            p->edges[2 * u] = p->edges[2 * e];
+            p->edges[2 * u + 1] = p->edges[2 * e + 1];
+            u++;
+        }
+    }
+    p->nedge = u;
+    /* Delassus approximation and per-step constants */
+    for (int i = 0; i < p->nc; ++i) {
+        ccb_pcontact* pc = &p->contacts[i];
+        pc->in.w = delassus_w(p, pc);
+        if (!(pc->in.w > 0) || !isfinite(pc->in.w)) {
+            return fail(p, CCB_E_INVALID,
+                        "contact %d: Delassus approximation w = %g is not finite and > 0 (the "
+                        "contact Jacobian is zero: the contact cannot move any coordinate)",
+                        i, pc->in.w);
+        }
+        p->approx->prepare(&p->params.approx, &pc->in, &pc->c);
+    }
+    return CCB_OK;
+}
+
+static ccb_status check_input(ccb_problem* p, int i, const ccb_contact_input* in) {
+    if (!(isfinite(in->k) && in->k > 0)) {
+        return fail(p, CCB_E_INVALID, "contact %d: stiffness k must be finite and > 0 (got %g)", i,
+                    in->k);
+    }
+    if (!(isfinite(in->d) && in->d >= 0) || !(isfinite(in->tau_d) && in->tau_d >= 0) ||
+        !(isfinite(in->mu) && in->mu >= 0)) {
+        return fail(p, CCB_E_INVALID,
+                    "contact %d: d, tau_d and mu must be finite and >= 0 (got %g, %g, %g)", i,
+                    in->d, in->tau_d, in->mu);
+    }
+    if (!isfinite(in->phi0) || !isfinite(in->vn0)) {
+        return fail(p, CCB_E_NONFINITE, "contact %d: phi0 = %g, vn0 = %g must be finite", i,
+                    in->phi0, in->vn0);
+    }
+    return CCB_OK;
+}
+
+static ccb_status begin(ccb_problem* p, const ccb_approx* approx,
+                        const ccb_problem_params* params) {
+    if (approx == NULL || approx->prepare == NULL || approx->eval == NULL) {
+        return fail(p, CCB_E_INVALID, "problem: approximation is NULL or incomplete");
+    }
+    ccb_status s = ccb_problem_params_check(params, p->msg, sizeof p->msg);
+    if (s != CCB_OK) {
+        return s;
+    }
+    p->approx = approx;
+    p->params = *params;
+    p->nc = 0;
+    p->j_n = 0;
+    return CCB_OK;
+}
+
+/* ---- raw problems ------------------------------------------------------------------------ */
+
+ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
+                               const ccb_problem_params* params, int nclique, const int* clique_nv,
+                               const double* A, const double* vstar, const double* v0, int nc,
+                               const ccb_raw_contact* contacts) {
+    if (p == NULL) {
+        return CCB_E_INVALID;
+    }
+    ccb_status s = begin(p, approx, params);
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (nclique < 0 || nc < 0 || (nclique > 0 && (clique_nv == NULL || A == NULL)) ||
+        (nc > 0 && contacts == NULL)) {
+        return fail(p, CCB_E_INVALID, "set_raw: invalid sizes or NULL arrays");
+    }
+    int nv = 0;
+    size_t nA = 0;
+    for (int c = 0; c < nclique; ++c) {
+        if (clique_nv[c] < 1 || clique_nv[c] > 4096) {
+            return fail(p, CCB_E_INVALID, "set_raw: clique %d has %d velocities (need 1..4096)", c,
+                        clique_nv[c]);
+        }
+        nv += clique_nv[c];
+        nA += (size_t)clique_nv[c] * clique_nv[c];
+    }
+    if (nv > 0 && (vstar == NULL || v0 == NULL)) {
+        return fail(p, CCB_E_INVALID, "set_raw: vstar and v0 are required");
+    }
+    size_t nj = 0;
+    for (int i = 0; i < nc; ++i) {
+        const ccb_raw_contact* rc = &contacts[i];
+        const int nb = rc->clique[1] >= 0 ? 2 : 1;
+        for (int k = 0; k < nb; ++k) {
+            if (rc->clique[k] < 0 || rc->clique[k] >= nclique || rc->J[k] == NULL) {
+                return fail(p, CCB_E_INVALID, "set_raw: contact %d has an invalid clique %d", i,
+                            rc->clique[k]);
+            }
+            nj += 3 * (size_t)clique_nv[rc->clique[k]];
+        }
+        if (nb == 2 && rc->clique[0] == rc->clique[1]) {
+            return fail(p, CCB_E_INVALID, "set_raw: contact %d names clique %d twice", i,
+                        rc->clique[0]);
+        }
+    }
+    if (reserve_cliques(p, nclique, nv, nA) || reserve_contacts(p, nc, nj)) {
+        return fail(p, CCB_E_NOMEM, "set_raw: out of memory");
+    }
+    if (!ccb_all_finite(A, nA) || !ccb_all_finite(vstar, (size_t)nv) ||
+        !ccb_all_finite(v0, (size_t)nv)) {
+        return fail(p, CCB_E_NONFINITE, "set_raw: A, vstar or v0 has a non-finite entry");
+    }
+    p->nclique = nclique;
+    p->nv = nv;
+    p->A_n = nA;
+    int voff = 0;
+    size_t aoff = 0;
+    for (int c = 0; c < nclique; ++c) {
+        p->clique_nv[c] = clique_nv[c];
+        p->clique_voff[c] = voff;
+        p->clique_aoff[c] = aoff;
+        voff += clique_nv[c];
+        aoff += (size_t)clique_nv[c] * clique_nv[c];
+    }
+    memcpy(p->A, A, nA * sizeof(double));
+    memcpy(p->vstar, vstar, (size_t)nv * sizeof(double));
+    memcpy(p->v0, v0, (size_t)nv * sizeof(double));
+    for (int i = 0; i < nc; ++i) {
+        const ccb_raw_contact* rc = &contacts[i];
+        ccb_pcontact* pc = &p->contacts[i];
+        memset(pc, 0, sizeof *pc);
+        pc->nblk = rc->clique[1] >= 0 ? 2 : 1;
+        pc->clique[1] = -1;
+        for (int k = 0; k < pc->nblk; ++k) {
+            const int n = clique_nv[rc->clique[k]];
+            pc->clique[k] = rc->clique[k];
+            pc->joff[k] = p->j_n;
+            if (!ccb_all_finite(rc->J[k], 3 * (size_t)n)) {
+                return fail(p, CCB_E_NONFINITE, "set_raw: contact %d: Jacobian is not finite", i);
+            }
+            memcpy(p->jdata + p->j_n, rc->J[k], 3 * (size_t)n * sizeof(double));
+            p->j_n += 3 * (size_t)n;
+        }
+        if (!ccb_all_finite(rc->b, 3)) {
+            return fail(p, CCB_E_NONFINITE, "set_raw: contact %d: bias is not finite", i);
+        }
+        memcpy(pc->b, rc->b, sizeof pc->b);
+        pc->in = rc->in;
+        s = check_input(p, i, &pc->in);
+        if (s != CCB_OK) {
+            return s;
+        }
+        p->nc++;
+    }
+    return finish(p);
+}
+
+/* ---- problems from a model ---------------------------------------------------------------- */
+
+/* Velocity of the material point of a body without coordinates at p_W, time t. */
+static ccb_vec3 passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W) {
+    ccb_pose X;
+    ccb_twist V;
+    ccb_body_pose(b, t, NULL, &X);
+    ccb_body_twist(b, t, NULL, NULL, &V);
+    return ccb_v3_add(V.v, ccb_v3_cross(V.w, ccb_v3_sub(p_W, X.p)));
+}
+
+ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_approx* approx,
+                             const ccb_problem_params* params, double t0, const double* q0,
+                             const double* v0, const ccb_contact_set* contacts) {
+    if (p == NULL) {
+        return CCB_E_INVALID;
+    }
+    ccb_status s = begin(p, approx, params);
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (m == NULL || !m->finalized || contacts == NULL || (m->nq > 0 && q0 == NULL) ||
+        (m->nv > 0 && v0 == NULL)) {
+        return fail(p, CCB_E_INVALID, "build: NULL argument or model not finalized");
+    }
+    if (!isfinite(t0) || !ccb_all_finite(q0, (size_t)m->nq) || !ccb_all_finite(v0, (size_t)m->nv)) {
+        return fail(p, CCB_E_NONFINITE, "build: state at t = %g has a non-finite entry", t0);
+    }
+    const double dt = params->approx.dt;
+    size_t nA = 0;
+    for (int c = 0; c < m->nclique; ++c) {
+        const int n = m->bodies[m->clique_body[c]].nv;
+        nA += (size_t)n * n;
+    }
+    size_t nj = 0;
+    for (int i = 0; i < contacts->n; ++i) {
+        nj += 3 * (size_t)(m->bodies[contacts->items[i].body_a].nv +
+                           m->bodies[contacts->items[i].body_b].nv);
+    }
+    if (reserve_cliques(p, m->nclique, m->nv, nA) || reserve_contacts(p, contacts->n, nj)) {
+        return fail(p, CCB_E_NOMEM, "build: out of memory");
+    }
+    p->nclique = m->nclique;
+    p->nv = m->nv;
+    p->A_n = nA;
+    /* A and v* per clique (spec §1.1) */
+    size_t aoff = 0;
+    for (int c = 0; c < m->nclique; ++c) {
+        const ccb_body* b = &m->bodies[m->clique_body[c]];
+        const int n = b->nv;
+        p->clique_nv[c] = n;
+        p->clique_voff[c] = b->voff;
+        p->clique_aoff[c] = aoff;
+        double* A = p->A + aoff;
+        double* L = p->L + aoff;
+        const double* qb = q0 + b->qoff;
+        const double* vb = v0 + b->voff;
+        ccb_body_mass_matrix(b, qb, A);
+        double f[CCB_MAX_BODY_NV];
+        ccb_body_generalized_force(m, b, t0, qb, vb, f);
+        for (int k = 0; k < n; ++k) {
+            const double D = b->def.damping[b->coord[k]];
+            A[k * n + k] += dt * D;
+            f[k] -= D * vb[k];
+        }
+        if (!ccb_all_finite(A, (size_t)n * n) || !ccb_all_finite(f, (size_t)n)) {
+            return fail(p, CCB_E_NONFINITE,
+                        "build: body '%s': non-finite mass matrix or applied force at t = %g",
+                        b->name, t0);
+        }
+        memcpy(L, A, (size_t)n * n * sizeof(double));
+        if (ccb_dense_cholesky(n, L)) {
+            return fail(p, CCB_E_FACTOR, "build: body '%s': mass matrix is not positive definite",
+                        b->name);
+        }
+        ccb_dense_chol_solve(n, L, f);
+        for (int k = 0; k < n; ++k) {
+            p->v0[b->voff + k] = vb[k];
+            p->vstar[b->voff + k] = vb[k] + dt * f[k];
+        }
+        aoff += (size_t)n * n;
+    }
+    /* contacts */
+    for (int i = 0; i < contacts->n; ++i) {
+        const ccb_contact* ct = &contacts->items[i];
+        ccb_pcontact* pc = &p->contacts[i];
+        memset(pc, 0, sizeof *pc);
+        pc->clique[0] = pc->clique[1] = -1;
+        const ccb_body* bodies[2] = {&m->bodies[ct->body_b], &m->bodies[ct->body_a]};
+        const double sign[2] = {1.0, -1.0};
+        ccb_vec3 bias = ccb_v3(0, 0, 0), bias0 = ccb_v3(0, 0, 0);
+        double vc0[3] = {0, 0, 0};
+        for (int side = 0; side < 2; ++side) {
+            const ccb_body* b = bodies[side];
+            if (b->nv == 0) {
+                const ccb_vec3 u1 = passive_point_velocity(b, t0 + dt, ct->p);
+                const ccb_vec3 u0 = passive_point_velocity(b, t0, ct->p);
+                bias = ccb_v3_add(bias, ccb_v3_scale(sign[side], u1));
+                bias0 = ccb_v3_add(bias0, ccb_v3_scale(sign[side], u0));
+                continue;
+            }
+            const int n = b->nv;
+            double Jp[3 * CCB_MAX_BODY_NV];
+            ccb_body_point_jacobian(b, q0 + b->qoff, ct->p, Jp);
+            double* J = p->jdata + p->j_n;
+            for (int r = 0; r < 3; ++r) { /* rows t1, t2, n: R_WC^T Jp */
+                for (int k = 0; k < n; ++k) {
+                    J[r * n + k] = sign[side] * (ct->R_WC.m[r] * Jp[k] + ct->R_WC.m[3 + r] * Jp[n + k] +
+                                                 ct->R_WC.m[6 + r] * Jp[2 * n + k]);
+                }
+                for (int k = 0; k < n; ++k) {
+                    vc0[r] += J[r * n + k] * v0[b->voff + k];
+                }
+            }
+            pc->clique[pc->nblk] = b->clique;
+            pc->joff[pc->nblk] = p->j_n;
+            pc->nblk++;
+            p->j_n += 3 * (size_t)n;
+        }
+        if (pc->nblk == 0) {
+            return fail(p, CCB_E_INTERNAL, "build: contact %d touches no body with coordinates", i);
+        }
+        const ccb_vec3 bC = ccb_m3_tmul_v(&ct->R_WC, bias);
+        const ccb_vec3 b0C = ccb_m3_tmul_v(&ct->R_WC, bias0);
+        pc->b[0] = bC.x;
+        pc->b[1] = bC.y;
+        pc->b[2] = bC.z;
+        pc->in.k = ct->material.k;
+        pc->in.d = ct->material.d;
+        pc->in.tau_d = ct->material.tau_d;
+        pc->in.mu = ct->material.mu;
+        pc->in.phi0 = ct->phi0;
+        pc->in.vn0 = vc0[2] + b0C.z;
+        if (!ccb_all_finite(pc->b, 3)) {
+            return fail(p, CCB_E_NONFINITE, "build: contact %d: non-finite surface velocity at t = %g",
+                        i, t0 + dt);
+        }
+        s = check_input(p, i, &pc->in);
+        if (s != CCB_OK) {
+            return s;
+        }
+        p->nc++;
+    }
+    return finish(p);
+}
+
+/* ---- accessors ----------------------------------------------------------------------------- */
+
+int ccb_problem_nv(const ccb_problem* p) {
+    return p ? p->nv : 0;
+}
+int ccb_problem_nc(const ccb_problem* p) {
+    return p ? p->nc : 0;
+}
+const double* ccb_problem_vstar(const ccb_problem* p) {
+    return p ? p->vstar : NULL;
+}
+const double* ccb_problem_v0(const ccb_problem* p) {
+    return p ? p->v0 : NULL;
+}
+const ccb_constraint* ccb_problem_constraint(const ccb_problem* p, int i) {
+    return (p && i >= 0 && i < p->nc) ? &p->contacts[i].c : NULL;
+}
+const ccb_contact_input* ccb_problem_contact_input(const ccb_problem* p, int i) {
+    return (p && i >= 0 && i < p->nc) ? &p->contacts[i].in : NULL;
+}
+const ccb_approx* ccb_problem_approx(const ccb_problem* p) {
+    return p ? p->approx : NULL;
+}
+
+ccb_status ccb_problem_contact_velocity(const ccb_problem* p, int i, const double* v,
+                                        double vc[3]) {
+    if (p == NULL || v == NULL || vc == NULL || i < 0 || i >= p->nc) {
+        return CCB_E_INVALID;
+    }
+    const ccb_pcontact* pc = &p->contacts[i];
+    for (int r = 0; r < 3; ++r) {
+        vc[r] = pc->b[r];
+    }
+    for (int k = 0; k < pc->nblk; ++k) {
+        const int c = pc->clique[k];
+        const int n = p->clique_nv[c];
+        const double* J = ccb_pc_block(p, pc, k);
+        const double* vb = v + p->clique_voff[c];
+        for (int r = 0; r < 3; ++r) {
+            for (int j = 0; j < n; ++j) {
+                vc[r] += J[r * n + j] * vb[j];
+            }
+        }
+    }
+    return CCB_OK;
+}

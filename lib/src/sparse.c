@@ -1,0 +1,386 @@
+/* sparse: block-sparse Newton matrix and its supernodal Cholesky factorization with CHOLMOD
+ * (spec: formulation-convex §8.2).
+ *
+ * CHOLMOD settings: supernodal factorization (Common->supernodal = CHOLMOD_SUPERNODAL), one
+ * ordering method, AMD (Amestoy, Davis, Duff 1996) with postordering. The symbolic analysis
+ * (ordering, elimination tree, supernodes) is computed once per block pattern and reused by
+ * every numeric factorization while the pattern stays the same (header of
+ * Cholesky/cholmod_factorize.c). CHOLMOD reports a matrix that is not positive definite through
+ * Common->status and L->minor, not through its return value; both are checked.
+ * All CHOLMOD memory goes through ccb_alloc (SuiteSparse_config hooks), so it is counted. */
+#include "sparse.h"
+
+#include <cholmod.h>
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "ccb/alloc.h"
+#include "dense.h"
+#include "internal.h"
+
+struct ccb_sparse {
+    /* pattern */
+    int nb, nedge, n;
+    int* bs;        /* nb */
+    int* boff;      /* nb */
+    int* edges;     /* 2 nedge */
+    int cap_nb, cap_edge;
+    /* block values */
+    double* vals;
+    size_t* diag_off; /* nb */
+    size_t* edge_off; /* nedge */
+    size_t nvals;
+    int cap_vals;
+    int* pos;         /* nvals: index into A->x, or -1 */
+    int cap_pos;
+    int* up_start;    /* nb + 1 */
+    int* up_list;     /* nedge: upper neighbours (a) of each block b, sorted */
+    int cap_up;
+    /* CHOLMOD */
+    cholmod_common cm;
+    cholmod_sparse* A;
+    cholmod_factor* L;
+    cholmod_dense *B, *X, *Y, *E;
+    /* dense path */
+    double* Hd;
+    int cap_Hd;
+    ccb_linear_solver factored; /* which factorization is current */
+    int have_factor;
+    double nnz_L, flops;
+};
+
+static void install_allocator(void) {
+    SuiteSparse_config.malloc_func = ccb_alloc;
+    SuiteSparse_config.calloc_func = ccb_calloc;
+    SuiteSparse_config.realloc_func = ccb_realloc;
+    SuiteSparse_config.free_func = ccb_free;
+}
+static pthread_once_t g_alloc_once = PTHREAD_ONCE_INIT;
+
+static void cholmod_log(int status, const char* file, int line, const char* message) {
+    ccb_log(status < 0 ? CCB_LOG_ERROR : CCB_LOG_WARN, "CHOLMOD status %d (%s:%d): %s", status,
+            file, line, message);
+}
+
+ccb_status ccb_sparse_create(ccb_sparse** out) {
+    pthread_once(&g_alloc_once, install_allocator);
+    ccb_sparse* sp = ccb_calloc(1, sizeof(ccb_sparse));
+    if (sp == NULL) {
+        return CCB_E_NOMEM;
+    }
+    if (!cholmod_start(&sp->cm)) {
+        ccb_free(sp);
+        return CCB_E_NOMEM;
+    }
+    sp->cm.error_handler = cholmod_log;
+    sp->cm.supernodal = CHOLMOD_SUPERNODAL;
+    sp->cm.nmethods = 1;
+    sp->cm.method[0].ordering = CHOLMOD_AMD;
+    sp->cm.postorder = 1;
+    sp->nb = -1; /* no pattern yet */
+    *out = sp;
+    return CCB_OK;
+}
+
+static void free_cholmod_objects(ccb_sparse* sp) {
+    cholmod_free_sparse(&sp->A, &sp->cm);
+    cholmod_free_factor(&sp->L, &sp->cm);
+    cholmod_free_dense(&sp->B, &sp->cm);
+    cholmod_free_dense(&sp->X, &sp->cm);
+    cholmod_free_dense(&sp->Y, &sp->cm);
+    cholmod_free_dense(&sp->E, &sp->cm);
+}
+
+void ccb_sparse_destroy(ccb_sparse* sp) {
+    if (sp == NULL) {
+        return;
+    }
+    free_cholmod_objects(sp);
+    cholmod_finish(&sp->cm);
+    ccb_free(sp->bs);
+    ccb_free(sp->boff);
+    ccb_free(sp->edges);
+    ccb_free(sp->vals);
+    ccb_free(sp->diag_off);
+    ccb_free(sp->edge_off);
+    ccb_free(sp->pos);
+    ccb_free(sp->up_start);
+    ccb_free(sp->up_list);
+    ccb_free(sp->Hd);
+    ccb_free(sp);
+}
+
+int ccb_sparse_n(const ccb_sparse* sp) {
+    return sp->n;
+}
+double* ccb_sparse_diag_block(ccb_sparse* sp, int a) {
+    return sp->vals + sp->diag_off[a];
+}
+double* ccb_sparse_edge_block(ccb_sparse* sp, int e) {
+    return sp->vals + sp->edge_off[e];
+}
+
+int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b) {
+    int lo = 0, hi = sp->nedge - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        const int* e = &sp->edges[2 * mid];
+        if (e[0] == a && e[1] == b) {
+            return mid;
+        }
+        if (e[0] < a || (e[0] == a && e[1] < b)) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return -1;
+}
+
+void ccb_sparse_zero(ccb_sparse* sp) {
+    memset(sp->vals, 0, sp->nvals * sizeof(double));
+}
+
+static int same_pattern(const ccb_sparse* sp, int nb, const int* bs, int nedge, const int* edges) {
+    return sp->nb == nb && sp->nedge == nedge &&
+           (nb == 0 || memcmp(sp->bs, bs, (size_t)nb * sizeof(int)) == 0) &&
+           (nedge == 0 || memcmp(sp->edges, edges, 2 * (size_t)nedge * sizeof(int)) == 0);
+}
+
+static ccb_status nomem(char* msg, size_t n) {
+    return ccb_errorf(msg, n, CCB_E_NOMEM, "sparse: out of memory");
+}
+
+/* Builds the CHOLMOD upper-triangular CSC structure, the value map and the symbolic factor. */
+static ccb_status analyze(ccb_sparse* sp, char* msg, size_t msgn) {
+    free_cholmod_objects(sp);
+    sp->have_factor = 0;
+    const int nb = sp->nb, n = sp->n;
+    /* upper neighbours of every block, sorted by construction (edges sorted by (a, b)) */
+    for (int b = 0; b <= nb; ++b) {
+        sp->up_start[b] = 0;
+    }
+    for (int e = 0; e < sp->nedge; ++e) {
+        sp->up_start[sp->edges[2 * e + 1] + 1]++;
+    }
+    for (int b = 0; b < nb; ++b) {
+        sp->up_start[b + 1] += sp->up_start[b];
+    }
+    int* fill = sp->pos; /* temporary cursor storage: reuse the head of pos (nvals >= nb) */
+    for (int b = 0; b < nb; ++b) {
+        fill[b] = sp->up_start[b];
+    }
+    for (int e = 0; e < sp->nedge; ++e) {
+        const int b = sp->edges[2 * e + 1];
+        sp->up_list[fill[b]++] = sp->edges[2 * e];
+    }
+    size_t nnz = 0;
+    for (int b = 0; b < nb; ++b) {
+        size_t rows = 0;
+        for (int k = sp->up_start[b]; k < sp->up_start[b + 1]; ++k) {
+            rows += (size_t)sp->bs[sp->up_list[k]];
+        }
+        nnz += (size_t)sp->bs[b] * rows + (size_t)sp->bs[b] * (sp->bs[b] + 1) / 2;
+    }
+    sp->A = cholmod_allocate_sparse((size_t)n, (size_t)n, nnz, 1, 1, 1, CHOLMOD_REAL, &sp->cm);
+    sp->B = cholmod_allocate_dense((size_t)n, 1, (size_t)n, CHOLMOD_REAL, &sp->cm);
+    if (sp->A == NULL || sp->B == NULL) {
+        return nomem(msg, msgn);
+    }
+    int* Ap = sp->A->p;
+    int* Ai = sp->A->i;
+    for (size_t k = 0; k < sp->nvals; ++k) {
+        sp->pos[k] = -1;
+    }
+    int k = 0;
+    for (int b = 0; b < nb; ++b) {
+        const int nbb = sp->bs[b];
+        for (int c = 0; c < nbb; ++c) {
+            Ap[sp->boff[b] + c] = k;
+            for (int u = sp->up_start[b]; u < sp->up_start[b + 1]; ++u) {
+                const int a = sp->up_list[u];
+                const int e = ccb_sparse_find_edge(sp, a, b);
+                for (int r = 0; r < sp->bs[a]; ++r) {
+                    Ai[k] = sp->boff[a] + r;
+                    sp->pos[sp->edge_off[e] + (size_t)r * nbb + c] = k++;
+                }
+            }
+            for (int r = 0; r <= c; ++r) {
+                Ai[k] = sp->boff[b] + r;
+                sp->pos[sp->diag_off[b] + (size_t)r * nbb + c] = k++;
+            }
+        }
+    }
+    Ap[n] = k;
+    CCB_ASSERT((size_t)k == nnz);
+    sp->L = cholmod_analyze(sp->A, &sp->cm);
+    if (sp->L == NULL || sp->cm.status < 0) {
+        return ccb_errorf(msg, msgn, sp->cm.status == CHOLMOD_OUT_OF_MEMORY ? CCB_E_NOMEM
+                                                                            : CCB_E_INTERNAL,
+                          "sparse: CHOLMOD analysis failed (status %d)", sp->cm.status);
+    }
+    sp->nnz_L = sp->cm.lnz;
+    sp->flops = sp->cm.fl;
+    return CCB_OK;
+}
+
+ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int nedge,
+                                  const int* edges, int* analyzed, char* msg, size_t msgn) {
+    if (analyzed) {
+        *analyzed = 0;
+    }
+    if (same_pattern(sp, nb, bs, nedge, edges)) {
+        return CCB_OK;
+    }
+    void** const bi[] = {(void**)&sp->bs, (void**)&sp->boff, (void**)&sp->diag_off};
+    const size_t bsz[] = {sizeof(int), sizeof(int), sizeof(size_t)};
+    int cap_up_start = sp->cap_up;
+    if (ccb_grow_many(bi, bsz, 3, &sp->cap_nb, nb > 0 ? nb : 1) ||
+        ccb_grow((void**)&sp->up_start, &cap_up_start, nb + 1, sizeof(int))) {
+        return nomem(msg, msgn);
+    }
+    sp->cap_up = cap_up_start;
+    void** const ei[] = {(void**)&sp->edges, (void**)&sp->edge_off, (void**)&sp->up_list};
+    const size_t esz[] = {2 * sizeof(int), sizeof(size_t), sizeof(int)};
+    if (ccb_grow_many(ei, esz, 3, &sp->cap_edge, nedge > 0 ? nedge : 1)) {
+        return nomem(msg, msgn);
+    }
+    sp->nb = nb;
+    sp->nedge = nedge;
+    memcpy(sp->bs, bs, (size_t)nb * sizeof(int));
+    if (nedge > 0) {
+        memcpy(sp->edges, edges, 2 * (size_t)nedge * sizeof(int));
+    }
+    size_t off = 0;
+    int n = 0;
+    for (int b = 0; b < nb; ++b) {
+        sp->boff[b] = n;
+        n += bs[b];
+        sp->diag_off[b] = off;
+        off += (size_t)bs[b] * bs[b];
+    }
+    for (int e = 0; e < nedge; ++e) {
+        sp->edge_off[e] = off;
+        off += (size_t)bs[edges[2 * e]] * bs[edges[2 * e + 1]];
+    }
+    sp->n = n;
+    sp->nvals = off;
+    const int needv = off > (size_t)nb ? (int)off : (nb > 0 ? nb : 1);
+    if (ccb_grow((void**)&sp->vals, &sp->cap_vals, needv, sizeof(double)) ||
+        ccb_grow((void**)&sp->pos, &sp->cap_pos, needv, sizeof(int))) {
+        sp->nb = -1;
+        return nomem(msg, msgn);
+    }
+    ccb_status s = analyze(sp, msg, msgn);
+    if (s != CCB_OK) {
+        sp->nb = -1; /* force a new analysis next time */
+        return s;
+    }
+    if (analyzed) {
+        *analyzed = 1;
+    }
+    return CCB_OK;
+}
+
+void ccb_sparse_to_dense(const ccb_sparse* sp, double* H) {
+    const int n = sp->n;
+    memset(H, 0, (size_t)n * n * sizeof(double));
+    for (int b = 0; b < sp->nb; ++b) {
+        const int nbb = sp->bs[b], o = sp->boff[b];
+        const double* D = sp->vals + sp->diag_off[b];
+        for (int r = 0; r < nbb; ++r) {
+            for (int c = 0; c < nbb; ++c) {
+                H[(size_t)(o + r) * n + o + c] = D[r * nbb + c];
+            }
+        }
+    }
+    for (int e = 0; e < sp->nedge; ++e) {
+        const int a = sp->edges[2 * e], b = sp->edges[2 * e + 1];
+        const int na = sp->bs[a], nbb = sp->bs[b];
+        const double* E = sp->vals + sp->edge_off[e];
+        for (int r = 0; r < na; ++r) {
+            for (int c = 0; c < nbb; ++c) {
+                H[(size_t)(sp->boff[a] + r) * n + sp->boff[b] + c] = E[r * nbb + c];
+                H[(size_t)(sp->boff[b] + c) * n + sp->boff[a] + r] = E[r * nbb + c];
+            }
+        }
+    }
+}
+
+ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg, size_t msgn) {
+    sp->have_factor = 0;
+    if (sp->nb < 0) {
+        return ccb_errorf(msg, msgn, CCB_E_INTERNAL, "sparse: factor before set_pattern");
+    }
+    const int n = sp->n;
+    if (solver == CCB_LINSOLVE_DENSE) {
+        if (ccb_grow((void**)&sp->Hd, &sp->cap_Hd, n * n > 0 ? n * n : 1, sizeof(double))) {
+            return nomem(msg, msgn);
+        }
+        ccb_sparse_to_dense(sp, sp->Hd);
+        const int bad = ccb_dense_cholesky(n, sp->Hd);
+        if (bad) {
+            return ccb_errorf(msg, msgn, CCB_E_FACTOR,
+                              "Newton matrix H is not positive definite (dense Cholesky failed "
+                              "at column %d of %d)",
+                              bad - 1, n);
+        }
+        sp->factored = CCB_LINSOLVE_DENSE;
+        sp->have_factor = 1;
+        return CCB_OK;
+    }
+    double* x = sp->A->x;
+    for (size_t k = 0; k < sp->nvals; ++k) {
+        if (sp->pos[k] >= 0) {
+            x[sp->pos[k]] = sp->vals[k];
+        }
+    }
+    const int ok = cholmod_factorize(sp->A, sp->L, &sp->cm);
+    if (sp->cm.status == CHOLMOD_NOT_POSDEF || (ok && sp->L->minor < sp->L->n)) {
+        return ccb_errorf(msg, msgn, CCB_E_FACTOR,
+                          "Newton matrix H is not positive definite (CHOLMOD: minor at column "
+                          "%d of %d in the AMD ordering)",
+                          (int)sp->L->minor, n);
+    }
+    if (!ok || sp->cm.status < 0) {
+        return ccb_errorf(msg, msgn, sp->cm.status == CHOLMOD_OUT_OF_MEMORY ? CCB_E_NOMEM
+                                                                            : CCB_E_INTERNAL,
+                          "CHOLMOD factorization failed (status %d)", sp->cm.status);
+    }
+    sp->factored = CCB_LINSOLVE_CHOLMOD;
+    sp->have_factor = 1;
+    return CCB_OK;
+}
+
+ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* msg, size_t msgn) {
+    const int n = sp->n;
+    if (!sp->have_factor) {
+        return ccb_errorf(msg, msgn, CCB_E_INTERNAL, "sparse: solve without a factorization");
+    }
+    if (sp->factored == CCB_LINSOLVE_DENSE) {
+        if (x != b) {
+            memcpy(x, b, (size_t)n * sizeof(double));
+        }
+        ccb_dense_chol_solve(n, sp->Hd, x);
+        return CCB_OK;
+    }
+    memcpy(sp->B->x, b, (size_t)n * sizeof(double));
+    if (!cholmod_solve2(CHOLMOD_A, sp->L, sp->B, NULL, &sp->X, NULL, &sp->Y, &sp->E, &sp->cm)) {
+        return ccb_errorf(msg, msgn, CCB_E_INTERNAL, "CHOLMOD solve failed (status %d)",
+                          sp->cm.status);
+    }
+    memcpy(x, sp->X->x, (size_t)n * sizeof(double));
+    return CCB_OK;
+}
+
+void ccb_sparse_factor_stats(const ccb_sparse* sp, double* nnz_L, double* flops) {
+    const double n = sp->n;
+    if (sp->have_factor && sp->factored == CCB_LINSOLVE_DENSE) {
+        *nnz_L = n * (n + 1) / 2;
+        *flops = n * n * n / 3;
+        return;
+    }
+    *nnz_L = sp->nnz_L;
+    *flops = sp->flops;
+}

@@ -1,0 +1,46 @@
+/* sparse: the block-sparse SPD Newton matrix H = A + J^T G J and its factorization
+ * (spec: formulation-convex §8.2). Internal to the library; CHOLMOD lives only here.
+ *
+ * Blocks are the participating cliques; block (a, b), a < b, exists iff some contact couples
+ * cliques a and b. Values are written into dense row-major blocks (diagonal blocks n_a x n_a,
+ * edge blocks n_a x n_b for a < b), then scattered into CHOLMOD's upper-triangular CSC matrix
+ * through a map computed with the pattern. */
+#ifndef CCB_SPARSE_H
+#define CCB_SPARSE_H
+
+#include <stddef.h>
+
+#include "ccb/newton.h"
+#include "ccb/status.h"
+
+typedef struct ccb_sparse ccb_sparse;
+
+ccb_status ccb_sparse_create(ccb_sparse** sp);
+void ccb_sparse_destroy(ccb_sparse* sp);
+
+/* Sets the block pattern: nb blocks of sizes bs[nb], nedge edges given as sorted unique pairs
+ * (a, b), a < b. Redoes the symbolic analysis (AMD ordering, supernodal structure) only if the
+ * pattern differs from the previous one; *analyzed (may be NULL) tells whether it did. */
+ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int nedge,
+                                  const int* edges, int* analyzed, char* msg, size_t msg_size);
+/* Total size n = sum of block sizes. */
+int ccb_sparse_n(const ccb_sparse* sp);
+/* Dense storage of diagonal block a / edge block e (valid until the next set_pattern). */
+double* ccb_sparse_diag_block(ccb_sparse* sp, int a);
+double* ccb_sparse_edge_block(ccb_sparse* sp, int e);
+/* Index of the edge (a, b), a < b, or -1. */
+int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b);
+/* Sets all block values to zero. */
+void ccb_sparse_zero(ccb_sparse* sp);
+/* Numeric factorization with the chosen solver. CCB_E_FACTOR (naming the failing column) if H is
+ * not positive definite, CCB_E_NOMEM, CCB_E_INTERNAL on other CHOLMOD failures. */
+ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg, size_t msg_size);
+/* x = H^{-1} b with the last factorization (x and b may alias). */
+ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* msg, size_t msg_size);
+/* Full dense symmetric copy of H (n x n row-major) into H. */
+void ccb_sparse_to_dense(const ccb_sparse* sp, double* H);
+/* Statistics of the last factorization: nonzeros of L and flop count (CHOLMOD's estimate from
+ * the analysis; the dense path reports n(n+1)/2 and n^3/3). */
+void ccb_sparse_factor_stats(const ccb_sparse* sp, double* nnz_L, double* flops);
+
+#endif

@@ -1,0 +1,385 @@
+/* Unit tests of lib/src/approx*.c: formulation-convex §11 facts 1, 3, 4, 11, 12, 13.
+ * Each of the four approximations is checked at random states (deterministic SplitMix64 seed),
+ * including the region boundaries of SAP and the breaking velocity of Hunt & Crossley. */
+#include "ccb/approx.h"
+#include "ccb/math.h"
+#include "test.h"
+
+/* Tolerances (basis in brackets) */
+/* [round-off: central FD of a smooth function with h = 1e-6 s: truncation O(h^2) ~ 1e-12 and
+ *  cancellation eps*|l|/h ~ 1e-10 relative to |gamma| s; 1e-6 leaves four digits of margin] */
+static const double TOL_FD_GRAD = 1e-6;
+/* [same for FD of gamma against G, one derivative higher: 1e-5] */
+static const double TOL_FD_HESS = 1e-5;
+/* [round-off: closed forms evaluated two ways agree to k*eps with k ~ 100 operations] */
+static const double TOL_CLOSED = 1e-12;
+/* [PSD: smallest eigenvalue >= -1e-12 |G| (spec §11 fact 1)] */
+static const double TOL_PSD = 1e-12;
+/* [exact: symmetric by construction up to the order of two products: 4 eps] */
+static const double TOL_SYM = 1e-15;
+
+static const ccb_approx* const APPROX[4] = {&ccb_approx_sap, &ccb_approx_similar, &ccb_approx_lagged,
+                                            &ccb_approx_lagged_reg};
+
+typedef struct scenario {
+    ccb_approx_options opt;
+    ccb_contact_input in;
+    ccb_constraint c;
+    double vscale; /* velocity scale [m/s] */
+} scenario;
+
+static scenario random_scenario(const ccb_approx* ap) {
+    scenario s;
+    s.opt = ccb_approx_options_default();
+    s.opt.dt = loguniform(1e-4, 5e-2);
+    s.opt.vs = loguniform(1e-5, 1e-2);
+    s.opt.sigma = loguniform(1e-4, 1e-1);
+    const double b = urand();
+    s.opt.beta = b < 0.3 ? 0.0 : (b < 0.6 ? 1.0 : uniform(0.5, 2.0));
+    s.vscale = loguniform(1e-2, 3.0);
+    s.in.k = loguniform(1e3, 1e9);
+    s.in.d = urand() < 0.2 ? 0.0 : loguniform(1e-2, 1e3);
+    s.in.tau_d = urand() < 0.2 ? 0.0 : loguniform(1e-5, 1e-1);
+    s.in.mu = urand() < 0.1 ? 0.0 : uniform(0.1, 2.5);
+    s.in.phi0 = uniform(-2.0, 0.5) * s.opt.dt * s.vscale;
+    s.in.vn0 = uniform(-1.0, 1.0) * s.vscale;
+    s.in.w = loguniform(0.1, 10.0);
+    ap->prepare(&s.opt, &s.in, &s.c);
+    return s;
+}
+
+static void random_vc(const scenario* s, double vc[3]) {
+    const double V = s->vscale;
+    const double tscale = urand() < 0.3 ? V * loguniform(1e-6, 1e-2) : V;
+    vc[0] = uniform(-1, 1) * tscale;
+    vc[1] = uniform(-1, 1) * tscale;
+    vc[2] = uniform(-1.5, 1.0) * V;
+}
+
+/* Distance (in units of the FD step) from the nearest kink of the model at vc; large = smooth. */
+static double kink_margin(const ccb_approx* ap, const ccb_constraint* c, const double vc[3],
+                          double h) {
+    if (ap == &ccb_approx_sap) {
+        const double y0 = -vc[0] / c->Rt, y1 = -vc[1] / c->Rt, yn = -(vc[2] - c->vn_hat) / c->Rn;
+        const double yr = sqrt(y0 * y0 + y1 * y1);
+        const double dy = (1.0 + c->mu + c->mu_hat) * h / fmin(c->Rt, c->Rn);
+        const double g1 = fabs(yr - c->mu * yn), g2 = fabs(yn + c->mu_hat * yr);
+        return fmin(g1, g2) / dy;
+    }
+    double z = vc[2];
+    if (ap == &ccb_approx_similar) {
+        z -= c->mu * ccb_softnorm(vc, 2, c->eps_s);
+    }
+    return fabs(z - c->vhat) / ((1.0 + c->mu) * h);
+}
+
+static double norm3(const double x[3]) {
+    return sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+}
+
+static double norm9(const double G[9]) {
+    double s = 0;
+    for (int i = 0; i < 9; ++i) {
+        s += G[i] * G[i];
+    }
+    return sqrt(s);
+}
+
+/* Fact 1: gradients are impulses, FD of gamma is -G, G symmetric PSD. */
+static void test_fd_gradients_and_hessians(void) {
+    for (int a = 0; a < 4; ++a) {
+        const ccb_approx* ap = APPROX[a];
+        int nhess = 0;
+        for (int trial = 0; trial < 400; ++trial) {
+            const scenario s = random_scenario(ap);
+            double vc[3];
+            random_vc(&s, vc);
+            double g[3], G[9];
+            ap->eval(&s.c, vc, g, G);
+            /* FD steps scaled by the local length of each component: the soft norm varies on
+             * rho = sqrt(|v_t|^2 + eps_s^2) (Lagged/Similar), SAP's sliding direction on |v_t| */
+            const double vt = hypot(vc[0], vc[1]);
+            const double s_all = fmax(norm3(vc), 1e-3 * s.vscale);
+            const double lt = ap == &ccb_approx_sap ? (vt > 0 ? vt : s_all)
+                                                    : sqrt(vt * vt + s.c.eps_s * s.c.eps_s);
+            const double hk[3] = {1e-6 * fmin(lt, s_all), 1e-6 * fmin(lt, s_all), 1e-6 * s_all};
+            const double margin = kink_margin(ap, &s.c, vc, hk[2] > hk[0] ? hk[2] : hk[0]);
+            const double gscale = fmax(norm3(g), norm9(G) * s.vscale * 1e-3);
+            /* symmetry and PSD */
+            const double Gn = norm9(G);
+            for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < i; ++j) {
+                    CHECK_ABS(G[3 * i + j], G[3 * j + i], TOL_SYM * Gn + 1e-300, "G symmetric");
+                }
+            }
+            double ev[3];
+            sym3_eigvals(G, ev);
+            for (int i = 0; i < 3; ++i) {
+                CHECK(ev[i] >= -TOL_PSD * Gn, "%s: G eigenvalue %g < -1e-12 |G| (|G| = %g)",
+                      ap->name, ev[i], Gn);
+            }
+            if (margin < 10.0) {
+                continue; /* the stencil would straddle a kink; boundaries are tested below */
+            }
+            for (int k = 0; k < 3; ++k) {
+                const double h = hk[k];
+                double xp[3] = {vc[0], vc[1], vc[2]}, xm[3] = {vc[0], vc[1], vc[2]};
+                xp[k] += h;
+                xm[k] -= h;
+                double gp[3], gm[3];
+                const double lp = ap->eval(&s.c, xp, gp, NULL);
+                const double lm = ap->eval(&s.c, xm, gm, NULL);
+                /* [+ round-off of the difference quotient: eps (|l+| + |l-|)/h] */
+                const double cancel_l = 2.3e-16 * (fabs(lp) + fabs(lm)) / h;
+                CHECK_ABS((lp - lm) / (2 * h), -g[k], TOL_FD_GRAD * gscale + cancel_l,
+                          "FD of the cost equals -gamma (fact 1)");
+                for (int i = 0; i < 3; ++i) {
+                    const double cancel_g = 2.3e-16 * (fabs(gp[i]) + fabs(gm[i])) / h;
+                    CHECK_ABS(-(gp[i] - gm[i]) / (2 * h), G[3 * i + k],
+                              TOL_FD_HESS * Gn + cancel_g + 1e-300,
+                              "FD of gamma equals -G (fact 1)");
+                }
+            }
+            nhess++;
+        }
+        CHECK(nhess > 200, "%s: only %d smooth samples", ap->name, nhess);
+    }
+}
+
+/* SAP region boundaries: gamma continuous, both formulas agree on the boundary. */
+static void test_sap_boundaries(void) {
+    for (int trial = 0; trial < 200; ++trial) {
+        scenario s = random_scenario(&ccb_approx_sap);
+        if (s.c.mu == 0.0) {
+            continue;
+        }
+        const ccb_constraint* c = &s.c;
+        const double th = uniform(0, 2 * CCB_PI);
+        const double t[2] = {cos(th), sin(th)};
+        const double yn = loguniform(1e-6, 1e-1);
+        for (int boundary = 0; boundary < 2; ++boundary) {
+            /* boundary 0: y_r = mu y_n (stiction/sliding); 1: y_n = -mu_hat y_r (sliding/sep.) */
+            double yr, ynb;
+            if (boundary == 0) {
+                yr = c->mu * yn;
+                ynb = yn;
+            } else {
+                yr = yn;
+                ynb = -c->mu_hat * yn;
+            }
+            const double vc[3] = {-c->Rt * yr * t[0], -c->Rt * yr * t[1], c->vn_hat - c->Rn * ynb};
+            double g0[3], gp[3], gm[3];
+            ccb_approx_sap.eval(c, vc, g0, NULL);
+            const double dv = 1e-9 * fmax(norm3(vc), 1e-12);
+            const double dir[3] = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
+            double vp[3], vm[3];
+            for (int i = 0; i < 3; ++i) {
+                vp[i] = vc[i] + dv * dir[i];
+                vm[i] = vc[i] - dv * dir[i];
+            }
+            ccb_approx_sap.eval(c, vp, gp, NULL);
+            ccb_approx_sap.eval(c, vm, gm, NULL);
+            /* Lipschitz: |dgamma| <= |dv| * max eigenvalue of G <= |dv| (1+mu)^2 / min(R) */
+            const double lip = 2 * dv * norm3(dir) * (1 + c->mu) * (1 + c->mu) / fmin(c->Rt, c->Rn);
+            for (int i = 0; i < 3; ++i) {
+                CHECK_ABS(gp[i], gm[i], lip + 1e-300, "SAP impulse continuous across a boundary");
+            }
+            const double expect_n = boundary == 0 ? yn : 0.0;
+            /* [round-off: y_n is rebuilt from v_n = vn_hat - R_n y_n, which loses
+             *  eps (|vn_hat| + |v_n|)/R_n absolutely, plus TOL_CLOSED on the formula] */
+            const double recon = 4e-16 * (fabs(c->vn_hat) + fabs(vc[2])) / c->Rn;
+            CHECK_ABS(g0[2], expect_n, TOL_CLOSED * yn + recon, "SAP impulse on the boundary");
+        }
+    }
+}
+
+/* Fact 3: the H&C potential is the antiderivative of n, n(vhat) = 0, n' <= 0, convex; and it
+ * equals the spec's -N+(min(v, vhat)) shifted by the constant N+(vhat). */
+static double spec_Nplus(const ccb_constraint* c, double v) {
+    return c->dt * c->k *
+           (-v * (c->phi0 + 0.5 * c->dt * v) + c->d * v * v / 2 * (c->phi0 + 2.0 / 3.0 * c->dt * v));
+}
+
+static void test_hunt_crossley(void) {
+    for (int trial = 0; trial < 300; ++trial) {
+        scenario s = random_scenario(&ccb_approx_lagged);
+        const ccb_constraint* c = &s.c;
+        double n, dn;
+        ccb_hc_eval(c, c->vhat, &n, &dn);
+        CHECK(n == 0.0 && dn == 0.0, "n(vhat) = 0 exactly (got %g, %g)", n, dn);
+        const double v = c->vhat - loguniform(1e-4, 3.0) * s.vscale;
+        const double l = ccb_hc_eval(c, v, &n, &dn);
+        CHECK(n > 0 && dn <= 0, "n > 0 and n' <= 0 below vhat (n = %g, n' = %g)", n, dn);
+        /* spec closed form (cancellation-prone, hence the scale in the tolerance) */
+        const double lspec = -spec_Nplus(c, v) + spec_Nplus(c, c->vhat);
+        const double scale = c->dt * c->k *
+                             (fabs(v) + fabs(c->vhat)) *
+                             (fabs(c->phi0) + c->dt * (fabs(v) + fabs(c->vhat))) *
+                             (1 + c->d * (fabs(v) + fabs(c->vhat)));
+        CHECK_ABS(l, lspec, 1e-13 * scale + 1e-300,
+                  "l_n = -N+(v) + N+(vhat) (spec §2.2), round-off of the spec form");
+        const double h = 1e-6 * fmax(fabs(v), 1e-3 * s.vscale);
+        double np, nm;
+        const double lp = ccb_hc_eval(c, v + h, &np, NULL);
+        const double lm = ccb_hc_eval(c, v - h, &nm, NULL);
+        if (v + h < c->vhat) {
+            CHECK_ABS(-(lp - lm) / (2 * h), n, TOL_FD_GRAD * fmax(n, -dn * s.vscale),
+                      "dl_n/dv = -n (fact 3)");
+            CHECK_ABS((np - nm) / (2 * h), dn, TOL_FD_HESS * fabs(dn) + 1e-300, "dn/dv = n'");
+            CHECK(lp + lm - 2 * l >= -1e-12 * fabs(l), "l_n convex (second difference %g)",
+                  lp + lm - 2 * l);
+        }
+        /* continuity at vhat and zero above */
+        const double eps = 1e-10 * fmax(fabs(c->vhat), s.vscale);
+        CHECK_ABS(ccb_hc_eval(c, c->vhat - eps, NULL, NULL), 0.0,
+                  2 * eps * c->dt * c->k * (c->xhat + c->dt * eps) * (c->chat + c->d * eps) + 1e-300,
+                  "l_n continuous at vhat");
+        CHECK(ccb_hc_eval(c, c->vhat + eps, NULL, NULL) == 0.0, "l_n = 0 above vhat");
+    }
+}
+
+/* Fact 4: Coulomb bounds and friction opposing slip. */
+static void test_coulomb_bounds(void) {
+    for (int a = 0; a < 4; ++a) {
+        const ccb_approx* ap = APPROX[a];
+        for (int trial = 0; trial < 300; ++trial) {
+            const scenario s = random_scenario(ap);
+            double vc[3], g[3];
+            random_vc(&s, vc);
+            ap->eval(&s.c, vc, g, NULL);
+            const double gt = hypot(g[0], g[1]);
+            const double bound = ap == &ccb_approx_sap ? s.c.mu * g[2]
+                                 : (ap == &ccb_approx_similar) ? s.c.mu * g[2]
+                                                               : s.c.mu * s.c.gn0;
+            CHECK(g[2] >= 0, "%s: gamma_n >= 0 (got %g)", ap->name, g[2]);
+            if (ap == &ccb_approx_sap) {
+                CHECK(gt <= bound * (1 + 1e-12) + 1e-300, "SAP |gamma_t| <= mu gamma_n: %g > %g",
+                      gt, bound);
+            } else {
+                CHECK(gt < bound || (gt == 0 && bound == 0), "%s: |gamma_t| < bound: %g >= %g",
+                      ap->name, gt, bound);
+            }
+            /* antiparallel to the slip: gamma_t = -c v_t with c >= 0 */
+            const double vt = hypot(vc[0], vc[1]);
+            if (vt > 0 && gt > 0) {
+                const double cosang = -(g[0] * vc[0] + g[1] * vc[1]) / (gt * vt);
+                CHECK_ABS(cosang, 1.0, 1e-12, "friction antiparallel to slip (round-off)");
+            }
+        }
+    }
+    /* SAP sliding: equality |gamma_t| = mu gamma_n */
+    for (int trial = 0; trial < 100; ++trial) {
+        scenario s = random_scenario(&ccb_approx_sap);
+        const ccb_constraint* c = &s.c;
+        if (c->mu == 0) {
+            continue;
+        }
+        /* y_n strictly between -mu_hat y_r and y_r/mu */
+        const double yr = loguniform(1e-6, 1.0);
+        const double yn = uniform(-c->mu_hat * yr, yr / c->mu) * 0.98 + 0.01 * (yr / c->mu);
+        const double vc[3] = {-c->Rt * yr, 0.0, c->vn_hat - c->Rn * yn};
+        double g[3];
+        ccb_approx_sap.eval(c, vc, g, NULL);
+        CHECK_REL(hypot(g[0], g[1]), c->mu * g[2], TOL_CLOSED, 1e-300, "SAP sliding on the cone");
+    }
+}
+
+/* Fact 11: stiction thresholds and tangential stiffness at v_t = 0; SAP stiction G = R^{-1}. */
+static void test_stiction_stiffness(void) {
+    for (int trial = 0; trial < 100; ++trial) {
+        for (int a = 0; a < 4; ++a) {
+            const ccb_approx* ap = APPROX[a];
+            scenario s = random_scenario(ap);
+            const ccb_constraint* c = &s.c;
+            /* v_t = 0 and an active normal velocity */
+            const double vn = (ap == &ccb_approx_sap ? c->vn_hat : c->vhat) - s.vscale * 0.3;
+            const double vc[3] = {0, 0, vn};
+            double g[3], G[9];
+            ap->eval(c, vc, g, G);
+            double expect;
+            if (ap == &ccb_approx_sap) {
+                expect = 1.0 / c->Rt;
+                CHECK_REL(G[8], 1.0 / c->Rn, TOL_CLOSED, 0, "SAP stiction G_nn = 1/R_n");
+                CHECK(G[2] == 0 && G[5] == 0 && G[1] == 0, "SAP stiction G diagonal");
+                /* stiction iff |v_t| <= sigma w mu gamma_n (fact 11, ICF eq. 25) */
+                const double vtol = ap->stiction_tolerance(c, g);
+                CHECK_REL(vtol, c->sigma_w * c->mu * g[2], TOL_CLOSED, 1e-300, "eq. (25)");
+                const double in[3] = {0.999 * vtol, 0, vn}, out[3] = {1.001 * vtol, 0, vn};
+                double gi[3], go[3], Gi[9], Go[9];
+                ap->eval(c, in, gi, Gi);
+                ap->eval(c, out, go, Go);
+                if (c->mu > 0) {
+                    CHECK(Gi[0] == 1.0 / c->Rt && Gi[8] == 1.0 / c->Rn,
+                          "SAP stiction just inside sigma w mu gamma_n");
+                    CHECK(Go[4] != 1.0 / c->Rt, "SAP sliding just outside sigma w mu gamma_n");
+                }
+            } else if (ap == &ccb_approx_similar) {
+                expect = c->mu * g[2] / c->eps_s;
+            } else {
+                expect = c->mu * c->gn0 / c->eps_s;
+            }
+            CHECK_REL(G[0], expect, TOL_CLOSED, 1e-300, "G_t(v_t = 0) (fact 11)");
+            CHECK_REL(G[4], expect, TOL_CLOSED, 1e-300, "G_t(v_t = 0) (fact 11)");
+        }
+    }
+}
+
+/* Fact 12: regularized eps_s; fact 13: Lagged friction lags one step. */
+static void test_lagged_regularization(void) {
+    for (int trial = 0; trial < 200; ++trial) {
+        scenario s = random_scenario(&ccb_approx_lagged_reg);
+        const ccb_constraint* c = &s.c;
+        CHECK(c->eps_s >= s.opt.vs, "eps_s >= v_s");
+        const double reg = s.opt.sigma * s.in.w * s.in.mu * c->gn0;
+        CHECK_REL(c->eps_s, fmax(s.opt.vs, reg), TOL_CLOSED, 1e-300, "eps_s = max(v_s, sigma w mu gn0)");
+        /* gamma_n0 = 0 (no overlap at the start) => eps_s = v_s and no friction (fact 13) */
+        ccb_contact_input in = s.in;
+        in.phi0 = fabs(in.phi0) + 1e-9;
+        ccb_constraint c2;
+        ccb_approx_lagged_reg.prepare(&s.opt, &in, &c2);
+        CHECK(c2.gn0 == 0.0 && c2.eps_s == s.opt.vs, "phi0 >= 0: gn0 = 0, eps_s = v_s");
+        const double vc[3] = {0.3 * s.vscale, -0.2 * s.vscale, -s.vscale};
+        double g[3];
+        ccb_approx_lagged.prepare(&s.opt, &in, &c2);
+        ccb_approx_lagged.eval(&c2, vc, g, NULL);
+        CHECK(g[0] == 0.0 && g[1] == 0.0, "Lagged: no friction in the first step of contact");
+    }
+    /* strong impact: eps_s = sigma w mu gn0 */
+    ccb_approx_options o = ccb_approx_options_default();
+    o.dt = 1e-3;
+    ccb_contact_input in = {1e7, 0.0, 0.0, 1.0, -1e-3, -1.0, 2.0};
+    ccb_constraint c;
+    ccb_approx_lagged_reg.prepare(&o, &in, &c);
+    CHECK_REL(c.gn0, 1e-3 * 1e7 * 1e-3, TOL_CLOSED, 0, "gn0 = dt k (-phi0) (d = 0)");
+    CHECK_REL(c.eps_s, 1e-3 * 2.0 * 1.0 * 10.0, TOL_CLOSED, 0, "eps_s = sigma w mu gn0 in impacts");
+}
+
+static void test_registry(void) {
+    CHECK(ccb_approx_count() == 4, "four approximations registered");
+    const char* names[] = {"sap", "similar", "lagged", "lagged-reg"};
+    for (int i = 0; i < 4; ++i) {
+        const ccb_approx* ap = ccb_approx_find(names[i]);
+        CHECK(ap != NULL && ap == APPROX[i], "find '%s'", names[i]);
+    }
+    CHECK(ccb_approx_find("tamsi") == NULL && ccb_approx_find(NULL) == NULL, "unknown name");
+    ccb_approx_options o = ccb_approx_options_default();
+    char msg[256] = "";
+    o.vs = -1;
+    CHECK(ccb_approx_options_check(&o, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "vs"),
+          "negative v_s rejected with a message (%s)", msg);
+    o = ccb_approx_options_default();
+    o.dt = NAN;
+    CHECK(ccb_approx_options_check(&o, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "dt"),
+          "NaN dt rejected (%s)", msg);
+}
+
+int main(void) {
+    RUN(test_registry);
+    RUN(test_fd_gradients_and_hessians);
+    RUN(test_sap_boundaries);
+    RUN(test_hunt_crossley);
+    RUN(test_coulomb_bounds);
+    RUN(test_stiction_stiffness);
+    RUN(test_lagged_regularization);
+    return TEST_SUMMARY();
+}
