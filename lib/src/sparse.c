@@ -74,6 +74,7 @@ ccb_status ccb_sparse_create(ccb_sparse** out) {
         return CCB_E_NOMEM;
     }
     sp->cm.error_handler = cholmod_log;
+    sp->cm.print = 0; /* the library never prints: errors go through the log hook */
     sp->cm.supernodal = CHOLMOD_SUPERNODAL;
     sp->cm.nmethods = 1;
     sp->cm.method[0].ordering = CHOLMOD_AMD;
@@ -152,6 +153,15 @@ static ccb_status nomem(char* msg, size_t n) {
     return ccb_errorf(msg, n, CCB_E_NOMEM, "sparse: out of memory");
 }
 
+/* Maps a failed CHOLMOD call to a ccb status (out of memory is not an internal error). */
+static ccb_status cholmod_failure(const ccb_sparse* sp, const char* what, char* msg, size_t n) {
+    if (sp->cm.status == CHOLMOD_OUT_OF_MEMORY) {
+        return ccb_errorf(msg, n, CCB_E_NOMEM, "CHOLMOD %s: out of memory", what);
+    }
+    return ccb_errorf(msg, n, CCB_E_INTERNAL, "CHOLMOD %s failed (status %d)", what,
+                      sp->cm.status);
+}
+
 /* Builds the CHOLMOD upper-triangular CSC structure, the value map and the symbolic factor. */
 static ccb_status analyze(ccb_sparse* sp, char* msg, size_t msgn) {
     free_cholmod_objects(sp);
@@ -216,9 +226,7 @@ static ccb_status analyze(ccb_sparse* sp, char* msg, size_t msgn) {
     CCB_ASSERT((size_t)k == nnz);
     sp->L = cholmod_analyze(sp->A, &sp->cm);
     if (sp->L == NULL || sp->cm.status < 0) {
-        return ccb_errorf(msg, msgn, sp->cm.status == CHOLMOD_OUT_OF_MEMORY ? CCB_E_NOMEM
-                                                                            : CCB_E_INTERNAL,
-                          "sparse: CHOLMOD analysis failed (status %d)", sp->cm.status);
+        return cholmod_failure(sp, "analysis", msg, msgn);
     }
     sp->nnz_L = sp->cm.lnz;
     sp->flops = sp->cm.fl;
@@ -344,9 +352,7 @@ ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg
                           (int)sp->L->minor, n);
     }
     if (!ok || sp->cm.status < 0) {
-        return ccb_errorf(msg, msgn, sp->cm.status == CHOLMOD_OUT_OF_MEMORY ? CCB_E_NOMEM
-                                                                            : CCB_E_INTERNAL,
-                          "CHOLMOD factorization failed (status %d)", sp->cm.status);
+        return cholmod_failure(sp, "factorization", msg, msgn);
     }
     sp->factored = CCB_LINSOLVE_CHOLMOD;
     sp->have_factor = 1;
@@ -367,8 +373,7 @@ ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* ms
     }
     memcpy(sp->B->x, b, (size_t)n * sizeof(double));
     if (!cholmod_solve2(CHOLMOD_A, sp->L, sp->B, NULL, &sp->X, NULL, &sp->Y, &sp->E, &sp->cm)) {
-        return ccb_errorf(msg, msgn, CCB_E_INTERNAL, "CHOLMOD solve failed (status %d)",
-                          sp->cm.status);
+        return cholmod_failure(sp, "solve", msg, msgn);
     }
     memcpy(x, sp->X->x, (size_t)n * sizeof(double));
     return CCB_OK;
