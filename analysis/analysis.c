@@ -1,0 +1,155 @@
+/* analysis: error norms on a common grid, observed orders (GSL least squares), transitions,
+ * and the gnuplot driver. */
+#define _POSIX_C_SOURCE 200809L
+#include "analysis.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+int ccb_an_rms_error(long na, double dt_a, const double* qa, long nref, double dt_ref,
+                     const double* qref, int nq, double* e_total, double* e_comp, char* msg,
+                     size_t msgn) {
+    if (!(dt_a > 0 && dt_ref > 0) || na < 1 || nq < 1) {
+        snprintf(msg, msgn, "rms_error: invalid grid (na = %ld, dt = %g, dt_ref = %g)", na, dt_a,
+                 dt_ref);
+        return -1;
+    }
+    const double rr = dt_a / dt_ref;
+    const long r = lround(rr);
+    if (r < 1 || fabs(rr - (double)r) > 1e-9 * rr) {
+        snprintf(msg, msgn, "rms_error: dt = %g is not an integer multiple of dt_ref = %g", dt_a,
+                 dt_ref);
+        return -1;
+    }
+    if (na * r > nref) {
+        snprintf(msg, msgn, "rms_error: the reference (%ld steps) is shorter than the run", nref);
+        return -1;
+    }
+    double tot = 0.0;
+    double comp[64] = {0};
+    if (nq > 64) {
+        snprintf(msg, msgn, "rms_error: at most 64 components");
+        return -1;
+    }
+    for (long k = 0; k <= na; ++k) {
+        const double wgt = (k == 0 || k == na) ? 0.5 : 1.0; /* trapezoid */
+        double s = 0.0;
+        for (int i = 0; i < nq; ++i) {
+            const double d = qa[k * nq + i] - qref[k * r * nq + i];
+            comp[i] += wgt * d * d;
+            s += d * d;
+        }
+        tot += wgt * s;
+    }
+    /* (1/T) sum w_k e_k^2 dt = sum w_k e_k^2 / na */
+    *e_total = sqrt(tot / (double)na);
+    if (e_comp) {
+        for (int i = 0; i < nq; ++i) {
+            e_comp[i] = sqrt(comp[i] / (double)na);
+        }
+    }
+    return 0;
+}
+
+int ccb_an_order(int n, const double* h, const double* e, double* slope, double* intercept,
+                 double* r2) {
+    if (n < 2) {
+        return -1;
+    }
+    double x[64], y[64];
+    if (n > 64) {
+        return -1;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (!(h[i] > 0 && e[i] > 0) || !isfinite(e[i])) {
+            return -1;
+        }
+        x[i] = log(h[i]);
+        y[i] = log(e[i]);
+    }
+    gsl_set_error_handler_off();
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    if (gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) !=
+        GSL_SUCCESS) {
+        return -1;
+    }
+    *slope = c1;
+    if (intercept) {
+        *intercept = c0;
+    }
+    if (r2) {
+        double ym = 0, ss = 0;
+        for (int i = 0; i < n; ++i) {
+            ym += y[i] / n;
+        }
+        for (int i = 0; i < n; ++i) {
+            ss += (y[i] - ym) * (y[i] - ym);
+        }
+        *r2 = ss > 0 ? 1.0 - sumsq / ss : 1.0;
+    }
+    return 0;
+}
+
+int ccb_an_transitions(long n, const double* s, long first, double threshold,
+                       ccb_an_transition* out, int max) {
+    if (first >= n) {
+        return 0;
+    }
+    int slipping = fabs(s[first]) > threshold;
+    int count = 0;
+    for (long k = first + 1; k < n; ++k) {
+        const int now = fabs(s[k]) > threshold;
+        if (now != slipping) {
+            if (count < max) {
+                out[count].index = k;
+                out[count].to_slip = now;
+            }
+            count++;
+            slipping = now;
+        }
+    }
+    return count;
+}
+
+int ccb_an_plot(const char* script, const char* assignments, char* msg, size_t msgn) {
+    if (strpbrk(assignments, "\"\\`$") || strpbrk(script, "'\"\\`$")) {
+        snprintf(msg, msgn, "plot: paths must not contain quotes, backslashes, ` or $");
+        return -1;
+    }
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        snprintf(msg, msgn,
+                 "gnuplot is not installed (apt-get install gnuplot-nox); figures were not drawn");
+        return -1;
+    }
+    const size_t n = strlen(script) + strlen(assignments) + 64;
+    char* cmd = malloc(n);
+    if (cmd == NULL) {
+        snprintf(msg, msgn, "plot: out of memory");
+        return -1;
+    }
+    snprintf(cmd, n, "gnuplot -e \"%s\" '%s' 2>&1", assignments, script);
+    FILE* p = popen(cmd, "r");
+    free(cmd);
+    if (p == NULL) {
+        snprintf(msg, msgn, "plot: cannot start gnuplot");
+        return -1;
+    }
+    char line[512], first[512] = "";
+    while (fgets(line, sizeof line, p)) {
+        if (first[0] == '\0') {
+            snprintf(first, sizeof first, "%s", line);
+        }
+    }
+    const int rc = pclose(p);
+    if (rc != 0) {
+        first[strcspn(first, "\n")] = '\0';
+        snprintf(msg, msgn, "gnuplot failed on %s: %s", script, first);
+        return -1;
+    }
+    return 0;
+}

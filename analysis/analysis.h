@@ -1,0 +1,42 @@
+/* analysis/ — convergence, conditioning and work-precision computations on recorded runs.
+ * Reads run records, writes tables; never asserts (gates live in reference/). GSL is used for the
+ * order fits (spec: cases.md §1.4). */
+#ifndef CCB_ANALYSIS_H
+#define CCB_ANALYSIS_H
+
+#include <stddef.h>
+
+/* Position RMS error (cases.md §1.4):
+ *   e_q = ( (1/T) int_0^T |q_a(t) - q_ref(t)|^2 dt )^{1/2},
+ * sampled on the coarse grid t_n = n dt_a (n = 0..na), trapezoidal rule. The reference has
+ * nref + 1 samples on t_m = m dt_ref and dt_a / dt_ref must be an integer r (within 1e-9) with
+ * na r <= nref. q arrays are row-major ((n+1) x nq). e_comp[nq] (may be NULL) receives the
+ * per-component RMS errors. Returns 0, or -1 with a message. */
+int ccb_an_rms_error(long na, double dt_a, const double* qa, long nref, double dt_ref,
+                     const double* qref, int nq, double* e_total, double* e_comp, char* msg,
+                     size_t msg_size);
+
+/* Least-squares slope (observed order) and intercept of log(e) against log(h) over n >= 2 points,
+ * with the coefficient of determination r2 (may be NULL). Returns 0, or -1 if fewer than two
+ * points or a non-positive value. */
+int ccb_an_order(int n, const double* h, const double* e, double* slope, double* intercept,
+                 double* r2);
+
+/* Changes of a stick/slip indicator: slip iff |s| > threshold. A transition at index k means
+ * sample k is the first sample of the new phase. */
+typedef struct ccb_an_transition {
+    long index;
+    int to_slip; /* 1: stick -> slip, 0: slip -> stick */
+} ccb_an_transition;
+/* Returns the number of transitions found (at most max are stored), starting from the phase of
+ * sample `first`. */
+int ccb_an_transitions(long n, const double* s, long first, double threshold,
+                       ccb_an_transition* out, int max);
+
+/* Runs `gnuplot -e "<assignments>" <script>`; the assignments name the data directory and the
+ * output prefix (by convention `datadir='...'; out='...'`; the scripts write <out>.png and
+ * <out>.svg). Returns 0, or -1 with a message if gnuplot is missing or fails, or if the script
+ * path or the assignments contain a double quote or a backslash. */
+int ccb_an_plot(const char* script, const char* assignments, char* msg, size_t msg_size);
+
+#endif

@@ -1,0 +1,166 @@
+/* cases/ — canonical scenarios built through the public libccb API, the studies that reproduce
+ * the papers' figures, and the `ccb` command-line program.
+ *
+ * A case is a descriptor (ARCHITECTURE.md "Cases"): name, paper, parameter table with defaults,
+ * units, valid ranges and source tags, a model builder, observables recorded per step, and named
+ * studies. A study is a list of independent runs plus the analysis of their records; it writes
+ * tables and figures under results/<case>/<study>/ and metrics that the gates of
+ * reference/<case>.json compare. */
+#ifndef CCB_CASE_H
+#define CCB_CASE_H
+
+#include <limits.h>
+#include <pthread.h>
+
+#include "ccb/ccb.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+#define CASE_MAX_PARAMS 32
+#define CASE_MAX_ROOT 1024 /* longest results root accepted by --out */
+
+typedef struct case_param {
+    const char* name;    /* --set name=value */
+    double def;          /* default */
+    const char* unit;    /* "kg", "-" */
+    double lo, hi;       /* valid range */
+    int lo_open, hi_open; /* 1: bound excluded */
+    int integer;          /* 1: only whole numbers */
+    const char* meaning;
+    const char* tag;     /* source tag of cases.md: "[ICF]", "[default?]", "[derived]" */
+} case_param;
+
+struct study_ctx;
+typedef struct case_study {
+    const char* name;   /* `ccb study CASE NAME` */
+    const char* title;
+    const char* figure; /* paper figure it reproduces, e.g. "ICF Fig. 3" */
+    int (*run)(struct study_ctx* ctx); /* 0 ok, 1 solver failure, 2 input/IO error */
+} case_study;
+
+typedef struct case_desc {
+    const char* name;
+    const char* title;
+    const char* paper;
+    const case_param* params;
+    int nparams;
+    const char* const* notes; /* documented choices ([default?] items), shown by `ccb info` */
+    int nnotes;
+    double dt_default, t_final_default;
+    const char* approx_default;
+    /* Builds the model from parameter values; *data is case-private (motion functions etc.). */
+    int (*build)(const double* params, ccb_model** model, void** data, char* msg, size_t n);
+    void (*destroy)(void* data);
+    /* Solver-level options that are case parameters (v_s, sigma, beta, margin). */
+    void (*sim_options)(const double* params, ccb_sim_params* sp);
+    /* Observables recorded after each step (names carry units). */
+    int nobs;
+    const char* const* obs_names;
+    void (*observe)(const ccb_sim* sim, const void* data, const double* params, double* out);
+    const case_study* studies;
+    int nstudies;
+    const char* const* quick_studies; /* studies the gate tier (make test) needs, NULL-ended */
+} case_desc;
+
+/* registry.c */
+int case_count(void);
+const case_desc* case_get(int i);
+const case_desc* case_find(const char* name);
+const case_param* case_find_param(const case_desc* cs, const char* name, int* index);
+/* Parses "name=value" into params (validating name, number and range). 0, or -1 with message. */
+int case_set_param(const case_desc* cs, double* params, const char* assignment, char* msg,
+                   size_t n);
+void case_default_params(const case_desc* cs, double* params);
+int case_param_index(const case_desc* cs, const char* name); /* -1 if unknown (a bug) */
+
+/* ---- one run (run.c) ---------------------------------------------------------------------------- */
+typedef struct run_config {
+    const case_desc* cs;
+    double params[CASE_MAX_PARAMS];
+    const ccb_approx* approx;
+    double dt, t_final;
+    ccb_newton_params newton;
+    ccb_delassus delassus;
+    int record_every;       /* write every n-th step to trajectory.csv (arrays keep all) */
+    char out_dir[PATH_MAX]; /* "" = no files */
+    char label[96];
+} run_config;
+
+typedef struct run_record {
+    run_config cfg;
+    long nplanned;   /* steps asked for */
+    long nsteps;     /* steps completed */
+    int nq, nv, nobs;
+    double* q;       /* (nsteps + 1) x nq; row 0 = initial state */
+    double* v;       /* (nsteps + 1) x nv */
+    double* obs;     /* (nsteps + 1) x nobs; row n describes step n (row 0 unused, zeros) */
+    int* iters;      /* (nsteps + 1): Newton iterations of step n */
+    double* kappa;   /* (nsteps + 1): kappa_2(H) of step n, -1 if not computed */
+    ccb_status status; /* CCB_OK or the failure that stopped the run */
+    char msg[512];
+    long fail_step;  /* step that failed (1-based), 0 if none */
+    double wall_time;  /* stepping loop [s] */
+    long total_iters, total_ls;
+    int max_iters;
+    long analyses, factorizations;
+} run_record;
+
+/* Runs the configuration. Returns 0 if the run was carried out (its solver status is in
+ * rec->status; a failed step ends the run and is recorded as such), or 2 for invalid input or an
+ * output error, with a message. */
+int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t n);
+void run_record_free(run_record* rec);
+void run_config_default(const case_desc* cs, run_config* cfg);
+/* Index of a column of the case's observables (-1 if missing). */
+int case_obs_index(const case_desc* cs, const char* name);
+
+/* ---- studies (study.c) --------------------------------------------------------------------------- */
+typedef struct metric {
+    char name[96];
+    double value;
+} metric;
+
+typedef struct study_ctx {
+    const case_desc* cs;
+    double params[CASE_MAX_PARAMS]; /* base parameters (with --set overrides) */
+    ccb_newton_params newton;
+    ccb_delassus delassus;
+    char out_root[CASE_MAX_ROOT];   /* results root ("results") */
+    int jobs;
+    int figures;                    /* draw figures with gnuplot */
+    int progress;                   /* progress bar on stderr */
+    metric* metrics;
+    int nmetrics, cap_metrics;
+    char* report;                   /* markdown appended by studies for results/README.md */
+    size_t report_len, report_cap;
+    int failures;                   /* runs that ended with a solver failure */
+    int warnings;                   /* e.g. figures that could not be drawn */
+    pthread_mutex_t lock;
+} study_ctx;
+
+int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root);
+void study_ctx_free(study_ctx* ctx);
+/* A run configuration from the study's base parameters, named `label`, writing into
+ * <out_root>/<case>/<study>/<label>/. */
+void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
+                  const ccb_approx* approx, double dt, double t_final);
+/* Executes n runs with ctx->jobs threads. Returns 0, or 2 on an input/output error (message on
+ * stderr). Solver failures are counted in ctx->failures. */
+int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_record* recs, int n);
+void study_set_metric(study_ctx* ctx, const char* name, double value);
+int study_get_metric(void* ctx, const char* name, double* value);
+void study_report(study_ctx* ctx, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Directory <out_root>/<case>/<sub> (created). */
+int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n);
+/* Draws analysis/gnuplot/<script> with gnuplot variable assignments (datadir, out, ...); a
+ * failure is reported on stderr and counted in ctx->warnings. No-op if figures are off. */
+void study_plot(study_ctx* ctx, const char* script, const char* assignments);
+/* Source tree locations (compile-time default, overridable with CCB_SOURCE_DIR). */
+const char* ccb_source_dir(void);
+int mkdir_p(const char* path, char* msg, size_t n);
+
+/* label helpers: "lagged_dt0.01" */
+void run_label(char* out, size_t n, const char* approx, double dt);
+
+#endif

@@ -1,0 +1,654 @@
+/* Case CONVEYOR — oscillating conveyor belt (spec: cases.md §3; ICF §XI-A, Figs. 2-4).
+ *
+ * A box (planar body, rotation locked: 2 dof x, z) rides a rigid belt whose position is
+ * x_b(t) = A sin(2 pi f t + phase). Contact: one point at the bottom-face centre (or the two bottom
+ * corners), normal +z. The belt's velocity enters the contact as a bias (spec §0):
+ * v_c = (v_box - v_b(t0 + dt), 0, v_z). Ideal Coulomb analysis (reference/conveyor_ref.c): stick
+ * while |a_b| <= mu g, slip otherwise; with the defaults stick [0, 0.16785], slip
+ * [0.16785, 0.41662], then periodic with period 1/f.
+ *
+ * Studies: fig3 (ICF Fig. 3, contact velocity and force at dt = 0.01 s for SAP, Similar, Lagged)
+ * and convergence (ICF Fig. 4, e_q against dt in {2e-3, 1e-2, 5e-2}, reference Lagged at 2e-4). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "case.h"
+#include "reference.h"
+
+enum {
+    P_MASS, P_SIZE, P_AMP, P_FREQ, P_PHASE, P_MU, P_K, P_D, P_TAU, P_VS, P_SIGMA, P_BETA, P_G,
+    P_CONTACTS, P_ROTATION, P_MARGIN, P_COUNT
+};
+
+static const case_param k_params[P_COUNT] = {
+    {"mass", 1.0, "kg", 0, 1e4, 1, 0, 0, "box mass m", "[ICF]"},
+    {"size", 0.05, "m", 0, 10, 1, 0, 0, "box side a (I = m a^2/6)", "[ICF]"},
+    {"amplitude", 0.2, "m", 0, 10, 1, 0, 0, "belt amplitude A", "[ICF]"},
+    {"frequency", 1.0, "Hz", 0, 100, 1, 0, 0, "belt frequency f", "[ICF]"},
+    {"phase", 0.0, "rad", -10, 10, 0, 0, 0, "belt phase: x_b = A sin(2 pi f t + phase)", "[default?]"},
+    {"mu", 0.7, "-", 0, 10, 0, 0, 0, "friction coefficient", "[ICF]"},
+    {"k", 1e7, "N/m", 0, 1e15, 1, 0, 0, "contact stiffness", "[ICF]"},
+    {"d", 500.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (Lagged, Similar)", "[ICF]"},
+    {"tau_d", 1e-3, "s", 0, 10, 0, 0, 0, "SAP relaxation time (Kelvin-Voigt k tau_d)", "[ICF]"},
+    {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (Lagged, Similar)", "[ICF]"},
+    {"sigma", 1e-3, "-", 0, 1, 1, 0, 0, "SAP R_t = sigma w; eq. (26) regularization", "[ICF]"},
+    {"beta", 1.0, "-", 0, 100, 0, 0, 0, "SAP near-rigid parameter (0 disables the cap)", "[default?]"},
+    {"g", 9.81, "m/s^2", 0, 100, 0, 0, 0, "gravity", "[default?]"},
+    {"contacts", 1, "-", 1, 2, 0, 0, 1, "1: bottom-face centre, 2: the two bottom corners", "[default?]"},
+    {"rotation", 0, "-", 0, 1, 0, 0, 1, "0: rotation locked (2 dof), 1: free (3 dof, x z theta)", "[default?]"},
+    {"margin", 0.1, "m", 0, 10, 0, 0, 0, "speculative contact margin", "[ICF §X-A]"},
+};
+
+static const char* const k_notes[] = {
+    "IC: the box moves with the belt, v(0) = v_b(0) = 2 pi f A cos(phase), resting at the "
+    "equilibrium sink z = a/2 - m g/k (cases.md §3.1 [default?]); x(0) = 0.",
+    "Belt phase 0 (x_b = A sin 2 pi f t) and duration T = 2 s (two belt periods) [default?].",
+    "Box rotation is locked (2 dof: x, z); one contact point at the bottom-face centre; the "
+    "two-corner variant is --set contacts=2, free rotation --set rotation=1 [default?].",
+    "The belt velocity enters the contact bias at the end of the step, t0 + dt (velocity-level "
+    "implicit); Lagged's previous-step normal velocity uses the belt at t0.",
+    "Contact point on the rigid belt surface (stiffness-weighted point, rigid side wins).",
+    "Delassus approximation w = |J diag(A)^-1 J^T|_F / 3 (current Drake, spec §4.2); "
+    "--delassus full selects the SAP paper's J A^-1 J^T.",
+    "Newton stopping: eps_r = 1e-5 (ICF §XII), eps_a = 1e-14; every step solved to tolerance.",
+    "SAP near-rigid cap beta = 1 (ICF never states beta) [default?]; with dt = 0.01 the cap is "
+    "active for this contact (k_eff = 4 pi^2/(w dt (dt + tau_d)) = 7.6e5 N/m < k).",
+    "lagged and similar use eps_s = v_s (ICF §V, as used in ICF §XI); lagged-reg uses ICF eq. (26). "
+    "Drake applies eq. (26) to Lagged and Similar by default.",
+    "Stick/slip classification for events and spikes: slip iff |v_t| > 10 v_s = 1e-3 m/s.",
+    "e_q: RMS over [0, T] of |(x, z) - (x, z)_ref| on the coarse grid (trapezoid), reference "
+    "Lagged at dt 10x smaller than the smallest step of the sweep (cases.md §1.4).",
+};
+
+static const char* const k_obs[] = {
+    "belt.x [m]", "belt.v [m/s]", "vt [m/s]",  "vn [m/s]",           "ft [N]",
+    "fn [N]",     "phi [m]",      "phi_glide [m]", "stiction_tol [m/s]",
+};
+enum { O_BELT_X, O_BELT_V, O_VT, O_VN, O_FT, O_FN, O_PHI, O_GLIDE, O_STOL, O_COUNT };
+
+typedef struct conveyor_data {
+    double A, w, phase;
+} conveyor_data;
+
+static void belt_motion(double t, void* user, ccb_pose* X, ccb_twist* V) {
+    const conveyor_data* c = user;
+    const double s = sin(c->w * t + c->phase), co = cos(c->w * t + c->phase);
+    *X = ccb_pose_translation(ccb_v3(c->A * s, 0, 0));
+    V->w = ccb_v3(0, 0, 0);
+    V->v = ccb_v3(c->A * c->w * co, 0, 0);
+}
+
+static int conveyor_build(const double* P, ccb_model** out, void** data, char* msg, size_t n) {
+    conveyor_data* cd = calloc(1, sizeof *cd);
+    ccb_model* m = NULL;
+    if (cd == NULL || ccb_model_create(&m) != CCB_OK) {
+        free(cd);
+        snprintf(msg, n, "out of memory");
+        return -1;
+    }
+    cd->A = P[P_AMP];
+    cd->w = 2 * CCB_PI * P[P_FREQ];
+    cd->phase = P[P_PHASE];
+    const double mass = P[P_MASS], a = P[P_SIZE];
+    ccb_body_def belt = ccb_body_def_default();
+    belt.name = "belt";
+    belt.mobilizer = CCB_MOBILIZER_PRESCRIBED;
+    belt.motion = belt_motion;
+    belt.motion_user = cd;
+    ccb_body_def box = ccb_body_def_default();
+    box.name = "box";
+    box.mass = mass;
+    box.inertia = ccb_m3_identity();
+    box.inertia.m[0] = box.inertia.m[4] = box.inertia.m[8] = mass * a * a / 6.0;
+    box.locked = P[P_ROTATION] == 1 ? 0u : CCB_LOCK_THETA;
+    box.pose = ccb_pose_planar(0.0, 0.5 * a - mass * P[P_G] / P[P_K], 0.0);
+    box.twist = ccb_twist_planar(cd->A * cd->w * cos(cd->phase), 0.0, 0.0);
+    ccb_shape_def surface = ccb_shape_def_default(); /* rigid half-space z <= 0 */
+    surface.name = "belt_surface";
+    surface.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+    const ccb_vec3 pts[2] = {ccb_v3(-0.5 * a, 0, -0.5 * a), ccb_v3(0.5 * a, 0, -0.5 * a)};
+    const ccb_vec3 centre = ccb_v3(0, 0, -0.5 * a);
+    ccb_shape_def bottom = ccb_shape_def_default();
+    bottom.name = "box_bottom";
+    bottom.type = CCB_SHAPE_POINTS;
+    bottom.points = P[P_CONTACTS] == 2 ? pts : &centre;
+    bottom.npoints = (int)P[P_CONTACTS];
+    bottom.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU]};
+    int ib = -1, ix = -1;
+    if (ccb_model_set_gravity(m, ccb_v3(0, 0, -P[P_G])) != CCB_OK ||
+        ccb_model_add_body(m, &belt, &ib) != CCB_OK ||
+        ccb_model_add_shape(m, ib, &surface, NULL) != CCB_OK ||
+        ccb_model_add_body(m, &box, &ix) != CCB_OK ||
+        ccb_model_add_shape(m, ix, &bottom, NULL) != CCB_OK || ccb_model_finalize(m) != CCB_OK) {
+        snprintf(msg, n, "conveyor model: %s", ccb_model_last_error(m));
+        ccb_model_destroy(m);
+        free(cd);
+        return -1;
+    }
+    *out = m;
+    *data = cd;
+    return 0;
+}
+
+static void conveyor_destroy(void* data) {
+    free(data);
+}
+
+static void conveyor_sim_options(const double* P, ccb_sim_params* sp) {
+    sp->problem.approx.vs = P[P_VS];
+    sp->problem.approx.sigma = P[P_SIGMA];
+    sp->problem.approx.beta = P[P_BETA];
+    sp->margin = P[P_MARGIN];
+}
+
+/* Closed-form steady gliding height of the bottom face at slip speed |v_t| (spec §11 fact 8,
+ * ICF Table I, eq. (24)), with W = m g / nc the load per contact:
+ *   Lagged  -W/k (no gliding);
+ *   Similar mu dt |v_t|_s - W/(k (1 + mu d |v_t|_s));
+ *   SAP     mu (dt + tau_d)|v_t| - W dt (dt + tau_d) R_n (1 + mu_tilde^2)   (sliding region,
+ *           gamma_n = W dt; R_n includes the near-rigid cap). */
+static double glide_height(const ccb_sim* sim, const double* P, double vt) {
+    const ccb_sim_params* sp = ccb_sim_params_get(sim);
+    const ccb_problem* pb = ccb_sim_problem(sim);
+    const double dt = sp->dt, mu = P[P_MU], k = P[P_K], nc = P[P_CONTACTS];
+    const double W = P[P_MASS] * P[P_G] / nc; /* load per contact */
+    const double s = fabs(vt);
+    if (sp->approx == &ccb_approx_sap) {
+        const ccb_constraint* c = ccb_problem_constraint(pb, 0);
+        if (c == NULL) {
+            return 0.0;
+        }
+        return mu * (dt + P[P_TAU]) * s - W * dt * (dt + P[P_TAU]) * c->Rn * (1 + c->mu_tilde2);
+    }
+    if (sp->approx == &ccb_approx_similar) {
+        const double e = P[P_VS];
+        const double ss = s * s / (sqrt(s * s + e * e) + e);
+        return mu * dt * ss - W / (k * (1 + mu * P[P_D] * ss));
+    }
+    return -W / k;
+}
+
+static void conveyor_observe(const ccb_sim* sim, const void* data, const double* P, double* o) {
+    const conveyor_data* cd = data;
+    const double t = ccb_sim_time(sim);
+    const double* q = ccb_sim_q(sim);
+    const double* v = ccb_sim_v(sim);
+    const double s = sin(cd->w * t + cd->phase), co = cos(cd->w * t + cd->phase);
+    o[O_BELT_X] = cd->A * s;
+    o[O_BELT_V] = cd->A * cd->w * co;
+    /* contact velocity (end of step, frame C: t1 = +x, n = +z) averaged over the contacts;
+     * without contacts, the box centre relative to the belt */
+    o[O_VT] = v[0] - o[O_BELT_V];
+    o[O_VN] = v[1];
+    o[O_FT] = o[O_FN] = 0.0;
+    o[O_STOL] = 0.0;
+    const int nc = ccb_sim_ncontacts(sim);
+    double vt = 0, vn = 0;
+    for (int i = 0; i < nc; ++i) {
+        const ccb_contact_result* c = ccb_sim_contact(sim, i);
+        o[O_FT] += c->force[0];
+        o[O_FN] += c->force[2];
+        vt += c->vc[0] / nc;
+        vn += c->vc[2] / nc;
+        if (i == 0) {
+            o[O_STOL] = c->stiction_tol;
+        }
+    }
+    if (nc > 0) {
+        o[O_VT] = vt;
+        o[O_VN] = vn;
+    }
+    o[O_PHI] = q[1] - 0.5 * P[P_SIZE]; /* bottom-face centre (rotation locked: the whole face) */
+    o[O_GLIDE] = glide_height(sim, P, o[O_VT]);
+}
+
+/* ---- helpers shared by the studies ------------------------------------------------------------- */
+
+static double obs_at(const run_record* r, long k, int col) {
+    return r->obs[(size_t)k * r->nobs + col];
+}
+
+static double mean_iters(const run_record* r) {
+    return r->nsteps > 0 ? (double)r->total_iters / (double)r->nsteps : 0.0;
+}
+
+static int write_table(const char* path, const char* header, const char* body) {
+    ccb_writer* w = NULL;
+    char msg[600];
+    if (ccb_writer_open(path, &w, msg, sizeof msg) != CCB_OK) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return 2;
+    }
+    ccb_writer_printf(w, "%s\n%s", header, body);
+    if (ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* growable text for tables */
+typedef struct text {
+    char* s;
+    size_t n, cap;
+} text;
+
+static void tprintf(text* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tprintf(text* t, const char* fmt, ...) {
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    const int len = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (len < 0) {
+        return;
+    }
+    if (t->n + (size_t)len + 1 > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 4096;
+        while (cap < t->n + (size_t)len + 1) {
+            cap *= 2;
+        }
+        char* s = realloc(t->s, cap);
+        if (s == NULL) {
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->n, buf, (size_t)len + 1);
+    t->n += (size_t)len;
+}
+
+#define SLIP_FACTOR 10.0 /* slip iff |v_t| > 10 v_s (notes) */
+
+/* ---- study fig3 (ICF Fig. 3) ------------------------------------------------------------------- */
+
+static const ccb_approx* const k_fig_models[3] = {&ccb_approx_sap, &ccb_approx_similar,
+                                                  &ccb_approx_lagged};
+
+static int study_fig3(study_ctx* ctx) {
+    const double* P = ctx->params;
+    const double dt = ctx->cs->dt_default, T = ctx->cs->t_final_default;
+    run_config cfg[3];
+    run_record rec[3];
+    for (int i = 0; i < 3; ++i) {
+        char label[96];
+        run_label(label, sizeof label, k_fig_models[i]->name, dt);
+        study_config(ctx, &cfg[i], "fig3", label, k_fig_models[i], dt, T);
+    }
+    int rc = study_execute(ctx, "fig3", cfg, rec, 3);
+    if (rc != 0) {
+        return rc;
+    }
+    /* analytic events of the ideal Coulomb model */
+    ccb_ref_conveyor ref = {P[P_AMP], P[P_FREQ], P[P_PHASE], P[P_MU], P[P_G]};
+    ccb_ref_events ev;
+    char msg[256];
+    const int have_ref = ccb_ref_conveyor_events(&ref, T, &ev, msg, sizeof msg) == 0 && ev.n > 0;
+    if (!have_ref) {
+        fprintf(stderr, "ccb: conveyor reference: %s\n", msg);
+    }
+    const double mg = P[P_MASS] * P[P_G];
+    const double z_eq = 0.5 * P[P_SIZE] - mg / P[P_K];
+    const double slip_thr = SLIP_FACTOR * P[P_VS];
+    text sum = {0}, evt = {0};
+    for (int i = 0; i < 3; ++i) {
+        const run_record* r = &rec[i];
+        const char* name = k_fig_models[i]->name;
+        char key[128];
+        /* CONV-1: normal force and height (meaningful for Lagged) */
+        double fn_dev = 0, z_dev = 0, fn_max = 0;
+        for (long k = 1; k <= r->nsteps; ++k) {
+            fn_dev = fmax(fn_dev, fabs(obs_at(r, k, O_FN) - mg) / mg);
+            fn_max = fmax(fn_max, obs_at(r, k, O_FN) / mg);
+            z_dev = fmax(z_dev, fabs(r->q[(size_t)k * r->nq + 1] - z_eq));
+        }
+        /* transitions (slip iff |v_t| > 10 v_s); index k = first step of the new phase */
+        double* vt = malloc((size_t)(r->nsteps + 1) * sizeof(double));
+        ccb_an_transition tr[256];
+        int ntr = 0;
+        if (vt != NULL && r->nsteps > 0) {
+            for (long k = 0; k <= r->nsteps; ++k) {
+                vt[k] = k == 0 ? 0.0 : obs_at(r, k, O_VT);
+            }
+            ntr = ccb_an_transitions(r->nsteps + 1, vt, 1, slip_thr, tr, 256);
+            if (ntr > 256) {
+                ntr = 256;
+            }
+        }
+        free(vt);
+        double onset = NAN, restick = NAN, spike_min = INFINITY, excess_min = INFINITY;
+        int nspike = 0, nslip = 0, nstick = 0;
+        const double tau_m = k_fig_models[i] == &ccb_approx_sap ? P[P_TAU] : 0.0;
+        for (int j = 0; j < ntr; ++j) {
+            const double t = (double)tr[j].index * dt;
+            const int idx = tr[j].to_slip ? nslip : nstick;
+            const double tref = !have_ref || idx >= ev.n ? NAN
+                                : tr[j].to_slip          ? ev.slip_start[idx]
+                                                         : ev.slip_end[idx];
+            tprintf(&evt, "%s,%s,%d,%.6f,%.6f\n", name, tr[j].to_slip ? "stick->slip" : "slip->stick",
+                    idx + 1, t, tref);
+            if (tr[j].to_slip) {
+                if (nslip == 0) {
+                    onset = t;
+                }
+                nslip++;
+            } else {
+                if (nstick == 0) {
+                    restick = t;
+                }
+                nstick++;
+                /* CONV-5: f_n spike within +-2 steps of the slip -> stick transition */
+                double peak = 0;
+                for (long k = tr[j].index - 2; k <= tr[j].index + 2; ++k) {
+                    if (k >= 1 && k <= r->nsteps) {
+                        peak = fmax(peak, obs_at(r, k, O_FN) / mg);
+                    }
+                }
+                spike_min = fmin(spike_min, peak);
+                /* kinematic bound of the spike: arresting the steady gliding descent
+                 * v_n = -mu (dt + tau_d) |a_rel| within one step adds
+                 * m mu (dt + tau_d) |a_rel| / dt to f_n (a_rel from the Coulomb reference) */
+                if (have_ref && idx < ev.n) {
+                    const double bound =
+                        P[P_MU] * (dt + tau_m) * ev.rel_accel_end[idx] / (P[P_G] * dt);
+                    excess_min = fmin(excess_min, (peak - 1.0) / bound);
+                }
+                nspike++;
+            }
+        }
+        /* CONV-3: gliding height against its closed form while |v_t| > 0.02 m/s */
+        double glide_dev = 0;
+        long nglide = 0;
+        for (long k = 1; k <= r->nsteps; ++k) {
+            const double s = fabs(obs_at(r, k, O_VT));
+            if (s > 0.02) {
+                const double off = P[P_MU] * (dt + tau_m) * s;
+                glide_dev = fmax(glide_dev, fabs(obs_at(r, k, O_PHI) - obs_at(r, k, O_GLIDE)) / off);
+                nglide++;
+            }
+        }
+        const double onset_err = have_ref ? fabs(onset - ev.slip_start[0]) : NAN;
+        const double restick_err = have_ref ? fabs(restick - ev.slip_end[0]) : NAN;
+        snprintf(key, sizeof key, "fig3.%s.fn_dev_rel_max", name);
+        study_set_metric(ctx, key, fn_dev);
+        snprintf(key, sizeof key, "fig3.%s.z_dev_max", name);
+        study_set_metric(ctx, key, z_dev);
+        snprintf(key, sizeof key, "fig3.%s.fn_max_rel", name);
+        study_set_metric(ctx, key, fn_max);
+        snprintf(key, sizeof key, "fig3.%s.onset_t", name);
+        study_set_metric(ctx, key, onset);
+        snprintf(key, sizeof key, "fig3.%s.restick_t", name);
+        study_set_metric(ctx, key, restick);
+        snprintf(key, sizeof key, "fig3.%s.onset_err", name);
+        study_set_metric(ctx, key, onset_err);
+        snprintf(key, sizeof key, "fig3.%s.restick_err", name);
+        study_set_metric(ctx, key, restick_err);
+        snprintf(key, sizeof key, "fig3.%s.spike_min_rel", name);
+        study_set_metric(ctx, key, nspike > 0 ? spike_min : NAN);
+        snprintf(key, sizeof key, "fig3.%s.spike_excess_over_kinematic_min", name);
+        study_set_metric(ctx, key, nspike > 0 && isfinite(excess_min) ? excess_min : NAN);
+        snprintf(key, sizeof key, "fig3.%s.glide_dev_rel", name);
+        study_set_metric(ctx, key, nglide > 0 ? glide_dev : NAN);
+        snprintf(key, sizeof key, "fig3.%s.failures", name);
+        study_set_metric(ctx, key, r->status == CCB_OK ? 0 : 1);
+        tprintf(&sum, "%s,%s,%ld,%.6g,%.6g,%.6g,%.6f,%.6f,%d,%.6g,%ld,%.6g,%.4f,%d,%.6g\n", name,
+                r->status == CCB_OK ? "ok" : "failed", r->nsteps, fn_dev, fn_max, z_dev, onset,
+                restick, nspike, nspike ? spike_min : NAN, nglide, nglide ? glide_dev : NAN,
+                mean_iters(r), r->max_iters, r->wall_time);
+    }
+    char dir[PATH_MAX], path[PATH_MAX + 64];
+    if (study_dir(ctx, "fig3", dir, sizeof dir) != 0) {
+        rc = 2;
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    rc = write_table(path,
+                     "approx,status,steps,max_abs_fn_minus_mg_over_mg,max_fn_over_mg,"
+                     "max_abs_z_minus_zeq [m],first_slip_onset [s],first_restick [s],"
+                     "slip_to_stick_transitions,min_spike_fn_over_mg,slip_steps_vt_gt_0.02,"
+                     "max_glide_dev_over_offset,mean_newton_iterations,max_newton_iterations,"
+                     "wall_time [s]",
+                     sum.s ? sum.s : "");
+    snprintf(path, sizeof path, "%s/events.csv", dir);
+    if (rc == 0) {
+        rc = write_table(path, "approx,transition,number,t_model [s],t_coulomb [s]",
+                         evt.s ? evt.s : "");
+    }
+    if (rc == 0) {
+        char out_prefix[PATH_MAX + 16];
+        snprintf(out_prefix, sizeof out_prefix, "%s/%s/fig3", ctx->out_root, ctx->cs->name);
+        char vars[PATH_MAX * 2 + 256];
+        snprintf(vars, sizeof vars, "datadir='%s'; out='%s'; dtlabel='%g'; mg=%.17g", dir,
+                 out_prefix, dt, mg);
+        study_plot(ctx, "conveyor_fig3.gp", vars);
+        study_report(ctx,
+                     "### fig3 — contact velocity and force at dt = %g s (ICF Fig. 3)\n\n"
+                     "![fig3](conveyor/fig3.png)\n\n"
+                     "Paper: repeated stick/slip; Lagged keeps v_n = 0 and f_n = mg; SAP and "
+                     "Similar glide (v_n != 0) during slip, show f_n transients while the slip "
+                     "speed changes and f_n spikes at slip -> stick.\n\n"
+                     "| model | max abs(f_n - mg)/mg | max f_n/mg | first slip [s] | first "
+                     "re-stick [s] | min spike f_n/mg | max glide dev / offset | mean Newton "
+                     "it. | wall [s] |\n|---|---|---|---|---|---|---|---|---|\n",
+                     dt);
+        for (int i = 0; i < 3; ++i) {
+            char key[128];
+            double fd = NAN, fm = NAN, sp = NAN, gd = NAN;
+            snprintf(key, sizeof key, "fig3.%s.fn_dev_rel_max", k_fig_models[i]->name);
+            study_get_metric(ctx, key, &fd);
+            snprintf(key, sizeof key, "fig3.%s.fn_max_rel", k_fig_models[i]->name);
+            study_get_metric(ctx, key, &fm);
+            snprintf(key, sizeof key, "fig3.%s.spike_min_rel", k_fig_models[i]->name);
+            study_get_metric(ctx, key, &sp);
+            snprintf(key, sizeof key, "fig3.%s.glide_dev_rel", k_fig_models[i]->name);
+            study_get_metric(ctx, key, &gd);
+            double on = NAN, re = NAN;
+            snprintf(key, sizeof key, "fig3.%s.onset_t", k_fig_models[i]->name);
+            study_get_metric(ctx, key, &on);
+            snprintf(key, sizeof key, "fig3.%s.restick_t", k_fig_models[i]->name);
+            study_get_metric(ctx, key, &re);
+            study_report(ctx, "| %s | %.3g | %.4g | %.2f | %.2f | %.3g | %.3g | %.2f | %.4f |\n",
+                         k_fig_models[i]->name, fd, fm, on, re, sp, gd, mean_iters(&rec[i]),
+                         rec[i].wall_time);
+        }
+        if (have_ref) {
+            study_report(ctx,
+                         "\nIdeal Coulomb reference (reference/conveyor_ref.c): first slip "
+                         "%.5f s, first re-stick %.5f s, largest slip speed %.4f m/s. Model "
+                         "event times are in `conveyor/fig3/events.csv`.\n\n",
+                         ev.slip_start[0], ev.slip_end[0], ev.slip_speed_max[0]);
+        }
+    }
+out:
+    free(sum.s);
+    free(evt.s);
+    for (int i = 0; i < 3; ++i) {
+        run_record_free(&rec[i]);
+    }
+    return rc;
+}
+
+/* ---- study convergence (ICF Fig. 4) ----------------------------------------------------------- */
+
+/* One sweep: SAP, Similar and Lagged at each dt, against Lagged at dt_min/10 (cases.md §1.4).
+ * Writes <tag>.csv (errors) and fills e[model][j]; sets metrics convergence.<tag>.<model>.*. */
+typedef struct sweep {
+    const char* tag; /* "paper" or "extended" */
+    int ndt;
+    const double* dts; /* descending */
+    double e[3][8];
+    double order[3];
+} sweep;
+
+static int run_sweep(study_ctx* ctx, sweep* sw, const char* dir) {
+    const double T = ctx->cs->t_final_default;
+    const int ndt = sw->ndt, nrun = 3 * ndt + 1;
+    run_config* cfg = calloc((size_t)nrun, sizeof *cfg);
+    run_record* rec = calloc((size_t)nrun, sizeof *rec);
+    if (cfg == NULL || rec == NULL) {
+        free(cfg);
+        free(rec);
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
+    }
+    const double dt_ref = sw->dts[ndt - 1] / 10.0; /* 10x smaller than the smallest (§1.4) */
+    char label[96], study[64];
+    snprintf(study, sizeof study, "convergence");
+    run_label(label, sizeof label, "reference-lagged", dt_ref);
+    study_config(ctx, &cfg[0], study, label, &ccb_approx_lagged, dt_ref, T);
+    cfg[0].record_every = (int)lround(sw->dts[ndt - 1] / dt_ref);
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < ndt; ++j) {
+            run_label(label, sizeof label, k_fig_models[i]->name, sw->dts[j]);
+            study_config(ctx, &cfg[1 + i * ndt + j], study, label, k_fig_models[i], sw->dts[j], T);
+        }
+    }
+    int rc = study_execute(ctx, "convergence", cfg, rec, nrun);
+    text tab = {0};
+    const run_record* ref = &rec[0];
+    for (int i = 0; i < 3 && rc == 0; ++i) {
+        char key[128];
+        for (int j = 0; j < ndt; ++j) {
+            const run_record* r = &rec[1 + i * ndt + j];
+            double ec[2] = {NAN, NAN}, e = NAN;
+            char msg[256];
+            if (r->status == CCB_OK && ref->status == CCB_OK &&
+                ccb_an_rms_error(r->nsteps, sw->dts[j], r->q, ref->nsteps, dt_ref, ref->q, r->nq, &e,
+                                 ec, msg, sizeof msg) != 0) {
+                fprintf(stderr, "ccb: convergence: %s\n", msg);
+                e = NAN;
+            }
+            sw->e[i][j] = e;
+            tprintf(&tab, "%s,%g,%.10g,%.10g,%.10g,%.4f,%d,%.6g,%s\n", k_fig_models[i]->name,
+                    sw->dts[j], e, ec[0], ec[1], mean_iters(r), r->max_iters, r->wall_time,
+                    r->status == CCB_OK ? "ok" : "failed");
+            snprintf(key, sizeof key, "convergence.%s.%s.e_q.dt%g", sw->tag, k_fig_models[i]->name,
+                     sw->dts[j]);
+            study_set_metric(ctx, key, e);
+        }
+        sw->order[i] = NAN;
+        ccb_an_order(ndt, sw->dts, sw->e[i], &sw->order[i], NULL, NULL);
+        snprintf(key, sizeof key, "convergence.%s.%s.order", sw->tag, k_fig_models[i]->name);
+        study_set_metric(ctx, key, sw->order[i]);
+        /* tail ratio: error at the smallest step over the error at the next larger one */
+        snprintf(key, sizeof key, "convergence.%s.%s.tail_ratio", sw->tag, k_fig_models[i]->name);
+        study_set_metric(ctx, key, sw->e[i][ndt - 1] / sw->e[i][ndt - 2]);
+    }
+    if (rc == 0) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/errors_%s.csv", dir, sw->tag);
+        rc = write_table(path,
+                         "approx,dt [s],e_q [m],e_x [m],e_z [m],mean_newton_iterations,"
+                         "max_newton_iterations,wall_time [s],status",
+                         tab.s ? tab.s : "");
+    }
+    free(tab.s);
+    for (int i = 0; i < nrun; ++i) {
+        run_record_free(&rec[i]);
+    }
+    free(cfg);
+    free(rec);
+    return rc;
+}
+
+static const double k_dts_paper[3] = {5e-2, 1e-2, 2e-3};          /* ICF Fig. 4 */
+static const double k_dts_ext[4] = {1e-3, 4e-4, 2e-4, 1e-4};        /* where SAP's plateau shows */
+
+static int study_convergence(study_ctx* ctx) {
+    char dir[PATH_MAX];
+    if (study_dir(ctx, "convergence", dir, sizeof dir) != 0) {
+        return 2;
+    }
+    sweep paper = {"paper", 3, k_dts_paper, {{0}}, {0}};
+    sweep ext = {"extended", 4, k_dts_ext, {{0}}, {0}};
+    int rc = run_sweep(ctx, &paper, dir);
+    if (rc == 0) {
+        rc = run_sweep(ctx, &ext, dir);
+    }
+    if (rc != 0) {
+        return rc;
+    }
+    /* Similar above Lagged at every step of the paper's sweep (ICF Fig. 4) */
+    double ratio_min = INFINITY;
+    for (int j = 0; j < paper.ndt; ++j) {
+        ratio_min = fmin(ratio_min, paper.e[1][j] / paper.e[2][j]);
+    }
+    study_set_metric(ctx, "convergence.paper.similar_over_lagged_min", ratio_min);
+    /* SAP ratio e(2e-3)/e(1e-2) of CONV-4 */
+    study_set_metric(ctx, "convergence.paper.sap.ratio_2e-3_over_1e-2", paper.e[0][2] / paper.e[0][1]);
+    text ord = {0};
+    for (int i = 0; i < 3; ++i) {
+        tprintf(&ord, "%s,paper,%.6f,%.6f\n", k_fig_models[i]->name, paper.order[i],
+                paper.e[i][2] / paper.e[i][1]);
+        tprintf(&ord, "%s,extended,%.6f,%.6f\n", k_fig_models[i]->name, ext.order[i],
+                ext.e[i][3] / ext.e[i][2]);
+    }
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/orders.csv", dir);
+    rc = write_table(path, "approx,sweep,observed_order,tail_ratio_e_smallest_over_e_next", ord.s);
+    free(ord.s);
+    if (rc != 0) {
+        return rc;
+    }
+    char out_prefix[PATH_MAX + 16], vars[PATH_MAX * 2 + 128];
+    snprintf(out_prefix, sizeof out_prefix, "%s/%s/convergence", ctx->out_root, ctx->cs->name);
+    snprintf(vars, sizeof vars, "datadir='%s'; out='%s'", dir, out_prefix);
+    study_plot(ctx, "conveyor_convergence.gp", vars);
+    study_report(ctx,
+                 "### convergence — e_q against dt (ICF Fig. 4)\n\n"
+                 "![convergence](conveyor/convergence.png)\n\n"
+                 "Paper: Lagged and Similar first order, Similar above Lagged; SAP plateaus at the "
+                 "smallest step (its gliding offset mu tau_d |v_t| does not vanish). Filled "
+                 "symbols: the paper's sweep (reference Lagged 2e-4 s); open symbols: an extended "
+                 "sweep down to 1e-4 s (reference Lagged 1e-5 s) that shows where SAP's plateau "
+                 "appears with the parameters of cases.md §3.1.\n\n"
+                 "| model | e_q(5e-2) | e_q(1e-2) | e_q(2e-3) | order | e(2e-3)/e(1e-2) | "
+                 "e_q(4e-4) | e_q(2e-4) | e_q(1e-4) | e(1e-4)/e(2e-4) |\n"
+                 "|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < 3; ++i) {
+        study_report(ctx,
+                     "| %s | %.3e | %.3e | %.3e | %.3f | %.3f | %.3e | %.3e | %.3e | %.3f |\n",
+                     k_fig_models[i]->name, paper.e[i][0], paper.e[i][1], paper.e[i][2],
+                     paper.order[i], paper.e[i][2] / paper.e[i][1], ext.e[i][1], ext.e[i][2],
+                     ext.e[i][3], ext.e[i][3] / ext.e[i][2]);
+    }
+    study_report(ctx, "\n(e_q in metres.)\n\n");
+    return 0;
+}
+
+static const case_study k_studies[] = {
+    {"fig3", "contact velocity and force at dt = 0.01 s: SAP, Similar, Lagged", "ICF Fig. 3",
+     study_fig3},
+    {"convergence",
+     "e_q against dt in {2e-3, 1e-2, 5e-2} (reference Lagged 2e-4) and an extended sweep to 1e-4",
+     "ICF Fig. 4", study_convergence},
+};
+
+static const char* const k_quick[] = {"fig3", "convergence", NULL};
+
+const case_desc case_conveyor = {
+    "conveyor",
+    "Oscillating conveyor belt: box on a belt x_b = A sin(2 pi f t), stick-slip",
+    "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-A, Figs. 2-4",
+    k_params,
+    P_COUNT,
+    k_notes,
+    (int)(sizeof k_notes / sizeof k_notes[0]),
+    0.01,
+    2.0,
+    "lagged",
+    conveyor_build,
+    conveyor_destroy,
+    conveyor_sim_options,
+    O_COUNT,
+    k_obs,
+    conveyor_observe,
+    k_studies,
+    (int)(sizeof k_studies / sizeof k_studies[0]),
+    k_quick,
+};

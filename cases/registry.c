@@ -1,0 +1,102 @@
+/* registry: the list of cases and parameter handling (--set name=value). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+
+extern const case_desc case_conveyor;
+
+static const case_desc* const g_cases[] = {&case_conveyor};
+
+int case_count(void) {
+    return (int)(sizeof g_cases / sizeof g_cases[0]);
+}
+
+const case_desc* case_get(int i) {
+    return (i >= 0 && i < case_count()) ? g_cases[i] : NULL;
+}
+
+const case_desc* case_find(const char* name) {
+    for (int i = 0; i < case_count(); ++i) {
+        if (strcmp(g_cases[i]->name, name) == 0) {
+            return g_cases[i];
+        }
+    }
+    return NULL;
+}
+
+const case_param* case_find_param(const case_desc* cs, const char* name, int* index) {
+    for (int i = 0; i < cs->nparams; ++i) {
+        if (strcmp(cs->params[i].name, name) == 0) {
+            if (index) {
+                *index = i;
+            }
+            return &cs->params[i];
+        }
+    }
+    return NULL;
+}
+
+int case_param_index(const case_desc* cs, const char* name) {
+    int i = -1;
+    case_find_param(cs, name, &i);
+    return i;
+}
+
+void case_default_params(const case_desc* cs, double* params) {
+    for (int i = 0; i < cs->nparams; ++i) {
+        params[i] = cs->params[i].def;
+    }
+}
+
+int case_set_param(const case_desc* cs, double* params, const char* assignment, char* msg,
+                   size_t n) {
+    const char* eq = strchr(assignment, '=');
+    if (eq == NULL || eq == assignment) {
+        snprintf(msg, n, "--set expects name=value (got '%s')", assignment);
+        return -1;
+    }
+    char name[64];
+    const size_t len = (size_t)(eq - assignment);
+    if (len >= sizeof name) {
+        snprintf(msg, n, "parameter name too long in '%s'", assignment);
+        return -1;
+    }
+    memcpy(name, assignment, len);
+    name[len] = '\0';
+    int idx = -1;
+    const case_param* p = case_find_param(cs, name, &idx);
+    if (p == NULL) {
+        int off = snprintf(msg, n, "unknown parameter '%s' for case %s; known:", name, cs->name);
+        for (int i = 0; i < cs->nparams && off > 0 && (size_t)off < n; ++i) {
+            off += snprintf(msg + off, n - (size_t)off, " %s", cs->params[i].name);
+        }
+        return -1;
+    }
+    const char* text = eq + 1;
+    char* end = NULL;
+    const double v = strtod(text, &end);
+    if (text[0] == '\0' || end == text || *end != '\0') {
+        snprintf(msg, n, "parameter '%s': '%s' is not a number", name, text);
+        return -1;
+    }
+    if (!isfinite(v)) {
+        snprintf(msg, n, "parameter '%s' must be finite (got '%s')", name, text);
+        return -1;
+    }
+    const int below = p->lo_open ? !(v > p->lo) : !(v >= p->lo);
+    const int above = p->hi_open ? !(v < p->hi) : !(v <= p->hi);
+    if (below || above) {
+        snprintf(msg, n, "parameter '%s' = %g is out of range %s%g, %g%s [%s]", name, v,
+                 p->lo_open ? "(" : "[", p->lo, p->hi, p->hi_open ? ")" : "]", p->unit);
+        return -1;
+    }
+    if (p->integer && v != floor(v)) {
+        snprintf(msg, n, "parameter '%s' must be a whole number (got %g)", name, v);
+        return -1;
+    }
+    params[idx] = v;
+    return 0;
+}

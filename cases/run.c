@@ -1,0 +1,296 @@
+/* run: one simulation of a case, recorded in memory and (optionally) to files:
+ *   <dir>/trajectory.csv  t, q, v and the case's observables after every step (decimated by
+ *                         record_every), header with units;
+ *   <dir>/steps.csv       solver statistics of every step (status, iterations, residual, ...);
+ *   <dir>/meta.json       what produced them: case, parameters, approximation, solver options,
+ *                         dt, final time, library version, git revision, wall time, status.
+ * All three are written atomically. A step whose solve fails ends the run; the files then hold
+ * the steps up to and including the failing one and meta.json says "status": "failed". */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "case.h"
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void run_config_default(const case_desc* cs, run_config* cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->cs = cs;
+    case_default_params(cs, cfg->params);
+    cfg->approx = ccb_approx_find(cs->approx_default);
+    cfg->dt = cs->dt_default;
+    cfg->t_final = cs->t_final_default;
+    cfg->newton = ccb_newton_params_default();
+    cfg->delassus = CCB_DELASSUS_DIAG_INVERSE;
+    cfg->record_every = 1;
+}
+
+void run_record_free(run_record* rec) {
+    free(rec->q);
+    free(rec->v);
+    free(rec->obs);
+    free(rec->iters);
+    free(rec->kappa);
+    rec->q = rec->v = rec->obs = rec->kappa = NULL;
+    rec->iters = NULL;
+}
+
+int case_obs_index(const case_desc* cs, const char* name) {
+    for (int i = 0; i < cs->nobs; ++i) {
+        if (strncmp(cs->obs_names[i], name, strlen(name)) == 0 &&
+            (cs->obs_names[i][strlen(name)] == ' ' || cs->obs_names[i][strlen(name)] == '\0')) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static int write_meta(const run_config* cfg, const run_record* rec, const ccb_model* model,
+                      char* msg, size_t n) {
+    ccb_meta* m = NULL;
+    if (ccb_meta_create(&m) != CCB_OK) {
+        snprintf(msg, n, "out of memory");
+        return 2;
+    }
+    const case_desc* cs = cfg->cs;
+    char key[160];
+    ccb_meta_set_string(m, "case", cs->name);
+    ccb_meta_set_string(m, "title", cs->title);
+    ccb_meta_set_string(m, "paper", cs->paper);
+    ccb_meta_set_string(m, "label", cfg->label);
+    for (int i = 0; i < cs->nparams; ++i) {
+        snprintf(key, sizeof key, "parameters.%s", cs->params[i].name);
+        ccb_meta_set_number(m, key, cfg->params[i]);
+    }
+    ccb_meta_set_string(m, "solver.name", "newton");
+    ccb_meta_set_string(m, "solver.approximation", cfg->approx->name);
+    ccb_meta_set_string(m, "solver.approximation_title", cfg->approx->title);
+    ccb_meta_set_string(m, "solver.linear_solver",
+                        cfg->newton.linear_solver == CCB_LINSOLVE_DENSE ? "dense"
+                                                                        : "cholmod-supernodal-amd");
+    ccb_meta_set_string(m, "solver.delassus",
+                        cfg->delassus == CCB_DELASSUS_FULL_INVERSE ? "full-inverse"
+                                                                   : "diag-inverse");
+    ccb_meta_set_number(m, "solver.eps_a", cfg->newton.eps_a);
+    ccb_meta_set_number(m, "solver.eps_r", cfg->newton.eps_r);
+    ccb_meta_set_number(m, "solver.eps_cost_a", cfg->newton.eps_cost_a);
+    ccb_meta_set_number(m, "solver.eps_cost_r", cfg->newton.eps_cost_r);
+    ccb_meta_set_number(m, "solver.max_iterations", cfg->newton.max_iterations);
+    ccb_meta_set_number(m, "solver.line_search_alpha_max", cfg->newton.ls_alpha_max);
+    ccb_meta_set_bool(m, "solver.compute_kappa", cfg->newton.compute_kappa);
+    ccb_meta_set_number(m, "dt", cfg->dt);
+    ccb_meta_set_number(m, "t_final", cfg->t_final);
+    ccb_meta_set_number(m, "steps_planned", (double)rec->nplanned);
+    ccb_meta_set_number(m, "steps_completed", (double)rec->nsteps);
+    ccb_meta_set_number(m, "record_every", cfg->record_every);
+    ccb_meta_set_number(m, "nq", ccb_model_nq(model));
+    ccb_meta_set_number(m, "nv", ccb_model_nv(model));
+    ccb_meta_set_string(m, "status", rec->status == CCB_OK ? "ok" : "failed");
+    ccb_meta_set_number(m, "solver_failures", rec->status == CCB_OK ? 0 : 1);
+    if (rec->status != CCB_OK) {
+        ccb_meta_set_string(m, "failure.message", rec->msg);
+        ccb_meta_set_string(m, "failure.status", ccb_status_string(rec->status));
+        ccb_meta_set_number(m, "failure.step", (double)rec->fail_step);
+    }
+    ccb_meta_set_number(m, "statistics.newton_iterations_total", (double)rec->total_iters);
+    ccb_meta_set_number(m, "statistics.newton_iterations_mean",
+                        rec->nsteps > 0 ? (double)rec->total_iters / (double)rec->nsteps : 0.0);
+    ccb_meta_set_number(m, "statistics.newton_iterations_max", rec->max_iters);
+    ccb_meta_set_number(m, "statistics.line_search_evaluations_total", (double)rec->total_ls);
+    ccb_meta_set_number(m, "statistics.symbolic_analyses", (double)rec->analyses);
+    ccb_meta_set_number(m, "statistics.factorizations", (double)rec->factorizations);
+    ccb_meta_set_number(m, "wall_time_s", rec->wall_time);
+    ccb_meta_set_string(m, "library.version", ccb_version());
+    ccb_meta_set_string(m, "library.git_revision", ccb_revision());
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/meta.json", cfg->out_dir);
+    const ccb_status s = ccb_meta_write(m, path, msg, n);
+    ccb_meta_destroy(m);
+    return s == CCB_OK ? 0 : 2;
+}
+
+int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) {
+    memset(rec, 0, sizeof *rec);
+    rec->cfg = *cfg;
+    const case_desc* cs = cfg->cs;
+    if (!(isfinite(cfg->dt) && cfg->dt > 0) || !(isfinite(cfg->t_final) && cfg->t_final > 0)) {
+        snprintf(msg, msgn, "dt and t_final must be finite and > 0 (got %g, %g)", cfg->dt,
+                 cfg->t_final);
+        return 2;
+    }
+    const double steps = cfg->t_final / cfg->dt;
+    const long N = lround(steps);
+    if (N < 1 || fabs(steps - (double)N) > 1e-9 * steps || N > 200000000L) {
+        snprintf(msg, msgn,
+                 "t_final = %g must be a whole number (1 .. 2e8) of steps dt = %g (got %.6g steps)",
+                 cfg->t_final, cfg->dt, steps);
+        return 2;
+    }
+    if (cfg->record_every < 1) {
+        snprintf(msg, msgn, "record_every must be >= 1");
+        return 2;
+    }
+    ccb_model* model = NULL;
+    void* data = NULL;
+    if (cs->build(cfg->params, &model, &data, msg, msgn) != 0) {
+        return 2;
+    }
+    ccb_sim_params sp = ccb_sim_params_default();
+    sp.dt = cfg->dt;
+    sp.approx = cfg->approx;
+    sp.newton = cfg->newton;
+    sp.problem.delassus = cfg->delassus;
+    cs->sim_options(cfg->params, &sp);
+    ccb_sim* sim = NULL;
+    int rc = 2;
+    ccb_writer *wt = NULL, *ws = NULL;
+    if (ccb_sim_create(model, &sp, &sim, msg, msgn) != CCB_OK) {
+        goto done;
+    }
+    const int nq = ccb_model_nq(model), nv = ccb_model_nv(model), no = cs->nobs;
+    rec->nplanned = N;
+    rec->nq = nq;
+    rec->nv = nv;
+    rec->nobs = no;
+    const size_t rows = (size_t)N + 1;
+    rec->q = calloc(rows * (size_t)(nq > 0 ? nq : 1), sizeof(double));
+    rec->v = calloc(rows * (size_t)(nv > 0 ? nv : 1), sizeof(double));
+    rec->obs = calloc(rows * (size_t)(no > 0 ? no : 1), sizeof(double));
+    rec->iters = calloc(rows, sizeof(int));
+    rec->kappa = calloc(rows, sizeof(double));
+    if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->kappa) {
+        snprintf(msg, msgn, "out of memory for %ld steps", N);
+        goto done;
+    }
+    memcpy(rec->q, ccb_sim_q(sim), (size_t)nq * sizeof(double));
+    memcpy(rec->v, ccb_sim_v(sim), (size_t)nv * sizeof(double));
+    rec->kappa[0] = -1;
+    const int files = cfg->out_dir[0] != '\0';
+    const int ncol = 1 + nq + nv + no;
+    double* row = calloc((size_t)ncol, sizeof(double));
+    if (row == NULL) {
+        snprintf(msg, msgn, "out of memory");
+        goto done;
+    }
+    if (files) {
+        char path[PATH_MAX + 32];
+        if (mkdir_p(cfg->out_dir, msg, msgn) != 0) {
+            free(row);
+            goto done;
+        }
+        snprintf(path, sizeof path, "%s/trajectory.csv", cfg->out_dir);
+        if (ccb_writer_open(path, &wt, msg, msgn) != CCB_OK) {
+            free(row);
+            goto done;
+        }
+        snprintf(path, sizeof path, "%s/steps.csv", cfg->out_dir);
+        if (ccb_writer_open(path, &ws, msg, msgn) != CCB_OK) {
+            free(row);
+            goto done;
+        }
+        char(*names)[160] = calloc((size_t)ncol, sizeof *names);
+        const char** ptr = calloc((size_t)ncol, sizeof(char*));
+        if (!names || !ptr) {
+            free(names), free(ptr), free(row);
+            snprintf(msg, msgn, "out of memory");
+            goto done;
+        }
+        snprintf(names[0], 160, "t [s]");
+        for (int i = 0; i < nq; ++i) {
+            snprintf(names[1 + i], 160, "%s [%s]", ccb_model_q_name(model, i),
+                     ccb_model_q_unit(model, i));
+        }
+        for (int i = 0; i < nv; ++i) {
+            snprintf(names[1 + nq + i], 160, "%s [%s]", ccb_model_v_name(model, i),
+                     ccb_model_v_unit(model, i));
+        }
+        for (int i = 0; i < no; ++i) {
+            snprintf(names[1 + nq + nv + i], 160, "%s", cs->obs_names[i]);
+        }
+        for (int i = 0; i < ncol; ++i) {
+            ptr[i] = names[i];
+        }
+        ccb_csv_header(wt, ncol, ptr);
+        ccb_steps_header(ws);
+        free(names);
+        free(ptr);
+    }
+    rec->status = CCB_OK;
+    for (long k = 1; k <= N; ++k) {
+        const double t0 = ccb_sim_time(sim);
+        const double tic = now();
+        const ccb_status s = ccb_sim_step(sim);
+        rec->wall_time += now() - tic;
+        const ccb_step_stats* st = ccb_sim_step_stats(sim);
+        rec->iters[k] = st->newton.iterations;
+        rec->kappa[k] = st->newton.kappa;
+        rec->total_iters += st->newton.iterations;
+        rec->total_ls += st->newton.ls_evals;
+        if (st->newton.iterations > rec->max_iters) {
+            rec->max_iters = st->newton.iterations;
+        }
+        if (files && ccb_steps_row(ws, k, t0, st) != CCB_OK) {
+            snprintf(msg, msgn, "%s: non-finite solver statistics at step %ld", cfg->label, k);
+            free(row);
+            goto done;
+        }
+        if (s != CCB_OK) {
+            rec->status = s;
+            rec->fail_step = k;
+            snprintf(rec->msg, sizeof rec->msg, "%s", ccb_sim_last_error(sim));
+            break;
+        }
+        rec->nsteps = k;
+        memcpy(rec->q + (size_t)k * nq, ccb_sim_q(sim), (size_t)nq * sizeof(double));
+        memcpy(rec->v + (size_t)k * nv, ccb_sim_v(sim), (size_t)nv * sizeof(double));
+        double* o = rec->obs + (size_t)k * no;
+        cs->observe(sim, data, cfg->params, o);
+        if (files && (k % cfg->record_every == 0 || k == N)) {
+            row[0] = ccb_sim_time(sim);
+            memcpy(row + 1, ccb_sim_q(sim), (size_t)nq * sizeof(double));
+            memcpy(row + 1 + nq, ccb_sim_v(sim), (size_t)nv * sizeof(double));
+            memcpy(row + 1 + nq + nv, o, (size_t)no * sizeof(double));
+            if (ccb_csv_row(wt, ncol, row) != CCB_OK) {
+                snprintf(msg, msgn, "%s: non-finite value in the trajectory at step %ld",
+                         cfg->label, k);
+                free(row);
+                goto done;
+            }
+        }
+    }
+    free(row);
+    ccb_newton_counters(ccb_sim_newton(sim), &rec->analyses, &rec->factorizations);
+    if (files) {
+        const ccb_status s1 = ccb_writer_commit(wt, msg, msgn);
+        wt = NULL;
+        const ccb_status s2 = s1 == CCB_OK ? ccb_writer_commit(ws, msg, msgn) : CCB_E_IO;
+        if (s1 != CCB_OK) {
+            ccb_writer_abort(ws);
+        }
+        ws = NULL;
+        if (s2 != CCB_OK || write_meta(cfg, rec, model, msg, msgn) != 0) {
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    ccb_writer_abort(wt);
+    ccb_writer_abort(ws);
+    ccb_sim_destroy(sim);
+    ccb_model_destroy(model);
+    if (cs->destroy) {
+        cs->destroy(data);
+    }
+    if (rc != 0) {
+        run_record_free(rec);
+    }
+    return rc;
+}

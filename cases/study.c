@@ -1,0 +1,265 @@
+/* study: run lists executed in parallel (one simulation per thread, each single-threaded, as the
+ * papers measure), metrics for the gates, the markdown report, output directories, figures. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "case.h"
+
+const char* ccb_source_dir(void) {
+    const char* env = getenv("CCB_SOURCE_DIR");
+    return (env && env[0]) ? env : CCB_DEFAULT_SOURCE_DIR;
+}
+
+int mkdir_p(const char* path, char* msg, size_t n) {
+    char buf[PATH_MAX];
+    if (strlen(path) >= sizeof buf || path[0] == '\0') {
+        snprintf(msg, n, "invalid output path '%s'", path);
+        return -1;
+    }
+    strcpy(buf, path);
+    for (char* p = buf + 1;; ++p) {
+        const char c = *p;
+        if (c == '/' || c == '\0') {
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+                snprintf(msg, n, "cannot create directory '%s': %s", buf, strerror(errno));
+                return -1;
+            }
+            *p = c;
+        }
+        if (c == '\0') {
+            break;
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || access(path, W_OK) != 0) {
+        snprintf(msg, n, "output directory '%s' is not a writable directory", path);
+        return -1;
+    }
+    return 0;
+}
+
+void run_label(char* out, size_t n, const char* approx, double dt) {
+    snprintf(out, n, "%s_dt%g", approx, dt);
+}
+
+int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root) {
+    memset(ctx, 0, sizeof *ctx);
+    if (strlen(out_root) >= sizeof ctx->out_root) {
+        return -1;
+    }
+    ctx->cs = cs;
+    case_default_params(cs, ctx->params);
+    ctx->newton = ccb_newton_params_default();
+    ctx->delassus = CCB_DELASSUS_DIAG_INVERSE;
+    snprintf(ctx->out_root, sizeof ctx->out_root, "%s", out_root);
+    ctx->jobs = 1;
+    ctx->figures = 1;
+    pthread_mutex_init(&ctx->lock, NULL);
+    return 0;
+}
+
+void study_ctx_free(study_ctx* ctx) {
+    free(ctx->metrics);
+    free(ctx->report);
+    pthread_mutex_destroy(&ctx->lock);
+    ctx->metrics = NULL;
+    ctx->report = NULL;
+}
+
+void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
+                  const ccb_approx* approx, double dt, double t_final) {
+    run_config_default(ctx->cs, cfg);
+    memcpy(cfg->params, ctx->params, sizeof cfg->params);
+    cfg->newton = ctx->newton;
+    cfg->delassus = ctx->delassus;
+    cfg->approx = approx;
+    cfg->dt = dt;
+    cfg->t_final = t_final;
+    snprintf(cfg->label, sizeof cfg->label, "%s", label);
+    if (study) {
+        snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s/%s/%s/%s", ctx->out_root, ctx->cs->name,
+                 study, label);
+    }
+}
+
+typedef struct job_queue {
+    study_ctx* ctx;
+    const char* study;
+    run_config* cfgs;
+    run_record* recs;
+    int n, next, done, error;
+    char msg[600];
+    pthread_mutex_t lock;
+} job_queue;
+
+static void progress(job_queue* q) {
+    if (!q->ctx->progress) {
+        return;
+    }
+    const int width = 30, filled = q->n ? width * q->done / q->n : width;
+    fprintf(stderr, "\r[%s/%s] [", q->ctx->cs->name, q->study);
+    for (int i = 0; i < width; ++i) {
+        fputc(i < filled ? '#' : ' ', stderr);
+    }
+    fprintf(stderr, "] %d/%d runs", q->done, q->n);
+    if (q->done == q->n) {
+        fputc('\n', stderr);
+    }
+    fflush(stderr);
+}
+
+static void* worker(void* arg) {
+    job_queue* q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->lock);
+        const int i = q->error ? q->n : q->next++;
+        pthread_mutex_unlock(&q->lock);
+        if (i >= q->n) {
+            return NULL;
+        }
+        char msg[512] = "";
+        const int rc = run_execute(&q->cfgs[i], &q->recs[i], msg, sizeof msg);
+        pthread_mutex_lock(&q->lock);
+        if (rc != 0 && !q->error) {
+            q->error = rc;
+            snprintf(q->msg, sizeof q->msg, "%s: %s", q->cfgs[i].label, msg);
+        }
+        q->done++;
+        progress(q);
+        pthread_mutex_unlock(&q->lock);
+    }
+}
+
+int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_record* recs, int n) {
+    job_queue q;
+    memset(&q, 0, sizeof q);
+    q.ctx = ctx;
+    q.study = study;
+    q.cfgs = cfgs;
+    q.recs = recs;
+    q.n = n;
+    pthread_mutex_init(&q.lock, NULL);
+    memset(recs, 0, (size_t)n * sizeof *recs);
+    int nt = ctx->jobs < 1 ? 1 : ctx->jobs;
+    if (nt > n) {
+        nt = n;
+    }
+    pthread_t th[64];
+    if (nt > 64) {
+        nt = 64;
+    }
+    int started = 0;
+    for (int i = 0; i < nt; ++i) {
+        if (pthread_create(&th[i], NULL, worker, &q) == 0) {
+            started++;
+        }
+    }
+    if (started == 0) {
+        worker(&q);
+    }
+    for (int i = 0; i < started; ++i) {
+        pthread_join(th[i], NULL);
+    }
+    pthread_mutex_destroy(&q.lock);
+    if (q.error) {
+        fprintf(stderr, "ccb: %s\n", q.msg);
+        return q.error;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (recs[i].status != CCB_OK) {
+            ctx->failures++;
+            fprintf(stderr, "ccb: %s/%s/%s: solver failure at step %ld: %s\n", ctx->cs->name,
+                    study, cfgs[i].label, recs[i].fail_step, recs[i].msg);
+        }
+    }
+    return 0;
+}
+
+void study_set_metric(study_ctx* ctx, const char* name, double value) {
+    for (int i = 0; i < ctx->nmetrics; ++i) {
+        if (strcmp(ctx->metrics[i].name, name) == 0) {
+            ctx->metrics[i].value = value;
+            return;
+        }
+    }
+    if (ctx->nmetrics == ctx->cap_metrics) {
+        const int cap = ctx->cap_metrics ? 2 * ctx->cap_metrics : 64;
+        metric* m = realloc(ctx->metrics, (size_t)cap * sizeof(metric));
+        if (m == NULL) {
+            return; /* the gate then reports the metric as missing */
+        }
+        ctx->metrics = m;
+        ctx->cap_metrics = cap;
+    }
+    snprintf(ctx->metrics[ctx->nmetrics].name, sizeof ctx->metrics[0].name, "%s", name);
+    ctx->metrics[ctx->nmetrics].value = value;
+    ctx->nmetrics++;
+}
+
+int study_get_metric(void* user, const char* name, double* value) {
+    const study_ctx* ctx = user;
+    for (int i = 0; i < ctx->nmetrics; ++i) {
+        if (strcmp(ctx->metrics[i].name, name) == 0) {
+            *value = ctx->metrics[i].value;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void study_report(study_ctx* ctx, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[4096];
+    const int len = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (len < 0) {
+        return;
+    }
+    const size_t need = ctx->report_len + (size_t)len + 1;
+    if (need > ctx->report_cap) {
+        size_t cap = ctx->report_cap ? 2 * ctx->report_cap : 8192;
+        while (cap < need) {
+            cap *= 2;
+        }
+        char* r = realloc(ctx->report, cap);
+        if (r == NULL) {
+            return;
+        }
+        ctx->report = r;
+        ctx->report_cap = cap;
+    }
+    memcpy(ctx->report + ctx->report_len, tmp, (size_t)len + 1);
+    ctx->report_len += (size_t)len;
+}
+
+int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n) {
+    snprintf(path, n, "%s/%s/%s", ctx->out_root, ctx->cs->name, sub);
+    char msg[512];
+    if (mkdir_p(path, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return -1;
+    }
+    return 0;
+}
+
+void study_plot(study_ctx* ctx, const char* script, const char* assignments) {
+    if (!ctx->figures) {
+        return;
+    }
+    char path[PATH_MAX], msg[600];
+    snprintf(path, sizeof path, "%s/analysis/gnuplot/%s", ccb_source_dir(), script);
+    if (ccb_an_plot(path, assignments, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: figure %s: %s\n", script, msg);
+        ctx->warnings++;
+    }
+}
