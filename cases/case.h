@@ -106,6 +106,9 @@ typedef struct run_record {
     long analyses, factorizations;
 } run_record;
 
+/* Checks what can be checked before anything is written: dt, t_final (a whole number of steps),
+ * record_every. 0, or 2 with a message. */
+int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t n);
 /* Runs the configuration. Returns 0 if the run was carried out (its solver status is in
  * rec->status; a failed step ends the run and is recorded as such), or 2 for invalid input or an
  * output error, with a message. */

@@ -64,6 +64,7 @@ typedef struct opts {
     const char* linsolve;
     int record_every;
     int repeat;
+    int max_iter;
     const char* sets[64];
     int nsets;
     const char* pos[16];
@@ -164,6 +165,8 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->linsolve = val;
         } else if (strcmp(name, "record-every") == 0) {
             o->record_every = parse_int("--record-every", val, 1, 1000000000);
+        } else if (strcmp(name, "max-iterations") == 0) {
+            o->max_iter = parse_int("--max-iterations", val, 1, 100000);
         } else if (strcmp(name, "repeat") == 0) {
             o->repeat = parse_int("--repeat", val, 1, 1000);
         } else {
@@ -216,6 +219,9 @@ static void apply_solver_opts(const opts* o, ccb_newton_params* np, ccb_delassus
         np->eps_r = o->rtol;
     }
     np->compute_kappa = o->kappa;
+    if (o->max_iter > 0) {
+        np->max_iterations = o->max_iter;
+    }
     if (o->delassus) {
         if (strcmp(o->delassus, "diag") == 0) {
             *del = CCB_DELASSUS_DIAG_INVERSE;
@@ -342,6 +348,7 @@ static const char* k_run_help =
     "  --set NAME=VALUE       override a case parameter (repeatable; see ccb info CASE)\n"
     "  --out DIR              output directory (default results/CASE/runs/APPROX_dtDT)\n"
     "  --rtol X               Newton relative tolerance eps_r (default 1e-5)\n"
+    "  --max-iterations N     Newton iterations before a step fails (default 100)\n"
     "  --kappa                record the condition number kappa_2(H) of every step\n"
     "  --delassus diag|full   Delassus approximation for SAP's w (default diag)\n"
     "  --linear-solver cholmod|dense   (default cholmod: supernodal, AMD)\n"
@@ -354,7 +361,9 @@ static const char* k_run_help =
 static int cmd_run(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
-               "approx dt t-final set out rtol kappa delassus linear-solver record-every", &o,
+               "approx dt t-final set out rtol max-iterations kappa delassus linear-solver "
+               "record-every",
+               &o,
                k_run_help);
     if (o.npos != 1) {
         die_usage("run needs exactly one CASE");
@@ -387,6 +396,11 @@ static int cmd_run(int argc, char** argv) {
         snprintf(cfg.out_dir, sizeof cfg.out_dir, "results/%s/runs/%s", cs->name, cfg.label);
     }
     char msg[1024];
+    if (run_config_check(&cfg, NULL, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    const int existed = access(cfg.out_dir, F_OK) == 0;
     if (mkdir_p(cfg.out_dir, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
@@ -394,6 +408,9 @@ static int cmd_run(int argc, char** argv) {
     run_record rec;
     if (run_execute(&cfg, &rec, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
+        if (!existed) {
+            rmdir(cfg.out_dir); /* only succeeds if nothing was written */
+        }
         return EXIT_USAGE;
     }
     printf("%s %s dt=%g t_final=%g: %ld/%ld steps, status %s, Newton iterations mean %.3f max %d, "
@@ -438,12 +455,14 @@ static const char* k_study_help =
     "  --out ROOT        results root (default results); writes ROOT/CASE/STUDY/...\n"
     "  --jobs N          runs in parallel (default 1; each run is single-threaded)\n"
     "  --set NAME=VALUE  override a case parameter (repeatable)\n"
-    "  --rtol X, --kappa, --delassus diag|full, --linear-solver cholmod|dense\n"
+    "  --rtol X, --max-iterations N, --kappa, --delassus diag|full,\n"
+    "  --linear-solver cholmod|dense   solver options as for ccb run\n"
     "  --no-figures      skip gnuplot\n";
 
 static int cmd_study(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "out jobs set rtol kappa delassus linear-solver no-figures", &o,
+    parse_opts(argc, argv, 2,
+               "out jobs set rtol max-iterations kappa delassus linear-solver no-figures", &o,
                k_study_help);
     if (o.npos != 2) {
         die_usage("study needs CASE and STUDY");
@@ -479,6 +498,19 @@ static int cmd_study(int argc, char** argv) {
         return EXIT_USAGE;
     }
     return failures ? EXIT_GATE : 0;
+}
+
+/* Copies text for a markdown table cell: '|' becomes '\|'. */
+static const char* md_cell(const char* in, char* out, size_t n) {
+    size_t k = 0;
+    for (const char* p = in; *p && k + 2 < n; ++p) {
+        if (*p == '|') {
+            out[k++] = '\\';
+        }
+        out[k++] = *p;
+    }
+    out[k] = '\0';
+    return out;
 }
 
 /* Evaluates the gates of a case on ctx's metrics; prints one line per gate (PASS, FAIL, or for
@@ -526,10 +558,11 @@ static int evaluate_gates(study_ctx* ctx) {
         if (g[i].expect_fail) {
             printf("         expected failure: %s\n", g[i].evidence);
         }
+        char basis[1100], evidence[1600];
         study_report(ctx, "| %s | %s | `%s` | %s | %s | **%s** | %s%s%s |\n", g[i].id, g[i].tier,
-                     g[i].metric, meas, bound, res, g[i].basis,
+                     g[i].metric, meas, bound, res, md_cell(g[i].basis, basis, sizeof basis),
                      g[i].expect_fail ? " — *expected failure:* " : "",
-                     g[i].expect_fail ? g[i].evidence : "");
+                     g[i].expect_fail ? md_cell(g[i].evidence, evidence, sizeof evidence) : "");
         if (w) {
             ccb_writer_printf(w, "%s,%s,%s,%.17g,%s,%.17g,%.17g,%s\n", g[i].id, g[i].tier,
                               g[i].metric, isnan(g[i].measured) ? 0.0 : g[i].measured, g[i].op,

@@ -117,10 +117,7 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     return s == CCB_OK ? 0 : 2;
 }
 
-int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) {
-    memset(rec, 0, sizeof *rec);
-    rec->cfg = *cfg;
-    const case_desc* cs = cfg->cs;
+int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn) {
     if (!(isfinite(cfg->dt) && cfg->dt > 0) || !(isfinite(cfg->t_final) && cfg->t_final > 0)) {
         snprintf(msg, msgn, "dt and t_final must be finite and > 0 (got %g, %g)", cfg->dt,
                  cfg->t_final);
@@ -136,6 +133,20 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     }
     if (cfg->record_every < 1) {
         snprintf(msg, msgn, "record_every must be >= 1");
+        return 2;
+    }
+    if (nsteps) {
+        *nsteps = N;
+    }
+    return 0;
+}
+
+int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) {
+    memset(rec, 0, sizeof *rec);
+    rec->cfg = *cfg;
+    const case_desc* cs = cfg->cs;
+    long N = 0;
+    if (run_config_check(cfg, &N, msg, msgn) != 0) {
         return 2;
     }
     ccb_model* model = NULL;

@@ -97,7 +97,7 @@ typedef struct job_queue {
     run_config* cfgs;
     run_record* recs;
     int n, next, done, error;
-    char msg[600];
+    char msg[sizeof(((run_config*)0)->label) + 520]; /* label + ": " + run message */
     pthread_mutex_t lock;
 } job_queue;
 

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Command-line contract of `ccb` (CTest, label unit): bad input gets a clear message and exit 2,
+# nothing half-written is left behind, a solver failure gives exit 1 and is recorded as failed,
+# and the same inputs give bit-identical trajectories.
+# Usage: CI/cli_test.sh /path/to/ccb
+set -u
+CCB=${1:?usage: cli_test.sh /path/to/ccb}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass=0
+
+# expect CODE PATTERN -- command...: exit code and a stderr/stdout pattern
+expect() {
+  local code=$1 pattern=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$code" ]; then
+    echo "FAIL: '$*' exited $rc, expected $code; output: $out"
+    fails=$((fails + 1))
+  elif [ -n "$pattern" ] && ! grep -q -- "$pattern" <<<"$out"; then
+    echo "FAIL: '$*' output lacks '$pattern': $out"
+    fails=$((fails + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}
+
+# --- usage and input errors: exit 2 with a message ---------------------------------------------
+expect 2 "usage"                 -- "$CCB"
+expect 2 "unknown command"       -- "$CCB" frobnicate
+expect 0 "commands"              -- "$CCB" --help
+expect 0 "ccb "                  -- "$CCB" --version
+expect 0 "conveyor"              -- "$CCB" list
+expect 0 "valid range"           -- "$CCB" info conveyor
+expect 2 "unknown case"          -- "$CCB" info nosuchcase
+expect 2 "unknown case"          -- "$CCB" run nosuchcase
+expect 2 "unknown parameter 'nosuch'" -- "$CCB" run conveyor --set nosuch=1 --out "$tmp/a"
+expect 2 "out of range"          -- "$CCB" run conveyor --set mass=-1.5 --out "$tmp/a"
+expect 2 "out of range"          -- "$CCB" run conveyor --set mu=-0.1 --out "$tmp/a"
+expect 2 "finite"                -- "$CCB" run conveyor --set mu=nan --out "$tmp/a"
+expect 2 "finite"                -- "$CCB" run conveyor --set k=inf --out "$tmp/a"
+expect 2 "not a number"          -- "$CCB" run conveyor --set mu=abc --out "$tmp/a"
+expect 2 "whole number"          -- "$CCB" run conveyor --set contacts=1.5 --out "$tmp/a"
+expect 2 "name=value"            -- "$CCB" run conveyor --set mu --out "$tmp/a"
+expect 2 "dt must be > 0"        -- "$CCB" run conveyor --dt 0 --out "$tmp/a"
+expect 2 "dt must be > 0"        -- "$CCB" run conveyor --dt -0.01 --out "$tmp/a"
+expect 2 "finite number"         -- "$CCB" run conveyor --dt abc --out "$tmp/a"
+expect 2 "finite number"         -- "$CCB" run conveyor --dt nan --out "$tmp/a"
+expect 2 "whole number"          -- "$CCB" run conveyor --dt 0.01 --t-final 0.015 --out "$tmp/a"
+expect 2 "unknown approximation" -- "$CCB" run conveyor --approx tamsi --out "$tmp/a"
+expect 2 "unknown option"        -- "$CCB" run conveyor --frobnicate
+expect 2 "needs a value"         -- "$CCB" run conveyor --dt
+expect 2 "rtol"                  -- "$CCB" run conveyor --rtol 2 --out "$tmp/a"
+expect 2 "unknown study"         -- "$CCB" study conveyor nosuch --out "$tmp/s"
+expect 2 "jobs"                  -- "$CCB" study conveyor fig3 --jobs 0 --out "$tmp/s"
+expect 2 "unknown case"          -- "$CCB" gate nosuchcase --out "$tmp/g"
+if [ -e "$tmp/a" ]; then
+  echo "FAIL: rejected runs created $tmp/a"
+  fails=$((fails + 1))
+fi
+
+# --- unwritable output: exit 2, nothing written --------------------------------------------------
+echo x >"$tmp/plainfile"
+expect 2 "cannot create directory" -- "$CCB" run conveyor --out "$tmp/plainfile/run"
+expect 2 "cannot create directory" -- "$CCB" study conveyor fig3 --no-figures --out "$tmp/plainfile/res"
+mkdir -p "$tmp/ro" && chmod 555 "$tmp/ro"
+if [ "$(id -u)" != 0 ]; then # root ignores directory permissions
+  expect 2 "" -- "$CCB" run conveyor --out "$tmp/ro/run"
+fi
+expect 2 "cannot create directory" -- "$CCB" run conveyor --out /proc/ccb-cannot-exist/run
+
+# --- a good run: files complete, status ok -------------------------------------------------------
+expect 0 "status ok" -- "$CCB" run conveyor --approx lagged --out "$tmp/ok"
+for f in trajectory.csv steps.csv meta.json; do
+  [ -s "$tmp/ok/$f" ] || { echo "FAIL: missing $f"; fails=$((fails + 1)); }
+done
+grep -q '"status":[[:space:]]*"ok"' "$tmp/ok/meta.json" || { echo "FAIL: meta status"; fails=$((fails + 1)); }
+[ "$(wc -l <"$tmp/ok/trajectory.csv")" -eq 201 ] || { echo "FAIL: 200 rows + header expected"; fails=$((fails + 1)); }
+head -1 "$tmp/ok/trajectory.csv" | grep -q '^t \[s\],box.x \[m\]' || { echo "FAIL: header units"; fails=$((fails + 1)); }
+if ls "$tmp/ok" | grep -q tmp; then
+  echo "FAIL: temporary files left in $tmp/ok"
+  fails=$((fails + 1))
+fi
+
+# --- a solver failure: exit 1, recorded as failed, never as success ------------------------------
+expect 1 "did not converge" -- "$CCB" run conveyor --approx similar --max-iterations 1 --rtol 1e-12 --out "$tmp/fail"
+grep -q '"status":[[:space:]]*"failed"' "$tmp/fail/meta.json" || { echo "FAIL: failed run not recorded as failed"; fails=$((fails + 1)); }
+
+# --- determinism: identical inputs, bit-identical trajectories -----------------------------------
+for m in sap similar lagged lagged-reg; do
+  "$CCB" run conveyor --approx "$m" --out "$tmp/d1_$m" >/dev/null 2>&1
+  "$CCB" run conveyor --approx "$m" --out "$tmp/d2_$m" >/dev/null 2>&1
+  if ! cmp -s "$tmp/d1_$m/trajectory.csv" "$tmp/d2_$m/trajectory.csv"; then
+    echo "FAIL: $m trajectories differ between identical runs"
+    fails=$((fails + 1))
+  else
+    pass=$((pass + 1))
+  fi
+done
+# studies give the same data whatever the number of parallel jobs
+"$CCB" study conveyor fig3 --no-figures --out "$tmp/j1" --jobs 1 >/dev/null 2>&1
+"$CCB" study conveyor fig3 --no-figures --out "$tmp/j2" --jobs 2 >/dev/null 2>&1
+for m in sap similar lagged; do
+  cmp -s "$tmp/j1/conveyor/fig3/${m}_dt0.01/trajectory.csv" "$tmp/j2/conveyor/fig3/${m}_dt0.01/trajectory.csv" \
+    || { echo "FAIL: --jobs changes the $m data"; fails=$((fails + 1)); }
+done
+
+echo "cli_test: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
