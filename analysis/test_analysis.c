@@ -26,7 +26,8 @@ static void test_rms_error(void) {
     CHECK_REL(ec[1], 4e-3, 1e-12, 0, "component z");
     /* trapezoid: an error only at the last sample counts half a step over T */
     qa[2 * na] += 1.0;
-    CHECK(ccb_an_rms_error(na, 0.05, qa, nref, 0.01, qref, 2, &e, NULL, msg, sizeof msg) == 0, "%s", msg);
+    CHECK(ccb_an_rms_error(na, 0.05, qa, nref, 0.01, qref, 2, &e, NULL, msg, sizeof msg) == 0, "%s",
+          msg);
     const double expect = sqrt((25e-6 * (na - 0.5) + 0.5 * ((1.003) * (1.003) + 16e-6)) / na);
     CHECK_REL(e, expect, 1e-12, 0, "trapezoidal weights");
     CHECK(ccb_an_rms_error(na, 0.05, qa, nref, 0.03, qref, 2, &e, NULL, msg, sizeof msg) != 0,

@@ -21,21 +21,21 @@
 #define CASE_MAX_ROOT 1024 /* longest results root accepted by --out */
 
 typedef struct case_param {
-    const char* name;    /* --set name=value */
-    double def;          /* default */
-    const char* unit;    /* "kg", "-" */
-    double lo, hi;       /* valid range */
+    const char* name;     /* --set name=value */
+    double def;           /* default */
+    const char* unit;     /* "kg", "-" */
+    double lo, hi;        /* valid range */
     int lo_open, hi_open; /* 1: bound excluded */
     int integer;          /* 1: only whole numbers */
     const char* meaning;
-    const char* tag;     /* source tag of cases.md: "[ICF]", "[default?]", "[derived]" */
+    const char* tag; /* source tag of cases.md: "[ICF]", "[default?]", "[derived]" */
 } case_param;
 
 struct study_ctx;
 typedef struct case_study {
-    const char* name;   /* `ccb study CASE NAME` */
+    const char* name; /* `ccb study CASE NAME` */
     const char* title;
-    const char* figure; /* paper figure it reproduces, e.g. "ICF Fig. 3" */
+    const char* figure;                /* paper figure it reproduces, e.g. "ICF Fig. 3" */
     int (*run)(struct study_ctx* ctx); /* 0 ok, 1 solver failure, 2 input/IO error */
 } case_study;
 
@@ -89,18 +89,18 @@ typedef struct run_config {
 
 typedef struct run_record {
     run_config cfg;
-    long nplanned;   /* steps asked for */
-    long nsteps;     /* steps completed */
+    long nplanned; /* steps asked for */
+    long nsteps;   /* steps completed */
     int nq, nv, nobs;
-    double* q;       /* (nsteps + 1) x nq; row 0 = initial state */
-    double* v;       /* (nsteps + 1) x nv */
-    double* obs;     /* (nsteps + 1) x nobs; row n describes step n (row 0 unused, zeros) */
-    int* iters;      /* (nsteps + 1): Newton iterations of step n */
-    double* kappa;   /* (nsteps + 1): kappa_2(H) of step n, -1 if not computed */
+    double* q;         /* (nsteps + 1) x nq; row 0 = initial state */
+    double* v;         /* (nsteps + 1) x nv */
+    double* obs;       /* (nsteps + 1) x nobs; row n describes step n (row 0 unused, zeros) */
+    int* iters;        /* (nsteps + 1): Newton iterations of step n */
+    double* kappa;     /* (nsteps + 1): kappa_2(H) of step n, -1 if not computed */
     ccb_status status; /* CCB_OK or the failure that stopped the run */
     char msg[512];
-    long fail_step;  /* step that failed (1-based), 0 if none */
-    double wall_time;  /* stepping loop [s] */
+    long fail_step;   /* step that failed (1-based), 0 if none */
+    double wall_time; /* stepping loop [s] */
     long total_iters, total_ls;
     int max_iters;
     long analyses, factorizations;
@@ -129,16 +129,16 @@ typedef struct study_ctx {
     double params[CASE_MAX_PARAMS]; /* base parameters (with --set overrides) */
     ccb_newton_params newton;
     ccb_delassus delassus;
-    char out_root[CASE_MAX_ROOT];   /* results root ("results") */
+    char out_root[CASE_MAX_ROOT]; /* results root ("results") */
     int jobs;
-    int figures;                    /* draw figures with gnuplot */
-    int progress;                   /* progress bar on stderr */
+    int figures;  /* draw figures with gnuplot */
+    int progress; /* progress bar on stderr */
     metric* metrics;
     int nmetrics, cap_metrics;
-    char* report;                   /* markdown appended by studies for results/README.md */
+    char* report; /* markdown appended by studies for results/README.md */
     size_t report_len, report_cap;
-    int failures;                   /* runs that ended with a solver failure */
-    int warnings;                   /* e.g. figures that could not be drawn */
+    int failures; /* runs that ended with a solver failure */
+    int warnings; /* e.g. figures that could not be drawn */
     pthread_mutex_t lock;
 } study_ctx;
 

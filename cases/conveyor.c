@@ -20,8 +20,23 @@
 #include "reference.h"
 
 enum {
-    P_MASS, P_SIZE, P_AMP, P_FREQ, P_PHASE, P_MU, P_K, P_D, P_TAU, P_VS, P_SIGMA, P_BETA, P_G,
-    P_CONTACTS, P_ROTATION, P_MARGIN, P_COUNT
+    P_MASS,
+    P_SIZE,
+    P_AMP,
+    P_FREQ,
+    P_PHASE,
+    P_MU,
+    P_K,
+    P_D,
+    P_TAU,
+    P_VS,
+    P_SIGMA,
+    P_BETA,
+    P_G,
+    P_CONTACTS,
+    P_ROTATION,
+    P_MARGIN,
+    P_COUNT
 };
 
 static const case_param k_params[P_COUNT] = {
@@ -29,17 +44,21 @@ static const case_param k_params[P_COUNT] = {
     {"size", 0.05, "m", 0, 10, 1, 0, 0, "box side a (I = m a^2/6)", "[ICF]"},
     {"amplitude", 0.2, "m", 0, 10, 1, 0, 0, "belt amplitude A", "[ICF]"},
     {"frequency", 1.0, "Hz", 0, 100, 1, 0, 0, "belt frequency f", "[ICF]"},
-    {"phase", 0.0, "rad", -10, 10, 0, 0, 0, "belt phase: x_b = A sin(2 pi f t + phase)", "[default?]"},
+    {"phase", 0.0, "rad", -10, 10, 0, 0, 0, "belt phase: x_b = A sin(2 pi f t + phase)",
+     "[default?]"},
     {"mu", 0.7, "-", 0, 10, 0, 0, 0, "friction coefficient", "[ICF]"},
     {"k", 1e7, "N/m", 0, 1e15, 1, 0, 0, "contact stiffness", "[ICF]"},
     {"d", 500.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (Lagged, Similar)", "[ICF]"},
     {"tau_d", 1e-3, "s", 0, 10, 0, 0, 0, "SAP relaxation time (Kelvin-Voigt k tau_d)", "[ICF]"},
     {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (Lagged, Similar)", "[ICF]"},
     {"sigma", 1e-3, "-", 0, 1, 1, 0, 0, "SAP R_t = sigma w; eq. (26) regularization", "[ICF]"},
-    {"beta", 1.0, "-", 0, 100, 0, 0, 0, "SAP near-rigid parameter (0 disables the cap)", "[default?]"},
+    {"beta", 1.0, "-", 0, 100, 0, 0, 0, "SAP near-rigid parameter (0 disables the cap)",
+     "[default?]"},
     {"g", 9.81, "m/s^2", 0, 100, 0, 0, 0, "gravity", "[default?]"},
-    {"contacts", 1, "-", 1, 2, 0, 0, 1, "1: bottom-face centre, 2: the two bottom corners", "[default?]"},
-    {"rotation", 0, "-", 0, 1, 0, 0, 1, "0: rotation locked (2 dof), 1: free (3 dof, x z theta)", "[default?]"},
+    {"contacts", 1, "-", 1, 2, 0, 0, 1, "1: bottom-face centre, 2: the two bottom corners",
+     "[default?]"},
+    {"rotation", 0, "-", 0, 1, 0, 0, 1, "0: rotation locked (2 dof), 1: free (3 dof, x z theta)",
+     "[default?]"},
     {"margin", 0.1, "m", 0, 10, 0, 0, 0, "speculative contact margin", "[ICF §X-A]"},
 };
 
@@ -57,7 +76,8 @@ static const char* const k_notes[] = {
     "Newton stopping: eps_r = 1e-5 (ICF §XII), eps_a = 1e-14; every step solved to tolerance.",
     "SAP near-rigid cap beta = 1 (ICF never states beta) [default?]; with dt = 0.01 the cap is "
     "active for this contact (k_eff = 4 pi^2/(w dt (dt + tau_d)) = 7.6e5 N/m < k).",
-    "lagged and similar use eps_s = v_s (ICF §V, as used in ICF §XI); lagged-reg uses ICF eq. (26). "
+    "lagged and similar use eps_s = v_s (ICF §V, as used in ICF §XI); lagged-reg uses ICF eq. "
+    "(26). "
     "Drake applies eq. (26) to Lagged and Similar by default.",
     "Stick/slip classification for events and spikes: slip iff |v_t| > 10 v_s = 1e-3 m/s.",
     "e_q: RMS over [0, T] of |(x, z) - (x, z)_ref| on the coarse grid (trapezoid), reference "
@@ -65,7 +85,7 @@ static const char* const k_notes[] = {
 };
 
 static const char* const k_obs[] = {
-    "belt.x [m]", "belt.v [m/s]", "vt [m/s]",  "vn [m/s]",           "ft [N]",
+    "belt.x [m]", "belt.v [m/s]", "vt [m/s]",      "vn [m/s]",           "ft [N]",
     "fn [N]",     "phi [m]",      "phi_glide [m]", "stiction_tol [m/s]",
 };
 enum { O_BELT_X, O_BELT_V, O_VT, O_VN, O_FT, O_FN, O_PHI, O_GLIDE, O_STOL, O_COUNT };
@@ -330,8 +350,8 @@ static int study_fig3(study_ctx* ctx) {
             const double tref = !have_ref || idx >= ev.n ? NAN
                                 : tr[j].to_slip          ? ev.slip_start[idx]
                                                          : ev.slip_end[idx];
-            tprintf(&evt, "%s,%s,%d,%.6f,%.6f\n", name, tr[j].to_slip ? "stick->slip" : "slip->stick",
-                    idx + 1, t, tref);
+            tprintf(&evt, "%s,%s,%d,%.6f,%.6f\n", name,
+                    tr[j].to_slip ? "stick->slip" : "slip->stick", idx + 1, t, tref);
             if (tr[j].to_slip) {
                 if (nslip == 0) {
                     onset = t;
@@ -368,7 +388,8 @@ static int study_fig3(study_ctx* ctx) {
             const double s = fabs(obs_at(r, k, O_VT));
             if (s > 0.02) {
                 const double off = P[P_MU] * (dt + tau_m) * s;
-                glide_dev = fmax(glide_dev, fabs(obs_at(r, k, O_PHI) - obs_at(r, k, O_GLIDE)) / off);
+                glide_dev =
+                    fmax(glide_dev, fabs(obs_at(r, k, O_PHI) - obs_at(r, k, O_GLIDE)) / off);
                 nglide++;
             }
         }
@@ -518,8 +539,8 @@ static int run_sweep(study_ctx* ctx, sweep* sw, const char* dir) {
             double ec[2] = {NAN, NAN}, e = NAN;
             char msg[256];
             if (r->status == CCB_OK && ref->status == CCB_OK &&
-                ccb_an_rms_error(r->nsteps, sw->dts[j], r->q, ref->nsteps, dt_ref, ref->q, r->nq, &e,
-                                 ec, msg, sizeof msg) != 0) {
+                ccb_an_rms_error(r->nsteps, sw->dts[j], r->q, ref->nsteps, dt_ref, ref->q, r->nq,
+                                 &e, ec, msg, sizeof msg) != 0) {
                 fprintf(stderr, "ccb: convergence: %s\n", msg);
                 e = NAN;
             }
@@ -556,8 +577,8 @@ static int run_sweep(study_ctx* ctx, sweep* sw, const char* dir) {
     return rc;
 }
 
-static const double k_dts_paper[3] = {5e-2, 1e-2, 2e-3};          /* ICF Fig. 4 */
-static const double k_dts_ext[4] = {1e-3, 4e-4, 2e-4, 1e-4};        /* where SAP's plateau shows */
+static const double k_dts_paper[3] = {5e-2, 1e-2, 2e-3};     /* ICF Fig. 4 */
+static const double k_dts_ext[4] = {1e-3, 4e-4, 2e-4, 1e-4}; /* where SAP's plateau shows */
 
 static int study_convergence(study_ctx* ctx) {
     char dir[PATH_MAX];
@@ -580,7 +601,8 @@ static int study_convergence(study_ctx* ctx) {
     }
     study_set_metric(ctx, "convergence.paper.similar_over_lagged_min", ratio_min);
     /* SAP ratio e(2e-3)/e(1e-2) of CONV-4 */
-    study_set_metric(ctx, "convergence.paper.sap.ratio_2e-3_over_1e-2", paper.e[0][2] / paper.e[0][1]);
+    study_set_metric(ctx, "convergence.paper.sap.ratio_2e-3_over_1e-2",
+                     paper.e[0][2] / paper.e[0][1]);
     text ord = {0};
     for (int i = 0; i < 3; ++i) {
         tprintf(&ord, "%s,paper,%.6f,%.6f\n", k_fig_models[i]->name, paper.order[i],
@@ -611,8 +633,7 @@ static int study_convergence(study_ctx* ctx) {
                  "e_q(4e-4) | e_q(2e-4) | e_q(1e-4) | e(1e-4)/e(2e-4) |\n"
                  "|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < 3; ++i) {
-        study_report(ctx,
-                     "| %s | %.3e | %.3e | %.3e | %.3f | %.3f | %.3e | %.3e | %.3e | %.3f |\n",
+        study_report(ctx, "| %s | %.3e | %.3e | %.3e | %.3f | %.3f | %.3e | %.3e | %.3e | %.3f |\n",
                      k_fig_models[i]->name, paper.e[i][0], paper.e[i][1], paper.e[i][2],
                      paper.order[i], paper.e[i][2] / paper.e[i][1], ext.e[i][1], ext.e[i][2],
                      ext.e[i][3], ext.e[i][3] / ext.e[i][2]);

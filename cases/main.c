@@ -286,8 +286,8 @@ static int cmd_info(int argc, char** argv) {
     const case_desc* cs = need_case(o.pos[0]);
     printf("%s — %s\n%s\n\n", cs->name, cs->title, cs->paper);
     printf("parameters (--set name=value):\n");
-    printf("  %-10s %-10s %-7s %-22s %-12s %s\n", "name", "default", "unit", "valid range", "source",
-           "meaning");
+    printf("  %-10s %-10s %-7s %-22s %-12s %s\n", "name", "default", "unit", "valid range",
+           "source", "meaning");
     for (int i = 0; i < cs->nparams; ++i) {
         const case_param* p = &cs->params[i];
         char range[64];
@@ -363,8 +363,7 @@ static int cmd_run(int argc, char** argv) {
     parse_opts(argc, argv, 2,
                "approx dt t-final set out rtol max-iterations kappa delassus linear-solver "
                "record-every",
-               &o,
-               k_run_help);
+               &o, k_run_help);
     if (o.npos != 1) {
         die_usage("run needs exactly one CASE");
     }
@@ -522,14 +521,16 @@ static int evaluate_gates(study_ctx* ctx) {
     gate_file(ctx->cs, path, sizeof path);
     ccb_gate_result* g = calloc(64, sizeof *g);
     int ng = 0;
-    if (g == NULL || ccb_gates_evaluate(path, study_get_metric, ctx, g, 64, &ng, msg, sizeof msg) != 0) {
+    if (g == NULL ||
+        ccb_gates_evaluate(path, study_get_metric, ctx, g, 64, &ng, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
         free(g);
         return -1;
     }
     int failed = 0, xfail = 0, xpass = 0;
-    study_report(ctx, "### gates (reference/%s.json)\n\n| gate | tier | metric | measured | bound | "
-                      "result | basis |\n|---|---|---|---|---|---|---|\n",
+    study_report(ctx,
+                 "### gates (reference/%s.json)\n\n| gate | tier | metric | measured | bound | "
+                 "result | basis |\n|---|---|---|---|---|---|---|\n",
                  ctx->cs->name);
     char csvpath[PATH_MAX + 32];
     snprintf(csvpath, sizeof csvpath, "%s/%s/gates.csv", ctx->out_root, ctx->cs->name);
@@ -546,8 +547,8 @@ static int evaluate_gates(study_ctx* ctx) {
         } else {
             snprintf(bound, sizeof bound, "%s %g", g[i].op, g[i].lo);
         }
-        const char* res = g[i].expect_fail ? (g[i].pass ? "XPASS" : "XFAIL")
-                                           : (g[i].pass ? "PASS" : "FAIL");
+        const char* res =
+            g[i].expect_fail ? (g[i].pass ? "XPASS" : "XFAIL") : (g[i].pass ? "PASS" : "FAIL");
         failed += !g[i].pass && !g[i].expect_fail;
         xfail += !g[i].pass && g[i].expect_fail;
         xpass += g[i].pass && g[i].expect_fail;
@@ -578,8 +579,9 @@ static int evaluate_gates(study_ctx* ctx) {
     if (xpass) {
         printf("note: an XPASS gate now meets the spec bound; remove its \"expect\" in %s\n", path);
     }
-    study_report(ctx, "\n%d gates: %d passed, %d failed, %d expected failures (XFAIL, spec bound "
-                      "unattainable with the specified setup; evidence in the table), %d XPASS.\n\n",
+    study_report(ctx,
+                 "\n%d gates: %d passed, %d failed, %d expected failures (XFAIL, spec bound "
+                 "unattainable with the specified setup; evidence in the table), %d XPASS.\n\n",
                  ng, ng - failed - xfail - xpass, failed, xfail, xpass);
     free(g);
     return failed;
@@ -772,8 +774,8 @@ static int cmd_bench(int argc, char** argv) {
     const case_desc* cs = need_case(o.npos ? o.pos[0] : "conveyor");
     printf("# ccb bench %s: median of %d runs of the stepping loop (libccb %s, %s)\n", cs->name,
            o.repeat, ccb_version(), ccb_revision());
-    printf("%-11s %-9s %-8s %-12s %-14s %-12s %-10s %s\n", "approx", "dt [s]", "steps",
-           "wall [s]", "per step [us]", "steps/s", "mean it.", "status");
+    printf("%-11s %-9s %-8s %-12s %-14s %-12s %-10s %s\n", "approx", "dt [s]", "steps", "wall [s]",
+           "per step [us]", "steps/s", "mean it.", "status");
     int fails = 0;
     for (int a = 0; a < ccb_approx_count(); ++a) {
         const ccb_approx* ap = ccb_approx_get(a);

@@ -14,7 +14,8 @@
 #include "reference.h"
 
 void ccb_ref_conveyor_belt(const ccb_ref_conveyor* p, double t, double* x, double* v, double* a) {
-    const double w = 2 * 3.14159265358979323846 * p->f, s = sin(w * t + p->phase), c = cos(w * t + p->phase);
+    const double w = 2 * 3.14159265358979323846 * p->f, s = sin(w * t + p->phase),
+                 c = cos(w * t + p->phase);
     if (x) {
         *x = p->A * s;
     }

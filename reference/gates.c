@@ -32,8 +32,8 @@ static void copy_str(char* dst, size_t n, const cJSON* item) {
     snprintf(dst, n, "%s", cJSON_IsString(item) ? item->valuestring : "");
 }
 
-int ccb_gates_evaluate(const char* path, ccb_metric_lookup lookup, void* user,
-                       ccb_gate_result* res, int max, int* n, char* msg, size_t msgn) {
+int ccb_gates_evaluate(const char* path, ccb_metric_lookup lookup, void* user, ccb_gate_result* res,
+                       int max, int* n, char* msg, size_t msgn) {
     *n = 0;
     char* text = read_file(path, msg, msgn);
     if (text == NULL) {

@@ -16,9 +16,9 @@ typedef struct ccb_ref_conveyor {
 
 #define CCB_REF_MAX_EVENTS 64
 typedef struct ccb_ref_events {
-    int n;                                   /* number of slip intervals found in [0, T] */
-    double slip_start[CCB_REF_MAX_EVENTS];   /* [s] */
-    double slip_end[CCB_REF_MAX_EVENTS];     /* [s] (T if still slipping at T) */
+    int n;                                     /* number of slip intervals found in [0, T] */
+    double slip_start[CCB_REF_MAX_EVENTS];     /* [s] */
+    double slip_end[CCB_REF_MAX_EVENTS];       /* [s] (T if still slipping at T) */
     double slip_speed_max[CCB_REF_MAX_EVENTS]; /* largest |v_box - v_belt| in the interval [m/s] */
     double rel_accel_end[CCB_REF_MAX_EVENTS];  /* |d(v_box - v_belt)/dt| at slip_end [m/s^2] */
 } ccb_ref_events;
@@ -36,12 +36,12 @@ void ccb_ref_conveyor_belt(const ccb_ref_conveyor* p, double t, double* x, doubl
  * Measured metrics are looked up by name through a callback. */
 typedef struct ccb_gate_result {
     char id[32];
-    int expect_fail;     /* the gate file documents a known failure ("expect": "fail") */
-    char evidence[768];  /* why it is expected to fail */
+    int expect_fail;    /* the gate file documents a known failure ("expect": "fail") */
+    char evidence[768]; /* why it is expected to fail */
     char metric[96];
     char op[4];
-    double lo, hi;       /* bound(s): value in lo (and hi for "in") */
-    double measured;     /* NAN if the metric is missing */
+    double lo, hi;   /* bound(s): value in lo (and hi for "in") */
+    double measured; /* NAN if the metric is missing */
     int pass;
     char tier[16];
     char basis[512];

@@ -68,8 +68,7 @@ ccb_status ccb_approx_options_check(const ccb_approx_options* o, char* msg, size
         return ccb_errorf(msg, n, CCB_E_INVALID, "vs must be finite and > 0 m/s (got %g)", o->vs);
     }
     if (!(isfinite(o->sigma) && o->sigma > 0)) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "sigma must be finite and > 0 (got %g)",
-                          o->sigma);
+        return ccb_errorf(msg, n, CCB_E_INVALID, "sigma must be finite and > 0 (got %g)", o->sigma);
     }
     if (!(isfinite(o->beta) && o->beta >= 0)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "beta must be finite and >= 0 (got %g)", o->beta);

@@ -28,11 +28,11 @@ static void sap_prepare(const ccb_approx_options* opt, const ccb_contact_input* 
     const double w = in->w;
     const double four_pi2 = 4.0 * CCB_PI * CCB_PI;
     c->sigma_w = opt->sigma * w;
-    c->Rt = opt->sigma * w;                                             /* §4.3 */
+    c->Rt = opt->sigma * w;                                                              /* §4.3 */
     c->Rn = fmax(opt->beta * opt->beta * w / four_pi2, 1.0 / (dt * in->k * (dt + tau))); /* §4.3 */
-    c->vn_hat = -in->phi0 / (dt + tau);                                 /* §4.3 */
-    c->mu_tilde2 = in->mu * in->mu * c->Rt / c->Rn;                     /* §4.4 */
-    c->mu_hat = in->mu * c->Rt / c->Rn;                                 /* §4.4 */
+    c->vn_hat = -in->phi0 / (dt + tau);                                                  /* §4.3 */
+    c->mu_tilde2 = in->mu * in->mu * c->Rt / c->Rn;                                      /* §4.4 */
+    c->mu_hat = in->mu * c->Rt / c->Rn;                                                  /* §4.4 */
 }
 
 static double sap_eval(const ccb_constraint* c, const double vc[3], double gamma[3], double G[9]) {

@@ -12,11 +12,11 @@
 #define CCB_MSG_SIZE 512
 
 /* Internal invariants only (never user input): on in every build type, reports and aborts. */
-#define CCB_ASSERT(cond)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            ccb_assert_fail(#cond, __FILE__, __LINE__);                                       \
-        }                                                                                     \
+#define CCB_ASSERT(cond)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            ccb_assert_fail(#cond, __FILE__, __LINE__);                                            \
+        }                                                                                          \
     } while (0)
 void ccb_assert_fail(const char* cond, const char* file, int line);
 
@@ -39,7 +39,6 @@ ccb_status ccb_grow(void** p, int* cap, int need, size_t elsize);
 /* Grows `count` arrays that share one capacity *cap (element sizes elsize[k]) to hold at least
  * `need` elements. On failure returns CCB_E_NOMEM with *cap unchanged (arrays already grown
  * are simply larger than recorded, which is safe). */
-ccb_status ccb_grow_many(void** const* arrays, const size_t* elsize, int count, int* cap,
-                         int need);
+ccb_status ccb_grow_many(void** const* arrays, const size_t* elsize, int count, int* cap, int need);
 
 #endif

@@ -161,7 +161,8 @@ static ccb_status check_body(ccb_model* m, const ccb_body_def* d, const char* na
     }
     if (isnan(planar_angle(&d->pose.R))) {
         return fail(m, CCB_E_INVALID,
-                    "body '%s': planar body's initial orientation must be a rotation about y", name);
+                    "body '%s': planar body's initial orientation must be a rotation about y",
+                    name);
     }
     const ccb_twist* V = &d->twist;
     if (!ccb_v3_isfinite(V->v) || !ccb_v3_isfinite(V->w)) {
@@ -244,8 +245,8 @@ static ccb_status check_material(ccb_model* m, const char* who, const ccb_materi
                     mat->k);
     }
     if (!(isfinite(mat->d) && mat->d >= 0)) {
-        return fail(m, CCB_E_INVALID, "%s: dissipation d must be finite and >= 0 s/m (got %g)",
-                    who, mat->d);
+        return fail(m, CCB_E_INVALID, "%s: dissipation d must be finite and >= 0 s/m (got %g)", who,
+                    mat->d);
     }
     if (!(isfinite(mat->tau_d) && mat->tau_d >= 0)) {
         return fail(m, CCB_E_INVALID, "%s: tau_d must be finite and >= 0 s (got %g)", who,
@@ -304,8 +305,7 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
     } else if (d->type != CCB_SHAPE_HALFSPACE) {
         return fail(m, CCB_E_INVALID, "%s: unknown shape type %d", who, (int)d->type);
     }
-    if (ccb_grow((void**)&m->shapes, &m->cap_shapes, m->nshapes + 1, sizeof(ccb_shape)) !=
-        CCB_OK) {
+    if (ccb_grow((void**)&m->shapes, &m->cap_shapes, m->nshapes + 1, sizeof(ccb_shape)) != CCB_OK) {
         return fail(m, CCB_E_NOMEM, "add_shape: out of memory");
     }
     ccb_shape* sh = &m->shapes[m->nshapes];
@@ -427,8 +427,8 @@ static ccb_status build_pairs(ccb_model* m) {
                             "needs a finite combined stiffness",
                             hs->name, other->name);
             }
-            if (ccb_grow((void**)&m->pairs, &m->cap_pairs, m->npairs + 1,
-                         sizeof(ccb_shape_pair)) != CCB_OK) {
+            if (ccb_grow((void**)&m->pairs, &m->cap_pairs, m->npairs + 1, sizeof(ccb_shape_pair)) !=
+                CCB_OK) {
                 return fail(m, CCB_E_NOMEM, "finalize: out of memory");
             }
             ccb_shape_pair* p = &m->pairs[m->npairs++];
@@ -551,10 +551,14 @@ ccb_status ccb_model_body_coords(const ccb_model* m, int i, int* qoff, int* nq, 
         return CCB_E_INVALID;
     }
     const ccb_body* b = &m->bodies[i];
-    if (qoff) *qoff = b->qoff;
-    if (nq) *nq = b->nq;
-    if (voff) *voff = b->voff;
-    if (nv) *nv = b->nv;
+    if (qoff)
+        *qoff = b->qoff;
+    if (nq)
+        *nq = b->nq;
+    if (voff)
+        *voff = b->voff;
+    if (nv)
+        *nv = b->nv;
     return CCB_OK;
 }
 
@@ -724,7 +728,8 @@ void ccb_body_point_jacobian(const ccb_body* b, const double* qb, ccb_vec3 p_W, 
     ccb_body_pose(b, 0.0, qb, &X);
     const ccb_vec3 r = ccb_v3_sub(p_W, X.p);
     /* v_p = v + w x r = [-[r]x | I] (w; v) */
-    const double P[3][6] = {{0, r.z, -r.y, 1, 0, 0}, {-r.z, 0, r.x, 0, 1, 0}, {r.y, -r.x, 0, 0, 0, 1}};
+    const double P[3][6] = {
+        {0, r.z, -r.y, 1, 0, 0}, {-r.z, 0, r.x, 0, 1, 0}, {r.y, -r.x, 0, 0, 0, 1}};
     for (int i = 0; i < 3; ++i) {
         for (int k = 0; k < nv; ++k) {
             double s = 0.0;

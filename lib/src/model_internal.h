@@ -10,20 +10,20 @@
 
 typedef struct ccb_body {
     char name[CCB_NAME_MAX];
-    ccb_body_def def;   /* copy; def.name points at `name` */
-    int qoff, nq;       /* position coordinates in q */
-    int voff, nv;       /* velocity coordinates in v */
-    int clique;         /* clique index, -1 if nv == 0 */
+    ccb_body_def def; /* copy; def.name points at `name` */
+    int qoff, nq;     /* position coordinates in q */
+    int voff, nv;     /* velocity coordinates in v */
+    int clique;       /* clique index, -1 if nv == 0 */
     /* PLANAR */
-    int coord[3];       /* generalized coordinate i is planar coordinate coord[i] (0 x, 1 z, 2 th) */
-    double planar0[3];  /* initial (x, z, theta) (locked ones stay there) */
-    double y0;          /* plane offset [m] */
+    int coord[3];      /* generalized coordinate i is planar coordinate coord[i] (0 x, 1 z, 2 th) */
+    double planar0[3]; /* initial (x, z, theta) (locked ones stay there) */
+    double y0;         /* plane offset [m] */
 } ccb_body;
 
 typedef struct ccb_shape {
     char name[CCB_NAME_MAX];
-    ccb_shape_def def;  /* copy; def.points points at `points` */
-    ccb_vec3* points;   /* owned copy (POINTS) */
+    ccb_shape_def def; /* copy; def.points points at `points` */
+    ccb_vec3* points;  /* owned copy (POINTS) */
     int body;
 } ccb_shape;
 

@@ -99,8 +99,9 @@ ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t
     }
     if (p->ls_max_evals < 2 || !(p->ls_ftol > 0 && p->ls_ftol < 1) ||
         !(p->ls_alpha_rtol > 0 && p->ls_alpha_rtol < 1)) {
-        return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "line search: need ls_max_evals >= 2 and ls_ftol, ls_alpha_rtol in (0, 1)");
+        return ccb_errorf(
+            msg, n, CCB_E_INVALID,
+            "line search: need ls_max_evals >= 2 and ls_ftol, ls_alpha_rtol in (0, 1)");
     }
     if (p->kappa_max_nv < 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "kappa_max_nv must be >= 1");
@@ -133,7 +134,7 @@ void ccb_newton_destroy(ccb_newton* ws) {
         return;
     }
     ccb_sparse_destroy(ws->sp);
-    double* arrays[] = {ws->v,  ws->vs,    ws->dinv, ws->r,  ws->dv,  ws->dp,     ws->tmp,
+    double* arrays[] = {ws->v,     ws->vs, ws->dinv,  ws->r, ws->dv,  ws->dp,  ws->tmp,
                         ws->vfull, ws->vc, ws->gamma, ws->G, ws->dvc, ws->kbuf};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         ccb_free(arrays[i]);
@@ -238,8 +239,8 @@ static double eval_contacts(ccb_newton* ws) {
     const ccb_problem* pb = ws->pb;
     double cost = 0.0;
     for (int i = 0; i < pb->nc; ++i) {
-        cost += pb->approx->eval(&pb->contacts[i].c, ws->vc + 3 * i, ws->gamma + 3 * i,
-                                 ws->G + 9 * i);
+        cost +=
+            pb->approx->eval(&pb->contacts[i].c, ws->vc + 3 * i, ws->gamma + 3 * i, ws->G + 9 * i);
     }
     return cost;
 }
@@ -259,7 +260,7 @@ static void eval_iterate(ccb_newton* ws) {
 /* ---- setup ---------------------------------------------------------------------------------- */
 
 static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
-    void** const vi[] = {(void**)&ws->v, (void**)&ws->vs,  (void**)&ws->dinv, (void**)&ws->r,
+    void** const vi[] = {(void**)&ws->v,  (void**)&ws->vs, (void**)&ws->dinv, (void**)&ws->r,
                          (void**)&ws->dv, (void**)&ws->dp, (void**)&ws->tmp};
     const size_t d = sizeof(double);
     const size_t vsz[] = {d, d, d, d, d, d, d};
@@ -342,8 +343,8 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     if (ws == NULL || !ws->initialized) {
         return CCB_E_INVALID;
     }
-    double* j = ws->dv;   /* scratch: J^T gamma */
-    double* p = ws->dp;   /* scratch: A v */
+    double* j = ws->dv; /* scratch: J^T gamma */
+    double* p = ws->dp; /* scratch: A v */
     Jt_mul(ws, ws->gamma, j);
     A_mul(ws, ws->v, p);
     for (int k = 0; k < ws->npv; ++k) {
@@ -357,9 +358,8 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     const double np = scaled_norm(ws, p), nj = scaled_norm(ws, j);
     ws->tolerance = ws->prm.eps_a + ws->prm.eps_r * (np > nj ? np : nj);
     if (!isfinite(ws->residual) || !isfinite(ws->tolerance)) {
-        return fail(ws, CCB_E_NONFINITE,
-                    "Newton iteration %d: residual is not finite (|Dr| = %g)", ws->iter,
-                    ws->residual);
+        return fail(ws, CCB_E_NONFINITE, "Newton iteration %d: residual is not finite (|Dr| = %g)",
+                    ws->iter, ws->residual);
     }
     ws->r_valid = 1;
     if (ws->residual <= ws->tolerance || ws->cost_ok) {
@@ -440,8 +440,8 @@ static void assemble(ccb_newton* ws) {
 /* ---- exact line search (§8.3-§8.4) ------------------------------------------------------------ */
 
 typedef struct line {
-    double a;     /* dv^T A dv */
-    double b;     /* dp . (v - v*) */
+    double a; /* dv^T A dv */
+    double b; /* dp . (v - v*) */
 } line;
 
 static void line_eval(const ccb_newton* ws, const line* L, double alpha, double* f, double* d1,
@@ -451,7 +451,8 @@ static void line_eval(const ccb_newton* ws, const line* L, double alpha, double*
     for (int i = 0; i < pb->nc; ++i) {
         const double* vc = ws->vc + 3 * i;
         const double* dvc = ws->dvc + 3 * i;
-        const double x[3] = {vc[0] + alpha * dvc[0], vc[1] + alpha * dvc[1], vc[2] + alpha * dvc[2]};
+        const double x[3] = {vc[0] + alpha * dvc[0], vc[1] + alpha * dvc[1],
+                             vc[2] + alpha * dvc[2]};
         double g[3], G[9];
         cost += pb->approx->eval(&pb->contacts[i].c, x, g, G);
         dg += dvc[0] * g[0] + dvc[1] * g[1] + dvc[2] * g[2];
@@ -625,9 +626,10 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (!isfinite(ws->cost)) {
         return fail(ws, CCB_E_NONFINITE, "Newton iteration %d: cost is not finite", ws->iter);
     }
-    ws->cost_ok = fabs(cost_prev - ws->cost) <
-                      ws->prm.eps_cost_a + ws->prm.eps_cost_r * 0.5 * (fabs(cost_prev) + fabs(ws->cost)) &&
-                  alpha > 0.5;
+    ws->cost_ok =
+        fabs(cost_prev - ws->cost) <
+            ws->prm.eps_cost_a + ws->prm.eps_cost_r * 0.5 * (fabs(cost_prev) + fabs(ws->cost)) &&
+        alpha > 0.5;
     if (alpha < ws->alpha_min) {
         ws->alpha_min = alpha;
     }

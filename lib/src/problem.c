@@ -89,8 +89,8 @@ static ccb_status fail(ccb_problem* p, ccb_status s, const char* fmt, ...) {
 static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA) {
     void** const ci[] = {(void**)&p->clique_nv, (void**)&p->clique_voff, (void**)&p->clique_pidx,
                          (void**)&p->pclique,   (void**)&p->pvoff,       (void**)&p->clique_aoff};
-    const size_t cs[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(int), sizeof(int),
-                         sizeof(size_t)};
+    const size_t cs[] = {sizeof(int), sizeof(int), sizeof(int),
+                         sizeof(int), sizeof(int), sizeof(size_t)};
     void** const vi[] = {(void**)&p->vstar, (void**)&p->v0, (void**)&p->Adiag, (void**)&p->work};
     const size_t vs[] = {sizeof(double), sizeof(double), sizeof(double), sizeof(double)};
     void** const ai[] = {(void**)&p->A, (void**)&p->L};
@@ -493,8 +493,9 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
             double* J = p->jdata + p->j_n;
             for (int r = 0; r < 3; ++r) { /* rows t1, t2, n: R_WC^T Jp */
                 for (int k = 0; k < n; ++k) {
-                    J[r * n + k] = sign[side] * (ct->R_WC.m[r] * Jp[k] + ct->R_WC.m[3 + r] * Jp[n + k] +
-                                                 ct->R_WC.m[6 + r] * Jp[2 * n + k]);
+                    J[r * n + k] =
+                        sign[side] * (ct->R_WC.m[r] * Jp[k] + ct->R_WC.m[3 + r] * Jp[n + k] +
+                                      ct->R_WC.m[6 + r] * Jp[2 * n + k]);
                 }
                 for (int k = 0; k < n; ++k) {
                     vc0[r] += J[r * n + k] * v0[b->voff + k];
@@ -520,8 +521,8 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         pc->in.phi0 = ct->phi0;
         pc->in.vn0 = vc0[2] + b0C.z;
         if (!ccb_all_finite(pc->b, 3)) {
-            return fail(p, CCB_E_NONFINITE, "build: contact %d: non-finite surface velocity at t = %g",
-                        i, t0 + dt);
+            return fail(p, CCB_E_NONFINITE,
+                        "build: contact %d: non-finite surface velocity at t = %g", i, t0 + dt);
         }
         s = check_input(p, i, &pc->in);
         if (s != CCB_OK) {

@@ -26,10 +26,10 @@ struct ccb_problem {
     double* L;           /* Cholesky factors of the blocks (lower triangles) */
     size_t A_n;
     int cap_A;
-    double* vstar;       /* nv */
-    double* v0;          /* nv */
-    double* Adiag;       /* nv */
-    double* work;        /* nv scratch */
+    double* vstar; /* nv */
+    double* v0;    /* nv */
+    double* Adiag; /* nv */
+    double* work;  /* nv scratch */
     int cap_v;
     /* contacts */
     int nc, cap_c;
@@ -38,13 +38,13 @@ struct ccb_problem {
     size_t j_n;
     int cap_j;
     /* participation: cliques touched by >= 1 contact, in index order (spec §8.2) */
-    int np;              /* number of participating cliques */
-    int npv;             /* number of participating velocities */
-    int* pclique;        /* np: clique of participating index */
-    int* clique_pidx;    /* nclique: participating index or -1 */
-    int* pvoff;          /* np: offset in the reduced (participating) velocity vector */
+    int np;           /* number of participating cliques */
+    int npv;          /* number of participating velocities */
+    int* pclique;     /* np: clique of participating index */
+    int* clique_pidx; /* nclique: participating index or -1 */
+    int* pvoff;       /* np: offset in the reduced (participating) velocity vector */
     int nedge, cap_edge;
-    int* edges;          /* 2 nedge participating-index pairs (i < j), sorted, unique */
+    int* edges; /* 2 nedge participating-index pairs (i < j), sorted, unique */
     char msg[CCB_MSG_SIZE];
 };
 

@@ -154,8 +154,8 @@ ccb_status ccb_steps_header(ccb_writer* w) {
 
 ccb_status ccb_steps_row(ccb_writer* w, long step, double t, const ccb_step_stats* st) {
     const ccb_newton_stats* n = &st->newton;
-    const double vals[] = {t, n->residual, n->tolerance, n->cost, n->kappa, st->time_geometry,
-                           st->time_problem, st->time_solve};
+    const double vals[] = {t,        n->residual,       n->tolerance,     n->cost,
+                           n->kappa, st->time_geometry, st->time_problem, st->time_solve};
     if (!ccb_all_finite(vals, sizeof vals / sizeof vals[0])) {
         w->failed = 1;
         return CCB_E_NONFINITE;

@@ -22,9 +22,9 @@
 struct ccb_sparse {
     /* pattern */
     int nb, nedge, n;
-    int* bs;        /* nb */
-    int* boff;      /* nb */
-    int* edges;     /* 2 nedge */
+    int* bs;    /* nb */
+    int* boff;  /* nb */
+    int* edges; /* 2 nedge */
     int cap_nb, cap_edge;
     /* block values */
     double* vals;
@@ -32,10 +32,10 @@ struct ccb_sparse {
     size_t* edge_off; /* nedge */
     size_t nvals;
     int cap_vals;
-    int* pos;         /* nvals: index into A->x, or -1 */
+    int* pos; /* nvals: index into A->x, or -1 */
     int cap_pos;
-    int* up_start;    /* nb + 1 */
-    int* up_list;     /* nedge: upper neighbours (a) of each block b, sorted */
+    int* up_start; /* nb + 1 */
+    int* up_list;  /* nedge: upper neighbours (a) of each block b, sorted */
     int cap_up;
     /* CHOLMOD */
     cholmod_common cm;
@@ -158,8 +158,7 @@ static ccb_status cholmod_failure(const ccb_sparse* sp, const char* what, char* 
     if (sp->cm.status == CHOLMOD_OUT_OF_MEMORY) {
         return ccb_errorf(msg, n, CCB_E_NOMEM, "CHOLMOD %s: out of memory", what);
     }
-    return ccb_errorf(msg, n, CCB_E_INTERNAL, "CHOLMOD %s failed (status %d)", what,
-                      sp->cm.status);
+    return ccb_errorf(msg, n, CCB_E_INTERNAL, "CHOLMOD %s failed (status %d)", what, sp->cm.status);
 }
 
 /* Builds the CHOLMOD upper-triangular CSC structure, the value map and the symbolic factor. */

@@ -12,29 +12,29 @@
 static int g_test_failed = 0, g_test_passed = 0;
 static const char* g_test_name = "";
 
-#define TEST_FAIL_AT(file, line, ...)                                                        \
-    do {                                                                                     \
-        g_test_failed++;                                                                     \
-        fprintf(stderr, "FAIL %s (%s:%d): ", g_test_name, file, line);                       \
-        fprintf(stderr, __VA_ARGS__);                                                        \
-        fprintf(stderr, "\n");                                                               \
+#define TEST_FAIL_AT(file, line, ...)                                                              \
+    do {                                                                                           \
+        g_test_failed++;                                                                           \
+        fprintf(stderr, "FAIL %s (%s:%d): ", g_test_name, file, line);                             \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fprintf(stderr, "\n");                                                                     \
     } while (0)
 
 /* Condition with a description. */
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (cond) {                                                                          \
-            g_test_passed++;                                                                 \
-        } else {                                                                             \
-            TEST_FAIL_AT(__FILE__, __LINE__, __VA_ARGS__);                                   \
-        }                                                                                    \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            g_test_passed++;                                                                       \
+        } else {                                                                                   \
+            TEST_FAIL_AT(__FILE__, __LINE__, __VA_ARGS__);                                         \
+        }                                                                                          \
     } while (0)
 
 /* |obs - exp| <= tol (absolute), NaN fails. */
-#define CHECK_ABS(obs, exp, tol, basis)                                                      \
+#define CHECK_ABS(obs, exp, tol, basis)                                                            \
     check_abs_at(__FILE__, __LINE__, #obs, (obs), (exp), (tol), (basis))
 /* |obs - exp| <= rtol * max(|exp|, floor), NaN fails. */
-#define CHECK_REL(obs, exp, rtol, floor, basis)                                              \
+#define CHECK_REL(obs, exp, rtol, floor, basis)                                                    \
     check_rel_at(__FILE__, __LINE__, #obs, (obs), (exp), (rtol), (floor), (basis))
 
 static inline void check_abs_at(const char* file, int line, const char* what, double obs,
@@ -44,8 +44,8 @@ static inline void check_abs_at(const char* file, int line, const char* what, do
         g_test_passed++;
         return;
     }
-    TEST_FAIL_AT(file, line, "%s: observed %.17g expected %.17g |err| %.3e > tol %.3e [%s]",
-                 what, obs, exp, err, tol, basis);
+    TEST_FAIL_AT(file, line, "%s: observed %.17g expected %.17g |err| %.3e > tol %.3e [%s]", what,
+                 obs, exp, err, tol, basis);
 }
 
 static inline void check_rel_at(const char* file, int line, const char* what, double obs,
@@ -61,16 +61,16 @@ static inline void check_rel_at(const char* file, int line, const char* what, do
                  what, obs, exp, err / scale, rtol, scale, basis);
 }
 
-#define RUN(fn)                                                                              \
-    do {                                                                                     \
-        g_test_name = #fn;                                                                   \
-        const int before = g_test_failed;                                                    \
-        fn();                                                                                \
-        fprintf(stderr, "%s %s\n", g_test_failed == before ? "ok  " : "FAIL", #fn);          \
+#define RUN(fn)                                                                                    \
+    do {                                                                                           \
+        g_test_name = #fn;                                                                         \
+        const int before = g_test_failed;                                                          \
+        fn();                                                                                      \
+        fprintf(stderr, "%s %s\n", g_test_failed == before ? "ok  " : "FAIL", #fn);                \
     } while (0)
 
-#define TEST_SUMMARY()                                                                       \
-    (fprintf(stderr, "%d checks passed, %d failed\n", g_test_passed, g_test_failed),         \
+#define TEST_SUMMARY()                                                                             \
+    (fprintf(stderr, "%d checks passed, %d failed\n", g_test_passed, g_test_failed),               \
      g_test_failed == 0 ? 0 : 1)
 
 /* Deterministic pseudo-random numbers (SplitMix64), identical on every platform. */

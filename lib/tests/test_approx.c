@@ -18,8 +18,8 @@ static const double TOL_PSD = 1e-12;
 /* [exact: symmetric by construction up to the order of two products: 4 eps] */
 static const double TOL_SYM = 1e-15;
 
-static const ccb_approx* const APPROX[4] = {&ccb_approx_sap, &ccb_approx_similar, &ccb_approx_lagged,
-                                            &ccb_approx_lagged_reg};
+static const ccb_approx* const APPROX[4] = {&ccb_approx_sap, &ccb_approx_similar,
+                                            &ccb_approx_lagged, &ccb_approx_lagged_reg};
 
 typedef struct scenario {
     ccb_approx_options opt;
@@ -197,7 +197,8 @@ static void test_sap_boundaries(void) {
  * equals the spec's -N+(min(v, vhat)) shifted by the constant N+(vhat). */
 static double spec_Nplus(const ccb_constraint* c, double v) {
     return c->dt * c->k *
-           (-v * (c->phi0 + 0.5 * c->dt * v) + c->d * v * v / 2 * (c->phi0 + 2.0 / 3.0 * c->dt * v));
+           (-v * (c->phi0 + 0.5 * c->dt * v) +
+            c->d * v * v / 2 * (c->phi0 + 2.0 / 3.0 * c->dt * v));
 }
 
 static void test_hunt_crossley(void) {
@@ -212,8 +213,7 @@ static void test_hunt_crossley(void) {
         CHECK(n > 0 && dn <= 0, "n > 0 and n' <= 0 below vhat (n = %g, n' = %g)", n, dn);
         /* spec closed form (cancellation-prone, hence the scale in the tolerance) */
         const double lspec = -spec_Nplus(c, v) + spec_Nplus(c, c->vhat);
-        const double scale = c->dt * c->k *
-                             (fabs(v) + fabs(c->vhat)) *
+        const double scale = c->dt * c->k * (fabs(v) + fabs(c->vhat)) *
                              (fabs(c->phi0) + c->dt * (fabs(v) + fabs(c->vhat))) *
                              (1 + c->d * (fabs(v) + fabs(c->vhat)));
         CHECK_ABS(l, lspec, 1e-13 * scale + 1e-300,
@@ -232,7 +232,8 @@ static void test_hunt_crossley(void) {
         /* continuity at vhat and zero above */
         const double eps = 1e-10 * fmax(fabs(c->vhat), s.vscale);
         CHECK_ABS(ccb_hc_eval(c, c->vhat - eps, NULL, NULL), 0.0,
-                  2 * eps * c->dt * c->k * (c->xhat + c->dt * eps) * (c->chat + c->d * eps) + 1e-300,
+                  2 * eps * c->dt * c->k * (c->xhat + c->dt * eps) * (c->chat + c->d * eps) +
+                      1e-300,
                   "l_n continuous at vhat");
         CHECK(ccb_hc_eval(c, c->vhat + eps, NULL, NULL) == 0.0, "l_n = 0 above vhat");
     }
@@ -248,7 +249,7 @@ static void test_coulomb_bounds(void) {
             random_vc(&s, vc);
             ap->eval(&s.c, vc, g, NULL);
             const double gt = hypot(g[0], g[1]);
-            const double bound = ap == &ccb_approx_sap ? s.c.mu * g[2]
+            const double bound = ap == &ccb_approx_sap         ? s.c.mu * g[2]
                                  : (ap == &ccb_approx_similar) ? s.c.mu * g[2]
                                                                : s.c.mu * s.c.gn0;
             CHECK(g[2] >= 0, "%s: gamma_n >= 0 (got %g)", ap->name, g[2]);
@@ -331,7 +332,8 @@ static void test_lagged_regularization(void) {
         const ccb_constraint* c = &s.c;
         CHECK(c->eps_s >= s.opt.vs, "eps_s >= v_s");
         const double reg = s.opt.sigma * s.in.w * s.in.mu * c->gn0;
-        CHECK_REL(c->eps_s, fmax(s.opt.vs, reg), TOL_CLOSED, 1e-300, "eps_s = max(v_s, sigma w mu gn0)");
+        CHECK_REL(c->eps_s, fmax(s.opt.vs, reg), TOL_CLOSED, 1e-300,
+                  "eps_s = max(v_s, sigma w mu gn0)");
         /* gamma_n0 = 0 (no overlap at the start) => eps_s = v_s and no friction (fact 13) */
         ccb_contact_input in = s.in;
         in.phi0 = fabs(in.phi0) + 1e-9;

@@ -15,8 +15,8 @@ static const double TIGHT_EPS_R = 1e-12;
 /* [round-off: closed forms evaluated two ways, ~100 operations] */
 static const double TOL_ROUND = 1e-12;
 
-static const ccb_approx* const APPROX[4] = {&ccb_approx_sap, &ccb_approx_similar, &ccb_approx_lagged,
-                                            &ccb_approx_lagged_reg};
+static const ccb_approx* const APPROX[4] = {&ccb_approx_sap, &ccb_approx_similar,
+                                            &ccb_approx_lagged, &ccb_approx_lagged_reg};
 
 static void random_rotation(double R[9]) {
     double q[4];
@@ -415,8 +415,8 @@ static void test_descent_convergence_and_backends(void) {
             CHECK(h[nh - 1].slope < 0, "descent direction l'(0) < 0 (fact 16)");
             const double cost = ccb_newton_get_stats(nw).cost;
             const double slop = 1000 * 2.2e-16 * fmax(1.0, 0.5 * (fabs(cost) + fabs(prev)));
-            CHECK(cost <= prev + slop, "%s: monotone cost (fact 16): %.17g > %.17g", ap->name,
-                  cost, prev);
+            CHECK(cost <= prev + slop, "%s: monotone cost (fact 16): %.17g > %.17g", ap->name, cost,
+                  prev);
             prev = cost;
         }
         CHECK(s == CCB_OK, "%s: converged (%s)", ap->name, ccb_newton_last_error(nw));

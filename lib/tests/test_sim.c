@@ -86,8 +86,7 @@ static void test_conveyor_offsets_fact8(void) {
     const double w = 1.0 / (3.0 * cfg.m); /* slider: J = [0, 0, 1]^T (spec §4.2) */
     const double Rt = sigma * w, Rn = 1.0 / (dt * cfg.k * (dt + cfg.tau));
     const double expect[3] = {
-        -cfg.m * g / cfg.k,
-        cfg.mu * dt * Us - cfg.m * g / (cfg.k * (1 + cfg.mu * cfg.d * Us)),
+        -cfg.m * g / cfg.k, cfg.mu * dt * Us - cfg.m * g / (cfg.k * (1 + cfg.mu * cfg.d * Us)),
         cfg.mu * (dt + cfg.tau) * cfg.U - (1 + cfg.mu * cfg.mu * Rt / Rn) * cfg.m * g / cfg.k};
     const double spec_quoted[3] = {-9.81e-5, 6.9928e-3, 1.04017e-2};
     const ccb_approx* ap[3] = {&ccb_approx_lagged, &ccb_approx_similar, &ccb_approx_sap};
@@ -167,7 +166,8 @@ static void test_planar_jacobian(void) {
             ccb_body_pose(b, 0, qm, &Xm);
             const ccb_vec3 a = ccb_v3_add(Xp.p, ccb_m3_mul_v(&Xp.R, pB));
             const ccb_vec3 c = ccb_v3_add(Xm.p, ccb_m3_mul_v(&Xm.R, pB));
-            const double fd[3] = {(a.x - c.x) / (2 * h), (a.y - c.y) / (2 * h), (a.z - c.z) / (2 * h)};
+            const double fd[3] = {(a.x - c.x) / (2 * h), (a.y - c.y) / (2 * h),
+                                  (a.z - c.z) / (2 * h)};
             for (int r = 0; r < 3; ++r) {
                 /* [central FD, h = 1e-6 on O(1) trig functions: error ~h^2 + eps/h ~ 1e-10] */
                 CHECK_ABS(Jp[3 * r + k], fd[r], 1e-8, "point Jacobian = FD of the point position");
@@ -357,8 +357,8 @@ static void test_determinism_and_failure(void) {
     const ccb_status s = ccb_sim_step(sim);
     CHECK(s == CCB_E_NOTCONV, "step reports non-convergence (status %d)", (int)s);
     CHECK(ccb_sim_step_stats(sim)->newton.status == CCB_E_NOTCONV, "stats carry the status");
-    CHECK(memcmp(ccb_sim_q(sim), q0, sizeof q0) == 0 && memcmp(ccb_sim_v(sim), v0, sizeof v0) == 0 &&
-              ccb_sim_time(sim) == 0.5,
+    CHECK(memcmp(ccb_sim_q(sim), q0, sizeof q0) == 0 &&
+              memcmp(ccb_sim_v(sim), v0, sizeof v0) == 0 && ccb_sim_time(sim) == 0.5,
           "state bit-identical after a failed step [exact]");
     CHECK(strstr(ccb_sim_last_error(sim), "t = 0.5") != NULL, "message names the time: %s",
           ccb_sim_last_error(sim));

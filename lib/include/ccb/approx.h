@@ -19,17 +19,19 @@ extern "C" {
 
 /* Global per-step options shared by all contacts. */
 typedef struct ccb_approx_options {
-    double dt;    /* time step [s], finite > 0 */
-    double vs;    /* stiction tolerance v_s for Lagged/Similar [m/s], finite > 0 (spec §5, §6) */
-    double sigma; /* SAP R_t = sigma*w and eq. (26) regularization [-], finite > 0 (spec §4.3, §7) */
-    double beta;  /* SAP near-rigid parameter [-], >= 0; 0 disables the cap (spec §4.3) */
+    double dt; /* time step [s], finite > 0 */
+    double vs; /* stiction tolerance v_s for Lagged/Similar [m/s], finite > 0 (spec §5, §6) */
+    double
+        sigma; /* SAP R_t = sigma*w and eq. (26) regularization [-], finite > 0 (spec §4.3, §7) */
+    double beta; /* SAP near-rigid parameter [-], >= 0; 0 disables the cap (spec §4.3) */
 } ccb_approx_options;
 
 /* Defaults of formulation-convex §8.8: dt = 0.01 (placeholder for the caller), v_s = 1e-4 m/s,
  * sigma = 1e-3, beta = 1. */
 CCB_API ccb_approx_options ccb_approx_options_default(void);
 /* CCB_E_INVALID (with a message naming the field) if any field is out of range. */
-CCB_API ccb_status ccb_approx_options_check(const ccb_approx_options* o, char* msg, size_t msg_size);
+CCB_API ccb_status ccb_approx_options_check(const ccb_approx_options* o, char* msg,
+                                            size_t msg_size);
 
 /* Per-contact inputs, frozen for the step. */
 typedef struct ccb_contact_input {
@@ -47,10 +49,10 @@ typedef struct ccb_constraint {
     double dt, k, d, mu, phi0; /* copies of the inputs [s, N/m, s/m, -, m] */
     /* Hunt & Crossley normal impulse n(v) = dt k (-(phi0 + dt v))_+ (1 - d v)_+ (spec §2.2,
      * eq. (22)-(23)), held in a shifted-origin form about the breaking velocity vhat: */
-    double vhat; /* breaking velocity min(-phi0/dt, 1/d) [m/s] (eq. 23) */
-    double xhat; /* -phi0 - dt*vhat >= 0 [m] */
-    double chat; /* 1 - d*vhat >= 0 [-] */
-    double gn0;  /* Lagged: previous-step normal impulse dt f_n(phi0, vn0) [N s] (spec §5) */
+    double vhat;  /* breaking velocity min(-phi0/dt, 1/d) [m/s] (eq. 23) */
+    double xhat;  /* -phi0 - dt*vhat >= 0 [m] */
+    double chat;  /* 1 - d*vhat >= 0 [-] */
+    double gn0;   /* Lagged: previous-step normal impulse dt f_n(phi0, vn0) [N s] (spec §5) */
     double eps_s; /* soft-norm regularization of the slip [m/s] (spec §5, §7) */
     /* SAP (spec §4.3-§4.4) */
     double Rt, Rn;    /* regularization [1/kg] */
@@ -74,10 +76,11 @@ typedef struct ccb_approx {
     double (*stiction_tolerance)(const ccb_constraint* c, const double gamma[3]);
 } ccb_approx;
 
-CCB_API extern const ccb_approx ccb_approx_sap;        /* spec §4 */
-CCB_API extern const ccb_approx ccb_approx_similar;    /* spec §6 */
-CCB_API extern const ccb_approx ccb_approx_lagged;     /* spec §5, eps_s = v_s */
-CCB_API extern const ccb_approx ccb_approx_lagged_reg; /* spec §7, eps_s = max(v_s, sigma w mu gn0) */
+CCB_API extern const ccb_approx ccb_approx_sap;     /* spec §4 */
+CCB_API extern const ccb_approx ccb_approx_similar; /* spec §6 */
+CCB_API extern const ccb_approx ccb_approx_lagged;  /* spec §5, eps_s = v_s */
+CCB_API extern const ccb_approx
+    ccb_approx_lagged_reg; /* spec §7, eps_s = max(v_s, sigma w mu gn0) */
 
 /* Registry. ccb_approx_find returns NULL for an unknown name. */
 CCB_API int ccb_approx_count(void);

@@ -22,7 +22,7 @@ extern "C" {
 #define CCB_DEFAULT_MARGIN 0.1
 
 typedef struct ccb_contact {
-    int body_a, body_b;    /* normal points from A into B */
+    int body_a, body_b; /* normal points from A into B */
     int shape_a, shape_b;
     int feature;           /* index of the point (corner, marker) on shape B */
     double phi0;           /* signed distance at the query configuration [m], < 0 overlap */

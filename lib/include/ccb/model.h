@@ -45,20 +45,20 @@ typedef void (*ccb_force_fn)(double t, const ccb_pose* X_WB, const ccb_twist* V_
                              ccb_vec3* f_W, ccb_vec3* tau_W);
 
 typedef struct ccb_body_def {
-    const char* name;         /* copied; [A-Za-z0-9_-], 1..47 chars; names coordinates "name.x" */
+    const char* name; /* copied; [A-Za-z0-9_-], 1..47 chars; names coordinates "name.x" */
     ccb_mobilizer mobilizer;
-    double mass;              /* [kg], finite > 0 (PLANAR) */
-    ccb_mat3 inertia;         /* rotational inertia about the COM, body frame [kg m^2]; PLANAR
+    double mass;          /* [kg], finite > 0 (PLANAR) */
+    ccb_mat3 inertia;     /* rotational inertia about the COM, body frame [kg m^2]; PLANAR
                                  uses the yy entry, which must be finite > 0 unless theta is locked */
-    unsigned locked;          /* PLANAR: CCB_LOCK_* bits of coordinates held at their initial value */
-    ccb_pose pose;            /* FIXED: the pose; PLANAR: initial pose, a rotation about y */
-    ccb_twist twist;          /* PLANAR: initial twist (planar: v_y = 0, w = (0, omega, 0)) */
-    double damping[3];        /* PLANAR: joint damping on (x, z, theta), implicit (spec §1.1),
+    unsigned locked;      /* PLANAR: CCB_LOCK_* bits of coordinates held at their initial value */
+    ccb_pose pose;        /* FIXED: the pose; PLANAR: initial pose, a rotation about y */
+    ccb_twist twist;      /* PLANAR: initial twist (planar: v_y = 0, w = (0, omega, 0)) */
+    double damping[3];    /* PLANAR: joint damping on (x, z, theta), implicit (spec §1.1),
                                  [N s/m, N s/m, N m s/rad], finite >= 0 */
-    ccb_motion_fn motion;     /* PRESCRIBED: required */
-    void* motion_user;        /* passed to motion */
-    ccb_force_fn force;       /* optional applied load (NULL: none) */
-    void* force_user;         /* passed to force */
+    ccb_motion_fn motion; /* PRESCRIBED: required */
+    void* motion_user;    /* passed to motion */
+    ccb_force_fn force;   /* optional applied load (NULL: none) */
+    void* force_user;     /* passed to force */
 } ccb_body_def;
 
 /* A planar body of mass 1 kg and inertia 1 kg m^2 at the origin, at rest, nothing locked. */
@@ -81,12 +81,12 @@ typedef struct ccb_material {
 } ccb_material;
 
 typedef struct ccb_shape_def {
-    const char* name;         /* copied, optional (NULL: "shape<i>") */
+    const char* name; /* copied, optional (NULL: "shape<i>") */
     ccb_shape_type type;
-    ccb_pose pose;            /* X_BS, shape frame in the body frame */
-    ccb_vec3 half_extents;    /* BOX: [m], finite > 0 */
-    const ccb_vec3* points;   /* POINTS: npoints positions in the shape frame [m]; copied */
-    int npoints;              /* POINTS: >= 1 */
+    ccb_pose pose;          /* X_BS, shape frame in the body frame */
+    ccb_vec3 half_extents;  /* BOX: [m], finite > 0 */
+    const ccb_vec3* points; /* POINTS: npoints positions in the shape frame [m]; copied */
+    int npoints;            /* POINTS: >= 1 */
     ccb_material material;
 } ccb_shape_def;
 
@@ -140,8 +140,8 @@ CCB_API ccb_status ccb_model_initial_state(const ccb_model* model, double* q, do
 /* Pose and twist of a body at time t and state (q, v) (v may be NULL for the pose only). */
 CCB_API ccb_status ccb_model_body_pose(const ccb_model* model, int body, double t, const double* q,
                                        ccb_pose* X_WB);
-CCB_API ccb_status ccb_model_body_twist(const ccb_model* model, int body, double t,
-                                        const double* q, const double* v, ccb_twist* V_WB);
+CCB_API ccb_status ccb_model_body_twist(const ccb_model* model, int body, double t, const double* q,
+                                        const double* v, ccb_twist* V_WB);
 
 #ifdef __cplusplus
 }

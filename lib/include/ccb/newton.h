@@ -29,17 +29,17 @@ typedef enum ccb_linear_solver {
 } ccb_linear_solver;
 
 typedef struct ccb_newton_params {
-    double eps_a;          /* absolute optimality tolerance [sqrt(J)]; default 1e-14 (Drake) */
-    double eps_r;          /* relative optimality tolerance [-]; default 1e-5 (ICF §XII runs) */
-    double eps_cost_a;     /* absolute cost-stall tolerance [J]; default 1e-30 (Drake) */
-    double eps_cost_r;     /* relative cost-stall tolerance [-]; default 1e-15 (Drake) */
-    int max_iterations;    /* Newton iterations before CCB_E_NOTCONV; default 100 (Drake) */
-    double ls_alpha_max;   /* largest step of the line search; default 1.5 (Drake) */
-    int ls_max_evals;      /* line-search evaluations before CCB_E_NOTCONV; default 100 */
-    double ls_ftol;        /* |l'(alpha)|/|l'(0)| accepted as a root; default 1e-8 (Drake) */
-    double ls_alpha_rtol;  /* step-size tolerance relative to the first guess; default 1e-8 */
-    int compute_kappa;     /* 1: condition number kappa_2(H) at the solution (§8.9); default 0 */
-    int kappa_max_nv;      /* largest participating size for the dense eigen-solve; default 2000 */
+    double eps_a;         /* absolute optimality tolerance [sqrt(J)]; default 1e-14 (Drake) */
+    double eps_r;         /* relative optimality tolerance [-]; default 1e-5 (ICF §XII runs) */
+    double eps_cost_a;    /* absolute cost-stall tolerance [J]; default 1e-30 (Drake) */
+    double eps_cost_r;    /* relative cost-stall tolerance [-]; default 1e-15 (Drake) */
+    int max_iterations;   /* Newton iterations before CCB_E_NOTCONV; default 100 (Drake) */
+    double ls_alpha_max;  /* largest step of the line search; default 1.5 (Drake) */
+    int ls_max_evals;     /* line-search evaluations before CCB_E_NOTCONV; default 100 */
+    double ls_ftol;       /* |l'(alpha)|/|l'(0)| accepted as a root; default 1e-8 (Drake) */
+    double ls_alpha_rtol; /* step-size tolerance relative to the first guess; default 1e-8 */
+    int compute_kappa;    /* 1: condition number kappa_2(H) at the solution (§8.9); default 0 */
+    int kappa_max_nv;     /* largest participating size for the dense eigen-solve; default 2000 */
     ccb_linear_solver linear_solver;
 } ccb_newton_params;
 
@@ -57,20 +57,20 @@ typedef struct ccb_newton_iter {
 } ccb_newton_iter;
 
 typedef struct ccb_newton_stats {
-    ccb_status status;     /* CCB_OK, or why the solve stopped (never success if not converged) */
-    int iterations;        /* Newton iterations = factorizations of H */
-    int ls_evals;          /* line-search evaluations, all iterations */
-    double residual;       /* |D r| at exit [sqrt(J)] */
-    double tolerance;      /* optimality bound at exit [sqrt(J)] */
-    double cost;           /* l(v) at exit [J] */
-    int by_cost;           /* 1 if the cost-stall criterion ended the solve */
-    double alpha_min;      /* smallest step length taken (1 if no iteration) */
-    double kappa;          /* kappa_2(H) = lambda_max/lambda_min at the exit iterate, or -1 */
-    int nv;                /* participating velocities */
-    int nc;                /* contacts */
-    int analyzed;          /* 1 if this solve redid the symbolic analysis */
-    double nnz_L;          /* nonzeros of the Cholesky factor (last factorization) */
-    double flops;          /* flops of one factorization */
+    ccb_status status; /* CCB_OK, or why the solve stopped (never success if not converged) */
+    int iterations;    /* Newton iterations = factorizations of H */
+    int ls_evals;      /* line-search evaluations, all iterations */
+    double residual;   /* |D r| at exit [sqrt(J)] */
+    double tolerance;  /* optimality bound at exit [sqrt(J)] */
+    double cost;       /* l(v) at exit [J] */
+    int by_cost;       /* 1 if the cost-stall criterion ended the solve */
+    double alpha_min;  /* smallest step length taken (1 if no iteration) */
+    double kappa;      /* kappa_2(H) = lambda_max/lambda_min at the exit iterate, or -1 */
+    int nv;            /* participating velocities */
+    int nc;            /* contacts */
+    int analyzed;      /* 1 if this solve redid the symbolic analysis */
+    double nnz_L;      /* nonzeros of the Cholesky factor (last factorization) */
+    double flops;      /* flops of one factorization */
 } ccb_newton_stats;
 
 CCB_API ccb_status ccb_newton_create(ccb_newton** ws);

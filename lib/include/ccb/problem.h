@@ -75,8 +75,8 @@ CCB_API const ccb_constraint* ccb_problem_constraint(const ccb_problem* problem,
 CCB_API const ccb_contact_input* ccb_problem_contact_input(const ccb_problem* problem, int i);
 CCB_API const ccb_approx* ccb_problem_approx(const ccb_problem* problem);
 /* v_c = J_i v + b_i for contact i, given a full velocity vector v[nv]. */
-CCB_API ccb_status ccb_problem_contact_velocity(const ccb_problem* problem, int i,
-                                                const double* v, double vc[3]);
+CCB_API ccb_status ccb_problem_contact_velocity(const ccb_problem* problem, int i, const double* v,
+                                                double vc[3]);
 
 #ifdef __cplusplus
 }
