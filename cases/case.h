@@ -118,6 +118,15 @@ void run_config_default(const case_desc* cs, run_config* cfg);
 /* Index of a column of the case's observables (-1 if missing). */
 int case_obs_index(const case_desc* cs, const char* name);
 
+/* Growable text (tables, the report). Zero-initialize; free(buf.s) when done. On allocation
+ * failure the text is truncated and `failed` is set. */
+typedef struct strbuf {
+    char* s;
+    size_t n, cap;
+    int failed;
+} strbuf;
+void strbuf_printf(strbuf* b, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- studies (study.c) --------------------------------------------------------------------------- */
 typedef struct metric {
     char name[96];
@@ -135,10 +144,9 @@ typedef struct study_ctx {
     int progress; /* progress bar on stderr */
     metric* metrics;
     int nmetrics, cap_metrics;
-    char* report; /* markdown appended by studies for results/README.md */
-    size_t report_len, report_cap;
-    int failures; /* runs that ended with a solver failure */
-    int warnings; /* e.g. figures that could not be drawn */
+    strbuf report; /* markdown appended by studies for results/README.md */
+    int failures;  /* runs that ended with a solver failure */
+    int warnings;  /* e.g. figures that could not be drawn */
     pthread_mutex_t lock;
 } study_ctx;
 
@@ -152,6 +160,9 @@ void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char
  * stderr). Solver failures are counted in ctx->failures. */
 int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_record* recs, int n);
 void study_set_metric(study_ctx* ctx, const char* name, double value);
+/* study_set_metric with a printf-style name, e.g. ("fig3.%s.order", model). */
+void study_set_metricf(study_ctx* ctx, double value, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 int study_get_metric(void* ctx, const char* name, double* value);
 void study_report(study_ctx* ctx, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Directory <out_root>/<case>/<sub> (created). */

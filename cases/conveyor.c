@@ -251,38 +251,6 @@ static int write_table(const char* path, const char* header, const char* body) {
     return 0;
 }
 
-/* growable text for tables */
-typedef struct text {
-    char* s;
-    size_t n, cap;
-} text;
-
-static void tprintf(text* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tprintf(text* t, const char* fmt, ...) {
-    char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    const int len = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (len < 0) {
-        return;
-    }
-    if (t->n + (size_t)len + 1 > t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 4096;
-        while (cap < t->n + (size_t)len + 1) {
-            cap *= 2;
-        }
-        char* s = realloc(t->s, cap);
-        if (s == NULL) {
-            return;
-        }
-        t->s = s;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->n, buf, (size_t)len + 1);
-    t->n += (size_t)len;
-}
-
 #define SLIP_FACTOR 10.0 /* slip iff |v_t| > 10 v_s (notes) */
 
 /* ---- study fig3 (ICF Fig. 3) ------------------------------------------------------------------- */
@@ -315,11 +283,10 @@ static int study_fig3(study_ctx* ctx) {
     const double mg = P[P_MASS] * P[P_G];
     const double z_eq = 0.5 * P[P_SIZE] - mg / P[P_K];
     const double slip_thr = SLIP_FACTOR * P[P_VS];
-    text sum = {0}, evt = {0};
+    strbuf sum = {0}, evt = {0}, md = {0};
     for (int i = 0; i < 3; ++i) {
         const run_record* r = &rec[i];
         const char* name = k_fig_models[i]->name;
-        char key[128];
         /* CONV-1: normal force and height (meaningful for Lagged) */
         double fn_dev = 0, z_dev = 0, fn_max = 0;
         for (long k = 1; k <= r->nsteps; ++k) {
@@ -350,8 +317,8 @@ static int study_fig3(study_ctx* ctx) {
             const double tref = !have_ref || idx >= ev.n ? NAN
                                 : tr[j].to_slip          ? ev.slip_start[idx]
                                                          : ev.slip_end[idx];
-            tprintf(&evt, "%s,%s,%d,%.6f,%.6f\n", name,
-                    tr[j].to_slip ? "stick->slip" : "slip->stick", idx + 1, t, tref);
+            strbuf_printf(&evt, "%s,%s,%d,%.6f,%.6f\n", name,
+                          tr[j].to_slip ? "stick->slip" : "slip->stick", idx + 1, t, tref);
             if (tr[j].to_slip) {
                 if (nslip == 0) {
                     onset = t;
@@ -395,32 +362,25 @@ static int study_fig3(study_ctx* ctx) {
         }
         const double onset_err = have_ref ? fabs(onset - ev.slip_start[0]) : NAN;
         const double restick_err = have_ref ? fabs(restick - ev.slip_end[0]) : NAN;
-        snprintf(key, sizeof key, "fig3.%s.fn_dev_rel_max", name);
-        study_set_metric(ctx, key, fn_dev);
-        snprintf(key, sizeof key, "fig3.%s.z_dev_max", name);
-        study_set_metric(ctx, key, z_dev);
-        snprintf(key, sizeof key, "fig3.%s.fn_max_rel", name);
-        study_set_metric(ctx, key, fn_max);
-        snprintf(key, sizeof key, "fig3.%s.onset_t", name);
-        study_set_metric(ctx, key, onset);
-        snprintf(key, sizeof key, "fig3.%s.restick_t", name);
-        study_set_metric(ctx, key, restick);
-        snprintf(key, sizeof key, "fig3.%s.onset_err", name);
-        study_set_metric(ctx, key, onset_err);
-        snprintf(key, sizeof key, "fig3.%s.restick_err", name);
-        study_set_metric(ctx, key, restick_err);
-        snprintf(key, sizeof key, "fig3.%s.spike_min_rel", name);
-        study_set_metric(ctx, key, nspike > 0 ? spike_min : NAN);
-        snprintf(key, sizeof key, "fig3.%s.spike_excess_over_kinematic_min", name);
-        study_set_metric(ctx, key, nspike > 0 && isfinite(excess_min) ? excess_min : NAN);
-        snprintf(key, sizeof key, "fig3.%s.glide_dev_rel", name);
-        study_set_metric(ctx, key, nglide > 0 ? glide_dev : NAN);
-        snprintf(key, sizeof key, "fig3.%s.failures", name);
-        study_set_metric(ctx, key, r->status == CCB_OK ? 0 : 1);
-        tprintf(&sum, "%s,%s,%ld,%.6g,%.6g,%.6g,%.6f,%.6f,%d,%.6g,%ld,%.6g,%.4f,%d,%.6g\n", name,
-                r->status == CCB_OK ? "ok" : "failed", r->nsteps, fn_dev, fn_max, z_dev, onset,
-                restick, nspike, nspike ? spike_min : NAN, nglide, nglide ? glide_dev : NAN,
-                mean_iters(r), r->max_iters, r->wall_time);
+        study_set_metricf(ctx, fn_dev, "fig3.%s.fn_dev_rel_max", name);
+        study_set_metricf(ctx, z_dev, "fig3.%s.z_dev_max", name);
+        study_set_metricf(ctx, fn_max, "fig3.%s.fn_max_rel", name);
+        study_set_metricf(ctx, onset, "fig3.%s.onset_t", name);
+        study_set_metricf(ctx, restick, "fig3.%s.restick_t", name);
+        study_set_metricf(ctx, onset_err, "fig3.%s.onset_err", name);
+        study_set_metricf(ctx, restick_err, "fig3.%s.restick_err", name);
+        study_set_metricf(ctx, nspike > 0 ? spike_min : NAN, "fig3.%s.spike_min_rel", name);
+        study_set_metricf(ctx, nspike > 0 && isfinite(excess_min) ? excess_min : NAN,
+                          "fig3.%s.spike_excess_over_kinematic_min", name);
+        study_set_metricf(ctx, nglide > 0 ? glide_dev : NAN, "fig3.%s.glide_dev_rel", name);
+        study_set_metricf(ctx, r->status == CCB_OK ? 0 : 1, "fig3.%s.failures", name);
+        strbuf_printf(&sum, "%s,%s,%ld,%.6g,%.6g,%.6g,%.6f,%.6f,%d,%.6g,%ld,%.6g,%.4f,%d,%.6g\n",
+                      name, r->status == CCB_OK ? "ok" : "failed", r->nsteps, fn_dev, fn_max, z_dev,
+                      onset, restick, nspike, nspike ? spike_min : NAN, nglide,
+                      nglide ? glide_dev : NAN, mean_iters(r), r->max_iters, r->wall_time);
+        strbuf_printf(&md, "| %s | %.3g | %.4g | %.2f | %.2f | %.3g | %.3g | %.2f | %.4f |\n", name,
+                      fn_dev, fn_max, onset, restick, nspike ? spike_min : NAN,
+                      nglide ? glide_dev : NAN, mean_iters(r), r->wall_time);
     }
     char dir[PATH_MAX], path[PATH_MAX + 64];
     if (study_dir(ctx, "fig3", dir, sizeof dir) != 0) {
@@ -457,26 +417,7 @@ static int study_fig3(study_ctx* ctx) {
                      "re-stick [s] | min spike f_n/mg | max glide dev / offset | mean Newton "
                      "it. | wall [s] |\n|---|---|---|---|---|---|---|---|---|\n",
                      dt);
-        for (int i = 0; i < 3; ++i) {
-            char key[128];
-            double fd = NAN, fm = NAN, sp = NAN, gd = NAN;
-            snprintf(key, sizeof key, "fig3.%s.fn_dev_rel_max", k_fig_models[i]->name);
-            study_get_metric(ctx, key, &fd);
-            snprintf(key, sizeof key, "fig3.%s.fn_max_rel", k_fig_models[i]->name);
-            study_get_metric(ctx, key, &fm);
-            snprintf(key, sizeof key, "fig3.%s.spike_min_rel", k_fig_models[i]->name);
-            study_get_metric(ctx, key, &sp);
-            snprintf(key, sizeof key, "fig3.%s.glide_dev_rel", k_fig_models[i]->name);
-            study_get_metric(ctx, key, &gd);
-            double on = NAN, re = NAN;
-            snprintf(key, sizeof key, "fig3.%s.onset_t", k_fig_models[i]->name);
-            study_get_metric(ctx, key, &on);
-            snprintf(key, sizeof key, "fig3.%s.restick_t", k_fig_models[i]->name);
-            study_get_metric(ctx, key, &re);
-            study_report(ctx, "| %s | %.3g | %.4g | %.2f | %.2f | %.3g | %.3g | %.2f | %.4f |\n",
-                         k_fig_models[i]->name, fd, fm, on, re, sp, gd, mean_iters(&rec[i]),
-                         rec[i].wall_time);
-        }
+        study_report(ctx, "%s", md.s ? md.s : "");
         if (have_ref) {
             study_report(ctx,
                          "\nIdeal Coulomb reference (reference/conveyor_ref.c): first slip "
@@ -488,6 +429,7 @@ static int study_fig3(study_ctx* ctx) {
 out:
     free(sum.s);
     free(evt.s);
+    free(md.s);
     for (int i = 0; i < 3; ++i) {
         run_record_free(&rec[i]);
     }
@@ -530,10 +472,10 @@ static int run_sweep(study_ctx* ctx, sweep* sw, const char* dir) {
         }
     }
     int rc = study_execute(ctx, "convergence", cfg, rec, nrun);
-    text tab = {0};
+    strbuf tab = {0};
     const run_record* ref = &rec[0];
     for (int i = 0; i < 3 && rc == 0; ++i) {
-        char key[128];
+        const char* name = k_fig_models[i]->name;
         for (int j = 0; j < ndt; ++j) {
             const run_record* r = &rec[1 + i * ndt + j];
             double ec[2] = {NAN, NAN}, e = NAN;
@@ -545,20 +487,17 @@ static int run_sweep(study_ctx* ctx, sweep* sw, const char* dir) {
                 e = NAN;
             }
             sw->e[i][j] = e;
-            tprintf(&tab, "%s,%g,%.10g,%.10g,%.10g,%.4f,%d,%.6g,%s\n", k_fig_models[i]->name,
-                    sw->dts[j], e, ec[0], ec[1], mean_iters(r), r->max_iters, r->wall_time,
-                    r->status == CCB_OK ? "ok" : "failed");
-            snprintf(key, sizeof key, "convergence.%s.%s.e_q.dt%g", sw->tag, k_fig_models[i]->name,
-                     sw->dts[j]);
-            study_set_metric(ctx, key, e);
+            strbuf_printf(&tab, "%s,%g,%.10g,%.10g,%.10g,%.4f,%d,%.6g,%s\n", k_fig_models[i]->name,
+                          sw->dts[j], e, ec[0], ec[1], mean_iters(r), r->max_iters, r->wall_time,
+                          r->status == CCB_OK ? "ok" : "failed");
+            study_set_metricf(ctx, e, "convergence.%s.%s.e_q.dt%g", sw->tag, name, sw->dts[j]);
         }
         sw->order[i] = NAN;
         ccb_an_order(ndt, sw->dts, sw->e[i], &sw->order[i], NULL, NULL);
-        snprintf(key, sizeof key, "convergence.%s.%s.order", sw->tag, k_fig_models[i]->name);
-        study_set_metric(ctx, key, sw->order[i]);
+        study_set_metricf(ctx, sw->order[i], "convergence.%s.%s.order", sw->tag, name);
         /* tail ratio: error at the smallest step over the error at the next larger one */
-        snprintf(key, sizeof key, "convergence.%s.%s.tail_ratio", sw->tag, k_fig_models[i]->name);
-        study_set_metric(ctx, key, sw->e[i][ndt - 1] / sw->e[i][ndt - 2]);
+        study_set_metricf(ctx, sw->e[i][ndt - 1] / sw->e[i][ndt - 2],
+                          "convergence.%s.%s.tail_ratio", sw->tag, name);
     }
     if (rc == 0) {
         char path[PATH_MAX + 64];
@@ -603,12 +542,12 @@ static int study_convergence(study_ctx* ctx) {
     /* SAP ratio e(2e-3)/e(1e-2) of CONV-4 */
     study_set_metric(ctx, "convergence.paper.sap.ratio_2e-3_over_1e-2",
                      paper.e[0][2] / paper.e[0][1]);
-    text ord = {0};
+    strbuf ord = {0};
     for (int i = 0; i < 3; ++i) {
-        tprintf(&ord, "%s,paper,%.6f,%.6f\n", k_fig_models[i]->name, paper.order[i],
-                paper.e[i][2] / paper.e[i][1]);
-        tprintf(&ord, "%s,extended,%.6f,%.6f\n", k_fig_models[i]->name, ext.order[i],
-                ext.e[i][3] / ext.e[i][2]);
+        strbuf_printf(&ord, "%s,paper,%.6f,%.6f\n", k_fig_models[i]->name, paper.order[i],
+                      paper.e[i][2] / paper.e[i][1]);
+        strbuf_printf(&ord, "%s,extended,%.6f,%.6f\n", k_fig_models[i]->name, ext.order[i],
+                      ext.e[i][3] / ext.e[i][2]);
     }
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/orders.csv", dir);

@@ -713,7 +713,7 @@ static int cmd_reproduce(int argc, char** argv) {
             failed += f > 0 ? f : 0;
         }
         fprintf(mem, "## %s — %s\n\n%s\n\n%s", cs->name, cs->title, cs->paper,
-                ctx.report ? ctx.report : "");
+                ctx.report.s ? ctx.report.s : "");
         if (ctx.failures) {
             fprintf(mem, "**%d run(s) ended with a solver failure** (see the runs' meta.json).\n\n",
                     ctx.failures);

@@ -69,10 +69,10 @@ int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root) {
 
 void study_ctx_free(study_ctx* ctx) {
     free(ctx->metrics);
-    free(ctx->report);
+    free(ctx->report.s);
     pthread_mutex_destroy(&ctx->lock);
     ctx->metrics = NULL;
-    ctx->report = NULL;
+    ctx->report.s = NULL;
 }
 
 void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
@@ -216,30 +216,54 @@ int study_get_metric(void* user, const char* name, double* value) {
     return -1;
 }
 
-void study_report(study_ctx* ctx, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    char tmp[4096];
-    const int len = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
+static void strbuf_vprintf(strbuf* b, const char* fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    const int len = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
     if (len < 0) {
+        b->failed = 1;
         return;
     }
-    const size_t need = ctx->report_len + (size_t)len + 1;
-    if (need > ctx->report_cap) {
-        size_t cap = ctx->report_cap ? 2 * ctx->report_cap : 8192;
+    const size_t need = b->n + (size_t)len + 1;
+    if (need > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
         while (cap < need) {
             cap *= 2;
         }
-        char* r = realloc(ctx->report, cap);
-        if (r == NULL) {
+        char* s = realloc(b->s, cap);
+        if (s == NULL) {
+            b->failed = 1;
             return;
         }
-        ctx->report = r;
-        ctx->report_cap = cap;
+        b->s = s;
+        b->cap = cap;
     }
-    memcpy(ctx->report + ctx->report_len, tmp, (size_t)len + 1);
-    ctx->report_len += (size_t)len;
+    vsnprintf(b->s + b->n, (size_t)len + 1, fmt, ap);
+    b->n += (size_t)len;
+}
+
+void strbuf_printf(strbuf* b, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void study_report(study_ctx* ctx, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(&ctx->report, fmt, ap);
+    va_end(ap);
+}
+
+void study_set_metricf(study_ctx* ctx, double value, const char* fmt, ...) {
+    char name[sizeof(((metric*)0)->name)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    study_set_metric(ctx, name, value);
 }
 
 int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n) {

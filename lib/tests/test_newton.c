@@ -76,6 +76,30 @@ static ccb_status set_pm(ccb_problem* pb, const ccb_approx* ap, const pm* p) {
     return ccb_problem_set_raw(pb, ap, &p->prm, 1, &nv, p->A, p->vstar, p->v0, 1, &rc);
 }
 
+/* Problem + solver workspace used by every test. */
+typedef struct fixture {
+    ccb_problem* pb;
+    ccb_newton* nw;
+} fixture;
+
+static fixture fixture_make(void) {
+    fixture f = {NULL, NULL};
+    CHECK(ccb_problem_create(&f.pb) == CCB_OK && ccb_newton_create(&f.nw) == CCB_OK, "create");
+    return f;
+}
+
+static void fixture_free(fixture* f) {
+    ccb_newton_destroy(f->nw);
+    ccb_problem_destroy(f->pb);
+}
+
+/* Contact frame = coordinates (J = I) and no bias. */
+static void pm_identity(pm* p) {
+    const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    memcpy(p->J, I, sizeof I);
+    memset(p->b, 0, sizeof p->b);
+}
+
 /* SAP closed form of fact 5: gamma = P_{F,R'}(y*), R' = R + I/m, v = v* + J^T gamma / m. */
 static int sap_closed_form(const ccb_constraint* c, const pm* p, double v[3], double g[3]) {
     const double Rt = c->Rt + 1.0 / p->m, Rn = c->Rn + 1.0 / p->m, mu = c->mu;
@@ -116,10 +140,9 @@ static double vnorm(const double* x, int n) {
 }
 
 static void test_sap_point_mass_closed_form(void) {
-    ccb_problem* pb = NULL;
-    ccb_newton* nw = NULL;
-    ccb_problem_create(&pb);
-    ccb_newton_create(&nw);
+    fixture f = fixture_make();
+    ccb_problem* pb = f.pb;
+    ccb_newton* nw = f.nw;
     ccb_newton_params np = ccb_newton_params_default();
     np.eps_r = TIGHT_EPS_R;
     int hits[3] = {0, 0, 0};
@@ -151,8 +174,7 @@ static void test_sap_point_mass_closed_form(void) {
     CHECK(hits[0] >= 10 && hits[1] >= 10 && hits[2] >= 10,
           "all three SAP regions exercised (stiction %d, sliding %d, separation %d)", hits[0],
           hits[1], hits[2]);
-    ccb_newton_destroy(nw);
-    ccb_problem_destroy(pb);
+    fixture_free(&f);
 }
 
 /* Fact 6: Lagged point mass decouples into a scalar normal and a scalar tangential equation. */
@@ -190,17 +212,14 @@ static double tangent_eq(double s, const void* p) {
 }
 
 static void test_lagged_decoupling(void) {
-    ccb_problem* pb = NULL;
-    ccb_newton* nw = NULL;
-    ccb_problem_create(&pb);
-    ccb_newton_create(&nw);
+    fixture f = fixture_make();
+    ccb_problem* pb = f.pb;
+    ccb_newton* nw = f.nw;
     ccb_newton_params np = ccb_newton_params_default();
     np.eps_r = TIGHT_EPS_R;
     for (int trial = 0; trial < 60; ++trial) {
         pm p = random_point_mass(uniform(0.01, 1.0));
-        const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-        memcpy(p.J, I, sizeof I); /* contact frame = coordinates */
-        memset(p.b, 0, sizeof p.b);
+        pm_identity(&p);                     /* contact frame = coordinates */
         p.in.phi0 = -fabs(p.in.phi0) - 1e-7; /* gamma_n0 > 0 */
         const ccb_approx* ap = trial % 2 ? &ccb_approx_lagged : &ccb_approx_lagged_reg;
         CHECK(set_pm(pb, ap, &p) == CCB_OK, "set_raw");
@@ -218,16 +237,14 @@ static void test_lagged_decoupling(void) {
         CHECK_ABS(v[1], lambda * p.vstar[1], TOL_SOLVER * scale, "Lagged v_t = lambda v_t*");
         CHECK(lambda > 0 && lambda <= 1, "lambda in (0, 1] (got %g)", lambda);
     }
-    ccb_newton_destroy(nw);
-    ccb_problem_destroy(pb);
+    fixture_free(&f);
 }
 
 /* Fact 7: frictionless, undamped: SAP = Lagged = Similar. */
 static void test_frictionless_equivalence(void) {
-    ccb_problem* pb = NULL;
-    ccb_newton* nw = NULL;
-    ccb_problem_create(&pb);
-    ccb_newton_create(&nw);
+    fixture f = fixture_make();
+    ccb_problem* pb = f.pb;
+    ccb_newton* nw = f.nw;
     ccb_newton_params np = ccb_newton_params_default();
     np.eps_r = TIGHT_EPS_R;
     for (int trial = 0; trial < 40; ++trial) {
@@ -261,9 +278,8 @@ static void test_frictionless_equivalence(void) {
     /* Similar = Lagged normal impulse when v_t = 0 */
     for (int trial = 0; trial < 20; ++trial) {
         pm p = random_point_mass(0.3);
-        const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-        memcpy(p.J, I, sizeof I);
-        p.b[0] = p.b[1] = p.vstar[0] = p.vstar[1] = p.v0[0] = p.v0[1] = 0;
+        pm_identity(&p);
+        p.vstar[0] = p.vstar[1] = p.v0[0] = p.v0[1] = 0;
         double v[2][3];
         const ccb_approx* ap2[2] = {&ccb_approx_similar, &ccb_approx_lagged};
         for (int a = 0; a < 2; ++a) {
@@ -273,22 +289,18 @@ static void test_frictionless_equivalence(void) {
         CHECK_ABS(v[0][2], v[1][2], TOL_SOLVER * (vnorm(p.vstar, 3) + vnorm(p.b, 3) + 1e-3),
                   "Similar = Lagged when v_t = 0 (fact 7)");
     }
-    ccb_newton_destroy(nw);
-    ccb_problem_destroy(pb);
+    fixture_free(&f);
 }
 
 /* Fact 14: separation; fact 15: one iteration in a quadratic region. */
 static void test_separation_and_quadratic(void) {
-    ccb_problem* pb = NULL;
-    ccb_newton* nw = NULL;
-    ccb_problem_create(&pb);
-    ccb_newton_create(&nw);
+    fixture f = fixture_make();
+    ccb_problem* pb = f.pb;
+    ccb_newton* nw = f.nw;
     ccb_newton_params np = ccb_newton_params_default();
     for (int a = 0; a < 4; ++a) {
         pm p = random_point_mass(0.1);
-        const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-        memcpy(p.J, I, sizeof I);
-        memset(p.b, 0, sizeof p.b);
+        pm_identity(&p);
         p.in.phi0 = 1e-3;
         p.vstar[2] = 0.5; /* separating fast */
         set_pm(pb, APPROX[a], &p);
@@ -307,9 +319,7 @@ static void test_separation_and_quadratic(void) {
      * the cost is quadratic on the segment between them */
     for (int trial = 0; trial < 20; ++trial) {
         pm p = random_point_mass(0.0);
-        const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-        memcpy(p.J, I, sizeof I);
-        memset(p.b, 0, sizeof p.b);
+        pm_identity(&p);
         memset(p.v0, 0, sizeof p.v0);
         p.vstar[0] = 0.1 * p.in.mu * 9.81 * p.prm.approx.dt;
         p.vstar[1] = 0;
@@ -326,8 +336,7 @@ static void test_separation_and_quadratic(void) {
             CHECK_ABS(h[0].alpha, 1.0, 1e-8, "exact line search returns alpha = 1 (fact 15)");
         }
     }
-    ccb_newton_destroy(nw);
-    ccb_problem_destroy(pb);
+    fixture_free(&f);
 }
 
 /* A random multi-clique problem: 3 cliques of 3 dofs with SPD blocks, 6 contacts, two of them
@@ -390,11 +399,10 @@ static ccb_status set_multi(ccb_problem* pb, const ccb_approx* ap, const multi* 
 
 /* Facts 16 and 17, and CHOLMOD against the dense path. */
 static void test_descent_convergence_and_backends(void) {
-    ccb_problem* pb = NULL;
-    ccb_newton* nw = NULL;
+    fixture f = fixture_make();
+    ccb_problem* pb = f.pb;
+    ccb_newton* nw = f.nw;
     ccb_newton* nd = NULL;
-    ccb_problem_create(&pb);
-    ccb_newton_create(&nw);
     ccb_newton_create(&nd);
     for (int trial = 0; trial < 40; ++trial) {
         multi M;
@@ -466,15 +474,13 @@ static void test_descent_convergence_and_backends(void) {
         }
     }
     ccb_newton_destroy(nd);
-    ccb_newton_destroy(nw);
-    ccb_problem_destroy(pb);
+    fixture_free(&f);
 }
 
 static void test_pattern_reuse_and_kappa(void) {
-    ccb_problem* pb = NULL;
-    ccb_newton* nw = NULL;
-    ccb_problem_create(&pb);
-    ccb_newton_create(&nw);
+    fixture f = fixture_make();
+    ccb_problem* pb = f.pb;
+    ccb_newton* nw = f.nw;
     multi M;
     random_multi(&M, 0.5);
     ccb_newton_params np = ccb_newton_params_default();
@@ -506,15 +512,13 @@ static void test_pattern_reuse_and_kappa(void) {
     const double e1 = p.m + 1 / c->Rt, e2 = p.m + 1 / c->Rn;
     CHECK_REL(st.kappa, fmax(e1, e2) / fmin(e1, e2), 1e-10, 0,
               "kappa_2(H) = lambda_max/lambda_min (spec §8.9), LAPACK round-off");
-    ccb_newton_destroy(nw);
-    ccb_problem_destroy(pb);
+    fixture_free(&f);
 }
 
 static void test_failures(void) {
-    ccb_problem* pb = NULL;
-    ccb_newton* nw = NULL;
-    ccb_problem_create(&pb);
-    ccb_newton_create(&nw);
+    fixture f = fixture_make();
+    ccb_problem* pb = f.pb;
+    ccb_newton* nw = f.nw;
     multi M;
     random_multi(&M, 1.0);
     ccb_newton_params np = ccb_newton_params_default();
@@ -565,8 +569,7 @@ static void test_failures(void) {
     CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, 1, &nv, Aok, vs, vs, 1, &rc) ==
               CCB_E_INVALID,
           "dt = 0: %s", ccb_problem_last_error(pb));
-    ccb_newton_destroy(nw);
-    ccb_problem_destroy(pb);
+    fixture_free(&f);
 }
 
 /* Every allocation may fail: no crash, NOMEM reported, nothing leaks (CHOLMOD included). */
