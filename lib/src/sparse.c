@@ -5,7 +5,10 @@
  * ordering method, AMD (Amestoy, Davis, Duff 1996) with postordering. The symbolic analysis
  * (ordering, elimination tree, supernodes) is computed once per block pattern and reused by
  * every numeric factorization while the pattern stays the same (header of
- * Cholesky/cholmod_factorize.c). CHOLMOD reports a matrix that is not positive definite through
+ * Cholesky/cholmod_factorize.c). The numeric factorization calls cholmod_super_numeric directly
+ * on S = tril(P H P^T), which we keep in permuted lower form with a value map fixed at analysis
+ * time; cholmod_factorize would instead build S with a permuted transpose (a full copy and four
+ * allocations) on every call. CHOLMOD reports a matrix that is not positive definite through
  * Common->status and L->minor, not through its return value; both are checked.
  * All CHOLMOD memory goes through ccb_alloc (SuiteSparse_config hooks), so it is counted. */
 #include "sparse.h"
@@ -32,14 +35,17 @@ struct ccb_sparse {
     size_t* edge_off; /* nedge */
     size_t nvals;
     int cap_vals;
-    int* pos; /* nvals: index into A->x, or -1 */
+    int* pos;  /* nvals: index into A->x (upper, original order), or -1 */
+    int* amap; /* A->nzmax: index of each A entry in S->x (lower, permuted) */
+    int cap_amap;
     int cap_pos;
     int* up_start; /* nb + 1 */
     int* up_list;  /* nedge: upper neighbours (a) of each block b, sorted */
     int cap_up;
     /* CHOLMOD */
     cholmod_common cm;
-    cholmod_sparse* A;
+    cholmod_sparse* A; /* upper triangle of H in the original order (pattern for the analysis) */
+    cholmod_sparse* S; /* tril(P H P^T), the matrix cholmod_super_numeric factors */
     cholmod_factor* L;
     cholmod_dense *B, *X, *Y, *E;
     /* dense path */
@@ -86,6 +92,7 @@ ccb_status ccb_sparse_create(ccb_sparse** out) {
 
 static void free_cholmod_objects(ccb_sparse* sp) {
     cholmod_free_sparse(&sp->A, &sp->cm);
+    cholmod_free_sparse(&sp->S, &sp->cm);
     cholmod_free_factor(&sp->L, &sp->cm);
     cholmod_free_dense(&sp->B, &sp->cm);
     cholmod_free_dense(&sp->X, &sp->cm);
@@ -106,6 +113,7 @@ void ccb_sparse_destroy(ccb_sparse* sp) {
     ccb_free(sp->diag_off);
     ccb_free(sp->edge_off);
     ccb_free(sp->pos);
+    ccb_free(sp->amap);
     ccb_free(sp->up_start);
     ccb_free(sp->up_list);
     ccb_free(sp->Hd);
@@ -159,6 +167,77 @@ static ccb_status cholmod_failure(const ccb_sparse* sp, const char* what, char* 
         return ccb_errorf(msg, n, CCB_E_NOMEM, "CHOLMOD %s: out of memory", what);
     }
     return ccb_errorf(msg, n, CCB_E_INTERNAL, "CHOLMOD %s failed (status %d)", what, sp->cm.status);
+}
+
+/* S = tril(P H P^T) in CSC form with sorted rows, and amap: A position -> S position.
+ * Entry (i, j) of H moves to (pinv[i], pinv[j]), pinv the inverse of L->Perm; the lower entry
+ * is (max, min). Rows are sorted by inserting the entries row by row (counting sort). */
+static ccb_status build_permuted(ccb_sparse* sp, char* msg, size_t msgn) {
+    const int n = sp->n;
+    const int* Ap = sp->A->p;
+    const int* Ai = sp->A->i;
+    const int* Perm = sp->L->Perm;
+    const int nnz = Ap[n];
+    int* scratch = ccb_alloc((size_t)(3 * n + 2 + 3 * nnz) * sizeof(int));
+    if (scratch == NULL ||
+        ccb_grow((void**)&sp->amap, &sp->cap_amap, nnz > 0 ? nnz : 1, sizeof(int))) {
+        ccb_free(scratch);
+        return nomem(msg, msgn);
+    }
+    int* pinv = scratch;          /* n */
+    int* colptr = pinv + n;       /* n + 1: column starts of S */
+    int* rowptr = colptr + n + 1; /* n + 1: entries grouped by S row */
+    int* srow = rowptr + n + 1;   /* nnz: S row of A entry q */
+    int* scol = srow + nnz;       /* nnz: S column of A entry q */
+    int* byrow = scol + nnz;      /* nnz: A entries in S-row order */
+    for (int k = 0; k < n; ++k) {
+        pinv[Perm[k]] = k;
+    }
+    for (int k = 0; k <= n; ++k) {
+        colptr[k] = rowptr[k] = 0;
+    }
+    for (int j = 0; j < n; ++j) {
+        for (int q = Ap[j]; q < Ap[j + 1]; ++q) {
+            const int a = pinv[Ai[q]], b = pinv[j];
+            srow[q] = a > b ? a : b;
+            scol[q] = a > b ? b : a;
+            colptr[scol[q] + 1]++;
+            rowptr[srow[q] + 1]++;
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        colptr[k + 1] += colptr[k];
+        rowptr[k + 1] += rowptr[k];
+    }
+    int* fill = pinv; /* pinv is no longer needed: reuse it as a cursor */
+    for (int k = 0; k < n; ++k) {
+        fill[k] = rowptr[k];
+    }
+    for (int q = 0; q < nnz; ++q) {
+        byrow[fill[srow[q]]++] = q;
+    }
+    sp->S = cholmod_allocate_sparse((size_t)n, (size_t)n, (size_t)(nnz > 0 ? nnz : 1), 1, 1, -1,
+                                    CHOLMOD_REAL, &sp->cm);
+    if (sp->S == NULL) {
+        ccb_free(scratch);
+        return cholmod_failure(sp, "allocation", msg, msgn);
+    }
+    int* Sp = sp->S->p;
+    int* Si = sp->S->i;
+    for (int k = 0; k <= n; ++k) {
+        Sp[k] = colptr[k];
+    }
+    for (int k = 0; k < n; ++k) {
+        fill[k] = Sp[k];
+    }
+    for (int t = 0; t < nnz; ++t) { /* rows ascending within every column */
+        const int q = byrow[t];
+        const int at = fill[scol[q]]++;
+        Si[at] = srow[q];
+        sp->amap[q] = at;
+    }
+    ccb_free(scratch);
+    return CCB_OK;
 }
 
 /* Builds the CHOLMOD upper-triangular CSC structure, the value map and the symbolic factor. */
@@ -229,7 +308,7 @@ static ccb_status analyze(ccb_sparse* sp, char* msg, size_t msgn) {
     }
     sp->nnz_L = sp->cm.lnz;
     sp->flops = sp->cm.fl;
-    return CCB_OK;
+    return build_permuted(sp, msg, msgn);
 }
 
 ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int nedge,
@@ -337,13 +416,15 @@ ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg
         sp->have_factor = 1;
         return CCB_OK;
     }
-    double* x = sp->A->x;
+    double* x = sp->S->x;
     for (size_t k = 0; k < sp->nvals; ++k) {
         if (sp->pos[k] >= 0) {
-            x[sp->pos[k]] = sp->vals[k];
+            x[sp->amap[sp->pos[k]]] = sp->vals[k];
         }
     }
-    const int ok = cholmod_factorize(sp->A, sp->L, &sp->cm);
+    double beta[2] = {0.0, 0.0};
+    sp->cm.status = CHOLMOD_OK;
+    const int ok = cholmod_super_numeric(sp->S, NULL, beta, sp->L, &sp->cm);
     if (sp->cm.status == CHOLMOD_NOT_POSDEF || (ok && sp->L->minor < sp->L->n)) {
         return ccb_errorf(msg, msgn, CCB_E_FACTOR,
                           "Newton matrix H is not positive definite (CHOLMOD: minor at column "
