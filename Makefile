@@ -49,6 +49,9 @@ build: configure
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	@for f in $(BUILD_DIR)/gate-results/*/gates.csv; do \
+	  [ -f "$$f" ] && { echo "== $$f"; sed 's/,/  /g' "$$f"; }; \
+	done; true
 
 reproduce: build
 	$(BUILD_DIR)/ccb reproduce --out $(RESULTS) --jobs $(JOBS)
