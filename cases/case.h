@@ -72,7 +72,6 @@ const case_param* case_find_param(const case_desc* cs, const char* name, int* in
 int case_set_param(const case_desc* cs, double* params, const char* assignment, char* msg,
                    size_t n);
 void case_default_params(const case_desc* cs, double* params);
-int case_param_index(const case_desc* cs, const char* name); /* -1 if unknown (a bug) */
 
 /* ---- one run (run.c) ---------------------------------------------------------------------------- */
 typedef struct run_config {
@@ -115,8 +114,6 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t n);
 int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t n);
 void run_record_free(run_record* rec);
 void run_config_default(const case_desc* cs, run_config* cfg);
-/* Index of a column of the case's observables (-1 if missing). */
-int case_obs_index(const case_desc* cs, const char* name);
 
 /* Growable text (tables, the report). Zero-initialize; free(buf.s) when done. On allocation
  * failure the text is truncated and `failed` is set. */
@@ -146,8 +143,7 @@ typedef struct study_ctx {
     int nmetrics, cap_metrics;
     strbuf report; /* markdown appended by studies for results/README.md */
     int failures;  /* runs that ended with a solver failure */
-    int warnings;  /* e.g. figures that could not be drawn */
-    pthread_mutex_t lock;
+    int warnings;                   /* e.g. figures that could not be drawn */
 } study_ctx;
 
 int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root);

@@ -39,12 +39,6 @@ const case_param* case_find_param(const case_desc* cs, const char* name, int* in
     return NULL;
 }
 
-int case_param_index(const case_desc* cs, const char* name) {
-    int i = -1;
-    case_find_param(cs, name, &i);
-    return i;
-}
-
 void case_default_params(const case_desc* cs, double* params) {
     for (int i = 0; i < cs->nparams; ++i) {
         params[i] = cs->params[i].def;

@@ -43,16 +43,6 @@ void run_record_free(run_record* rec) {
     rec->iters = NULL;
 }
 
-int case_obs_index(const case_desc* cs, const char* name) {
-    for (int i = 0; i < cs->nobs; ++i) {
-        if (strncmp(cs->obs_names[i], name, strlen(name)) == 0 &&
-            (cs->obs_names[i][strlen(name)] == ' ' || cs->obs_names[i][strlen(name)] == '\0')) {
-            return i;
-        }
-    }
-    return -1;
-}
-
 static int write_meta(const run_config* cfg, const run_record* rec, const ccb_model* model,
                       char* msg, size_t n) {
     ccb_meta* m = NULL;

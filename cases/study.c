@@ -63,14 +63,12 @@ int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root) {
     snprintf(ctx->out_root, sizeof ctx->out_root, "%s", out_root);
     ctx->jobs = 1;
     ctx->figures = 1;
-    pthread_mutex_init(&ctx->lock, NULL);
     return 0;
 }
 
 void study_ctx_free(study_ctx* ctx) {
     free(ctx->metrics);
     free(ctx->report.s);
-    pthread_mutex_destroy(&ctx->lock);
     ctx->metrics = NULL;
     ctx->report.s = NULL;
 }

@@ -668,15 +668,15 @@ void ccb_body_mass_matrix(const ccb_body* b, const double* qb, double* M) {
     const ccb_mat3 tmp = ccb_m3_mul(&X.R, &b->def.inertia);
     const ccb_mat3 IW = ccb_m3_mul(&tmp, &RT); /* I_W = R I_B R^T */
     for (int i = 0; i < nv; ++i) {
-        for (int j = 0; j < nv; ++j) {
+        for (int j = i; j < nv; ++j) { /* upper triangle, mirrored: M is exactly symmetric */
             double s = 0.0;
             for (int r = 0; r < 3; ++r) {
                 for (int c = 0; c < 3; ++c) {
-                    s += S[r * nv + i] * IW.m[3 * r + c] * S[c * nv + j];
+                    s += S[r * nv + i] * 0.5 * (IW.m[3 * r + c] + IW.m[3 * c + r]) * S[c * nv + j];
                 }
                 s += S[(3 + r) * nv + i] * b->def.mass * S[(3 + r) * nv + j];
             }
-            M[i * nv + j] = s;
+            M[i * nv + j] = M[j * nv + i] = s;
         }
     }
 }

@@ -123,18 +123,23 @@ static ccb_status reserve_contacts(ccb_problem* p, int nc, size_t nj) {
 static ccb_status factor_blocks(ccb_problem* p) {
     for (int c = 0; c < p->nclique; ++c) {
         const int n = p->clique_nv[c];
-        const double* A = p->A + p->clique_aoff[c];
+        double* A = p->A + p->clique_aoff[c];
         double* L = p->L + p->clique_aoff[c];
         memcpy(L, A, (size_t)n * n * sizeof(double));
         for (int i = 0; i < n; ++i) {
             p->Adiag[p->clique_voff[c] + i] = A[i * n + i];
             for (int j = 0; j < i; ++j) {
-                if (A[i * n + j] != A[j * n + i]) {
+                /* [round-off: blocks computed as products like R I R^T are symmetric to a few
+                 *  ulps; anything beyond 1e-12 of the diagonal scale is not a mass matrix] */
+                const double tol = 1e-12 * fmax(fabs(A[i * n + i]), fabs(A[j * n + j]));
+                if (!(fabs(A[i * n + j] - A[j * n + i]) <= tol)) {
                     return fail(p, CCB_E_INVALID,
                                 "clique %d: A block is not symmetric (entry (%d,%d) = %.17g vs "
                                 "%.17g)",
                                 c, i, j, A[i * n + j], A[j * n + i]);
                 }
+                A[i * n + j] = A[j * n + i] = 0.5 * (A[i * n + j] + A[j * n + i]);
+                L[i * n + j] = L[j * n + i] = A[i * n + j];
             }
         }
         const int bad = ccb_dense_cholesky(n, L);

@@ -26,8 +26,8 @@ typedef struct ccb_approx_options {
     double beta; /* SAP near-rigid parameter [-], >= 0; 0 disables the cap (spec §4.3) */
 } ccb_approx_options;
 
-/* Defaults of formulation-convex §8.8: dt = 0.01 (placeholder for the caller), v_s = 1e-4 m/s,
- * sigma = 1e-3, beta = 1. */
+/* Defaults of formulation-convex §8.8: v_s = 1e-4 m/s,
+ * sigma = 1e-3, beta = 1; dt = 0.01 s until the caller sets its own step. */
 CCB_API ccb_approx_options ccb_approx_options_default(void);
 /* CCB_E_INVALID (with a message naming the field) if any field is out of range. */
 CCB_API ccb_status ccb_approx_options_check(const ccb_approx_options* o, char* msg,
