@@ -64,7 +64,8 @@ static const case_param k_params[P_COUNT] = {
 
 static const char* const k_notes[] = {
     "IC: the box moves with the belt, v(0) = v_b(0) = 2 pi f A cos(phase), resting at the "
-    "equilibrium sink z = a/2 - m g/k (cases.md §3.1 [default?]); x(0) = 0.",
+    "equilibrium sink z = a/2 - m g/(nc k) with nc contact points (cases.md §3.1 [default?]); "
+    "x(0) = 0.",
     "Belt phase 0 (x_b = A sin 2 pi f t) and duration T = 2 s (two belt periods) [default?].",
     "Box rotation is locked (2 dof: x, z); one contact point at the bottom-face centre; the "
     "two-corner variant is --set contacts=2, free rotation --set rotation=1 [default?].",
@@ -125,7 +126,8 @@ static int conveyor_build(const double* P, ccb_model** out, void** data, char* m
     box.inertia = ccb_m3_identity();
     box.inertia.m[0] = box.inertia.m[4] = box.inertia.m[8] = mass * a * a / 6.0;
     box.locked = P[P_ROTATION] == 1 ? 0u : CCB_LOCK_THETA;
-    box.pose = ccb_pose_planar(0.0, 0.5 * a - mass * P[P_G] / P[P_K], 0.0);
+    /* equilibrium sink: each of the nc contact points carries m g / nc */
+    box.pose = ccb_pose_planar(0.0, 0.5 * a - mass * P[P_G] / (P[P_CONTACTS] * P[P_K]), 0.0);
     box.twist = ccb_twist_planar(cd->A * cd->w * cos(cd->phase), 0.0, 0.0);
     ccb_shape_def surface = ccb_shape_def_default(); /* rigid half-space z <= 0 */
     surface.name = "belt_surface";
@@ -281,7 +283,7 @@ static int study_fig3(study_ctx* ctx) {
         fprintf(stderr, "ccb: conveyor reference: %s\n", msg);
     }
     const double mg = P[P_MASS] * P[P_G];
-    const double z_eq = 0.5 * P[P_SIZE] - mg / P[P_K];
+    const double z_eq = 0.5 * P[P_SIZE] - mg / (P[P_CONTACTS] * P[P_K]);
     const double slip_thr = SLIP_FACTOR * P[P_VS];
     strbuf sum = {0}, evt = {0}, md = {0};
     for (int i = 0; i < 3; ++i) {
