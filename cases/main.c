@@ -614,7 +614,7 @@ static const char* k_gate_help =
     "\n"
     "  --out ROOT     where the study data go (default results)\n"
     "  --jobs N       runs in parallel (default 1)\n"
-    "  --figures      (figures are off for gates; use ccb study or ccb reproduce)\n";
+    "Figures are not drawn here; ccb study and ccb reproduce draw them.\n";
 
 static int cmd_gate(int argc, char** argv) {
     opts o;
