@@ -232,12 +232,14 @@ static void apply_solver_opts(const opts* o, ccb_newton_params* np, ccb_delassus
         }
     }
     if (o->linsolve) {
-        if (strcmp(o->linsolve, "cholmod") == 0) {
+        if (strcmp(o->linsolve, "auto") == 0) {
+            np->linear_solver = CCB_LINSOLVE_AUTO;
+        } else if (strcmp(o->linsolve, "cholmod") == 0) {
             np->linear_solver = CCB_LINSOLVE_CHOLMOD;
         } else if (strcmp(o->linsolve, "dense") == 0) {
             np->linear_solver = CCB_LINSOLVE_DENSE;
         } else {
-            die_usage("--linear-solver expects cholmod or dense (got '%s')", o->linsolve);
+            die_usage("--linear-solver expects auto, cholmod or dense (got '%s')", o->linsolve);
         }
     }
 }
@@ -351,7 +353,8 @@ static const char* k_run_help =
     "  --max-iterations N     Newton iterations before a step fails (default 100)\n"
     "  --kappa                record the condition number kappa_2(H) of every step\n"
     "  --delassus diag|full   Delassus approximation for SAP's w (default diag)\n"
-    "  --linear-solver cholmod|dense   (default cholmod: supernodal, AMD)\n"
+    "  --linear-solver auto|cholmod|dense   (default auto: dense Cholesky for one clique,\n"
+    "                         CHOLMOD supernodal with AMD for two or more)\n"
     "  --record-every N       write every N-th step to trajectory.csv (default 1)\n"
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step) and\n"
@@ -455,7 +458,7 @@ static const char* k_study_help =
     "  --jobs N          runs in parallel (default 1; each run is single-threaded)\n"
     "  --set NAME=VALUE  override a case parameter (repeatable)\n"
     "  --rtol X, --max-iterations N, --kappa, --delassus diag|full,\n"
-    "  --linear-solver cholmod|dense   solver options as for ccb run\n"
+    "  --linear-solver auto|cholmod|dense   solver options as for ccb run\n"
     "  --no-figures      skip gnuplot\n";
 
 static int cmd_study(int argc, char** argv) {

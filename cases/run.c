@@ -65,7 +65,9 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     ccb_meta_set_string(m, "solver.approximation_title", cfg->approx->title);
     ccb_meta_set_string(m, "solver.linear_solver",
                         cfg->newton.linear_solver == CCB_LINSOLVE_DENSE ? "dense"
-                                                                        : "cholmod-supernodal-amd");
+                        : cfg->newton.linear_solver == CCB_LINSOLVE_CHOLMOD
+                            ? "cholmod-supernodal-amd"
+                            : "auto");
     ccb_meta_set_string(m, "solver.delassus",
                         cfg->delassus == CCB_DELASSUS_FULL_INVERSE ? "full-inverse"
                                                                    : "diag-inverse");

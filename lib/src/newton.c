@@ -48,12 +48,13 @@ struct ccb_newton {
     int cap_bs;
     /* iteration state */
     double cost_A, cost, residual, tolerance;
-    int iter, cost_ok, ls_evals, r_valid, initialized, analyzed;
+    int iter, cost_ok, ls_evals, r_valid, initialized;
+    long analyses_at_init; /* ccb_sparse_analyses() when the solve started */
     double alpha_min, kappa;
     ccb_status status;
     ccb_newton_iter* hist;
     int nhist, cap_hist;
-    long n_analyses, n_factorizations;
+    long n_factorizations;
     char msg[CCB_MSG_SIZE];
 };
 
@@ -70,7 +71,7 @@ ccb_newton_params ccb_newton_params_default(void) {
     p.ls_alpha_rtol = 1e-8;
     p.compute_kappa = 0;
     p.kappa_max_nv = 2000;
-    p.linear_solver = CCB_LINSOLVE_CHOLMOD;
+    p.linear_solver = CCB_LINSOLVE_AUTO;
     return p;
 }
 
@@ -106,7 +107,8 @@ ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t
     if (p->kappa_max_nv < 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "kappa_max_nv must be >= 1");
     }
-    if (p->linear_solver != CCB_LINSOLVE_CHOLMOD && p->linear_solver != CCB_LINSOLVE_DENSE) {
+    if (p->linear_solver != CCB_LINSOLVE_AUTO && p->linear_solver != CCB_LINSOLVE_CHOLMOD &&
+        p->linear_solver != CCB_LINSOLVE_DENSE) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "unknown linear solver %d", (int)p->linear_solver);
     }
     return CCB_OK;
@@ -317,7 +319,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->nhist = 0;
     ws->alpha_min = 1.0;
     ws->kappa = -1;
-    ws->analyzed = 0;
+    ws->analyses_at_init = ccb_sparse_analyses(ws->sp);
     ws->residual = ws->tolerance = 0.0;
     eval_iterate(ws);
     if (!isfinite(ws->cost)) {
@@ -394,18 +396,12 @@ static ccb_status set_pattern(ccb_newton* ws) {
     for (int a = 0; a < pb->np; ++a) {
         ws->bs[a] = pb->clique_nv[pb->pclique[a]];
     }
-    int analyzed = 0;
-    ccb_status s = ccb_sparse_set_pattern(ws->sp, pb->np, ws->bs, pb->nedge, pb->edges, &analyzed,
-                                          ws->msg, sizeof ws->msg);
+    ccb_status s = ccb_sparse_set_pattern(ws->sp, pb->np, ws->bs, pb->nedge, pb->edges, ws->msg,
+                                          sizeof ws->msg);
     if (s != CCB_OK) {
         ws->status = s;
-        return s;
     }
-    if (analyzed) {
-        ws->analyzed = 1;
-        ws->n_analyses++;
-    }
-    return CCB_OK;
+    return s;
 }
 
 static void assemble(ccb_newton* ws) {
@@ -687,7 +683,7 @@ ccb_newton_stats ccb_newton_get_stats(const ccb_newton* ws) {
     st.kappa = ws->kappa;
     st.nv = ws->npv;
     st.nc = ws->nc;
-    st.analyzed = ws->analyzed;
+    st.analyzed = ccb_sparse_analyses(ws->sp) != ws->analyses_at_init;
     if (ws->iter > 0) {
         ccb_sparse_factor_stats(ws->sp, &st.nnz_L, &st.flops);
     }
@@ -753,7 +749,7 @@ const ccb_newton_iter* ccb_newton_history(const ccb_newton* ws, int* n) {
 }
 void ccb_newton_counters(const ccb_newton* ws, long* analyses, long* factorizations) {
     if (analyses) {
-        *analyses = ws ? ws->n_analyses : 0;
+        *analyses = ws ? ccb_sparse_analyses(ws->sp) : 0;
     }
     if (factorizations) {
         *factorizations = ws ? ws->n_factorizations : 0;

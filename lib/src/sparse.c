@@ -53,6 +53,8 @@ struct ccb_sparse {
     int cap_Hd;
     ccb_linear_solver factored; /* which factorization is current */
     int have_factor;
+    int need_analysis; /* the pattern changed since the last symbolic analysis */
+    long nanalyses;
     double nnz_L, flops;
 };
 
@@ -311,11 +313,12 @@ static ccb_status analyze(ccb_sparse* sp, char* msg, size_t msgn) {
     return build_permuted(sp, msg, msgn);
 }
 
+long ccb_sparse_analyses(const ccb_sparse* sp) {
+    return sp->nanalyses;
+}
+
 ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int nedge,
-                                  const int* edges, int* analyzed, char* msg, size_t msgn) {
-    if (analyzed) {
-        *analyzed = 0;
-    }
+                                  const int* edges, char* msg, size_t msgn) {
     if (same_pattern(sp, nb, bs, nedge, edges)) {
         return CCB_OK;
     }
@@ -358,14 +361,8 @@ ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int ned
         sp->nb = -1;
         return nomem(msg, msgn);
     }
-    ccb_status s = analyze(sp, msg, msgn);
-    if (s != CCB_OK) {
-        sp->nb = -1; /* force a new analysis next time */
-        return s;
-    }
-    if (analyzed) {
-        *analyzed = 1;
-    }
+    sp->need_analysis = 1;
+    sp->have_factor = 0;
     return CCB_OK;
 }
 
@@ -400,6 +397,9 @@ ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg
         return ccb_errorf(msg, msgn, CCB_E_INTERNAL, "sparse: factor before set_pattern");
     }
     const int n = sp->n;
+    if (solver == CCB_LINSOLVE_AUTO) {
+        solver = sp->nb == 1 ? CCB_LINSOLVE_DENSE : CCB_LINSOLVE_CHOLMOD;
+    }
     if (solver == CCB_LINSOLVE_DENSE) {
         if (ccb_grow((void**)&sp->Hd, &sp->cap_Hd, n * n > 0 ? n * n : 1, sizeof(double))) {
             return nomem(msg, msgn);
@@ -415,6 +415,14 @@ ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg
         sp->factored = CCB_LINSOLVE_DENSE;
         sp->have_factor = 1;
         return CCB_OK;
+    }
+    if (sp->need_analysis) {
+        const ccb_status s = analyze(sp, msg, msgn);
+        if (s != CCB_OK) {
+            return s; /* need_analysis stays set: the next call tries again */
+        }
+        sp->need_analysis = 0;
+        sp->nanalyses++;
     }
     double* x = sp->S->x;
     for (size_t k = 0; k < sp->nvals; ++k) {

@@ -19,10 +19,13 @@ ccb_status ccb_sparse_create(ccb_sparse** sp);
 void ccb_sparse_destroy(ccb_sparse* sp);
 
 /* Sets the block pattern: nb blocks of sizes bs[nb], nedge edges given as sorted unique pairs
- * (a, b), a < b. Redoes the symbolic analysis (AMD ordering, supernodal structure) only if the
- * pattern differs from the previous one; *analyzed (may be NULL) tells whether it did. */
+ * (a, b), a < b. A changed pattern invalidates CHOLMOD's symbolic analysis (AMD ordering,
+ * supernodal structure), which the next CHOLMOD factorization redoes; an unchanged pattern keeps
+ * it. */
 ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int nedge,
-                                  const int* edges, int* analyzed, char* msg, size_t msg_size);
+                                  const int* edges, char* msg, size_t msg_size);
+/* Number of symbolic analyses performed so far. */
+long ccb_sparse_analyses(const ccb_sparse* sp);
 /* Total size n = sum of block sizes. */
 int ccb_sparse_n(const ccb_sparse* sp);
 /* Dense storage of diagonal block a / edge block e (valid until the next set_pattern). */
@@ -32,7 +35,7 @@ double* ccb_sparse_edge_block(ccb_sparse* sp, int e);
 int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b);
 /* Sets all block values to zero. */
 void ccb_sparse_zero(ccb_sparse* sp);
-/* Numeric factorization with the chosen solver. CCB_E_FACTOR (naming the failing column) if H is
+/* Numeric factorization with the chosen solver (AUTO: dense for one block, CHOLMOD otherwise). CCB_E_FACTOR (naming the failing column) if H is
  * not positive definite, CCB_E_NOMEM, CCB_E_INTERNAL on other CHOLMOD failures. */
 ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg, size_t msg_size);
 /* x = H^{-1} b with the last factorization (x and b may alias). */

@@ -373,7 +373,35 @@ static void test_determinism_and_failure(void) {
     ccb_model_destroy(m);
 }
 
+/* No allocation in the step loop once the workspaces have grown (STYLE §4): one clique, so the
+ * default linear solver uses the dense kernel and CHOLMOD is not called. [exact: 0] */
+static void test_no_allocation_in_step_loop(void) {
+    slider_cfg cfg = {1.0, 1e7, 500.0, 1e-3, 0.7, 1.2566, -9.81e-7, CCB_LOCK_THETA};
+    ccb_model* m = slider_model(&cfg);
+    const ccb_approx* ap[4] = {&ccb_approx_sap, &ccb_approx_similar, &ccb_approx_lagged,
+                               &ccb_approx_lagged_reg};
+    for (int a = 0; a < 4; ++a) {
+        ccb_sim_params p = ccb_sim_params_default();
+        p.approx = ap[a];
+        p.newton.compute_kappa = 1;
+        ccb_sim* sim = NULL;
+        ccb_sim_create(m, &p, &sim, NULL, 0);
+        for (int k = 0; k < 20; ++k) {
+            ccb_sim_step(sim);
+        }
+        const long before = ccb_alloc_count();
+        for (int k = 0; k < 200; ++k) {
+            CHECK(ccb_sim_step(sim) == CCB_OK, "step");
+        }
+        CHECK(ccb_alloc_count() == before, "%s: %ld allocations in 200 steps after warm-up",
+              ap[a]->name, ccb_alloc_count() - before);
+        ccb_sim_destroy(sim);
+    }
+    ccb_model_destroy(m);
+}
+
 int main(void) {
+    RUN(test_no_allocation_in_step_loop);
     RUN(test_planar_jacobian);
     RUN(test_box_halfspace_query);
     RUN(test_model_validation);

@@ -23,9 +23,14 @@ extern "C" {
 
 typedef struct ccb_newton ccb_newton;
 
+/* Factorization of H = A + J^T G J (spec §8.2). With one participating clique H is a single
+ * dense block (one supernode): `auto` factors it with the dense Cholesky kernel, without
+ * CHOLMOD's per-call overhead and workspace allocation; with two or more cliques it uses
+ * CHOLMOD's supernodal Cholesky with AMD ordering. */
 typedef enum ccb_linear_solver {
-    CCB_LINSOLVE_CHOLMOD = 0, /* supernodal sparse Cholesky, AMD ordering (default, §8.2) */
-    CCB_LINSOLVE_DENSE = 1    /* dense Cholesky of the assembled H (reference path for tests) */
+    CCB_LINSOLVE_AUTO = 0,    /* dense for one clique, CHOLMOD otherwise (default) */
+    CCB_LINSOLVE_CHOLMOD = 1, /* always CHOLMOD: supernodal sparse Cholesky, AMD ordering */
+    CCB_LINSOLVE_DENSE = 2    /* always the dense Cholesky of the assembled H (reference path) */
 } ccb_linear_solver;
 
 typedef struct ccb_newton_params {
@@ -103,7 +108,8 @@ CCB_API const double* ccb_newton_impulses(const ccb_newton* ws);
 CCB_API const ccb_newton_iter* ccb_newton_history(const ccb_newton* ws, int* n);
 /* Statistics of the current/last solve. */
 CCB_API ccb_newton_stats ccb_newton_get_stats(const ccb_newton* ws);
-/* Cumulative counts over the workspace's life: symbolic analyses and numeric factorizations. */
+/* Cumulative counts over the workspace's life: CHOLMOD symbolic analyses (done lazily, only when
+ * the pattern changed and CHOLMOD factors) and numeric factorizations. */
 CCB_API void ccb_newton_counters(const ccb_newton* ws, long* analyses, long* factorizations);
 
 #ifdef __cplusplus
