@@ -1,10 +1,13 @@
 /* geometry: narrow-phase point contacts against half-spaces.
  *
  * Half-space H (body A): region {x : n.(x - o) <= 0}, n = R_WH e_z, o = p_WH.
- * A point p_B of body B has signed distance phi = n.(p_B - o) (spec: formulation-convex §1.3)
- * and surface point p_A = p_B - phi n. Box shapes contribute their 8 corners, point sets their
- * markers. Candidate shape pairs are fixed at ccb_model_finalize (all pairs, O(n^2)); a broad
- * phase for large scenes belongs here when the clutter case needs it. */
+ * Every other shape is a set of support points s_k (shape frame) swept by a radius r: box corners
+ * and markers (r = 0), the sphere centre (r = radius), the two ends of a capsule's segment
+ * (r = radius; for a segment against a plane the closest points are always its ends). For a
+ * support point at p in W:
+ *   phi = n.(p - o) - r           signed distance (spec: formulation-convex §1.3)
+ *   p_B = p - r n                 deepest point of B,   p_A = p_B - phi n  (on the plane).
+ * Candidate shape pairs are fixed at ccb_model_finalize (all pairs). */
 #include "ccb/geometry.h"
 
 #include <math.h>
@@ -29,17 +32,31 @@ static ccb_status add_contact(ccb_contact_set* out, const ccb_contact* c) {
     return CCB_OK;
 }
 
-/* Point i of shape s in the shape frame (box corners in a fixed order). */
+/* Support points of a shape (shape frame) and the radius that sweeps them. */
 static int shape_npoints(const ccb_shape* s) {
-    return s->def.type == CCB_SHAPE_BOX ? 8 : s->def.npoints;
+    switch (s->def.type) {
+    case CCB_SHAPE_BOX: return 8;
+    case CCB_SHAPE_SPHERE: return 1;
+    case CCB_SHAPE_CAPSULE: return 2;
+    default: return s->def.npoints;
+    }
 }
 
 static ccb_vec3 shape_point(const ccb_shape* s, int i) {
-    if (s->def.type == CCB_SHAPE_BOX) {
+    switch (s->def.type) {
+    case CCB_SHAPE_BOX: {
         const ccb_vec3 h = s->def.half_extents;
         return ccb_v3((i & 1) ? h.x : -h.x, (i & 2) ? h.y : -h.y, (i & 4) ? h.z : -h.z);
     }
-    return s->points[i];
+    case CCB_SHAPE_SPHERE: return ccb_v3(0, 0, 0);
+    case CCB_SHAPE_CAPSULE: return ccb_v3(i ? s->def.half_length : -s->def.half_length, 0, 0);
+    default: return s->points[i];
+    }
+}
+
+static double shape_radius(const ccb_shape* s) {
+    return (s->def.type == CCB_SHAPE_SPHERE || s->def.type == CCB_SHAPE_CAPSULE) ? s->def.radius
+                                                                                 : 0.0;
 }
 
 ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, double margin,
@@ -74,10 +91,12 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
         }
         const ccb_mat3 R_WC = ccb_contact_frame(n);
         const int np = shape_npoints(sb);
+        const double r = shape_radius(sb);
         for (int k = 0; k < np; ++k) {
             const ccb_vec3 pS = shape_point(sb, k);
-            const ccb_vec3 pB = ccb_v3_add(XS.p, ccb_m3_mul_v(&XS.R, pS));
-            const double phi = ccb_v3_dot(n, ccb_v3_sub(pB, XH.p));
+            const ccb_vec3 ps = ccb_v3_add(XS.p, ccb_m3_mul_v(&XS.R, pS));
+            const double phi = ccb_v3_dot(n, ccb_v3_sub(ps, XH.p)) - r;
+            const ccb_vec3 pB = ccb_v3_sub(ps, ccb_v3_scale(r, n));
             if (!(phi < margin)) {
                 continue;
             }

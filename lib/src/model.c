@@ -302,6 +302,18 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
                 return fail(m, CCB_E_INVALID, "%s: point %d is not finite", who, i);
             }
         }
+    } else if (d->type == CCB_SHAPE_SPHERE) {
+        if (!(isfinite(d->radius) && d->radius > 0)) {
+            return fail(m, CCB_E_INVALID, "%s: sphere radius must be finite and > 0 m (got %g)",
+                        who, d->radius);
+        }
+    } else if (d->type == CCB_SHAPE_CAPSULE) {
+        if (!(isfinite(d->radius) && d->radius >= 0) ||
+            !(isfinite(d->half_length) && d->half_length > 0)) {
+            return fail(m, CCB_E_INVALID,
+                        "%s: capsule needs radius >= 0 and half_length > 0 m (got %g, %g)", who,
+                        d->radius, d->half_length);
+        }
     } else if (d->type != CCB_SHAPE_HALFSPACE) {
         return fail(m, CCB_E_INVALID, "%s: unknown shape type %d", who, (int)d->type);
     }
@@ -369,6 +381,8 @@ static const char* shape_type_name(ccb_shape_type t) {
     case CCB_SHAPE_HALFSPACE: return "half-space";
     case CCB_SHAPE_BOX: return "box";
     case CCB_SHAPE_POINTS: return "point set";
+    case CCB_SHAPE_SPHERE: return "sphere";
+    case CCB_SHAPE_CAPSULE: return "capsule";
     }
     return "unknown";
 }

@@ -245,6 +245,74 @@ static void test_box_halfspace_query(void) {
     ccb_model_destroy(m);
 }
 
+/* Sphere and capsule against a rigid half-space: phi = n.(p - o) - r, contact point on the plane. */
+static void test_sphere_capsule_query(void) {
+    ccb_model* m = NULL;
+    ccb_model_create(&m);
+    ccb_body_def g = ccb_body_def_default();
+    g.name = "ground";
+    g.mobilizer = CCB_MOBILIZER_FIXED;
+    g.pose = ccb_pose_translation(ccb_v3(0, 0, 0.013)); /* plane z = 0.013 */
+    int ig, is, ir;
+    ccb_model_add_body(m, &g, &ig);
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.material.mu = 0.5;
+    ccb_model_add_shape(m, ig, &hs, NULL);
+    ccb_body_def sb = ccb_body_def_default();
+    sb.name = "ball";
+    sb.pose = ccb_pose_planar(0.2, 0.051, 0.4);
+    ccb_model_add_body(m, &sb, &is);
+    ccb_shape_def sph = ccb_shape_def_default();
+    sph.type = CCB_SHAPE_SPHERE;
+    sph.radius = 0.025;
+    sph.material = (ccb_material){1e7, 500, 1e-3, 0.5};
+    CHECK(ccb_model_add_shape(m, is, &sph, NULL) == CCB_OK, "sphere: %s", ccb_model_last_error(m));
+    ccb_body_def rb = ccb_body_def_default();
+    rb.name = "rod";
+    const double th = 0.5235987755982988, l = 0.25, rc = 0.005;
+    rb.pose = ccb_pose_planar(-0.4, 0.013 + rc + l * sin(th) + 1e-4, th);
+    ccb_model_add_body(m, &rb, &ir);
+    ccb_shape_def cap = ccb_shape_def_default();
+    cap.type = CCB_SHAPE_CAPSULE;
+    cap.radius = rc;
+    cap.half_length = l;
+    cap.material = (ccb_material){1e7, 0, 0, 2.3};
+    CHECK(ccb_model_add_shape(m, ir, &cap, NULL) == CCB_OK, "capsule: %s", ccb_model_last_error(m));
+    ccb_model_filter_pair(m, is, ir);
+    CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+    double q[6], v[6];
+    ccb_model_initial_state(m, q, v);
+    ccb_contact_set cs = {0};
+    CHECK(ccb_geometry_query(m, 0, q, 0.1, &cs, NULL, 0) == CCB_OK, "query");
+    /* sphere: one contact; capsule: only the lower end is within the margin */
+    CHECK(cs.n == 2, "two contacts (got %d)", cs.n);
+    for (int k = 0; k < cs.n; ++k) {
+        const ccb_contact* c = &cs.items[k];
+        CHECK_ABS(c->p.z, 0.013, TOL_ROUND, "contact point on the plane");
+        if (c->body_b == is) {
+            CHECK_ABS(c->phi0, 0.051 - 0.013 - 0.025, TOL_ROUND, "sphere phi = z - R");
+            CHECK_ABS(c->p.x, 0.2, TOL_ROUND, "below the centre");
+        } else {
+            CHECK(c->body_b == ir && c->feature == 1, "capsule lower end is feature 1");
+            CHECK_ABS(c->phi0, 1e-4, 1e-12, "capsule end phi = height - r");
+            CHECK_ABS(c->p.x, -0.4 + l * cos(th), TOL_ROUND, "lower end at +x (R_y(theta))");
+            CHECK_ABS(c->material.mu, 2 * 0.5 * 2.3 / 2.8, TOL_ROUND, "combined mu");
+        }
+    }
+    ccb_contact_set_free(&cs);
+    ccb_model_destroy(m);
+    /* invalid radii */
+    ccb_model_create(&m);
+    ccb_model_add_body(m, &sb, &is);
+    sph.radius = 0;
+    CHECK(ccb_model_add_shape(m, is, &sph, NULL) == CCB_E_INVALID &&
+              strstr(ccb_model_last_error(m), "radius"),
+          "sphere radius 0 rejected: %s", ccb_model_last_error(m));
+    cap.half_length = -1;
+    CHECK(ccb_model_add_shape(m, is, &cap, NULL) == CCB_E_INVALID, "negative half length");
+    ccb_model_destroy(m);
+}
+
 static void test_model_validation(void) {
     ccb_model* m = NULL;
     ccb_model_create(&m);
@@ -404,6 +472,7 @@ int main(void) {
     RUN(test_no_allocation_in_step_loop);
     RUN(test_planar_jacobian);
     RUN(test_box_halfspace_query);
+    RUN(test_sphere_capsule_query);
     RUN(test_model_validation);
     RUN(test_conveyor_offsets_fact8);
     RUN(test_resting_contact_fact9);

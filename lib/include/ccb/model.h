@@ -67,7 +67,11 @@ CCB_API ccb_body_def ccb_body_def_default(void);
 typedef enum ccb_shape_type {
     CCB_SHAPE_HALFSPACE = 0, /* the region z <= 0 of the shape frame; outward normal +z */
     CCB_SHAPE_BOX = 1,       /* centred box with half extents (8 corners act as contact points) */
-    CCB_SHAPE_POINTS = 2     /* a set of contact points (markers) fixed in the shape frame */
+    CCB_SHAPE_POINTS = 2,    /* a set of contact points (markers) fixed in the shape frame */
+    CCB_SHAPE_SPHERE = 3,    /* sphere of `radius` centred at the shape origin */
+    CCB_SHAPE_CAPSULE = 4    /* segment from (-half_length, 0, 0) to (+half_length, 0, 0) of the
+                                shape frame swept by a sphere of `radius` (radius 0: a segment,
+                                i.e. two end points) */
 } ccb_shape_type;
 
 /* Contact material of a shape. A rigid surface has k = INFINITY. Pair values combine as in
@@ -87,6 +91,8 @@ typedef struct ccb_shape_def {
     ccb_vec3 half_extents;  /* BOX: [m], finite > 0 */
     const ccb_vec3* points; /* POINTS: npoints positions in the shape frame [m]; copied */
     int npoints;            /* POINTS: >= 1 */
+    double radius;          /* SPHERE: > 0; CAPSULE: >= 0 [m] */
+    double half_length;     /* CAPSULE: > 0 [m] */
     ccb_material material;
 } ccb_shape_def;
 
