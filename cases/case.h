@@ -18,6 +18,7 @@
 #define PATH_MAX 4096
 #endif
 #define CASE_MAX_PARAMS 32
+#define CASE_MAX_Q 8       /* position coordinates a case may have */
 #define CASE_MAX_ROOT 1024 /* longest results root accepted by --out */
 
 typedef struct case_param {
@@ -91,8 +92,9 @@ typedef struct run_record {
     long nplanned; /* steps asked for */
     long nsteps;   /* steps completed */
     int nq, nv, nobs;
-    double* q;         /* (nsteps + 1) x nq; row 0 = initial state */
-    double* v;         /* (nsteps + 1) x nv */
+    char qname[CASE_MAX_Q][64]; /* "box.x [m]": name and unit of q component i < nq */
+    double* q;                  /* (nsteps + 1) x nq; row 0 = initial state */
+    double* v;                  /* (nsteps + 1) x nv */
     double* obs;       /* (nsteps + 1) x nobs; row n describes step n (row 0 unused, zeros) */
     int* iters;        /* (nsteps + 1): Newton iterations of step n */
     double* kappa;     /* (nsteps + 1): kappa_2(H) of step n, -1 if not computed */
@@ -143,7 +145,7 @@ typedef struct study_ctx {
     int nmetrics, cap_metrics;
     strbuf report; /* markdown appended by studies for results/README.md */
     int failures;  /* runs that ended with a solver failure */
-    int warnings;                   /* e.g. figures that could not be drawn */
+    int warnings;  /* e.g. figures that could not be drawn */
 } study_ctx;
 
 int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root);
@@ -161,6 +163,44 @@ void study_set_metricf(study_ctx* ctx, double value, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int study_get_metric(void* ctx, const char* name, double* value);
 void study_report(study_ctx* ctx, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Value of observable column `col` after step k (k >= 1). */
+static inline double run_obs(const run_record* r, long k, int col) {
+    return r->obs[(size_t)k * (size_t)r->nobs + (size_t)col];
+}
+static inline double run_mean_iterations(const run_record* r) {
+    return r->nsteps > 0 ? (double)r->total_iters / (double)r->nsteps : 0.0;
+}
+
+/* A convergence sweep (cases.md §1.4): every model at every dt of `dts` (descending) against
+ * Lagged at dt_ref = dts[ndt-1] / 10, e_q = RMS over [0, T] of |q - q_ref| on the coarse grid.
+ * Runs go to <root>/<case>/<study>/<tag>-<model>_dt<dt>; the table to errors_<tag>.csv;
+ * metrics <study>.<tag>.<model>.e_q.dt<dt>, .order (least squares over all dts) and .tail_ratio
+ * (e at the smallest dt over e at the next). `inspect` (may be NULL) sees every run, the
+ * reference with model = -1, before the records are freed. */
+#define SWEEP_MAX_MODELS 4
+#define SWEEP_MAX_DT 8
+typedef struct study_sweep study_sweep;
+struct study_sweep {
+    const char* study;
+    const char* tag;
+    const ccb_approx* models[SWEEP_MAX_MODELS];
+    int nmodels;
+    double dts[SWEEP_MAX_DT];
+    int ndt;
+    double t_final;
+    const double* params; /* NULL: the study's parameters */
+    void (*inspect)(study_ctx* ctx, const study_sweep* sw, int model, int idt,
+                    const run_record* rec);
+    void* user;
+    /* results */
+    double dt_ref;
+    double e[SWEEP_MAX_MODELS][SWEEP_MAX_DT];
+    double order[SWEEP_MAX_MODELS];
+};
+int study_run_sweep(study_ctx* ctx, study_sweep* sw);
+/* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
+int study_write_table(const char* path, const char* header, const char* body);
+
 /* Directory <out_root>/<case>/<sub> (created). */
 int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n);
 /* Draws analysis/gnuplot/<script> with gnuplot variable assignments (datadir, out, ...); a

@@ -230,29 +230,6 @@ static void conveyor_observe(const ccb_sim* sim, const void* data, const double*
 
 /* ---- helpers shared by the studies ------------------------------------------------------------- */
 
-static double obs_at(const run_record* r, long k, int col) {
-    return r->obs[(size_t)k * r->nobs + col];
-}
-
-static double mean_iters(const run_record* r) {
-    return r->nsteps > 0 ? (double)r->total_iters / (double)r->nsteps : 0.0;
-}
-
-static int write_table(const char* path, const char* header, const char* body) {
-    ccb_writer* w = NULL;
-    char msg[600];
-    if (ccb_writer_open(path, &w, msg, sizeof msg) != CCB_OK) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
-    }
-    ccb_writer_printf(w, "%s\n%s", header, body);
-    if (ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
-    }
-    return 0;
-}
-
 #define SLIP_FACTOR 10.0 /* slip iff |v_t| > 10 v_s (notes) */
 
 /* ---- study fig3 (ICF Fig. 3) ------------------------------------------------------------------- */
@@ -292,8 +269,8 @@ static int study_fig3(study_ctx* ctx) {
         /* CONV-1: normal force and height (meaningful for Lagged) */
         double fn_dev = 0, z_dev = 0, fn_max = 0;
         for (long k = 1; k <= r->nsteps; ++k) {
-            fn_dev = fmax(fn_dev, fabs(obs_at(r, k, O_FN) - mg) / mg);
-            fn_max = fmax(fn_max, obs_at(r, k, O_FN) / mg);
+            fn_dev = fmax(fn_dev, fabs(run_obs(r, k, O_FN) - mg) / mg);
+            fn_max = fmax(fn_max, run_obs(r, k, O_FN) / mg);
             z_dev = fmax(z_dev, fabs(r->q[(size_t)k * r->nq + 1] - z_eq));
         }
         /* transitions (slip iff |v_t| > 10 v_s); index k = first step of the new phase */
@@ -302,7 +279,7 @@ static int study_fig3(study_ctx* ctx) {
         int ntr = 0;
         if (vt != NULL && r->nsteps > 0) {
             for (long k = 0; k <= r->nsteps; ++k) {
-                vt[k] = k == 0 ? 0.0 : obs_at(r, k, O_VT);
+                vt[k] = k == 0 ? 0.0 : run_obs(r, k, O_VT);
             }
             ntr = ccb_an_transitions(r->nsteps + 1, vt, 1, slip_thr, tr, 256);
             if (ntr > 256) {
@@ -335,7 +312,7 @@ static int study_fig3(study_ctx* ctx) {
                 double peak = 0;
                 for (long k = tr[j].index - 2; k <= tr[j].index + 2; ++k) {
                     if (k >= 1 && k <= r->nsteps) {
-                        peak = fmax(peak, obs_at(r, k, O_FN) / mg);
+                        peak = fmax(peak, run_obs(r, k, O_FN) / mg);
                     }
                 }
                 spike_min = fmin(spike_min, peak);
@@ -354,11 +331,11 @@ static int study_fig3(study_ctx* ctx) {
         double glide_dev = 0;
         long nglide = 0;
         for (long k = 1; k <= r->nsteps; ++k) {
-            const double s = fabs(obs_at(r, k, O_VT));
+            const double s = fabs(run_obs(r, k, O_VT));
             if (s > 0.02) {
                 const double off = P[P_MU] * (dt + tau_m) * s;
                 glide_dev =
-                    fmax(glide_dev, fabs(obs_at(r, k, O_PHI) - obs_at(r, k, O_GLIDE)) / off);
+                    fmax(glide_dev, fabs(run_obs(r, k, O_PHI) - run_obs(r, k, O_GLIDE)) / off);
                 nglide++;
             }
         }
@@ -379,10 +356,10 @@ static int study_fig3(study_ctx* ctx) {
         strbuf_printf(&sum, "%s,%s,%ld,%.6g,%.6g,%.6g,%.6f,%.6f,%d,%.6g,%ld,%.6g,%.4f,%d,%.6g\n",
                       name, r->status == CCB_OK ? "ok" : "failed", r->nsteps, fn_dev, fn_max, z_dev,
                       onset, restick, nspike, nspike ? spike_min : NAN, nglide,
-                      nglide ? glide_dev : NAN, mean_iters(r), r->max_iters, r->wall_time);
+                      nglide ? glide_dev : NAN, run_mean_iterations(r), r->max_iters, r->wall_time);
         strbuf_printf(&md, "| %s | %.3g | %.4g | %.2f | %.2f | %.3g | %.3g | %.2f | %.4f |\n", name,
                       fn_dev, fn_max, onset, restick, nspike ? spike_min : NAN,
-                      nglide ? glide_dev : NAN, mean_iters(r), r->wall_time);
+                      nglide ? glide_dev : NAN, run_mean_iterations(r), r->wall_time);
     }
     char dir[PATH_MAX], path[PATH_MAX + 64];
     if (study_dir(ctx, "fig3", dir, sizeof dir) != 0) {
@@ -390,17 +367,17 @@ static int study_fig3(study_ctx* ctx) {
         goto out;
     }
     snprintf(path, sizeof path, "%s/summary.csv", dir);
-    rc = write_table(path,
-                     "approx,status,steps,max_abs_fn_minus_mg_over_mg,max_fn_over_mg,"
-                     "max_abs_z_minus_zeq [m],first_slip_onset [s],first_restick [s],"
-                     "slip_to_stick_transitions,min_spike_fn_over_mg,slip_steps_vt_gt_0.02,"
-                     "max_glide_dev_over_offset,mean_newton_iterations,max_newton_iterations,"
-                     "wall_time [s]",
-                     sum.s ? sum.s : "");
+    rc = study_write_table(path,
+                           "approx,status,steps,max_abs_fn_minus_mg_over_mg,max_fn_over_mg,"
+                           "max_abs_z_minus_zeq [m],first_slip_onset [s],first_restick [s],"
+                           "slip_to_stick_transitions,min_spike_fn_over_mg,slip_steps_vt_gt_0.02,"
+                           "max_glide_dev_over_offset,mean_newton_iterations,max_newton_iterations,"
+                           "wall_time [s]",
+                           sum.s ? sum.s : "");
     snprintf(path, sizeof path, "%s/events.csv", dir);
     if (rc == 0) {
-        rc = write_table(path, "approx,transition,number,t_model [s],t_coulomb [s]",
-                         evt.s ? evt.s : "");
+        rc = study_write_table(path, "approx,transition,number,t_model [s],t_coulomb [s]",
+                               evt.s ? evt.s : "");
     }
     if (rc == 0) {
         char out_prefix[PATH_MAX + 16];
@@ -440,100 +417,33 @@ out:
 
 /* ---- study convergence (ICF Fig. 4) ----------------------------------------------------------- */
 
-/* One sweep: SAP, Similar and Lagged at each dt, against Lagged at dt_min/10 (cases.md §1.4).
- * Writes <tag>.csv (errors) and fills e[model][j]; sets metrics convergence.<tag>.<model>.*. */
-typedef struct sweep {
-    const char* tag; /* "paper" or "extended" */
-    int ndt;
-    const double* dts; /* descending */
-    double e[3][8];
-    double order[3];
-} sweep;
-
-static int run_sweep(study_ctx* ctx, sweep* sw, const char* dir) {
-    const double T = ctx->cs->t_final_default;
-    const int ndt = sw->ndt, nrun = 3 * ndt + 1;
-    run_config* cfg = calloc((size_t)nrun, sizeof *cfg);
-    run_record* rec = calloc((size_t)nrun, sizeof *rec);
-    if (cfg == NULL || rec == NULL) {
-        free(cfg);
-        free(rec);
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
-    }
-    const double dt_ref = sw->dts[ndt - 1] / 10.0; /* 10x smaller than the smallest (§1.4) */
-    char label[96], study[64];
-    snprintf(study, sizeof study, "convergence");
-    run_label(label, sizeof label, "reference-lagged", dt_ref);
-    study_config(ctx, &cfg[0], study, label, &ccb_approx_lagged, dt_ref, T);
-    cfg[0].record_every = (int)lround(sw->dts[ndt - 1] / dt_ref);
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < ndt; ++j) {
-            run_label(label, sizeof label, k_fig_models[i]->name, sw->dts[j]);
-            study_config(ctx, &cfg[1 + i * ndt + j], study, label, k_fig_models[i], sw->dts[j], T);
-        }
-    }
-    int rc = study_execute(ctx, "convergence", cfg, rec, nrun);
-    strbuf tab = {0};
-    const run_record* ref = &rec[0];
-    for (int i = 0; i < 3 && rc == 0; ++i) {
-        const char* name = k_fig_models[i]->name;
-        for (int j = 0; j < ndt; ++j) {
-            const run_record* r = &rec[1 + i * ndt + j];
-            double ec[2] = {NAN, NAN}, e = NAN;
-            char msg[256];
-            if (r->status == CCB_OK && ref->status == CCB_OK &&
-                ccb_an_rms_error(r->nsteps, sw->dts[j], r->q, ref->nsteps, dt_ref, ref->q, r->nq,
-                                 &e, ec, msg, sizeof msg) != 0) {
-                fprintf(stderr, "ccb: convergence: %s\n", msg);
-                e = NAN;
-            }
-            sw->e[i][j] = e;
-            strbuf_printf(&tab, "%s,%g,%.10g,%.10g,%.10g,%.4f,%d,%.6g,%s\n", k_fig_models[i]->name,
-                          sw->dts[j], e, ec[0], ec[1], mean_iters(r), r->max_iters, r->wall_time,
-                          r->status == CCB_OK ? "ok" : "failed");
-            study_set_metricf(ctx, e, "convergence.%s.%s.e_q.dt%g", sw->tag, name, sw->dts[j]);
-        }
-        sw->order[i] = NAN;
-        ccb_an_order(ndt, sw->dts, sw->e[i], &sw->order[i], NULL, NULL);
-        study_set_metricf(ctx, sw->order[i], "convergence.%s.%s.order", sw->tag, name);
-        /* tail ratio: error at the smallest step over the error at the next larger one */
-        study_set_metricf(ctx, sw->e[i][ndt - 1] / sw->e[i][ndt - 2],
-                          "convergence.%s.%s.tail_ratio", sw->tag, name);
-    }
-    if (rc == 0) {
-        char path[PATH_MAX + 64];
-        snprintf(path, sizeof path, "%s/errors_%s.csv", dir, sw->tag);
-        rc = write_table(path,
-                         "approx,dt [s],e_q [m],e_x [m],e_z [m],mean_newton_iterations,"
-                         "max_newton_iterations,wall_time [s],status",
-                         tab.s ? tab.s : "");
-    }
-    free(tab.s);
-    for (int i = 0; i < nrun; ++i) {
-        run_record_free(&rec[i]);
-    }
-    free(cfg);
-    free(rec);
-    return rc;
-}
-
 static const double k_dts_paper[3] = {5e-2, 1e-2, 2e-3};     /* ICF Fig. 4 */
 static const double k_dts_ext[4] = {1e-3, 4e-4, 2e-4, 1e-4}; /* where SAP's plateau shows */
 
 static int study_convergence(study_ctx* ctx) {
+    const double T = ctx->cs->t_final_default;
+    study_sweep paper = {0}, ext = {0};
+    const ccb_approx* models[3] = {&ccb_approx_sap, &ccb_approx_similar, &ccb_approx_lagged};
+    study_sweep* sws[2] = {&paper, &ext};
+    const char* tags[2] = {"paper", "extended"};
+    const double* dts[2] = {k_dts_paper, k_dts_ext};
+    const int ndts[2] = {3, 4};
+    for (int s = 0; s < 2; ++s) {
+        sws[s]->study = "convergence";
+        sws[s]->tag = tags[s];
+        sws[s]->nmodels = 3;
+        memcpy(sws[s]->models, models, sizeof models);
+        sws[s]->ndt = ndts[s];
+        memcpy(sws[s]->dts, dts[s], (size_t)ndts[s] * sizeof(double));
+        sws[s]->t_final = T;
+        const int rc = study_run_sweep(ctx, sws[s]);
+        if (rc != 0) {
+            return rc;
+        }
+    }
     char dir[PATH_MAX];
     if (study_dir(ctx, "convergence", dir, sizeof dir) != 0) {
         return 2;
-    }
-    sweep paper = {"paper", 3, k_dts_paper, {{0}}, {0}};
-    sweep ext = {"extended", 4, k_dts_ext, {{0}}, {0}};
-    int rc = run_sweep(ctx, &paper, dir);
-    if (rc == 0) {
-        rc = run_sweep(ctx, &ext, dir);
-    }
-    if (rc != 0) {
-        return rc;
     }
     /* Similar above Lagged at every step of the paper's sweep (ICF Fig. 4) */
     double ratio_min = INFINITY;
@@ -553,7 +463,8 @@ static int study_convergence(study_ctx* ctx) {
     }
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/orders.csv", dir);
-    rc = write_table(path, "approx,sweep,observed_order,tail_ratio_e_smallest_over_e_next", ord.s);
+    const int rc = study_write_table(
+        path, "approx,sweep,observed_order,tail_ratio_e_smallest_over_e_next", ord.s);
     free(ord.s);
     if (rc != 0) {
         return rc;

@@ -159,6 +159,15 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         goto done;
     }
     const int nq = ccb_model_nq(model), nv = ccb_model_nv(model), no = cs->nobs;
+    if (nq > CASE_MAX_Q) {
+        snprintf(msg, msgn, "case %s has %d coordinates; at most %d are supported", cs->name, nq,
+                 CASE_MAX_Q);
+        goto done;
+    }
+    for (int i = 0; i < nq; ++i) {
+        snprintf(rec->qname[i], sizeof rec->qname[i], "%s [%s]", ccb_model_q_name(model, i),
+                 ccb_model_q_unit(model, i));
+    }
     rec->nplanned = N;
     rec->nq = nq;
     rec->nv = nv;

@@ -12,6 +12,7 @@
 
 #include "analysis.h"
 #include "case.h"
+#include "ccb/record.h"
 
 const char* ccb_source_dir(void) {
     const char* env = getenv("CCB_SOURCE_DIR");
@@ -284,4 +285,119 @@ void study_plot(study_ctx* ctx, const char* script, const char* assignments) {
         fprintf(stderr, "ccb: figure %s: %s\n", script, msg);
         ctx->warnings++;
     }
+}
+
+int study_write_table(const char* path, const char* header, const char* body) {
+    ccb_writer* w = NULL;
+    char msg[600];
+    if (ccb_writer_open(path, &w, msg, sizeof msg) != CCB_OK) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return 2;
+    }
+    ccb_writer_printf(w, "%s\n%s", header, body ? body : "");
+    if (ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return 2;
+    }
+    return 0;
+}
+
+int study_run_sweep(study_ctx* ctx, study_sweep* sw) {
+    const int nm = sw->nmodels, ndt = sw->ndt, nrun = nm * ndt + 1;
+    if (nm < 1 || nm > SWEEP_MAX_MODELS || ndt < 2 || ndt > SWEEP_MAX_DT) {
+        fprintf(stderr, "ccb: sweep %s: invalid size (%d models, %d steps)\n", sw->tag, nm, ndt);
+        return 2;
+    }
+    char dir[PATH_MAX];
+    if (study_dir(ctx, sw->study, dir, sizeof dir) != 0) {
+        return 2;
+    }
+    run_config* cfg = calloc((size_t)nrun, sizeof *cfg);
+    run_record* rec = calloc((size_t)nrun, sizeof *rec);
+    if (cfg == NULL || rec == NULL) {
+        free(cfg);
+        free(rec);
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
+    }
+    sw->dt_ref = sw->dts[ndt - 1] / 10.0; /* 10x smaller than the smallest step (§1.4) */
+    char label[96], name[64];
+    snprintf(name, sizeof name, "%s-reference-lagged", sw->tag);
+    run_label(label, sizeof label, name, sw->dt_ref);
+    study_config(ctx, &cfg[0], sw->study, label, &ccb_approx_lagged, sw->dt_ref, sw->t_final);
+    cfg[0].record_every = 10;
+    for (int i = 0; i < nm; ++i) {
+        for (int j = 0; j < ndt; ++j) {
+            snprintf(name, sizeof name, "%s-%s", sw->tag, sw->models[i]->name);
+            run_label(label, sizeof label, name, sw->dts[j]);
+            study_config(ctx, &cfg[1 + i * ndt + j], sw->study, label, sw->models[i], sw->dts[j],
+                         sw->t_final);
+        }
+    }
+    if (sw->params) {
+        for (int r = 0; r < nrun; ++r) {
+            memcpy(cfg[r].params, sw->params, sizeof cfg[r].params);
+        }
+    }
+    int rc = study_execute(ctx, sw->study, cfg, rec, nrun);
+    strbuf tab = {0};
+    const run_record* ref = &rec[0];
+    if (rc == 0 && sw->inspect) {
+        sw->inspect(ctx, sw, -1, -1, ref);
+    }
+    for (int i = 0; i < nm && rc == 0; ++i) {
+        const char* model = sw->models[i]->name;
+        for (int j = 0; j < ndt; ++j) {
+            const run_record* r = &rec[1 + i * ndt + j];
+            double ec[CASE_MAX_Q], e = NAN;
+            for (int c = 0; c < CASE_MAX_Q; ++c) {
+                ec[c] = NAN;
+            }
+            char msg[256];
+            if (r->status != CCB_OK || ref->status != CCB_OK ||
+                ccb_an_rms_error(r->nsteps, sw->dts[j], r->q, ref->nsteps, sw->dt_ref, ref->q,
+                                 r->nq, &e, ec, msg, sizeof msg) != 0) {
+                if (r->status == CCB_OK && ref->status == CCB_OK) {
+                    fprintf(stderr, "ccb: sweep %s: %s\n", sw->tag, msg);
+                }
+                e = NAN;
+            }
+            sw->e[i][j] = e;
+            strbuf_printf(&tab, "%s,%g,%.10g", model, sw->dts[j], e);
+            for (int c = 0; c < r->nq; ++c) {
+                strbuf_printf(&tab, ",%.10g", ec[c]);
+            }
+            strbuf_printf(&tab, ",%.4f,%d,%.6g,%s\n", run_mean_iterations(r), r->max_iters,
+                          r->wall_time, r->status == CCB_OK ? "ok" : "failed");
+            study_set_metricf(ctx, e, "%s.%s.%s.e_q.dt%g", sw->study, sw->tag, model, sw->dts[j]);
+            if (sw->inspect) {
+                sw->inspect(ctx, sw, i, j, r);
+            }
+        }
+        sw->order[i] = NAN;
+        ccb_an_order(ndt, sw->dts, sw->e[i], &sw->order[i], NULL, NULL);
+        study_set_metricf(ctx, sw->order[i], "%s.%s.%s.order", sw->study, sw->tag, model);
+        study_set_metricf(ctx, sw->e[i][ndt - 1] / sw->e[i][ndt - 2], "%s.%s.%s.tail_ratio",
+                          sw->study, sw->tag, model);
+    }
+    if (rc == 0) {
+        strbuf header = {0};
+        strbuf_printf(&header, "approx,dt [s],e_q");
+        for (int c = 0; c < rec[1].nq; ++c) {
+            strbuf_printf(&header, ",e_%s", rec[1].qname[c]);
+        }
+        strbuf_printf(&header,
+                      ",mean_newton_iterations,max_newton_iterations,wall_time [s],status");
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/errors_%s.csv", dir, sw->tag);
+        rc = study_write_table(path, header.s, tab.s);
+        free(header.s);
+    }
+    free(tab.s);
+    for (int r = 0; r < nrun; ++r) {
+        run_record_free(&rec[r]);
+    }
+    free(cfg);
+    free(rec);
+    return rc;
 }
