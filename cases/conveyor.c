@@ -382,10 +382,14 @@ static int study_fig3(study_ctx* ctx) {
     if (rc == 0) {
         char out_prefix[PATH_MAX + 16];
         snprintf(out_prefix, sizeof out_prefix, "%s/%s/fig3", ctx->out_root, ctx->cs->name);
-        char vars[PATH_MAX * 2 + 256];
-        snprintf(vars, sizeof vars, "datadir='%s'; out='%s'; dtlabel='%g'; mg=%.17g", dir,
-                 out_prefix, dt, mg);
-        study_plot(ctx, "conveyor_fig3.gp", vars);
+        strbuf vars = {0};
+        strbuf_printf(&vars,
+                      "datadir='%s'; out='%s'; runs='sap_dt%g similar_dt%g lagged_dt%g'; "
+                      "titles='SAP Similar Lagged'; mg=%.17g; "
+                      "title='Conveyor belt, contact velocity and force, dt = %g s (ICF Fig. 3)'",
+                      dir, out_prefix, dt, dt, dt, mg, dt);
+        study_plot(ctx, "contact_grid.gp", vars.s);
+        free(vars.s);
         study_report(ctx,
                      "### fig3 — contact velocity and force at dt = %g s (ICF Fig. 3)\n\n"
                      "![fig3](conveyor/fig3.png)\n\n"
@@ -469,10 +473,15 @@ static int study_convergence(study_ctx* ctx) {
     if (rc != 0) {
         return rc;
     }
-    char out_prefix[PATH_MAX + 16], vars[PATH_MAX * 2 + 128];
-    snprintf(out_prefix, sizeof out_prefix, "%s/%s/convergence", ctx->out_root, ctx->cs->name);
-    snprintf(vars, sizeof vars, "datadir='%s'; out='%s'", dir, out_prefix);
-    study_plot(ctx, "conveyor_convergence.gp", vars);
+    strbuf vars = {0};
+    strbuf_printf(&vars,
+                  "datadir='%s'; out='%s/%s/convergence'; tags='paper extended'; "
+                  "tagtitles='paper extended'; models='sap similar lagged'; "
+                  "titles='SAP Similar Lagged'; guide_model='lagged'; guide_dt=0.01; "
+                  "title='Conveyor belt, convergence of the box trajectory (ICF Fig. 4)'",
+                  dir, ctx->out_root, ctx->cs->name);
+    study_plot(ctx, "convergence.gp", vars.s);
+    free(vars.s);
     study_report(ctx,
                  "### convergence — e_q against dt (ICF Fig. 4)\n\n"
                  "![convergence](conveyor/convergence.png)\n\n"
