@@ -116,6 +116,36 @@ int ccb_an_transitions(long n, const double* s, long first, double threshold,
     return count;
 }
 
+int ccb_an_crossing_frequency(const double* x, long i0, long i1, long stride, double dt,
+                              double* freq) {
+    if (i1 - i0 < 4 || stride < 1 || !(dt > 0)) {
+        return -1;
+    }
+    double mean = 0.0;
+    for (long i = i0; i < i1; ++i) {
+        mean += x[i * stride];
+    }
+    mean /= (double)(i1 - i0);
+    double first = NAN, last = NAN;
+    long n = 0;
+    for (long i = i0 + 1; i < i1; ++i) {
+        const double a = x[(i - 1) * stride] - mean, b = x[i * stride] - mean;
+        if (a < 0 && b >= 0) {
+            const double tc = ((double)(i - 1) + a / (a - b)) * dt; /* linear interpolation */
+            if (n == 0) {
+                first = tc;
+            }
+            last = tc;
+            n++;
+        }
+    }
+    if (n < 3 || !(last > first)) {
+        return -1;
+    }
+    *freq = (double)(n - 1) / (last - first);
+    return 0;
+}
+
 int ccb_an_plot(const char* script, const char* assignments, char* msg, size_t msgn) {
     if (strpbrk(assignments, "\"\\`$") || strpbrk(script, "'\"\\`$")) {
         snprintf(msg, msgn, "plot: paths must not contain quotes, backslashes, ` or $");

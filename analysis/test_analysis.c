@@ -64,7 +64,22 @@ static void test_transitions(void) {
     }
 }
 
+static void test_crossing_frequency(void) {
+    /* 458 Hz sine plus an offset, sampled at 1 us over 12 ms */
+    const long n = 12000;
+    static double x[12000];
+    for (long i = 0; i < n; ++i) {
+        x[i] = 11.2 + 12.5 * sin(2 * 3.14159265358979323846 * 458.0 * (double)i * 1e-6 + 0.3);
+    }
+    double f = 0;
+    CHECK(ccb_an_crossing_frequency(x, 0, n, 1, 1e-6, &f) == 0, "frequency found");
+    /* [interpolation error of a crossing ~ (w dt)^2 relative: 1e-5] */
+    CHECK_REL(f, 458.0, 1e-4, 0, "458 Hz recovered");
+    CHECK(ccb_an_crossing_frequency(x, 0, 3, 1, 1e-6, &f) != 0, "too short rejected");
+}
+
 int main(void) {
+    RUN(test_crossing_frequency);
     RUN(test_rms_error);
     RUN(test_order);
     RUN(test_transitions);

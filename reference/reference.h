@@ -30,6 +30,60 @@ int ccb_ref_conveyor_events(const ccb_ref_conveyor* p, double T, ccb_ref_events*
 /* Belt position/velocity/acceleration at t. */
 void ccb_ref_conveyor_belt(const ccb_ref_conveyor* p, double t, double* x, double* v, double* a);
 
+/* ---- falling sphere (spec: cases.md §4.2) ------------------------------------------------------
+ * Sphere of radius R, mass m, inertia I about its centre, released at centre height z0 with
+ * horizontal speed U0 and no spin, over a rigid plane with Coulomb friction mu. */
+typedef struct ccb_ref_sphere {
+    double R, m, I, z0, U0, mu, g; /* [m], [kg], [kg m^2], [m], [m/s], [-], [m/s^2] */
+} ccb_ref_sphere;
+
+typedef struct ccb_ref_sphere_result {
+    double t_contact;   /* first contact sqrt(2h/g), h = z0 - R [s] */
+    double v_impact;    /* impact speed sqrt(2 g h) [m/s] */
+    double slip_after_impact; /* U0 - (1 + m R^2/I) mu v_impact [m/s]; > 0: still sliding */
+    double t_roll;      /* rolling onset after release, U0 / ((1 + m R^2/I) mu g) [s] */
+    double u_final;     /* rolling speed U0 / (1 + I/(m R^2)) (angular momentum about the
+                           contact point) [m/s] */
+    double omega_final; /* u_final / R [rad/s] */
+} ccb_ref_sphere_result;
+
+/* Closed forms; returns 0, or -1 with a message for invalid input or if the impact alone ends the
+ * slip (t_roll would then not follow the formula). */
+int ccb_ref_sphere_solve(const ccb_ref_sphere* p, ccb_ref_sphere_result* r, char* msg,
+                         size_t msg_size);
+
+/* ---- Painleve rod (spec: cases.md §5.2) ---------------------------------------------------------
+ * Uniform rod of half length l, mass m, inertia I about its centre, sliding on its lower end A at
+ * angle theta to the ground with the end leading. While in sliding contact
+ *   z''_A = (N/m) a(theta) + b,  a = 1 + (m l^2/I) cos(theta)(cos(theta) - mu sin(theta)),
+ *   b = l thetadot^2 sin(theta) - g. */
+typedef struct ccb_ref_rod {
+    double l, m, I, mu, g; /* half length [m], mass [kg], inertia [kg m^2], [-], [m/s^2] */
+} ccb_ref_rod;
+
+double ccb_ref_rod_a(const ccb_ref_rod* p, double theta);
+/* Band of angles (radians) where a < 0 (inconsistent or indeterminate rigid problem):
+ * tan(theta) in ((k mu -+ sqrt(k^2 mu^2 - 4(1 + k)))/2), k = m l^2/I. Returns 0, or -1 if
+ * there is no band (mu <= 2 sqrt(1 + k)/k, i.e. 4/3 for a uniform rod). */
+int ccb_ref_rod_band(const ccb_ref_rod* p, double* lo, double* hi);
+
+typedef struct ccb_ref_rod_rigid {
+    double t_singular;       /* time at which a(theta) reaches 0 and N diverges [s] */
+    double theta_singular;   /* [rad] */
+    double thetadot_singular; /* [rad/s] */
+    double end_slide_speed;  /* sliding speed of the end at t_singular for the given U0 [m/s] */
+    double N0;               /* normal force at t = 0 [N] */
+    double N_at;             /* normal force at t = t_probe [N] */
+    double U0_min;           /* smallest U0 for which the end still slides when N diverges [m/s] */
+    int reached;             /* 1 if the singularity is reached while sliding */
+} ccb_ref_rod_rigid;
+
+/* Integrates the rigid sliding motion (GSL odeiv2, rk8pd, rtol 1e-12) from theta0 at rest in
+ * rotation with horizontal speed U0 until a(theta) <= 1e-10 (the singularity) or the end sticks.
+ * N(t_probe) is reported (t_probe < t_singular). Returns 0, or -1 with a message. */
+int ccb_ref_rod_rigid_solve(const ccb_ref_rod* p, double theta0, double U0, double t_probe,
+                            ccb_ref_rod_rigid* r, char* msg, size_t msg_size);
+
 /* ---- gate files ---------------------------------------------------------------------------------
  * reference/<case>.json: {"case": ..., "source": ..., "gates": [{"id", "metric", "op", "value" |
  * "range", "tier", "basis", "description"}]}. op is one of <=, <, >=, >, in (closed range).

@@ -43,7 +43,61 @@ static void test_conveyor_events(void) {
           msg);
 }
 
+static void test_sphere(void) {
+    const double R = 0.025, m = 0.5;
+    const ccb_ref_sphere p = {R, m, 0.4 * m * R * R, 0.05, 2.0, 0.5, 9.81};
+    ccb_ref_sphere_result r;
+    char msg[256];
+    CHECK(ccb_ref_sphere_solve(&p, &r, msg, sizeof msg) == 0, "%s", msg);
+    /* [cases.md §4.2 quotes 4-7 significant digits] */
+    CHECK_ABS(r.t_contact, 0.07139, 5e-6, "first contact (cases.md §4.2)");
+    CHECK_ABS(r.v_impact, 0.7004, 5e-5, "impact speed");
+    CHECK_ABS(r.slip_after_impact, 0.774, 5e-4, "slip after the impact");
+    CHECK_ABS(r.t_roll, 0.11650, 5e-6, "rolling onset 2 U0/(7 mu g)");
+    CHECK_ABS(r.u_final, 1.428571, 5e-7, "final rolling speed 5/7 U0");
+    CHECK_ABS(r.omega_final, 57.142857, 5e-6, "final spin");
+    CHECK_REL(r.u_final, 5.0 / 7.0 * 2.0, 1e-15, 0, "5/7 U0 exactly (round-off)");
+    const ccb_ref_sphere bad = {R, m, 0.4 * m * R * R, 0.02, 2.0, 0.5, 9.81};
+    CHECK(ccb_ref_sphere_solve(&bad, &r, msg, sizeof msg) != 0, "z0 < R rejected");
+}
+
+static void test_rod(void) {
+    const double l = 0.25, m = 0.3;
+    const ccb_ref_rod p = {l, m, m * 0.5 * 0.5 / 12.0, 2.3, 9.81};
+    const double deg = 3.14159265358979323846 / 180.0;
+    /* [ROD-6: a(30 deg) to 1e-4, band edges to 0.01 deg (cases.md §5.4)] */
+    CHECK_ABS(ccb_ref_rod_a(&p, 30 * deg), 0.2622, 1e-4, "a(30 deg) (ROD-6)");
+    double lo, hi;
+    CHECK(ccb_ref_rod_band(&p, &lo, &hi) == 0, "band exists for mu = 2.3");
+    CHECK_ABS(lo / deg, 32.573, 0.01, "lower band edge (ROD-6)");
+    CHECK_ABS(hi / deg, 80.926, 0.01, "upper band edge (ROD-6)");
+    CHECK_ABS(ccb_ref_rod_a(&p, lo), 0.0, 1e-12, "a vanishes at the band edge");
+    /* no band below mu = 4/3 for a uniform rod */
+    ccb_ref_rod q = p;
+    q.mu = 4.0 / 3.0 - 1e-9;
+    CHECK(ccb_ref_rod_band(&q, &lo, &hi) != 0, "no band for mu < 4/3");
+    q.mu = 4.0 / 3.0 + 1e-6;
+    CHECK(ccb_ref_rod_band(&q, &lo, &hi) == 0 && fabs(tan(lo) - 2.0) < 0.01,
+          "band opens at tan(theta) = 2 for mu -> 4/3+");
+    ccb_ref_rod_rigid r;
+    char msg[256];
+    CHECK(ccb_ref_rod_rigid_solve(&p, 30 * deg, 10.0, 0.02, &r, msg, sizeof msg) == 0, "%s",
+          msg);
+    /* [cases.md §5.2 quotes t* = 23.22 ms, N(0) = 11.2 N, N(20 ms) = 28 N] */
+    CHECK(r.reached, "the singularity is reached while sliding at U0 = 10 m/s");
+    CHECK_ABS(r.t_singular, 23.22e-3, 5e-6, "rigid blow-up time");
+    CHECK_ABS(r.N0, 11.2, 0.05, "N(0) = -m b / a");
+    CHECK_ABS(r.N_at, 28.0, 0.5, "N(20 ms)");
+    CHECK_ABS(r.theta_singular / deg, 32.573, 0.01, "theta reaches the band edge");
+    CHECK(r.U0_min > 5.0 && r.U0_min < 6.5, "jam needs U0 > ~5.7 m/s (got %g)", r.U0_min);
+    CHECK(ccb_ref_rod_rigid_solve(&p, 30 * deg, 4.0, 0.02, &r, msg, sizeof msg) == 0 &&
+              !r.reached,
+          "at U0 = 4 m/s the end sticks before the singularity");
+}
+
 int main(void) {
     RUN(test_conveyor_events);
+    RUN(test_sphere);
+    RUN(test_rod);
     return TEST_SUMMARY();
 }
