@@ -3,10 +3,12 @@
 
 # Gate tier of `make test`: the quick studies of each case and every gate of reference/CASE.json.
 # A FAIL fails the test; a documented expected failure (XFAIL) is printed but does not.
-add_test(NAME gate.conveyor
-         COMMAND ccb_cli gate conveyor --out ${CMAKE_BINARY_DIR}/gate-results --jobs 2)
-set_tests_properties(gate.conveyor PROPERTIES LABELS gate TIMEOUT 600
-                     ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+foreach(case conveyor sphere)
+  add_test(NAME gate.${case}
+           COMMAND ccb_cli gate ${case} --out ${CMAKE_BINARY_DIR}/gate-results --jobs 2)
+  set_tests_properties(gate.${case} PROPERTIES LABELS gate TIMEOUT 600
+                       ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+endforeach()
 
 add_test(NAME cli.contract COMMAND bash ${PROJECT_SOURCE_DIR}/CI/cli_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.contract PROPERTIES LABELS unit TIMEOUT 600

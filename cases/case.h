@@ -198,6 +198,10 @@ struct study_sweep {
     double order[SWEEP_MAX_MODELS];
 };
 int study_run_sweep(study_ctx* ctx, study_sweep* sw);
+/* Runs each model once at dt for t_final (params: NULL for the study's) into
+ * <root>/<case>/<study>/<model>_dt<dt>, filling rec[n] (free them with run_record_free). 0 or 2. */
+int study_run_models(study_ctx* ctx, const char* study, const ccb_approx* const* models, int n,
+                     double dt, double t_final, const double* params, run_record* rec);
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
 int study_write_table(const char* path, const char* header, const char* body);
 

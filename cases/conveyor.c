@@ -240,14 +240,8 @@ static const ccb_approx* const k_fig_models[3] = {&ccb_approx_sap, &ccb_approx_s
 static int study_fig3(study_ctx* ctx) {
     const double* P = ctx->params;
     const double dt = ctx->cs->dt_default, T = ctx->cs->t_final_default;
-    run_config cfg[3];
     run_record rec[3];
-    for (int i = 0; i < 3; ++i) {
-        char label[96];
-        run_label(label, sizeof label, k_fig_models[i]->name, dt);
-        study_config(ctx, &cfg[i], "fig3", label, k_fig_models[i], dt, T);
-    }
-    int rc = study_execute(ctx, "fig3", cfg, rec, 3);
+    int rc = study_run_models(ctx, "fig3", k_fig_models, 3, dt, T, NULL, rec);
     if (rc != 0) {
         return rc;
     }

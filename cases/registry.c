@@ -7,8 +7,9 @@
 #include "case.h"
 
 extern const case_desc case_conveyor;
+extern const case_desc case_sphere;
 
-static const case_desc* const g_cases[] = {&case_conveyor};
+static const case_desc* const g_cases[] = {&case_conveyor, &case_sphere};
 
 int case_count(void) {
     return (int)(sizeof g_cases / sizeof g_cases[0]);

@@ -401,3 +401,23 @@ int study_run_sweep(study_ctx* ctx, study_sweep* sw) {
     free(rec);
     return rc;
 }
+
+int study_run_models(study_ctx* ctx, const char* study, const ccb_approx* const* models, int n,
+                     double dt, double t_final, const double* params, run_record* rec) {
+    run_config* cfg = calloc((size_t)n, sizeof *cfg);
+    if (cfg == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
+    }
+    for (int i = 0; i < n; ++i) {
+        char label[96];
+        run_label(label, sizeof label, models[i]->name, dt);
+        study_config(ctx, &cfg[i], study, label, models[i], dt, t_final);
+        if (params) {
+            memcpy(cfg[i].params, params, sizeof cfg[i].params);
+        }
+    }
+    const int rc = study_execute(ctx, study, cfg, rec, n);
+    free(cfg);
+    return rc;
+}

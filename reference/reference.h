@@ -38,13 +38,13 @@ typedef struct ccb_ref_sphere {
 } ccb_ref_sphere;
 
 typedef struct ccb_ref_sphere_result {
-    double t_contact;   /* first contact sqrt(2h/g), h = z0 - R [s] */
-    double v_impact;    /* impact speed sqrt(2 g h) [m/s] */
+    double t_contact;         /* first contact sqrt(2h/g), h = z0 - R [s] */
+    double v_impact;          /* impact speed sqrt(2 g h) [m/s] */
     double slip_after_impact; /* U0 - (1 + m R^2/I) mu v_impact [m/s]; > 0: still sliding */
-    double t_roll;      /* rolling onset after release, U0 / ((1 + m R^2/I) mu g) [s] */
-    double u_final;     /* rolling speed U0 / (1 + I/(m R^2)) (angular momentum about the
+    double t_roll;            /* rolling onset after release, U0 / ((1 + m R^2/I) mu g) [s] */
+    double u_final;           /* rolling speed U0 / (1 + I/(m R^2)) (angular momentum about the
                            contact point) [m/s] */
-    double omega_final; /* u_final / R [rad/s] */
+    double omega_final;       /* u_final / R [rad/s] */
 } ccb_ref_sphere_result;
 
 /* Closed forms; returns 0, or -1 with a message for invalid input or if the impact alone ends the
@@ -68,14 +68,14 @@ double ccb_ref_rod_a(const ccb_ref_rod* p, double theta);
 int ccb_ref_rod_band(const ccb_ref_rod* p, double* lo, double* hi);
 
 typedef struct ccb_ref_rod_rigid {
-    double t_singular;       /* time at which a(theta) reaches 0 and N diverges [s] */
-    double theta_singular;   /* [rad] */
+    double t_singular;        /* time at which a(theta) reaches 0 and N diverges [s] */
+    double theta_singular;    /* [rad] */
     double thetadot_singular; /* [rad/s] */
-    double end_slide_speed;  /* sliding speed of the end at t_singular for the given U0 [m/s] */
-    double N0;               /* normal force at t = 0 [N] */
-    double N_at;             /* normal force at t = t_probe [N] */
-    double U0_min;           /* smallest U0 for which the end still slides when N diverges [m/s] */
-    int reached;             /* 1 if the singularity is reached while sliding */
+    double end_slide_speed;   /* sliding speed of the end at t_singular for the given U0 [m/s] */
+    double N0;                /* normal force at t = 0 [N] */
+    double N_at;              /* normal force at t = t_probe [N] */
+    double U0_min;            /* smallest U0 for which the end still slides when N diverges [m/s] */
+    int reached;              /* 1 if the singularity is reached while sliding */
 } ccb_ref_rod_rigid;
 
 /* Integrates the rigid sliding motion (GSL odeiv2, rk8pd, rtol 1e-12) from theta0 at rest in

@@ -15,8 +15,7 @@
 
 int ccb_ref_sphere_solve(const ccb_ref_sphere* p, ccb_ref_sphere_result* r, char* msg,
                          size_t msgn) {
-    if (!(p->R > 0 && p->m > 0 && p->I > 0 && p->z0 > p->R && p->U0 > 0 && p->mu > 0 &&
-          p->g > 0)) {
+    if (!(p->R > 0 && p->m > 0 && p->I > 0 && p->z0 > p->R && p->U0 > 0 && p->mu > 0 && p->g > 0)) {
         snprintf(msg, msgn, "sphere reference needs R, m, I, U0, mu, g > 0 and z0 > R");
         return -1;
     }

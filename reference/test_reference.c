@@ -81,8 +81,7 @@ static void test_rod(void) {
           "band opens at tan(theta) = 2 for mu -> 4/3+");
     ccb_ref_rod_rigid r;
     char msg[256];
-    CHECK(ccb_ref_rod_rigid_solve(&p, 30 * deg, 10.0, 0.02, &r, msg, sizeof msg) == 0, "%s",
-          msg);
+    CHECK(ccb_ref_rod_rigid_solve(&p, 30 * deg, 10.0, 0.02, &r, msg, sizeof msg) == 0, "%s", msg);
     /* [cases.md §5.2 quotes t* = 23.22 ms, N(0) = 11.2 N, N(20 ms) = 28 N] */
     CHECK(r.reached, "the singularity is reached while sliding at U0 = 10 m/s");
     CHECK_ABS(r.t_singular, 23.22e-3, 5e-6, "rigid blow-up time");
@@ -90,8 +89,7 @@ static void test_rod(void) {
     CHECK_ABS(r.N_at, 28.0, 0.5, "N(20 ms)");
     CHECK_ABS(r.theta_singular / deg, 32.573, 0.01, "theta reaches the band edge");
     CHECK(r.U0_min > 5.0 && r.U0_min < 6.5, "jam needs U0 > ~5.7 m/s (got %g)", r.U0_min);
-    CHECK(ccb_ref_rod_rigid_solve(&p, 30 * deg, 4.0, 0.02, &r, msg, sizeof msg) == 0 &&
-              !r.reached,
+    CHECK(ccb_ref_rod_rigid_solve(&p, 30 * deg, 4.0, 0.02, &r, msg, sizeof msg) == 0 && !r.reached,
           "at U0 = 4 m/s the end sticks before the singularity");
 }
 
