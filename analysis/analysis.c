@@ -130,7 +130,7 @@ int ccb_an_crossing_frequency(const double* x, long i0, long i1, long stride, do
     long n = 0;
     for (long i = i0 + 1; i < i1; ++i) {
         const double a = x[(i - 1) * stride] - mean, b = x[i * stride] - mean;
-        if (a < 0 && b >= 0) {
+        if ((a < 0 && b >= 0) || (a >= 0 && b < 0)) {
             const double tc = ((double)(i - 1) + a / (a - b)) * dt; /* linear interpolation */
             if (n == 0) {
                 first = tc;
@@ -142,7 +142,7 @@ int ccb_an_crossing_frequency(const double* x, long i0, long i1, long stride, do
     if (n < 3 || !(last > first)) {
         return -1;
     }
-    *freq = (double)(n - 1) / (last - first);
+    *freq = 0.5 * (double)(n - 1) / (last - first); /* two crossings per period */
     return 0;
 }
 

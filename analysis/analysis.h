@@ -33,10 +33,10 @@ typedef struct ccb_an_transition {
 int ccb_an_transitions(long n, const double* s, long first, double threshold,
                        ccb_an_transition* out, int max);
 
-/* Dominant frequency [Hz] of x(t) over samples [i0, i1) on a uniform grid of step dt: upward
- * crossings of the window mean, located by linear interpolation; frequency = (crossings - 1) /
- * (time between the first and the last crossing). The average frequency of a chirp. Returns 0,
- * or -1 if fewer than 3 crossings. */
+/* Dominant frequency [Hz] of x(t) over samples [i0, i1) on a uniform grid of step dt: crossings
+ * of the window mean (both directions), located by linear interpolation; frequency =
+ * (crossings - 1) / (2 x time between the first and the last crossing). The average frequency of
+ * a chirp. Returns 0, or -1 if fewer than 3 crossings (1.5 periods). */
 int ccb_an_crossing_frequency(const double* x, long i0, long i1, long stride, double dt,
                               double* freq);
 

@@ -53,6 +53,9 @@ typedef struct case_desc {
     /* Builds the model from parameter values; *data is case-private (motion functions etc.). */
     int (*build)(const double* params, ccb_model** model, void** data, char* msg, size_t n);
     void (*destroy)(void* data);
+    /* Optional: parameters that depend on the approximation and step, applied to the run's copy
+     * before the model is built (e.g. the rod's initial gap); NULL for none. */
+    void (*adjust)(const ccb_approx* approx, double dt, double* params);
     /* Solver-level options that are case parameters (v_s, sigma, beta, margin). */
     void (*sim_options)(const double* params, ccb_sim_params* sp);
     /* Observables recorded after each step (names carry units). */

@@ -520,6 +520,7 @@ const case_desc case_conveyor = {
     "lagged",
     conveyor_build,
     conveyor_destroy,
+    NULL,
     conveyor_sim_options,
     O_COUNT,
     k_obs,

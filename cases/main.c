@@ -62,6 +62,7 @@ typedef struct opts {
     int have_rtol;
     const char* delassus;
     const char* linsolve;
+    const char* stop_scale;
     int record_every;
     int repeat;
     int max_iter;
@@ -163,6 +164,8 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->delassus = val;
         } else if (strcmp(name, "linear-solver") == 0) {
             o->linsolve = val;
+        } else if (strcmp(name, "stop-scale") == 0) {
+            o->stop_scale = val;
         } else if (strcmp(name, "record-every") == 0) {
             o->record_every = parse_int("--record-every", val, 1, 1000000000);
         } else if (strcmp(name, "max-iterations") == 0) {
@@ -229,6 +232,15 @@ static void apply_solver_opts(const opts* o, ccb_newton_params* np, ccb_delassus
             *del = CCB_DELASSUS_FULL_INVERSE;
         } else {
             die_usage("--delassus expects diag or full (got '%s')", o->delassus);
+        }
+    }
+    if (o->stop_scale) {
+        if (strcmp(o->stop_scale, "step") == 0) {
+            np->stop_scale = CCB_STOP_STEP_MOMENTUM;
+        } else if (strcmp(o->stop_scale, "momentum") == 0) {
+            np->stop_scale = CCB_STOP_MOMENTUM;
+        } else {
+            die_usage("--stop-scale expects step or momentum (got '%s')", o->stop_scale);
         }
     }
     if (o->linsolve) {
@@ -351,6 +363,9 @@ static const char* k_run_help =
     "  --out DIR              output directory (default results/CASE/runs/APPROX_dtDT)\n"
     "  --rtol X               Newton relative tolerance eps_r (default 1e-5)\n"
     "  --max-iterations N     Newton iterations before a step fails (default 100)\n"
+    "  --stop-scale step|momentum   scale of the relative optimality test: the momentum\n"
+    "                         change of the step A(v - v0) (default) or the momentum A v\n"
+    "                         (spec §8.5, Drake; too loose for small dt)\n"
     "  --kappa                record the condition number kappa_2(H) of every step\n"
     "  --delassus diag|full   Delassus approximation for SAP's w (default diag)\n"
     "  --linear-solver auto|cholmod|dense   (default auto: dense Cholesky for one clique,\n"
@@ -364,8 +379,8 @@ static const char* k_run_help =
 static int cmd_run(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
-               "approx dt t-final set out rtol max-iterations kappa delassus linear-solver "
-               "record-every",
+               "approx dt t-final set out rtol max-iterations stop-scale kappa delassus "
+               "linear-solver record-every",
                &o, k_run_help);
     if (o.npos != 1) {
         die_usage("run needs exactly one CASE");
@@ -457,15 +472,17 @@ static const char* k_study_help =
     "  --out ROOT        results root (default results); writes ROOT/CASE/STUDY/...\n"
     "  --jobs N          runs in parallel (default 1; each run is single-threaded)\n"
     "  --set NAME=VALUE  override a case parameter (repeatable)\n"
-    "  --rtol X, --max-iterations N, --kappa, --delassus diag|full,\n"
+    "  --rtol X, --max-iterations N, --stop-scale step|momentum, --kappa,\n"
+    "  --delassus diag|full,\n"
     "  --linear-solver auto|cholmod|dense   solver options as for ccb run\n"
     "  --no-figures      skip gnuplot\n";
 
 static int cmd_study(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
-               "out jobs set rtol max-iterations kappa delassus linear-solver no-figures", &o,
-               k_study_help);
+               "out jobs set rtol max-iterations stop-scale kappa delassus linear-solver "
+               "no-figures",
+               &o, k_study_help);
     if (o.npos != 2) {
         die_usage("study needs CASE and STUDY");
     }

@@ -8,8 +8,9 @@
 
 extern const case_desc case_conveyor;
 extern const case_desc case_sphere;
+extern const case_desc case_rod;
 
-static const case_desc* const g_cases[] = {&case_conveyor, &case_sphere};
+static const case_desc* const g_cases[] = {&case_conveyor, &case_sphere, &case_rod};
 
 int case_count(void) {
     return (int)(sizeof g_cases / sizeof g_cases[0]);

@@ -1,7 +1,8 @@
 /* run: one simulation of a case, recorded in memory and (optionally) to files:
  *   <dir>/trajectory.csv  t, q, v and the case's observables after every step (decimated by
  *                         record_every), header with units;
- *   <dir>/steps.csv       solver statistics of every step (status, iterations, residual, ...);
+ *   <dir>/steps.csv       solver statistics of the same steps (status, iterations, residual,
+ *                         ...), plus any step that failed; totals over all steps in meta.json;
  *   <dir>/meta.json       what produced them: case, parameters, approximation, solver options,
  *                         dt, final time, library version, git revision, wall time, status.
  * All three are written atomically. A step whose solve fails ends the run; the files then hold
@@ -71,6 +72,9 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     ccb_meta_set_string(m, "solver.delassus",
                         cfg->delassus == CCB_DELASSUS_FULL_INVERSE ? "full-inverse"
                                                                    : "diag-inverse");
+    ccb_meta_set_string(m, "solver.stop_scale",
+                        cfg->newton.stop_scale == CCB_STOP_MOMENTUM ? "momentum A v (spec §8.5)"
+                                                                    : "step momentum A (v - v0)");
     ccb_meta_set_number(m, "solver.eps_a", cfg->newton.eps_a);
     ccb_meta_set_number(m, "solver.eps_r", cfg->newton.eps_r);
     ccb_meta_set_number(m, "solver.eps_cost_a", cfg->newton.eps_cost_a);
@@ -141,6 +145,11 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     if (run_config_check(cfg, &N, msg, msgn) != 0) {
         return 2;
     }
+    /* effective parameters of this run (the case may adapt some to the model and step) */
+    if (cs->adjust) {
+        cs->adjust(cfg->approx, cfg->dt, rec->cfg.params);
+    }
+    cfg = &rec->cfg;
     ccb_model* model = NULL;
     void* data = NULL;
     if (cs->build(cfg->params, &model, &data, msg, msgn) != 0) {
@@ -249,7 +258,8 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         if (st->newton.iterations > rec->max_iters) {
             rec->max_iters = st->newton.iterations;
         }
-        if (files && ccb_steps_row(ws, k, t0, st) != CCB_OK) {
+        const int keep = k % cfg->record_every == 0 || k == N || s != CCB_OK;
+        if (files && keep && ccb_steps_row(ws, k, t0, st) != CCB_OK) {
             snprintf(msg, msgn, "%s: non-finite solver statistics at step %ld", cfg->label, k);
             free(row);
             goto done;

@@ -424,6 +424,7 @@ const case_desc case_sphere = {
     "lagged",
     sphere_build,
     NULL,
+    NULL,
     sphere_sim_options,
     O_COUNT,
     k_obs,

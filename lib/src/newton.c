@@ -13,8 +13,10 @@
  *             Newton steps on f kept inside a shrinking bracket, bisection when Newton leaves
  *             the bracket or is slow (2|f| > |dx_prev f'|); stops at |f| < f_tol or
  *             |dx| < alpha_tol                                                             (§8.4)
- *   stop      |D r| <= eps_a + eps_r max(|D p|, |D j|), D = diag(A)^{-1/2}, p = A v, j = J^T gamma;
- *             or the cost stalled (relative change < eps_cost_r with alpha > 0.5)          (§8.5)
+ *   stop      |D r| <= eps_a + eps_r max(|D p|, |D j|), D = diag(A)^{-1/2}, j = J^T gamma,
+ *             p = A (v - v0) (momentum change of the step; the spec's p = A v is an option,
+ *             see ccb_stop_scale in newton.h for why); or the cost stalled (relative change
+ *             < eps_cost_r with alpha > 0.5)                                                (§8.5)
  * Only participating cliques (touched by a contact) are unknowns; the others have v = v*.
  * No allocation happens inside an iteration once the workspace has grown to the problem size. */
 #include "ccb/newton.h"
@@ -33,7 +35,7 @@ struct ccb_newton {
     ccb_sparse* sp;
     int npv, nc;
     /* reduced vectors (npv) */
-    double *v, *vs, *dinv, *r, *dv, *dp, *tmp;
+    double *v, *vs, *v0, *dinv, *r, *dv, *dp, *tmp;
     int cap_v;
     /* full velocities (nv) */
     double* vfull;
@@ -72,6 +74,7 @@ ccb_newton_params ccb_newton_params_default(void) {
     p.compute_kappa = 0;
     p.kappa_max_nv = 2000;
     p.linear_solver = CCB_LINSOLVE_AUTO;
+    p.stop_scale = CCB_STOP_STEP_MOMENTUM;
     return p;
 }
 
@@ -103,6 +106,9 @@ ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t
         return ccb_errorf(
             msg, n, CCB_E_INVALID,
             "line search: need ls_max_evals >= 2 and ls_ftol, ls_alpha_rtol in (0, 1)");
+    }
+    if (p->stop_scale != CCB_STOP_STEP_MOMENTUM && p->stop_scale != CCB_STOP_MOMENTUM) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "unknown stopping scale %d", (int)p->stop_scale);
     }
     if (p->kappa_max_nv < 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "kappa_max_nv must be >= 1");
@@ -136,7 +142,7 @@ void ccb_newton_destroy(ccb_newton* ws) {
         return;
     }
     ccb_sparse_destroy(ws->sp);
-    double* arrays[] = {ws->v,     ws->vs, ws->dinv,  ws->r, ws->dv,  ws->dp,  ws->tmp,
+    double* arrays[] = {ws->v,     ws->vs, ws->v0,    ws->dinv, ws->r, ws->dv, ws->dp, ws->tmp,
                         ws->vfull, ws->vc, ws->gamma, ws->G, ws->dvc, ws->kbuf};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         ccb_free(arrays[i]);
@@ -262,14 +268,15 @@ static void eval_iterate(ccb_newton* ws) {
 /* ---- setup ---------------------------------------------------------------------------------- */
 
 static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
-    void** const vi[] = {(void**)&ws->v,  (void**)&ws->vs, (void**)&ws->dinv, (void**)&ws->r,
-                         (void**)&ws->dv, (void**)&ws->dp, (void**)&ws->tmp};
+    void** const vi[] = {(void**)&ws->v,  (void**)&ws->vs, (void**)&ws->v0,
+                         (void**)&ws->dinv, (void**)&ws->r, (void**)&ws->dv,
+                         (void**)&ws->dp,   (void**)&ws->tmp};
     const size_t d = sizeof(double);
-    const size_t vsz[] = {d, d, d, d, d, d, d};
+    const size_t vsz[] = {d, d, d, d, d, d, d, d};
     void** const ci[] = {(void**)&ws->vc, (void**)&ws->gamma, (void**)&ws->dvc};
     const size_t csz[] = {3 * sizeof(double), 3 * sizeof(double), 3 * sizeof(double)};
     int cap_g = ws->cap_c;
-    if (ccb_grow_many(vi, vsz, 7, &ws->cap_v, npv > 0 ? npv : 1) ||
+    if (ccb_grow_many(vi, vsz, 8, &ws->cap_v, npv > 0 ? npv : 1) ||
         ccb_grow((void**)&ws->vfull, &ws->cap_full, nv > 0 ? nv : 1, sizeof(double)) ||
         ccb_grow((void**)&ws->G, &cap_g, nc > 0 ? nc : 1, 9 * sizeof(double)) ||
         ccb_grow_many(ci, csz, 3, &ws->cap_c, nc > 0 ? nc : 1)) {
@@ -307,6 +314,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
             const int iv = pb->clique_voff[c] + k, ir = pb->pvoff[a] + k;
             ws->v[ir] = guess[iv];
             ws->vs[ir] = pb->vstar[iv];
+            ws->v0[ir] = pb->v0[iv];
             ws->dinv[ir] = 1.0 / sqrt(pb->Adiag[iv]); /* D = diag(A)^{-1/2} (§8.5) */
         }
     }
@@ -348,7 +356,14 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     double* j = ws->dv; /* scratch: J^T gamma */
     double* p = ws->dp; /* scratch: A v */
     Jt_mul(ws, ws->gamma, j);
-    A_mul(ws, ws->v, p);
+    if (ws->prm.stop_scale == CCB_STOP_MOMENTUM) {
+        A_mul(ws, ws->v, p); /* p = A v (spec §8.5, Drake) */
+    } else {
+        for (int k = 0; k < ws->npv; ++k) {
+            ws->tmp[k] = ws->v[k] - ws->v0[k];
+        }
+        A_mul(ws, ws->tmp, p); /* p = A (v - v0), momentum change of the step */
+    }
     for (int k = 0; k < ws->npv; ++k) {
         ws->tmp[k] = ws->v[k] - ws->vs[k];
     }

@@ -438,7 +438,8 @@ static void test_descent_convergence_and_backends(void) {
             for (int a = 0; a < 3; ++a) {
                 for (int b = 0; b < 3; ++b) {
                     r[3 * c + a] += M.A[9 * c + 3 * a + b] * (v[3 * c + b] - M.vstar[3 * c + b]);
-                    p[3 * c + a] += M.A[9 * c + 3 * a + b] * v[3 * c + b];
+                    /* default scale: momentum change of the step, A (v - v0) */
+                    p[3 * c + a] += M.A[9 * c + 3 * a + b] * (v[3 * c + b] - M.v0[3 * c + b]);
                 }
             }
         }

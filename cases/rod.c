@@ -1,0 +1,672 @@
+/* Case ROD — sliding rod, Painleve paradox, impact without collision (spec: cases.md §5;
+ * ICF §XI-C, Figs. 8-13).
+ *
+ * A uniform rod (planar body x, z, theta) touches the ground with its lower end at angle theta0
+ * and slides with that end leading at U0. Friction (mu = 2.3 > 4/3) turns the rod into the ground:
+ * in the rigid model a(theta) -> 0 at 32.57 deg and the normal force diverges at t* = 23.2 ms
+ * (reference/rod_ref.c); with compliance the end jams (|v_t| < v_s for ~0.2 ms) and the rod
+ * jumps. Case A: no dissipation; case B: d = 0.2 s/m (Lagged, Similar), tau_d = 4e-6 s (SAP).
+ *
+ * The lower end is the +x end of a capsule along the body x axis (radius 0: the end of the axis;
+ * --set cap=1 rounds it with the rod's radius). With theta = angle to the ground, the end is at
+ * (x + l cos(theta), z - l sin(theta)) and moves forward (+x). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "case.h"
+#include "reference.h"
+
+enum {
+    P_LENGTH,
+    P_DIAMETER,
+    P_MASS,
+    P_MU,
+    P_THETA0,
+    P_U0,
+    P_K,
+    P_D,
+    P_TAU,
+    P_VS,
+    P_SIGMA,
+    P_BETA,
+    P_G,
+    P_CAP,
+    P_PHI0,
+    P_IC_GAP,
+    P_MARGIN,
+    P_COUNT
+};
+
+static const case_param k_params[P_COUNT] = {
+    {"length", 0.5, "m", 0, 100, 1, 0, 0, "rod length L (I = m L^2/12)", "[ICF]"},
+    {"diameter", 0.01, "m", 0, 1, 1, 0, 0, "rod diameter (end-cap radius when cap = 1)", "[ICF]"},
+    {"mass", 0.3, "kg", 0, 1e4, 1, 0, 0, "rod mass", "[ICF]"},
+    {"mu", 2.3, "-", 0, 10, 1, 0, 0, "friction coefficient (> 4/3: Painleve band exists)", "[ICF]"},
+    {"theta0", 30.0, "deg", 0, 90, 1, 1, 0, "initial angle to the ground", "[ICF]"},
+    {"U0", 10.0, "m/s", 0, 100, 1, 0, 0, "initial horizontal speed, contact end leading", "[ICF]"},
+    {"k", 1e7, "N/m", 0, 1e15, 1, 0, 0, "contact stiffness", "[ICF]"},
+    {"d", 0.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (case A: 0, case B: 0.2)",
+     "[ICF]"},
+    {"tau_d", 0.0, "s", 0, 10, 0, 0, 0, "SAP relaxation time (case A: 0, case B: 4e-6)", "[ICF]"},
+    {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (Lagged, Similar)", "[ICF]"},
+    {"sigma", 1e-3, "-", 0, 1, 1, 0, 0, "SAP R_t = sigma w", "[ICF]"},
+    {"beta", 1.0, "-", 0, 100, 0, 0, 0, "SAP near-rigid parameter", "[default?]"},
+    {"g", 9.81, "m/s^2", 0, 100, 1, 0, 0, "gravity", "[default?]"},
+    {"cap", 0, "-", 0, 1, 0, 0, 1, "0: contact at the end of the rod axis; 1: rounded end cap",
+     "[default?]"},
+    {"phi0", 0.0, "m", -1e-3, 0.1, 0, 0, 0, "initial gap of the lower end (0: touching)",
+     "[default?]"},
+    {"ic_gap", 1, "-", 0, 1, 0, 0, 1,
+     "1: add the model's zero-force gap for the initial slip to phi0; 0: phi0 literally",
+     "[default?]"},
+    {"margin", 0.1, "m", 0, 10, 0, 0, 0, "speculative contact margin", "[ICF §X-A]"},
+};
+
+static const char* const k_notes[] = {
+    "Contact at the lower end of the rod axis (end-cap radius ignored, cases.md §5.1); "
+    "--set cap=1 uses a rounded end of radius diameter/2 (capsule-half-space query).",
+    "IC: theta0 = 30 deg, U0 = 10 m/s with the contact end leading, theta' = 0, z' = 0, lower end "
+    "touching (cases.md §5.1 [default?]). 'Touching' is read per model: the end starts at the gap "
+    "where the model's normal impulse vanishes for the initial slip U0 (ICF eq. 24): 0 for Lagged "
+    "(the literal phi0 = 0), mu dt U0 for Similar, mu (dt + tau_d) U0 for SAP (ic_gap = 1). From "
+    "the literal phi0 = 0 (ic_gap = 0) the gliding models push the rod off the ground at t = 0 "
+    "(k mu (dt + tau_d) U0: 920 N for SAP in case B) and ICF Figs. 11-13 are not reproduced (no "
+    "SAP impact within T in case B; Similar bounces instead of oscillating); the fig studies run "
+    "that variant too and report it.",
+    "Case A: d = 0, tau_d = 0 (defaults); case B (studies fig11-12, convergence): d = 0.2 s/m, "
+    "tau_d = 4e-6 s. Duration T = 51.2 ms = 80 x 6.4e-4 s, so that every step of the ICF Fig. 13 "
+    "sweep divides it (cases.md: T = 0.05 s [default?]).",
+    "Jam: first step with |v_t| < v_s (1e-4 m/s) at the lower end; stiction lasts while "
+    "|v_t| < v_s; lift-off: first step after the jam with f_n = 0.",
+    "Pre-impact oscillation frequency: upward crossings of the window mean of f_n (average "
+    "frequency of a chirp).",
+    "I = m L^2/12 (the radius term 1.9e-6 kg m^2 is ignored, cases.md §5.1).",
+    "e_q over (x, z, theta); reference Lagged at dt 10x smaller than the smallest step (1e-6 s).",
+};
+
+static const char* const k_obs[] = {"vt [m/s]", "vn [m/s]", "ft [N]",
+                                    "fn [N]",   "phi [m]",  "stiction_tol [m/s]"};
+enum { O_VT, O_VN, O_FT, O_FN, O_PHI, O_STOL, O_COUNT };
+
+static double deg(double a) {
+    return a * CCB_PI / 180.0;
+}
+
+static double cap_radius(const double* P) {
+    return P[P_CAP] == 1 ? 0.5 * P[P_DIAMETER] : 0.0;
+}
+
+static int rod_build(const double* P, ccb_model** out, void** data, char* msg, size_t n) {
+    ccb_model* m = NULL;
+    if (ccb_model_create(&m) != CCB_OK) {
+        snprintf(msg, n, "out of memory");
+        return -1;
+    }
+    const double l = 0.5 * P[P_LENGTH], th = deg(P[P_THETA0]), r = cap_radius(P);
+    const double I = P[P_MASS] * P[P_LENGTH] * P[P_LENGTH] / 12.0;
+    ccb_body_def ground = ccb_body_def_default();
+    ground.name = "ground";
+    ground.mobilizer = CCB_MOBILIZER_FIXED;
+    ground.pose = ccb_pose_translation(ccb_v3(0, 0, 0));
+    ccb_shape_def plane = ccb_shape_def_default();
+    plane.name = "floor";
+    plane.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+    ccb_body_def rod = ccb_body_def_default();
+    rod.name = "rod";
+    rod.mass = P[P_MASS];
+    rod.inertia = ccb_m3_identity();
+    rod.inertia.m[0] = rod.inertia.m[4] = rod.inertia.m[8] = I;
+    /* lower end (+x end of the body axis) at height phi0: z = l sin(theta) + r + phi0 */
+    rod.pose = ccb_pose_planar(0.0, l * sin(th) + r + P[P_PHI0], th);
+    rod.twist = ccb_twist_planar(P[P_U0], 0.0, 0.0);
+    ccb_shape_def cap = ccb_shape_def_default();
+    cap.name = "rod_axis";
+    cap.type = CCB_SHAPE_CAPSULE;
+    cap.radius = r;
+    cap.half_length = l;
+    cap.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU]};
+    int ig = -1, ir = -1;
+    if (ccb_model_set_gravity(m, ccb_v3(0, 0, -P[P_G])) != CCB_OK ||
+        ccb_model_add_body(m, &ground, &ig) != CCB_OK ||
+        ccb_model_add_shape(m, ig, &plane, NULL) != CCB_OK ||
+        ccb_model_add_body(m, &rod, &ir) != CCB_OK ||
+        ccb_model_add_shape(m, ir, &cap, NULL) != CCB_OK || ccb_model_finalize(m) != CCB_OK) {
+        snprintf(msg, n, "rod model: %s", ccb_model_last_error(m));
+        ccb_model_destroy(m);
+        return -1;
+    }
+    *out = m;
+    *data = NULL;
+    return 0;
+}
+
+static void rod_sim_options(const double* P, ccb_sim_params* sp) {
+    sp->problem.approx.vs = P[P_VS];
+    sp->problem.approx.sigma = P[P_SIGMA];
+    sp->problem.approx.beta = P[P_BETA];
+    sp->margin = P[P_MARGIN];
+}
+
+static void rod_observe(const ccb_sim* sim, const void* data, const double* P, double* o) {
+    (void)data;
+    const double* q = ccb_sim_q(sim); /* x, z, theta */
+    const double* v = ccb_sim_v(sim); /* vx, vz, omega */
+    const double l = 0.5 * P[P_LENGTH];
+    /* the lower end: v_A = v + omega y x r, r = l (cos, 0, -sin) */
+    o[O_VT] = v[0] - v[2] * l * sin(q[2]);
+    o[O_VN] = v[1] - v[2] * l * cos(q[2]);
+    o[O_FT] = o[O_FN] = o[O_STOL] = 0.0;
+    for (int i = 0; i < ccb_sim_ncontacts(sim); ++i) {
+        const ccb_contact_result* c = ccb_sim_contact(sim, i);
+        o[O_FT] += c->force[0];
+        o[O_FN] += c->force[2];
+        if (c->geometry.feature == 1) { /* lower end */
+            o[O_VT] = c->vc[0];
+            o[O_VN] = c->vc[2];
+            o[O_STOL] = c->stiction_tol;
+        }
+    }
+    o[O_PHI] = q[1] - l * sin(q[2]) - cap_radius(P);
+}
+
+/* ---- analysis of one run ----------------------------------------------------------------------- */
+
+typedef struct rod_facts {
+    double t_jam;     /* first time with |v_t| < v_s (NAN: the impact was missed) */
+    double t_unstick; /* end of that stiction interval */
+    double t_liftoff; /* first time after the jam with f_n = 0 */
+    double vz_liftoff, vx_liftoff, omega_liftoff, theta_liftoff;
+    double fn_peak, normal_impulse; /* over the jam +- 1 ms [N], [N s] */
+} rod_facts;
+
+static rod_facts analyse(const run_record* r, const double* P) {
+    rod_facts f;
+    const double dt = r->cfg.dt;
+    f.t_jam = f.t_unstick = f.t_liftoff = NAN;
+    f.vz_liftoff = f.vx_liftoff = f.omega_liftoff = f.theta_liftoff = NAN;
+    f.fn_peak = f.normal_impulse = 0;
+    long kj = -1;
+    for (long k = 1; k <= r->nsteps; ++k) {
+        if (fabs(run_obs(r, k, O_VT)) < P[P_VS]) {
+            kj = k;
+            break;
+        }
+    }
+    if (kj < 0) {
+        return f;
+    }
+    f.t_jam = (double)kj * dt;
+    long k = kj;
+    while (k <= r->nsteps && fabs(run_obs(r, k, O_VT)) < P[P_VS]) {
+        ++k;
+    }
+    f.t_unstick = (double)k * dt;
+    for (k = kj; k <= r->nsteps; ++k) {
+        if (run_obs(r, k, O_FN) == 0.0) {
+            f.t_liftoff = (double)k * dt;
+            f.vx_liftoff = r->v[(size_t)k * r->nv];
+            f.vz_liftoff = r->v[(size_t)k * r->nv + 1];
+            f.omega_liftoff = r->v[(size_t)k * r->nv + 2];
+            f.theta_liftoff = r->q[(size_t)k * r->nq + 2] * 180.0 / CCB_PI;
+            break;
+        }
+    }
+    const long w = (long)lround(1e-3 / dt);
+    for (k = kj - w > 1 ? kj - w : 1; k <= kj + w && k <= r->nsteps; ++k) {
+        f.fn_peak = fmax(f.fn_peak, run_obs(r, k, O_FN));
+        f.normal_impulse += run_obs(r, k, O_FN) * dt;
+    }
+    return f;
+}
+
+/* Dominant frequency of f_n over [0, t1]. */
+static double fn_frequency(const run_record* r, double t1) {
+    const long n = (long)lround(t1 / r->cfg.dt);
+    double f = NAN;
+    if (n + 1 > r->nsteps ||
+        ccb_an_crossing_frequency(r->obs + O_FN, 1, n + 1, r->nobs, r->cfg.dt, &f) != 0) {
+        return NAN;
+    }
+    return f;
+}
+
+/* Mean |v_t| over [0, t1]. */
+static double mean_slip(const run_record* r, double t1) {
+    const long n = (long)lround(t1 / r->cfg.dt);
+    double s = 0;
+    for (long k = 1; k <= n && k <= r->nsteps; ++k) {
+        s += fabs(run_obs(r, k, O_VT));
+    }
+    return n > 0 ? s / (double)n : NAN;
+}
+
+static const ccb_approx* const k_models[3] = {&ccb_approx_sap, &ccb_approx_similar,
+                                              &ccb_approx_lagged};
+
+/* Initial gap of the lower end at which the model's normal impulse vanishes for the initial slip
+ * U0 (spec §11 fact 8, ICF eq. 24): Lagged 0, Similar mu dt U0, SAP mu (dt + tau_d) U0. Starting
+ * there ("touching" in the model's own sense) avoids a t = 0 push of k mu (dt + tau_d) U0 that the
+ * gliding models would otherwise apply to a rod placed at phi0 = 0 (920 N for SAP in case B). */
+static double gliding_gap(const ccb_approx* ap, double dt, const double* P) {
+    if (ap == &ccb_approx_similar) {
+        return P[P_MU] * dt * P[P_U0];
+    }
+    if (ap == &ccb_approx_sap) {
+        return P[P_MU] * (dt + P[P_TAU]) * P[P_U0];
+    }
+    return 0.0;
+}
+
+static void rod_adjust(const ccb_approx* ap, double dt, double* P) {
+    if (P[P_IC_GAP] == 1) {
+        P[P_PHI0] += gliding_gap(ap, dt, P);
+    }
+}
+
+/* parameters of case A (as given) or case B (d = 0.2 s/m, tau_d = 4e-6 s) */
+static void case_params(const study_ctx* ctx, int case_b, double* P) {
+    memcpy(P, ctx->params, CASE_MAX_PARAMS * sizeof(double));
+    if (case_b) {
+        P[P_D] = 0.2;
+        P[P_TAU] = 4e-6;
+    }
+}
+
+/* ---- studies fig9-10 and fig11-12 (reference runs at dt = 1e-7) ----------------------------------- */
+
+#define REF_DT 1e-7
+#define REF_RECORD_EVERY 50 /* trajectory.csv every 5 us: 10^4 rows per run */
+
+static int study_reference_case(study_ctx* ctx, int case_b) {
+    const char* study = case_b ? "fig11-12" : "fig9-10";
+    const char* cname = case_b ? "caseB" : "caseA";
+    double P[CASE_MAX_PARAMS];
+    case_params(ctx, case_b, P);
+    const double T = ctx->cs->t_final_default;
+    /* runs 0-2: SAP, Similar, Lagged starting at their own zero-force gap (the studies' initial
+     * condition); runs 3-4: SAP and Similar from the literal phi0 = 0, reported for comparison */
+    run_config cfg[5];
+    for (int i = 0; i < 5; ++i) {
+        const ccb_approx* ap = k_models[i % 3];
+        char label[96], name[48];
+        snprintf(name, sizeof name, "%s%s", ap->name, i >= 3 ? "-phi0zero" : "");
+        run_label(label, sizeof label, name, REF_DT);
+        study_config(ctx, &cfg[i], study, label, ap, REF_DT, T);
+        memcpy(cfg[i].params, P, sizeof cfg[i].params);
+        cfg[i].params[P_IC_GAP] = i < 3 ? 1 : 0; /* runs 3-4: the literal phi0 */
+        cfg[i].record_every = REF_RECORD_EVERY;
+    }
+    run_record rec[5];
+    int rc = study_execute(ctx, study, cfg, rec, 5);
+    if (rc != 0) {
+        return rc;
+    }
+    rod_facts f[3];
+    strbuf sum = {0}, md = {0};
+    double freq12[3], freq5[3];
+    for (int i = 0; i < 3; ++i) {
+        const char* name = k_models[i]->name;
+        f[i] = analyse(&rec[i], P);
+        freq12[i] = fn_frequency(&rec[i], 12e-3);
+        freq5[i] = fn_frequency(&rec[i], 5e-3);
+        study_set_metricf(ctx, f[i].t_jam, "%s.%s.t_jam", cname, name);
+        study_set_metricf(ctx, f[i].t_unstick - f[i].t_jam, "%s.%s.stiction_duration", cname, name);
+        study_set_metricf(ctx, f[i].vz_liftoff, "%s.%s.vz_liftoff", cname, name);
+        study_set_metricf(ctx, f[i].t_liftoff, "%s.%s.t_liftoff", cname, name);
+        study_set_metricf(ctx, freq12[i], "%s.%s.fn_frequency_0_12ms", cname, name);
+        study_set_metricf(ctx, freq5[i], "%s.%s.fn_frequency_0_5ms", cname, name);
+        study_set_metricf(ctx, mean_slip(&rec[i], 5e-3), "%s.%s.mean_slip_0_5ms", cname, name);
+        study_set_metricf(ctx, (double)rec[i].nsteps / fmax(rec[i].wall_time, 1e-12),
+                          "%s.%s.steps_per_second", cname, name);
+        strbuf_printf(
+            &sum, "%s,%s,%.7f,%.7f,%.7f,%.5f,%.5f,%.5f,%.4f,%.2f,%.5f,%.2f,%.2f,%.4f,%.4f,%.0f\n",
+            name, rec[i].status == CCB_OK ? "ok" : "failed", f[i].t_jam, f[i].t_unstick,
+            f[i].t_liftoff, f[i].vx_liftoff, f[i].vz_liftoff, f[i].omega_liftoff,
+            f[i].theta_liftoff, f[i].fn_peak, f[i].normal_impulse, freq12[i], freq5[i],
+            run_mean_iterations(&rec[i]), rec[i].wall_time,
+            (double)rec[i].nsteps / fmax(rec[i].wall_time, 1e-12));
+        strbuf_printf(&md,
+                      "| %s | %.3f | %.3f | %.3f | %.2f | %.0f | %.4f | %.0f | %.0f | %.2f | %.2f "
+                      "| %.2e |\n",
+                      name, 1e3 * f[i].t_jam, 1e3 * (f[i].t_unstick - f[i].t_jam),
+                      1e3 * f[i].t_liftoff, f[i].vz_liftoff, f[i].fn_peak, f[i].normal_impulse,
+                      freq12[i], freq5[i], run_mean_iterations(&rec[i]), rec[i].wall_time,
+                      (double)rec[i].nsteps / fmax(rec[i].wall_time, 1e-12));
+    }
+    if (case_b) {
+        /* ROD-2, Similar with dissipation: frequency raised by sqrt(1 + mu d |v_t|) (k_eff) */
+        const double factor = sqrt(1.0 + P[P_MU] * P[P_D] * mean_slip(&rec[1], 5e-3));
+        study_set_metric(ctx, "caseB.similar.fn_frequency_over_prediction",
+                         freq5[1] / (factor * freq5[2]));
+        study_set_metric(ctx, "caseB.similar.keff_frequency_factor", factor);
+        /* impact-time shifts (ICF §XI-C): Similar earlier, SAP later than Lagged */
+        study_set_metric(ctx, "caseB.lagged_minus_similar_t_jam", f[2].t_jam - f[1].t_jam);
+        study_set_metric(ctx, "caseB.sap_minus_lagged_t_jam", f[0].t_jam - f[2].t_jam);
+    } else {
+        double spread = 0;
+        for (int i = 0; i < 2; ++i) {
+            spread = fmax(spread, fabs(f[i].t_jam - f[2].t_jam));
+        }
+        study_set_metric(ctx, "caseA.t_jam_spread_vs_lagged", spread);
+    }
+    rod_facts lit[2];
+    for (int i = 0; i < 2; ++i) {
+        lit[i] = analyse(&rec[3 + i], P);
+        study_set_metricf(ctx, lit[i].t_jam, "%s.%s.phi0zero.t_jam", cname, k_models[i]->name);
+        strbuf_printf(
+            &sum, "%s-phi0zero,%s,%.7f,%.7f,%.7f,%.5f,%.5f,%.5f,%.4f,%.2f,%.5f,,,%.4f,%.4f,\n",
+            k_models[i]->name, rec[3 + i].status == CCB_OK ? "ok" : "failed", lit[i].t_jam,
+            lit[i].t_unstick, lit[i].t_liftoff, lit[i].vx_liftoff, lit[i].vz_liftoff,
+            lit[i].omega_liftoff, lit[i].theta_liftoff, lit[i].fn_peak, lit[i].normal_impulse,
+            run_mean_iterations(&rec[3 + i]), rec[3 + i].wall_time);
+    }
+    double kick[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+        for (long k = 1; k <= 20 && k <= rec[3 + i].nsteps; ++k) {
+            kick[i] = fmax(kick[i], run_obs(&rec[3 + i], k, O_FN));
+        }
+    }
+    char dir[PATH_MAX], path[PATH_MAX + 64];
+    if (study_dir(ctx, study, dir, sizeof dir) != 0) {
+        rc = 2;
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    rc = study_write_table(path,
+                           "approx,status,t_jam [s],t_unstick [s],t_liftoff [s],vx_liftoff [m/s],"
+                           "vz_liftoff [m/s],omega_liftoff [rad/s],theta_liftoff [deg],"
+                           "fn_peak_near_jam [N],normal_impulse_near_jam [N s],"
+                           "fn_frequency_0_12ms [Hz],fn_frequency_0_5ms [Hz],"
+                           "mean_newton_iterations,wall_time [s],steps_per_second",
+                           sum.s);
+    if (rc == 0) {
+        const double tj = isnan(f[2].t_jam) ? 0.026 : f[2].t_jam;
+        const char* fig[2] = {case_b ? "fig11" : "fig9", case_b ? "fig12" : "fig10"};
+        const char* kind[2] = {"force", "velocity"};
+        for (int j = 0; j < 2; ++j) {
+            strbuf vars = {0};
+            strbuf_printf(&vars,
+                          "datadir='%s'; out='%s/%s/%s'; runs='sap_dt%g similar_dt%g lagged_dt%g'; "
+                          "titles='SAP Similar Lagged'; kind='%s'; zlo=%.6f; zhi=%.6f; "
+                          "title='Sliding rod, %s, contact %ss, dt = %g s (ICF Fig. %s)'",
+                          dir, ctx->out_root, ctx->cs->name, fig[j], REF_DT, REF_DT, REF_DT,
+                          kind[j], tj - 1e-3, tj + 1e-3,
+                          case_b ? "d = 0.2 s/m, tau_d = 4e-6 s" : "no dissipation", kind[j],
+                          REF_DT, fig[j] + 3);
+            study_plot(ctx, "contact_zoom.gp", vars.s);
+            free(vars.s);
+        }
+        study_report(
+            ctx,
+            "### %s — %s, dt = %g s (ICF Figs. %s)\n\n"
+            "![forces](rod/%s.png)\n![velocities](rod/%s.png)\n\n"
+            "Initial condition (Figs. %s): every model starts with the lower end at the gap "
+            "where its normal impulse vanishes for the initial slip: 0 for Lagged, "
+            "mu dt U0 for Similar, mu (dt + tau_d) U0 for SAP (ICF eq. 24). %s\n\n"
+            "| model | jam [ms] | stiction [ms] | lift-off [ms] | v_z lift-off [m/s] | "
+            "peak f_n [N] | impulse +-1 ms [N s] | f_n freq. 0-12 ms [Hz] | 0-5 ms [Hz] "
+            "| mean Newton it. | wall [s] | steps/s |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n%s\n",
+            study, case_b ? "d = 0.2 s/m, tau_d = 4e-6 s" : "no dissipation", REF_DT,
+            case_b ? "11-12" : "9-10", fig[0], fig[1], case_b ? "11-12" : "9-10",
+            case_b ? "Paper: dissipation barely moves Lagged's impact; Similar impacts "
+                     "earlier and SAP later; Similar's pre-impact oscillation is faster "
+                     "(k_eff = k (1 + mu d |v_t|))."
+                   : "Paper: all three models agree (same compliance without "
+                     "dissipation); pre-impact force oscillations from the ground "
+                     "compliance; the end is pushed into the ground until v_t -> 0, "
+                     "stiction for about 0.2 ms, then the rod jumps.",
+            md.s ? md.s : "");
+        study_report(ctx,
+                     "From the literal phi0 = 0 instead, the gliding models push the rod up at "
+                     "t = 0 (peak f_n in the first 20 steps: SAP %.0f N, Similar %.0f N); jam at "
+                     "%.3f ms (SAP) and %.3f ms (Similar) (NaN: no jam within T). These runs are "
+                     "in `rod/%s/*-phi0zero_dt1e-07`.\n\n",
+                     kick[0], kick[1], 1e3 * lit[0].t_jam, 1e3 * lit[1].t_jam, study);
+    }
+out:
+    free(sum.s);
+    free(md.s);
+    for (int i = 0; i < 5; ++i) {
+        run_record_free(&rec[i]);
+    }
+    return rc;
+}
+
+static int study_fig9_10(study_ctx* ctx) {
+    return study_reference_case(ctx, 0);
+}
+
+static int study_fig11_12(study_ctx* ctx) {
+    return study_reference_case(ctx, 1);
+}
+
+/* ---- study convergence (ICF Fig. 13) ------------------------------------------------------------- */
+
+/* ROD-3: every run with dt <= 1.6e-4 jams and lifts off before 0.04 s */
+static void inspect_sweep_run(study_ctx* ctx, const study_sweep* sw, int model, int idt,
+                              const run_record* rec) {
+    if (model < 0 || rec->status != CCB_OK) {
+        return;
+    }
+    (void)idt;
+    const double* P = sw->user;
+    const rod_facts f = analyse(rec, P);
+    if (rec->cfg.dt <= 1.6e-4 * (1 + 1e-12)) {
+        const int ok = !isnan(f.t_jam) && !isnan(f.t_liftoff) && f.t_liftoff < 0.04;
+        double m = 1;
+        if (study_get_metric(ctx, "rod3.all_jam_and_liftoff", &m) != 0 || !ok) {
+            study_set_metric(ctx, "rod3.all_jam_and_liftoff", ok && m == 1 ? 1.0 : 0.0);
+        }
+    }
+    study_set_metricf(ctx, f.t_jam, "convergence.%s.%s.t_jam.dt%g", sw->tag,
+                      sw->models[model]->name, rec->cfg.dt);
+}
+
+static int study_convergence(study_ctx* ctx) {
+    const double dts[4] = {6.4e-4, 1.6e-4, 4e-5, 1e-5};
+    study_sweep sw[2];
+    double P[2][CASE_MAX_PARAMS];
+    for (int c = 0; c < 2; ++c) {
+        case_params(ctx, c, P[c]);
+        memset(&sw[c], 0, sizeof sw[c]);
+        sw[c].study = "convergence";
+        sw[c].tag = c ? "caseB" : "caseA";
+        sw[c].nmodels = 3;
+        memcpy(sw[c].models, k_models, sizeof k_models);
+        sw[c].ndt = 4;
+        memcpy(sw[c].dts, dts, sizeof dts);
+        sw[c].t_final = ctx->cs->t_final_default;
+        sw[c].params = P[c];
+        sw[c].inspect = inspect_sweep_run;
+        sw[c].user = P[c];
+        const int rc = study_run_sweep(ctx, &sw[c]);
+        if (rc != 0) {
+            return rc;
+        }
+        /* ROD-5: Lagged slope over the three smallest steps */
+        double slope = NAN;
+        ccb_an_order(3, dts + 1, sw[c].e[2] + 1, &slope, NULL, NULL);
+        study_set_metricf(ctx, slope, "rod5.%s.lagged.order_3_smallest", sw[c].tag);
+    }
+    /* Lagged missing the impact at large steps (ICF §XI-C: dt > 1e-3): scan, both cases */
+#define NSCAN 12
+    const double scan[NSCAN] = {2e-3,    1.6e-3, 1.28e-3, 1e-3,    8e-4, 6.4e-4,
+                                5.12e-4, 4e-4,   3.2e-4,  2.56e-4, 2e-4, 1.6e-4};
+    run_config cfg[2 * NSCAN];
+    run_record rec[2 * NSCAN];
+    for (int c = 0; c < 2; ++c) {
+        for (int j = 0; j < NSCAN; ++j) {
+            char label[96], name[48];
+            snprintf(name, sizeof name, "scan%s-lagged", c ? "B" : "A");
+            run_label(label, sizeof label, name, scan[j]);
+            /* a whole number of steps covering the case duration */
+            const double Tj = ceil(ctx->cs->t_final_default / scan[j] - 1e-9) * scan[j];
+            study_config(ctx, &cfg[NSCAN * c + j], "convergence", label, &ccb_approx_lagged,
+                         scan[j], Tj);
+            memcpy(cfg[NSCAN * c + j].params, P[c], sizeof cfg[0].params);
+        }
+    }
+    int rc = study_execute(ctx, "convergence", cfg, rec, 2 * NSCAN);
+    if (rc != 0) {
+        return rc;
+    }
+    strbuf tab = {0};
+    double largest_catch[2] = {0, 0};
+    for (int c = 0; c < 2; ++c) {
+        for (int j = 0; j < NSCAN; ++j) {
+            const rod_facts f = analyse(&rec[NSCAN * c + j], P[c]);
+            const int caught = !isnan(f.t_jam);
+            if (caught && scan[j] > largest_catch[c]) {
+                largest_catch[c] = scan[j];
+            }
+            strbuf_printf(&tab, "%s,%g,%d,%.6f,%.6f\n", c ? "caseB" : "caseA", scan[j], caught,
+                          f.t_jam, f.t_liftoff);
+            if (j == 0) {
+                study_set_metricf(ctx, caught ? 1.0 : 0.0, "rod4.%s.lagged_catches_at_2e-3",
+                                  c ? "caseB" : "caseA");
+            }
+        }
+    }
+    study_set_metric(ctx, "rod4.caseA.largest_dt_lagged_catches", largest_catch[0]);
+    study_set_metric(ctx, "rod4.caseB.largest_dt_lagged_catches", largest_catch[1]);
+    for (int r = 0; r < 2 * NSCAN; ++r) {
+        run_record_free(&rec[r]);
+    }
+    char dir[PATH_MAX], path[PATH_MAX + 64];
+    if (study_dir(ctx, "convergence", dir, sizeof dir) != 0) {
+        free(tab.s);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/lagged_miss_scan.csv", dir);
+    rc = study_write_table(path, "case,dt [s],jams,t_jam [s],t_liftoff [s]", tab.s);
+    free(tab.s);
+    if (rc != 0) {
+        return rc;
+    }
+    for (int c = 0; c < 2; ++c) {
+        strbuf vars = {0};
+        strbuf_printf(&vars,
+                      "datadir='%s'; out='%s/%s/convergence_%s'; tags='%s'; tagtitles='sweep'; "
+                      "models='sap similar lagged'; titles='SAP Similar Lagged'; "
+                      "guide_model='lagged'; guide_dt=4e-05; ylabel='e_q [m, rad]'; "
+                      "title='Sliding rod, convergence, %s (ICF Fig. 13 %s)'",
+                      dir, ctx->out_root, ctx->cs->name, sw[c].tag, sw[c].tag,
+                      c ? "d = 0.2 s/m, tau_d = 4e-6 s" : "no dissipation", c ? "right" : "left");
+        study_plot(ctx, "convergence.gp", vars.s);
+        free(vars.s);
+    }
+    study_report(ctx,
+                 "### convergence — e_q against dt, both cases (ICF Fig. 13)\n\n"
+                 "![case A](rod/convergence_caseA.png) ![case B](rod/convergence_caseB.png)\n\n"
+                 "Paper: without dissipation SAP and Similar coincide; Lagged has the largest "
+                 "error at the largest step and misses the impact for dt > 1e-3 s, first order "
+                 "for smaller steps; with dissipation the curves separate as impact times "
+                 "shift. Reference: Lagged at dt = %g s.\n\n"
+                 "| case | model | e_q(6.4e-4) | e_q(1.6e-4) | e_q(4e-5) | e_q(1e-5) | order (all) "
+                 "|\n|---|---|---|---|---|---|---|\n",
+                 sw[0].dt_ref);
+    for (int c = 0; c < 2; ++c) {
+        for (int i = 0; i < 3; ++i) {
+            study_report(ctx, "| %s | %s | %.3e | %.3e | %.3e | %.3e | %.3f |\n", sw[c].tag,
+                         k_models[i]->name, sw[c].e[i][0], sw[c].e[i][1], sw[c].e[i][2],
+                         sw[c].e[i][3], sw[c].order[i]);
+        }
+    }
+    study_report(ctx,
+                 "\nLagged catches the impact (reaches |v_t| < v_s) up to dt = %g s (case A) and "
+                 "%g s (case B) in the scan from 2e-3 s down to 1.6e-4 s "
+                 "(`rod/convergence/lagged_miss_scan.csv`).\n\n",
+                 largest_catch[0], largest_catch[1]);
+    return 0;
+}
+
+/* ---- study rigid (cases.md §5.2) ------------------------------------------------------------------- */
+
+static int study_rigid(study_ctx* ctx) {
+    const double* P = ctx->params;
+    const double l = 0.5 * P[P_LENGTH];
+    const ccb_ref_rod p = {l, P[P_MASS], P[P_MASS] * P[P_LENGTH] * P[P_LENGTH] / 12.0, P[P_MU],
+                           P[P_G]};
+    double lo = NAN, hi = NAN;
+    const int band = ccb_ref_rod_band(&p, &lo, &hi) == 0;
+    ccb_ref_rod_rigid r;
+    char msg[256];
+    const int ok =
+        ccb_ref_rod_rigid_solve(&p, deg(P[P_THETA0]), P[P_U0], 20e-3, &r, msg, sizeof msg) == 0;
+    if (!ok) {
+        fprintf(stderr, "ccb: rod rigid analysis: %s\n", msg);
+    }
+    study_set_metric(ctx, "rigid.a_theta0", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
+    study_set_metric(ctx, "rigid.band_lo_deg", band ? lo * 180 / CCB_PI : NAN);
+    study_set_metric(ctx, "rigid.band_hi_deg", band ? hi * 180 / CCB_PI : NAN);
+    study_set_metric(ctx, "rigid.t_singular", ok ? r.t_singular : NAN);
+    char dir[PATH_MAX], path[PATH_MAX + 64];
+    if (study_dir(ctx, "rigid", dir, sizeof dir) != 0) {
+        return 2;
+    }
+    strbuf t = {0};
+    strbuf_printf(&t, "%.10f,%.6f,%.6f,%.8f,%.4f,%.4f,%.4f,%.4f,%.4f,%d\n",
+                  ccb_ref_rod_a(&p, deg(P[P_THETA0])), lo * 180 / CCB_PI, hi * 180 / CCB_PI,
+                  r.t_singular, r.theta_singular * 180 / CCB_PI, r.N0, r.N_at, r.U0_min,
+                  r.end_slide_speed, r.reached);
+    snprintf(path, sizeof path, "%s/rigid.csv", dir);
+    const int rc = study_write_table(
+        path,
+        "a_theta0,band_lo [deg],band_hi [deg],t_singular [s],theta_singular [deg],N0 [N],"
+        "N_20ms [N],U0_min [m/s],end_slide_speed_at_cutoff [m/s],singularity_reached",
+        t.s);
+    free(t.s);
+    study_report(ctx,
+                 "### rigid — classical analysis (cases.md §5.2)\n\n"
+                 "a(%.0f deg) = %.4f; Painleve band (a < 0) for mu = %.2f: %.3f deg to %.3f deg. "
+                 "Rigid sliding from %.0f deg at rest in rotation: N(0) = %.2f N, N(20 ms) = "
+                 "%.1f N, a(theta) -> 0 and N diverges at t* = %.3f ms (theta = %.3f deg); the "
+                 "end still slides there iff U0 > %.2f m/s. theta' and the end speed diverge "
+                 "logarithmically at t*, so their values at the singularity depend on the cutoff "
+                 "(`rod/rigid/rigid.csv`, a <= 1e-10).\n\n",
+                 P[P_THETA0], ccb_ref_rod_a(&p, deg(P[P_THETA0])), P[P_MU], lo * 180 / CCB_PI,
+                 hi * 180 / CCB_PI, P[P_THETA0], r.N0, r.N_at, 1e3 * r.t_singular,
+                 r.theta_singular * 180 / CCB_PI, r.U0_min);
+    return rc;
+}
+
+static const case_study k_studies[] = {
+    {"rigid", "classical rigid analysis: a(theta), Painleve band, blow-up time", "cases.md §5.2",
+     study_rigid},
+    {"fig9-10", "case A (no dissipation), dt = 1e-7: forces and velocities, close-up at the jam",
+     "ICF Figs. 9-10", study_fig9_10},
+    {"fig11-12", "case B (d = 0.2, tau_d = 4e-6), dt = 1e-7: forces and velocities",
+     "ICF Figs. 11-12", study_fig11_12},
+    {"convergence",
+     "e_q against dt in {6.4e-4, 1.6e-4, 4e-5, 1e-5}, both cases; Lagged miss scan to 2e-3",
+     "ICF Fig. 13", study_convergence},
+};
+
+static const char* const k_quick[] = {"rigid", "fig9-10", "fig11-12", "convergence", NULL};
+
+const case_desc case_rod = {
+    "rod",
+    "Sliding rod: Painleve paradox, impact without collision (jam and jump)",
+    "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-C, Figs. 8-13",
+    k_params,
+    P_COUNT,
+    k_notes,
+    (int)(sizeof k_notes / sizeof k_notes[0]),
+    1e-5,
+    0.0512,
+    "lagged",
+    rod_build,
+    NULL,
+    rod_adjust,
+    rod_sim_options,
+    O_COUNT,
+    k_obs,
+    rod_observe,
+    k_studies,
+    (int)(sizeof k_studies / sizeof k_studies[0]),
+    k_quick,
+};
