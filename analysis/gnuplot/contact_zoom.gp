@@ -27,7 +27,6 @@ do for [term = 1:2] {
     col = (row == 1) ? c1 : c2
     set ylabel (row == 1) ? l1 : l2
     set autoscale xfix
-    set autoscale xfix
     plot for [i=1:n] file(i) using "t [s]":col with lines lw 1.2 lc rgb word(colors, i) title word(titles, i)
     set xrange [zlo:zhi]
     plot for [i=1:n] file(i) using "t [s]":col with lines lw 1.2 lc rgb word(colors, i) title word(titles, i).' (close-up)'
