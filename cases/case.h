@@ -67,6 +67,30 @@ typedef struct case_desc {
     const char* const* quick_studies; /* studies the gate tier (make test) needs, NULL-ended */
 } case_desc;
 
+/* Rows shared by the parameter tables of the point-contact cases (name, default, unit, range,
+ * meaning, source tag). */
+#define CASE_PARAM_VS                                                                              \
+    { "vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (Lagged, Similar)", "[ICF]" }
+#define CASE_PARAM_SIGMA                                                                           \
+    { "sigma", 1e-3, "-", 0, 1, 1, 0, 0, "SAP R_t = sigma w; ICF eq. (26)", "[ICF]" }
+#define CASE_PARAM_BETA                                                                            \
+    {                                                                                              \
+        "beta", 1.0, "-", 0, 100, 0, 0, 0, "SAP near-rigid parameter (0 disables the cap)",        \
+            "[default?]"                                                                           \
+    }
+#define CASE_PARAM_G                                                                               \
+    { "g", 9.81, "m/s^2", 0, 100, 1, 0, 0, "gravity", "[default?]" }
+#define CASE_PARAM_MARGIN                                                                          \
+    { "margin", 0.1, "m", 0, 10, 0, 0, 0, "speculative contact margin", "[ICF §X-A]" }
+
+/* Sets v_s, sigma, beta and the contact margin of a run from case parameters. */
+void case_contact_options(ccb_sim_params* sp, double vs, double sigma, double beta, double margin);
+/* Builds and finalizes a model of two bodies with one shape each under gravity (0, 0, -g).
+ * 0, or -1 with a message naming `what` (the model is freed). */
+int case_build_pair(const char* what, double g, const ccb_body_def* a, const ccb_shape_def* sa,
+                    const ccb_body_def* b, const ccb_shape_def* sb, ccb_model** out, char* msg,
+                    size_t n);
+
 /* registry.c */
 int case_count(void);
 const case_desc* case_get(int i);

@@ -50,16 +50,15 @@ static const case_param k_params[P_COUNT] = {
     {"k", 1e7, "N/m", 0, 1e15, 1, 0, 0, "contact stiffness", "[ICF]"},
     {"d", 500.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (Lagged, Similar)", "[ICF]"},
     {"tau_d", 1e-3, "s", 0, 10, 0, 0, 0, "SAP relaxation time (Kelvin-Voigt k tau_d)", "[ICF]"},
-    {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (Lagged, Similar)", "[ICF]"},
-    {"sigma", 1e-3, "-", 0, 1, 1, 0, 0, "SAP R_t = sigma w; eq. (26) regularization", "[ICF]"},
-    {"beta", 1.0, "-", 0, 100, 0, 0, 0, "SAP near-rigid parameter (0 disables the cap)",
-     "[default?]"},
-    {"g", 9.81, "m/s^2", 0, 100, 0, 0, 0, "gravity", "[default?]"},
+    CASE_PARAM_VS,
+    CASE_PARAM_SIGMA,
+    CASE_PARAM_BETA,
+    CASE_PARAM_G,
     {"contacts", 1, "-", 1, 2, 0, 0, 1, "1: bottom-face centre, 2: the two bottom corners",
      "[default?]"},
     {"rotation", 0, "-", 0, 1, 0, 0, 1, "0: rotation locked (2 dof), 1: free (3 dof, x z theta)",
      "[default?]"},
-    {"margin", 0.1, "m", 0, 10, 0, 0, 0, "speculative contact margin", "[ICF §X-A]"},
+    CASE_PARAM_MARGIN,
 };
 
 static const char* const k_notes[] = {
@@ -105,9 +104,7 @@ static void belt_motion(double t, void* user, ccb_pose* X, ccb_twist* V) {
 
 static int conveyor_build(const double* P, ccb_model** out, void** data, char* msg, size_t n) {
     conveyor_data* cd = calloc(1, sizeof *cd);
-    ccb_model* m = NULL;
-    if (cd == NULL || ccb_model_create(&m) != CCB_OK) {
-        free(cd);
+    if (cd == NULL) {
         snprintf(msg, n, "out of memory");
         return -1;
     }
@@ -140,18 +137,10 @@ static int conveyor_build(const double* P, ccb_model** out, void** data, char* m
     bottom.points = P[P_CONTACTS] == 2 ? pts : &centre;
     bottom.npoints = (int)P[P_CONTACTS];
     bottom.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU]};
-    int ib = -1, ix = -1;
-    if (ccb_model_set_gravity(m, ccb_v3(0, 0, -P[P_G])) != CCB_OK ||
-        ccb_model_add_body(m, &belt, &ib) != CCB_OK ||
-        ccb_model_add_shape(m, ib, &surface, NULL) != CCB_OK ||
-        ccb_model_add_body(m, &box, &ix) != CCB_OK ||
-        ccb_model_add_shape(m, ix, &bottom, NULL) != CCB_OK || ccb_model_finalize(m) != CCB_OK) {
-        snprintf(msg, n, "conveyor model: %s", ccb_model_last_error(m));
-        ccb_model_destroy(m);
+    if (case_build_pair("conveyor", P[P_G], &belt, &surface, &box, &bottom, out, msg, n) != 0) {
         free(cd);
         return -1;
     }
-    *out = m;
     *data = cd;
     return 0;
 }
@@ -161,10 +150,7 @@ static void conveyor_destroy(void* data) {
 }
 
 static void conveyor_sim_options(const double* P, ccb_sim_params* sp) {
-    sp->problem.approx.vs = P[P_VS];
-    sp->problem.approx.sigma = P[P_SIGMA];
-    sp->problem.approx.beta = P[P_BETA];
-    sp->margin = P[P_MARGIN];
+    case_contact_options(sp, P[P_VS], P[P_SIGMA], P[P_BETA], P[P_MARGIN]);
 }
 
 /* Closed-form steady gliding height of the bottom face at slip speed |v_t| (spec §11 fact 8,

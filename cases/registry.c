@@ -96,3 +96,31 @@ int case_set_param(const case_desc* cs, double* params, const char* assignment, 
     params[idx] = v;
     return 0;
 }
+
+void case_contact_options(ccb_sim_params* sp, double vs, double sigma, double beta, double margin) {
+    sp->problem.approx.vs = vs;
+    sp->problem.approx.sigma = sigma;
+    sp->problem.approx.beta = beta;
+    sp->margin = margin;
+}
+
+int case_build_pair(const char* what, double g, const ccb_body_def* a, const ccb_shape_def* sa,
+                    const ccb_body_def* b, const ccb_shape_def* sb, ccb_model** out, char* msg,
+                    size_t n) {
+    ccb_model* m = NULL;
+    if (ccb_model_create(&m) != CCB_OK) {
+        snprintf(msg, n, "%s model: out of memory", what);
+        return -1;
+    }
+    int ia = -1, ib = -1;
+    if (ccb_model_set_gravity(m, ccb_v3(0, 0, -g)) != CCB_OK ||
+        ccb_model_add_body(m, a, &ia) != CCB_OK || ccb_model_add_shape(m, ia, sa, NULL) != CCB_OK ||
+        ccb_model_add_body(m, b, &ib) != CCB_OK || ccb_model_add_shape(m, ib, sb, NULL) != CCB_OK ||
+        ccb_model_finalize(m) != CCB_OK) {
+        snprintf(msg, n, "%s model: %s", what, ccb_model_last_error(m));
+        ccb_model_destroy(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}

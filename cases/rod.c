@@ -51,10 +51,10 @@ static const case_param k_params[P_COUNT] = {
     {"d", 0.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (case A: 0, case B: 0.2)",
      "[ICF]"},
     {"tau_d", 0.0, "s", 0, 10, 0, 0, 0, "SAP relaxation time (case A: 0, case B: 4e-6)", "[ICF]"},
-    {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (Lagged, Similar)", "[ICF]"},
-    {"sigma", 1e-3, "-", 0, 1, 1, 0, 0, "SAP R_t = sigma w", "[ICF]"},
-    {"beta", 1.0, "-", 0, 100, 0, 0, 0, "SAP near-rigid parameter", "[default?]"},
-    {"g", 9.81, "m/s^2", 0, 100, 1, 0, 0, "gravity", "[default?]"},
+    CASE_PARAM_VS,
+    CASE_PARAM_SIGMA,
+    CASE_PARAM_BETA,
+    CASE_PARAM_G,
     {"cap", 0, "-", 0, 1, 0, 0, 1, "0: contact at the end of the rod axis; 1: rounded end cap",
      "[default?]"},
     {"phi0", 0.0, "m", -1e-3, 0.1, 0, 0, 0, "initial gap of the lower end (0: touching)",
@@ -62,7 +62,7 @@ static const case_param k_params[P_COUNT] = {
     {"ic_gap", 1, "-", 0, 1, 0, 0, 1,
      "1: add the model's zero-force gap for the initial slip to phi0; 0: phi0 literally",
      "[default?]"},
-    {"margin", 0.1, "m", 0, 10, 0, 0, 0, "speculative contact margin", "[ICF §X-A]"},
+    CASE_PARAM_MARGIN,
 };
 
 static const char* const k_notes[] = {
@@ -100,11 +100,6 @@ static double cap_radius(const double* P) {
 }
 
 static int rod_build(const double* P, ccb_model** out, void** data, char* msg, size_t n) {
-    ccb_model* m = NULL;
-    if (ccb_model_create(&m) != CCB_OK) {
-        snprintf(msg, n, "out of memory");
-        return -1;
-    }
     const double l = 0.5 * P[P_LENGTH], th = deg(P[P_THETA0]), r = cap_radius(P);
     const double I = P[P_MASS] * P[P_LENGTH] * P[P_LENGTH] / 12.0;
     ccb_body_def ground = ccb_body_def_default();
@@ -128,26 +123,12 @@ static int rod_build(const double* P, ccb_model** out, void** data, char* msg, s
     cap.radius = r;
     cap.half_length = l;
     cap.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU]};
-    int ig = -1, ir = -1;
-    if (ccb_model_set_gravity(m, ccb_v3(0, 0, -P[P_G])) != CCB_OK ||
-        ccb_model_add_body(m, &ground, &ig) != CCB_OK ||
-        ccb_model_add_shape(m, ig, &plane, NULL) != CCB_OK ||
-        ccb_model_add_body(m, &rod, &ir) != CCB_OK ||
-        ccb_model_add_shape(m, ir, &cap, NULL) != CCB_OK || ccb_model_finalize(m) != CCB_OK) {
-        snprintf(msg, n, "rod model: %s", ccb_model_last_error(m));
-        ccb_model_destroy(m);
-        return -1;
-    }
-    *out = m;
     *data = NULL;
-    return 0;
+    return case_build_pair("rod", P[P_G], &ground, &plane, &rod, &cap, out, msg, n);
 }
 
 static void rod_sim_options(const double* P, ccb_sim_params* sp) {
-    sp->problem.approx.vs = P[P_VS];
-    sp->problem.approx.sigma = P[P_SIGMA];
-    sp->problem.approx.beta = P[P_BETA];
-    sp->margin = P[P_MARGIN];
+    case_contact_options(sp, P[P_VS], P[P_SIGMA], P[P_BETA], P[P_MARGIN]);
 }
 
 static void rod_observe(const ccb_sim* sim, const void* data, const double* P, double* o) {

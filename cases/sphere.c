@@ -43,11 +43,11 @@ static const case_param k_params[P_COUNT] = {
     {"k", 1e7, "N/m", 0, 1e15, 1, 0, 0, "contact stiffness", "[ICF]"},
     {"d", 500.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (Lagged, Similar)", "[ICF]"},
     {"tau_d", 1e-3, "s", 0, 10, 0, 0, 0, "SAP relaxation time", "[ICF]"},
-    {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (Lagged, Similar)", "[ICF]"},
-    {"sigma", 1e-3, "-", 0, 1, 1, 0, 0, "SAP R_t = sigma w", "[ICF]"},
-    {"beta", 1.0, "-", 0, 100, 0, 0, 0, "SAP near-rigid parameter", "[default?]"},
-    {"g", 9.81, "m/s^2", 0, 100, 1, 0, 0, "gravity", "[default?]"},
-    {"margin", 0.1, "m", 0, 10, 0, 0, 0, "speculative contact margin", "[ICF §X-A]"},
+    CASE_PARAM_VS,
+    CASE_PARAM_SIGMA,
+    CASE_PARAM_BETA,
+    CASE_PARAM_G,
+    CASE_PARAM_MARGIN,
 };
 
 static const char* const k_notes[] = {
@@ -72,15 +72,9 @@ static const char* const k_obs[] = {
 enum { O_VT, O_VN, O_FT, O_FN, O_PHI, O_UWR, O_STOL, O_COUNT };
 
 static int sphere_build(const double* P, ccb_model** out, void** data, char* msg, size_t n) {
-    ccb_model* m = NULL;
-    if (ccb_model_create(&m) != CCB_OK) {
-        snprintf(msg, n, "out of memory");
-        return -1;
-    }
     if (!(P[P_Z0] > P[P_RADIUS])) {
         snprintf(msg, n, "sphere: release height z0 = %g m must exceed the radius %g m", P[P_Z0],
                  P[P_RADIUS]);
-        ccb_model_destroy(m);
         return -1;
     }
     const double mass = P[P_MASS], R = P[P_RADIUS];
@@ -103,26 +97,12 @@ static int sphere_build(const double* P, ccb_model** out, void** data, char* msg
     sph.type = CCB_SHAPE_SPHERE;
     sph.radius = R;
     sph.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU]};
-    int ig = -1, ib = -1;
-    if (ccb_model_set_gravity(m, ccb_v3(0, 0, -P[P_G])) != CCB_OK ||
-        ccb_model_add_body(m, &ground, &ig) != CCB_OK ||
-        ccb_model_add_shape(m, ig, &plane, NULL) != CCB_OK ||
-        ccb_model_add_body(m, &ball, &ib) != CCB_OK ||
-        ccb_model_add_shape(m, ib, &sph, NULL) != CCB_OK || ccb_model_finalize(m) != CCB_OK) {
-        snprintf(msg, n, "sphere model: %s", ccb_model_last_error(m));
-        ccb_model_destroy(m);
-        return -1;
-    }
-    *out = m;
     *data = NULL;
-    return 0;
+    return case_build_pair("sphere", P[P_G], &ground, &plane, &ball, &sph, out, msg, n);
 }
 
 static void sphere_sim_options(const double* P, ccb_sim_params* sp) {
-    sp->problem.approx.vs = P[P_VS];
-    sp->problem.approx.sigma = P[P_SIGMA];
-    sp->problem.approx.beta = P[P_BETA];
-    sp->margin = P[P_MARGIN];
+    case_contact_options(sp, P[P_VS], P[P_SIGMA], P[P_BETA], P[P_MARGIN]);
 }
 
 static void sphere_observe(const ccb_sim* sim, const void* data, const double* P, double* o) {
