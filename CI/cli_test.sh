@@ -35,6 +35,11 @@ expect 0 "commands"              -- "$CCB" --help
 expect 0 "ccb "                  -- "$CCB" --version
 expect 0 "conveyor"              -- "$CCB" list
 expect 0 "valid range"           -- "$CCB" info conveyor
+expect 0 "5/7"                   -- "$CCB" info sphere
+expect 0 "ic_gap"                -- "$CCB" info rod
+expect 2 "out of range"          -- "$CCB" run rod --set theta0=90 --out "$tmp/a"
+expect 2 "exceed the radius"     -- "$CCB" run sphere --set z0=0.01 --out "$tmp/a"
+expect 2 "stop-scale"            -- "$CCB" run rod --stop-scale nonsense --out "$tmp/a"
 expect 2 "unknown case"          -- "$CCB" info nosuchcase
 expect 2 "unknown case"          -- "$CCB" run nosuchcase
 expect 2 "unknown parameter 'nosuch'" -- "$CCB" run conveyor --set nosuch=1 --out "$tmp/a"

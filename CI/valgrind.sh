@@ -16,4 +16,7 @@ for m in sap similar lagged lagged-reg; do
   echo "== ccb run conveyor --approx $m"
   CCB_SOURCE_DIR=$PWD $vg build/ccb run conveyor --approx "$m" --t-final 0.5 --out "$out/$m" >/dev/null
 done
+echo "== ccb run sphere / rod"
+CCB_SOURCE_DIR=$PWD $vg build/ccb run sphere --out "$out/sphere" >/dev/null
+CCB_SOURCE_DIR=$PWD $vg build/ccb run rod --dt 1e-5 --out "$out/rod" >/dev/null
 echo "valgrind: clean"

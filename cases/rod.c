@@ -367,15 +367,16 @@ static int study_reference_case(study_ctx* ctx, int case_b) {
         const double tj = isnan(f[2].t_jam) ? 0.026 : f[2].t_jam;
         const char* fig[2] = {case_b ? "fig11" : "fig9", case_b ? "fig12" : "fig10"};
         const char* kind[2] = {"force", "velocity"};
+        const char* kinds[2] = {"forces", "velocities"};
         for (int j = 0; j < 2; ++j) {
             strbuf vars = {0};
             strbuf_printf(&vars,
                           "datadir='%s'; out='%s/%s/%s'; runs='sap_dt%g similar_dt%g lagged_dt%g'; "
                           "titles='SAP Similar Lagged'; kind='%s'; zlo=%.6f; zhi=%.6f; "
-                          "title='Sliding rod, %s, contact %ss, dt = %g s (ICF Fig. %s)'",
+                          "title='Sliding rod, %s, contact %s, dt = %g s (ICF Fig. %s)'",
                           dir, ctx->out_root, ctx->cs->name, fig[j], REF_DT, REF_DT, REF_DT,
                           kind[j], tj - 1e-3, tj + 1e-3,
-                          case_b ? "d = 0.2 s/m, tau_d = 4e-6 s" : "no dissipation", kind[j],
+                          case_b ? "d = 0.2 s/m, tau_d = 4e-6 s" : "no dissipation", kinds[j],
                           REF_DT, fig[j] + 3);
             study_plot(ctx, "contact_zoom.gp", vars.s);
             free(vars.s);

@@ -19,6 +19,7 @@ if (kind eq 'force') {
 set grid
 set key top left font ",9"
 set xlabel 't [s]'
+set format x '%g'
 do for [term = 1:2] {
   if (term == 1) { set terminal pngcairo size 1400,900 font ",11"; set output out.'.png' }
   else           { set terminal svg size 1400,900 font ",11" dynamic; set output out.'.svg' }
@@ -26,11 +27,11 @@ do for [term = 1:2] {
   do for [row = 1:2] {
     col = (row == 1) ? c1 : c2
     set ylabel (row == 1) ? l1 : l2
+    set xrange [*:*]
     set autoscale xfix
     plot for [i=1:n] file(i) using "t [s]":col with lines lw 1.2 lc rgb word(colors, i) title word(titles, i)
     set xrange [zlo:zhi]
     plot for [i=1:n] file(i) using "t [s]":col with lines lw 1.2 lc rgb word(colors, i) title word(titles, i).' (close-up)'
-    set autoscale xfix
   }
   unset multiplot
   set output
