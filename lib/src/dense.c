@@ -1,4 +1,5 @@
-/* dense: Cholesky for small SPD blocks; symmetric eigenvalues through LAPACK dsyev. */
+/* dense: Cholesky for small SPD blocks, LU with partial pivoting for TAMSI's non-symmetric
+ * Jacobian (spec: formulation-tamsi-hydro §D.3), symmetric eigenvalues through LAPACK dsyev. */
 #include "dense.h"
 
 #include <math.h>
@@ -39,6 +40,63 @@ void ccb_dense_chol_solve(int n, const double* L, double* x) {
             s -= L[k * n + i] * x[k];
         }
         x[i] = s / L[i * n + i];
+    }
+}
+
+int ccb_dense_lu(int n, double* A, int* piv) {
+    for (int k = 0; k < n; ++k) {
+        int p = k;
+        double amax = fabs(A[k * n + k]);
+        for (int i = k + 1; i < n; ++i) {
+            if (fabs(A[i * n + k]) > amax) {
+                amax = fabs(A[i * n + k]);
+                p = i;
+            }
+        }
+        piv[k] = p;
+        if (!(amax > 0) || !isfinite(amax)) {
+            return k + 1;
+        }
+        if (p != k) {
+            for (int j = 0; j < n; ++j) {
+                const double t = A[k * n + j];
+                A[k * n + j] = A[p * n + j];
+                A[p * n + j] = t;
+            }
+        }
+        const double d = A[k * n + k];
+        for (int i = k + 1; i < n; ++i) {
+            const double l = A[i * n + k] / d;
+            A[i * n + k] = l;
+            for (int j = k + 1; j < n; ++j) {
+                A[i * n + j] -= l * A[k * n + j];
+            }
+        }
+    }
+    return 0;
+}
+
+void ccb_dense_lu_solve(int n, const double* LU, const int* piv, double* x) {
+    for (int k = 0; k < n; ++k) { /* P b */
+        if (piv[k] != k) {
+            const double t = x[k];
+            x[k] = x[piv[k]];
+            x[piv[k]] = t;
+        }
+    }
+    for (int i = 0; i < n; ++i) { /* L y = P b */
+        double s = x[i];
+        for (int k = 0; k < i; ++k) {
+            s -= LU[i * n + k] * x[k];
+        }
+        x[i] = s;
+    }
+    for (int i = n - 1; i >= 0; --i) { /* U x = y */
+        double s = x[i];
+        for (int k = i + 1; k < n; ++k) {
+            s -= LU[i * n + k] * x[k];
+        }
+        x[i] = s / LU[i * n + i];
     }
 }
 

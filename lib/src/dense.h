@@ -8,6 +8,12 @@
 int ccb_dense_cholesky(int n, double* A);
 /* Solves L L^T x = b in place (x = b on entry), L from ccb_dense_cholesky. */
 void ccb_dense_chol_solve(int n, const double* L, double* x);
+/* In-place LU factorization with partial (row) pivoting, P A = L U (unit lower L below the
+ * diagonal, U on and above it), piv[n] the row swapped into position k. Returns 0, or k+1 if
+ * the pivot of column k is zero or not finite (A is singular to working precision). */
+int ccb_dense_lu(int n, double* A, int* piv);
+/* Solves A x = b in place (x = b on entry) with the factors of ccb_dense_lu. */
+void ccb_dense_lu_solve(int n, const double* LU, const int* piv, double* x);
 /* Eigenvalues (ascending) of the symmetric matrix A (upper triangle used; A is destroyed) with
  * LAPACK dsyev; work[lwork], lwork >= ccb_dense_eig_work(n). Returns LAPACK's info (0 = ok). */
 int ccb_dense_eigvals(int n, double* A, double* w, double* work, int lwork);

@@ -169,69 +169,14 @@ static ccb_status fail(ccb_newton* ws, ccb_status s, const char* fmt, ...) {
 
 /* ---- block operations on the reduced (participating) vector -------------------------------- */
 
-static int coff(const ccb_problem* pb, int clique) {
-    return pb->pvoff[pb->clique_pidx[clique]];
-}
-
-/* y = A x */
 static void A_mul(const ccb_newton* ws, const double* x, double* y) {
-    const ccb_problem* pb = ws->pb;
-    for (int a = 0; a < pb->np; ++a) {
-        const int c = pb->pclique[a];
-        const int n = pb->clique_nv[c];
-        const double* A = pb->A + pb->clique_aoff[c];
-        const double* xb = x + pb->pvoff[a];
-        double* yb = y + pb->pvoff[a];
-        for (int i = 0; i < n; ++i) {
-            double s = 0.0;
-            for (int j = 0; j < n; ++j) {
-                s += A[i * n + j] * xb[j];
-            }
-            yb[i] = s;
-        }
-    }
+    ccb_problem_A_mul(ws->pb, x, y);
 }
-
-/* y_i = J_i x (+ b_i if with_bias), 3 per contact */
 static void J_mul(const ccb_newton* ws, const double* x, int with_bias, double* y) {
-    const ccb_problem* pb = ws->pb;
-    for (int i = 0; i < pb->nc; ++i) {
-        const ccb_pcontact* pc = &pb->contacts[i];
-        double* yi = y + 3 * i;
-        for (int r = 0; r < 3; ++r) {
-            yi[r] = with_bias ? pc->b[r] : 0.0;
-        }
-        for (int k = 0; k < pc->nblk; ++k) {
-            const int n = pb->clique_nv[pc->clique[k]];
-            const double* J = ccb_pc_block(pb, pc, k);
-            const double* xb = x + coff(pb, pc->clique[k]);
-            for (int r = 0; r < 3; ++r) {
-                double s = 0.0;
-                for (int j = 0; j < n; ++j) {
-                    s += J[r * n + j] * xb[j];
-                }
-                yi[r] += s;
-            }
-        }
-    }
+    ccb_problem_J_mul(ws->pb, x, with_bias, y);
 }
-
-/* y = J^T g */
 static void Jt_mul(const ccb_newton* ws, const double* g, double* y) {
-    const ccb_problem* pb = ws->pb;
-    memset(y, 0, (size_t)ws->npv * sizeof(double));
-    for (int i = 0; i < pb->nc; ++i) {
-        const ccb_pcontact* pc = &pb->contacts[i];
-        const double* gi = g + 3 * i;
-        for (int k = 0; k < pc->nblk; ++k) {
-            const int n = pb->clique_nv[pc->clique[k]];
-            const double* J = ccb_pc_block(pb, pc, k);
-            double* yb = y + coff(pb, pc->clique[k]);
-            for (int j = 0; j < n; ++j) {
-                yb[j] += J[j] * gi[0] + J[n + j] * gi[1] + J[2 * n + j] * gi[2];
-            }
-        }
-    }
+    ccb_problem_Jt_mul(ws->pb, g, y);
 }
 
 static double dot(const double* a, const double* b, int n) {
@@ -389,20 +334,6 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
 
 /* ---- Hessian assembly (§8.2) ----------------------------------------------------------------- */
 
-/* out (na x nb) += Ja^T G Jb, with Ja 3 x na, Jb 3 x nb */
-static void add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb,
-                     double* out) {
-    for (int i = 0; i < na; ++i) {
-        double gj[3]; /* (Ja^T G)_i,: */
-        for (int s = 0; s < 3; ++s) {
-            gj[s] = Ja[i] * G[s] + Ja[na + i] * G[3 + s] + Ja[2 * na + i] * G[6 + s];
-        }
-        for (int j = 0; j < nb; ++j) {
-            out[i * nb + j] += gj[0] * Jb[j] + gj[1] * Jb[nb + j] + gj[2] * Jb[2 * nb + j];
-        }
-    }
-}
-
 static ccb_status set_pattern(ccb_newton* ws) {
     const ccb_problem* pb = ws->pb;
     if (ccb_grow((void**)&ws->bs, &ws->cap_bs, pb->np > 0 ? pb->np : 1, sizeof(int))) {
@@ -435,14 +366,14 @@ static void assemble(ccb_newton* ws) {
         for (int k = 0; k < pc->nblk; ++k) {
             pid[k] = pb->clique_pidx[pc->clique[k]];
             nvb[k] = pb->clique_nv[pc->clique[k]];
-            add_JtGJ(ccb_pc_block(pb, pc, k), nvb[k], G, ccb_pc_block(pb, pc, k), nvb[k],
+            ccb_problem_add_JtGJ(ccb_pc_block(pb, pc, k), nvb[k], G, ccb_pc_block(pb, pc, k), nvb[k],
                      ccb_sparse_diag_block(ws->sp, pid[k]));
         }
         if (pc->nblk == 2) {
             const int lo = pid[0] < pid[1] ? 0 : 1, hi = 1 - lo;
             const int e = ccb_sparse_find_edge(ws->sp, pid[lo], pid[hi]);
             CCB_ASSERT(e >= 0);
-            add_JtGJ(ccb_pc_block(pb, pc, lo), nvb[lo], G, ccb_pc_block(pb, pc, hi), nvb[hi],
+            ccb_problem_add_JtGJ(ccb_pc_block(pb, pc, lo), nvb[lo], G, ccb_pc_block(pb, pc, hi), nvb[hi],
                      ccb_sparse_edge_block(ws->sp, e));
         }
     }

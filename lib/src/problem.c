@@ -61,6 +61,7 @@ void ccb_problem_destroy(ccb_problem* p) {
     ccb_free(p->v0);
     ccb_free(p->Adiag);
     ccb_free(p->work);
+    ccb_free(p->Ddiag);
     ccb_free(p->contacts);
     ccb_free(p->jdata);
     ccb_free(p->pclique);
@@ -91,15 +92,17 @@ static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA
                          (void**)&p->pclique,   (void**)&p->pvoff,       (void**)&p->clique_aoff};
     const size_t cs[] = {sizeof(int), sizeof(int), sizeof(int),
                          sizeof(int), sizeof(int), sizeof(size_t)};
-    void** const vi[] = {(void**)&p->vstar, (void**)&p->v0, (void**)&p->Adiag, (void**)&p->work};
-    const size_t vs[] = {sizeof(double), sizeof(double), sizeof(double), sizeof(double)};
+    void** const vi[] = {(void**)&p->vstar, (void**)&p->v0, (void**)&p->Adiag, (void**)&p->work,
+                         (void**)&p->Ddiag};
+    const size_t vs[] = {sizeof(double), sizeof(double), sizeof(double), sizeof(double),
+                         sizeof(double)};
     void** const ai[] = {(void**)&p->A, (void**)&p->L};
     const size_t as[] = {sizeof(double), sizeof(double)};
     if (nA > (size_t)1 << 30) {
         return CCB_E_NOMEM;
     }
     if (ccb_grow_many(ci, cs, 6, &p->cap_clique, nclique > 0 ? nclique : 1) ||
-        ccb_grow_many(vi, vs, 4, &p->cap_v, nv > 0 ? nv : 1) ||
+        ccb_grow_many(vi, vs, 5, &p->cap_v, nv > 0 ? nv : 1) ||
         ccb_grow_many(ai, as, 2, &p->cap_A, nA > 0 ? (int)nA : 1)) {
         return CCB_E_NOMEM;
     }
@@ -361,6 +364,7 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
     memcpy(p->A, A, nA * sizeof(double));
     memcpy(p->vstar, vstar, (size_t)nv * sizeof(double));
     memcpy(p->v0, v0, (size_t)nv * sizeof(double));
+    memset(p->Ddiag, 0, (size_t)(nv > 0 ? nv : 1) * sizeof(double));
     for (int i = 0; i < nc; ++i) {
         const ccb_raw_contact* rc = &contacts[i];
         ccb_pcontact* pc = &p->contacts[i];
@@ -455,6 +459,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
             const double D = b->def.damping[b->coord[k]];
             A[k * n + k] += dt * D;
             f[k] -= D * vb[k];
+            p->Ddiag[b->voff + k] = D;
         }
         if (!ccb_all_finite(A, (size_t)n * n) || !ccb_all_finite(f, (size_t)n)) {
             return fail(p, CCB_E_NONFINITE,
@@ -583,4 +588,74 @@ ccb_status ccb_problem_contact_velocity(const ccb_problem* p, int i, const doubl
         }
     }
     return CCB_OK;
+}
+
+/* ---- reduced (participating) vector operations, shared by the Newton and TAMSI solvers ---- */
+
+void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y) {
+    for (int a = 0; a < p->np; ++a) {
+        const int c = p->pclique[a];
+        const int n = p->clique_nv[c];
+        const double* A = p->A + p->clique_aoff[c];
+        const double* xb = x + p->pvoff[a];
+        double* yb = y + p->pvoff[a];
+        for (int i = 0; i < n; ++i) {
+            double s = 0.0;
+            for (int j = 0; j < n; ++j) {
+                s += A[i * n + j] * xb[j];
+            }
+            yb[i] = s;
+        }
+    }
+}
+
+void ccb_problem_J_mul(const ccb_problem* p, const double* x, int with_bias, double* y) {
+    for (int i = 0; i < p->nc; ++i) {
+        const ccb_pcontact* pc = &p->contacts[i];
+        double* yi = y + 3 * i;
+        for (int r = 0; r < 3; ++r) {
+            yi[r] = with_bias ? pc->b[r] : 0.0;
+        }
+        for (int k = 0; k < pc->nblk; ++k) {
+            const int n = p->clique_nv[pc->clique[k]];
+            const double* J = ccb_pc_block(p, pc, k);
+            const double* xb = x + ccb_problem_coff(p, pc->clique[k]);
+            for (int r = 0; r < 3; ++r) {
+                double s = 0.0;
+                for (int j = 0; j < n; ++j) {
+                    s += J[r * n + j] * xb[j];
+                }
+                yi[r] += s;
+            }
+        }
+    }
+}
+
+void ccb_problem_Jt_mul(const ccb_problem* p, const double* g, double* y) {
+    memset(y, 0, (size_t)p->npv * sizeof(double));
+    for (int i = 0; i < p->nc; ++i) {
+        const ccb_pcontact* pc = &p->contacts[i];
+        const double* gi = g + 3 * i;
+        for (int k = 0; k < pc->nblk; ++k) {
+            const int n = p->clique_nv[pc->clique[k]];
+            const double* J = ccb_pc_block(p, pc, k);
+            double* yb = y + ccb_problem_coff(p, pc->clique[k]);
+            for (int j = 0; j < n; ++j) {
+                yb[j] += J[j] * gi[0] + J[n + j] * gi[1] + J[2 * n + j] * gi[2];
+            }
+        }
+    }
+}
+
+void ccb_problem_add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb,
+                          double* out) {
+    for (int i = 0; i < na; ++i) {
+        double gj[3]; /* (Ja^T G)_i,: */
+        for (int s = 0; s < 3; ++s) {
+            gj[s] = Ja[i] * G[s] + Ja[na + i] * G[3 + s] + Ja[2 * na + i] * G[6 + s];
+        }
+        for (int j = 0; j < nb; ++j) {
+            out[i * nb + j] += gj[0] * Jb[j] + gj[1] * Jb[nb + j] + gj[2] * Jb[2 * nb + j];
+        }
+    }
 }

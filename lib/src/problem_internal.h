@@ -29,6 +29,7 @@ struct ccb_problem {
     double* vstar; /* nv */
     double* v0;    /* nv */
     double* Adiag; /* nv */
+    double* Ddiag; /* nv: joint damping D (A = M + dt D) [N s/m or N m s/rad] */
     double* work;  /* nv scratch */
     int cap_v;
     /* contacts */
@@ -51,5 +52,20 @@ struct ccb_problem {
 static inline const double* ccb_pc_block(const ccb_problem* p, const ccb_pcontact* c, int k) {
     return p->jdata + c->joff[k];
 }
+
+/* Operations on the reduced vector of participating velocities (npv entries; spec §8.2):
+ * offset of a participating clique's velocities in it, */
+static inline int ccb_problem_coff(const ccb_problem* p, int clique) {
+    return p->pvoff[p->clique_pidx[clique]];
+}
+/* y = A x (block diagonal over participating cliques), */
+void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y);
+/* y_i = J_i x (+ b_i if with_bias), 3 rows per contact (y has 3 nc entries), */
+void ccb_problem_J_mul(const ccb_problem* p, const double* x, int with_bias, double* y);
+/* y = J^T g (g has 3 nc entries). */
+void ccb_problem_Jt_mul(const ccb_problem* p, const double* g, double* y);
+/* out (na x nb, row-major) += Ja^T G Jb with Ja 3 x na, G 3 x 3, Jb 3 x nb. */
+void ccb_problem_add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb,
+                          double* out);
 
 #endif

@@ -66,13 +66,17 @@ static void install_allocator(void) {
 }
 static pthread_once_t g_alloc_once = PTHREAD_ONCE_INIT;
 
+void ccb_sparse_init_suitesparse(void) {
+    pthread_once(&g_alloc_once, install_allocator);
+}
+
 static void cholmod_log(int status, const char* file, int line, const char* message) {
     ccb_log(status < 0 ? CCB_LOG_ERROR : CCB_LOG_WARN, "CHOLMOD status %d (%s:%d): %s", status,
             file, line, message);
 }
 
 ccb_status ccb_sparse_create(ccb_sparse** out) {
-    pthread_once(&g_alloc_once, install_allocator);
+    ccb_sparse_init_suitesparse();
     ccb_sparse* sp = ccb_calloc(1, sizeof(ccb_sparse));
     if (sp == NULL) {
         return CCB_E_NOMEM;

@@ -46,4 +46,36 @@ void ccb_sparse_to_dense(const ccb_sparse* sp, double* H);
  * the analysis; the dense path reports n(n+1)/2 and n^3/3). */
 void ccb_sparse_factor_stats(const ccb_sparse* sp, double* nnz_L, double* flops);
 
+
+/* Installs ccb's allocator in SuiteSparse (CHOLMOD, UMFPACK) once per process. */
+void ccb_sparse_init_suitesparse(void);
+
+/* ---- LU of the non-symmetric block matrix of TAMSI (sparse_lu.c) ------------------------- */
+
+/* Same block pattern as above (nb blocks, edges (a, b) with a < b), but both off-diagonal blocks
+ * of an edge are stored: upper (a, b) n_a x n_b and lower (b, a) n_b x n_a, row-major. */
+typedef struct ccb_sparse_lu ccb_sparse_lu;
+
+ccb_status ccb_sparse_lu_create(ccb_sparse_lu** lu);
+void ccb_sparse_lu_destroy(ccb_sparse_lu* lu);
+/* Sets the pattern; an unchanged pattern keeps UMFPACK's symbolic analysis. */
+ccb_status ccb_sparse_lu_set_pattern(ccb_sparse_lu* lu, int nb, const int* bs, int nedge,
+                                     const int* edges, char* msg, size_t msg_size);
+int ccb_sparse_lu_n(const ccb_sparse_lu* lu);
+double* ccb_sparse_lu_diag_block(ccb_sparse_lu* lu, int a);
+/* Block of edge e: lower = 0 the upper block (a, b), lower = 1 the lower block (b, a). */
+double* ccb_sparse_lu_edge_block(ccb_sparse_lu* lu, int e, int lower);
+int ccb_sparse_lu_find_edge(const ccb_sparse_lu* lu, int a, int b);
+void ccb_sparse_lu_zero(ccb_sparse_lu* lu);
+/* Factors with UMFPACK (use_umfpack = 1) or dense LU with partial pivoting (0). CCB_E_FACTOR for
+ * a singular matrix, CCB_E_NOMEM, CCB_E_INTERNAL. */
+ccb_status ccb_sparse_lu_factor(ccb_sparse_lu* lu, int use_umfpack, char* msg, size_t msg_size);
+/* x = H^{-1} b with the last factorization (x and b may alias). */
+ccb_status ccb_sparse_lu_solve(ccb_sparse_lu* lu, const double* b, double* x, char* msg,
+                               size_t msg_size);
+/* Full dense copy (n x n, row-major). */
+void ccb_sparse_lu_to_dense(const ccb_sparse_lu* lu, double* H);
+/* UMFPACK symbolic analyses so far. */
+long ccb_sparse_lu_analyses(const ccb_sparse_lu* lu);
+
 #endif
