@@ -727,6 +727,13 @@ void ccb_body_generalized_force(const ccb_model* m, const ccb_body* b, double t,
     }
 }
 
+void ccb_body_qdot(const ccb_body* b, const double* qb, const double* vb, double* qdot) {
+    (void)qb;
+    for (int k = 0; k < b->nq; ++k) {
+        qdot[k] = vb[k]; /* planar: N = I (spec §1.1) */
+    }
+}
+
 void ccb_body_integrate(const ccb_body* b, const double* q0b, const double* vb, double dt,
                         double* qb) {
     for (int k = 0; k < b->nq; ++k) {

@@ -61,6 +61,8 @@ void ccb_body_mass_matrix(const ccb_body* b, const double* qb, double* M);
 /* Explicit generalized force k2 = S^T [tau - w x (I_W w); f + m g] (nv). */
 void ccb_body_generalized_force(const ccb_model* m, const ccb_body* b, double t, const double* qb,
                                 const double* vb, double* f);
+/* qdot_b = N(q_b) v_b (planar: N = I). */
+void ccb_body_qdot(const ccb_body* b, const double* qb, const double* vb, double* qdot);
 /* q_b = q0_b + dt N(q0_b) v_b (symplectic Euler position update, spec §1.1). */
 void ccb_body_integrate(const ccb_body* b, const double* q0b, const double* vb, double dt,
                         double* qb);

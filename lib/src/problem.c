@@ -397,13 +397,25 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
 
 /* ---- problems from a model ---------------------------------------------------------------- */
 
-/* Velocity of the material point of a body without coordinates at p_W, time t. */
-static ccb_vec3 passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W) {
+ccb_vec3 ccb_passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W) {
     ccb_pose X;
     ccb_twist V;
     ccb_body_pose(b, t, NULL, &X);
     ccb_body_twist(b, t, NULL, NULL, &V);
     return ccb_v3_add(V.v, ccb_v3_cross(V.w, ccb_v3_sub(p_W, X.p)));
+}
+
+void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_contact* ct,
+                                double sign, double* J) {
+    const int n = b->nv;
+    double Jp[3 * CCB_MAX_BODY_NV];
+    ccb_body_point_jacobian(b, qb, ct->p, Jp);
+    for (int r = 0; r < 3; ++r) { /* rows t1, t2, n: sign R_WC^T Jp */
+        for (int k = 0; k < n; ++k) {
+            J[r * n + k] = sign * (ct->R_WC.m[r] * Jp[k] + ct->R_WC.m[3 + r] * Jp[n + k] +
+                                   ct->R_WC.m[6 + r] * Jp[2 * n + k]);
+        }
+    }
 }
 
 ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_approx* approx,
@@ -491,22 +503,16 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         for (int side = 0; side < 2; ++side) {
             const ccb_body* b = bodies[side];
             if (b->nv == 0) {
-                const ccb_vec3 u1 = passive_point_velocity(b, t0 + dt, ct->p);
-                const ccb_vec3 u0 = passive_point_velocity(b, t0, ct->p);
+                const ccb_vec3 u1 = ccb_passive_point_velocity(b, t0 + dt, ct->p);
+                const ccb_vec3 u0 = ccb_passive_point_velocity(b, t0, ct->p);
                 bias = ccb_v3_add(bias, ccb_v3_scale(sign[side], u1));
                 bias0 = ccb_v3_add(bias0, ccb_v3_scale(sign[side], u0));
                 continue;
             }
             const int n = b->nv;
-            double Jp[3 * CCB_MAX_BODY_NV];
-            ccb_body_point_jacobian(b, q0 + b->qoff, ct->p, Jp);
             double* J = p->jdata + p->j_n;
-            for (int r = 0; r < 3; ++r) { /* rows t1, t2, n: R_WC^T Jp */
-                for (int k = 0; k < n; ++k) {
-                    J[r * n + k] =
-                        sign[side] * (ct->R_WC.m[r] * Jp[k] + ct->R_WC.m[3 + r] * Jp[n + k] +
-                                      ct->R_WC.m[6 + r] * Jp[2 * n + k]);
-                }
+            ccb_contact_jacobian_block(b, q0 + b->qoff, ct, sign[side], J);
+            for (int r = 0; r < 3; ++r) {
                 for (int k = 0; k < n; ++k) {
                     vc0[r] += J[r * n + k] * v0[b->voff + k];
                 }

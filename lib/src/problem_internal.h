@@ -4,6 +4,7 @@
 
 #include "ccb/problem.h"
 #include "internal.h"
+#include "model_internal.h"
 
 typedef struct ccb_pcontact {
     int clique[2];        /* -1 if absent; clique[0] >= 0 always */
@@ -52,6 +53,15 @@ struct ccb_problem {
 static inline const double* ccb_pc_block(const ccb_problem* p, const ccb_pcontact* c, int k) {
     return p->jdata + c->joff[k];
 }
+
+/* Velocity of the material point at p_W of a body without coordinates (fixed or prescribed) at
+ * time t [m/s]. */
+ccb_vec3 ccb_passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W);
+/* Jacobian block of contact ct for body b (with coordinates) at its positions qb: 3 x nv rows
+ * t1, t2, n of sign R_WC^T J_p, J_p the Jacobian of b's material point at the contact point
+ * (sign +1 for body B, -1 for body A: v_c = v_B - v_A, spec §0). */
+void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_contact* ct,
+                                double sign, double* J);
 
 /* Operations on the reduced vector of participating velocities (npv entries; spec §8.2):
  * offset of a participating clique's velocities in it, */

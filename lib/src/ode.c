@@ -1,0 +1,302 @@
+/* ode: integrator set-up, the counted evaluation of f, and the fixed-step explicit RK3 reference.
+ *
+ * RK3 (spec: formulation-tamsi-hydro §E.2; Drake RungeKutta3Integrator), step s from (t, x):
+ *   k1 = f(t, x),  k2 = f(t + s/2, x + s/2 k1),  k3 = f(t + s, x - s k1 + 2 s k2)
+ *   x <- x + s (k1/6 + 2 k2/3 + k3/6)
+ * Fixed-step methods reach t_end with the fewest equal steps no longer than h, so an interval
+ * that is a whole number of steps h is covered by exactly those steps. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "ccb/alloc.h"
+#include "ode_internal.h"
+
+ccb_ode_params ccb_ode_params_default(void) {
+    ccb_ode_params p;
+    memset(&p, 0, sizeof p);
+    p.method = CCB_ODE_IE;
+    p.h = 1e-3;
+    p.h_max = 0.0;
+    p.newton = CCB_IE_FULL_NEWTON;
+    p.error_control = 0;
+    p.accuracy = 0.1;
+    p.newton_kappa = 0.05;
+    p.max_newton = 10;
+    p.tals = 0;
+    p.theta_max = CCB_PI / 3.0;
+    p.estimator = CCB_IE_TRAPEZOID;
+    p.gsl_method = CCB_GSL_RK8PD;
+    p.gsl_atol = 1e-10;
+    p.gsl_rtol = 1e-10;
+    return p;
+}
+
+const char* ccb_ode_method_name(ccb_ode_method m) {
+    static const char* const names[] = {"ie", "rk3", "gsl"};
+    return ((int)m >= 0 && (int)m < 3) ? names[m] : NULL;
+}
+
+const char* ccb_ode_gsl_method_name(ccb_ode_gsl_method m) {
+    static const char* const names[] = {"rk8pd", "rkf45", "rkck", "msadams"};
+    return ((int)m >= 0 && (int)m < 4) ? names[m] : NULL;
+}
+
+ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t n) {
+    if (p == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE parameters: NULL pointer");
+    }
+    if (ccb_ode_method_name(p->method) == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown method %d", (int)p->method);
+    }
+    if (!(isfinite(p->h) && p->h > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: step h must be finite and > 0 s (got %g)",
+                          p->h);
+    }
+    if (!(isfinite(p->h_max) && p->h_max >= 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "ODE: h_max must be finite and >= 0 s (0: h) (got %g)", p->h_max);
+    }
+    if (p->newton != CCB_IE_FULL_NEWTON && p->newton != CCB_IE_QUASI_NEWTON) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown Newton variant %d", (int)p->newton);
+    }
+    if (!(p->accuracy > 0 && p->accuracy <= 0.5)) { /* Drake: loosest allowed accuracy 0.5 */
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "ODE: accuracy a must be in (0, 0.5] (got %g; spec §B.7)", p->accuracy);
+    }
+    if (!(p->newton_kappa > 0 && p->newton_kappa < 1)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: newton_kappa must be in (0, 1) (got %g)",
+                          p->newton_kappa);
+    }
+    if (p->max_newton < 1 || p->max_newton > 1000) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: max_newton must be in 1..1000 (got %d)",
+                          p->max_newton);
+    }
+    if (!(p->theta_max > 0 && p->theta_max < CCB_PI)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: theta_max must be in (0, pi) (got %g)",
+                          p->theta_max);
+    }
+    if (p->estimator != CCB_IE_TRAPEZOID && p->estimator != CCB_IE_STEP_DOUBLING) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown error estimator %d",
+                          (int)p->estimator);
+    }
+    if (ccb_ode_gsl_method_name(p->gsl_method) == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown GSL method %d",
+                          (int)p->gsl_method);
+    }
+    if (!(isfinite(p->gsl_atol) && p->gsl_atol >= 0 && isfinite(p->gsl_rtol) &&
+          p->gsl_rtol >= 0 && p->gsl_atol + p->gsl_rtol > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "ODE: GSL tolerances must be finite, >= 0 and not both 0 (got %g, %g)",
+                          p->gsl_atol, p->gsl_rtol);
+    }
+    return CCB_OK;
+}
+
+ccb_status ccb_ode_create(const ccb_ode_system* sys, const ccb_ode_params* prm, ccb_ode** out,
+                          char* msg, size_t n) {
+    if (out == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ode_create: NULL output pointer");
+    }
+    *out = NULL;
+    if (sys == NULL || sys->f == NULL || sys->nx < 1 || sys->nx > 100000) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "ode_create: the system needs f and 1..100000 states");
+    }
+    ccb_status s = ccb_ode_params_check(prm, msg, n);
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (prm->method == CCB_ODE_IE && prm->tals) {
+        if (sys->slip == NULL) {
+            return ccb_errorf(msg, n, CCB_E_INVALID,
+                              "ode_create: TALS needs the system's slip callback");
+        }
+        const ccb_tals_params tp = {sys->vs, sys->rho, prm->theta_max};
+        s = ccb_tals_params_check(&tp, msg, n);
+        if (s != CCB_OK) {
+            return s;
+        }
+    }
+    ccb_ode* o = ccb_calloc(1, sizeof(ccb_ode));
+    if (o == NULL) {
+        return ccb_errorf(msg, n, CCB_E_NOMEM, "ode_create: out of memory");
+    }
+    o->sys = *sys;
+    o->prm = *prm;
+    if (o->prm.h_max == 0.0) {
+        o->prm.h_max = o->prm.h;
+    }
+    o->nx = sys->nx;
+    o->tals.vs = sys->vs;
+    o->tals.rho = sys->rho;
+    o->tals.theta_max = prm->theta_max;
+    const size_t nx = (size_t)o->nx;
+    double** const vecs[] = {&o->x,  &o->k1, &o->k2,  &o->k3,  &o->xs, &o->fc, &o->xc,
+                             &o->r,  &o->dx, &o->xg,  &o->xie, &o->xtr, &o->x1, &o->xh,
+                             &o->f0, &o->xp, &o->fp};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; ++k) {
+        *vecs[k] = ccb_calloc(nx, sizeof(double));
+        ok &= *vecs[k] != NULL;
+    }
+    if (prm->method == CCB_ODE_IE) {
+        o->J = ccb_calloc(nx * nx, sizeof(double));
+        ok &= o->J != NULL;
+        for (int k = 0; k < 2; ++k) {
+            o->M[k] = ccb_calloc(nx * nx, sizeof(double));
+            o->piv[k] = ccb_calloc(nx, sizeof(int));
+            ok &= o->M[k] != NULL && o->piv[k] != NULL;
+        }
+    }
+    if (!ok) {
+        ccb_ode_destroy(o);
+        return ccb_errorf(msg, n, CCB_E_NOMEM, "ode_create: out of memory (%d states)", o->nx);
+    }
+    if (prm->method == CCB_ODE_GSL && ccb_ode_gsl_create(o) != CCB_OK) {
+        ccb_ode_destroy(o);
+        return ccb_errorf(msg, n, CCB_E_NOMEM, "ode_create: GSL stepper allocation failed");
+    }
+    o->h_ideal = o->prm.h;
+    *out = o;
+    return CCB_OK;
+}
+
+void ccb_ode_destroy(ccb_ode* o) {
+    if (o == NULL) {
+        return;
+    }
+    ccb_ode_gsl_destroy(o);
+    void* const ptrs[] = {o->x,  o->k1,  o->k2, o->k3,     o->xs, o->fc,    o->xc,    o->r,
+                          o->dx, o->xg,  o->xie, o->xtr,   o->x1, o->xh,    o->f0,    o->xp,
+                          o->fp, o->J,   o->M[0], o->M[1], o->piv[0], o->piv[1], o->slip0};
+    for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) {
+        ccb_free(ptrs[k]);
+    }
+    ccb_free(o);
+}
+
+const char* ccb_ode_last_error(const ccb_ode* o) {
+    return o ? o->msg : "integrator is NULL";
+}
+
+ccb_status ccb_ode_set_state(ccb_ode* o, double t, const double* x) {
+    if (o == NULL || x == NULL) {
+        return CCB_E_INVALID;
+    }
+    if (!isfinite(t) || !ccb_all_finite(x, (size_t)o->nx)) {
+        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_NONFINITE,
+                          "set_state: time or state has a non-finite entry");
+    }
+    o->t = t;
+    memcpy(o->x, x, (size_t)o->nx * sizeof(double));
+    o->cache_ok = 0;
+    o->h_ideal = o->prm.h;
+    ccb_ode_reset_work(o);
+    return CCB_OK;
+}
+
+double ccb_ode_time(const ccb_ode* o) {
+    return o ? o->t : NAN;
+}
+const double* ccb_ode_state(const ccb_ode* o) {
+    return o ? o->x : NULL;
+}
+const ccb_ode_work* ccb_ode_get_work(const ccb_ode* o) {
+    return o ? &o->work : NULL;
+}
+void ccb_ode_reset_work(ccb_ode* o) {
+    if (o) {
+        memset(&o->work, 0, sizeof o->work);
+    }
+}
+
+ccb_status ccb_ode_eval(ccb_ode* o, double t, const double* x, double* xdot, int cache) {
+    o->work.n_f++;
+    if (o->counting_errest) {
+        o->work.n_f_errest++;
+    }
+    const ccb_status s = o->sys.f(o->sys.user, t, x, xdot);
+    if (s != CCB_OK) {
+        return ccb_errorf(o->msg, sizeof o->msg, s, "f(t = %.17g) failed (%s)", t,
+                          ccb_status_string(s));
+    }
+    if (!ccb_all_finite(xdot, (size_t)o->nx)) {
+        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_NONFINITE,
+                          "f(t = %.17g) returned a non-finite derivative", t);
+    }
+    if (cache) {
+        o->tc = t;
+        memcpy(o->xc, x, (size_t)o->nx * sizeof(double));
+        memcpy(o->fc, xdot, (size_t)o->nx * sizeof(double));
+        o->cache_ok = 1;
+    }
+    return CCB_OK;
+}
+
+long ccb_ode_fixed_steps(double t, double t_end, double h, double* step) {
+    const double span = t_end - t;
+    /* [round-off: a span that is a whole number of steps up to 1e-9 relative counts as one] */
+    long n = (long)ceil(span / h * (1.0 - 1e-9));
+    if (n < 1) {
+        n = 1;
+    }
+    *step = span / (double)n;
+    return n;
+}
+
+static ccb_status rk3_advance(ccb_ode* o, double t_end) {
+    const int nx = o->nx;
+    double s;
+    const long nsteps = ccb_ode_fixed_steps(o->t, t_end, o->prm.h, &s);
+    const double t0 = o->t;
+    for (long k = 0; k < nsteps; ++k) {
+        const double t = t0 + (double)k * s;
+        ccb_status st = ccb_ode_eval(o, t, o->x, o->k1, 0);
+        for (int i = 0; i < nx && st == CCB_OK; ++i) {
+            o->xs[i] = o->x[i] + 0.5 * s * o->k1[i];
+        }
+        if (st == CCB_OK) {
+            st = ccb_ode_eval(o, t + 0.5 * s, o->xs, o->k2, 0);
+        }
+        for (int i = 0; i < nx && st == CCB_OK; ++i) {
+            o->xs[i] = o->x[i] - s * o->k1[i] + 2.0 * s * o->k2[i];
+        }
+        if (st == CCB_OK) {
+            st = ccb_ode_eval(o, t + s, o->xs, o->k3, 0);
+        }
+        if (st != CCB_OK) {
+            return st;
+        }
+        for (int i = 0; i < nx; ++i) {
+            o->x[i] += s * (o->k1[i] / 6.0 + 2.0 * o->k2[i] / 3.0 + o->k3[i] / 6.0);
+        }
+        o->t = (k + 1 == nsteps) ? t_end : t0 + (double)(k + 1) * s;
+        o->work.n_steps++;
+    }
+    o->work.h_min = o->work.h_min > 0 ? fmin(o->work.h_min, s) : s;
+    o->work.h_max = fmax(o->work.h_max, s);
+    return CCB_OK;
+}
+
+ccb_status ccb_ode_advance(ccb_ode* o, double t_end) {
+    if (o == NULL) {
+        return CCB_E_INVALID;
+    }
+    if (!isfinite(t_end) || t_end < o->t) {
+        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_INVALID,
+                          "advance: t_end = %.17g must be finite and >= t = %.17g", t_end, o->t);
+    }
+    if (t_end == o->t) {
+        return CCB_OK;
+    }
+    switch (o->prm.method) {
+    case CCB_ODE_RK3:
+        return rk3_advance(o, t_end);
+    case CCB_ODE_GSL:
+        return ccb_ode_gsl_advance(o, t_end);
+    case CCB_ODE_IE:
+        return ccb_ode_ie_advance(o, t_end);
+    }
+    return CCB_E_INTERNAL;
+}
