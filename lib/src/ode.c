@@ -192,7 +192,6 @@ ccb_status ccb_ode_set_state(ccb_ode* o, double t, const double* x) {
     memcpy(o->x, x, (size_t)o->nx * sizeof(double));
     o->cache_ok = 0;
     o->h_ideal = o->prm.h;
-    ccb_ode_reset_work(o);
     return CCB_OK;
 }
 

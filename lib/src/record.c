@@ -148,21 +148,51 @@ ccb_status ccb_csv_row(ccb_writer* w, int n, const double* x) {
 
 ccb_status ccb_steps_header(ccb_writer* w) {
     return ccb_writer_printf(
-        w, "step,t [s],status,iterations,ls_evals,residual [sqrt(J)],tolerance [sqrt(J)],"
-           "cost [J],contacts,kappa,time_geometry [s],time_problem [s],time_solve [s]\n");
+        w, "step,t [s],status,iterations,ls_evals,residual,tolerance,cost [J],contacts,kappa,"
+           "alpha_min,f_evals,time_geometry [s],time_problem [s],time_solve [s]\n");
+}
+
+/* Writes v as %.17g, or nothing (an empty field: not applicable) if !have. */
+static void field(char* buf, size_t n, int have, double v) {
+    if (have) {
+        snprintf(buf, n, "%.17g", v);
+    } else {
+        buf[0] = '\0';
+    }
 }
 
 ccb_status ccb_steps_row(ccb_writer* w, long step, double t, const ccb_step_stats* st) {
     const ccb_newton_stats* n = &st->newton;
-    const double vals[] = {t,        n->residual,       n->tolerance,     n->cost,
-                           n->kappa, st->time_geometry, st->time_problem, st->time_solve};
+    const ccb_tamsi_stats* ts = &st->tamsi;
+    const int newton = st->solver == CCB_SOLVER_NEWTON, tamsi = st->solver == CCB_SOLVER_TAMSI;
+    const double residual = newton ? n->residual : ts->residual;
+    const double tolerance = newton ? n->tolerance : ts->tolerance;
+    const double alpha = newton ? n->alpha_min : ts->alpha_min;
+    const double vals[] = {t,     residual,          tolerance,        n->cost,
+                           n->kappa, alpha, st->time_geometry, st->time_problem, st->time_solve};
     if (!ccb_all_finite(vals, sizeof vals / sizeof vals[0])) {
         w->failed = 1;
         return CCB_E_NONFINITE;
     }
-    return ccb_writer_printf(w, "%ld,%.17g,%d,%d,%d,%.17g,%.17g,%.17g,%d,%.17g,%.9g,%.9g,%.9g\n",
-                             step, t, (int)n->status, n->iterations, n->ls_evals, n->residual,
-                             n->tolerance, n->cost, st->ncontacts, n->kappa, st->time_geometry,
+    char f_res[32], f_tol[32], f_cost[32], f_kappa[32], f_alpha[32], f_ls[24], f_fe[24];
+    field(f_res, sizeof f_res, newton || tamsi, residual);
+    field(f_tol, sizeof f_tol, newton || tamsi, tolerance);
+    field(f_cost, sizeof f_cost, newton, n->cost);
+    field(f_kappa, sizeof f_kappa, newton, n->kappa);
+    field(f_alpha, sizeof f_alpha, newton || tamsi, alpha);
+    if (newton) {
+        snprintf(f_ls, sizeof f_ls, "%d", n->ls_evals);
+    } else {
+        f_ls[0] = '\0';
+    }
+    if (st->solver == CCB_SOLVER_ODE) {
+        snprintf(f_fe, sizeof f_fe, "%ld", st->ode.n_f);
+    } else {
+        f_fe[0] = '\0';
+    }
+    return ccb_writer_printf(w, "%ld,%.17g,%d,%d,%s,%s,%s,%s,%d,%s,%s,%s,%.9g,%.9g,%.9g\n", step,
+                             t, (int)st->status, st->iterations, f_ls, f_res, f_tol, f_cost,
+                             st->ncontacts, f_kappa, f_alpha, f_fe, st->time_geometry,
                              st->time_problem, st->time_solve);
 }
 

@@ -98,7 +98,7 @@ CCB_API ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size
 CCB_API const char* ccb_ode_method_name(ccb_ode_method m);
 CCB_API const char* ccb_ode_gsl_method_name(ccb_ode_gsl_method m);
 
-/* Work done (spec §B.8), cumulative since the last ccb_ode_set_state or reset. */
+/* Work done (spec §B.8), cumulative since creation or the last ccb_ode_reset_work. */
 typedef struct ccb_ode_work {
     long n_f;            /* all calls of f */
     long n_f_jacobian;   /* of which for finite-difference Jacobians */
@@ -123,8 +123,9 @@ CCB_API ccb_status ccb_ode_create(const ccb_ode_system* sys, const ccb_ode_param
 CCB_API void ccb_ode_destroy(ccb_ode* ode); /* accepts NULL */
 CCB_API const char* ccb_ode_last_error(const ccb_ode* ode);
 
-/* Sets (t, x) (copied, finite) and zeroes the work counters. The quasi-Newton Jacobian is kept
- * (it is reused across steps by design); the error-control step target returns to h. */
+/* Sets (t, x) (copied, finite). The work counters are kept (ccb_ode_reset_work zeroes them);
+ * the quasi-Newton Jacobian is kept (it is reused across steps by design); the error-control
+ * step target returns to h. */
 CCB_API ccb_status ccb_ode_set_state(ccb_ode* ode, double t, const double* x);
 /* Integrates to exactly t_end >= t. On failure (CCB_E_NOTCONV: the step size fell below the
  * working minimum; a failure of f) the state is that of the last accepted step, which

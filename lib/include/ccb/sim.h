@@ -1,19 +1,29 @@
-/* ccb/sim.h — the time stepper.
+/* ccb/sim.h — the time stepper, with any of the suite's solvers.
  *
- * One step (spec: formulation-convex §1.1, symplectic Euler; ICF §X-A):
+ * A step of the discrete solvers (spec: formulation-convex §1.1, symplectic Euler; ICF §X-A;
+ * formulation-tamsi-hydro §D.1):
  *   1. contacts at (t0, q0) with phi0 < margin (ccb_geometry_query);
  *   2. the step problem (ccb_problem_build): A, v*, J, b, per-contact constants;
- *   3. v = argmin of the convex cost (ccb_newton_solve), warm-started at v0;
+ *   3. v from the solver: NEWTON, the minimizer of the convex cost of the chosen approximation
+ *      (ccb_newton_solve, warm-started at v0); or TAMSI (ccb_tamsi_solve, from v0);
  *   4. q = q0 + dt N(q0) v,  t = t_start + (n + 1) dt.
+ * With the ODE solver a step integrates the continuous model x = (q, v) of ccb_contact_ode
+ * (configuration not frozen; spec §A) from t0 to t0 + dt with the chosen integrator (implicit
+ * Euler, RK3, GSL); dt is then the sampling interval and the integrator's own step is
+ * `ode.h` (0: dt), so the contact results are those of the continuous model at t0 + dt
+ * (force = the contact force at that instant, gamma = force dt).
  * A step whose solve fails leaves (t, q, v) bit-identical and returns the failure; its
  * statistics stay readable. Time is counted in whole steps from the last set_state, so long
- * runs accumulate no round-off in t. */
+ * runs accumulate no round-off in t. The stiction tolerance of every solver is
+ * problem.approx.vs (TAMSI's and the continuous model's own vs fields are overwritten). */
 #ifndef CCB_SIM_H
 #define CCB_SIM_H
 
 #include "ccb/geometry.h"
 #include "ccb/newton.h"
+#include "ccb/ode.h"
 #include "ccb/problem.h"
+#include "ccb/tamsi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,11 +31,24 @@ extern "C" {
 
 typedef struct ccb_sim ccb_sim;
 
+typedef enum ccb_solver {
+    CCB_SOLVER_NEWTON = 0, /* convex approximation + Newton (default) */
+    CCB_SOLVER_TAMSI = 1,  /* TAMSI (+ TALS), two-way or one-way coupling */
+    CCB_SOLVER_ODE = 2     /* an ODE integrator on the continuous model */
+} ccb_solver;
+
+/* "newton", "tamsi", "ode", or NULL. */
+CCB_API const char* ccb_solver_name(ccb_solver s);
+
 typedef struct ccb_sim_params {
-    double dt;                  /* time step [s], finite > 0 */
+    ccb_solver solver;          /* default CCB_SOLVER_NEWTON */
+    double dt;                  /* time step [s] (ODE: sampling interval), finite > 0 */
     const ccb_approx* approx;   /* contact approximation; default &ccb_approx_lagged */
     ccb_problem_params problem; /* v_s, sigma, beta, Delassus variant (its dt is set from dt) */
-    ccb_newton_params newton;   /* solver options */
+    ccb_newton_params newton;   /* Newton solver options */
+    ccb_tamsi_params tamsi;     /* TAMSI options (vs from problem.approx.vs) */
+    ccb_ode_params ode;         /* ODE integrator options; ode.h = 0 means dt */
+    ccb_contact_ode_params contact_ode; /* continuous model (vs from problem.approx.vs) */
     double margin;              /* speculative contact margin [m]; default CCB_DEFAULT_MARGIN */
 } ccb_sim_params;
 
@@ -42,7 +65,13 @@ typedef struct ccb_contact_result {
 } ccb_contact_result;
 
 typedef struct ccb_step_stats {
-    ccb_newton_stats newton;
+    ccb_solver solver;
+    ccb_status status;       /* CCB_OK or the step's failure */
+    int iterations;          /* Newton iterations of the step (all solvers; 0 for explicit ODE
+                                methods) */
+    ccb_newton_stats newton; /* NEWTON */
+    ccb_tamsi_stats tamsi;   /* TAMSI */
+    ccb_ode_work ode;        /* ODE: work of this step (difference of the counters) */
     int ncontacts;
     double time_geometry; /* wall time of the query [s] */
     double time_problem;  /* wall time of the assembly [s] */
@@ -75,6 +104,11 @@ CCB_API const ccb_contact_result* ccb_sim_contact(const ccb_sim* sim, int i);
 /* The step problem and the solver workspace of the last step (borrowed; for analysis). */
 CCB_API const ccb_problem* ccb_sim_problem(const ccb_sim* sim);
 CCB_API ccb_newton* ccb_sim_newton(const ccb_sim* sim);
+/* TAMSI workspace (NULL unless solver = TAMSI) and ODE integrator (NULL unless solver = ODE). */
+CCB_API const ccb_tamsi* ccb_sim_tamsi(const ccb_sim* sim);
+CCB_API const ccb_ode* ccb_sim_ode(const ccb_sim* sim);
+/* Work of the ODE integrator since the last set_state (zeros for other solvers). */
+CCB_API ccb_ode_work ccb_sim_ode_work(const ccb_sim* sim);
 CCB_API const ccb_model* ccb_sim_model(const ccb_sim* sim);
 CCB_API const ccb_sim_params* ccb_sim_params_get(const ccb_sim* sim);
 
