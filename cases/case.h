@@ -102,10 +102,22 @@ int case_set_param(const case_desc* cs, double* params, const char* assignment, 
 void case_default_params(const case_desc* cs, double* params);
 
 /* ---- one run (run.c) ---------------------------------------------------------------------------- */
+
+/* Which solver a run uses and its options (ARCHITECTURE.md "Variants are data"). */
+typedef struct solver_cfg {
+    ccb_solver solver;      /* newton (default) | tamsi | ode */
+    ccb_tamsi_params tamsi; /* TAMSI options (v_s comes from the case) */
+    ccb_ode_params ode;     /* ODE integrator options; ode.h = 0: the sampling interval dt */
+    int friction;           /* -1: the case's regularization; else a ccb_friction_model for TAMSI
+                               and the continuous model */
+} solver_cfg;
+void solver_cfg_default(solver_cfg* s);
+
 typedef struct run_config {
     const case_desc* cs;
     double params[CASE_MAX_PARAMS];
-    const ccb_approx* approx;
+    solver_cfg solver;
+    const ccb_approx* approx; /* newton: the convex approximation */
     double dt, t_final;
     ccb_newton_params newton;
     ccb_delassus delassus;
@@ -132,7 +144,14 @@ typedef struct run_record {
     long total_iters, total_ls;
     int max_iters;
     long analyses, factorizations;
+    long substeps;     /* TAMSI: steps that needed substeps */
+    ccb_ode_work work; /* ODE: work of the whole run (spec §B.8) */
 } run_record;
+
+/* Short name of a run's solver variant, for labels and tables: the approximation ("lagged") for
+ * newton; "tamsi", "tamsi-1way" (+"-notals"); "ie-fn", "ie-qn" (+"-ec") (+"-tals"); "rk3";
+ * "gsl-rk8pd". */
+void variant_name(const run_config* cfg, char* out, size_t n);
 
 /* Checks what can be checked before anything is written: dt, t_final (a whole number of steps),
  * record_every. 0, or 2 with a message. */

@@ -66,6 +66,10 @@ typedef struct opts {
     int record_every;
     int repeat;
     int max_iter;
+    /* solver variant */
+    const char *solver, *coupling, *friction, *tals, *jacobian, *estimator, *gsl_method;
+    double accuracy, h, gsl_tol;
+    int have_accuracy, have_h, have_gsl_tol, error_control;
     const char* sets[64];
     int nsets;
     const char* pos[16];
@@ -129,7 +133,8 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
         if (hit == NULL || ln == 0) {
             die_usage("unknown option '%s'", a);
         }
-        const int flag = strcmp(name, "kappa") == 0 || strcmp(name, "no-figures") == 0;
+        const int flag = strcmp(name, "kappa") == 0 || strcmp(name, "no-figures") == 0 ||
+                         strcmp(name, "error-control") == 0;
         if (!flag && val == NULL) {
             if (i + 1 >= argc) {
                 die_usage("option --%s needs a value", name);
@@ -172,6 +177,31 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->max_iter = parse_int("--max-iterations", val, 1, 100000);
         } else if (strcmp(name, "repeat") == 0) {
             o->repeat = parse_int("--repeat", val, 1, 1000);
+        } else if (strcmp(name, "solver") == 0) {
+            o->solver = val;
+        } else if (strcmp(name, "coupling") == 0) {
+            o->coupling = val;
+        } else if (strcmp(name, "friction") == 0) {
+            o->friction = val;
+        } else if (strcmp(name, "tals") == 0) {
+            o->tals = val;
+        } else if (strcmp(name, "jacobian") == 0) {
+            o->jacobian = val;
+        } else if (strcmp(name, "estimator") == 0) {
+            o->estimator = val;
+        } else if (strcmp(name, "gsl-method") == 0) {
+            o->gsl_method = val;
+        } else if (strcmp(name, "accuracy") == 0) {
+            o->accuracy = parse_num("--accuracy", val);
+            o->have_accuracy = 1;
+        } else if (strcmp(name, "h") == 0) {
+            o->h = parse_num("--h", val);
+            o->have_h = 1;
+        } else if (strcmp(name, "gsl-tol") == 0) {
+            o->gsl_tol = parse_num("--gsl-tol", val);
+            o->have_gsl_tol = 1;
+        } else if (strcmp(name, "error-control") == 0) {
+            o->error_control = 1;
         } else {
             die_usage("unknown option '%s'", a);
         }
@@ -252,6 +282,105 @@ static void apply_solver_opts(const opts* o, ccb_newton_params* np, ccb_delassus
             np->linear_solver = CCB_LINSOLVE_DENSE;
         } else {
             die_usage("--linear-solver expects auto, cholmod or dense (got '%s')", o->linsolve);
+        }
+    }
+}
+
+/* Index of `val` in the NULL-terminated list `names`, or a usage error naming the option. */
+static int pick(const char* opt, const char* val, const char* const* names) {
+    for (int i = 0; names[i]; ++i) {
+        if (strcmp(val, names[i]) == 0) {
+            return i;
+        }
+    }
+    char list[256] = "";
+    for (int i = 0; names[i]; ++i) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, names[i], sizeof list - strlen(list) - 1);
+    }
+    die_usage("%s expects one of %s (got '%s')", opt, list, val);
+}
+
+/* The solver variant options of `ccb run` and `ccb bench`. */
+#define VARIANT_OPTS                                                                               \
+    "solver coupling friction tals jacobian accuracy error-control h estimator gsl-method gsl-tol"
+#define VARIANT_HELP                                                                               \
+    "  --solver newton|tamsi|ie|rk3|gsl   solver (default newton: the convex approximation of\n"  \
+    "                         --approx); ie/rk3/gsl integrate the continuous model and sample\n"   \
+    "                         it every dt\n"                                                       \
+    "  --coupling two-way|one-way   TAMSI coupling (default two-way)\n"                           \
+    "  --friction lin|quad|stribeck5|atan   regularized friction of TAMSI and the continuous\n"  \
+    "                         model (default: the case's; otherwise quad for TAMSI, stribeck5\n" \
+    "                         for the continuous model)\n"                                        \
+    "  --tals on|off          TALS (default on for TAMSI, off for implicit Euler)\n"             \
+    "  --jacobian full|quasi  implicit Euler Newton variant (default full)\n"                    \
+    "  --error-control        implicit Euler with error control (default fixed step)\n"         \
+    "  --accuracy A           implicit Euler accuracy a (error target, Newton tolerance 0.05 a;\n" \
+    "                         default 0.1)\n"                                                    \
+    "  --h S                  integrator step (fixed) or first step (error control, GSL)\n"     \
+    "                         [s] (default dt; dt must be a whole number of fixed steps)\n"     \
+    "  --estimator trapezoid|doubling   error estimate (default trapezoid)\n"                    \
+    "  --gsl-method rk8pd|rkf45|rkck|msadams, --gsl-tol T   GSL stepper and tolerance\n"
+
+static void apply_variant_opts(const opts* o, run_config* cfg) {
+    solver_cfg* sc = &cfg->solver;
+    if (o->solver) {
+        static const char* const names[] = {"newton", "tamsi", "ie", "rk3", "gsl", NULL};
+        const int k = pick("--solver", o->solver, names);
+        sc->solver = k == 0 ? CCB_SOLVER_NEWTON : k == 1 ? CCB_SOLVER_TAMSI : CCB_SOLVER_ODE;
+        sc->ode.method = k == 3 ? CCB_ODE_RK3 : k == 4 ? CCB_ODE_GSL : CCB_ODE_IE;
+    }
+    if (o->coupling) {
+        static const char* const names[] = {"two-way", "one-way", NULL};
+        sc->tamsi.coupling = (ccb_tamsi_coupling)pick("--coupling", o->coupling, names);
+    }
+    if (o->friction) {
+        static const char* const names[] = {"lin", "quad", "stribeck5", "atan", NULL};
+        sc->friction = pick("--friction", o->friction, names);
+    }
+    if (o->tals) {
+        static const char* const names[] = {"off", "on", NULL};
+        sc->tamsi.tals = sc->ode.tals = pick("--tals", o->tals, names);
+    }
+    if (o->jacobian) {
+        static const char* const names[] = {"full", "quasi", NULL};
+        sc->ode.newton = (ccb_ie_newton)pick("--jacobian", o->jacobian, names);
+    }
+    if (o->estimator) {
+        static const char* const names[] = {"trapezoid", "doubling", NULL};
+        sc->ode.estimator = (ccb_ie_estimator)pick("--estimator", o->estimator, names);
+    }
+    if (o->gsl_method) {
+        static const char* const names[] = {"rk8pd", "rkf45", "rkck", "msadams", NULL};
+        sc->ode.gsl_method = (ccb_ode_gsl_method)pick("--gsl-method", o->gsl_method, names);
+    }
+    if (o->have_accuracy) {
+        sc->ode.accuracy = o->accuracy;
+    }
+    if (o->have_h) {
+        if (!(o->h > 0)) {
+            die_usage("--h must be > 0 (got %g)", o->h);
+        }
+        sc->ode.h = o->h;
+    }
+    if (o->have_gsl_tol) {
+        sc->ode.gsl_atol = sc->ode.gsl_rtol = o->gsl_tol;
+    }
+    sc->ode.error_control = o->error_control;
+    if (o->max_iter > 0) {
+        sc->tamsi.max_iterations = o->max_iter;
+        sc->ode.max_newton = o->max_iter;
+    }
+    if (sc->solver != CCB_SOLVER_NEWTON) {
+        char msg[512];
+        ccb_ode_params op = sc->ode;
+        if (op.h == 0.0) {
+            op.h = cfg->dt;
+        }
+        if ((sc->solver == CCB_SOLVER_TAMSI &&
+             ccb_tamsi_params_check(&sc->tamsi, msg, sizeof msg) != CCB_OK) ||
+            (sc->solver == CCB_SOLVER_ODE && ccb_ode_params_check(&op, msg, sizeof msg) != CCB_OK)) {
+            die_usage("%s", msg);
         }
     }
 }
@@ -360,9 +489,10 @@ static const char* k_run_help =
     "  --dt S                 time step [s] (default: the case's)\n"
     "  --t-final S            duration [s], a whole number of steps (default: the case's)\n"
     "  --set NAME=VALUE       override a case parameter (repeatable; see ccb info CASE)\n"
-    "  --out DIR              output directory (default results/CASE/runs/APPROX_dtDT)\n"
+    "  --out DIR              output directory (default results/CASE/runs/VARIANT_dtDT)\n"
     "  --rtol X               Newton relative tolerance eps_r (default 1e-5)\n"
-    "  --max-iterations N     Newton iterations before a step fails (default 100)\n"
+    "  --max-iterations N     Newton iterations before a step fails (default 100; TAMSI: per\n"
+    "                         substep attempt, default 20; implicit Euler: per trial, 10)\n"
     "  --stop-scale step|momentum   scale of the relative optimality test: the momentum\n"
     "                         change of the step A(v - v0) (default) or the momentum A v\n"
     "                         (spec §8.5, Drake; too loose for small dt)\n"
@@ -371,6 +501,7 @@ static const char* k_run_help =
     "  --linear-solver auto|cholmod|dense   (default auto: dense Cholesky for one clique,\n"
     "                         CHOLMOD supernodal with AMD for two or more)\n"
     "  --record-every N       write every N-th step to trajectory.csv (default 1)\n"
+    VARIANT_HELP
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step) and\n"
     "meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"
@@ -380,7 +511,7 @@ static int cmd_run(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
                "approx dt t-final set out rtol max-iterations stop-scale kappa delassus "
-               "linear-solver record-every",
+               "linear-solver record-every " VARIANT_OPTS,
                &o, k_run_help);
     if (o.npos != 1) {
         die_usage("run needs exactly one CASE");
@@ -405,8 +536,11 @@ static int cmd_run(int argc, char** argv) {
         die_usage("--t-final must be > 0 (got %g)", cfg.t_final);
     }
     apply_solver_opts(&o, &cfg.newton, &cfg.delassus);
+    apply_variant_opts(&o, &cfg);
     cfg.record_every = o.record_every;
-    run_label(cfg.label, sizeof cfg.label, cfg.approx->name, cfg.dt);
+    char variant[64];
+    variant_name(&cfg, variant, sizeof variant);
+    run_label(cfg.label, sizeof cfg.label, variant, cfg.dt);
     if (o.out) {
         snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", o.out);
     } else {
@@ -432,7 +566,7 @@ static int cmd_run(int argc, char** argv) {
     }
     printf("%s %s dt=%g t_final=%g: %ld/%ld steps, status %s, Newton iterations mean %.3f max %d, "
            "stepping wall time %.4f s\noutput: %s\n",
-           cs->name, cfg.approx->name, cfg.dt, cfg.t_final, rec.nsteps, rec.nplanned,
+           cs->name, variant, cfg.dt, cfg.t_final, rec.nsteps, rec.nplanned,
            rec.status == CCB_OK ? "ok" : "FAILED",
            rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0.0, rec.max_iters,
            rec.wall_time, cfg.out_dir);

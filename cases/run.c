@@ -22,10 +22,44 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void solver_cfg_default(solver_cfg* s) {
+    memset(s, 0, sizeof *s);
+    s->solver = CCB_SOLVER_NEWTON;
+    s->tamsi = ccb_tamsi_params_default();
+    s->ode = ccb_ode_params_default();
+    s->ode.h = 0.0;
+    s->friction = -1;
+}
+
+void variant_name(const run_config* cfg, char* out, size_t n) {
+    const solver_cfg* s = &cfg->solver;
+    switch (s->solver) {
+    case CCB_SOLVER_NEWTON:
+        snprintf(out, n, "%s", cfg->approx->name);
+        return;
+    case CCB_SOLVER_TAMSI:
+        snprintf(out, n, "tamsi%s%s", s->tamsi.coupling == CCB_TAMSI_ONE_WAY ? "-1way" : "",
+                 s->tamsi.tals ? "" : "-notals");
+        return;
+    case CCB_SOLVER_ODE:
+        if (s->ode.method == CCB_ODE_IE) {
+            snprintf(out, n, "ie-%s%s%s", s->ode.newton == CCB_IE_QUASI_NEWTON ? "qn" : "fn",
+                     s->ode.error_control ? "-ec" : "", s->ode.tals ? "-tals" : "");
+        } else if (s->ode.method == CCB_ODE_RK3) {
+            snprintf(out, n, "rk3");
+        } else {
+            snprintf(out, n, "gsl-%s", ccb_ode_gsl_method_name(s->ode.gsl_method));
+        }
+        return;
+    }
+    snprintf(out, n, "unknown");
+}
+
 void run_config_default(const case_desc* cs, run_config* cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->cs = cs;
     case_default_params(cs, cfg->params);
+    solver_cfg_default(&cfg->solver);
     cfg->approx = ccb_approx_find(cs->approx_default);
     cfg->dt = cs->dt_default;
     cfg->t_final = cs->t_final_default;
@@ -44,8 +78,15 @@ void run_record_free(run_record* rec) {
     rec->iters = NULL;
 }
 
+/* What the simulation actually used (after the case's options and overrides). */
+typedef struct effective {
+    ccb_friction_model friction;
+    double vs;
+    ccb_ode_params ode;
+} effective;
+
 static int write_meta(const run_config* cfg, const run_record* rec, const ccb_model* model,
-                      char* msg, size_t n) {
+                      const effective* eff, char* msg, size_t n) {
     ccb_meta* m = NULL;
     if (ccb_meta_create(&m) != CCB_OK) {
         snprintf(msg, n, "out of memory");
@@ -61,27 +102,86 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
         snprintf(key, sizeof key, "parameters.%s", cs->params[i].name);
         ccb_meta_set_number(m, key, cfg->params[i]);
     }
-    ccb_meta_set_string(m, "solver.name", "newton");
-    ccb_meta_set_string(m, "solver.approximation", cfg->approx->name);
-    ccb_meta_set_string(m, "solver.approximation_title", cfg->approx->title);
-    ccb_meta_set_string(m, "solver.linear_solver",
-                        cfg->newton.linear_solver == CCB_LINSOLVE_DENSE ? "dense"
-                        : cfg->newton.linear_solver == CCB_LINSOLVE_CHOLMOD
-                            ? "cholmod-supernodal-amd"
-                            : "auto");
-    ccb_meta_set_string(m, "solver.delassus",
-                        cfg->delassus == CCB_DELASSUS_FULL_INVERSE ? "full-inverse"
-                                                                   : "diag-inverse");
-    ccb_meta_set_string(m, "solver.stop_scale",
-                        cfg->newton.stop_scale == CCB_STOP_MOMENTUM ? "momentum A v (spec §8.5)"
-                                                                    : "step momentum A (v - v0)");
-    ccb_meta_set_number(m, "solver.eps_a", cfg->newton.eps_a);
-    ccb_meta_set_number(m, "solver.eps_r", cfg->newton.eps_r);
-    ccb_meta_set_number(m, "solver.eps_cost_a", cfg->newton.eps_cost_a);
-    ccb_meta_set_number(m, "solver.eps_cost_r", cfg->newton.eps_cost_r);
-    ccb_meta_set_number(m, "solver.max_iterations", cfg->newton.max_iterations);
-    ccb_meta_set_number(m, "solver.line_search_alpha_max", cfg->newton.ls_alpha_max);
-    ccb_meta_set_bool(m, "solver.compute_kappa", cfg->newton.compute_kappa);
+    char variant[64];
+    variant_name(cfg, variant, sizeof variant);
+    ccb_meta_set_string(m, "solver.name", ccb_solver_name(cfg->solver.solver));
+    ccb_meta_set_string(m, "solver.variant", variant);
+    if (cfg->solver.solver == CCB_SOLVER_NEWTON) {
+        ccb_meta_set_string(m, "solver.approximation", cfg->approx->name);
+        ccb_meta_set_string(m, "solver.approximation_title", cfg->approx->title);
+        ccb_meta_set_string(m, "solver.linear_solver",
+                            cfg->newton.linear_solver == CCB_LINSOLVE_DENSE     ? "dense"
+                            : cfg->newton.linear_solver == CCB_LINSOLVE_CHOLMOD ? "cholmod-supernodal-amd"
+                                                                                : "auto");
+        ccb_meta_set_string(m, "solver.delassus",
+                            cfg->delassus == CCB_DELASSUS_FULL_INVERSE ? "full-inverse"
+                                                                       : "diag-inverse");
+        ccb_meta_set_string(m, "solver.stop_scale",
+                            cfg->newton.stop_scale == CCB_STOP_MOMENTUM
+                                ? "momentum A v (spec §8.5)"
+                                : "step momentum A (v - v0)");
+        ccb_meta_set_number(m, "solver.eps_a", cfg->newton.eps_a);
+        ccb_meta_set_number(m, "solver.eps_r", cfg->newton.eps_r);
+        ccb_meta_set_number(m, "solver.eps_cost_a", cfg->newton.eps_cost_a);
+        ccb_meta_set_number(m, "solver.eps_cost_r", cfg->newton.eps_cost_r);
+        ccb_meta_set_number(m, "solver.max_iterations", cfg->newton.max_iterations);
+        ccb_meta_set_number(m, "solver.line_search_alpha_max", cfg->newton.ls_alpha_max);
+        ccb_meta_set_bool(m, "solver.compute_kappa", cfg->newton.compute_kappa);
+    } else {
+        ccb_meta_set_string(m, "solver.friction", ccb_friction_name(eff->friction));
+        ccb_meta_set_number(m, "solver.stiction_tolerance", eff->vs);
+    }
+    if (cfg->solver.solver == CCB_SOLVER_TAMSI) {
+        const ccb_tamsi_params* t = &cfg->solver.tamsi;
+        ccb_meta_set_string(m, "solver.coupling",
+                            t->coupling == CCB_TAMSI_ONE_WAY ? "one-way" : "two-way");
+        ccb_meta_set_bool(m, "solver.tals", t->tals);
+        ccb_meta_set_number(m, "solver.relative_tolerance", t->rho);
+        ccb_meta_set_number(m, "solver.theta_max", t->theta_max);
+        ccb_meta_set_number(m, "solver.max_iterations", t->max_iterations);
+        ccb_meta_set_number(m, "solver.max_substeps", t->max_substeps);
+        ccb_meta_set_string(m, "solver.linear_solver",
+                            t->linear_solver == CCB_TAMSI_LU_DENSE     ? "dense-lu"
+                            : t->linear_solver == CCB_TAMSI_LU_UMFPACK ? "umfpack"
+                                                                       : "auto");
+        ccb_meta_set_number(m, "statistics.steps_with_substeps", (double)rec->substeps);
+    }
+    if (cfg->solver.solver == CCB_SOLVER_ODE) {
+        const ccb_ode_params* o = &eff->ode;
+        ccb_meta_set_string(m, "solver.method", ccb_ode_method_name(o->method));
+        ccb_meta_set_number(m, "solver.h", o->h);
+        if (o->method == CCB_ODE_IE) {
+            ccb_meta_set_string(m, "solver.newton",
+                                o->newton == CCB_IE_QUASI_NEWTON ? "quasi" : "full");
+            ccb_meta_set_bool(m, "solver.error_control", o->error_control);
+            ccb_meta_set_number(m, "solver.accuracy", o->accuracy);
+            ccb_meta_set_number(m, "solver.h_max", o->h_max > 0 ? o->h_max : o->h);
+            ccb_meta_set_string(m, "solver.error_estimator",
+                                o->estimator == CCB_IE_STEP_DOUBLING ? "step-doubling"
+                                                                     : "implicit-trapezoid");
+            ccb_meta_set_bool(m, "solver.tals", o->tals);
+            ccb_meta_set_number(m, "solver.theta_max", o->theta_max);
+        }
+        if (o->method == CCB_ODE_GSL) {
+            ccb_meta_set_string(m, "solver.gsl_method", ccb_ode_gsl_method_name(o->gsl_method));
+            ccb_meta_set_number(m, "solver.gsl_atol", o->gsl_atol);
+            ccb_meta_set_number(m, "solver.gsl_rtol", o->gsl_rtol);
+        }
+        const ccb_ode_work* w = &rec->work;
+        ccb_meta_set_number(m, "work.f_evaluations", (double)w->n_f);
+        ccb_meta_set_number(m, "work.f_evaluations_jacobian", (double)w->n_f_jacobian);
+        ccb_meta_set_number(m, "work.f_evaluations_error_estimate", (double)w->n_f_errest);
+        ccb_meta_set_number(m, "work.newton_iterations", (double)w->n_newton);
+        ccb_meta_set_number(m, "work.jacobians", (double)w->n_jacobian);
+        ccb_meta_set_number(m, "work.factorizations", (double)w->n_factor);
+        ccb_meta_set_number(m, "work.steps", (double)w->n_steps);
+        ccb_meta_set_number(m, "work.newton_failures", (double)w->n_fail_newton);
+        ccb_meta_set_number(m, "work.error_rejections", (double)w->n_reject_error);
+        ccb_meta_set_number(m, "work.tals_limited", (double)w->n_tals);
+        ccb_meta_set_number(m, "work.slip_evaluations", (double)w->n_slip);
+        ccb_meta_set_number(m, "work.h_min", w->h_min);
+        ccb_meta_set_number(m, "work.h_max", w->h_max);
+    }
     ccb_meta_set_number(m, "dt", cfg->dt);
     ccb_meta_set_number(m, "t_final", cfg->t_final);
     ccb_meta_set_number(m, "steps_planned", (double)rec->nplanned);
@@ -160,7 +260,20 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     sp.approx = cfg->approx;
     sp.newton = cfg->newton;
     sp.problem.delassus = cfg->delassus;
-    cs->sim_options(cfg->params, &sp);
+    sp.solver = cfg->solver.solver;
+    sp.tamsi = cfg->solver.tamsi;
+    sp.ode = cfg->solver.ode;
+    cs->sim_options(cfg->params, &sp); /* may set the case's friction regularization */
+    if (cfg->solver.friction >= 0) {
+        sp.tamsi.friction = sp.contact_ode.friction = (ccb_friction_model)cfg->solver.friction;
+    }
+    effective eff;
+    eff.friction = sp.solver == CCB_SOLVER_TAMSI ? sp.tamsi.friction : sp.contact_ode.friction;
+    eff.vs = sp.problem.approx.vs;
+    eff.ode = sp.ode;
+    if (eff.ode.h == 0.0) {
+        eff.ode.h = cfg->dt;
+    }
     ccb_sim* sim = NULL;
     int rc = 2;
     ccb_writer *wt = NULL, *ws = NULL;
@@ -251,12 +364,13 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         const ccb_status s = ccb_sim_step(sim);
         rec->wall_time += now() - tic;
         const ccb_step_stats* st = ccb_sim_step_stats(sim);
-        rec->iters[k] = st->newton.iterations;
+        rec->iters[k] = st->iterations;
         rec->kappa[k] = st->newton.kappa;
-        rec->total_iters += st->newton.iterations;
+        rec->total_iters += st->iterations;
         rec->total_ls += st->newton.ls_evals;
-        if (st->newton.iterations > rec->max_iters) {
-            rec->max_iters = st->newton.iterations;
+        rec->substeps += st->tamsi.substeps > 1;
+        if (st->iterations > rec->max_iters) {
+            rec->max_iters = st->iterations;
         }
         const int keep = k % cfg->record_every == 0 || k == N || s != CCB_OK;
         if (files && keep && ccb_steps_row(ws, k, t0, st) != CCB_OK) {
@@ -289,7 +403,12 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         }
     }
     free(row);
-    ccb_newton_counters(ccb_sim_newton(sim), &rec->analyses, &rec->factorizations);
+    if (cfg->solver.solver == CCB_SOLVER_TAMSI) {
+        ccb_tamsi_counters(ccb_sim_tamsi(sim), &rec->analyses, &rec->factorizations);
+    } else {
+        ccb_newton_counters(ccb_sim_newton(sim), &rec->analyses, &rec->factorizations);
+    }
+    rec->work = ccb_sim_ode_work(sim);
     if (files) {
         const ccb_status s1 = ccb_writer_commit(wt, msg, msgn);
         wt = NULL;
@@ -298,7 +417,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             ccb_writer_abort(ws);
         }
         ws = NULL;
-        if (s2 != CCB_OK || write_meta(cfg, rec, model, msg, msgn) != 0) {
+        if (s2 != CCB_OK || write_meta(cfg, rec, model, &eff, msg, msgn) != 0) {
             goto done;
         }
     }

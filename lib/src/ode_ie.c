@@ -23,7 +23,7 @@
  * is kept) or step doubling (x_full vs two half steps; the half steps are kept); error norm
  * |e|_inf, order 2; step rule of Drake/Simbody: h_new = 0.9 h (a/err)^(1/2) (err = 0: 5h; NaN:
  * reject with 0.1h), grow only by >= 1.2x, keep h if err <= a, otherwise shrink to <= 0.9h,
- * clamp to [0.1h, 5h] and h_max; accepted iff h_new >= h. A Newton failure halves h. A step
+ * clamp to [0.1h, 5h]; accepted iff h_new >= h; then clamp to h_max. A Newton failure halves h. A step
  * shortened to land on t_end does not change the step target. */
 #include <float.h>
 #include <math.h>
@@ -338,9 +338,11 @@ static int adjust_step(const ccb_ode* o, double err, double h, double* h_new) {
     }
     hn = fmin(hn, 5.0 * h);
     hn = fmax(hn, 0.1 * h);
-    hn = fmin(hn, o->prm.h_max);
-    *h_new = hn;
-    return hn >= h;
+    /* accepted iff the error does not ask for a smaller step; decided before the h_max clamp,
+     * which would otherwise reject a step stretched a hair beyond h_max to land on t_end */
+    const int accepted = hn >= h;
+    *h_new = fmin(hn, o->prm.h_max);
+    return accepted;
 }
 
 static ccb_status ec_advance(ccb_ode* o, double t_end) {

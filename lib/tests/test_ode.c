@@ -143,6 +143,30 @@ static void test_ie_error_control(void) {
     }
 }
 
+/* Error control sampled at intervals equal to h_max: the last step of an interval may be
+ * stretched a hair beyond h_max to land on t_end; it must still be accepted on its error
+ * (regression: it was rejected forever). */
+static void test_ie_error_control_sampled(void) {
+    const osc o = {0.5, 4.0};
+    const ccb_ode_system sys = {2, osc_f, NULL, 0, 0, (void*)&o};
+    ccb_ode_params p = ccb_ode_params_default();
+    p.error_control = 1;
+    p.h = 0.01;
+    p.accuracy = 1e-3;
+    ccb_ode* ode = NULL;
+    char msg[256];
+    CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+    const double x0[2] = {1.0, 0.0};
+    ccb_ode_set_state(ode, 0.0, x0);
+    for (int k = 1; k <= 200; ++k) {
+        CHECK(ccb_ode_advance(ode, 0.01 * k) == CCB_OK, "advance: %s", ccb_ode_last_error(ode));
+    }
+    const ccb_ode_work* w = ccb_ode_get_work(ode);
+    CHECK(w->n_reject_error < w->n_steps, "rejections %ld < steps %ld", w->n_reject_error,
+          w->n_steps);
+    ccb_ode_destroy(ode);
+}
+
 static void test_gsl_reference(void) {
     const osc o = {0.5, 4.0};
     for (int m = 0; m < 4; ++m) {
@@ -385,6 +409,7 @@ int main(void) {
     RUN(test_rk3_order);
     RUN(test_ie_order_and_counts);
     RUN(test_ie_error_control);
+    RUN(test_ie_error_control_sampled);
     RUN(test_gsl_reference);
     RUN(test_box_newton_trace);
     RUN(test_box_convergence_control);
