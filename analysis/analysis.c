@@ -146,6 +146,37 @@ int ccb_an_crossing_frequency(const double* x, long i0, long i1, long stride, do
     return 0;
 }
 
+int ccb_an_windowed_error(int M, const double* y, const double* r, double* raw, double* rms) {
+    if (M < 1) {
+        return -1;
+    }
+    double s = 0.0;
+    for (int m = 1; m <= M; ++m) {
+        const double d = y[m] - r[m];
+        s += d * d;
+    }
+    if (!isfinite(s)) {
+        return -1;
+    }
+    *raw = sqrt(s);
+    *rms = sqrt(s / (double)M);
+    return 0;
+}
+
+double ccb_an_loglog_at(int n, const double* x, const double* y, double x0) {
+    for (int i = 0; i + 1 < n; ++i) {
+        const double a = x[i], b = x[i + 1];
+        if (!(a > 0 && b > 0 && y[i] > 0 && y[i + 1] > 0 && x0 > 0)) {
+            continue;
+        }
+        if ((x0 - a) * (x0 - b) <= 0 && a != b) {
+            const double u = (log(x0) - log(a)) / (log(b) - log(a));
+            return exp(log(y[i]) + u * (log(y[i + 1]) - log(y[i])));
+        }
+    }
+    return NAN;
+}
+
 int ccb_an_plot(const char* script, const char* assignments, char* msg, size_t msgn) {
     if (strpbrk(assignments, "\"\\`$") || strpbrk(script, "'\"\\`$")) {
         snprintf(msg, msgn, "plot: paths must not contain quotes, backslashes, ` or $");

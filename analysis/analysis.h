@@ -40,6 +40,18 @@ int ccb_an_transitions(long n, const double* s, long first, double threshold,
 int ccb_an_crossing_frequency(const double* x, long i0, long i1, long stride, double dt,
                               double* freq);
 
+/* Localized global error of the work-precision method (spec: formulation-tamsi-hydro §E.2-E.3):
+ * with test samples y_m = y(t_m), t_m = m dw, m = 0..M, and references r_m = Phi_dw(x_{m-1})
+ * (the exact flow restarted from the test state at the start of each window),
+ *   raw = ( sum_{m=1}^{M} (y_m - r_m)^2 )^{1/2},  rms = raw / sqrt(M).
+ * y and r have M + 1 entries (r[0] unused). Returns 0, or -1 if M < 1 or a value is not finite. */
+int ccb_an_windowed_error(int M, const double* y, const double* r, double* raw, double* rms);
+
+/* y at x = x0 on the piecewise log-log linear curve through (x_i, y_i), i = 0..n-1 (consecutive
+ * points, any direction): the first segment whose x range contains x0. NAN if none does or a
+ * value is not positive. (Work at a given error on a work-precision curve.) */
+double ccb_an_loglog_at(int n, const double* x, const double* y, double x0);
+
 /* Runs `gnuplot -e "<assignments>" <script>`; the assignments name the data directory and the
  * output prefix (by convention `datadir='...'; out='...'`; the scripts write <out>.png and
  * <out>.svg). Returns 0, or -1 with a message if gnuplot is missing or fails, or if the script

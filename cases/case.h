@@ -122,6 +122,9 @@ typedef struct run_config {
     ccb_newton_params newton;
     ccb_delassus delassus;
     int record_every;       /* write every n-th step to trajectory.csv (arrays keep all) */
+    const char* expect_failure; /* non-NULL: a study runs this configuration to show that the
+                                   solver fails, for this reason; its failure is reported but
+                                   not counted as a suite failure */
     char out_dir[PATH_MAX]; /* "" = no files */
     char label[96];
 } run_config;
@@ -203,6 +206,9 @@ void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char
 /* Executes n runs with ctx->jobs threads. Returns 0, or 2 on an input/output error (message on
  * stderr). Solver failures are counted in ctx->failures. */
 int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_record* recs, int n);
+/* Calls fn(user, i) for i = 0..n-1 on ctx->jobs threads (analysis work such as reference
+ * solutions; fn must only write its own outputs). */
+void study_parallel_for(study_ctx* ctx, int n, void (*fn)(void* user, int i), void* user);
 void study_set_metric(study_ctx* ctx, const char* name, double value);
 /* study_set_metric with a printf-style name, e.g. ("fig3.%s.order", model). */
 void study_set_metricf(study_ctx* ctx, double value, const char* fmt, ...)

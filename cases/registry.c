@@ -9,8 +9,10 @@
 extern const case_desc case_conveyor;
 extern const case_desc case_sphere;
 extern const case_desc case_rod;
+extern const case_desc case_box;
 
-static const case_desc* const g_cases[] = {&case_conveyor, &case_sphere, &case_rod};
+static const case_desc* const g_cases[] = {&case_conveyor, &case_sphere, &case_rod,
+                                             &case_box};
 
 int case_count(void) {
     return (int)(sizeof g_cases / sizeof g_cases[0]);

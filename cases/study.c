@@ -174,13 +174,57 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
         return q.error;
     }
     for (int i = 0; i < n; ++i) {
-        if (recs[i].status != CCB_OK) {
+        if (recs[i].status != CCB_OK && cfgs[i].expect_failure) {
+            fprintf(stderr, "ccb: %s/%s/%s: expected solver failure at step %ld (%s): %s\n",
+                    ctx->cs->name, study, cfgs[i].label, recs[i].fail_step,
+                    cfgs[i].expect_failure, recs[i].msg);
+        } else if (recs[i].status != CCB_OK) {
             ctx->failures++;
             fprintf(stderr, "ccb: %s/%s/%s: solver failure at step %ld: %s\n", ctx->cs->name, study,
                     cfgs[i].label, recs[i].fail_step, recs[i].msg);
         }
     }
     return 0;
+}
+
+typedef struct pfor {
+    void (*fn)(void*, int);
+    void* user;
+    int n, next;
+    pthread_mutex_t lock;
+} pfor;
+
+static void* pfor_worker(void* arg) {
+    pfor* p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        const int i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->n) {
+            return NULL;
+        }
+        p->fn(p->user, i);
+    }
+}
+
+void study_parallel_for(study_ctx* ctx, int n, void (*fn)(void* user, int i), void* user) {
+    pfor p = {fn, user, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    int nt = ctx->jobs < 1 ? 1 : (ctx->jobs > 64 ? 64 : ctx->jobs);
+    if (nt > n) {
+        nt = n;
+    }
+    pthread_t th[64];
+    int started = 0;
+    for (int i = 0; i < nt; ++i) {
+        started += pthread_create(&th[i], NULL, pfor_worker, &p) == 0;
+    }
+    if (started == 0) {
+        pfor_worker(&p);
+    }
+    for (int i = 0; i < started; ++i) {
+        pthread_join(th[i], NULL);
+    }
+    pthread_mutex_destroy(&p.lock);
 }
 
 void study_set_metric(study_ctx* ctx, const char* name, double value) {

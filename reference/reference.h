@@ -84,6 +84,39 @@ typedef struct ccb_ref_rod_rigid {
 int ccb_ref_rod_rigid_solve(const ccb_ref_rod* p, double theta0, double U0, double t_probe,
                             ccb_ref_rod_rigid* r, char* msg, size_t msg_size);
 
+/* ---- stick-slip box (spec: cases.md §7.2) -------------------------------------------------------
+ * Box of mass m on a horizontal plane with Coulomb friction mu under gravity g, pushed by
+ * f(t) = F sin(2 pi freq t + phase), at rest at x = 0 at t = 0. */
+typedef struct ccb_ref_box {
+    double m, mu, g, F, freq, phase; /* [kg], [-], [m/s^2], [N], [Hz], [rad] */
+    double vs;                       /* stiction tolerance of the regularized model [m/s] */
+} ccb_ref_box;
+
+#define CCB_REF_BOX_MAX_EVENTS 256
+typedef struct ccb_ref_box_events {
+    int n;                                /* slides in [0, T] */
+    double t_on[CCB_REF_BOX_MAX_EVENTS];  /* slide onset [s] */
+    double t_off[CCB_REF_BOX_MAX_EVENTS]; /* re-stick [s] (T if still sliding, ended = 0) */
+    int ended[CCB_REF_BOX_MAX_EVENTS];
+    double dir[CCB_REF_BOX_MAX_EVENTS];    /* +1 or -1 */
+    double x_on[CCB_REF_BOX_MAX_EVENTS];   /* position at onset [m] */
+    double x_off[CCB_REF_BOX_MAX_EVENTS];  /* position at re-stick [m] */
+    double t_peak[CCB_REF_BOX_MAX_EVENTS]; /* time of the largest speed [s] */
+    double v_peak[CCB_REF_BOX_MAX_EVENTS]; /* largest speed [m/s] */
+} ccb_ref_box_events;
+
+/* The exact Coulomb (v_s -> 0) solution on [0, T]: events to 1e-14 s. 0, or -1 with a message. */
+int ccb_ref_box_solve(const ccb_ref_box* p, double T, ccb_ref_box_events* ev, char* msg,
+                      size_t msg_size);
+/* Position and velocity of the exact solution at t (x, v may be NULL). */
+void ccb_ref_box_exact(const ccb_ref_box* p, const ccb_ref_box_events* ev, double t, double* x,
+                       double* v);
+/* The regularized model x' = v, m v' = f(t) - mu min(|v|/v_s, 1) W sgn(v) (TAMSI eq. 7). */
+void ccb_ref_box_f(const ccb_ref_box* p, double t, const double x[2], double xdot[2]);
+/* Its flow over tau from (t0, x) by explicit RK3 with the fewest equal steps <= h (spec §E.2);
+ * x is updated in place. Returns the number of evaluations of the right-hand side. */
+long ccb_ref_box_rk3(const ccb_ref_box* p, double t0, double x[2], double tau, double h);
+
 /* ---- gate files ---------------------------------------------------------------------------------
  * reference/<case>.json: {"case": ..., "source": ..., "gates": [{"id", "metric", "op", "value" |
  * "range", "tier", "basis", "description"}]}. op is one of <=, <, >=, >, in (closed range).

@@ -1,6 +1,7 @@
 /* Tests of the conveyor Coulomb reference against the event times quoted in cases.md §3.2 and
  * against its own defining equations. */
 #include <math.h>
+#include <string.h>
 
 #include "reference.h"
 #include "test.h"
@@ -41,6 +42,84 @@ static void test_conveyor_events(void) {
     const ccb_ref_conveyor slips = {0.2, 1.0, 1.2, 0.7, 9.81}; /* |a_b(0)| > mu g */
     CHECK(ccb_ref_conveyor_events(&slips, 2.0, &ev, msg, sizeof msg) != 0, "slip at t = 0: %s",
           msg);
+}
+
+/* cases.md §7.2: the exact Coulomb box and the regularized model's distance to it. */
+static void test_box(void) {
+    const ccb_ref_box p = {0.33, 1.0, 9.8, 4.0, 1.0, 0.0, 1e-4};
+    ccb_ref_box_events ev;
+    char msg[256];
+    CHECK(ccb_ref_box_solve(&p, 3.0, &ev, msg, sizeof msg) == 0, "solve: %s", msg);
+    CHECK(ev.n == 6, "six slides in [0, 3] s (got %d)", ev.n);
+    CHECK_ABS(ev.t_on[0], 0.14986, TOL_QUOTED, "first slip (cases.md §7.2)");
+    CHECK_ABS(ev.t_on[0], asin(p.mu * p.m * p.g / p.F) / (2 * 3.14159265358979323846), TOL_ROOT,
+              "asin(mu W / F) / (2 pi)");
+    CHECK_ABS(ev.t_off[0], 0.45461, TOL_QUOTED, "re-stick (cases.md §7.2)");
+    CHECK_ABS(ev.t_on[1], 0.64986, TOL_QUOTED, "backward slip (cases.md §7.2)");
+    CHECK_ABS(ev.t_off[1], 0.95461, TOL_QUOTED, "re-stick (cases.md §7.2)");
+    CHECK_ABS(ev.t_peak[0], 0.35014, TOL_QUOTED, "peak time (cases.md §7.2)");
+    CHECK_ABS(ev.v_peak[0], 0.30785, TOL_QUOTED, "peak speed (cases.md §7.2)");
+    /* [cases.md §7.2 quotes D = 0.052762 m: half a unit of the last digit] */
+    CHECK_ABS(ev.x_off[0], 0.052762, 5e-7, "slide length D");
+    CHECK_ABS(ev.x_off[1], 0.0, TOL_ROOT, "no drift: back at x = 0");
+    for (int k = 2; k < ev.n; ++k) {
+        CHECK_ABS(ev.t_on[k], ev.t_on[k - 2] + 1.0, 1e-9, "period 1 s");
+        CHECK_ABS(ev.t_off[k], ev.t_off[k - 2] + 1.0, 1e-9, "period 1 s");
+    }
+    double v;
+    ccb_ref_box_exact(&p, &ev, ev.t_off[0], NULL, &v);
+    CHECK_ABS(v, 0.0, TOL_ROOT, "v = 0 at re-stick");
+    ccb_ref_box_exact(&p, &ev, 0.1, NULL, &v);
+    CHECK(v == 0.0, "stuck before the first slip");
+    /* cosine forcing (spec §G.2): slides from t = 0, first re-stick ~0.1759 s */
+    const ccb_ref_box pc = {0.33, 1.0, 9.8, 4.0, 1.0, 3.14159265358979323846 / 2, 1e-4};
+    CHECK(ccb_ref_box_solve(&pc, 1.0, &ev, msg, sizeof msg) == 0 && ev.n >= 1, "cosine");
+    CHECK(ev.t_on[0] == 0.0, "cosine forcing slides at once");
+    /* [spec §G.2 quotes ~0.1759 s] */
+    CHECK_ABS(ev.t_off[0], 0.1759, 5e-5, "cosine forcing: first re-stick");
+    /* regularized model: max |v - v_exact| = v_s (cases.md §7.2: the creep in stiction) */
+    const double vss[2] = {1e-2, 1e-3};
+    for (int i = 0; i < 2; ++i) {
+        ccb_ref_box pr = p;
+        pr.vs = vss[i];
+        CHECK(ccb_ref_box_solve(&pr, 2.0, &ev, msg, sizeof msg) == 0, "solve");
+        double x[2] = {0, 0}, emax = 0;
+        for (int k = 1; k <= 20000; ++k) {
+            ccb_ref_box_rk3(&pr, (k - 1) * 1e-4, x, 1e-4, 1e-6);
+            double ve;
+            ccb_ref_box_exact(&pr, &ev, k * 1e-4, NULL, &ve);
+            emax = fmax(emax, fabs(x[1] - ve));
+        }
+        /* [cases.md §7.2: 1.000 v_s; 1e-2 leaves room for the 1e-4 s sampling of the peak] */
+        CHECK_REL(emax, pr.vs, 1e-2, 0, "max |v - v_exact| = v_s (cases.md §7.2)");
+    }
+    /* RK3 is third order on the regularized model in stiction (v_s = 1e-2: lambda = -98 1/s,
+     * h lambda <= 0.012, from rest over [0, 0.1] s; measured ratios 3.08, 3.04); while sliding the right-hand side depends on t
+     * only and RK3 reduces to Simpson's rule (fourth order) */
+    ccb_ref_box ps = p;
+    ps.vs = 1e-2;
+    double e[3], xr[2] = {0, 0};
+    ccb_ref_box_rk3(&ps, 0.0, xr, 0.1, 1e-6);
+    for (int i = 0; i < 3; ++i) {
+        double x[2] = {0, 0};
+        ccb_ref_box_rk3(&ps, 0.0, x, 0.1, 1.25e-4 / (1 << i));
+        e[i] = fabs(x[1] - xr[1]);
+    }
+    /* [third-order method in its asymptotic range: ratios within 0.1 of 3] */
+    CHECK_ABS(log2(e[0] / e[1]), 3.0, 0.1, "RK3 order in stiction");
+    CHECK_ABS(log2(e[1] / e[2]), 3.0, 0.1, "RK3 order in stiction");
+    double x0[2] = {0, 0};
+    ccb_ref_box_rk3(&p, 0.0, x0, 0.2, 1e-7);
+    memcpy(xr, x0, sizeof xr);
+    ccb_ref_box_rk3(&p, 0.2, xr, 0.1, 1e-6);
+    for (int i = 0; i < 3; ++i) {
+        double x[2] = {x0[0], x0[1]};
+        ccb_ref_box_rk3(&p, 0.2, x, 0.1, 1e-2 / (1 << i));
+        e[i] = fabs(x[1] - xr[1]);
+    }
+    CHECK_ABS(log2(e[0] / e[1]), 4.0, 0.1, "sliding: Simpson's rule, fourth order");
+    const ccb_ref_box bad = {-1, 1, 9.8, 4, 1, 0, 1e-4};
+    CHECK(ccb_ref_box_solve(&bad, 1.0, &ev, msg, sizeof msg) != 0, "m < 0 rejected");
 }
 
 static void test_sphere(void) {
@@ -95,6 +174,7 @@ static void test_rod(void) {
 
 int main(void) {
     RUN(test_conveyor_events);
+    RUN(test_box);
     RUN(test_sphere);
     RUN(test_rod);
     return TEST_SUMMARY();

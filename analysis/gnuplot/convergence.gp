@@ -2,7 +2,7 @@
 # Reads <datadir>/errors_<tag>.csv (columns: approx, dt, e_q, ...) for each tag; the first tag is
 # drawn with filled symbols and solid lines, further tags with open symbols and dashed lines.
 # Writes <out>.png and <out>.svg.
-# Variables: datadir, out, tags, tagtitles (one word each), models, titles, title;
+# Variables: datadir, out, tags, tagtitles (one word each), models, titles, title, xlabel, ylabel;
 # guide_model and guide_dt place the first-order line through that model's error at that step.
 if (!exists("datadir") || !exists("out") || !exists("tags") || !exists("models") || !exists("titles")) {
   print "convergence.gp: set datadir, out, tags, models and titles"; exit status 2
@@ -10,7 +10,7 @@ if (!exists("datadir") || !exists("out") || !exists("tags") || !exists("models")
 if (!exists("title")) { title = "" }
 if (!exists("tagtitles")) { tagtitles = tags }
 set datafile separator ','
-colors = "#d62728 #1f77b4 #2ca02c #9467bd"
+colors = "#d62728 #1f77b4 #2ca02c #9467bd #ff7f0e #8c564b #e377c2 #17becf"
 f(j) = sprintf('%s/errors_%s.csv', datadir, word(tags, j))
 sel(m) = (strcol(1) eq m) ? $3 : NaN
 nt = words(tags)
@@ -26,7 +26,8 @@ set format x '10^{%L}'
 set format y '10^{%L}'
 set grid
 set key bottom right font ",10"
-set xlabel 'dt [s]'
+if (!exists("xlabel")) { xlabel = 'dt [s]' }
+set xlabel xlabel
 if (!exists("ylabel")) { ylabel = 'e_q' }
 set ylabel ylabel
 set title title
