@@ -57,8 +57,7 @@ static const case_param k_params[P_COUNT] = {
     {"frequency", 1.0, "Hz", 0, 1e3, 1, 0, 0, "force frequency", "[TAMSI]"},
     {"phase", 0.0, "rad", -10, 10, 0, 0, 0,
      "force phase (0: sine from rest; pi/2: the cosine variant of spec §G.2)", "[default?]"},
-    {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (regularized friction)",
-     "[TAMSI]"},
+    {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (regularized friction)", "[TAMSI]"},
     {"friction", 0, "-", 0, 3, 0, 0, 1,
      "regularization mu~: 0 lin (paper eq. 7), 1 quad, 2 stribeck5, 3 atan", "[TAMSI]"},
     {"normal", 0, "-", 0, 1, 0, 0, 1,
@@ -71,8 +70,7 @@ static const case_param k_params[P_COUNT] = {
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,
     CASE_PARAM_MARGIN,
-    {"dw", 0.025, "s", 0, 10, 1, 0, 0, "window of the localized error e_v (spec §E.2)",
-     "[TAMSI]"},
+    {"dw", 0.025, "s", 0, 10, 1, 0, 0, "window of the localized error e_v (spec §E.2)", "[TAMSI]"},
     {"h_ref", 1e-7, "s", 0, 1e-3, 1, 0, 0, "step of the RK3 reference of e_v (spec §E.2)",
      "[TAMSI]"},
     {"a_fixed", 1e-6, "-", 0, 0.5, 1, 0, 0,
@@ -210,8 +208,8 @@ static const double k_a_wp[NA_WP] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
 
 /* Configures an implicit Euler run: FN/QN, TALS, fixed step h (sampled every dt) or error
  * control with accuracy a (first and largest step dt). */
-static void ie_config(study_ctx* ctx, run_config* cfg, const char* study, int qn, int tals,
-                      int ec, double h_or_a, double dt, double T) {
+static void ie_config(study_ctx* ctx, run_config* cfg, const char* study, int qn, int tals, int ec,
+                      double h_or_a, double dt, double T) {
     run_config tmp;
     study_config(ctx, &tmp, NULL, "", &ccb_approx_lagged, dt, T);
     tmp.solver.solver = CCB_SOLVER_ODE;
@@ -463,8 +461,7 @@ static int study_reference(study_ctx* ctx) {
     }
     strbuf vt = {0};
     for (long k = 0; k <= ns; k += 10) {
-        strbuf_printf(&vt, "%.4f,%.10g,%.10g,%.10g\n", (double)k * ds, v_ex[k], v_rk3[k],
-                      v_gsl[k]);
+        strbuf_printf(&vt, "%.4f,%.10g,%.10g,%.10g\n", (double)k * ds, v_ex[k], v_rk3[k], v_gsl[k]);
     }
     snprintf(path, sizeof path, "%s/velocity.csv", dir);
     rc = study_write_table(path,
@@ -554,8 +551,8 @@ static int trace_step(const double* P, const run_record* r, trace* tr, char* msg
     int rc = ccb_contact_ode_create(model, &cp, &co, msg, n) == CCB_OK ? 0 : -1;
     for (int t = 0; t < 2 && rc == 0; ++t) {
         if (ccb_ode_ie_newton_trace(ccb_contact_ode_system(co), tr->t0, tr->x0, r->cfg.dt, t, 0,
-                                    TRACE_MAX, 1e-10, tr->r[t], &tr->n[t], NULL, &tr->conv[t],
-                                    msg, n) != CCB_OK) {
+                                    TRACE_MAX, 1e-10, tr->r[t], &tr->n[t], NULL, &tr->conv[t], msg,
+                                    n) != CCB_OK) {
             rc = -1;
         }
     }
@@ -576,8 +573,8 @@ static int study_fig4(study_ctx* ctx) {
     ie_config(ctx, &cfg[4], "fig4", 0, 1, 0, h, h, T);
     cfg[4].params[P_PHASE] = CCB_PI / 2;
     snprintf(cfg[4].label, sizeof cfg[4].label, "ie-fn-tals_h0.01_cosine");
-    snprintf(cfg[4].out_dir, sizeof cfg[4].out_dir, "%s/%s/fig4/%s", ctx->out_root,
-             ctx->cs->name, cfg[4].label);
+    snprintf(cfg[4].out_dir, sizeof cfg[4].out_dir, "%s/%s/fig4/%s", ctx->out_root, ctx->cs->name,
+             cfg[4].label);
     int rc = study_execute(ctx, "fig4", cfg, rec, 5);
     if (rc != 0) {
         return rc;
@@ -708,8 +705,8 @@ static int study_work_precision(study_ctx* ctx) {
                       T);
         }
         for (int j = 0; j < NA_WP; ++j) {
-            ie_config(ctx, &cfg[nfix + v * NA_WP + j], "work-precision", v / 2, v % 2, 1,
-                      k_a_wp[j], dw, T);
+            ie_config(ctx, &cfg[nfix + v * NA_WP + j], "work-precision", v / 2, v % 2, 1, k_a_wp[j],
+                      dw, T);
         }
     }
     int rc = study_execute(ctx, "work-precision", cfg, rec, nrun);
@@ -731,13 +728,12 @@ static int study_work_precision(study_ctx* ctx) {
             efix[v][j] = e;
             wfix[v][j] = work;
         }
-        strbuf_printf(&tab,
-                      "%s,%s,%g,%.6e,%.6e,%.0f,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%.6g,%.6g,%.6g,%s\n",
-                      k_wp_variant[v], ec ? "error-control" : "fixed",
-                      ec ? k_a_wp[j] : k_h_wp[j], e, jobs[i].raw, work, w->n_f_jacobian,
-                      w->n_f_errest, w->n_newton, w->n_jacobian, w->n_factor, w->n_steps,
-                      w->n_fail_newton, w->n_reject_error, w->h_min, w->h_max, rec[i].wall_time,
-                      rec[i].status == CCB_OK ? "ok" : "failed");
+        strbuf_printf(
+            &tab, "%s,%s,%g,%.6e,%.6e,%.0f,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%.6g,%.6g,%.6g,%s\n",
+            k_wp_variant[v], ec ? "error-control" : "fixed", ec ? k_a_wp[j] : k_h_wp[j], e,
+            jobs[i].raw, work, w->n_f_jacobian, w->n_f_errest, w->n_newton, w->n_jacobian,
+            w->n_factor, w->n_steps, w->n_fail_newton, w->n_reject_error, w->h_min, w->h_max,
+            rec[i].wall_time, rec[i].status == CCB_OK ? "ok" : "failed");
         study_set_metricf(ctx, e, "wp.%s.%s.e_v.%s%g", k_wp_variant[v], ec ? "ec" : "fixed",
                           ec ? "a" : "h", ec ? k_a_wp[j] : k_h_wp[j]);
     }
@@ -853,8 +849,7 @@ static void discrete_config(study_ctx* ctx, run_config* cfg, const char* study, 
     study_config(ctx, cfg, study, label, ap ? ap : &ccb_approx_lagged, h, T);
     if (ap == NULL) { /* "tamsi", "tamsi-1way", "tamsi-notals" */
         cfg->solver.solver = CCB_SOLVER_TAMSI;
-        cfg->solver.tamsi.coupling =
-            strstr(model, "1way") ? CCB_TAMSI_ONE_WAY : CCB_TAMSI_TWO_WAY;
+        cfg->solver.tamsi.coupling = strstr(model, "1way") ? CCB_TAMSI_ONE_WAY : CCB_TAMSI_TWO_WAY;
         cfg->solver.tamsi.tals = strstr(model, "notals") == NULL;
     }
     const long every = lround(1e-3 / h); /* trajectory files at <= 1 ms resolution */
@@ -1065,13 +1060,13 @@ static int study_variants(study_ctx* ctx) {
             const size_t l = strlen(variant);
             snprintf(variant + l, sizeof variant - l, " (normal free)");
         }
-        const double h = !ode                                   ? r->cfg.dt
+        const double h = !ode                                      ? r->cfg.dt
                          : r->cfg.solver.ode.method == CCB_ODE_GSL ? NAN
                          : r->cfg.solver.ode.error_control         ? r->cfg.dt
                          : r->cfg.solver.ode.h > 0                 ? r->cfg.solver.ode.h
                                                                    : r->cfg.dt;
         const double steps = ode ? (double)r->work.n_steps : (double)r->nsteps;
-        const char* status = r->status == CCB_OK ? "ok"
+        const char* status = r->status == CCB_OK     ? "ok"
                              : r->cfg.expect_failure ? "failed (expected)"
                                                      : "failed";
         const double fe = ode ? (double)r->work.n_f : NAN;
@@ -1129,19 +1124,18 @@ out:
 static const case_study k_studies[] = {
     {"reference", "regularized model (RK3 1e-7, GSL) against the exact Coulomb solution",
      "cases.md §7.2", study_reference},
-    {"fig4", "Newton residual in the first slide-to-stick step, IE h = 10 ms, with and without "
-             "TALS",
+    {"fig4",
+     "Newton residual in the first slide-to-stick step, IE h = 10 ms, with and without "
+     "TALS",
      "TAMSI Fig. 4", study_fig4},
     {"work-precision", "e_v (25 ms windows) against f evaluations, IE FN/QN x fixed/EC x TALS",
      "TAMSI Fig. 5", study_work_precision},
     {"convergence", "e_v against h: TAMSI and the convex approximations", "(ccb)",
      study_convergence},
-    {"variants", "every solver and approximation at h = 10 ms and 1 ms", "(ccb)",
-     study_variants},
+    {"variants", "every solver and approximation at h = 10 ms and 1 ms", "(ccb)", study_variants},
 };
 
-static const char* const k_quick[] = {"reference", "fig4", "work-precision", "convergence",
-                                      NULL};
+static const char* const k_quick[] = {"reference", "fig4", "work-precision", "convergence", NULL};
 
 const case_desc case_box = {
     "box",

@@ -121,11 +121,11 @@ typedef struct run_config {
     double dt, t_final;
     ccb_newton_params newton;
     ccb_delassus delassus;
-    int record_every;       /* write every n-th step to trajectory.csv (arrays keep all) */
+    int record_every;           /* write every n-th step to trajectory.csv (arrays keep all) */
     const char* expect_failure; /* non-NULL: a study runs this configuration to show that the
                                    solver fails, for this reason; its failure is reported but
                                    not counted as a suite failure */
-    char out_dir[PATH_MAX]; /* "" = no files */
+    char out_dir[PATH_MAX];     /* "" = no files */
     char label[96];
 } run_config;
 

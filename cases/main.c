@@ -305,21 +305,21 @@ static int pick(const char* opt, const char* val, const char* const* names) {
 #define VARIANT_OPTS                                                                               \
     "solver coupling friction tals jacobian accuracy error-control h estimator gsl-method gsl-tol"
 #define VARIANT_HELP                                                                               \
-    "  --solver newton|tamsi|ie|rk3|gsl   solver (default newton: the convex approximation of\n"  \
+    "  --solver newton|tamsi|ie|rk3|gsl   solver (default newton: the convex approximation of\n"   \
     "                         --approx); ie/rk3/gsl integrate the continuous model and sample\n"   \
     "                         it every dt\n"                                                       \
-    "  --coupling two-way|one-way   TAMSI coupling (default two-way)\n"                           \
-    "  --friction lin|quad|stribeck5|atan   regularized friction of TAMSI and the continuous\n"  \
-    "                         model (default: the case's; otherwise quad for TAMSI, stribeck5\n" \
-    "                         for the continuous model)\n"                                        \
-    "  --tals on|off          TALS (default on for TAMSI, off for implicit Euler)\n"             \
-    "  --jacobian full|quasi  implicit Euler Newton variant (default full)\n"                    \
-    "  --error-control        implicit Euler with error control (default fixed step)\n"         \
+    "  --coupling two-way|one-way   TAMSI coupling (default two-way)\n"                            \
+    "  --friction lin|quad|stribeck5|atan   regularized friction of TAMSI and the continuous\n"    \
+    "                         model (default: the case's; otherwise quad for TAMSI, stribeck5\n"   \
+    "                         for the continuous model)\n"                                         \
+    "  --tals on|off          TALS (default on for TAMSI, off for implicit Euler)\n"               \
+    "  --jacobian full|quasi  implicit Euler Newton variant (default full)\n"                      \
+    "  --error-control        implicit Euler with error control (default fixed step)\n"            \
     "  --accuracy A           implicit Euler accuracy a (error target, Newton tolerance 0.05 a;\n" \
-    "                         default 0.1)\n"                                                    \
-    "  --h S                  integrator step (fixed) or first step (error control, GSL)\n"     \
-    "                         [s] (default dt; dt must be a whole number of fixed steps)\n"     \
-    "  --estimator trapezoid|doubling   error estimate (default trapezoid)\n"                    \
+    "                         default 0.1)\n"                                                      \
+    "  --h S                  integrator step (fixed) or first step (error control, GSL)\n"        \
+    "                         [s] (default dt; dt must be a whole number of fixed steps)\n"        \
+    "  --estimator trapezoid|doubling   error estimate (default trapezoid)\n"                      \
     "  --gsl-method rk8pd|rkf45|rkck|msadams, --gsl-tol T   GSL stepper and tolerance\n"
 
 static void apply_variant_opts(const opts* o, run_config* cfg) {
@@ -379,7 +379,8 @@ static void apply_variant_opts(const opts* o, run_config* cfg) {
         }
         if ((sc->solver == CCB_SOLVER_TAMSI &&
              ccb_tamsi_params_check(&sc->tamsi, msg, sizeof msg) != CCB_OK) ||
-            (sc->solver == CCB_SOLVER_ODE && ccb_ode_params_check(&op, msg, sizeof msg) != CCB_OK)) {
+            (sc->solver == CCB_SOLVER_ODE &&
+             ccb_ode_params_check(&op, msg, sizeof msg) != CCB_OK)) {
             die_usage("%s", msg);
         }
     }
@@ -500,8 +501,7 @@ static const char* k_run_help =
     "  --delassus diag|full   Delassus approximation for SAP's w (default diag)\n"
     "  --linear-solver auto|cholmod|dense   (default auto: dense Cholesky for one clique,\n"
     "                         CHOLMOD supernodal with AMD for two or more)\n"
-    "  --record-every N       write every N-th step to trajectory.csv (default 1)\n"
-    VARIANT_HELP
+    "  --record-every N       write every N-th step to trajectory.csv (default 1)\n" VARIANT_HELP
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step) and\n"
     "meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"

@@ -34,9 +34,7 @@ void solver_cfg_default(solver_cfg* s) {
 void variant_name(const run_config* cfg, char* out, size_t n) {
     const solver_cfg* s = &cfg->solver;
     switch (s->solver) {
-    case CCB_SOLVER_NEWTON:
-        snprintf(out, n, "%s", cfg->approx->name);
-        return;
+    case CCB_SOLVER_NEWTON: snprintf(out, n, "%s", cfg->approx->name); return;
     case CCB_SOLVER_TAMSI:
         snprintf(out, n, "tamsi%s%s", s->tamsi.coupling == CCB_TAMSI_ONE_WAY ? "-1way" : "",
                  s->tamsi.tals ? "" : "-notals");
@@ -110,9 +108,10 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
         ccb_meta_set_string(m, "solver.approximation", cfg->approx->name);
         ccb_meta_set_string(m, "solver.approximation_title", cfg->approx->title);
         ccb_meta_set_string(m, "solver.linear_solver",
-                            cfg->newton.linear_solver == CCB_LINSOLVE_DENSE     ? "dense"
-                            : cfg->newton.linear_solver == CCB_LINSOLVE_CHOLMOD ? "cholmod-supernodal-amd"
-                                                                                : "auto");
+                            cfg->newton.linear_solver == CCB_LINSOLVE_DENSE ? "dense"
+                            : cfg->newton.linear_solver == CCB_LINSOLVE_CHOLMOD
+                                ? "cholmod-supernodal-amd"
+                                : "auto");
         ccb_meta_set_string(m, "solver.delassus",
                             cfg->delassus == CCB_DELASSUS_FULL_INVERSE ? "full-inverse"
                                                                        : "diag-inverse");

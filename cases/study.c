@@ -176,8 +176,8 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
     for (int i = 0; i < n; ++i) {
         if (recs[i].status != CCB_OK && cfgs[i].expect_failure) {
             fprintf(stderr, "ccb: %s/%s/%s: expected solver failure at step %ld (%s): %s\n",
-                    ctx->cs->name, study, cfgs[i].label, recs[i].fail_step,
-                    cfgs[i].expect_failure, recs[i].msg);
+                    ctx->cs->name, study, cfgs[i].label, recs[i].fail_step, cfgs[i].expect_failure,
+                    recs[i].msg);
         } else if (recs[i].status != CCB_OK) {
             ctx->failures++;
             fprintf(stderr, "ccb: %s/%s/%s: solver failure at step %ld: %s\n", ctx->cs->name, study,

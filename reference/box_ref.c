@@ -37,8 +37,7 @@ typedef struct slide {
 static double slide_v(const slide* S, double t) {
     const ccb_ref_box* p = S->p;
     const double w = 2.0 * PI * p->freq, th0 = w * S->t_on + p->phase, th = w * t + p->phase;
-    return ((p->F / w) * (cos(th0) - cos(th)) - S->s * p->mu * p->m * p->g * (t - S->t_on)) /
-           p->m;
+    return ((p->F / w) * (cos(th0) - cos(th)) - S->s * p->mu * p->m * p->g * (t - S->t_on)) / p->m;
 }
 
 static double slide_x(const slide* S, double t) {
@@ -90,8 +89,8 @@ static double brent(double (*f)(double, void*), void* u, double a, double b) {
 
 /* First t in (t0, T] where f changes sign from positive to <= 0 (want_down) or from <= 0 to
  * positive (!want_down), refined; NAN if none. */
-static double first_crossing(double (*f)(double, void*), void* u, double t0, double T,
-                             double step, int want_down) {
+static double first_crossing(double (*f)(double, void*), void* u, double t0, double T, double step,
+                             int want_down) {
     double a = t0, fa = f(a, u);
     while (a < T) {
         const double b = fmin(a + step, T), fb = f(b, u);
@@ -104,8 +103,7 @@ static double first_crossing(double (*f)(double, void*), void* u, double t0, dou
     return NAN;
 }
 
-int ccb_ref_box_solve(const ccb_ref_box* p, double T, ccb_ref_box_events* ev, char* msg,
-                      size_t n) {
+int ccb_ref_box_solve(const ccb_ref_box* p, double T, ccb_ref_box_events* ev, char* msg, size_t n) {
     gsl_set_error_handler_off();
     memset(ev, 0, sizeof *ev);
     if (!(p->m > 0 && p->mu >= 0 && p->g > 0 && p->F >= 0 && p->freq > 0 && T > 0) ||
@@ -195,7 +193,7 @@ long ccb_ref_box_rk3(const ccb_ref_box* p, double t0, double x[2], double tau, d
         const double t = t0 + (double)k * s;
         const double fh = p->F * sin(w * (t + 0.5 * s) + p->phase);
         const double f1 = p->F * sin(w * (t + s) + p->phase);
-#define ACC(fv, vv) (((fv) - W * (fabs(vv) <= p->vs ? p->mu / p->vs : p->mu / fabs(vv)) * (vv)) * im)
+#define ACC(fv, vv) (((fv)-W * (fabs(vv) <= p->vs ? p->mu / p->vs : p->mu / fabs(vv)) * (vv)) * im)
         const double k1x = v0, k1v = ACC(f0, v0);
         const double v2 = v0 + 0.5 * s * k1v;
         const double k2x = v2, k2v = ACC(fh, v2);

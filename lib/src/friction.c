@@ -74,14 +74,11 @@ double ccb_friction_mu(ccb_friction_model m, double mu, double s, double* dmu) {
 
 double ccb_friction_ratio(ccb_friction_model m, double mu, double s) {
     switch (m) {
-    case CCB_FRICTION_LIN:
-        return s <= 1.0 ? mu : mu / s;
-    case CCB_FRICTION_TAMSI_QUAD:
-        return s < 1.0 ? mu * (2.0 - s) : mu / s;
+    case CCB_FRICTION_LIN: return s <= 1.0 ? mu : mu / s;
+    case CCB_FRICTION_TAMSI_QUAD: return s < 1.0 ? mu * (2.0 - s) : mu / s;
     case CCB_FRICTION_STRIBECK5:
         return s < 1.0 ? mu * s * s * (10.0 + s * (-15.0 + 6.0 * s)) : mu / s;
-    case CCB_FRICTION_ATAN:
-        return mu * (2.0 / CCB_PI) * atan_over_x(s);
+    case CCB_FRICTION_ATAN: return mu * (2.0 / CCB_PI) * atan_over_x(s);
     }
     return 0.0;
 }

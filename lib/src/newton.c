@@ -142,8 +142,8 @@ void ccb_newton_destroy(ccb_newton* ws) {
         return;
     }
     ccb_sparse_destroy(ws->sp);
-    double* arrays[] = {ws->v,     ws->vs, ws->v0,    ws->dinv, ws->r, ws->dv, ws->dp, ws->tmp,
-                        ws->vfull, ws->vc, ws->gamma, ws->G, ws->dvc, ws->kbuf};
+    double* arrays[] = {ws->v,   ws->vs,    ws->v0, ws->dinv,  ws->r, ws->dv,  ws->dp,
+                        ws->tmp, ws->vfull, ws->vc, ws->gamma, ws->G, ws->dvc, ws->kbuf};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         ccb_free(arrays[i]);
     }
@@ -213,9 +213,8 @@ static void eval_iterate(ccb_newton* ws) {
 /* ---- setup ---------------------------------------------------------------------------------- */
 
 static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
-    void** const vi[] = {(void**)&ws->v,  (void**)&ws->vs, (void**)&ws->v0,
-                         (void**)&ws->dinv, (void**)&ws->r, (void**)&ws->dv,
-                         (void**)&ws->dp,   (void**)&ws->tmp};
+    void** const vi[] = {(void**)&ws->v, (void**)&ws->vs, (void**)&ws->v0, (void**)&ws->dinv,
+                         (void**)&ws->r, (void**)&ws->dv, (void**)&ws->dp, (void**)&ws->tmp};
     const size_t d = sizeof(double);
     const size_t vsz[] = {d, d, d, d, d, d, d, d};
     void** const ci[] = {(void**)&ws->vc, (void**)&ws->gamma, (void**)&ws->dvc};
@@ -366,15 +365,15 @@ static void assemble(ccb_newton* ws) {
         for (int k = 0; k < pc->nblk; ++k) {
             pid[k] = pb->clique_pidx[pc->clique[k]];
             nvb[k] = pb->clique_nv[pc->clique[k]];
-            ccb_problem_add_JtGJ(ccb_pc_block(pb, pc, k), nvb[k], G, ccb_pc_block(pb, pc, k), nvb[k],
-                     ccb_sparse_diag_block(ws->sp, pid[k]));
+            ccb_problem_add_JtGJ(ccb_pc_block(pb, pc, k), nvb[k], G, ccb_pc_block(pb, pc, k),
+                                 nvb[k], ccb_sparse_diag_block(ws->sp, pid[k]));
         }
         if (pc->nblk == 2) {
             const int lo = pid[0] < pid[1] ? 0 : 1, hi = 1 - lo;
             const int e = ccb_sparse_find_edge(ws->sp, pid[lo], pid[hi]);
             CCB_ASSERT(e >= 0);
-            ccb_problem_add_JtGJ(ccb_pc_block(pb, pc, lo), nvb[lo], G, ccb_pc_block(pb, pc, hi), nvb[hi],
-                     ccb_sparse_edge_block(ws->sp, e));
+            ccb_problem_add_JtGJ(ccb_pc_block(pb, pc, lo), nvb[lo], G, ccb_pc_block(pb, pc, hi),
+                                 nvb[hi], ccb_sparse_edge_block(ws->sp, e));
         }
     }
 }

@@ -81,11 +81,10 @@ ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t n) {
                           (int)p->estimator);
     }
     if (ccb_ode_gsl_method_name(p->gsl_method) == NULL) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown GSL method %d",
-                          (int)p->gsl_method);
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown GSL method %d", (int)p->gsl_method);
     }
-    if (!(isfinite(p->gsl_atol) && p->gsl_atol >= 0 && isfinite(p->gsl_rtol) &&
-          p->gsl_rtol >= 0 && p->gsl_atol + p->gsl_rtol > 0)) {
+    if (!(isfinite(p->gsl_atol) && p->gsl_atol >= 0 && isfinite(p->gsl_rtol) && p->gsl_rtol >= 0 &&
+          p->gsl_atol + p->gsl_rtol > 0)) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
                           "ODE: GSL tolerances must be finite, >= 0 and not both 0 (got %g, %g)",
                           p->gsl_atol, p->gsl_rtol);
@@ -132,9 +131,9 @@ ccb_status ccb_ode_create(const ccb_ode_system* sys, const ccb_ode_params* prm, 
     o->tals.rho = sys->rho;
     o->tals.theta_max = prm->theta_max;
     const size_t nx = (size_t)o->nx;
-    double** const vecs[] = {&o->x,  &o->k1, &o->k2,  &o->k3,  &o->xs, &o->fc, &o->xc,
-                             &o->r,  &o->dx, &o->xg,  &o->xie, &o->xtr, &o->x1, &o->xh,
-                             &o->f0, &o->xp, &o->fp};
+    double** const vecs[] = {&o->x,  &o->k1, &o->k2, &o->k3, &o->xs,  &o->fc,
+                             &o->xc, &o->r,  &o->dx, &o->xg, &o->xie, &o->xtr,
+                             &o->x1, &o->xh, &o->f0, &o->xp, &o->fp};
     int ok = 1;
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; ++k) {
         *vecs[k] = ccb_calloc(nx, sizeof(double));
@@ -167,9 +166,9 @@ void ccb_ode_destroy(ccb_ode* o) {
         return;
     }
     ccb_ode_gsl_destroy(o);
-    void* const ptrs[] = {o->x,  o->k1,  o->k2, o->k3,     o->xs, o->fc,    o->xc,    o->r,
-                          o->dx, o->xg,  o->xie, o->xtr,   o->x1, o->xh,    o->f0,    o->xp,
-                          o->fp, o->J,   o->M[0], o->M[1], o->piv[0], o->piv[1], o->slip0};
+    void* const ptrs[] = {o->x,  o->k1, o->k2,   o->k3,   o->xs,     o->fc,     o->xc,   o->r,
+                          o->dx, o->xg, o->xie,  o->xtr,  o->x1,     o->xh,     o->f0,   o->xp,
+                          o->fp, o->J,  o->M[0], o->M[1], o->piv[0], o->piv[1], o->slip0};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) {
         ccb_free(ptrs[k]);
     }
@@ -290,12 +289,9 @@ ccb_status ccb_ode_advance(ccb_ode* o, double t_end) {
         return CCB_OK;
     }
     switch (o->prm.method) {
-    case CCB_ODE_RK3:
-        return rk3_advance(o, t_end);
-    case CCB_ODE_GSL:
-        return ccb_ode_gsl_advance(o, t_end);
-    case CCB_ODE_IE:
-        return ccb_ode_ie_advance(o, t_end);
+    case CCB_ODE_RK3: return rk3_advance(o, t_end);
+    case CCB_ODE_GSL: return ccb_ode_gsl_advance(o, t_end);
+    case CCB_ODE_IE: return ccb_ode_ie_advance(o, t_end);
     }
     return CCB_E_INTERNAL;
 }

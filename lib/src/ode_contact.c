@@ -69,8 +69,8 @@ static ccb_status eval_contacts(ccb_contact_ode* co, double t, const double* q, 
         for (int side = 0; side < 2; ++side) {
             const ccb_body* b = bodies[side];
             if (b->nv == 0) {
-                bias = ccb_v3_add(bias, ccb_v3_scale(sign[side],
-                                                     ccb_passive_point_velocity(b, t, ct->p)));
+                bias = ccb_v3_add(
+                    bias, ccb_v3_scale(sign[side], ccb_passive_point_velocity(b, t, ct->p)));
                 continue;
             }
             ccb_contact_jacobian_block(b, q + b->qoff, ct, sign[side], J[side]);
@@ -104,8 +104,8 @@ static ccb_status eval_contacts(ccb_contact_ode* co, double t, const double* q, 
         for (int side = 0; side < 2; ++side) { /* tau += J^T f */
             const ccb_body* b = bodies[side];
             for (int k = 0; k < b->nv; ++k) {
-                co->tau[b->voff + k] += J[side][k] * f[0] + J[side][b->nv + k] * f[1] +
-                                        J[side][2 * b->nv + k] * f[2];
+                co->tau[b->voff + k] +=
+                    J[side][k] * f[0] + J[side][b->nv + k] * f[1] + J[side][2 * b->nv + k] * f[2];
             }
         }
     }
@@ -199,8 +199,8 @@ ccb_status ccb_contact_ode_create(const ccb_model* m, const ccb_contact_ode_para
         return ccb_errorf(msg, n, CCB_E_INVALID, "contact ODE: the model has no coordinates");
     }
     ccb_contact_ode* co = ccb_calloc(1, sizeof(ccb_contact_ode));
-    if (co == NULL || (co->tau = ccb_calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof(double))) ==
-                          NULL) {
+    if (co == NULL ||
+        (co->tau = ccb_calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof(double))) == NULL) {
         ccb_free(co);
         return ccb_errorf(msg, n, CCB_E_NOMEM, "contact ODE: out of memory");
     }

@@ -43,21 +43,13 @@ ccb_status ccb_ode_gsl_create(ccb_ode* o) {
     g->sys.params = o;
     const gsl_odeiv2_step_type* T = gsl_odeiv2_step_rk8pd;
     switch (o->prm.gsl_method) {
-    case CCB_GSL_RK8PD:
-        T = gsl_odeiv2_step_rk8pd;
-        break;
-    case CCB_GSL_RKF45:
-        T = gsl_odeiv2_step_rkf45;
-        break;
-    case CCB_GSL_RKCK:
-        T = gsl_odeiv2_step_rkck;
-        break;
-    case CCB_GSL_MSADAMS:
-        T = gsl_odeiv2_step_msadams;
-        break;
+    case CCB_GSL_RK8PD: T = gsl_odeiv2_step_rk8pd; break;
+    case CCB_GSL_RKF45: T = gsl_odeiv2_step_rkf45; break;
+    case CCB_GSL_RKCK: T = gsl_odeiv2_step_rkck; break;
+    case CCB_GSL_MSADAMS: T = gsl_odeiv2_step_msadams; break;
     }
-    g->driver = gsl_odeiv2_driver_alloc_y_new(&g->sys, T, o->prm.h, o->prm.gsl_atol,
-                                              o->prm.gsl_rtol);
+    g->driver =
+        gsl_odeiv2_driver_alloc_y_new(&g->sys, T, o->prm.h, o->prm.gsl_atol, o->prm.gsl_rtol);
     if (g->driver == NULL) {
         ccb_free(g);
         return CCB_E_NOMEM;
@@ -90,8 +82,7 @@ ccb_status ccb_ode_gsl_advance(ccb_ode* o, double t_end) {
         if (st == GSL_EBADFUNC && g->failure != CCB_OK) {
             return g->failure; /* the message is already set */
         }
-        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_NOTCONV,
-                          "GSL %s failed at t = %.17g (%s)",
+        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_NOTCONV, "GSL %s failed at t = %.17g (%s)",
                           ccb_ode_gsl_method_name(o->prm.gsl_method), t, gsl_strerror(st));
     }
     o->t = t_end;

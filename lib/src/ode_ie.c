@@ -125,11 +125,8 @@ static ccb_status freshen(ccb_ode* o, int kind, double t0, const double* x0, dou
         return CCB_OK;
     }
     switch (trial) {
-    case 1: /* reuse the factored matrix, whatever step it was built for */
-        return CCB_OK;
-    case 2:
-        *ok = !factor(o, kind, c);
-        return CCB_OK;
+    case 1: /* reuse the factored matrix, whatever step it was built for */ return CCB_OK;
+    case 2: *ok = !factor(o, kind, c); return CCB_OK;
     case 3:
         if (o->J_fresh) {
             *ok = 0;
@@ -143,9 +140,7 @@ static ccb_status freshen(ccb_ode* o, int kind, double t0, const double* x0, dou
         }
         *ok = !factor(o, kind, c);
         return CCB_OK;
-    default:
-        *ok = 0;
-        return CCB_OK;
+    default: *ok = 0; return CCB_OK;
     }
 }
 
@@ -310,8 +305,7 @@ static ccb_status fixed_interval(ccb_ode* o, double t0, double t1) {
     o->work.n_fail_newton++;
     if (0.5 * h < h_floor(t0)) {
         return ccb_errorf(o->msg, sizeof o->msg, CCB_E_NOTCONV,
-                          "implicit Euler: Newton fails at t = %.17g even with step %.3g s", t0,
-                          h);
+                          "implicit Euler: Newton fails at t = %.17g even with step %.3g s", t0, h);
     }
     const double tm = t0 + 0.5 * h;
     const ccb_status s1 = fixed_interval(o, t0, tm);
@@ -442,10 +436,10 @@ ccb_status ccb_ode_ie_advance(ccb_ode* o, double t_end) {
     return CCB_OK;
 }
 
-ccb_status ccb_ode_ie_newton_trace(const ccb_ode_system* sys, double t0, const double* x0,
-                                   double h, int tals, double theta_max, int max_iter,
-                                   double r_tol, double* rnorm, int* nout, double* x_out,
-                                   int* converged, char* msg, size_t msgn) {
+ccb_status ccb_ode_ie_newton_trace(const ccb_ode_system* sys, double t0, const double* x0, double h,
+                                   int tals, double theta_max, int max_iter, double r_tol,
+                                   double* rnorm, int* nout, double* x_out, int* converged,
+                                   char* msg, size_t msgn) {
     if (rnorm == NULL || nout == NULL || converged == NULL || x0 == NULL || max_iter < 0 ||
         !(h > 0) || !(r_tol >= 0)) {
         return ccb_errorf(msg, msgn, CCB_E_INVALID, "newton_trace: invalid arguments");

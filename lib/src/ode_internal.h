@@ -17,13 +17,13 @@ struct ccb_ode {
     /* RK3 stages / general scratch (nx each) */
     double *k1, *k2, *k3, *xs;
     /* implicit Euler */
-    double* J;          /* nx x nx, row-major: df/dx */
-    double* M[2];       /* LU factors of I - c J: [0] implicit Euler, [1] trapezoid */
-    int* piv[2];        /* nx */
-    double c_fact[2];   /* c of the current factorization */
+    double* J;        /* nx x nx, row-major: df/dx */
+    double* M[2];     /* LU factors of I - c J: [0] implicit Euler, [1] trapezoid */
+    int* piv[2];      /* nx */
+    double c_fact[2]; /* c of the current factorization */
     int factored[2];
     int have_J, J_fresh;
-    double *fc, *xc;    /* cache of the last residual evaluation: f(tc, xc) */
+    double *fc, *xc; /* cache of the last residual evaluation: f(tc, xc) */
     double tc;
     int cache_ok;
     double *r, *dx, *xg, *xie, *xtr, *x1, *xh, *f0, *xp, *fp; /* nx scratch */

@@ -168,8 +168,8 @@ ccb_status ccb_steps_row(ccb_writer* w, long step, double t, const ccb_step_stat
     const double residual = newton ? n->residual : ts->residual;
     const double tolerance = newton ? n->tolerance : ts->tolerance;
     const double alpha = newton ? n->alpha_min : ts->alpha_min;
-    const double vals[] = {t,     residual,          tolerance,        n->cost,
-                           n->kappa, alpha, st->time_geometry, st->time_problem, st->time_solve};
+    const double vals[] = {t,     residual,          tolerance,        n->cost,       n->kappa,
+                           alpha, st->time_geometry, st->time_problem, st->time_solve};
     if (!ccb_all_finite(vals, sizeof vals / sizeof vals[0])) {
         w->failed = 1;
         return CCB_E_NONFINITE;
@@ -190,8 +190,8 @@ ccb_status ccb_steps_row(ccb_writer* w, long step, double t, const ccb_step_stat
     } else {
         f_fe[0] = '\0';
     }
-    return ccb_writer_printf(w, "%ld,%.17g,%d,%d,%s,%s,%s,%s,%d,%s,%s,%s,%.9g,%.9g,%.9g\n", step,
-                             t, (int)st->status, st->iterations, f_ls, f_res, f_tol, f_cost,
+    return ccb_writer_printf(w, "%ld,%.17g,%d,%d,%s,%s,%s,%s,%d,%s,%s,%s,%.9g,%.9g,%.9g\n", step, t,
+                             (int)st->status, st->iterations, f_ls, f_res, f_tol, f_cost,
                              st->ncontacts, f_kappa, f_alpha, f_fe, st->time_geometry,
                              st->time_problem, st->time_solve);
 }

@@ -19,10 +19,10 @@ struct ccb_sim {
     ccb_contact_set contacts;
     ccb_problem* problem;
     ccb_newton* newton;
-    ccb_tamsi* tamsi;          /* solver TAMSI */
-    ccb_contact_ode* cont;     /* solver ODE */
+    ccb_tamsi* tamsi;      /* solver TAMSI */
+    ccb_contact_ode* cont; /* solver ODE */
     ccb_ode* ode;
-    double* x;                 /* ODE: (q, v) at the start of the step */
+    double* x; /* ODE: (q, v) at the start of the step */
     double t_start;
     long nsteps; /* steps since set_state */
     double *q, *v, *qn;
@@ -392,7 +392,7 @@ ccb_status ccb_sim_step(ccb_sim* sim) {
     if (s != CCB_OK) { /* the last iterate stays readable through the solver's workspace */
         ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0,
                    sim->prm.solver == CCB_SOLVER_TAMSI ? ccb_tamsi_last_error(sim->tamsi)
-                                                      : ccb_newton_last_error(sim->newton));
+                                                       : ccb_newton_last_error(sim->newton));
         return s;
     }
     if (record_contacts(sim, vc, g) != CCB_OK) {

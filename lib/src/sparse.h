@@ -46,7 +46,6 @@ void ccb_sparse_to_dense(const ccb_sparse* sp, double* H);
  * the analysis; the dense path reports n(n+1)/2 and n^3/3). */
 void ccb_sparse_factor_stats(const ccb_sparse* sp, double* nnz_L, double* flops);
 
-
 /* Installs ccb's allocator in SuiteSparse (CHOLMOD, UMFPACK) once per process. */
 void ccb_sparse_init_suitesparse(void);
 

@@ -23,23 +23,23 @@
 struct ccb_sparse_lu {
     /* pattern */
     int nb, nedge, n;
-    int *bs, *boff;  /* nb */
-    int* edges;      /* 2 nedge, sorted (a, b), a < b */
+    int *bs, *boff; /* nb */
+    int* edges;     /* 2 nedge, sorted (a, b), a < b */
     int cap_nb, cap_edge;
     /* values */
     double* vals;
-    size_t *diag_off;       /* nb */
+    size_t* diag_off;        /* nb */
     size_t *up_off, *lo_off; /* nedge */
     size_t nvals;
     int cap_vals;
     /* compressed columns (UMFPACK) */
-    int *Ap, *Ai;  /* n + 1, nnz */
-    double* Ax;    /* nnz */
-    int* pos;      /* nvals: index into Ax of each block entry */
+    int *Ap, *Ai; /* n + 1, nnz */
+    double* Ax;   /* nnz */
+    int* pos;     /* nvals: index into Ax of each block entry */
     int cap_n, cap_nnz;
-    int* Wi;    /* n */
-    double* W;  /* 5 n */
-    double* x;  /* n: UMFPACK's solve may not alias b and x */
+    int* Wi;   /* n */
+    double* W; /* 5 n */
+    double* x; /* n: UMFPACK's solve may not alias b and x */
     void *symbolic, *numeric;
     double control[UMFPACK_CONTROL];
     /* dense path */
@@ -80,9 +80,9 @@ void ccb_sparse_lu_destroy(ccb_sparse_lu* lu) {
         return;
     }
     free_umfpack(lu);
-    void* const ptrs[] = {lu->bs,  lu->boff, lu->edges, lu->vals, lu->diag_off, lu->up_off,
-                          lu->lo_off, lu->Ap, lu->Ai,   lu->Ax,   lu->pos,      lu->Wi,
-                          lu->W,   lu->x,    lu->Hd,    lu->piv};
+    void* const ptrs[] = {lu->bs,     lu->boff, lu->edges, lu->vals, lu->diag_off, lu->up_off,
+                          lu->lo_off, lu->Ap,   lu->Ai,    lu->Ax,   lu->pos,      lu->Wi,
+                          lu->W,      lu->x,    lu->Hd,    lu->piv};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) {
         ccb_free(ptrs[k]);
     }
@@ -314,8 +314,8 @@ ccb_status ccb_sparse_lu_factor(ccb_sparse_lu* lu, int use_umfpack, char* msg, s
     }
     double info[UMFPACK_INFO];
     if (lu->need_analysis) {
-        const int st = umfpack_di_symbolic(n, n, lu->Ap, lu->Ai, lu->Ax, &lu->symbolic,
-                                           lu->control, info);
+        const int st =
+            umfpack_di_symbolic(n, n, lu->Ap, lu->Ai, lu->Ax, &lu->symbolic, lu->control, info);
         if (st != UMFPACK_OK) {
             lu->symbolic = NULL;
             return ccb_errorf(msg, msgn,

@@ -93,8 +93,8 @@ ccb_status ccb_tamsi_params_check(const ccb_tamsi_params* p, char* msg, size_t n
                           "TAMSI: max_iterations must be in 1..100000 (got %d)", p->max_iterations);
     }
     if (p->max_substeps < 1 || p->max_substeps > 1000) {
-        return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "TAMSI: max_substeps must be in 1..1000 (got %d)", p->max_substeps);
+        return ccb_errorf(msg, n, CCB_E_INVALID, "TAMSI: max_substeps must be in 1..1000 (got %d)",
+                          p->max_substeps);
     }
     if (p->linear_solver != CCB_TAMSI_LU_AUTO && p->linear_solver != CCB_TAMSI_LU_UMFPACK &&
         p->linear_solver != CCB_TAMSI_LU_DENSE) {
@@ -125,9 +125,9 @@ void ccb_tamsi_destroy(ccb_tamsi* ws) {
         return;
     }
     ccb_sparse_lu_destroy(ws->lu);
-    void* const ptrs[] = {ws->v,  ws->vstar, ws->v0,  ws->vsub, ws->g,   ws->Ddiag, ws->r,
-                          ws->dv, ws->tmp,   ws->vfull, ws->vc, ws->f,   ws->dvc,   ws->imp,
-                          ws->G,  ws->phi,   ws->bs,  ws->hist};
+    void* const ptrs[] = {ws->v,   ws->vstar, ws->v0,  ws->vsub,  ws->g,  ws->Ddiag,
+                          ws->r,   ws->dv,    ws->tmp, ws->vfull, ws->vc, ws->f,
+                          ws->dvc, ws->imp,   ws->G,   ws->phi,   ws->bs, ws->hist};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) {
         ccb_free(ptrs[k]);
     }
@@ -150,13 +150,13 @@ static ccb_status fail(ccb_tamsi* ws, ccb_status s, const char* fmt, ...) {
 }
 
 static ccb_status reserve(ccb_tamsi* ws, const ccb_problem* pb) {
-    void** const vi[] = {(void**)&ws->v,     (void**)&ws->vstar, (void**)&ws->v0,
-                         (void**)&ws->vsub,  (void**)&ws->g,     (void**)&ws->Ddiag,
-                         (void**)&ws->r,     (void**)&ws->dv,    (void**)&ws->tmp};
+    void** const vi[] = {(void**)&ws->v,    (void**)&ws->vstar, (void**)&ws->v0,
+                         (void**)&ws->vsub, (void**)&ws->g,     (void**)&ws->Ddiag,
+                         (void**)&ws->r,    (void**)&ws->dv,    (void**)&ws->tmp};
     const size_t d = sizeof(double);
     const size_t vsz[] = {d, d, d, d, d, d, d, d, d};
-    void** const ci[] = {(void**)&ws->vc, (void**)&ws->f,   (void**)&ws->dvc,
-                         (void**)&ws->imp, (void**)&ws->G,  (void**)&ws->phi};
+    void** const ci[] = {(void**)&ws->vc,  (void**)&ws->f, (void**)&ws->dvc,
+                         (void**)&ws->imp, (void**)&ws->G, (void**)&ws->phi};
     const size_t csz[] = {3 * d, 3 * d, 3 * d, 3 * d, 9 * d, d};
     const int npv = pb->npv > 0 ? pb->npv : 1, nc = pb->nc > 0 ? pb->nc : 1;
     if (ccb_grow_many(vi, vsz, 9, &ws->cap_v, npv) ||

@@ -55,8 +55,8 @@ static double dot2(const double a[2], const double b[2]) {
 }
 
 /* Case VI: the angle limiter (Uchida, Sherman & Delp 2015, as in Drake). */
-static double angle_limit(const ccb_tals_params* p, const double v[2], const double dv[2],
-                          double x, ccb_tals_case* which) {
+static double angle_limit(const ccb_tals_params* p, const double v[2], const double dv[2], double x,
+                          ccb_tals_case* which) {
     const double v1[2] = {v[0] + dv[0], v[1] + dv[1]};
     const double n0 = sqrt(dot2(v, v)), n1 = sqrt(dot2(v1, v1));
     const double cmax = cos(p->theta_max);

@@ -105,8 +105,7 @@ static void test_ie_order_and_counts(void) {
         } else {
             /* the Jacobian of a linear f never changes: one evaluation, one factorization */
             CHECK(w[0].n_jacobian == 1 && w[0].n_factor == 1,
-                  "QN reuses J and A (J %ld, factorizations %ld)", w[0].n_jacobian,
-                  w[0].n_factor);
+                  "QN reuses J and A (J %ld, factorizations %ld)", w[0].n_jacobian, w[0].n_factor);
         }
     }
 }
@@ -329,8 +328,7 @@ static void test_errors(void) {
         const ccb_ode_system fail_sys = {1, failing_f, NULL, 0, 0, NULL};
         CHECK(ccb_ode_create(&fail_sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create");
         ccb_ode_set_state(ode, 0.0, x0);
-        CHECK(ccb_ode_advance(ode, 1.0) == CCB_E_INVALID, "f's failure passed on (method %d)",
-              m);
+        CHECK(ccb_ode_advance(ode, 1.0) == CCB_E_INVALID, "f's failure passed on (method %d)", m);
         ccb_ode_destroy(ode);
     }
 }
@@ -371,11 +369,11 @@ static void test_contact_ode_box(void) {
     gd.name = "ground";
     gd.mobilizer = CCB_MOBILIZER_FIXED;
     int ig, ib;
-    CHECK(ccb_model_add_body(m, &gd, &ig) == CCB_OK && ccb_model_add_shape(m, ig, &ground, NULL) ==
-                                                           CCB_OK,
+    CHECK(ccb_model_add_body(m, &gd, &ig) == CCB_OK &&
+              ccb_model_add_shape(m, ig, &ground, NULL) == CCB_OK,
           "ground");
-    CHECK(ccb_model_add_body(m, &bd, &ib) == CCB_OK && ccb_model_add_shape(m, ib, &sd, NULL) ==
-                                                           CCB_OK,
+    CHECK(ccb_model_add_body(m, &bd, &ib) == CCB_OK &&
+              ccb_model_add_shape(m, ib, &sd, NULL) == CCB_OK,
           "box: %s", ccb_model_last_error(m));
     CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
     ccb_contact_ode_params cp = ccb_contact_ode_params_default();
@@ -386,8 +384,8 @@ static void test_contact_ode_box(void) {
     const ccb_ode_system* sys = ccb_contact_ode_system(co);
     CHECK(sys->nx == 2, "x = (x, vx)");
     for (int i = 0; i < 500; ++i) {
-        const double t = uniform(0, 2), x[2] = {uniform(-0.1, 0.1),
-                                                uniform(-1, 1) * loguniform(1e-6, 1)};
+        const double t = uniform(0, 2),
+                     x[2] = {uniform(-0.1, 0.1), uniform(-1, 1) * loguniform(1e-6, 1)};
         double xd[2], xr[2];
         CHECK(sys->f(sys->user, t, x, xd) == CCB_OK, "f: %s", ccb_contact_ode_last_error(co));
         box_f(&b, t, x, xr);

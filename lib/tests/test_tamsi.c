@@ -146,9 +146,11 @@ static void test_tals_table(void) {
               vv[0], vv[1], d[0], d[1]);
         if (w == CCB_TALS_ANGLE) {
             const double v1[2] = {vv[0] + a * d[0], vv[1] + a * d[1]};
-            const double c = (vv[0] * v1[0] + vv[1] * v1[1]) / (hypot(vv[0], vv[1]) * hypot(v1[0], v1[1]));
-            CHECK_ABS(c, cos(p.theta_max), 1e-9, "limited turn equals theta_max (round-off of "
-                                                  "the squared-cosine quadratic)");
+            const double c =
+                (vv[0] * v1[0] + vv[1] * v1[1]) / (hypot(vv[0], vv[1]) * hypot(v1[0], v1[1]));
+            CHECK_ABS(c, cos(p.theta_max), 1e-9,
+                      "limited turn equals theta_max (round-off of "
+                      "the squared-cosine quadratic)");
         }
     }
 }
@@ -369,8 +371,9 @@ static void test_tamsi_umfpack_vs_dense(void) {
         CHECK(sd == CCB_OK && su == CCB_OK, "trial %d: dense %d, umfpack %d: %s", trial, (int)sd,
               (int)su, ccb_tamsi_last_error(ws));
         for (int j = 0; j < 9; ++j) {
-            CHECK_ABS(vu[j], vd[j], TOL_SOLVE, "UMFPACK vs dense LU: same Newton iterates up to "
-                                               "round-off");
+            CHECK_ABS(vu[j], vd[j], TOL_SOLVE,
+                      "UMFPACK vs dense LU: same Newton iterates up to "
+                      "round-off");
         }
         if (trial == 0) {
             ccb_tamsi_counters(ws, &an0, NULL);

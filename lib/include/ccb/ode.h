@@ -62,8 +62,8 @@ typedef enum ccb_ie_newton {
 } ccb_ie_newton;
 
 typedef enum ccb_ie_estimator {
-    CCB_IE_TRAPEZOID = 0,     /* implicit trapezoid (Drake <= 2020-06, the paper's era) */
-    CCB_IE_STEP_DOUBLING = 1  /* one step h vs two steps h/2 (Drake since #13224) */
+    CCB_IE_TRAPEZOID = 0,    /* implicit trapezoid (Drake <= 2020-06, the paper's era) */
+    CCB_IE_STEP_DOUBLING = 1 /* one step h vs two steps h/2 (Drake since #13224) */
 } ccb_ie_estimator;
 
 typedef enum ccb_ode_gsl_method {
@@ -141,11 +141,10 @@ CCB_API void ccb_ode_reset_work(ccb_ode* ode);
  * |r|_2 <= r_tol, at most max_iter iterations, TALS on or off (theta_max from params or pi/3
  * if params is NULL). Writes |r(x^k)|_2 for k = 0..(*n - 1) into rnorm (max_iter + 1 entries),
  * x^{*n-1} into x_out (may be NULL), *converged = 1 if |r| <= r_tol was reached. */
-CCB_API ccb_status ccb_ode_ie_newton_trace(const ccb_ode_system* sys, double t0,
-                                           const double* x0, double h, int tals,
-                                           double theta_max, int max_iter, double r_tol,
-                                           double* rnorm, int* n, double* x_out, int* converged,
-                                           char* msg, size_t msg_size);
+CCB_API ccb_status ccb_ode_ie_newton_trace(const ccb_ode_system* sys, double t0, const double* x0,
+                                           double h, int tals, double theta_max, int max_iter,
+                                           double r_tol, double* rnorm, int* n, double* x_out,
+                                           int* converged, char* msg, size_t msg_size);
 
 /* ---- the continuous contact model (spec §A) ---------------------------------------------------- */
 
@@ -178,8 +177,8 @@ CCB_API const char* ccb_contact_ode_last_error(const ccb_contact_ode* co);
  * arrays valid until the next call. */
 CCB_API ccb_status ccb_contact_ode_contacts(ccb_contact_ode* co, double t, const double* x,
                                             double margin, int* nc,
-                                            const struct ccb_contact** contacts,
-                                            const double** vc, const double** f);
+                                            const struct ccb_contact** contacts, const double** vc,
+                                            const double** f);
 
 #ifdef __cplusplus
 }

@@ -49,7 +49,7 @@ typedef struct ccb_sim_params {
     ccb_tamsi_params tamsi;     /* TAMSI options (vs from problem.approx.vs) */
     ccb_ode_params ode;         /* ODE integrator options; ode.h = 0 means dt */
     ccb_contact_ode_params contact_ode; /* continuous model (vs from problem.approx.vs) */
-    double margin;              /* speculative contact margin [m]; default CCB_DEFAULT_MARGIN */
+    double margin; /* speculative contact margin [m]; default CCB_DEFAULT_MARGIN */
 } ccb_sim_params;
 
 CCB_API ccb_sim_params ccb_sim_params_default(void);

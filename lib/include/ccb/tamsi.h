@@ -35,15 +35,15 @@ extern "C" {
 /* ---- TALS (spec §C.2) ------------------------------------------------------------------------ */
 
 typedef enum ccb_tals_case {
-    CCB_TALS_SMALL_UPDATE = 1,     /* I:   |dv| < eps_v: alpha = 1 */
-    CCB_TALS_FROM_ZERO = 2,        /* II:  from ~0 to sliding: land at |vt| ~ v_s/2 */
-    CCB_TALS_TO_ZERO = 3,          /* III: from sliding to ~0: stop at v_s/2 short of it */
-    CCB_TALS_INSIDE = 4,           /* start inside the disk, or land inside it: alpha = 1 */
-    CCB_TALS_CROSSING = 5,         /* V:   the chord crosses the disk: stop at its closest
+    CCB_TALS_SMALL_UPDATE = 1, /* I:   |dv| < eps_v: alpha = 1 */
+    CCB_TALS_FROM_ZERO = 2,    /* II:  from ~0 to sliding: land at |vt| ~ v_s/2 */
+    CCB_TALS_TO_ZERO = 3,      /* III: from sliding to ~0: stop at v_s/2 short of it */
+    CCB_TALS_INSIDE = 4,       /* start inside the disk, or land inside it: alpha = 1 */
+    CCB_TALS_CROSSING = 5,     /* V:   the chord crosses the disk: stop at its closest
                                       point (or v_s/2 short of zero) */
-    CCB_TALS_ANGLE = 6,            /* VI:  turn limited to theta_max */
-    CCB_TALS_ANGLE_FREE = 7,       /* VI:  turn below theta_max: alpha = 1 */
-    CCB_TALS_FAILED = 0            /* VI:  no real root (Drake's kAlphaSolverFailed) */
+    CCB_TALS_ANGLE = 6,        /* VI:  turn limited to theta_max */
+    CCB_TALS_ANGLE_FREE = 7,   /* VI:  turn below theta_max: alpha = 1 */
+    CCB_TALS_FAILED = 0        /* VI:  no real root (Drake's kAlphaSolverFailed) */
 } ccb_tals_case;
 
 typedef struct ccb_tals_params {
@@ -69,20 +69,20 @@ typedef enum ccb_tamsi_coupling {
 } ccb_tamsi_coupling;
 
 typedef enum ccb_tamsi_linear_solver {
-    CCB_TAMSI_LU_AUTO = 0,   /* dense LU for one participating clique, UMFPACK otherwise */
+    CCB_TAMSI_LU_AUTO = 0, /* dense LU for one participating clique, UMFPACK otherwise */
     CCB_TAMSI_LU_UMFPACK = 1,
     CCB_TAMSI_LU_DENSE = 2
 } ccb_tamsi_linear_solver;
 
 typedef struct ccb_tamsi_params {
-    ccb_tamsi_coupling coupling;   /* default two-way */
-    ccb_friction_model friction;   /* default CCB_FRICTION_TAMSI_QUAD (Drake, spec §D.5) */
-    double vs;                     /* stiction tolerance [m/s]; default 1e-4 */
-    double rho;                    /* relative tolerance [-]; eps_v = rho v_s; default 1e-2 */
-    double theta_max;              /* TALS angle limit [rad]; default pi/3 */
-    int tals;                      /* 1: TALS on (default); 0: full Newton steps (ablation) */
-    int max_iterations;            /* per (sub)step; default 20 (Drake's TamsiDriver) */
-    int max_substeps;              /* retries with N = 2..max_substeps substeps; default 20;
+    ccb_tamsi_coupling coupling; /* default two-way */
+    ccb_friction_model friction; /* default CCB_FRICTION_TAMSI_QUAD (Drake, spec §D.5) */
+    double vs;                   /* stiction tolerance [m/s]; default 1e-4 */
+    double rho;                  /* relative tolerance [-]; eps_v = rho v_s; default 1e-2 */
+    double theta_max;            /* TALS angle limit [rad]; default pi/3 */
+    int tals;                    /* 1: TALS on (default); 0: full Newton steps (ablation) */
+    int max_iterations;          /* per (sub)step; default 20 (Drake's TamsiDriver) */
+    int max_substeps;            /* retries with N = 2..max_substeps substeps; default 20;
                                       1 disables substepping */
     ccb_tamsi_linear_solver linear_solver;
 } ccb_tamsi_params;
@@ -92,11 +92,11 @@ CCB_API ccb_status ccb_tamsi_params_check(const ccb_tamsi_params* p, char* msg, 
 
 /* One TAMSI iteration (spec §D.6: the residual history the paper's Fig. 4 plots). */
 typedef struct ccb_tamsi_iter {
-    double residual; /* |r|_2 at the iterate before the update [N s] */
-    double e_t;      /* |dvt|_2 of the full update [m/s] */
-    double e_n;      /* |dvn|_2 of the full update [m/s] */
-    double alpha;    /* fraction of the update taken [-] */
-    int tals_limited;/* contacts whose TALS alpha was < 1 */
+    double residual;  /* |r|_2 at the iterate before the update [N s] */
+    double e_t;       /* |dvt|_2 of the full update [m/s] */
+    double e_n;       /* |dvn|_2 of the full update [m/s] */
+    double alpha;     /* fraction of the update taken [-] */
+    int tals_limited; /* contacts whose TALS alpha was < 1 */
 } ccb_tamsi_iter;
 
 typedef struct ccb_tamsi_stats {
