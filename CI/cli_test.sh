@@ -62,6 +62,18 @@ expect 2 "rtol"                  -- "$CCB" run conveyor --rtol 2 --out "$tmp/a"
 expect 2 "unknown study"         -- "$CCB" study conveyor nosuch --out "$tmp/s"
 expect 2 "jobs"                  -- "$CCB" study conveyor fig3 --jobs 0 --out "$tmp/s"
 expect 2 "unknown case"          -- "$CCB" gate nosuchcase --out "$tmp/g"
+expect 0 "RK3 reference"         -- "$CCB" info box
+expect 0 "solver defaults"       -- "$CCB" info box
+expect 2 "--solver expects one of newton, tamsi, ie, rk3, gsl" -- "$CCB" run box --solver sap --out "$tmp/a"
+expect 2 "--coupling expects"    -- "$CCB" run box --solver tamsi --coupling both --out "$tmp/a"
+expect 2 "--friction expects"    -- "$CCB" run box --solver tamsi --friction coulomb --out "$tmp/a"
+expect 2 "--tals expects"        -- "$CCB" run box --solver ie --tals maybe --out "$tmp/a"
+expect 2 "accuracy a must be in" -- "$CCB" run box --solver ie --accuracy 2 --out "$tmp/a"
+expect 2 "accuracy a must be in" -- "$CCB" run box --solver ie --accuracy -1 --out "$tmp/a"
+expect 2 "--h must be > 0"       -- "$CCB" run box --solver ie --h 0 --out "$tmp/a"
+expect 2 "whole number of fixed" -- "$CCB" run box --solver ie --h 3e-4 --out "$tmp/a"
+expect 2 "out of range"          -- "$CCB" run box --set friction=7 --out "$tmp/a"
+expect 2 "out of range"          -- "$CCB" run box --set a_fixed=0 --out "$tmp/a"
 if [ -e "$tmp/a" ]; then
   echo "FAIL: rejected runs created $tmp/a"
   fails=$((fails + 1))
@@ -94,6 +106,17 @@ fi
 expect 1 "did not converge" -- "$CCB" run conveyor --approx similar --max-iterations 1 --rtol 1e-12 --out "$tmp/fail"
 grep -q '"status":[[:space:]]*"failed"' "$tmp/fail/meta.json" || { echo "FAIL: failed run not recorded as failed"; fails=$((fails + 1)); }
 
+# --- every solver runs through the same command; a TAMSI failure is a failure ----------------------
+for sv in "--solver tamsi" "--solver tamsi --coupling one-way" "--solver ie" \
+          "--solver ie --jacobian quasi --tals on" "--solver ie --error-control --accuracy 1e-3" \
+          "--solver rk3 --h 1e-5" "--solver gsl"; do
+  # shellcheck disable=SC2086
+  expect 0 "status ok" -- "$CCB" run box $sv --t-final 0.5 --out "$tmp/sv"
+done
+grep -q '"work.f_evaluations"\|"f_evaluations"' "$tmp/sv/meta.json" || { echo "FAIL: ODE work not in meta.json"; fails=$((fails + 1)); }
+expect 1 "TAMSI failed with 1..20 substeps" -- "$CCB" run box --solver tamsi --tals off --dt 0.01 --t-final 1 --out "$tmp/tf"
+grep -q '"status":[[:space:]]*"failed"' "$tmp/tf/meta.json" || { echo "FAIL: TAMSI failure not recorded"; fails=$((fails + 1)); }
+
 # --- determinism: identical inputs, bit-identical trajectories -----------------------------------
 for m in sap similar lagged lagged-reg; do
   "$CCB" run conveyor --approx "$m" --out "$tmp/d1_$m" >/dev/null 2>&1
@@ -103,6 +126,18 @@ for m in sap similar lagged lagged-reg; do
     fails=$((fails + 1))
   else
     pass=$((pass + 1))
+  fi
+done
+for sv in "--solver tamsi" "--solver ie --tals on --jacobian quasi" "--solver ie --error-control"; do
+  # shellcheck disable=SC2086
+  "$CCB" run box $sv --out "$tmp/e1" >/dev/null 2>&1
+  # shellcheck disable=SC2086
+  "$CCB" run box $sv --out "$tmp/e2" >/dev/null 2>&1
+  if cmp -s "$tmp/e1/trajectory.csv" "$tmp/e2/trajectory.csv"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL: box $sv trajectories differ between identical runs"
+    fails=$((fails + 1))
   fi
 done
 # studies give the same data whatever the number of parallel jobs

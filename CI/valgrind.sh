@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Memcheck on the unit tests and one run of every approximation (no leaks, no invalid accesses).
+# Memcheck on the unit tests and one run of every approximation and solver (no leaks, no invalid
+# accesses).
 # Runnable locally; needs valgrind (apt-get install valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,4 +20,12 @@ done
 echo "== ccb run sphere / rod"
 CCB_SOURCE_DIR=$PWD $vg build/ccb run sphere --out "$out/sphere" >/dev/null
 CCB_SOURCE_DIR=$PWD $vg build/ccb run rod --dt 1e-5 --out "$out/rod" >/dev/null
+echo "== ccb run box: TAMSI, implicit Euler (QN + TALS, error control), RK3, GSL; study fig4"
+for sv in "--solver tamsi" "--solver tamsi --coupling one-way" "--solver ie --jacobian quasi --tals on" \
+          "--solver ie --error-control --accuracy 1e-3" "--solver rk3 --h 1e-5" "--solver gsl"; do
+  # shellcheck disable=SC2086
+  CCB_SOURCE_DIR=$PWD $vg build/ccb run box $sv --t-final 0.5 --out "$out/box" >/dev/null
+done
+CCB_SOURCE_DIR=$PWD $vg build/ccb run conveyor --solver tamsi --t-final 0.5 --out "$out/ct" >/dev/null
+CCB_SOURCE_DIR=$PWD $vg build/ccb study box fig4 --no-figures --out "$out/study" >/dev/null
 echo "valgrind: clean"

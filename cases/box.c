@@ -1130,9 +1130,9 @@ static const case_study k_studies[] = {
      "TAMSI Fig. 4", study_fig4},
     {"work-precision", "e_v (25 ms windows) against f evaluations, IE FN/QN x fixed/EC x TALS",
      "TAMSI Fig. 5", study_work_precision},
-    {"convergence", "e_v against h: TAMSI and the convex approximations", "(ccb)",
+    {"convergence", "e_v against h: TAMSI and the convex approximations", "ccb comparison",
      study_convergence},
-    {"variants", "every solver and approximation at h = 10 ms and 1 ms", "(ccb)", study_variants},
+    {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison", study_variants},
 };
 
 static const char* const k_quick[] = {"reference", "fig4", "work-precision", "convergence", NULL};

@@ -419,6 +419,32 @@ static int no_metric(void* u, const char* name, double* v) {
     return -1;
 }
 
+/* Choices of the non-convex solvers that the papers or the spec leave open (spec §H). */
+static const char* const k_solver_notes[] = {
+    "newton: Newton with exact line search on the convex approximation (--approx); stopping "
+    "test scaled by the momentum change of the step A (v - v0) (--stop-scale momentum: the "
+    "spec's A v); eps_r = 1e-5.",
+    "tamsi: two-way coupling, TALS on (theta_max = pi/3, rho = 1e-2), regularization quad "
+    "(Drake's TamsiSolver) unless the case sets one, v_s from the case; 20 iterations per "
+    "attempt and retries with 2..20 equal substeps (Drake's TamsiDriver, spec §D.5); across "
+    "substeps ccb updates phi <- phi + hs vn instead of Drake's clamped fn0 <- (fn0 - hs k vn)+ "
+    "(same in contact, right for speculative contacts); the one-way variant solves its SPD "
+    "Jacobian by the same LU; dense LU for one participating clique, UMFPACK otherwise.",
+    "ie/rk3/gsl integrate the continuous model (configuration not frozen): fn = k (1 - d vn)+ "
+    "(-phi)+, ft = -mu~(|vt|/v_s) fn vt/|vt| with regularization stribeck5 (Drake's continuous "
+    "point contact) unless the case sets one; dt is the sampling interval, --h the integrator "
+    "step (default dt).",
+    "ie: full Newton, accuracy a = 0.1 (Drake), Newton test of Hairer & Wanner (kappa = 0.05, "
+    "10 iterations per trial), forward-difference Jacobian (sqrt(eps) relative); quasi Newton "
+    "with Drake's trials; fixed step: a failed step is redone as two halves that finish the "
+    "interval [spec H-B4]; error control: implicit-trapezoid estimate [spec H-B1, UNVERIFIED] "
+    "(--estimator doubling: Drake's current one), Drake's step-size rule; TALS (--tals on) "
+    "limits the whole update by the smallest contact alpha, uses the applied update in the "
+    "Newton tests [spec §C.4] and also acts in the trapezoid solve.",
+    "rk3: Drake's RungeKutta3 tableau with the fewest equal steps <= h per sampling interval; "
+    "gsl: rk8pd, absolute and relative tolerance 1e-10 (--gsl-method, --gsl-tol).",
+};
+
 static int cmd_info(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2, "", &o,
@@ -477,6 +503,10 @@ static int cmd_info(int argc, char** argv) {
     printf("\nmodelling choices ([default?] items of cases.md and solver defaults):\n");
     for (int i = 0; i < cs->nnotes; ++i) {
         printf("  - %s\n", cs->notes[i]);
+    }
+    printf("\nsolver defaults of every case (--solver; spec formulation-tamsi-hydro):\n");
+    for (size_t i = 0; i < sizeof k_solver_notes / sizeof k_solver_notes[0]; ++i) {
+        printf("  - %s\n", k_solver_notes[i]);
     }
     return 0;
 }
@@ -913,33 +943,51 @@ static const char* k_bench_help =
     "usage: ccb bench [CASE] [options]\n"
     "\n"
     "Times the stepping loop (no output files) of the case (default conveyor) for every\n"
-    "approximation, or one with --approx, and reports the median over --repeat runs.\n"
+    "approximation, TAMSI and implicit Euler (full Newton + TALS, h = dt), or for the one\n"
+    "variant named by --approx or --solver, and reports the median over --repeat runs.\n"
     "\n"
     "  --repeat N     repetitions (default 5)\n"
     "  --approx NAME  only this approximation\n"
-    "  --dt S, --t-final S, --set NAME=VALUE, --rtol X\n";
+    "  --dt S, --t-final S, --set NAME=VALUE, --rtol X\n"
+    "  solver variant options as for ccb run (with --solver or --approx):\n" VARIANT_HELP;
 
 static int cmd_bench(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "repeat approx dt t-final set rtol", &o, k_bench_help);
+    parse_opts(argc, argv, 2, "repeat approx dt t-final set rtol " VARIANT_OPTS, &o,
+               k_bench_help);
     if (o.npos > 1) {
         die_usage("bench takes at most one CASE");
     }
     const case_desc* cs = need_case(o.npos ? o.pos[0] : "conveyor");
     printf("# ccb bench %s: median of %d runs of the stepping loop (libccb %s, %s)\n", cs->name,
            o.repeat, ccb_version(), ccb_revision());
-    printf("%-11s %-9s %-8s %-12s %-14s %-12s %-10s %s\n", "approx", "dt [s]", "steps", "wall [s]",
-           "per step [us]", "steps/s", "mean it.", "status");
-    int fails = 0;
-    for (int a = 0; a < ccb_approx_count(); ++a) {
-        const ccb_approx* ap = ccb_approx_get(a);
-        if (o.approx && ap != need_approx(o.approx)) {
-            continue;
+    printf("%-22s %-9s %-8s %-12s %-14s %-12s %-10s %s\n", "variant", "dt [s]", "steps",
+           "wall [s]", "per step [us]", "steps/s", "mean it.", "status");
+    /* the variants: every approximation, TAMSI and implicit Euler (FN + TALS, h = dt); or the
+     * one named by --approx / --solver */
+    run_config list[16];
+    int n = 0;
+    if (o.solver || o.approx) {
+        run_config_default(cs, &list[0]);
+        if (o.approx) {
+            list[0].approx = need_approx(o.approx);
         }
-        run_config cfg;
-        run_config_default(cs, &cfg);
+        n = 1;
+    } else {
+        for (int a = 0; a < ccb_approx_count() && n < 14; ++a) {
+            run_config_default(cs, &list[n]);
+            list[n++].approx = ccb_approx_get(a);
+        }
+        run_config_default(cs, &list[n]);
+        list[n++].solver.solver = CCB_SOLVER_TAMSI;
+        run_config_default(cs, &list[n]);
+        list[n].solver.solver = CCB_SOLVER_ODE;
+        list[n++].solver.ode.tals = 1;
+    }
+    int fails = 0;
+    for (int v = 0; v < n; ++v) {
+        run_config cfg = list[v];
         apply_sets(cs, cfg.params, &o);
-        cfg.approx = ap;
         if (o.have_dt) {
             cfg.dt = o.dt;
         }
@@ -947,8 +995,17 @@ static int cmd_bench(int argc, char** argv) {
             cfg.t_final = o.t_final;
         }
         apply_solver_opts(&o, &cfg.newton, &cfg.delassus);
-        snprintf(cfg.label, sizeof cfg.label, "bench-%s", ap->name);
+        if (o.solver || o.approx) {
+            apply_variant_opts(&o, &cfg);
+        }
+        char variant[64];
+        variant_name(&cfg, variant, sizeof variant);
+        snprintf(cfg.label, sizeof cfg.label, "bench-%s", variant);
         double* times = calloc((size_t)o.repeat, sizeof(double));
+        if (times == NULL) {
+            fprintf(stderr, "ccb: out of memory\n");
+            return EXIT_USAGE;
+        }
         run_record rec;
         memset(&rec, 0, sizeof rec);
         double mean_it = 0;
@@ -969,7 +1026,7 @@ static int cmd_bench(int argc, char** argv) {
         }
         qsort(times, (size_t)o.repeat, sizeof(double), cmp_double);
         const double med = times[o.repeat / 2];
-        printf("%-11s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", ap->name, cfg.dt, steps,
+        printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg.dt, steps,
                med, steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,
                mean_it, ok ? "ok" : "FAILED");
         fails += !ok;

@@ -4,13 +4,16 @@
 
 #include "ccb/alloc.h"
 #include "ccb/approx.h"
+#include "ccb/friction.h"
 #include "ccb/geometry.h"
 #include "ccb/math.h"
 #include "ccb/model.h"
 #include "ccb/newton.h"
+#include "ccb/ode.h"
 #include "ccb/problem.h"
 #include "ccb/record.h"
 #include "ccb/sim.h"
 #include "ccb/status.h"
+#include "ccb/tamsi.h"
 
 #endif
