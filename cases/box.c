@@ -1016,9 +1016,9 @@ static int study_variants(study_ctx* ctx) {
         n++;
         for (int v = 0; v < 4; ++v) { /* error control a = 1e-3, largest step h */
             ie_config(ctx, &cfg[n], "variants", v / 2, v % 2, 1, 1e-3, hs[k], T);
-            char label[96];
+            char label[sizeof cfg[n].label + 32];
             snprintf(label, sizeof label, "%s_hmax%g", cfg[n].label, hs[k]);
-            snprintf(cfg[n].label, sizeof cfg[n].label, "%s", label);
+            snprintf(cfg[n].label, sizeof cfg[n].label, "%.80s", label);
             snprintf(cfg[n].out_dir, sizeof cfg[n].out_dir, "%s/%s/variants/%s", ctx->out_root,
                      ctx->cs->name, label);
             n++;

@@ -598,6 +598,15 @@ ccb_status ccb_problem_contact_velocity(const ccb_problem* p, int i, const doubl
 
 /* ---- reduced (participating) vector operations, shared by the Newton and TAMSI solvers ---- */
 
+void ccb_problem_expand(const ccb_problem* p, const double* v, double* v_full) {
+    memcpy(v_full, p->vstar, (size_t)p->nv * sizeof(double));
+    for (int a = 0; a < p->np; ++a) {
+        const int c = p->pclique[a];
+        memcpy(v_full + p->clique_voff[c], v + p->pvoff[a],
+               (size_t)p->clique_nv[c] * sizeof(double));
+    }
+}
+
 void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y) {
     for (int a = 0; a < p->np; ++a) {
         const int c = p->pclique[a];

@@ -68,6 +68,8 @@ void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_c
 static inline int ccb_problem_coff(const ccb_problem* p, int clique) {
     return p->pvoff[p->clique_pidx[clique]];
 }
+/* v_full (nv) = v* with the participating cliques' entries taken from v (npv), */
+void ccb_problem_expand(const ccb_problem* p, const double* v, double* v_full);
 /* y = A x (block diagonal over participating cliques), */
 void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y);
 /* y_i = J_i x (+ b_i if with_bias), 3 rows per contact (y has 3 nc entries), */

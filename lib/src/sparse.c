@@ -136,11 +136,11 @@ double* ccb_sparse_edge_block(ccb_sparse* sp, int e) {
     return sp->vals + sp->edge_off[e];
 }
 
-int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b) {
-    int lo = 0, hi = sp->nedge - 1;
+int ccb_edge_find(const int* edges, int nedge, int a, int b) {
+    int lo = 0, hi = nedge - 1;
     while (lo <= hi) {
         const int mid = (lo + hi) / 2;
-        const int* e = &sp->edges[2 * mid];
+        const int* e = &edges[2 * mid];
         if (e[0] == a && e[1] == b) {
             return mid;
         }
@@ -151,6 +151,10 @@ int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b) {
         }
     }
     return -1;
+}
+
+int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b) {
+    return ccb_edge_find(sp->edges, sp->nedge, a, b);
 }
 
 void ccb_sparse_zero(ccb_sparse* sp) {

@@ -31,6 +31,8 @@ int ccb_sparse_n(const ccb_sparse* sp);
 /* Dense storage of diagonal block a / edge block e (valid until the next set_pattern). */
 double* ccb_sparse_diag_block(ccb_sparse* sp, int a);
 double* ccb_sparse_edge_block(ccb_sparse* sp, int e);
+/* Index of the pair (a, b) in the sorted unique pair list edges (2 nedge), or -1. */
+int ccb_edge_find(const int* edges, int nedge, int a, int b);
 /* Index of the edge (a, b), a < b, or -1. */
 int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b);
 /* Sets all block values to zero. */

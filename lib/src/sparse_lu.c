@@ -103,20 +103,7 @@ long ccb_sparse_lu_analyses(const ccb_sparse_lu* lu) {
 }
 
 int ccb_sparse_lu_find_edge(const ccb_sparse_lu* lu, int a, int b) {
-    int lo = 0, hi = lu->nedge - 1;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        const int* e = &lu->edges[2 * mid];
-        if (e[0] == a && e[1] == b) {
-            return mid;
-        }
-        if (e[0] < a || (e[0] == a && e[1] < b)) {
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    return -1;
+    return ccb_edge_find(lu->edges, lu->nedge, a, b);
 }
 
 void ccb_sparse_lu_zero(ccb_sparse_lu* lu) {

@@ -521,13 +521,7 @@ const double* ccb_tamsi_velocities(const ccb_tamsi* ws) {
     if (ws == NULL || ws->pb == NULL) {
         return NULL;
     }
-    const ccb_problem* pb = ws->pb;
-    memcpy(ws->vfull, pb->vstar, (size_t)pb->nv * sizeof(double));
-    for (int a = 0; a < pb->np; ++a) {
-        const int c = pb->pclique[a];
-        memcpy(ws->vfull + pb->clique_voff[c], ws->v + pb->pvoff[a],
-               (size_t)pb->clique_nv[c] * sizeof(double));
-    }
+    ccb_problem_expand(ws->pb, ws->v, ws->vfull);
     return ws->vfull;
 }
 const double* ccb_tamsi_contact_velocities(const ccb_tamsi* ws) {

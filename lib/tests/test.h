@@ -91,6 +91,21 @@ static inline double loguniform(double a, double b) {
     return exp(uniform(log(a), log(b)));
 }
 
+/* A uniformly random rotation matrix (row-major) from a normalized random quaternion. */
+static inline void random_rotation(double R[9]) {
+    double q[4], n = 0;
+    for (int i = 0; i < 4; ++i) {
+        q[i] = uniform(-1, 1);
+        n += q[i] * q[i];
+    }
+    n = sqrt(n);
+    const double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
+    const double M[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                         2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                         2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+    memcpy(R, M, sizeof M);
+}
+
 /* Eigenvalues of a symmetric 3x3 matrix (cyclic Jacobi; accurate to round-off). */
 static inline void sym3_eigvals(const double G[9], double ev[3]) {
     double a[3][3];

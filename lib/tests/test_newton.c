@@ -18,21 +18,6 @@ static const double TOL_ROUND = 1e-12;
 static const ccb_approx* const APPROX[4] = {&ccb_approx_sap, &ccb_approx_similar,
                                             &ccb_approx_lagged, &ccb_approx_lagged_reg};
 
-static void random_rotation(double R[9]) {
-    double q[4];
-    double n = 0;
-    for (int i = 0; i < 4; ++i) {
-        q[i] = uniform(-1, 1);
-        n += q[i] * q[i];
-    }
-    n = sqrt(n);
-    const double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
-    const double M[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                         2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                         2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
-    memcpy(R, M, sizeof M);
-}
-
 typedef struct pm {
     double m, J[9], A[9], b[3], vstar[3], v0[3];
     ccb_contact_input in;

@@ -163,20 +163,6 @@ typedef struct pm {
     ccb_problem_params prm;
 } pm;
 
-static void random_rotation(double R[9]) {
-    double q[4], n = 0;
-    for (int i = 0; i < 4; ++i) {
-        q[i] = uniform(-1, 1);
-        n += q[i] * q[i];
-    }
-    n = sqrt(n);
-    const double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
-    const double M[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                         2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                         2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
-    memcpy(R, M, sizeof M);
-}
-
 static ccb_status set_pm(ccb_problem* pb, const pm* p) {
     const int nv = 3;
     ccb_raw_contact rc;
