@@ -279,6 +279,36 @@ static void windowed_error_job(void* user, int i) {
     free(rv);
 }
 
+/* The runs of a study with their error jobs: allocated together, freed together. */
+typedef struct batch {
+    run_config* cfg;
+    run_record* rec; /* zeroed: freeing a run that never ran is a no-op */
+    wjob* jobs;
+    int n;
+} batch;
+
+static int batch_alloc(batch* b, int n) {
+    b->n = n;
+    b->cfg = calloc((size_t)n, sizeof *b->cfg);
+    b->rec = calloc((size_t)n, sizeof *b->rec);
+    b->jobs = calloc((size_t)n, sizeof *b->jobs);
+    if (!b->cfg || !b->rec || !b->jobs) {
+        free(b->cfg), free(b->rec), free(b->jobs);
+        fprintf(stderr, "ccb: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void batch_free(batch* b) {
+    for (int i = 0; i < b->n; ++i) {
+        run_record_free(&b->rec[i]);
+    }
+    free(b->cfg);
+    free(b->rec);
+    free(b->jobs);
+}
+
 /* e_v of n runs (in parallel) with window dw. */
 static void windowed_errors(study_ctx* ctx, const run_record* rec, int n, double dw, wjob* jobs) {
     for (int i = 0; i < n; ++i) {
@@ -691,14 +721,13 @@ static int study_work_precision(study_ctx* ctx) {
     const double* P = ctx->params;
     const double dw = P[P_DW], T = ctx->cs->t_final_default;
     const int nfix = 4 * NH_WP, nrun = nfix + 4 * NA_WP;
-    run_config* cfg = calloc((size_t)nrun, sizeof *cfg);
-    run_record* rec = calloc((size_t)nrun, sizeof *rec);
-    wjob* jobs = calloc((size_t)nrun, sizeof *jobs);
-    if (!cfg || !rec || !jobs) {
-        free(cfg), free(rec), free(jobs);
-        fprintf(stderr, "ccb: out of memory\n");
+    batch b;
+    if (batch_alloc(&b, nrun) != 0) {
         return 2;
     }
+    run_config* cfg = b.cfg;
+    run_record* rec = b.rec;
+    wjob* jobs = b.jobs;
     for (int v = 0; v < 4; ++v) {
         for (int j = 0; j < NH_WP; ++j) {
             ie_config(ctx, &cfg[v * NH_WP + j], "work-precision", v / 2, v % 2, 0, k_h_wp[j], dw,
@@ -823,12 +852,7 @@ static int study_work_precision(study_ctx* ctx) {
         study_report(ctx, "\nAll runs: `box/work-precision/work_precision.csv`.\n\n");
     }
 out:
-    for (int i = 0; i < nrun; ++i) {
-        run_record_free(&rec[i]);
-    }
-    free(cfg);
-    free(rec);
-    free(jobs);
+    batch_free(&b);
     return rc;
 }
 
@@ -860,14 +884,13 @@ static int study_convergence(study_ctx* ctx) {
     const double* P = ctx->params;
     const double dw = P[P_DW], T = ctx->cs->t_final_default;
     const int nrun = NM_CONV * NH_CONV;
-    run_config* cfg = calloc((size_t)nrun, sizeof *cfg);
-    run_record* rec = calloc((size_t)nrun, sizeof *rec);
-    wjob* jobs = calloc((size_t)nrun, sizeof *jobs);
-    if (!cfg || !rec || !jobs) {
-        free(cfg), free(rec), free(jobs);
-        fprintf(stderr, "ccb: out of memory\n");
+    batch b;
+    if (batch_alloc(&b, nrun) != 0) {
         return 2;
     }
+    run_config* cfg = b.cfg;
+    run_record* rec = b.rec;
+    wjob* jobs = b.jobs;
     for (int i = 0; i < NM_CONV; ++i) {
         for (int j = 0; j < NH_CONV; ++j) {
             run_config* c = &cfg[i * NH_CONV + j];
@@ -956,12 +979,7 @@ static int study_convergence(study_ctx* ctx) {
         study_report(ctx, "\n");
     }
 out:
-    for (int i = 0; i < nrun; ++i) {
-        run_record_free(&rec[i]);
-    }
-    free(cfg);
-    free(rec);
-    free(jobs);
+    batch_free(&b);
     return rc;
 }
 
@@ -976,14 +994,13 @@ static int study_variants(study_ctx* ctx) {
     const double hs[2] = {1e-2, 1e-3};
     enum { N_IE = 9, N_FREE = 2, N_EXTRA = 3 };
     const int per_h = NV_DISCRETE + N_FREE + N_IE, nrun = 2 * per_h + N_EXTRA;
-    run_config* cfg = calloc((size_t)nrun, sizeof *cfg);
-    run_record* rec = calloc((size_t)nrun, sizeof *rec);
-    wjob* jobs = calloc((size_t)nrun, sizeof *jobs);
-    if (!cfg || !rec || !jobs) {
-        free(cfg), free(rec), free(jobs);
-        fprintf(stderr, "ccb: out of memory\n");
+    batch b;
+    if (batch_alloc(&b, nrun) != 0) {
         return 2;
     }
+    run_config* cfg = b.cfg;
+    run_record* rec = b.rec;
+    wjob* jobs = b.jobs;
     int n = 0;
     for (int k = 0; k < 2; ++k) {
         for (int i = 0; i < NV_DISCRETE; ++i) {
@@ -1112,12 +1129,7 @@ static int study_variants(study_ctx* ctx) {
     free(tab.s);
     free(md.s);
 out:
-    for (int i = 0; i < n; ++i) {
-        run_record_free(&rec[i]);
-    }
-    free(cfg);
-    free(rec);
-    free(jobs);
+    batch_free(&b);
     return rc;
 }
 
@@ -1132,7 +1144,8 @@ static const case_study k_studies[] = {
      "TAMSI Fig. 5", study_work_precision},
     {"convergence", "e_v against h: TAMSI and the convex approximations", "ccb comparison",
      study_convergence},
-    {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison", study_variants},
+    {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison",
+     study_variants},
 };
 
 static const char* const k_quick[] = {"reference", "fig4", "work-precision", "convergence", NULL};

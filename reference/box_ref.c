@@ -15,7 +15,6 @@
  * integrated by the explicit RK3 of the work-precision reference (spec §E.2, Drake's tableau) in
  * a tight loop (the force at the end of a step is reused at the start of the next). */
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,45 +63,6 @@ static double net(double t, void* u) { /* s f(t) - mu W: the acceleration's sign
     return S->s * force(S->p, t) - S->p->mu * S->p->m * S->p->g;
 }
 
-static double brent(double (*f)(double, void*), void* u, double a, double b) {
-    gsl_function F = {f, u};
-    gsl_root_fsolver* s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (s == NULL) {
-        return NAN;
-    }
-    double r = NAN;
-    if (gsl_root_fsolver_set(s, &F, a, b) == GSL_SUCCESS) {
-        for (int it = 0; it < 200; ++it) {
-            if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS) {
-                break;
-            }
-            r = gsl_root_fsolver_root(s);
-            if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
-                                       1e-14, 0) == GSL_SUCCESS) {
-                break;
-            }
-        }
-    }
-    gsl_root_fsolver_free(s);
-    return r;
-}
-
-/* First t in (t0, T] where f changes sign from positive to <= 0 (want_down) or from <= 0 to
- * positive (!want_down), refined; NAN if none. */
-static double first_crossing(double (*f)(double, void*), void* u, double t0, double T, double step,
-                             int want_down) {
-    double a = t0, fa = f(a, u);
-    while (a < T) {
-        const double b = fmin(a + step, T), fb = f(b, u);
-        if (want_down ? (fa > 0 && fb <= 0) : (fa <= 0 && fb > 0)) {
-            return fb == 0 ? b : brent(f, u, a, b);
-        }
-        a = b;
-        fa = fb;
-    }
-    return NAN;
-}
-
 int ccb_ref_box_solve(const ccb_ref_box* p, double T, ccb_ref_box_events* ev, char* msg, size_t n) {
     gsl_set_error_handler_off();
     memset(ev, 0, sizeof *ev);
@@ -115,7 +75,8 @@ int ccb_ref_box_solve(const ccb_ref_box* p, double T, ccb_ref_box_events* ev, ch
     double t = 0.0, x = 0.0; /* stuck at rest at x = 0 from t = 0 (cases.md §7.1 IC) */
     while (t < T) {
         /* stuck: wait until |f| exceeds mu W */
-        double t_on = excess(t, (void*)p) > 0 ? t : first_crossing(excess, (void*)p, t, T, step, 0);
+        double t_on =
+            excess(t, (void*)p) > 0 ? t : ccb_ref_next_crossing(excess, (void*)p, t, T, step, 1);
         if (isnan(t_on)) {
             break;
         }
@@ -127,7 +88,7 @@ int ccb_ref_box_solve(const ccb_ref_box* p, double T, ccb_ref_box_events* ev, ch
         const double s = force(p, t_on + 0.5 * step) > 0 ? 1.0 : -1.0;
         slide S = {p, t_on, x, s};
         /* re-stick at the first root of s v after t_on (s v > 0 just after the onset) */
-        const double t_off = first_crossing(sv, &S, t_on + 1e-9 * step, T, step, 1);
+        const double t_off = ccb_ref_next_crossing(sv, &S, t_on + 1e-9 * step, T, step, -1);
         const int k = ev->n++;
         ev->t_on[k] = t_on;
         ev->x_on[k] = x;
@@ -135,7 +96,8 @@ int ccb_ref_box_solve(const ccb_ref_box* p, double T, ccb_ref_box_events* ev, ch
         ev->t_off[k] = isnan(t_off) ? T : t_off;
         ev->ended[k] = !isnan(t_off);
         /* peak speed: s f(t) falls back to mu W */
-        const double t_pk = first_crossing(net, &S, t_on + 1e-9 * step, ev->t_off[k], step, 1);
+        const double t_pk =
+            ccb_ref_next_crossing(net, &S, t_on + 1e-9 * step, ev->t_off[k], step, -1);
         ev->t_peak[k] = isnan(t_pk) ? ev->t_off[k] : t_pk;
         ev->v_peak[k] = fabs(slide_v(&S, ev->t_peak[k]));
         x = slide_x(&S, ev->t_off[k]);

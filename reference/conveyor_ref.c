@@ -7,7 +7,6 @@
  * v_rel = v_box - v_b returns to zero. Events are bracketed by a 1e-4 s scan and refined with
  * GSL's Brent solver. */
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -53,50 +52,6 @@ static double arel(double t, void* u) { /* d v_rel / dt */
     return s->acc - ab;
 }
 
-/* Root of f in [a, b] (f(a) f(b) <= 0) to 1e-14 s. */
-static double brent(double (*f)(double, void*), void* u, double a, double b) {
-    gsl_function F = {f, u};
-    gsl_root_fsolver* s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (s == NULL) {
-        return NAN;
-    }
-    double r = NAN;
-    if (gsl_root_fsolver_set(s, &F, a, b) == GSL_SUCCESS) {
-        for (int it = 0; it < 200; ++it) {
-            if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS) {
-                break;
-            }
-            r = gsl_root_fsolver_root(s);
-            const double lo = gsl_root_fsolver_x_lower(s), hi = gsl_root_fsolver_x_upper(s);
-            if (gsl_root_test_interval(lo, hi, 1e-14, 0) == GSL_SUCCESS) {
-                break;
-            }
-        }
-    }
-    gsl_root_fsolver_free(s);
-    return r;
-}
-
-/* First t in (t0, T] where f crosses zero (upwards only if want_upward), or NAN. */
-static double next_crossing(double (*f)(double, void*), void* u, double t0, double T,
-                            int want_upward) {
-    const double h = 1e-4;
-    double ta = t0, fa = f(t0, u);
-    for (double tb = t0 + h; ta < T; tb += h) {
-        if (tb > T) {
-            tb = T;
-        }
-        const double fb = f(tb, u);
-        const int up = fa <= 0 && fb > 0, down = fa >= 0 && fb < 0;
-        if ((want_upward == 1 && up) || (want_upward == 0 && (up || down))) {
-            return brent(f, u, ta, tb);
-        }
-        ta = tb;
-        fa = fb;
-    }
-    return NAN;
-}
-
 int ccb_ref_conveyor_events(const ccb_ref_conveyor* p, double T, ccb_ref_events* ev, char* msg,
                             size_t msgn) {
     gsl_set_error_handler_off();
@@ -112,20 +67,20 @@ int ccb_ref_conveyor_events(const ccb_ref_conveyor* p, double T, ccb_ref_events*
     }
     while (t < T && ev->n < CCB_REF_MAX_EVENTS) {
         /* stick until |a_b| exceeds mu g */
-        const double t_on = next_crossing(excess, (void*)p, t + 1e-9, T, 1);
+        const double t_on = ccb_ref_next_crossing(excess, (void*)p, t + 1e-9, T, 1e-4, 1);
         if (isnan(t_on)) {
             break;
         }
         double vb, ab;
         ccb_ref_conveyor_belt(p, t_on, NULL, &vb, &ab);
         slip_ctx s = {p, t_on, vb, ab < 0 ? -p->mu * p->g : p->mu * p->g};
-        double t_off = next_crossing(vrel, &s, t_on + 1e-6, T, 0);
+        double t_off = ccb_ref_next_crossing(vrel, &s, t_on + 1e-6, T, 1e-4, 0);
         if (isnan(t_off)) {
             t_off = T;
         }
         /* largest relative speed: where the relative acceleration vanishes */
         double vmax = fmax(fabs(vrel(t_on, &s)), fabs(vrel(t_off, &s)));
-        const double tm = next_crossing(arel, &s, t_on + 1e-6, t_off, 0);
+        const double tm = ccb_ref_next_crossing(arel, &s, t_on + 1e-6, t_off, 1e-4, 0);
         if (!isnan(tm)) {
             vmax = fmax(vmax, fabs(vrel(tm, &s)));
         }

@@ -6,6 +6,14 @@
 
 #include <stddef.h>
 
+/* ---- root finding (roots.c) ---------------------------------------------------------------------
+ * Root of f in [a, b] (f(a) f(b) <= 0) to 1e-14 by GSL's Brent solver (NAN if it fails). */
+double ccb_ref_brent(double (*f)(double, void*), void* u, double a, double b);
+/* First root of f in (t0, T] found by a scan with `step` and refined: dir = +1 only upward
+ * crossings (f <= 0 then > 0), -1 only downward (> 0 then <= 0), 0 either. NAN if none. */
+double ccb_ref_next_crossing(double (*f)(double, void*), void* u, double t0, double T, double step,
+                             int dir);
+
 /* ---- conveyor (spec: cases.md §3.2) ------------------------------------------------------------
  * Box of any mass on a belt x_b(t) = A sin(2 pi f t + phase), ideal Coulomb friction mu under
  * gravity g, starting in stiction with the belt's velocity. Stick holds while |a_b| <= mu g; in
