@@ -1,31 +1,65 @@
-/* geometry: narrow-phase point contacts against half-spaces.
+/* geometry: point contacts between shapes, with a broad phase.
  *
- * Half-space H (body A): region {x : n.(x - o) <= 0}, n = R_WH e_z, o = p_WH.
- * Every other shape is a set of support points s_k (shape frame) swept by a radius r: box corners
- * and markers (r = 0), the sphere centre (r = radius), the two ends of a capsule's segment
- * (r = radius; for a segment against a plane the closest points are always its ends). For a
- * support point at p in W:
- *   phi = n.(p - o) - r           signed distance (spec: formulation-convex §1.3)
- *   p_B = p - r n                 deepest point of B,   p_A = p_B - phi n  (on the plane).
- * Candidate shape pairs are fixed at ccb_model_finalize (all pairs). */
+ * Narrow phase (normal n from A into B, phi signed distance, < 0 overlap; spec:
+ * formulation-convex §0, §1.3):
+ *   half-space A {x : n.(x - o) <= 0}, n = R_WH e_z, o = p_WH, against the support points s_k of
+ *     B swept by a radius r (box corners and markers r = 0, the sphere centre r = radius, the two
+ *     ends of a capsule's segment; against a plane the closest points of a segment are always
+ *     its ends): phi = n.(p - o) - r, p_B = p - r n, p_A = p_B - phi n (on the plane);
+ *   sphere A vs sphere B (centres c_A, c_B): n = (c_B - c_A)/|c_B - c_A| (+z if they coincide),
+ *     phi = |c_B - c_A| - r_A - r_B, p_A = c_A + r_A n, p_B = c_B - r_B n;
+ *   box A (half extents h) vs sphere B: with c the sphere centre in the box frame and q = c
+ *     clamped to the box, outside: n = R (c - q)/|c - q|, phi = |c - q| - r; inside: the face of
+ *     least depth (lowest axis on ties) gives n = R sign(c_i) e_i, phi = -(h_i - |c_i|) - r,
+ *     q = c with q_i = sign(c_i) h_i; p_A = X q (on the box), p_B = c_B - r n.
+ * The contact point is C = p_B + kA/(kA + kB) (p_A - p_B) (stiffness weighted; on a rigid A it is
+ * A's surface point).
+ *
+ * Broad phase: every shape's world pose once per query; half-spaces are tested against every
+ * bounded shape with a bounding-sphere distance test; bounded shapes are paired by sweep and
+ * prune on x over their bounding spheres grown by the margin (the order of the previous query is
+ * re-sorted by insertion, almost linear while bodies move little between steps), then by the
+ * bounding-sphere distance test. Contacts are reported in the canonical order of (lower shape
+ * index, higher shape index, feature), independent of the broad phase. */
 #include "ccb/geometry.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ccb/alloc.h"
 #include "model_internal.h"
+
+/* Workspace of a contact set: per-shape world poses and the sweep order. */
+typedef struct geo_ws {
+    ccb_pose* X;  /* nshapes */
+    double* lo;   /* nshapes: lower x bound of the grown bounding sphere */
+    int* order;   /* bounded shapes sorted by lo (persistent between queries) */
+    int norder;   /* 0: order must be (re)built */
+    int cap;
+    const ccb_model* model; /* the model the order belongs to */
+} geo_ws;
 
 void ccb_contact_set_free(ccb_contact_set* set) {
     if (set == NULL) {
         return;
     }
+    geo_ws* ws = set->ws;
+    if (ws) {
+        ccb_free(ws->X);
+        ccb_free(ws->lo);
+        ccb_free(ws->order);
+        ccb_free(ws);
+    }
     ccb_free(set->items);
     set->items = NULL;
+    set->ws = NULL;
     set->n = set->cap = 0;
 }
 
 static ccb_status add_contact(ccb_contact_set* out, const ccb_contact* c) {
-    if (ccb_grow((void**)&out->items, &out->cap, out->n + 1, sizeof(ccb_contact)) != CCB_OK) {
+    if (out->n == out->cap &&
+        ccb_grow((void**)&out->items, &out->cap, out->n + 1, sizeof(ccb_contact)) != CCB_OK) {
         return CCB_E_NOMEM;
     }
     out->items[out->n++] = *c;
@@ -59,6 +93,150 @@ static double shape_radius(const ccb_shape* s) {
                                                                                  : 0.0;
 }
 
+/* Records one contact of the pair (a, b) from A's and B's witness points. */
+static ccb_status emit(const ccb_model* m, int a, int b, int feature, double phi, ccb_vec3 n,
+                       ccb_vec3 pA, ccb_vec3 pB, ccb_contact_set* out) {
+    ccb_contact c;
+    double wa;
+    c.material = ccb_shape_pair_material(m, a, b, &wa);
+    c.body_a = m->shapes[a].body;
+    c.body_b = m->shapes[b].body;
+    c.shape_a = a;
+    c.shape_b = b;
+    c.feature = feature;
+    c.phi0 = phi;
+    c.p = ccb_v3_add(pB, ccb_v3_scale(wa, ccb_v3_sub(pA, pB)));
+    c.R_WC = ccb_contact_frame(n);
+    return add_contact(out, &c);
+}
+
+static ccb_status halfspace_contacts(const ccb_model* m, const geo_ws* ws, int a, int b,
+                                     double margin, ccb_contact_set* out) {
+    const ccb_pose* XH = &ws->X[a];
+    const ccb_pose* XS = &ws->X[b];
+    const ccb_shape* sb = &m->shapes[b];
+    const ccb_vec3 n = ccb_m3_col(&XH->R, 2);
+    const double r = shape_radius(sb);
+    const int np = shape_npoints(sb);
+    for (int k = 0; k < np; ++k) {
+        const ccb_vec3 ps = ccb_v3_add(XS->p, ccb_m3_mul_v(&XS->R, shape_point(sb, k)));
+        const double phi = ccb_v3_dot(n, ccb_v3_sub(ps, XH->p)) - r;
+        if (!(phi < margin)) {
+            continue;
+        }
+        const ccb_vec3 pB = ccb_v3_sub(ps, ccb_v3_scale(r, n));
+        const ccb_vec3 pA = ccb_v3_sub(pB, ccb_v3_scale(phi, n));
+        if (emit(m, a, b, k, phi, n, pA, pB, out) != CCB_OK) {
+            return CCB_E_NOMEM;
+        }
+    }
+    return CCB_OK;
+}
+
+static ccb_status sphere_contact(const ccb_model* m, const geo_ws* ws, int a, int b,
+                                 double margin, ccb_contact_set* out) {
+    const double ra = m->shapes[a].def.radius, rb = m->shapes[b].def.radius;
+    const ccb_vec3 ca = ws->X[a].p, cb = ws->X[b].p;
+    const ccb_vec3 d = ccb_v3_sub(cb, ca);
+    const double dist = ccb_v3_norm(d);
+    const double phi = dist - ra - rb;
+    if (!(phi < margin)) {
+        return CCB_OK;
+    }
+    const ccb_vec3 n = dist > 0 ? ccb_v3_scale(1.0 / dist, d) : ccb_v3(0, 0, 1);
+    return emit(m, a, b, 0, phi, n, ccb_v3_add(ca, ccb_v3_scale(ra, n)),
+                ccb_v3_sub(cb, ccb_v3_scale(rb, n)), out);
+}
+
+static ccb_status box_sphere_contact(const ccb_model* m, const geo_ws* ws, int a, int b,
+                                     double margin, ccb_contact_set* out) {
+    const ccb_pose* XA = &ws->X[a];
+    const ccb_vec3 hv = m->shapes[a].def.half_extents;
+    const double h[3] = {hv.x, hv.y, hv.z};
+    const double rb = m->shapes[b].def.radius;
+    const ccb_vec3 cb = ws->X[b].p;
+    const ccb_vec3 cl = ccb_m3_tmul_v(&XA->R, ccb_v3_sub(cb, XA->p));
+    const double c[3] = {cl.x, cl.y, cl.z};
+    double q[3], nl[3] = {0, 0, 0}, phi;
+    int inside = 1;
+    for (int i = 0; i < 3; ++i) {
+        q[i] = c[i] < -h[i] ? -h[i] : (c[i] > h[i] ? h[i] : c[i]);
+        inside &= q[i] == c[i];
+    }
+    if (!inside) {
+        const double d[3] = {c[0] - q[0], c[1] - q[1], c[2] - q[2]};
+        const double dist = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        phi = dist - rb;
+        for (int i = 0; i < 3; ++i) {
+            nl[i] = d[i] / dist;
+        }
+    } else {
+        int ax = 0;
+        for (int i = 1; i < 3; ++i) {
+            if (h[i] - fabs(c[i]) < h[ax] - fabs(c[ax])) {
+                ax = i;
+            }
+        }
+        const double sgn = c[ax] >= 0 ? 1.0 : -1.0;
+        phi = -(h[ax] - fabs(c[ax])) - rb;
+        nl[ax] = sgn;
+        q[ax] = sgn * h[ax];
+    }
+    if (!(phi < margin)) {
+        return CCB_OK;
+    }
+    const ccb_vec3 n = ccb_m3_mul_v(&XA->R, ccb_v3(nl[0], nl[1], nl[2]));
+    const ccb_vec3 pA = ccb_v3_add(XA->p, ccb_m3_mul_v(&XA->R, ccb_v3(q[0], q[1], q[2])));
+    return emit(m, a, b, 0, phi, n, pA, ccb_v3_sub(cb, ccb_v3_scale(rb, n)), out);
+}
+
+/* Narrow phase of the shape pair (i, j), both known to be active. */
+static ccb_status pair_contacts(const ccb_model* m, const geo_ws* ws, int i, int j, double margin,
+                                ccb_contact_set* out) {
+    int a, b;
+    switch (ccb_shape_pair_kind(m, i, j, &a, &b)) {
+    case CCB_PAIR_HALFSPACE: return halfspace_contacts(m, ws, a, b, margin, out);
+    case CCB_PAIR_SPHERES: return sphere_contact(m, ws, a, b, margin, out);
+    case CCB_PAIR_BOX_SPHERE: return box_sphere_contact(m, ws, a, b, margin, out);
+    case CCB_PAIR_NONE: return CCB_OK; /* filtered pair (checked at finalize) */
+    }
+    return CCB_OK;
+}
+
+static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
+    geo_ws* ws = out->ws;
+    if (ws == NULL) {
+        ws = ccb_calloc(1, sizeof(geo_ws));
+        if (ws == NULL) {
+            return CCB_E_NOMEM;
+        }
+        out->ws = ws;
+    }
+    if (ws->model != m) {
+        ws->model = m;
+        ws->norder = 0;
+    }
+    void** const arr[] = {(void**)&ws->X, (void**)&ws->lo, (void**)&ws->order};
+    const size_t sz[] = {sizeof(ccb_pose), sizeof(double), sizeof(int)};
+    return ccb_grow_many(arr, sz, 3, &ws->cap, m->nshapes > 0 ? m->nshapes : 1);
+}
+
+static int cmp_contact(const void* x, const void* y) {
+    const ccb_contact* a = x;
+    const ccb_contact* b = y;
+    const int alo = a->shape_a < a->shape_b ? a->shape_a : a->shape_b;
+    const int ahi = a->shape_a < a->shape_b ? a->shape_b : a->shape_a;
+    const int blo = b->shape_a < b->shape_b ? b->shape_a : b->shape_b;
+    const int bhi = b->shape_a < b->shape_b ? b->shape_b : b->shape_a;
+    if (alo != blo) {
+        return alo < blo ? -1 : 1;
+    }
+    if (ahi != bhi) {
+        return ahi < bhi ? -1 : 1;
+    }
+    return (a->feature > b->feature) - (a->feature < b->feature);
+}
+
 ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, double margin,
                               ccb_contact_set* out, char* msg, size_t msg_size) {
     if (m == NULL || out == NULL || (m->nq > 0 && q == NULL)) {
@@ -72,49 +250,82 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
                           "contact margin must be finite and >= 0 m (got %g)", margin);
     }
     out->n = 0;
-    for (int ip = 0; ip < m->npairs; ++ip) {
-        const ccb_shape_pair* pr = &m->pairs[ip];
-        const ccb_shape* sa = &m->shapes[pr->a];
-        const ccb_shape* sb = &m->shapes[pr->b];
-        const ccb_body* ba = &m->bodies[sa->body];
-        const ccb_body* bb = &m->bodies[sb->body];
-        ccb_pose XA, XB;
-        ccb_body_pose(ba, t, ba->nq ? q + ba->qoff : NULL, &XA);
-        ccb_body_pose(bb, t, bb->nq ? q + bb->qoff : NULL, &XB);
-        const ccb_pose XH = ccb_pose_compose(&XA, &sa->def.pose);
-        const ccb_pose XS = ccb_pose_compose(&XB, &sb->def.pose);
-        const ccb_vec3 n = ccb_m3_col(&XH.R, 2);
-        if (!ccb_v3_isfinite(XH.p) || !ccb_v3_isfinite(XS.p) || !ccb_v3_isfinite(n)) {
+    if (reserve_ws(out, m) != CCB_OK) {
+        return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
+    }
+    geo_ws* ws = out->ws;
+    /* world poses of every shape */
+    for (int s = 0; s < m->nshapes; ++s) {
+        const ccb_shape* sh = &m->shapes[s];
+        const ccb_body* bd = &m->bodies[sh->body];
+        ccb_pose XB;
+        ccb_body_pose(bd, t, bd->nq ? q + bd->qoff : NULL, &XB);
+        ws->X[s] = ccb_pose_compose(&XB, &sh->def.pose);
+        if (!ccb_v3_isfinite(ws->X[s].p) || !ccb_all_finite(ws->X[s].R.m, 9)) {
             return ccb_errorf(msg, msg_size, CCB_E_NONFINITE,
-                              "geometry_query: non-finite pose of body '%s' or '%s' at t = %g",
-                              ba->name, bb->name, t);
+                              "geometry_query: non-finite pose of body '%s' at t = %g", bd->name,
+                              t);
         }
-        const ccb_mat3 R_WC = ccb_contact_frame(n);
-        const int np = shape_npoints(sb);
-        const double r = shape_radius(sb);
-        for (int k = 0; k < np; ++k) {
-            const ccb_vec3 pS = shape_point(sb, k);
-            const ccb_vec3 ps = ccb_v3_add(XS.p, ccb_m3_mul_v(&XS.R, pS));
-            const double phi = ccb_v3_dot(n, ccb_v3_sub(ps, XH.p)) - r;
-            const ccb_vec3 pB = ccb_v3_sub(ps, ccb_v3_scale(r, n));
-            if (!(phi < margin)) {
+    }
+    /* half-spaces against every bounded shape */
+    for (int h = 0; h < m->nhalfspaces; ++h) {
+        const int a = m->halfspaces[h];
+        const ccb_vec3 n = ccb_m3_col(&ws->X[a].R, 2);
+        for (int k = 0; k < m->nbounded; ++k) {
+            const int b = m->bounded[k];
+            const double d = ccb_v3_dot(n, ccb_v3_sub(ws->X[b].p, ws->X[a].p));
+            if (d - m->shapes[b].bound >= margin || !ccb_shape_pair_active(m, a, b)) {
                 continue;
             }
-            const ccb_vec3 pA = ccb_v3_sub(pB, ccb_v3_scale(phi, n));
-            ccb_contact c;
-            c.body_a = sa->body;
-            c.body_b = sb->body;
-            c.shape_a = pr->a;
-            c.shape_b = pr->b;
-            c.feature = k;
-            c.phi0 = phi;
-            c.p = ccb_v3_add(pB, ccb_v3_scale(pr->weight_a, ccb_v3_sub(pA, pB)));
-            c.R_WC = R_WC;
-            c.material = pr->material;
-            if (add_contact(out, &c) != CCB_OK) {
+            if (halfspace_contacts(m, ws, a, b, margin, out) != CCB_OK) {
                 return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
             }
         }
+    }
+    /* bounded pairs: sweep and prune on x */
+    const double grow = 0.5 * margin;
+    for (int k = 0; k < m->nbounded; ++k) {
+        const int s = m->bounded[k];
+        ws->lo[s] = ws->X[s].p.x - m->shapes[s].bound - grow;
+    }
+    if (ws->norder != m->nbounded) {
+        memcpy(ws->order, m->bounded, (size_t)m->nbounded * sizeof(int));
+        ws->norder = m->nbounded;
+    }
+    int* ord = ws->order;
+    for (int k = 1; k < ws->norder; ++k) { /* insertion sort by (lo, index) */
+        const int s = ord[k];
+        int j = k - 1;
+        while (j >= 0 && (ws->lo[ord[j]] > ws->lo[s] || (ws->lo[ord[j]] == ws->lo[s] && ord[j] > s))) {
+            ord[j + 1] = ord[j];
+            --j;
+        }
+        ord[j + 1] = s;
+    }
+    for (int k = 0; k < ws->norder; ++k) {
+        const int i = ord[k];
+        const ccb_shape* si = &m->shapes[i];
+        const ccb_vec3 ci = ws->X[i].p;
+        const double hi_x = ci.x + si->bound + grow;
+        const int mi = m->bodies[si->body].nv > 0;
+        for (int l = k + 1; l < ws->norder && ws->lo[ord[l]] <= hi_x; ++l) {
+            const int j = ord[l];
+            const ccb_shape* sj = &m->shapes[j];
+            if (si->body == sj->body || (!mi && m->bodies[sj->body].nv == 0)) {
+                continue;
+            }
+            const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, ci);
+            const double reach = si->bound + sj->bound + margin;
+            if (ccb_v3_dot(d, d) >= reach * reach || !ccb_shape_pair_active(m, i, j)) {
+                continue;
+            }
+            if (pair_contacts(m, ws, i, j, margin, out) != CCB_OK) {
+                return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
+            }
+        }
+    }
+    if (out->n > 1) {
+        qsort(out->items, (size_t)out->n, sizeof(ccb_contact), cmp_contact);
     }
     return CCB_OK;
 }

@@ -64,6 +64,58 @@ ccb_twist ccb_twist_planar(double vx, double vz, double omega) {
     return V;
 }
 
+void ccb_quat_from_m3(const ccb_mat3* R, double q[4]) {
+    const double* m = R->m;
+    const double tr = m[0] + m[4] + m[8];
+    if (tr >= m[0] && tr >= m[4] && tr >= m[8]) {
+        const double s = 2.0 * sqrt(1.0 + tr);
+        q[0] = 0.25 * s;
+        q[1] = (m[7] - m[5]) / s;
+        q[2] = (m[2] - m[6]) / s;
+        q[3] = (m[3] - m[1]) / s;
+    } else if (m[0] >= m[4] && m[0] >= m[8]) {
+        const double s = 2.0 * sqrt(1.0 + m[0] - m[4] - m[8]);
+        q[0] = (m[7] - m[5]) / s;
+        q[1] = 0.25 * s;
+        q[2] = (m[1] + m[3]) / s;
+        q[3] = (m[2] + m[6]) / s;
+    } else if (m[4] >= m[8]) {
+        const double s = 2.0 * sqrt(1.0 + m[4] - m[0] - m[8]);
+        q[0] = (m[2] - m[6]) / s;
+        q[1] = (m[1] + m[3]) / s;
+        q[2] = 0.25 * s;
+        q[3] = (m[5] + m[7]) / s;
+    } else {
+        const double s = 2.0 * sqrt(1.0 + m[8] - m[0] - m[4]);
+        q[0] = (m[3] - m[1]) / s;
+        q[1] = (m[2] + m[6]) / s;
+        q[2] = (m[5] + m[7]) / s;
+        q[3] = 0.25 * s;
+    }
+    if (q[0] < 0) { /* canonical sign: w >= 0 */
+        for (int i = 0; i < 4; ++i) {
+            q[i] = -q[i];
+        }
+    }
+}
+
+ccb_mat3 ccb_m3_from_quat(const double qin[4]) {
+    const double n = sqrt(qin[0] * qin[0] + qin[1] * qin[1] + qin[2] * qin[2] + qin[3] * qin[3]);
+    const double w = qin[0] / n, x = qin[1] / n, y = qin[2] / n, z = qin[3] / n;
+    ccb_mat3 R = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+                   2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                   2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+    return R;
+}
+
+ccb_mat3 ccb_m3_axis_angle(ccb_vec3 a, double angle) {
+    const double c = cos(angle), s = sin(angle), t = 1.0 - c;
+    ccb_mat3 R = {{t * a.x * a.x + c, t * a.x * a.y - s * a.z, t * a.x * a.z + s * a.y,
+                   t * a.x * a.y + s * a.z, t * a.y * a.y + c, t * a.y * a.z - s * a.x,
+                   t * a.x * a.z - s * a.y, t * a.y * a.z + s * a.x, t * a.z * a.z + c}};
+    return R;
+}
+
 ccb_mat3 ccb_contact_frame(ccb_vec3 n) {
     const double a[3] = {fabs(n.x), fabs(n.y), fabs(n.z)};
     int i = 0;

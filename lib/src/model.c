@@ -1,5 +1,9 @@
 /* model: bodies, mobilizers, shapes, materials; kinematics of each mobilizer.
  *
+ * Free mobilizer: q = (p, quat) (7), v = (w_W, v_W) (6), velocity map S = I, mass matrix
+ * diag(I_W, m I), qdot = (v, 1/2 (0, w) (x) quat); the step q = q0 + dt N(q0) v (spec §1.1) is
+ * followed by renormalizing the quaternion.
+ *
  * Planar mobilizer (spec: formulation-convex §1.1 with N = I): position (x, y0, z), rotation
  * R_y(theta); twist w = (0, thetadot, 0), v = (xdot, 0, zdot). Its velocity map S (6 x nv) picks
  * the unlocked coordinates; mass matrix M = S^T diag(R I_B R^T, m I) S; explicit force
@@ -8,6 +12,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
@@ -17,6 +22,10 @@ static const char* const k_planar_q[3] = {"x", "z", "theta"};
 static const char* const k_planar_v[3] = {"vx", "vz", "omega"};
 static const char* const k_planar_qu[3] = {"m", "m", "rad"};
 static const char* const k_planar_vu[3] = {"m/s", "m/s", "rad/s"};
+static const char* const k_free_q[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+static const char* const k_free_v[6] = {"wx", "wy", "wz", "vx", "vy", "vz"};
+static const char* const k_free_qu[7] = {"m", "m", "m", "-", "-", "-", "-"};
+static const char* const k_free_vu[6] = {"rad/s", "rad/s", "rad/s", "m/s", "m/s", "m/s"};
 
 ccb_body_def ccb_body_def_default(void) {
     ccb_body_def d;
@@ -59,7 +68,8 @@ void ccb_model_destroy(ccb_model* m) {
     ccb_free(m->bodies);
     ccb_free(m->shapes);
     ccb_free(m->filters);
-    ccb_free(m->pairs);
+    ccb_free(m->halfspaces);
+    ccb_free(m->bounded);
     ccb_free(m->clique_body);
     ccb_free(m->qnames);
     ccb_free(m->vnames);
@@ -125,6 +135,54 @@ static double planar_angle(const ccb_mat3* R) {
     return th;
 }
 
+/* A free body: mass > 0, SPD inertia, a rotation matrix as initial orientation, finite twist. */
+static ccb_status check_free_body(ccb_model* m, const ccb_body_def* d, const char* name) {
+    if (!(isfinite(d->mass) && d->mass > 0)) {
+        return fail(m, CCB_E_INVALID, "body '%s': mass must be finite and > 0 kg (got %g)", name,
+                    d->mass);
+    }
+    if (d->locked != 0) {
+        return fail(m, CCB_E_INVALID, "body '%s': a free body has no lockable coordinates", name);
+    }
+    const double* I = d->inertia.m;
+    const double scale = fabs(I[0]) + fabs(I[4]) + fabs(I[8]);
+    /* [round-off: a symmetric inertia computed from products is symmetric to a few ulps] */
+    const int sym = fabs(I[1] - I[3]) <= 1e-12 * scale && fabs(I[2] - I[6]) <= 1e-12 * scale &&
+                    fabs(I[5] - I[7]) <= 1e-12 * scale;
+    const double m1 = I[0], m2 = I[0] * I[4] - I[1] * I[3];
+    const double m3 = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+                      I[2] * (I[3] * I[7] - I[4] * I[6]);
+    if (!finite_mat(&d->inertia) || !sym || !(m1 > 0 && m2 > 0 && m3 > 0)) {
+        return fail(m, CCB_E_INVALID,
+                    "body '%s': free body inertia must be finite, symmetric and positive "
+                    "definite (diagonal %g, %g, %g kg m^2)",
+                    name, I[0], I[4], I[8]);
+    }
+    if (!ccb_v3_isfinite(d->pose.p) || !finite_mat(&d->pose.R)) {
+        return fail(m, CCB_E_INVALID, "body '%s': initial pose must be finite", name);
+    }
+    const ccb_mat3 RT = ccb_m3_transpose(&d->pose.R);
+    const ccb_mat3 RtR = ccb_m3_mul(&RT, &d->pose.R);
+    double err = 0.0;
+    for (int i = 0; i < 9; ++i) {
+        err = fmax(err, fabs(RtR.m[i] - (i % 4 == 0 ? 1.0 : 0.0)));
+    }
+    const double* R = d->pose.R.m;
+    const double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
+                       R[2] * (R[3] * R[7] - R[4] * R[6]);
+    /* [round-off: a rotation built from trigonometric products is orthonormal to ~1e-15] */
+    if (!(err <= 1e-9 && det > 0)) {
+        return fail(m, CCB_E_INVALID,
+                    "body '%s': initial orientation is not a rotation matrix (|R^T R - I| = %g, "
+                    "det = %g)",
+                    name, err, det);
+    }
+    if (!ccb_v3_isfinite(d->twist.v) || !ccb_v3_isfinite(d->twist.w)) {
+        return fail(m, CCB_E_INVALID, "body '%s': initial twist must be finite", name);
+    }
+    return CCB_OK;
+}
+
 static ccb_status check_body(ccb_model* m, const ccb_body_def* d, const char* name) {
     if (d->mobilizer == CCB_MOBILIZER_FIXED) {
         if (!ccb_v3_isfinite(d->pose.p) || !finite_mat(&d->pose.R)) {
@@ -138,6 +196,9 @@ static ccb_status check_body(ccb_model* m, const ccb_body_def* d, const char* na
                         name);
         }
         return CCB_OK;
+    }
+    if (d->mobilizer == CCB_MOBILIZER_FREE) {
+        return check_free_body(m, d, name);
     }
     if (d->mobilizer != CCB_MOBILIZER_PLANAR) {
         return fail(m, CCB_E_INVALID, "body '%s': unknown mobilizer type %d", name,
@@ -231,6 +292,12 @@ ccb_status ccb_model_add_body(ccb_model* m, const ccb_body_def* d, int* body_id)
         b->planar0[1] = d->pose.p.z;
         b->planar0[2] = planar_angle(&d->pose.R);
         b->y0 = d->pose.p.y;
+    }
+    if (d->mobilizer == CCB_MOBILIZER_FREE) {
+        b->free0[0] = d->pose.p.x;
+        b->free0[1] = d->pose.p.y;
+        b->free0[2] = d->pose.p.z;
+        ccb_quat_from_m3(&d->pose.R, b->free0 + 3);
     }
     if (body_id) {
         *body_id = m->nbodies;
@@ -366,14 +433,17 @@ ccb_status ccb_model_filter_pair(ccb_model* m, int a, int b) {
     return CCB_OK;
 }
 
+static int cmp_filter(const void* x, const void* y) {
+    const int* a = x;
+    const int* b = y;
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* Filters are sorted at finalize: binary search. */
 static int filtered(const ccb_model* m, int a, int b) {
-    const int lo = a < b ? a : b, hi = a < b ? b : a;
-    for (int i = 0; i < m->nfilters; ++i) {
-        if (m->filters[2 * i] == lo && m->filters[2 * i + 1] == hi) {
-            return 1;
-        }
-    }
-    return 0;
+    const int key[2] = {a < b ? a : b, a < b ? b : a};
+    return m->nfilters > 0 &&
+           bsearch(key, m->filters, (size_t)m->nfilters, 2 * sizeof(int), cmp_filter) != NULL;
 }
 
 static const char* shape_type_name(ccb_shape_type t) {
@@ -409,46 +479,89 @@ static ccb_material combine(const ccb_material* A, const ccb_material* B, double
     return c;
 }
 
-static ccb_status build_pairs(ccb_model* m) {
+ccb_pair_kind ccb_shape_pair_kind(const ccb_model* m, int i, int j, int* a, int* b) {
+    const ccb_shape_type ti = m->shapes[i].def.type, tj = m->shapes[j].def.type;
+    *a = i;
+    *b = j;
+    if ((ti == CCB_SHAPE_HALFSPACE) != (tj == CCB_SHAPE_HALFSPACE)) {
+        if (tj == CCB_SHAPE_HALFSPACE) {
+            *a = j;
+            *b = i;
+        }
+        return CCB_PAIR_HALFSPACE;
+    }
+    if (ti == CCB_SHAPE_SPHERE && tj == CCB_SHAPE_SPHERE) {
+        *a = i < j ? i : j;
+        *b = i < j ? j : i;
+        return CCB_PAIR_SPHERES;
+    }
+    if ((ti == CCB_SHAPE_BOX && tj == CCB_SHAPE_SPHERE) ||
+        (ti == CCB_SHAPE_SPHERE && tj == CCB_SHAPE_BOX)) {
+        if (tj == CCB_SHAPE_BOX) {
+            *a = j;
+            *b = i;
+        }
+        return CCB_PAIR_BOX_SPHERE;
+    }
+    return CCB_PAIR_NONE;
+}
+
+int ccb_shape_pair_active(const ccb_model* m, int i, int j) {
+    const int bi = m->shapes[i].body, bj = m->shapes[j].body;
+    return bi != bj && (m->bodies[bi].nv > 0 || m->bodies[bj].nv > 0) && !filtered(m, bi, bj);
+}
+
+ccb_material ccb_shape_pair_material(const ccb_model* m, int a, int b, double* weight_a) {
+    return combine(&m->shapes[a].def.material, &m->shapes[b].def.material, weight_a);
+}
+
+/* Radius of a sphere about the shape origin containing the shape (broad phase). */
+static double shape_bound(const ccb_shape* s) {
+    switch (s->def.type) {
+    case CCB_SHAPE_HALFSPACE: return INFINITY;
+    case CCB_SHAPE_BOX: return ccb_v3_norm(s->def.half_extents);
+    case CCB_SHAPE_SPHERE: return s->def.radius;
+    case CCB_SHAPE_CAPSULE: return s->def.half_length + s->def.radius;
+    case CCB_SHAPE_POINTS: {
+        double r = 0.0;
+        for (int k = 0; k < s->def.npoints; ++k) {
+            r = fmax(r, ccb_v3_norm(s->points[k]));
+        }
+        return r;
+    }
+    }
+    return INFINITY;
+}
+
+/* Checks every pair of shapes that can touch: a narrow-phase query must exist and the combined
+ * stiffness must be finite. Pairs are not stored: the geometry query finds candidates with a
+ * broad phase. Cheap per pair; the filter lookup runs only for pairs that would fail. */
+static ccb_status check_pairs(ccb_model* m) {
     for (int i = 0; i < m->nshapes; ++i) {
+        const ccb_shape* si = &m->shapes[i];
+        const int mi = m->bodies[si->body].nv > 0;
         for (int j = i + 1; j < m->nshapes; ++j) {
-            const ccb_shape* si = &m->shapes[i];
             const ccb_shape* sj = &m->shapes[j];
-            if (si->body == sj->body || filtered(m, si->body, sj->body)) {
+            if (si->body == sj->body || (!mi && m->bodies[sj->body].nv == 0)) {
                 continue;
             }
-            if (m->bodies[si->body].nv == 0 && m->bodies[sj->body].nv == 0) {
-                continue; /* neither body can move in response */
+            int a, b;
+            const ccb_pair_kind kind = ccb_shape_pair_kind(m, i, j, &a, &b);
+            const int rigid = isinf(si->def.material.k) && isinf(sj->def.material.k);
+            if ((kind != CCB_PAIR_NONE && !rigid) || filtered(m, si->body, sj->body)) {
+                continue;
             }
-            const ccb_shape* hs = NULL;
-            const ccb_shape* other = NULL;
-            int ia = -1, ib = -1;
-            if (si->def.type == CCB_SHAPE_HALFSPACE && sj->def.type != CCB_SHAPE_HALFSPACE) {
-                hs = si, other = sj, ia = i, ib = j;
-            } else if (sj->def.type == CCB_SHAPE_HALFSPACE && si->def.type != CCB_SHAPE_HALFSPACE) {
-                hs = sj, other = si, ia = j, ib = i;
-            }
-            if (hs == NULL) {
+            if (kind == CCB_PAIR_NONE) {
                 return fail(m, CCB_E_INVALID,
                             "no contact query for %s '%s' (body '%s') vs %s '%s' (body '%s'); "
                             "filter the pair with ccb_model_filter_pair",
                             shape_type_name(si->def.type), si->name, m->bodies[si->body].name,
                             shape_type_name(sj->def.type), sj->name, m->bodies[sj->body].name);
             }
-            if (isinf(hs->def.material.k) && isinf(other->def.material.k)) {
-                return fail(m, CCB_E_INVALID,
-                            "shapes '%s' and '%s' are both rigid (k = inf): a compliant contact "
-                            "needs a finite combined stiffness",
-                            hs->name, other->name);
-            }
-            if (ccb_grow((void**)&m->pairs, &m->cap_pairs, m->npairs + 1, sizeof(ccb_shape_pair)) !=
-                CCB_OK) {
-                return fail(m, CCB_E_NOMEM, "finalize: out of memory");
-            }
-            ccb_shape_pair* p = &m->pairs[m->npairs++];
-            p->a = ia;
-            p->b = ib;
-            p->material = combine(&hs->def.material, &other->def.material, &p->weight_a);
+            return fail(m, CCB_E_INVALID,
+                        "shapes '%s' and '%s' are both rigid (k = inf): a compliant contact "
+                        "needs a finite combined stiffness",
+                        m->shapes[a].name, m->shapes[b].name);
         }
     }
     return CCB_OK;
@@ -476,6 +589,10 @@ ccb_status ccb_model_finalize(ccb_model* m) {
             }
             b->nq = b->nv;
         }
+        if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
+            b->nq = 7;
+            b->nv = 6;
+        }
         if (b->nv > 0) {
             b->clique = nclique++;
         }
@@ -485,10 +602,31 @@ ccb_status ccb_model_finalize(ccb_model* m) {
     m->nq = nq;
     m->nv = nv;
     m->nclique = nclique;
-    m->npairs = 0;
-    ccb_status s = build_pairs(m);
+    if (m->nfilters > 1) {
+        qsort(m->filters, (size_t)m->nfilters, 2 * sizeof(int), cmp_filter);
+    }
+    ccb_status s = check_pairs(m);
     if (s != CCB_OK) {
         return s;
+    }
+    ccb_free(m->halfspaces);
+    ccb_free(m->bounded);
+    m->halfspaces = ccb_alloc((size_t)(m->nshapes > 0 ? m->nshapes : 1) * sizeof(int));
+    m->bounded = ccb_alloc((size_t)(m->nshapes > 0 ? m->nshapes : 1) * sizeof(int));
+    if (!m->halfspaces || !m->bounded) {
+        ccb_free(m->halfspaces), ccb_free(m->bounded);
+        m->halfspaces = m->bounded = NULL;
+        return fail(m, CCB_E_NOMEM, "finalize: out of memory");
+    }
+    m->nhalfspaces = m->nbounded = 0;
+    for (int i = 0; i < m->nshapes; ++i) {
+        ccb_shape* sh = &m->shapes[i];
+        sh->bound = shape_bound(sh);
+        if (sh->def.type == CCB_SHAPE_HALFSPACE) {
+            m->halfspaces[m->nhalfspaces++] = i;
+        } else {
+            m->bounded[m->nbounded++] = i;
+        }
     }
     const int nc1 = nclique > 0 ? nclique : 1, nq1 = nq > 0 ? nq : 1, nv1 = nv > 0 ? nv : 1;
     m->clique_body = ccb_alloc((size_t)nc1 * sizeof(int));
@@ -508,12 +646,16 @@ ccb_status ccb_model_finalize(ccb_model* m) {
         if (b->clique >= 0) {
             m->clique_body[b->clique] = i;
         }
+        const int free_body = b->def.mobilizer == CCB_MOBILIZER_FREE;
+        for (int k = 0; k < b->nq; ++k) {
+            snprintf(m->qnames[b->qoff + k], sizeof m->qnames[0], "%s.%s", b->name,
+                     free_body ? k_free_q[k] : k_planar_q[b->coord[k]]);
+            m->qunits[b->qoff + k] = free_body ? k_free_qu[k] : k_planar_qu[b->coord[k]];
+        }
         for (int k = 0; k < b->nv; ++k) {
-            const int c = b->coord[k];
-            snprintf(m->qnames[b->qoff + k], sizeof m->qnames[0], "%s.%s", b->name, k_planar_q[c]);
-            snprintf(m->vnames[b->voff + k], sizeof m->vnames[0], "%s.%s", b->name, k_planar_v[c]);
-            m->qunits[b->qoff + k] = k_planar_qu[c];
-            m->vunits[b->voff + k] = k_planar_vu[c];
+            snprintf(m->vnames[b->voff + k], sizeof m->vnames[0], "%s.%s", b->name,
+                     free_body ? k_free_v[k] : k_planar_v[b->coord[k]]);
+            m->vunits[b->voff + k] = free_body ? k_free_vu[k] : k_planar_vu[b->coord[k]];
         }
     }
     m->finalized = 1;
@@ -598,6 +740,13 @@ ccb_status ccb_model_initial_state(const ccb_model* m, double* q, double* v) {
     }
     for (int i = 0; i < m->nbodies; ++i) {
         const ccb_body* b = &m->bodies[i];
+        if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
+            const ccb_twist* V = &b->def.twist;
+            const double v6[6] = {V->w.x, V->w.y, V->w.z, V->v.x, V->v.y, V->v.z};
+            memcpy(q + b->qoff, b->free0, 7 * sizeof(double));
+            memcpy(v + b->voff, v6, sizeof v6);
+            continue;
+        }
         const double v3[3] = {b->def.twist.v.x, b->def.twist.v.z, b->def.twist.w.y};
         for (int k = 0; k < b->nv; ++k) {
             q[b->qoff + k] = b->planar0[b->coord[k]];
@@ -633,6 +782,10 @@ void ccb_body_pose(const ccb_body* b, double t, const double* qb, ccb_pose* X) {
         X->p = ccb_v3(x[0], b->y0, x[1]);
         return;
     }
+    case CCB_MOBILIZER_FREE:
+        X->p = ccb_v3(qb[0], qb[1], qb[2]);
+        X->R = ccb_m3_from_quat(qb + 3);
+        return;
     }
 }
 
@@ -656,6 +809,10 @@ void ccb_body_twist(const ccb_body* b, double t, const double* qb, const double*
         *V = ccb_twist_planar(u[0], u[1], u[2]);
         return;
     }
+    case CCB_MOBILIZER_FREE:
+        V->w = ccb_v3(vb[0], vb[1], vb[2]);
+        V->v = ccb_v3(vb[3], vb[4], vb[5]);
+        return;
     }
 }
 
@@ -664,6 +821,12 @@ void ccb_body_velocity_map(const ccb_body* b, const double* qb, double* S) {
     const int nv = b->nv;
     for (int i = 0; i < 6 * nv; ++i) {
         S[i] = 0.0;
+    }
+    if (b->def.mobilizer == CCB_MOBILIZER_FREE) { /* v_b = (w; v): S = I */
+        for (int k = 0; k < 6; ++k) {
+            S[k * 6 + k] = 1.0;
+        }
+        return;
     }
     /* rows 0-2: angular velocity, rows 3-5: velocity of the origin (COM) */
     static const int row_of_coord[3] = {3, 5, 1}; /* x -> v.x, z -> v.z, theta -> w.y */
@@ -728,7 +891,19 @@ void ccb_body_generalized_force(const ccb_model* m, const ccb_body* b, double t,
 }
 
 void ccb_body_qdot(const ccb_body* b, const double* qb, const double* vb, double* qdot) {
-    (void)qb;
+    if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
+        qdot[0] = vb[3];
+        qdot[1] = vb[4];
+        qdot[2] = vb[5];
+        /* quat' = 1/2 (0, w) (x) quat = 1/2 (-w.u, s w + w x u), quat = (s, u), w in W */
+        const double s = qb[3], ux = qb[4], uy = qb[5], uz = qb[6];
+        const double wx = vb[0], wy = vb[1], wz = vb[2];
+        qdot[3] = -0.5 * (wx * ux + wy * uy + wz * uz);
+        qdot[4] = 0.5 * (s * wx + wy * uz - wz * uy);
+        qdot[5] = 0.5 * (s * wy + wz * ux - wx * uz);
+        qdot[6] = 0.5 * (s * wz + wx * uy - wy * ux);
+        return;
+    }
     for (int k = 0; k < b->nq; ++k) {
         qdot[k] = vb[k]; /* planar: N = I (spec §1.1) */
     }
@@ -736,6 +911,18 @@ void ccb_body_qdot(const ccb_body* b, const double* qb, const double* vb, double
 
 void ccb_body_integrate(const ccb_body* b, const double* q0b, const double* vb, double dt,
                         double* qb) {
+    if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
+        double qd[7];
+        ccb_body_qdot(b, q0b, vb, qd);
+        for (int k = 0; k < 7; ++k) {
+            qb[k] = q0b[k] + dt * qd[k];
+        }
+        const double n = sqrt(qb[3] * qb[3] + qb[4] * qb[4] + qb[5] * qb[5] + qb[6] * qb[6]);
+        for (int k = 3; k < 7; ++k) {
+            qb[k] /= n; /* renormalize the quaternion */
+        }
+        return;
+    }
     for (int k = 0; k < b->nq; ++k) {
         qb[k] = q0b[k] + dt * vb[k]; /* planar: N = I (spec §1.1) */
     }

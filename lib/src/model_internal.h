@@ -18,6 +18,8 @@ typedef struct ccb_body {
     int coord[3];      /* generalized coordinate i is planar coordinate coord[i] (0 x, 1 z, 2 th) */
     double planar0[3]; /* initial (x, z, theta) (locked ones stay there) */
     double y0;         /* plane offset [m] */
+    /* FREE */
+    double free0[7]; /* initial (x, y, z, qw, qx, qy, qz) */
 } ccb_body;
 
 typedef struct ccb_shape {
@@ -25,14 +27,27 @@ typedef struct ccb_shape {
     ccb_shape_def def; /* copy; def.points points at `points` */
     ccb_vec3* points;  /* owned copy (POINTS) */
     int body;
+    double bound; /* radius of a sphere about the shape origin that contains the shape [m]
+                     (INFINITY for a half-space) */
 } ccb_shape;
 
-/* A pair of shapes that can touch, fixed at finalize. The half-space (if any) is shape `a`. */
-typedef struct ccb_shape_pair {
-    int a, b;
-    ccb_material material; /* combined */
-    double weight_a;       /* kA/(kA+kB): contact point = p_B + weight_a (p_A - p_B) */
-} ccb_shape_pair;
+/* Narrow-phase query of a pair of shape types (geometry.c). */
+typedef enum ccb_pair_kind {
+    CCB_PAIR_NONE = 0,      /* no query for these types */
+    CCB_PAIR_HALFSPACE = 1, /* half-space (A) vs the support points of B */
+    CCB_PAIR_SPHERES = 2,   /* sphere (A) vs sphere (B) */
+    CCB_PAIR_BOX_SPHERE = 3 /* box (A) vs sphere (B) */
+} ccb_pair_kind;
+
+/* The query of shapes i and j and which one is A (*a) and B (*b); CCB_PAIR_NONE if their types
+ * have no query. Does not look at bodies or filters. */
+ccb_pair_kind ccb_shape_pair_kind(const ccb_model* m, int i, int j, int* a, int* b);
+/* 1 if shapes i and j can generate contacts: different bodies, at least one with velocity
+ * coordinates, the body pair not filtered. */
+int ccb_shape_pair_active(const ccb_model* m, int i, int j);
+/* Combined material of shapes a (A) and b (B) (Drake's rules, spec formulation-convex §8.8) and
+ * the weight kA/(kA+kB) of A's witness point in the contact point. */
+ccb_material ccb_shape_pair_material(const ccb_model* m, int a, int b, double* weight_a);
 
 struct ccb_model {
     ccb_body* bodies;
@@ -41,8 +56,10 @@ struct ccb_model {
     int nshapes, cap_shapes;
     int* filters; /* pairs (a, b) with a < b */
     int nfilters, cap_filters;
-    ccb_shape_pair* pairs;
-    int npairs, cap_pairs;
+    int* halfspaces; /* shapes that are half-spaces */
+    int nhalfspaces;
+    int* bounded; /* all other shapes */
+    int nbounded;
     ccb_vec3 gravity;
     int finalized;
     int nq, nv, nclique;
@@ -61,7 +78,11 @@ void ccb_body_mass_matrix(const ccb_body* b, const double* qb, double* M);
 /* Explicit generalized force k2 = S^T [tau - w x (I_W w); f + m g] (nv). */
 void ccb_body_generalized_force(const ccb_model* m, const ccb_body* b, double t, const double* qb,
                                 const double* vb, double* f);
-/* qdot_b = N(q_b) v_b (planar: N = I). */
+/* Joint damping of velocity coordinate k of a body (0 for free bodies) [N s/m or N m s/rad]. */
+static inline double ccb_body_damping(const ccb_body* b, int k) {
+    return b->def.mobilizer == CCB_MOBILIZER_PLANAR ? b->def.damping[b->coord[k]] : 0.0;
+}
+/* qdot_b = N(q_b) v_b (planar: N = I; free: quat' = 1/2 (0, w) (x) quat). */
 void ccb_body_qdot(const ccb_body* b, const double* qb, const double* vb, double* qdot);
 /* q_b = q0_b + dt N(q0_b) v_b (symplectic Euler position update, spec §1.1). */
 void ccb_body_integrate(const ccb_body* b, const double* q0b, const double* vb, double dt,

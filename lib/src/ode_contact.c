@@ -125,7 +125,7 @@ static ccb_status ode_f(void* user, double t, const double* x, double* xdot) {
         }
         ccb_body_generalized_force(m, b, t, q + b->qoff, v + b->voff, co->tau + b->voff);
         for (int k = 0; k < b->nv; ++k) {
-            co->tau[b->voff + k] -= b->def.damping[b->coord[k]] * v[b->voff + k];
+            co->tau[b->voff + k] -= ccb_body_damping(b, k) * v[b->voff + k];
         }
     }
     /* contacts touching at q */

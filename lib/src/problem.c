@@ -468,7 +468,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         double f[CCB_MAX_BODY_NV];
         ccb_body_generalized_force(m, b, t0, qb, vb, f);
         for (int k = 0; k < n; ++k) {
-            const double D = b->def.damping[b->coord[k]];
+            const double D = ccb_body_damping(b, k);
             A[k * n + k] += dt * D;
             f[k] -= D * vb[k];
             p->Ddiag[b->voff + k] = D;

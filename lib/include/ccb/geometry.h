@@ -6,6 +6,10 @@
  * body A of its pairs. Pairs are reported while phi0 < margin ("speculative" contacts, ICF
  * §X-A: 10 cm by default); they stay inactive until the approach velocity closes the gap.
  *
+ * Queries: half-space vs box corners, point markers, spheres and capsules; sphere vs sphere;
+ * box vs sphere. A broad phase (sweep and prune over bounding spheres grown by the margin)
+ * keeps the cost close to linear in the number of shapes and contacts.
+ *
  * Contact point: the midpoint between the two surface points, weighted by stiffness:
  * C = p_B + kA/(kA + kB) (p_A - p_B), so that against a rigid half-space C lies on the plane.
  * Both bodies' Jacobians use the material points coincident with C. */
@@ -37,12 +41,13 @@ typedef struct ccb_contact_set {
     ccb_contact* items;
     int n;
     int cap;
+    void* ws; /* broad-phase workspace of the query (owned; NULL until the first query) */
 } ccb_contact_set;
 
 CCB_API void ccb_contact_set_free(ccb_contact_set* set);
 
 /* All contacts of a finalized model at time t and positions q[nq] with phi0 < margin, in a
- * deterministic order (shape pairs in index order, then features). margin must be finite and
+ * deterministic order (shape pairs by (lower index, higher index), then features). margin must be finite and
  * >= 0 [m]. Replaces the contents of `out` (reusing its storage). CCB_E_INVALID/E_NONFINITE/
  * E_NOMEM with a message in msg. */
 CCB_API ccb_status ccb_geometry_query(const ccb_model* model, double t, const double* q,

@@ -94,6 +94,13 @@ CCB_API ccb_pose ccb_pose_compose(const ccb_pose* X_WB, const ccb_pose* X_BC);
 /* Planar twist: velocity (vx, 0, vz), angular velocity omega about y. */
 CCB_API ccb_twist ccb_twist_planar(double vx, double vz, double omega);
 
+/* Unit quaternion q = (w, x, y, z) (scalar first) of a rotation matrix (Shepperd's method; R
+ * must be a rotation), the rotation matrix of a quaternion (normalized first), and the axis-angle
+ * rotation by `angle` [rad] about the unit axis a. */
+CCB_API void ccb_quat_from_m3(const ccb_mat3* R, double q[4]);
+CCB_API ccb_mat3 ccb_m3_from_quat(const double q[4]);
+CCB_API ccb_mat3 ccb_m3_axis_angle(ccb_vec3 a, double angle);
+
 /* Right-handed contact frame for a unit normal n: columns (t1, t2, n) with t1 the normalized
  * projection of the world axis least aligned with n (ties → lowest index), t2 = n x t1.
  * For n = +z this gives t1 = +x, t2 = +y. */

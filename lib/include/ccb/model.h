@@ -6,9 +6,15 @@
  *   PRESCRIBED  pose and twist are given functions of time (e.g. a conveyor belt); no
  *               velocity coordinates, its motion enters contacts as a velocity bias;
  *   PLANAR      translation in x and z and rotation theta about the world y axis, each of the
- *               three coordinates optionally locked (held at its initial value).
+ *               three coordinates optionally locked (held at its initial value);
+ *   FREE        6 degrees of freedom: q = (x, y, z, qw, qx, qy, qz) (position of the centre of
+ *               mass and a unit quaternion, scalar first), v = (w_W, v_W) (angular velocity and
+ *               velocity of the centre of mass, world frame); qdot = N(q) v with
+ *               quat' = 1/2 (0, w) (x) quat; the quaternion is renormalized after every step.
  * The body frame origin is the centre of mass. Generalized coordinates of a planar body are the
  * unlocked ones among (x [m], z [m], theta [rad]) in that order, with qdot = v (N = I).
+ * Mass matrices are S^T diag(I_W, m I) S with I_W = R I_B R^T and S the body's velocity map;
+ * the gyroscopic torque -w x (I_W w) is explicit (k2 of spec formulation-convex §1.1).
  * Every body with velocity coordinates is one clique of the contact solver (spec:
  * formulation-convex §8.2); the solver sees cliques, mass blocks and Jacobian blocks only, so
  * new mobilizers (e.g. free 6-dof bodies) do not change it. */
@@ -27,7 +33,8 @@ typedef struct ccb_model ccb_model;
 typedef enum ccb_mobilizer {
     CCB_MOBILIZER_FIXED = 0,
     CCB_MOBILIZER_PRESCRIBED = 1,
-    CCB_MOBILIZER_PLANAR = 2
+    CCB_MOBILIZER_PLANAR = 2,
+    CCB_MOBILIZER_FREE = 3
 } ccb_mobilizer;
 
 /* Lock bits of a planar mobilizer. */
@@ -49,10 +56,13 @@ typedef struct ccb_body_def {
     ccb_mobilizer mobilizer;
     double mass;          /* [kg], finite > 0 (PLANAR) */
     ccb_mat3 inertia;     /* rotational inertia about the COM, body frame [kg m^2]; PLANAR
-                                 uses the yy entry, which must be finite > 0 unless theta is locked */
+                                 uses the yy entry, which must be finite > 0 unless theta is locked;
+                                 FREE needs it symmetric positive definite */
     unsigned locked;      /* PLANAR: CCB_LOCK_* bits of coordinates held at their initial value */
-    ccb_pose pose;        /* FIXED: the pose; PLANAR: initial pose, a rotation about y */
-    ccb_twist twist;      /* PLANAR: initial twist (planar: v_y = 0, w = (0, omega, 0)) */
+    ccb_pose pose;        /* FIXED: the pose; PLANAR: initial pose, a rotation about y; FREE:
+                             initial pose (R a rotation matrix) */
+    ccb_twist twist;      /* PLANAR: initial twist (planar: v_y = 0, w = (0, omega, 0)); FREE:
+                             initial twist */
     double damping[3];    /* PLANAR: joint damping on (x, z, theta), implicit (spec §1.1),
                                  [N s/m, N s/m, N m s/rad], finite >= 0 */
     ccb_motion_fn motion; /* PRESCRIBED: required */
