@@ -55,14 +55,15 @@ struct ccb_sparse {
     int have_factor;
     int need_analysis; /* the pattern changed since the last symbolic analysis */
     long nanalyses;
+    ccb_ss_pool* pool; /* recycles CHOLMOD's per-call workspaces */
     double nnz_L, flops;
 };
 
 static void install_allocator(void) {
-    SuiteSparse_config.malloc_func = ccb_alloc;
-    SuiteSparse_config.calloc_func = ccb_calloc;
-    SuiteSparse_config.realloc_func = ccb_realloc;
-    SuiteSparse_config.free_func = ccb_free;
+    SuiteSparse_config.malloc_func = ccb_ss_malloc;
+    SuiteSparse_config.calloc_func = ccb_ss_calloc;
+    SuiteSparse_config.realloc_func = ccb_ss_realloc;
+    SuiteSparse_config.free_func = ccb_ss_free;
 }
 static pthread_once_t g_alloc_once = PTHREAD_ONCE_INIT;
 
@@ -78,10 +79,15 @@ static void cholmod_log(int status, const char* file, int line, const char* mess
 ccb_status ccb_sparse_create(ccb_sparse** out) {
     ccb_sparse_init_suitesparse();
     ccb_sparse* sp = ccb_calloc(1, sizeof(ccb_sparse));
-    if (sp == NULL) {
+    if (sp == NULL || (sp->pool = ccb_ss_pool_create()) == NULL) {
+        ccb_free(sp);
         return CCB_E_NOMEM;
     }
-    if (!cholmod_start(&sp->cm)) {
+    ccb_ss_pool* prev = ccb_ss_pool_enter(sp->pool);
+    const int started = cholmod_start(&sp->cm);
+    ccb_ss_pool_leave(prev);
+    if (!started) {
+        ccb_ss_pool_destroy(sp->pool);
         ccb_free(sp);
         return CCB_E_NOMEM;
     }
@@ -106,7 +112,7 @@ static void free_cholmod_objects(ccb_sparse* sp) {
     cholmod_free_dense(&sp->E, &sp->cm);
 }
 
-void ccb_sparse_destroy(ccb_sparse* sp) {
+static void ccb_sparse_destroy_impl(ccb_sparse* sp) {
     if (sp == NULL) {
         return;
     }
@@ -124,6 +130,17 @@ void ccb_sparse_destroy(ccb_sparse* sp) {
     ccb_free(sp->up_list);
     ccb_free(sp->Hd);
     ccb_free(sp);
+}
+
+void ccb_sparse_destroy(ccb_sparse* sp) {
+    if (sp == NULL) {
+        return;
+    }
+    ccb_ss_pool* pool = sp->pool;
+    ccb_ss_pool* prev = ccb_ss_pool_enter(pool);
+    ccb_sparse_destroy_impl(sp);
+    ccb_ss_pool_leave(prev);
+    ccb_ss_pool_destroy(pool);
 }
 
 int ccb_sparse_n(const ccb_sparse* sp) {
@@ -325,8 +342,8 @@ long ccb_sparse_analyses(const ccb_sparse* sp) {
     return sp->nanalyses;
 }
 
-ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int nedge,
-                                  const int* edges, char* msg, size_t msgn) {
+static ccb_status ccb_sparse_set_pattern_impl(ccb_sparse* sp, int nb, const int* bs, int nedge,
+                                              const int* edges, char* msg, size_t msgn) {
     if (same_pattern(sp, nb, bs, nedge, edges)) {
         return CCB_OK;
     }
@@ -374,6 +391,14 @@ ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int ned
     return CCB_OK;
 }
 
+ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int nedge,
+                                  const int* edges, char* msg, size_t msgn) {
+    ccb_ss_pool* prev = ccb_ss_pool_enter(sp->pool);
+    const ccb_status s = ccb_sparse_set_pattern_impl(sp, nb, bs, nedge, edges, msg, msgn);
+    ccb_ss_pool_leave(prev);
+    return s;
+}
+
 void ccb_sparse_to_dense(const ccb_sparse* sp, double* H) {
     const int n = sp->n;
     memset(H, 0, (size_t)n * n * sizeof(double));
@@ -399,7 +424,8 @@ void ccb_sparse_to_dense(const ccb_sparse* sp, double* H) {
     }
 }
 
-ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg, size_t msgn) {
+static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_linear_solver solver, char* msg,
+                                         size_t msgn) {
     sp->have_factor = 0;
     if (sp->nb < 0) {
         return ccb_errorf(msg, msgn, CCB_E_INTERNAL, "sparse: factor before set_pattern");
@@ -455,7 +481,15 @@ ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg
     return CCB_OK;
 }
 
-ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* msg, size_t msgn) {
+ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg, size_t msgn) {
+    ccb_ss_pool* prev = ccb_ss_pool_enter(sp->pool);
+    const ccb_status s = ccb_sparse_factor_impl(sp, solver, msg, msgn);
+    ccb_ss_pool_leave(prev);
+    return s;
+}
+
+static ccb_status ccb_sparse_solve_impl(ccb_sparse* sp, const double* b, double* x, char* msg,
+                                        size_t msgn) {
     const int n = sp->n;
     if (!sp->have_factor) {
         return ccb_errorf(msg, msgn, CCB_E_INTERNAL, "sparse: solve without a factorization");
@@ -473,6 +507,13 @@ ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* ms
     }
     memcpy(x, sp->X->x, (size_t)n * sizeof(double));
     return CCB_OK;
+}
+
+ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* msg, size_t msgn) {
+    ccb_ss_pool* prev = ccb_ss_pool_enter(sp->pool);
+    const ccb_status s = ccb_sparse_solve_impl(sp, b, x, msg, msgn);
+    ccb_ss_pool_leave(prev);
+    return s;
 }
 
 void ccb_sparse_factor_stats(const ccb_sparse* sp, double* nnz_L, double* flops) {

@@ -48,8 +48,22 @@ void ccb_sparse_to_dense(const ccb_sparse* sp, double* H);
  * the analysis; the dense path reports n(n+1)/2 and n^3/3). */
 void ccb_sparse_factor_stats(const ccb_sparse* sp, double* nnz_L, double* flops);
 
-/* Installs ccb's allocator in SuiteSparse (CHOLMOD, UMFPACK) once per process. */
+/* Installs ccb's allocation hooks in SuiteSparse (CHOLMOD, UMFPACK) once per process. */
 void ccb_sparse_init_suitesparse(void);
+
+/* ---- recycling pools behind SuiteSparse (sparse_pool.c) ------------------------------------ */
+typedef struct ccb_ss_pool ccb_ss_pool;
+ccb_ss_pool* ccb_ss_pool_create(void);       /* NULL if out of memory */
+void ccb_ss_pool_destroy(ccb_ss_pool* pool); /* frees every block; accepts NULL */
+/* Makes pool the calling thread's current pool (returns the previous one); SuiteSparse
+ * allocations are then served from it. */
+ccb_ss_pool* ccb_ss_pool_enter(ccb_ss_pool* pool);
+void ccb_ss_pool_leave(ccb_ss_pool* previous);
+/* The SuiteSparse hooks. */
+void* ccb_ss_malloc(size_t n);
+void* ccb_ss_calloc(size_t n, size_t size);
+void* ccb_ss_realloc(void* p, size_t n);
+void ccb_ss_free(void* p);
 
 /* ---- LU of the non-symmetric block matrix of TAMSI (sparse_lu.c) ------------------------- */
 

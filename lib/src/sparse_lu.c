@@ -49,12 +49,14 @@ struct ccb_sparse_lu {
     int factored; /* 0 none, 1 dense, 2 UMFPACK */
     int need_analysis;
     long nanalyses;
+    ccb_ss_pool* pool; /* recycles UMFPACK's per-call workspaces */
 };
 
 ccb_status ccb_sparse_lu_create(ccb_sparse_lu** out) {
     ccb_sparse_init_suitesparse();
     ccb_sparse_lu* lu = ccb_calloc(1, sizeof(ccb_sparse_lu));
-    if (lu == NULL) {
+    if (lu == NULL || (lu->pool = ccb_ss_pool_create()) == NULL) {
+        ccb_free(lu);
         return CCB_E_NOMEM;
     }
     umfpack_di_defaults(lu->control);
@@ -75,7 +77,7 @@ static void free_umfpack(ccb_sparse_lu* lu) {
     lu->numeric = lu->symbolic = NULL;
 }
 
-void ccb_sparse_lu_destroy(ccb_sparse_lu* lu) {
+static void ccb_sparse_lu_destroy_impl(ccb_sparse_lu* lu) {
     if (lu == NULL) {
         return;
     }
@@ -87,6 +89,17 @@ void ccb_sparse_lu_destroy(ccb_sparse_lu* lu) {
         ccb_free(ptrs[k]);
     }
     ccb_free(lu);
+}
+
+void ccb_sparse_lu_destroy(ccb_sparse_lu* lu) {
+    if (lu == NULL) {
+        return;
+    }
+    ccb_ss_pool* pool = lu->pool;
+    ccb_ss_pool* prev = ccb_ss_pool_enter(pool);
+    ccb_sparse_lu_destroy_impl(lu);
+    ccb_ss_pool_leave(prev);
+    ccb_ss_pool_destroy(pool);
 }
 
 int ccb_sparse_lu_n(const ccb_sparse_lu* lu) {
@@ -189,8 +202,9 @@ static ccb_status build_columns(ccb_sparse_lu* lu, char* msg, size_t msgn) {
     return CCB_OK;
 }
 
-ccb_status ccb_sparse_lu_set_pattern(ccb_sparse_lu* lu, int nb, const int* bs, int nedge,
-                                     const int* edges, char* msg, size_t msgn) {
+static ccb_status ccb_sparse_lu_set_pattern_impl(ccb_sparse_lu* lu, int nb, const int* bs,
+                                                 int nedge, const int* edges, char* msg,
+                                                 size_t msgn) {
     if (lu->nb == nb && lu->nedge == nedge &&
         (nb == 0 || memcmp(lu->bs, bs, (size_t)nb * sizeof(int)) == 0) &&
         (nedge == 0 || memcmp(lu->edges, edges, 2 * (size_t)nedge * sizeof(int)) == 0)) {
@@ -249,6 +263,14 @@ ccb_status ccb_sparse_lu_set_pattern(ccb_sparse_lu* lu, int nb, const int* bs, i
     return CCB_OK;
 }
 
+ccb_status ccb_sparse_lu_set_pattern(ccb_sparse_lu* lu, int nb, const int* bs, int nedge,
+                                     const int* edges, char* msg, size_t msgn) {
+    ccb_ss_pool* prev = ccb_ss_pool_enter(lu->pool);
+    const ccb_status s = ccb_sparse_lu_set_pattern_impl(lu, nb, bs, nedge, edges, msg, msgn);
+    ccb_ss_pool_leave(prev);
+    return s;
+}
+
 void ccb_sparse_lu_to_dense(const ccb_sparse_lu* lu, double* H) {
     const int n = lu->n;
     memset(H, 0, (size_t)n * n * sizeof(double));
@@ -275,7 +297,8 @@ void ccb_sparse_lu_to_dense(const ccb_sparse_lu* lu, double* H) {
     }
 }
 
-ccb_status ccb_sparse_lu_factor(ccb_sparse_lu* lu, int use_umfpack, char* msg, size_t msgn) {
+static ccb_status ccb_sparse_lu_factor_impl(ccb_sparse_lu* lu, int use_umfpack, char* msg,
+                                            size_t msgn) {
     lu->factored = 0;
     const int n = lu->n;
     if (!use_umfpack) {
@@ -331,8 +354,15 @@ ccb_status ccb_sparse_lu_factor(ccb_sparse_lu* lu, int use_umfpack, char* msg, s
     return CCB_OK;
 }
 
-ccb_status ccb_sparse_lu_solve(ccb_sparse_lu* lu, const double* b, double* x, char* msg,
-                               size_t msgn) {
+ccb_status ccb_sparse_lu_factor(ccb_sparse_lu* lu, int use_umfpack, char* msg, size_t msgn) {
+    ccb_ss_pool* prev = ccb_ss_pool_enter(lu->pool);
+    const ccb_status s = ccb_sparse_lu_factor_impl(lu, use_umfpack, msg, msgn);
+    ccb_ss_pool_leave(prev);
+    return s;
+}
+
+static ccb_status ccb_sparse_lu_solve_impl(ccb_sparse_lu* lu, const double* b, double* x, char* msg,
+                                           size_t msgn) {
     const int n = lu->n;
     if (lu->factored == 1) {
         if (x != b) {
@@ -352,4 +382,12 @@ ccb_status ccb_sparse_lu_solve(ccb_sparse_lu* lu, const double* b, double* x, ch
     }
     memcpy(x, lu->x, (size_t)n * sizeof(double));
     return CCB_OK;
+}
+
+ccb_status ccb_sparse_lu_solve(ccb_sparse_lu* lu, const double* b, double* x, char* msg,
+                               size_t msgn) {
+    ccb_ss_pool* prev = ccb_ss_pool_enter(lu->pool);
+    const ccb_status s = ccb_sparse_lu_solve_impl(lu, b, x, msg, msgn);
+    ccb_ss_pool_leave(prev);
+    return s;
 }

@@ -486,6 +486,40 @@ static void test_determinism_and_failure(void) {
     ccb_model_destroy(m);
 }
 
+/* n free spheres (r = 5 cm, 0.5 kg) stacked on a floor half-space, touching. */
+static ccb_model* sphere_stack(int n) {
+    ccb_model* m = NULL;
+    ccb_model_create(&m);
+    ccb_body_def g = ccb_body_def_default();
+    g.name = "ground";
+    g.mobilizer = CCB_MOBILIZER_FIXED;
+    int ig;
+    ccb_model_add_body(m, &g, &ig);
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.material.mu = 0.5;
+    ccb_model_add_shape(m, ig, &hs, NULL);
+    for (int i = 0; i < n; ++i) {
+        ccb_body_def d = ccb_body_def_default();
+        d.mobilizer = CCB_MOBILIZER_FREE;
+        char name[16];
+        snprintf(name, sizeof name, "s%d", i);
+        d.name = name;
+        d.mass = 0.5;
+        d.inertia = ccb_m3_identity();
+        d.inertia.m[0] = d.inertia.m[4] = d.inertia.m[8] = 0.4 * 0.5 * 0.05 * 0.05;
+        d.pose.p = ccb_v3(0, 0, 0.05 + 0.1 * i);
+        int ib;
+        ccb_model_add_body(m, &d, &ib);
+        ccb_shape_def sp = ccb_shape_def_default();
+        sp.type = CCB_SHAPE_SPHERE;
+        sp.radius = 0.05;
+        sp.material = (ccb_material){1e6, 10, 1e-3, 0.5};
+        ccb_model_add_shape(m, ib, &sp, NULL);
+    }
+    ccb_model_finalize(m);
+    return m;
+}
+
 /* No allocation in the step loop once the workspaces have grown (STYLE §4): one clique, so the
  * default linear solver uses the dense kernel and CHOLMOD is not called. [exact: 0] */
 static void test_no_allocation_in_step_loop(void) {
@@ -509,6 +543,35 @@ static void test_no_allocation_in_step_loop(void) {
         CHECK(ccb_alloc_count() == before, "%s: %ld allocations in 200 steps after warm-up",
               ap[a]->name, ccb_alloc_count() - before);
         ccb_sim_destroy(sim);
+    }
+    /* several cliques: a stack of free spheres on the floor (CHOLMOD, UMFPACK; their per-call
+     * workspaces come from the recycling pool) */
+    {
+        ccb_model* ms = sphere_stack(4);
+        for (int v = 0; v < 5; ++v) {
+            ccb_sim_params p = ccb_sim_params_default();
+            p.dt = 2e-3;
+            p.margin = 0.05; /* only neighbours pair up: a fixed contact graph */
+            if (v < 4) {
+                p.approx = ap[v];
+            } else {
+                p.solver = CCB_SOLVER_TAMSI;
+            }
+            ccb_sim* sim = NULL;
+            ccb_sim_create(ms, &p, &sim, NULL, 0);
+            for (int k = 0; k < 50; ++k) {
+                ccb_sim_step(sim);
+            }
+            const long before = ccb_alloc_count();
+            for (int k = 0; k < 200; ++k) {
+                CHECK(ccb_sim_step(sim) == CCB_OK, "step: %s", ccb_sim_last_error(sim));
+            }
+            CHECK(ccb_alloc_count() == before,
+                  "stack, variant %d: %ld allocations in 200 steps after warm-up", v,
+                  ccb_alloc_count() - before);
+            ccb_sim_destroy(sim);
+        }
+        ccb_model_destroy(ms);
     }
     for (int solver = 1; solver <= 2; ++solver) { /* TAMSI (dense LU), implicit Euler */
         ccb_sim_params p = ccb_sim_params_default();
