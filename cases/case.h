@@ -134,7 +134,8 @@ typedef struct run_record {
     long nplanned; /* steps asked for */
     long nsteps;   /* steps completed */
     int nq, nv, nobs;
-    char qname[CASE_MAX_Q][64]; /* "box.x [m]": name and unit of q component i < nq */
+    char qname[CASE_MAX_Q][64]; /* "box.x [m]": name and unit of q component i < min(nq, 8)
+                                   (the convergence sweeps' error tables) */
     double* q;                  /* (nsteps + 1) x nq; row 0 = initial state */
     double* v;                  /* (nsteps + 1) x nv */
     double* obs;       /* (nsteps + 1) x nobs; row n describes step n (row 0 unused, zeros) */
@@ -148,6 +149,10 @@ typedef struct run_record {
     int max_iters;
     long analyses, factorizations;
     long substeps;     /* TAMSI: steps that needed substeps */
+    long ncontacts_total; /* contacts summed over the steps */
+    int ncontacts_max;
+    /* wall-time split summed over the steps [s] */
+    double t_geometry, t_problem, t_solve, t_assemble, t_factor, t_linesearch, t_eval, t_kappa;
     ccb_ode_work work; /* ODE: work of the whole run (spec §B.8) */
 } run_record;
 

@@ -1035,7 +1035,23 @@ static int cmd_bench(int argc, char** argv) {
     return fails ? EXIT_GATE : 0;
 }
 
+/* Every run is single-threaded (ARCHITECTURE.md "Scale"). Debian's CHOLMOD opens OpenMP regions
+ * with an explicit num_threads(4) inside every supernodal factorization of more than 128 rows:
+ * waking those threads costs ~20 % of a clutter step and occupies the other cores that parallel
+ * studies use. OMP_THREAD_LIMIT caps them, but libgomp reads it when it is loaded, so ccb sets it
+ * and restarts itself once (a user's own setting is kept). */
+static void single_threaded_openmp(char** argv) {
+    if (getenv("OMP_THREAD_LIMIT") != NULL) {
+        return;
+    }
+    if (setenv("OMP_THREAD_LIMIT", "1", 1) == 0) {
+        execv("/proc/self/exe", argv);
+    }
+    /* exec failed: go on with OpenMP as configured */
+}
+
 int main(int argc, char** argv) {
+    single_threaded_openmp(argv);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         fputs(k_usage, argc < 2 ? stderr : stdout);

@@ -280,12 +280,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         goto done;
     }
     const int nq = ccb_model_nq(model), nv = ccb_model_nv(model), no = cs->nobs;
-    if (nq > CASE_MAX_Q) {
-        snprintf(msg, msgn, "case %s has %d coordinates; at most %d are supported", cs->name, nq,
-                 CASE_MAX_Q);
-        goto done;
-    }
-    for (int i = 0; i < nq; ++i) {
+    for (int i = 0; i < nq && i < CASE_MAX_Q; ++i) {
         snprintf(rec->qname[i], sizeof rec->qname[i], "%s [%s]", ccb_model_q_name(model, i),
                  ccb_model_q_unit(model, i));
     }
@@ -368,6 +363,18 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         rec->total_iters += st->iterations;
         rec->total_ls += st->newton.ls_evals;
         rec->substeps += st->tamsi.substeps > 1;
+        rec->ncontacts_total += st->ncontacts;
+        if (st->ncontacts > rec->ncontacts_max) {
+            rec->ncontacts_max = st->ncontacts;
+        }
+        rec->t_geometry += st->time_geometry;
+        rec->t_problem += st->time_problem;
+        rec->t_solve += st->time_solve;
+        rec->t_assemble += st->newton.time_assemble;
+        rec->t_factor += st->newton.time_factor;
+        rec->t_linesearch += st->newton.time_linesearch;
+        rec->t_eval += st->newton.time_eval;
+        rec->t_kappa += st->newton.time_kappa;
         if (st->iterations > rec->max_iters) {
             rec->max_iters = st->iterations;
         }

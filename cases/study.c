@@ -393,6 +393,12 @@ int study_run_sweep(study_ctx* ctx, study_sweep* sw) {
         const char* model = sw->models[i]->name;
         for (int j = 0; j < ndt; ++j) {
             const run_record* r = &rec[1 + i * ndt + j];
+            if (r->nq > CASE_MAX_Q) {
+                fprintf(stderr, "ccb: sweep %s: %d coordinates (at most %d)\n", sw->tag, r->nq,
+                        CASE_MAX_Q);
+                rc = 2;
+                break;
+            }
             double ec[CASE_MAX_Q], e = NAN;
             for (int c = 0; c < CASE_MAX_Q; ++c) {
                 ec[c] = NAN;

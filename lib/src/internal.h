@@ -29,6 +29,9 @@ ccb_status ccb_verrorf(char* buf, size_t size, ccb_status status, const char* fm
 /* Sends a message to the installed log hook (no-op without a hook). */
 void ccb_log(ccb_log_level level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Monotonic wall-clock time [s] (for the statistics' time splits). */
+double ccb_wall_time(void);
+
 /* 1 if all n entries are finite. */
 int ccb_all_finite(const double* x, size_t n);
 

@@ -57,6 +57,10 @@ struct ccb_newton {
     ccb_newton_iter* hist;
     int nhist, cap_hist;
     long n_factorizations;
+    double t_assemble, t_factor, t_linesearch, t_eval, t_kappa; /* this solve [s] */
+    int* ls_active; /* contacts the line search evaluates (nc) */
+    int n_ls_active, cap_ls;
+    double ls_flat_cost; /* cost of the contacts it skips */
     char msg[CCB_MSG_SIZE];
 };
 
@@ -149,6 +153,7 @@ void ccb_newton_destroy(ccb_newton* ws) {
     }
     ccb_free(ws->bs);
     ccb_free(ws->hist);
+    ccb_free(ws->ls_active);
     ccb_free(ws);
 }
 
@@ -223,7 +228,8 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
     if (ccb_grow_many(vi, vsz, 8, &ws->cap_v, npv > 0 ? npv : 1) ||
         ccb_grow((void**)&ws->vfull, &ws->cap_full, nv > 0 ? nv : 1, sizeof(double)) ||
         ccb_grow((void**)&ws->G, &cap_g, nc > 0 ? nc : 1, 9 * sizeof(double)) ||
-        ccb_grow_many(ci, csz, 3, &ws->cap_c, nc > 0 ? nc : 1)) {
+        ccb_grow_many(ci, csz, 3, &ws->cap_c, nc > 0 ? nc : 1) ||
+        ccb_grow((void**)&ws->ls_active, &ws->cap_ls, nc > 0 ? nc : 1, sizeof(int))) {
         return CCB_E_NOMEM;
     }
     return CCB_OK;
@@ -266,6 +272,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
         return fail(ws, CCB_E_NONFINITE, "newton_init: initial guess has a non-finite entry");
     }
     ws->iter = 0;
+    ws->t_assemble = ws->t_factor = ws->t_linesearch = ws->t_eval = ws->t_kappa = 0.0;
     ws->cost_ok = 0;
     ws->ls_evals = 0;
     ws->nhist = 0;
@@ -361,6 +368,13 @@ static void assemble(ccb_newton* ws) {
     for (int i = 0; i < pb->nc; ++i) {
         const ccb_pcontact* pc = &pb->contacts[i];
         const double* G = ws->G + 9 * i;
+        int zero = 1; /* an inactive contact adds nothing: skip its products */
+        for (int k = 0; k < 9 && zero; ++k) {
+            zero = G[k] == 0.0;
+        }
+        if (zero) {
+            continue;
+        }
         int pid[2], nvb[2];
         for (int k = 0; k < pc->nblk; ++k) {
             pid[k] = pb->clique_pidx[pc->clique[k]];
@@ -385,23 +399,43 @@ typedef struct line {
     double b; /* dp . (v - v*) */
 } line;
 
-static void line_eval(const ccb_newton* ws, const line* L, double alpha, double* f, double* d1,
-                      double* d2) {
+/* l(alpha) and its derivatives (§8.3). With `flag` set (the first evaluation, at alpha_max),
+ * every contact is evaluated and the ones with zero impulse at both ends of the segment are
+ * dropped from ws->ls_active: gamma = 0 means vc minimizes the convex l_i, the minimizer set is
+ * convex, so l_i is constant (gamma = 0, G = 0) on the whole segment and its cost is kept in
+ * ws->ls_flat_cost. Later evaluations visit the remaining contacts only. */
+static void line_eval(ccb_newton* ws, const line* L, double alpha, int flag, double* f,
+                      double* d1, double* d2) {
     const ccb_problem* pb = ws->pb;
     double cost = 0.0, dg = 0.0, dGd = 0.0;
-    for (int i = 0; i < pb->nc; ++i) {
+    const int n = flag ? pb->nc : ws->n_ls_active;
+    if (flag) {
+        ws->n_ls_active = 0;
+        ws->ls_flat_cost = 0.0;
+    }
+    for (int k = 0; k < n; ++k) {
+        const int i = flag ? k : ws->ls_active[k];
         const double* vc = ws->vc + 3 * i;
         const double* dvc = ws->dvc + 3 * i;
         const double x[3] = {vc[0] + alpha * dvc[0], vc[1] + alpha * dvc[1],
                              vc[2] + alpha * dvc[2]};
         double g[3], G[9];
-        cost += pb->approx->eval(&pb->contacts[i].c, x, g, G);
+        const double li = pb->approx->eval(&pb->contacts[i].c, x, g, G);
+        if (flag) {
+            const double* g0 = ws->gamma + 3 * i;
+            if (g[0] == 0 && g[1] == 0 && g[2] == 0 && g0[0] == 0 && g0[1] == 0 && g0[2] == 0) {
+                ws->ls_flat_cost += li;
+                continue;
+            }
+            ws->ls_active[ws->n_ls_active++] = i;
+        }
+        cost += li;
         dg += dvc[0] * g[0] + dvc[1] * g[1] + dvc[2] * g[2];
         for (int r = 0; r < 3; ++r) {
             dGd += dvc[r] * (G[3 * r] * dvc[0] + G[3 * r + 1] * dvc[1] + G[3 * r + 2] * dvc[2]);
         }
     }
-    *f = ws->cost_A + alpha * L->b + 0.5 * alpha * alpha * L->a + cost;
+    *f = ws->cost_A + alpha * L->b + 0.5 * alpha * alpha * L->a + ws->ls_flat_cost + cost;
     *d1 = L->b + alpha * L->a - dg;
     *d2 = L->a + dGd;
 }
@@ -418,7 +452,7 @@ static ccb_status line_search(ccb_newton* ws, const line* L, double slope0, doub
                     "(l'(0) = %.3e >= 0 at |Dr| = %.3e): round-off or ill-conditioning",
                     ws->iter, slope0, ws->residual);
     }
-    line_eval(ws, L, amax, &fm, &dm, &d2m);
+    line_eval(ws, L, amax, 1, &fm, &dm, &d2m);
     *evals = 1;
     if (!isfinite(fm) || !isfinite(dm) || !isfinite(d2m)) {
         return fail(ws, CCB_E_NONFINITE, "Newton iteration %d: line search met a non-finite cost",
@@ -453,7 +487,7 @@ static ccb_status line_search(ccb_newton* ws, const line* L, double slope0, doub
                         ws->iter, *evals, xl, xu);
         }
         double fx, d1, d2;
-        line_eval(ws, L, x, &fx, &d1, &d2);
+        line_eval(ws, L, x, 0, &fx, &d1, &d2);
         (*evals)++;
         const double f = d1 / scale, fp = d2 / scale;
         if (!isfinite(f) || !isfinite(fp)) {
@@ -508,11 +542,15 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
                     "Newton did not converge in %d iterations (|Dr| = %.3e > tolerance %.3e)",
                     ws->iter, ws->residual, ws->tolerance);
     }
+    double tic = ccb_wall_time();
     ccb_status s = set_pattern(ws);
     if (s != CCB_OK) {
         return s;
     }
     assemble(ws);
+    double toc = ccb_wall_time();
+    ws->t_assemble += toc - tic;
+    tic = toc;
     s = ccb_sparse_factor(ws->sp, ws->prm.linear_solver, ws->msg, sizeof ws->msg);
     ws->n_factorizations++;
     if (s != CCB_OK) {
@@ -523,6 +561,9 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         ws->tmp[k] = -ws->r[k];
     }
     s = ccb_sparse_solve(ws->sp, ws->tmp, ws->dv, ws->msg, sizeof ws->msg);
+    toc = ccb_wall_time();
+    ws->t_factor += toc - tic;
+    tic = toc;
     if (s != CCB_OK) {
         ws->status = s;
         return s;
@@ -544,6 +585,9 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     double alpha = 1.0;
     int evals = 0;
     s = line_search(ws, &L, slope0, &alpha, &evals);
+    toc = ccb_wall_time();
+    ws->t_linesearch += toc - tic;
+    tic = toc;
     ws->ls_evals += evals;
     if (s != CCB_OK) {
         return s;
@@ -564,6 +608,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         ws->v[k] += alpha * ws->dv[k];
     }
     eval_iterate(ws);
+    ws->t_eval += ccb_wall_time() - tic;
     if (!isfinite(ws->cost)) {
         return fail(ws, CCB_E_NONFINITE, "Newton iteration %d: cost is not finite", ws->iter);
     }
@@ -629,6 +674,11 @@ ccb_newton_stats ccb_newton_get_stats(const ccb_newton* ws) {
     st.nv = ws->npv;
     st.nc = ws->nc;
     st.analyzed = ccb_sparse_analyses(ws->sp) != ws->analyses_at_init;
+    st.time_assemble = ws->t_assemble;
+    st.time_factor = ws->t_factor;
+    st.time_linesearch = ws->t_linesearch;
+    st.time_eval = ws->t_eval;
+    st.time_kappa = ws->t_kappa;
     if (ws->iter > 0) {
         ccb_sparse_factor_stats(ws->sp, &st.nnz_L, &st.flops);
     }
@@ -654,7 +704,9 @@ ccb_status ccb_newton_solve(ccb_newton* ws, const ccb_problem* pb, const ccb_new
     if (s == CCB_OK) {
         ws->status = CCB_OK;
         if (ws->prm.compute_kappa) {
+            const double tic = ccb_wall_time();
             compute_kappa(ws);
+            ws->t_kappa = ccb_wall_time() - tic;
         }
         if (v_out) {
             memcpy(v_out, ccb_newton_velocities(ws), (size_t)pb->nv * sizeof(double));

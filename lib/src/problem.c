@@ -651,6 +651,9 @@ void ccb_problem_Jt_mul(const ccb_problem* p, const double* g, double* y) {
     for (int i = 0; i < p->nc; ++i) {
         const ccb_pcontact* pc = &p->contacts[i];
         const double* gi = g + 3 * i;
+        if (gi[0] == 0.0 && gi[1] == 0.0 && gi[2] == 0.0) {
+            continue; /* adds exactly nothing */
+        }
         for (int k = 0; k < pc->nblk; ++k) {
             const int n = p->clique_nv[pc->clique[k]];
             const double* J = ccb_pc_block(p, pc, k);

@@ -236,9 +236,7 @@ const double* ccb_sim_v(const ccb_sim* sim) {
 }
 
 static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return ccb_wall_time();
 }
 
 static ccb_status reserve_results(ccb_sim* sim, int nc) {
