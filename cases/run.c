@@ -203,6 +203,17 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     ccb_meta_set_number(m, "statistics.symbolic_analyses", (double)rec->analyses);
     ccb_meta_set_number(m, "statistics.factorizations", (double)rec->factorizations);
     ccb_meta_set_number(m, "wall_time_s", rec->wall_time);
+    ccb_meta_set_number(m, "statistics.contacts_mean",
+                        rec->nsteps > 0 ? (double)rec->ncontacts_total / (double)rec->nsteps : 0.0);
+    ccb_meta_set_number(m, "statistics.contacts_max", rec->ncontacts_max);
+    ccb_meta_set_number(m, "time_split_s.geometry", rec->t_geometry);
+    ccb_meta_set_number(m, "time_split_s.problem", rec->t_problem);
+    ccb_meta_set_number(m, "time_split_s.solve", rec->t_solve);
+    ccb_meta_set_number(m, "time_split_s.solve_assemble", rec->t_assemble);
+    ccb_meta_set_number(m, "time_split_s.solve_factor", rec->t_factor);
+    ccb_meta_set_number(m, "time_split_s.solve_line_search", rec->t_linesearch);
+    ccb_meta_set_number(m, "time_split_s.solve_eval", rec->t_eval);
+    ccb_meta_set_number(m, "time_split_s.solve_kappa", rec->t_kappa);
     ccb_meta_set_string(m, "library.version", ccb_version());
     ccb_meta_set_string(m, "library.git_revision", ccb_revision());
     char path[PATH_MAX + 32];

@@ -24,10 +24,21 @@ static void lagged_prepare(const ccb_approx_options* opt, const ccb_contact_inpu
 }
 
 double ccb_lagged_eval(const ccb_constraint* c, const double vc[3], double gamma[3], double G[9]) {
-    const soft_slip s = ccb_soft_slip(vc, c->eps_s);
     double n, dn;
     const double ln = ccb_hc_eval(c, vc[2], &n, &dn);
     const double mg = c->mu * c->gn0;
+    if (mg == 0.0) { /* no friction this step (e.g. a contact not touching at its start) */
+        gamma[0] = gamma[1] = 0.0;
+        gamma[2] = n;
+        if (G) {
+            for (int k = 0; k < 8; ++k) {
+                G[k] = 0.0;
+            }
+            G[8] = -dn;
+        }
+        return ln;
+    }
+    const soft_slip s = ccb_soft_slip(vc, c->eps_s);
     gamma[0] = -mg * s.ts[0];
     gamma[1] = -mg * s.ts[1];
     gamma[2] = n;

@@ -19,12 +19,13 @@
  * bounded shape with a bounding-sphere distance test; bounded shapes are paired by sweep and
  * prune on x over their bounding spheres grown by the margin (the order of the previous query is
  * re-sorted by insertion, almost linear while bodies move little between steps), then by the
- * bounding-sphere distance test. Contacts are reported in the canonical order of (lower shape
- * index, higher shape index, feature), independent of the broad phase. */
+ * bounding-sphere distance test. The candidate pairs are radix-sorted by (lower shape index,
+ * higher shape index) before the narrow phase, so contacts come out in that canonical order
+ * (features ascending within a pair), independent of the broad phase. */
 #include "ccb/geometry.h"
 
 #include <math.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
@@ -37,6 +38,8 @@ typedef struct geo_ws {
     int* order;   /* bounded shapes sorted by lo (persistent between queries) */
     int norder;   /* 0: order must be (re)built */
     int cap;
+    uint64_t *cand, *tmp; /* candidate pairs (lo << 32 | hi) and the radix-sort buffer */
+    int ncand, cap_cand;
     const ccb_model* model; /* the model the order belongs to */
 } geo_ws;
 
@@ -49,6 +52,8 @@ void ccb_contact_set_free(ccb_contact_set* set) {
         ccb_free(ws->X);
         ccb_free(ws->lo);
         ccb_free(ws->order);
+        ccb_free(ws->cand);
+        ccb_free(ws->tmp);
         ccb_free(ws);
     }
     ccb_free(set->items);
@@ -221,20 +226,44 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
     return ccb_grow_many(arr, sz, 3, &ws->cap, m->nshapes > 0 ? m->nshapes : 1);
 }
 
-static int cmp_contact(const void* x, const void* y) {
-    const ccb_contact* a = x;
-    const ccb_contact* b = y;
-    const int alo = a->shape_a < a->shape_b ? a->shape_a : a->shape_b;
-    const int ahi = a->shape_a < a->shape_b ? a->shape_b : a->shape_a;
-    const int blo = b->shape_a < b->shape_b ? b->shape_a : b->shape_b;
-    const int bhi = b->shape_a < b->shape_b ? b->shape_b : b->shape_a;
-    if (alo != blo) {
-        return alo < blo ? -1 : 1;
+static ccb_status add_candidate(geo_ws* ws, int i, int j) {
+    if (ws->ncand == ws->cap_cand) {
+        void** const arr[] = {(void**)&ws->cand, (void**)&ws->tmp};
+        const size_t sz[] = {sizeof(uint64_t), sizeof(uint64_t)};
+        if (ccb_grow_many(arr, sz, 2, &ws->cap_cand, ws->ncand + 1) != CCB_OK) {
+            return CCB_E_NOMEM;
+        }
     }
-    if (ahi != bhi) {
-        return ahi < bhi ? -1 : 1;
+    const uint64_t lo = (uint64_t)(i < j ? i : j), hi = (uint64_t)(i < j ? j : i);
+    ws->cand[ws->ncand++] = lo << 32 | hi;
+    return CCB_OK;
+}
+
+/* LSD radix sort of the candidate keys, 8 bits per pass, only the passes the largest key needs
+ * (keys are unique: the order is total). */
+static void sort_candidates(geo_ws* ws) {
+    uint64_t maxkey = 0;
+    for (int k = 0; k < ws->ncand; ++k) {
+        maxkey |= ws->cand[k];
     }
-    return (a->feature > b->feature) - (a->feature < b->feature);
+    uint64_t *a = ws->cand, *b = ws->tmp;
+    for (int shift = 0; shift < 64 && (maxkey >> shift) != 0; shift += 8) {
+        size_t count[257] = {0};
+        for (int k = 0; k < ws->ncand; ++k) {
+            count[((a[k] >> shift) & 0xff) + 1]++;
+        }
+        for (int d = 0; d < 256; ++d) {
+            count[d + 1] += count[d];
+        }
+        for (int k = 0; k < ws->ncand; ++k) {
+            b[count[(a[k] >> shift) & 0xff]++] = a[k];
+        }
+        uint64_t* t = a;
+        a = b;
+        b = t;
+    }
+    ws->cand = a;
+    ws->tmp = b;
 }
 
 ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, double margin,
@@ -254,6 +283,7 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
         return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
     }
     geo_ws* ws = out->ws;
+    ws->ncand = 0;
     /* world poses of every shape */
     for (int s = 0; s < m->nshapes; ++s) {
         const ccb_shape* sh = &m->shapes[s];
@@ -277,7 +307,7 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
             if (d - m->shapes[b].bound >= margin || !ccb_shape_pair_active(m, a, b)) {
                 continue;
             }
-            if (halfspace_contacts(m, ws, a, b, margin, out) != CCB_OK) {
+            if (add_candidate(ws, a, b) != CCB_OK) {
                 return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
             }
         }
@@ -319,13 +349,18 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
             if (ccb_v3_dot(d, d) >= reach * reach || !ccb_shape_pair_active(m, i, j)) {
                 continue;
             }
-            if (pair_contacts(m, ws, i, j, margin, out) != CCB_OK) {
+            if (add_candidate(ws, i, j) != CCB_OK) {
                 return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
             }
         }
     }
-    if (out->n > 1) {
-        qsort(out->items, (size_t)out->n, sizeof(ccb_contact), cmp_contact);
+    /* narrow phase in the canonical order */
+    sort_candidates(ws);
+    for (int k = 0; k < ws->ncand; ++k) {
+        const int i = (int)(ws->cand[k] >> 32), j = (int)(ws->cand[k] & 0xffffffffu);
+        if (pair_contacts(m, ws, i, j, margin, out) != CCB_OK) {
+            return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
+        }
     }
     return CCB_OK;
 }

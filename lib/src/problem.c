@@ -232,8 +232,14 @@ static ccb_status finish(ccb_problem* p) {
         const ccb_pcontact* pc = &p->contacts[i];
         if (pc->nblk == 2) {
             int a = p->clique_pidx[pc->clique[0]], b = p->clique_pidx[pc->clique[1]];
-            p->edges[2 * p->nedge] = a < b ? a : b;
-            p->edges[2 * p->nedge + 1] = a < b ? b : a;
+            const int lo = a < b ? a : b, hi = a < b ? b : a;
+            /* contacts of one body pair usually come together: drop repeats before sorting */
+            if (p->nedge > 0 && p->edges[2 * p->nedge - 2] == lo &&
+                p->edges[2 * p->nedge - 1] == hi) {
+                continue;
+            }
+            p->edges[2 * p->nedge] = lo;
+            p->edges[2 * p->nedge + 1] = hi;
             p->nedge++;
         }
     }
@@ -408,6 +414,22 @@ ccb_vec3 ccb_passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W) {
 void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_contact* ct,
                                 double sign, double* J) {
     const int n = b->nv;
+    if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
+        /* v_p = v + w x r with v_b = (w, v): row c of R_WC^T J_p is ((r x c)^T, c^T) */
+        const ccb_vec3 r = ccb_v3_sub(ct->p, ccb_v3(qb[0], qb[1], qb[2]));
+        for (int row = 0; row < 3; ++row) {
+            const ccb_vec3 c = ccb_m3_col(&ct->R_WC, row);
+            const ccb_vec3 rc = ccb_v3_cross(r, c);
+            double* Jr = J + 6 * row;
+            Jr[0] = sign * rc.x;
+            Jr[1] = sign * rc.y;
+            Jr[2] = sign * rc.z;
+            Jr[3] = sign * c.x;
+            Jr[4] = sign * c.y;
+            Jr[5] = sign * c.z;
+        }
+        return;
+    }
     double Jp[3 * CCB_MAX_BODY_NV];
     ccb_body_point_jacobian(b, qb, ct->p, Jp);
     for (int r = 0; r < 3; ++r) { /* rows t1, t2, n: sign R_WC^T Jp */
