@@ -65,6 +65,8 @@ typedef struct case_desc {
     const case_study* studies;
     int nstudies;
     const char* const* quick_studies; /* studies the gate tier (make test) needs, NULL-ended */
+    const char* bench_approx; /* `ccb bench CASE` default: this approximation only (NULL: every
+                                 approximation, TAMSI and implicit Euler) */
 } case_desc;
 
 /* Rows shared by the parameter tables of the point-contact cases (name, default, unit, range,

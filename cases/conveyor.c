@@ -514,4 +514,5 @@ const case_desc case_conveyor = {
     k_studies,
     (int)(sizeof k_studies / sizeof k_studies[0]),
     k_quick,
+    NULL, /* bench: every approximation, TAMSI and implicit Euler */
 };

@@ -967,11 +967,9 @@ static int cmd_bench(int argc, char** argv) {
      * one named by --approx / --solver */
     run_config list[16];
     int n = 0;
-    if (o.solver || o.approx) {
+    if (o.solver || o.approx || cs->bench_approx) {
         run_config_default(cs, &list[0]);
-        if (o.approx) {
-            list[0].approx = need_approx(o.approx);
-        }
+        list[0].approx = need_approx(o.approx ? o.approx : cs->bench_approx);
         n = 1;
     } else {
         for (int a = 0; a < ccb_approx_count() && n < 14; ++a) {
@@ -985,6 +983,7 @@ static int cmd_bench(int argc, char** argv) {
         list[n++].solver.ode.tals = 1;
     }
     int fails = 0;
+    strbuf split = {0};
     for (int v = 0; v < n; ++v) {
         run_config cfg = list[v];
         apply_sets(cs, cfg.params, &o);
@@ -1008,7 +1007,7 @@ static int cmd_bench(int argc, char** argv) {
         }
         run_record rec;
         memset(&rec, 0, sizeof rec);
-        double mean_it = 0;
+        double mean_it = 0, last_split[8] = {0}, contacts = 0;
         long steps = 0;
         int ok = 1;
         for (int r = 0; r < o.repeat; ++r) {
@@ -1016,22 +1015,45 @@ static int cmd_bench(int argc, char** argv) {
             if (run_execute(&cfg, &rec, msg, sizeof msg) != 0) {
                 fprintf(stderr, "ccb: %s\n", msg);
                 free(times);
+                free(split.s);
                 return EXIT_USAGE;
             }
             times[r] = rec.wall_time;
             steps = rec.nsteps;
             mean_it = rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0;
+            contacts = rec.nsteps ? (double)rec.ncontacts_total / (double)rec.nsteps : 0;
             ok &= rec.status == CCB_OK;
+            const double sp[8] = {rec.t_geometry,   rec.t_problem, rec.t_assemble,
+                                  rec.t_factor,     rec.t_linesearch,
+                                  rec.t_eval,       rec.t_kappa,
+                                  rec.t_solve - rec.t_assemble - rec.t_factor -
+                                      rec.t_linesearch - rec.t_eval - rec.t_kappa};
+            memcpy(last_split, sp, sizeof sp);
             run_record_free(&rec);
         }
         qsort(times, (size_t)o.repeat, sizeof(double), cmp_double);
         const double med = times[o.repeat / 2];
+        const double* med_split = last_split;
+        if (steps > 0) {
+            strbuf_printf(&split, "%-22s %-9.0f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f\n",
+                          variant, contacts, 1e6 * med_split[0] / steps,
+                          1e6 * med_split[1] / steps, 1e6 * med_split[2] / steps,
+                          1e6 * med_split[3] / steps, 1e6 * med_split[4] / steps,
+                          1e6 * med_split[5] / steps, 1e6 * med_split[7] / steps);
+        }
         printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg.dt, steps,
                med, steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,
                mean_it, ok ? "ok" : "FAILED");
         fails += !ok;
         free(times);
     }
+    printf("\n# time split per step [us] (last repetition): geometry query, problem assembly, "
+           "Newton: Hessian assembly, factorization + solve, line search (incl. J dv), "
+           "evaluation at the new iterate, rest of the solve\n");
+    printf("%-22s %-9s %-9s %-9s %-9s %-9s %-9s %-9s %-9s\n", "variant", "contacts", "geometry",
+           "problem", "assemble", "factor", "l.search", "eval", "other");
+    fputs(split.s ? split.s : "", stdout);
+    free(split.s);
     return fails ? EXIT_GATE : 0;
 }
 

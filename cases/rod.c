@@ -651,4 +651,5 @@ const case_desc case_rod = {
     k_studies,
     (int)(sizeof k_studies / sizeof k_studies[0]),
     k_quick,
+    NULL, /* bench: every approximation, TAMSI and implicit Euler */
 };

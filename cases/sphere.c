@@ -412,4 +412,5 @@ const case_desc case_sphere = {
     k_studies,
     (int)(sizeof k_studies / sizeof k_studies[0]),
     k_quick,
+    NULL, /* bench: every approximation, TAMSI and implicit Euler */
 };

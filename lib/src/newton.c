@@ -21,6 +21,7 @@
  * No allocation happens inside an iteration once the workspace has grown to the problem size. */
 #include "ccb/newton.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -525,7 +526,10 @@ static ccb_status line_search(ccb_newton* ws, const line* L, double slope0, doub
             }
         }
         x = xn;
-        if (fabs(dx) < alpha_tol) {
+        /* converged step, or a bracket only a few ulps wide: alpha is resolved to machine
+         * precision (at extreme stiffness alpha_tol = 1e-8 alpha_0 can fall below one ulp of
+         * the root, and the bisection would otherwise spin until ls_max_evals) */
+        if (fabs(dx) < alpha_tol || xu - xl <= 4.0 * DBL_EPSILON * fabs(x)) {
             break;
         }
     }
