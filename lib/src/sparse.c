@@ -13,6 +13,7 @@
  * All CHOLMOD memory goes through ccb_alloc (SuiteSparse_config hooks), so it is counted. */
 #include "sparse.h"
 
+#include <assert.h>
 #include <cholmod.h>
 #include <math.h>
 #include <pthread.h>
@@ -501,10 +502,23 @@ static ccb_status ccb_sparse_solve_impl(ccb_sparse* sp, const double* b, double*
         ccb_dense_chol_solve(n, sp->Hd, x);
         return CCB_OK;
     }
+    /* CHOLMOD 3.0's cholmod_solve2 does not check its own workspace allocations (a failed one
+     * is dereferenced): give it X, Y and E in exactly the shapes it asks for (n x 1, n x 1 and
+     * 1 x maxesize for one right-hand side), allocated here where a failure is reported. */
+    const size_t un = (size_t)n;
+    if (!cholmod_ensure_dense(&sp->X, un, 1, un, CHOLMOD_REAL, &sp->cm) ||
+        !cholmod_ensure_dense(&sp->Y, un, 1, un, CHOLMOD_REAL, &sp->cm) ||
+        !cholmod_ensure_dense(&sp->E, 1, sp->L->maxesize, 1, CHOLMOD_REAL, &sp->cm)) {
+        return cholmod_failure(sp, "solve workspace", msg, msgn);
+    }
+#ifndef NDEBUG
+    const void* ws_before[3] = {sp->X->x, sp->Y->x, sp->E->x};
+#endif
     memcpy(sp->B->x, b, (size_t)n * sizeof(double));
     if (!cholmod_solve2(CHOLMOD_A, sp->L, sp->B, NULL, &sp->X, NULL, &sp->Y, &sp->E, &sp->cm)) {
         return cholmod_failure(sp, "solve", msg, msgn);
     }
+    assert(sp->X->x == ws_before[0] && sp->Y->x == ws_before[1] && sp->E->x == ws_before[2]);
     memcpy(x, sp->X->x, (size_t)n * sizeof(double));
     return CCB_OK;
 }
