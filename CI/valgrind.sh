@@ -28,4 +28,6 @@ for sv in "--solver tamsi" "--solver tamsi --coupling one-way" "--solver ie --ja
 done
 CCB_SOURCE_DIR=$PWD $vg build/ccb run conveyor --solver tamsi --t-final 0.5 --out "$out/ct" >/dev/null
 CCB_SOURCE_DIR=$PWD $vg build/ccb study box fig4 --no-figures --out "$out/study" >/dev/null
+echo "== ccb run clutter: free bodies, broad phase, CHOLMOD with pools, kappa"
+CCB_SOURCE_DIR=$PWD $vg build/ccb run clutter --t-final 0.4 --kappa --out "$out/clutter" >/dev/null
 echo "valgrind: clean"

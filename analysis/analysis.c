@@ -214,3 +214,21 @@ int ccb_an_plot(const char* script, const char* assignments, char* msg, size_t m
     }
     return 0;
 }
+
+static int cmp_double(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+double ccb_an_median(double* x, int n) {
+    if (n < 1) {
+        return NAN;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (isnan(x[i])) {
+            return NAN;
+        }
+    }
+    qsort(x, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}

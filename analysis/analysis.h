@@ -52,6 +52,10 @@ int ccb_an_windowed_error(int M, const double* y, const double* r, double* raw, 
  * value is not positive. (Work at a given error on a work-precision curve.) */
 double ccb_an_loglog_at(int n, const double* x, const double* y, double x0);
 
+/* Median of x[0..n-1] (n >= 1; the mean of the two middle values for even n). Sorts x in place.
+ * NAN if n < 1 or any value is NaN (a failed run must not hide inside a median). */
+double ccb_an_median(double* x, int n);
+
 /* Runs `gnuplot -e "<assignments>" <script>`; the assignments name the data directory and the
  * output prefix (by convention `datadir='...'; out='...'`; the scripts write <out>.png and
  * <out>.svg). Returns 0, or -1 with a message if gnuplot is missing or fails, or if the script

@@ -1,4 +1,4 @@
-/* Tests of the analysis helpers: RMS error on a common grid, observed order, transitions. */
+/* Tests of the analysis helpers: RMS error on a common grid, observed order, transitions, median. */
 #include <math.h>
 
 #include "analysis.h"
@@ -78,10 +78,23 @@ static void test_crossing_frequency(void) {
     CHECK(ccb_an_crossing_frequency(x, 0, 3, 1, 1e-6, &f) != 0, "too short rejected");
 }
 
+static void test_median(void) {
+    double odd[5] = {3, -1, 7, 2, 2};
+    CHECK(ccb_an_median(odd, 5) == 2.0, "odd count: middle value");
+    double even[4] = {4, 1, 3, 2};
+    CHECK(ccb_an_median(even, 4) == 2.5, "even count: mean of the two middle values");
+    double one[1] = {-5};
+    CHECK(ccb_an_median(one, 1) == -5.0, "single value");
+    double bad[3] = {1, NAN, 2};
+    CHECK(isnan(ccb_an_median(bad, 3)), "a NaN propagates");
+    CHECK(isnan(ccb_an_median(one, 0)), "no values");
+}
+
 int main(void) {
     RUN(test_crossing_frequency);
     RUN(test_rms_error);
     RUN(test_order);
     RUN(test_transitions);
+    RUN(test_median);
     return TEST_SUMMARY();
 }

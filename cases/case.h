@@ -129,6 +129,8 @@ typedef struct run_config {
                                    not counted as a suite failure */
     char out_dir[PATH_MAX];     /* "" = no files */
     char label[96];
+    double cost; /* expected relative run time: study_execute starts the costliest runs first
+                    so that parallel jobs end together (0 for all: in order) */
 } run_config;
 
 typedef struct run_record {
@@ -200,6 +202,8 @@ typedef struct study_ctx {
     metric* metrics;
     int nmetrics, cap_metrics;
     strbuf report; /* markdown appended by studies for results/README.md */
+    int gate_only; /* set by ccb gate: a study may skip the runs no gate reads (each study that
+                      does says so in its report) */
     int failures;  /* runs that ended with a solver failure */
     int warnings;  /* e.g. figures that could not be drawn */
 } study_ctx;

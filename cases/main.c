@@ -816,6 +816,7 @@ static int cmd_gate(int argc, char** argv) {
         const case_desc* cs = o.npos ? need_case(o.pos[i]) : case_get(i);
         study_ctx ctx;
         setup_ctx(&ctx, cs, &o, out);
+        ctx.gate_only = 1;
         printf("== gates of %s (%s)\n", cs->name, cs->paper);
         int rc = run_case_studies(&ctx, 1);
         if (rc == 0) {

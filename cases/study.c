@@ -95,6 +95,7 @@ typedef struct job_queue {
     const char* study;
     run_config* cfgs;
     run_record* recs;
+    const int* order; /* execution order: costliest first */
     int n, next, done, error;
     char msg[sizeof(((run_config*)0)->label) + 520]; /* label + ": " + run message */
     pthread_mutex_t lock;
@@ -120,11 +121,12 @@ static void* worker(void* arg) {
     job_queue* q = arg;
     for (;;) {
         pthread_mutex_lock(&q->lock);
-        const int i = q->error ? q->n : q->next++;
+        const int slot = q->error ? q->n : q->next++;
         pthread_mutex_unlock(&q->lock);
-        if (i >= q->n) {
+        if (slot >= q->n) {
             return NULL;
         }
+        const int i = q->order[slot];
         char msg[512] = "";
         const int rc = run_execute(&q->cfgs[i], &q->recs[i], msg, sizeof msg);
         pthread_mutex_lock(&q->lock);
@@ -146,6 +148,20 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
     q.cfgs = cfgs;
     q.recs = recs;
     q.n = n;
+    int* order = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (order == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
+    }
+    for (int i = 0; i < n; ++i) { /* stable insertion sort by decreasing cost */
+        int j = i;
+        while (j > 0 && cfgs[order[j - 1]].cost < cfgs[i].cost) {
+            order[j] = order[j - 1];
+            --j;
+        }
+        order[j] = i;
+    }
+    q.order = order;
     pthread_mutex_init(&q.lock, NULL);
     memset(recs, 0, (size_t)n * sizeof *recs);
     int nt = ctx->jobs < 1 ? 1 : ctx->jobs;
@@ -169,6 +185,7 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
         pthread_join(th[i], NULL);
     }
     pthread_mutex_destroy(&q.lock);
+    free(order);
     if (q.error) {
         fprintf(stderr, "ccb: %s\n", q.msg);
         return q.error;

@@ -1,5 +1,6 @@
-# ICF Fig. 18: mean penetration over the last 1.25 s against the contact stiffness, log-log.
-# Reads <datadir>/fig18-19.csv (approx, k, mean_penetration, ...) and writes <out>.png and
+# ICF Fig. 18: steady penetration over the last 1.25 s against the contact stiffness, log-log:
+# the median over the steps (solid) and the time mean (dashed, raised by late impact steps).
+# Reads <datadir>/fig18-19.csv (approx, k, penetration_median, penetration_time_mean, ...) and writes <out>.png and
 # <out>.svg. Variables: datadir, out, models, titles, title.
 if (!exists("datadir") || !exists("out") || !exists("models") || !exists("titles")) {
   print "clutter_fig18.gp: set datadir, out, models and titles"; exit status 2
@@ -15,11 +16,12 @@ set format x '10^{%L}'
 set format y '10^{%L}'
 set key top right font ",10"
 set xlabel 'k [N/m]'
-set ylabel 'mean penetration [m]'
+set ylabel 'steady penetration [m]'
 do for [term = 1:2] {
   if (term == 1) { set terminal pngcairo size 900,700 font ",11"; set output out.'.png' }
   else           { set terminal svg size 900,700 font ",11" dynamic; set output out.'.svg' }
   set title title
-  plot for [i=1:words(models)] f using 2:(sel(word(models, i), 3)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(titles, i)
+  plot for [i=1:words(models)] f using 2:(sel(word(models, i), 3)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(titles, i), \
+       for [i=1:words(models)] f using 2:(sel(word(models, i), 4)) with lines lw 1 dt 2 lc rgb word(colors, i) notitle
   set output
 }

@@ -1,7 +1,7 @@
 # ICF Fig. 19: mean Newton iterations (top) and mean condition number (bottom) against the contact
-# stiffness. Reads <datadir>/fig18-19.csv (approx, k, mean_penetration, mean_iterations,
-# mean_kappa, ...) and writes <out>.png and <out>.svg. Variables: datadir, out, models, titles,
-# title.
+# stiffness. Reads <datadir>/fig18-19.csv (approx, k, penetration_median, penetration_time_mean,
+# mean_iterations, mean_kappa, ...) and writes <out>.png and <out>.svg. Variables: datadir, out,
+# models, titles, title.
 if (!exists("datadir") || !exists("out") || !exists("models") || !exists("titles")) {
   print "clutter_fig19.gp: set datadir, out, models and titles"; exit status 2
 }
@@ -22,11 +22,11 @@ do for [term = 1:2] {
   unset logscale y
   set format y '%g'
   set ylabel 'mean Newton iterations'
-  plot for [i=1:words(models)] f using 2:(sel(word(models, i), 4)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(titles, i)
+  plot for [i=1:words(models)] f using 2:(sel(word(models, i), 5)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(titles, i)
   set logscale y
   set format y '10^{%L}'
   set ylabel 'mean kappa_2(H)'
-  plot for [i=1:words(models)] f using 2:(sel(word(models, i), 5)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(titles, i)
+  plot for [i=1:words(models)] f using 2:(sel(word(models, i), 6)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(titles, i)
   unset multiplot
   set output
 }
