@@ -558,6 +558,37 @@ static void test_failures(void) {
     fixture_free(&f);
 }
 
+/* The line search ends once its bracket is a few ulps wide, even when the step and residual
+ * tolerances are below round-off (spec §8.4; at extreme stiffness alpha_tol = 1e-8 alpha_0 can be
+ * smaller than one ulp of the root): with ls_ftol = ls_alpha_rtol = 1e-300 only that test can
+ * stop it, and it must do so well inside ls_max_evals (bisection from [0, 1.5] reaches one ulp of
+ * alpha in ~55 halvings). */
+static void test_line_search_machine_precision(void) {
+    fixture f = fixture_make();
+    for (int trial = 0; trial < 12; ++trial) {
+        multi M;
+        random_multi(&M, uniform(0.05, 2.0));
+        const ccb_approx* ap = APPROX[trial % 4];
+        CHECK(set_multi(f.pb, ap, &M) == CCB_OK, "set_raw: %s", ccb_problem_last_error(f.pb));
+        ccb_newton_params np = ccb_newton_params_default();
+        np.ls_ftol = 1e-300;
+        np.ls_alpha_rtol = 1e-300;
+        np.ls_max_evals = 100;
+        const ccb_status s = ccb_newton_solve(f.nw, f.pb, &np, NULL, NULL, NULL);
+        CHECK(s == CCB_OK, "%s: converged with round-off line-search tolerances: %s", ap->name,
+              ccb_newton_last_error(f.nw));
+        int nh;
+        const ccb_newton_iter* h = ccb_newton_history(f.nw, &nh);
+        int most = 0;
+        for (int i = 0; i < nh; ++i) {
+            most = h[i].ls_evals > most ? h[i].ls_evals : most;
+        }
+        CHECK(most <= 70, "%s: at most 70 line-search evaluations per iteration (%d)", ap->name,
+              most);
+    }
+    fixture_free(&f);
+}
+
 /* Every allocation may fail: no crash, NOMEM reported, nothing leaks (CHOLMOD included). */
 static void test_allocation_failures(void) {
     multi M;
@@ -603,6 +634,7 @@ int main(void) {
     RUN(test_descent_convergence_and_backends);
     RUN(test_pattern_reuse_and_kappa);
     RUN(test_failures);
+    RUN(test_line_search_machine_precision);
     RUN(test_allocation_failures);
     return TEST_SUMMARY();
 }
