@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "case.h"
@@ -1065,6 +1066,13 @@ static int cmd_bench(int argc, char** argv) {
  * and restarts itself once (a user's own setting is kept). */
 static void single_threaded_openmp(char** argv) {
     if (getenv("OMP_THREAD_LIMIT") != NULL) {
+        return;
+    }
+    /* restart only the program itself: under valgrind /proc/self/exe is the tool */
+    struct stat self, prog;
+    if (strchr(argv[0], '/') != NULL &&
+        (stat("/proc/self/exe", &self) != 0 || stat(argv[0], &prog) != 0 ||
+         self.st_ino != prog.st_ino || self.st_dev != prog.st_dev)) {
         return;
     }
     if (setenv("OMP_THREAD_LIMIT", "1", 1) == 0) {
