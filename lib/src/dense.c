@@ -3,6 +3,7 @@
 #include "dense.h"
 
 #include <math.h>
+#include <stddef.h>
 
 int ccb_dense_cholesky(int n, double* A) {
     for (int j = 0; j < n; ++j) {
@@ -113,4 +114,17 @@ int ccb_dense_eigvals(int n, double* A, double* w, double* work, int lwork) {
     /* Row-major upper triangle = column-major lower triangle: pass uplo 'L'. */
     dsyev_("N", "L", &n, A, &n, w, work, &lwork, &info);
     return info;
+}
+
+void ccb_dense_put_block(double* H, int n, int r0, int c0, const double* B, int rows, int cols,
+                         int transpose) {
+    for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+            if (transpose) {
+                H[(size_t)(r0 + c) * n + c0 + r] = B[r * cols + c];
+            } else {
+                H[(size_t)(r0 + r) * n + c0 + c] = B[r * cols + c];
+            }
+        }
+    }
 }

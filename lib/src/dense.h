@@ -20,4 +20,9 @@ int ccb_dense_eigvals(int n, double* A, double* w, double* work, int lwork);
 /* Workspace size (doubles) for ccb_dense_eigvals. */
 int ccb_dense_eig_work(int n);
 
+/* Writes the rows x cols row-major block B into the n x n row-major matrix H at (r0, c0), or
+ * its transpose (cols x rows) when transpose is set. */
+void ccb_dense_put_block(double* H, int n, int r0, int c0, const double* B, int rows, int cols,
+                         int transpose);
+
 #endif

@@ -404,24 +404,14 @@ void ccb_sparse_to_dense(const ccb_sparse* sp, double* H) {
     const int n = sp->n;
     memset(H, 0, (size_t)n * n * sizeof(double));
     for (int b = 0; b < sp->nb; ++b) {
-        const int nbb = sp->bs[b], o = sp->boff[b];
-        const double* D = sp->vals + sp->diag_off[b];
-        for (int r = 0; r < nbb; ++r) {
-            for (int c = 0; c < nbb; ++c) {
-                H[(size_t)(o + r) * n + o + c] = D[r * nbb + c];
-            }
-        }
+        ccb_dense_put_block(H, n, sp->boff[b], sp->boff[b], sp->vals + sp->diag_off[b], sp->bs[b],
+                            sp->bs[b], 0);
     }
-    for (int e = 0; e < sp->nedge; ++e) {
+    for (int e = 0; e < sp->nedge; ++e) { /* upper block (a, b) and its transpose at (b, a) */
         const int a = sp->edges[2 * e], b = sp->edges[2 * e + 1];
-        const int na = sp->bs[a], nbb = sp->bs[b];
         const double* E = sp->vals + sp->edge_off[e];
-        for (int r = 0; r < na; ++r) {
-            for (int c = 0; c < nbb; ++c) {
-                H[(size_t)(sp->boff[a] + r) * n + sp->boff[b] + c] = E[r * nbb + c];
-                H[(size_t)(sp->boff[b] + c) * n + sp->boff[a] + r] = E[r * nbb + c];
-            }
-        }
+        ccb_dense_put_block(H, n, sp->boff[a], sp->boff[b], E, sp->bs[a], sp->bs[b], 0);
+        ccb_dense_put_block(H, n, sp->boff[b], sp->boff[a], E, sp->bs[a], sp->bs[b], 1);
     }
 }
 

@@ -275,25 +275,15 @@ void ccb_sparse_lu_to_dense(const ccb_sparse_lu* lu, double* H) {
     const int n = lu->n;
     memset(H, 0, (size_t)n * n * sizeof(double));
     for (int a = 0; a < lu->nb; ++a) {
-        const int na = lu->bs[a], oa = lu->boff[a];
-        const double* D = lu->vals + lu->diag_off[a];
-        for (int i = 0; i < na; ++i) {
-            for (int j = 0; j < na; ++j) {
-                H[(size_t)(oa + i) * n + oa + j] = D[i * na + j];
-            }
-        }
+        ccb_dense_put_block(H, n, lu->boff[a], lu->boff[a], lu->vals + lu->diag_off[a], lu->bs[a],
+                            lu->bs[a], 0);
     }
-    for (int e = 0; e < lu->nedge; ++e) {
+    for (int e = 0; e < lu->nedge; ++e) { /* upper (a, b), n_a x n_b; lower (b, a), n_b x n_a */
         const int a = lu->edges[2 * e], b = lu->edges[2 * e + 1];
-        const int na = lu->bs[a], nbb = lu->bs[b], oa = lu->boff[a], ob = lu->boff[b];
-        const double* U = lu->vals + lu->up_off[e];
-        const double* L = lu->vals + lu->lo_off[e];
-        for (int i = 0; i < na; ++i) {
-            for (int j = 0; j < nbb; ++j) {
-                H[(size_t)(oa + i) * n + ob + j] = U[i * nbb + j];
-                H[(size_t)(ob + j) * n + oa + i] = L[j * na + i];
-            }
-        }
+        ccb_dense_put_block(H, n, lu->boff[a], lu->boff[b], lu->vals + lu->up_off[e], lu->bs[a],
+                            lu->bs[b], 0);
+        ccb_dense_put_block(H, n, lu->boff[b], lu->boff[a], lu->vals + lu->lo_off[e], lu->bs[b],
+                            lu->bs[a], 0);
     }
 }
 
