@@ -19,11 +19,10 @@ do for [term = 1:2] {
   if (term == 1) { set terminal pngcairo size 900,900 font ",11"; set output out.'.png' }
   else           { set terminal svg size 900,900 font ",11" dynamic; set output out.'.svg' }
   set multiplot layout 2,1 title title
-  unset logscale y
+  set logscale y
   set format y '%g'
   set ylabel 'mean Newton iterations'
   plot for [i=1:words(models)] f using 2:(sel(word(models, i), 5)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(titles, i)
-  set logscale y
   set format y '10^{%L}'
   set ylabel 'mean kappa_2(H)'
   plot for [i=1:words(models)] f using 2:(sel(word(models, i), 6)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(titles, i)
