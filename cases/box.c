@@ -281,19 +281,18 @@ static void windowed_error_job(void* user, int i) {
 
 /* The runs of a study with their error jobs: allocated together, freed together. */
 typedef struct batch {
-    run_config* cfg;
-    run_record* rec; /* zeroed: freeing a run that never ran is a no-op */
+    study_batch runs;
     wjob* jobs;
-    int n;
 } batch;
 
 static int batch_alloc(batch* b, int n) {
-    b->n = n;
-    b->cfg = calloc((size_t)n, sizeof *b->cfg);
-    b->rec = calloc((size_t)n, sizeof *b->rec);
+    b->jobs = NULL;
+    if (study_batch_alloc(&b->runs, n) != 0) {
+        return -1;
+    }
     b->jobs = calloc((size_t)n, sizeof *b->jobs);
-    if (!b->cfg || !b->rec || !b->jobs) {
-        free(b->cfg), free(b->rec), free(b->jobs);
+    if (b->jobs == NULL) {
+        study_batch_free(&b->runs);
         fprintf(stderr, "ccb: out of memory\n");
         return -1;
     }
@@ -301,11 +300,7 @@ static int batch_alloc(batch* b, int n) {
 }
 
 static void batch_free(batch* b) {
-    for (int i = 0; i < b->n; ++i) {
-        run_record_free(&b->rec[i]);
-    }
-    free(b->cfg);
-    free(b->rec);
+    study_batch_free(&b->runs);
     free(b->jobs);
 }
 
@@ -725,8 +720,8 @@ static int study_work_precision(study_ctx* ctx) {
     if (batch_alloc(&b, nrun) != 0) {
         return 2;
     }
-    run_config* cfg = b.cfg;
-    run_record* rec = b.rec;
+    run_config* cfg = b.runs.cfg;
+    run_record* rec = b.runs.rec;
     wjob* jobs = b.jobs;
     for (int v = 0; v < 4; ++v) {
         for (int j = 0; j < NH_WP; ++j) {
@@ -888,8 +883,8 @@ static int study_convergence(study_ctx* ctx) {
     if (batch_alloc(&b, nrun) != 0) {
         return 2;
     }
-    run_config* cfg = b.cfg;
-    run_record* rec = b.rec;
+    run_config* cfg = b.runs.cfg;
+    run_record* rec = b.runs.rec;
     wjob* jobs = b.jobs;
     for (int i = 0; i < NM_CONV; ++i) {
         for (int j = 0; j < NH_CONV; ++j) {
@@ -998,8 +993,8 @@ static int study_variants(study_ctx* ctx) {
     if (batch_alloc(&b, nrun) != 0) {
         return 2;
     }
-    run_config* cfg = b.cfg;
-    run_record* rec = b.rec;
+    run_config* cfg = b.runs.cfg;
+    run_record* rec = b.runs.rec;
     wjob* jobs = b.jobs;
     int n = 0;
     for (int k = 0; k < 2; ++k) {

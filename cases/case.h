@@ -208,6 +208,17 @@ typedef struct study_ctx {
     int warnings;  /* e.g. figures that could not be drawn */
 } study_ctx;
 
+/* The runs of a study, allocated and freed together; records start zeroed, so freeing a run
+ * that never ran is a no-op. */
+typedef struct study_batch {
+    run_config* cfg;
+    run_record* rec;
+    int n;
+} study_batch;
+/* Returns 0, or -1 with a message on stderr. */
+int study_batch_alloc(study_batch* b, int n);
+void study_batch_free(study_batch* b);
+
 int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root);
 void study_ctx_free(study_ctx* ctx);
 /* A run configuration from the study's base parameters, named `label`, writing into

@@ -300,33 +300,6 @@ static const ccb_approx* const k_models[NMODEL] = {&ccb_approx_sap, &ccb_approx_
 static const char* const k_model_list = "sap lagged lagged-reg similar";
 static const char* const k_titles = "SAP Lagged Lagged-reg Similar";
 
-/* Runs of a clutter study: allocated and freed together. */
-typedef struct batch {
-    run_config* cfg;
-    run_record* rec;
-    int n;
-} batch;
-
-static int batch_alloc(batch* b, int n) {
-    b->n = n;
-    b->cfg = calloc((size_t)n, sizeof *b->cfg);
-    b->rec = calloc((size_t)n, sizeof *b->rec);
-    if (!b->cfg || !b->rec) {
-        free(b->cfg), free(b->rec);
-        fprintf(stderr, "ccb: out of memory\n");
-        return -1;
-    }
-    return 0;
-}
-
-static void batch_free(batch* b) {
-    for (int i = 0; i < b->n; ++i) {
-        run_record_free(&b->rec[i]);
-    }
-    free(b->cfg);
-    free(b->rec);
-}
-
 /* A run of `model` at dt with kappa(H) per step, trajectory decimated to ~60 rows. */
 static void clutter_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
                            const ccb_approx* ap, double dt, int kappa) {
@@ -402,8 +375,8 @@ static double obs_median(const run_record* r, double t0, double t1, int col) {
 /* ICF Figs. 15-16 (and CLU-1 ... CLU-3). */
 static int study_fig15(study_ctx* ctx) {
     const double dt = 2e-3, T = ctx->cs->t_final_default;
-    batch b;
-    if (batch_alloc(&b, NMODEL) != 0) {
+    study_batch b;
+    if (study_batch_alloc(&b, NMODEL) != 0) {
         return 2;
     }
     for (int i = 0; i < NMODEL; ++i) {
@@ -413,7 +386,7 @@ static int study_fig15(study_ctx* ctx) {
     }
     int rc = study_execute(ctx, "fig15-16", b.cfg, b.rec, NMODEL);
     if (rc != 0) {
-        batch_free(&b);
+        study_batch_free(&b);
         return rc;
     }
     strbuf t15 = {0}, t16 = {0}, md = {0};
@@ -479,10 +452,10 @@ static int study_fig15(study_ctx* ctx) {
     study_get_metric(ctx, "fig15.lagged.iterations_t_lt_2", &l);
     study_get_metric(ctx, "fig15.lagged-reg.iterations_t_lt_2", &lr);
     study_set_metric(ctx, "clu3.lagged_reg_over_lagged_t_lt_2", lr / l);
-    l = lr = NAN;
-    study_get_metric(ctx, "fig15.lagged.kappa_t_lt_2", &l);
-    study_get_metric(ctx, "fig15.lagged-reg.kappa_t_lt_2", &lr);
-    study_set_metric(ctx, "fig15.lagged_reg_over_lagged.kappa_t_lt_2", lr / l);
+    double kl = NAN, klr = NAN;
+    study_get_metric(ctx, "fig15.lagged.kappa_t_lt_2", &kl);
+    study_get_metric(ctx, "fig15.lagged-reg.kappa_t_lt_2", &klr);
+    study_set_metric(ctx, "fig15.lagged_reg_over_lagged.kappa_t_lt_2", klr / kl);
     /* ICF §XII-A: Lagged and Similar need more iterations (higher kappa) than SAP in the impact
      * transient and fewer (lower) after it */
     static const char* const k_cmp[] = {"lagged", "similar"};
@@ -546,16 +519,16 @@ static int study_fig15(study_ctx* ctx) {
             "| model | status | mean it. | it. t < 1 s | it. t > 2 s | mean kappa | stiction "
             "tol. t > 2 s [m/s] | max speed t >= 2.5 s [m/s] | KE(t >= 2.5)/KE peak | contacts "
             "per step | wall [s] |\n|---|---|---|---|---|---|---|---|---|---|---|\n%s\n"
-            "Lagged-reg / Lagged iterations over t < 2 s: %.3f. The objects do not all come to "
-            "rest: spheres that reach the floor keep rolling (v = omega R, no rolling "
-            "resistance in the model), which is what the late speeds measure.\n\n",
-            md.s ? md.s : "", lr / l);
+            "Lagged-reg / Lagged over t < 2 s: iterations %.3f, mean kappa %.3f. The objects do "
+            "not all come to rest: spheres that reach the floor keep rolling without slip "
+            "(no rolling resistance in the model), which is what the late speeds measure.\n\n",
+            md.s ? md.s : "", lr / l, klr / kl);
     }
 out:
     free(t15.s);
     free(t16.s);
     free(md.s);
-    batch_free(&b);
+    study_batch_free(&b);
     return rc;
 }
 
@@ -564,8 +537,8 @@ out:
 static const double k_dt17[NDT17] = {5e-4, 1e-3, 2e-3, 5e-3, 1e-2};
 
 static int study_fig17(study_ctx* ctx) {
-    batch b;
-    if (batch_alloc(&b, NMODEL * NDT17) != 0) {
+    study_batch b;
+    if (study_batch_alloc(&b, NMODEL * NDT17) != 0) {
         return 2;
     }
     for (int i = 0; i < NMODEL; ++i) {
@@ -578,7 +551,7 @@ static int study_fig17(study_ctx* ctx) {
     }
     int rc = study_execute(ctx, "fig17", b.cfg, b.rec, b.n);
     if (rc != 0) {
-        batch_free(&b);
+        study_batch_free(&b);
         return rc;
     }
     strbuf tab = {0}, md = {0};
@@ -643,7 +616,7 @@ static int study_fig17(study_ctx* ctx) {
     }
     free(tab.s);
     free(md.s);
-    batch_free(&b);
+    study_batch_free(&b);
     return rc;
 }
 
@@ -683,8 +656,8 @@ static int fig18_gated(int model, int j) {
 
 static int study_fig18(study_ctx* ctx) {
     const double dt = 5e-3;
-    batch b;
-    if (batch_alloc(&b, NMODEL * NK) != 0) {
+    study_batch b;
+    if (study_batch_alloc(&b, NMODEL * NK) != 0) {
         return 2;
     }
     int ran[NMODEL * NK], nrun = 0;
@@ -732,7 +705,7 @@ static int study_fig18(study_ctx* ctx) {
     free(cfg);
     free(rec);
     if (rc != 0) {
-        batch_free(&b);
+        study_batch_free(&b);
         return rc;
     }
     strbuf tab = {0}, md = {0}, f13 = {0};
@@ -843,7 +816,7 @@ static int study_fig18(study_ctx* ctx) {
     free(tab.s);
     free(md.s);
     free(f13.s);
-    batch_free(&b);
+    study_batch_free(&b);
     return rc;
 }
 
@@ -851,8 +824,8 @@ static int study_fig18(study_ctx* ctx) {
 static int study_scale(study_ctx* ctx) {
     const int sides[3] = {2, 4, 8};
     const double dt = 2e-3;
-    batch b;
-    if (batch_alloc(&b, 3) != 0) {
+    study_batch b;
+    if (study_batch_alloc(&b, 3) != 0) {
         return 2;
     }
     for (int i = 0; i < 3; ++i) {
@@ -868,7 +841,7 @@ static int study_scale(study_ctx* ctx) {
     int rc = study_execute(ctx, "scale", b.cfg, b.rec, 3);
     ctx->jobs = jobs;
     if (rc != 0) {
-        batch_free(&b);
+        study_batch_free(&b);
         return rc;
     }
     strbuf tab = {0}, md = {0};
@@ -927,7 +900,7 @@ static int study_scale(study_ctx* ctx) {
     }
     free(tab.s);
     free(md.s);
-    batch_free(&b);
+    study_batch_free(&b);
     return rc;
 }
 

@@ -67,6 +67,28 @@ int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root) {
     return 0;
 }
 
+int study_batch_alloc(study_batch* b, int n) {
+    b->n = n;
+    b->cfg = calloc((size_t)n, sizeof *b->cfg);
+    b->rec = calloc((size_t)n, sizeof *b->rec);
+    if (!b->cfg || !b->rec) {
+        free(b->cfg), free(b->rec);
+        b->cfg = NULL, b->rec = NULL, b->n = 0;
+        fprintf(stderr, "ccb: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
+void study_batch_free(study_batch* b) {
+    for (int i = 0; i < b->n; ++i) {
+        run_record_free(&b->rec[i]);
+    }
+    free(b->cfg);
+    free(b->rec);
+    b->cfg = NULL, b->rec = NULL, b->n = 0;
+}
+
 void study_ctx_free(study_ctx* ctx) {
     free(ctx->metrics);
     free(ctx->report.s);
