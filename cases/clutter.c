@@ -372,6 +372,19 @@ static double obs_median(const run_record* r, double t0, double t1, int col) {
     return m;
 }
 
+/* Draws results/clutter/<fig>.png/.svg with analysis/gnuplot/clutter_<fig>.gp from the tables
+ * in dir; `extra` adds gnuplot assignments (may be ""). */
+static void clutter_plot(study_ctx* ctx, const char* dir, const char* fig, const char* extra,
+                         const char* title) {
+    strbuf vars = {0};
+    strbuf_printf(&vars, "datadir='%s'; out='%s/%s/%s'; models='%s'; titles='%s'; %s title='%s'",
+                  dir, ctx->out_root, ctx->cs->name, fig, k_model_list, k_titles, extra, title);
+    char script[64];
+    snprintf(script, sizeof script, "clutter_%s.gp", fig);
+    study_plot(ctx, script, vars.s);
+    free(vars.s);
+}
+
 /* ICF Figs. 15-16 (and CLU-1 ... CLU-3). */
 static int study_fig15(study_ctx* ctx) {
     const double dt = 2e-3, T = ctx->cs->t_final_default;
@@ -493,21 +506,14 @@ static int study_fig15(study_ctx* ctx) {
             t16.s);
     }
     if (rc == 0) {
-        strbuf vars = {0};
-        strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/fig15'; titles='%s'; "
-                      "title='Clutter, dt = 2e-3 s: Newton iterations and condition number per "
-                      "step (ICF Fig. 15)'",
-                      dir, ctx->out_root, ctx->cs->name, k_titles);
-        study_plot(ctx, "clutter_fig15.gp", vars.s);
-        vars.n = 0;
-        strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/fig16'; titles='%s'; vs=%g; "
-                      "title='Clutter, dt = 2e-3 s: effective stiction tolerance of the contacts "
-                      "that push (ICF Fig. 16)'",
-                      dir, ctx->out_root, ctx->cs->name, k_titles, ctx->params[P_VS]);
-        study_plot(ctx, "clutter_fig16.gp", vars.s);
-        free(vars.s);
+        clutter_plot(ctx, dir, "fig15", "",
+                     "Clutter, dt = 2e-3 s: Newton iterations and condition number per step (ICF "
+                     "Fig. 15)");
+        char vs[64];
+        snprintf(vs, sizeof vs, "vs=%g;", ctx->params[P_VS]);
+        clutter_plot(ctx, dir, "fig16", vs,
+                     "Clutter, dt = 2e-3 s: effective stiction tolerance of the contacts that push "
+                     "(ICF Fig. 16)");
         study_report(
             ctx,
             "### fig15-16 — iterations, kappa(H) and stiction tolerance per step, dt = 2e-3 s "
@@ -597,14 +603,9 @@ static int study_fig17(study_ctx* ctx) {
             path, "approx,dt [s],mean_iterations,mean_kappa,wall_time [s],status", tab.s);
     }
     if (rc == 0) {
-        strbuf vars = {0};
-        strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/fig17'; models='%s'; titles='%s'; "
-                      "title='Clutter: mean Newton iterations and condition number per step "
-                      "against dt (ICF Fig. 17)'",
-                      dir, ctx->out_root, ctx->cs->name, k_model_list, k_titles);
-        study_plot(ctx, "clutter_fig17.gp", vars.s);
-        free(vars.s);
+        clutter_plot(ctx, dir, "fig17", "",
+                     "Clutter: mean Newton iterations and condition number per step against dt "
+                     "(ICF Fig. 17)");
         study_report(ctx,
                      "### fig17 — mean iterations and kappa(H) against dt (ICF Fig. 17)\n\n"
                      "![fig17](clutter/fig17.png)\n\nPaper: SAP's kappa nearly flat (G_t = "
@@ -778,21 +779,12 @@ static int study_fig18(study_ctx* ctx) {
                                tab.s);
     }
     if (rc == 0) {
-        strbuf vars = {0};
-        strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/fig18'; models='%s'; titles='%s'; "
-                      "title='Clutter, dt = 5e-3 s: steady penetration over the last 1.25 s "
-                      "against k (ICF Fig. 18)'",
-                      dir, ctx->out_root, ctx->cs->name, k_model_list, k_titles);
-        study_plot(ctx, "clutter_fig18.gp", vars.s);
-        vars.n = 0;
-        strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/fig19'; models='%s'; titles='%s'; "
-                      "title='Clutter, dt = 5e-3 s: mean iterations and condition number "
-                      "against k (ICF Fig. 19)'",
-                      dir, ctx->out_root, ctx->cs->name, k_model_list, k_titles);
-        study_plot(ctx, "clutter_fig19.gp", vars.s);
-        free(vars.s);
+        clutter_plot(ctx, dir, "fig18", "",
+                     "Clutter, dt = 5e-3 s: steady penetration over the last 1.25 s against k "
+                     "(ICF Fig. 18)");
+        clutter_plot(ctx, dir, "fig19", "",
+                     "Clutter, dt = 5e-3 s: mean iterations and condition number against k (ICF "
+                     "Fig. 19)");
         study_report(
             ctx,
             "### fig18-19 — steady penetration, iterations and kappa(H) against the stiffness, "
