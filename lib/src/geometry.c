@@ -41,6 +41,7 @@ typedef struct geo_ws {
     uint64_t *cand, *tmp; /* candidate pairs (lo << 32 | hi) and the radix-sort buffer */
     int ncand, cap_cand;
     const ccb_model* model; /* the model the order belongs to */
+    ccb_hydro_surface hs;   /* contact surface scratch of hydroelastic pairs */
 } geo_ws;
 
 void ccb_contact_set_free(ccb_contact_set* set) {
@@ -54,6 +55,7 @@ void ccb_contact_set_free(ccb_contact_set* set) {
         ccb_free(ws->order);
         ccb_free(ws->cand);
         ccb_free(ws->tmp);
+        ccb_hydro_surface_free(&ws->hs);
         ccb_free(ws);
     }
     ccb_free(set->items);
@@ -195,11 +197,47 @@ static ccb_status box_sphere_contact(const ccb_model* m, const geo_ws* ws, int a
     return emit(m, a, b, 0, phi, n, pA, ccb_v3_sub(cb, ccb_v3_scale(rb, n)), out);
 }
 
+/* Rigid half-space A vs hydroelastic mesh B: one point contact per face of the slice (spec:
+ * formulation-tamsi-hydro §F.4): at the face centroid, k = A g, phi0 = -p0/g, normal = the
+ * plane's outward normal (from A into B); dissipation, relaxation time and friction from the
+ * pair rule. Feature = face index. */
+static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b,
+                                 ccb_contact_set* out, char* msg, size_t msz) {
+    const ccb_pose* XH = &ws->X[a];
+    const ccb_vec3 n = ccb_m3_col(&XH->R, 2);
+    const ccb_shape* sb = &m->shapes[b];
+    ccb_status s = ccb_hydro_slice(sb->mesh, &ws->X[b], XH->p, n, sb->def.hydro_repr, &ws->hs,
+                                   msg, msz);
+    if (s != CCB_OK) {
+        return s;
+    }
+    ccb_contact c;
+    double wa;
+    c.material = ccb_shape_pair_material(m, a, b, &wa);
+    c.body_a = m->shapes[a].body;
+    c.body_b = sb->body;
+    c.shape_a = a;
+    c.shape_b = b;
+    c.R_WC = ccb_contact_frame(n);
+    for (int f = 0; f < ws->hs.n; ++f) {
+        const ccb_hydro_face* fc = &ws->hs.faces[f];
+        c.feature = f;
+        c.phi0 = -fc->pressure / fc->gradient; /* P2 eq. 16 */
+        c.material.k = fc->area * fc->gradient; /* P2 eq. 15 */
+        c.p = fc->centroid;
+        if (add_contact(out, &c) != CCB_OK) {
+            return ccb_errorf(msg, msz, CCB_E_NOMEM, "geometry_query: out of memory");
+        }
+    }
+    return CCB_OK;
+}
+
 /* Narrow phase of the shape pair (i, j), both known to be active. */
-static ccb_status pair_contacts(const ccb_model* m, const geo_ws* ws, int i, int j, double margin,
-                                ccb_contact_set* out) {
+static ccb_status pair_contacts(const ccb_model* m, geo_ws* ws, int i, int j, double margin,
+                                ccb_contact_set* out, char* msg, size_t msz) {
     int a, b;
     switch (ccb_shape_pair_kind(m, i, j, &a, &b)) {
+    case CCB_PAIR_HALFSPACE_HYDRO: return hydro_contacts(m, ws, a, b, out, msg, msz);
     case CCB_PAIR_HALFSPACE: return halfspace_contacts(m, ws, a, b, margin, out);
     case CCB_PAIR_SPHERES: return sphere_contact(m, ws, a, b, margin, out);
     case CCB_PAIR_BOX_SPHERE: return box_sphere_contact(m, ws, a, b, margin, out);
@@ -358,8 +396,11 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
     sort_candidates(ws);
     for (int k = 0; k < ws->ncand; ++k) {
         const int i = (int)(ws->cand[k] >> 32), j = (int)(ws->cand[k] & 0xffffffffu);
-        if (pair_contacts(m, ws, i, j, margin, out) != CCB_OK) {
-            return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
+        const ccb_status s = pair_contacts(m, ws, i, j, margin, out, msg, msg_size);
+        if (s != CCB_OK) {
+            return s == CCB_E_NOMEM
+                       ? ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory")
+                       : s;
         }
     }
     return CCB_OK;

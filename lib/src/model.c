@@ -64,6 +64,7 @@ void ccb_model_destroy(ccb_model* m) {
     }
     for (int i = 0; i < m->nshapes; ++i) {
         ccb_free(m->shapes[i].points);
+        ccb_hydro_mesh_destroy(m->shapes[i].mesh);
     }
     ccb_free(m->bodies);
     ccb_free(m->shapes);
@@ -381,6 +382,20 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
                         "%s: capsule needs radius >= 0 and half_length > 0 m (got %g, %g)", who,
                         d->radius, d->half_length);
         }
+    } else if (d->type == CCB_SHAPE_HYDRO) {
+        if (d->mesh == NULL) {
+            return fail(m, CCB_E_INVALID, "%s: a hydroelastic shape needs a mesh", who);
+        }
+        if (d->hydro_repr != CCB_HYDRO_POLYGONS && d->hydro_repr != CCB_HYDRO_TRIANGLES) {
+            return fail(m, CCB_E_INVALID, "%s: unknown face representation %d", who,
+                        (int)d->hydro_repr);
+        }
+        if (isinf(d->material.k)) {
+            return fail(m, CCB_E_INVALID,
+                        "%s: a hydroelastic shape is compliant: material.k stands for its "
+                        "modulus E (finite > 0)",
+                        who);
+        }
     } else if (d->type != CCB_SHAPE_HALFSPACE) {
         return fail(m, CCB_E_INVALID, "%s: unknown shape type %d", who, (int)d->type);
     }
@@ -396,6 +411,12 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
         }
         memcpy(sh->points, d->points, (size_t)d->npoints * sizeof(ccb_vec3));
     }
+    if (d->type == CCB_SHAPE_HYDRO) {
+        sh->mesh = ccb_hydro_mesh_clone(d->mesh);
+        if (sh->mesh == NULL) {
+            return fail(m, CCB_E_NOMEM, "add_shape: out of memory");
+        }
+    }
     if (d->name) {
         snprintf(sh->name, sizeof sh->name, "%s", d->name);
     } else {
@@ -404,6 +425,7 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
     sh->def = *d;
     sh->def.name = sh->name;
     sh->def.points = sh->points;
+    sh->def.mesh = sh->mesh;
     sh->body = body;
     if (shape_id) {
         *shape_id = m->nshapes;
@@ -453,6 +475,7 @@ static const char* shape_type_name(ccb_shape_type t) {
     case CCB_SHAPE_POINTS: return "point set";
     case CCB_SHAPE_SPHERE: return "sphere";
     case CCB_SHAPE_CAPSULE: return "capsule";
+    case CCB_SHAPE_HYDRO: return "hydroelastic mesh";
     }
     return "unknown";
 }
@@ -488,7 +511,8 @@ ccb_pair_kind ccb_shape_pair_kind(const ccb_model* m, int i, int j, int* a, int*
             *a = j;
             *b = i;
         }
-        return CCB_PAIR_HALFSPACE;
+        return m->shapes[*b].def.type == CCB_SHAPE_HYDRO ? CCB_PAIR_HALFSPACE_HYDRO
+                                                         : CCB_PAIR_HALFSPACE;
     }
     if (ti == CCB_SHAPE_SPHERE && tj == CCB_SHAPE_SPHERE) {
         *a = i < j ? i : j;
@@ -522,6 +546,7 @@ static double shape_bound(const ccb_shape* s) {
     case CCB_SHAPE_BOX: return ccb_v3_norm(s->def.half_extents);
     case CCB_SHAPE_SPHERE: return s->def.radius;
     case CCB_SHAPE_CAPSULE: return s->def.half_length + s->def.radius;
+    case CCB_SHAPE_HYDRO: return ccb_hydro_mesh_bound(s->mesh);
     case CCB_SHAPE_POINTS: {
         double r = 0.0;
         for (int k = 0; k < s->def.npoints; ++k) {

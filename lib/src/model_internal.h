@@ -26,6 +26,7 @@ typedef struct ccb_shape {
     char name[CCB_NAME_MAX];
     ccb_shape_def def; /* copy; def.points points at `points` */
     ccb_vec3* points;  /* owned copy (POINTS) */
+    ccb_hydro_mesh* mesh; /* owned copy (HYDRO) */
     int body;
     double bound; /* radius of a sphere about the shape origin that contains the shape [m]
                      (INFINITY for a half-space) */
@@ -36,7 +37,8 @@ typedef enum ccb_pair_kind {
     CCB_PAIR_NONE = 0,      /* no query for these types */
     CCB_PAIR_HALFSPACE = 1, /* half-space (A) vs the support points of B */
     CCB_PAIR_SPHERES = 2,   /* sphere (A) vs sphere (B) */
-    CCB_PAIR_BOX_SPHERE = 3 /* box (A) vs sphere (B) */
+    CCB_PAIR_BOX_SPHERE = 3, /* box (A) vs sphere (B) */
+    CCB_PAIR_HALFSPACE_HYDRO = 4 /* rigid half-space (A) vs hydroelastic mesh (B) */
 } ccb_pair_kind;
 
 /* The query of shapes i and j and which one is A (*a) and B (*b); CCB_PAIR_NONE if their types

@@ -6,6 +6,7 @@
 #include "ccb/approx.h"
 #include "ccb/friction.h"
 #include "ccb/geometry.h"
+#include "ccb/hydro.h"
 #include "ccb/math.h"
 #include "ccb/model.h"
 #include "ccb/newton.h"

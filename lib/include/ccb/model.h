@@ -21,6 +21,7 @@
 #ifndef CCB_MODEL_H
 #define CCB_MODEL_H
 
+#include "ccb/hydro.h"
 #include "ccb/math.h"
 #include "ccb/status.h"
 
@@ -79,9 +80,11 @@ typedef enum ccb_shape_type {
     CCB_SHAPE_BOX = 1,       /* centred box with half extents (8 corners act as contact points) */
     CCB_SHAPE_POINTS = 2,    /* a set of contact points (markers) fixed in the shape frame */
     CCB_SHAPE_SPHERE = 3,    /* sphere of `radius` centred at the shape origin */
-    CCB_SHAPE_CAPSULE = 4    /* segment from (-half_length, 0, 0) to (+half_length, 0, 0) of the
+    CCB_SHAPE_CAPSULE = 4,   /* segment from (-half_length, 0, 0) to (+half_length, 0, 0) of the
                                 shape frame swept by a sphere of `radius` (radius 0: a segment,
                                 i.e. two end points) */
+    CCB_SHAPE_HYDRO = 5      /* compliant tetrahedral mesh with a pressure field (ccb/hydro.h);
+                                contacts only with half-spaces, one per face of the slice */
 } ccb_shape_type;
 
 /* Contact material of a shape. A rigid surface has k = INFINITY. Pair values combine as in
@@ -103,7 +106,10 @@ typedef struct ccb_shape_def {
     int npoints;            /* POINTS: >= 1 */
     double radius;          /* SPHERE: > 0; CAPSULE: >= 0 [m] */
     double half_length;     /* CAPSULE: > 0 [m] */
-    ccb_material material;
+    const ccb_hydro_mesh* mesh; /* HYDRO: the mesh in the shape frame (copied) */
+    ccb_hydro_repr hydro_repr;  /* HYDRO: polygons (default) or triangles, spec §F.3 */
+    ccb_material material;  /* HYDRO: k stands for the modulus E (weights the dissipation in
+                               the pair rule, spec §F.4 step 6); each face has k = A g */
 } ccb_shape_def;
 
 /* A rigid, frictionless half-space at the identity pose. */

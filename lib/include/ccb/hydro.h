@@ -1,0 +1,130 @@
+/* ccb/hydro.h — hydroelastic (pressure-field) contact, discrete version.
+ *
+ * spec: formulation-tamsi-hydro §F (Masterjohn et al. RA-L 2022; Elandt et al. IROS 2019).
+ * A compliant body carries a tetrahedral volume mesh with a piecewise-linear pressure field
+ * p(x) [Pa] (one value per vertex, constant gradient per tetrahedron; zero on the surface and the
+ * hydroelastic modulus E on the medial axis, §F.1). Against a rigid half-space the contact
+ * surface is the slice of the tetrahedra by the plane (§F.2, marching tetrahedra), kept either
+ * as one polygon per tetrahedron (≤ 4 vertices; the paper's representation) or with every
+ * polygon split into triangles around its centroid (Elandt 2019; §F.3). Each face becomes one
+ * point contact at its centroid c with area A, pressure p0 = p(c), gradient g = ∇p·n
+ * (rigid limit of §F.4 step 3), stiffness k = A g and signed distance φ0 = −p0/g (§F.4, eqs
+ * 15-16): the compliant force (fn0 − h k vn)+ of P2 eq. 16 is then exactly the point-contact
+ * law every ccb solver already uses. Faces with A ≤ 1e-14 m² or g < 1e-14 Pa/m are skipped
+ * (§F.4 steps 1-2).
+ *
+ * Model use: a shape of type CCB_SHAPE_HYDRO (ccb/model.h) holds a copy of a mesh; ccb_geometry_
+ * query turns its slice by every half-space into contacts (feature = face index in the slice). */
+#ifndef CCB_HYDRO_H
+#define CCB_HYDRO_H
+
+#include <stddef.h>
+
+#include "ccb/math.h"
+#include "ccb/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Area and gradient thresholds of the skip rule (spec §F.4 steps 1-2). */
+#define CCB_HYDRO_MIN_AREA 1e-14     /* [m^2] */
+#define CCB_HYDRO_MIN_GRADIENT 1e-14 /* [Pa/m] */
+
+typedef struct ccb_hydro_mesh ccb_hydro_mesh;
+
+/* A mesh from raw data (copied): nverts vertices [m] in the mesh frame, their pressures [Pa]
+ * (finite), and ntets tetrahedra of 4 vertex indices each (tets[4 i + k]). Quality check: every
+ * index in range, every tetrahedron positively oriented ((x1-x0) x (x2-x0) . (x3-x0) > 0) and
+ * not degenerate (volume > 1e-9 times the cube of its longest edge / 6); CCB_E_INVALID names the
+ * first offending tetrahedron otherwise. */
+CCB_API ccb_status ccb_hydro_mesh_create(int nverts, const ccb_vec3* verts, const double* pressure,
+                                         int ntets, const int* tets, ccb_hydro_mesh** out,
+                                         char* msg, size_t msg_size);
+
+/* Cap layouts of a disk mesh. */
+typedef enum ccb_disk_layout {
+    CCB_DISK_FAN = 0,  /* each cap a fan of n triangles around its centre (Drake's short-cylinder
+                          mesh, spec §F.1): n = max(3, ceil(2 pi R / h)) rim vertices */
+    CCB_DISK_POLAR = 1 /* each cap a polar grid of Nr = max(1, ceil(R / h)) rings x 8 Nr sectors
+                          (cases.md §2.1 polar(Nr)); ring 1 triangles, the other cells quads split
+                          along alternating diagonals (checkerboard, so the point set keeps a
+                          mirror symmetry) */
+} ccb_disk_layout;
+
+typedef struct ccb_hydro_disk {
+    double radius;          /* R [m], > 0 */
+    double thickness;       /* L [m], 0 < L < 2 R (a short cylinder: H = L/2 < R) */
+    double modulus;         /* hydroelastic modulus E [Pa], > 0 */
+    ccb_disk_layout layout;
+    double resolution_hint; /* h [m], > 0 (ignored if `sectors` > 0) */
+    int sectors;            /* > 0: FAN rim vertices n, POLAR rings Nr (overrides h) */
+} ccb_hydro_disk;
+
+/* Medial-axis conforming tetrahedral mesh of a short cylinder (axis z, centred at the origin) and
+ * its pressure field p = E d/H, d = distance to the boundary, H = L/2 (spec §F.1, margin 0).
+ * The medial axis of the disk is the mid-plane disk of radius R - H and the two cones from its
+ * rim to the rim circles; the mesh has one vertex layer on each cap (p = 0), one on the
+ * mid-plane disk scaled by (R - H)/R (p = E) and, per cap triangle, a prism of 3 tetrahedra to
+ * each cap, plus a prism of 3 tetrahedra per rim edge between the mid-plane rim and both cap
+ * rims. FAN: 9n tetrahedra, 3n + 3 vertices, as Drake's MakeCylinderVolumeMeshWithMa. The field
+ * is exactly E d/H of the polygonal cylinder. CCB_E_INVALID for bad parameters or too many
+ * elements (> 5e6 tetrahedra). */
+CCB_API ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* def, ccb_hydro_mesh** out, char* msg,
+                                       size_t msg_size);
+
+CCB_API ccb_hydro_mesh* ccb_hydro_mesh_clone(const ccb_hydro_mesh* mesh); /* NULL: no memory */
+CCB_API void ccb_hydro_mesh_destroy(ccb_hydro_mesh* mesh);               /* accepts NULL */
+
+CCB_API int ccb_hydro_mesh_nverts(const ccb_hydro_mesh* mesh);
+CCB_API int ccb_hydro_mesh_ntets(const ccb_hydro_mesh* mesh);
+CCB_API const ccb_vec3* ccb_hydro_mesh_verts(const ccb_hydro_mesh* mesh);
+CCB_API const double* ccb_hydro_mesh_pressure(const ccb_hydro_mesh* mesh);
+CCB_API const int* ccb_hydro_mesh_tets(const ccb_hydro_mesh* mesh);
+/* Radius of a sphere about the mesh-frame origin containing every vertex [m]. */
+CCB_API double ccb_hydro_mesh_bound(const ccb_hydro_mesh* mesh);
+/* Sum of the tetrahedra volumes [m^3]. */
+CCB_API double ccb_hydro_mesh_volume(const ccb_hydro_mesh* mesh);
+/* Rim vertices per cap of a disk mesh (0 for a mesh from raw data). */
+CCB_API int ccb_hydro_mesh_rim(const ccb_hydro_mesh* mesh);
+
+/* Face representation (spec §F.3). */
+typedef enum ccb_hydro_repr {
+    CCB_HYDRO_POLYGONS = 0, /* one face per sliced tetrahedron (P2) */
+    CCB_HYDRO_TRIANGLES = 1 /* each polygon as triangles around its centroid (Elandt 2019) */
+} ccb_hydro_repr;
+
+typedef struct ccb_hydro_face {
+    ccb_vec3 centroid; /* area centroid c, world [m] */
+    double area;       /* A [m^2] */
+    double pressure;   /* p0 = p(c) [Pa] */
+    double gradient;   /* g = ∇p . n [Pa/m], n = the plane's outward normal (into the mesh) */
+    int tet;           /* tetrahedron the face lies in */
+    int nverts;        /* 3 or 4 */
+    ccb_vec3 verts[4]; /* counter-clockwise about n, world [m] */
+} ccb_hydro_face;
+
+/* Contact surface of a slice; zero-initialize, release with ccb_hydro_surface_free. */
+typedef struct ccb_hydro_surface {
+    ccb_hydro_face* faces;
+    int n, cap;
+    int nskipped; /* faces dropped by the skip rule */
+    void* scratch; /* per-vertex workspace, reused between slices (owned) */
+    size_t scratch_size;
+} ccb_hydro_surface;
+
+CCB_API void ccb_hydro_surface_free(ccb_hydro_surface* s);
+
+/* Slice of the mesh at pose X_WM by the rigid half-space {x : n.(x - o) <= 0} (|n| = 1): the
+ * faces where the mesh overlaps the half-space (a vertex is outside iff n.(x - o) > 0 strictly),
+ * in tetrahedron order (triangles of a polygon in vertex order), after the skip rule. Cut-edge
+ * points are computed from the edge's lower-indexed vertex so that neighbouring faces share them
+ * bit for bit. Replaces the contents of out. CCB_E_INVALID/E_NONFINITE/E_NOMEM with a message. */
+CCB_API ccb_status ccb_hydro_slice(const ccb_hydro_mesh* mesh, const ccb_pose* X_WM, ccb_vec3 o,
+                                   ccb_vec3 n, ccb_hydro_repr repr, ccb_hydro_surface* out,
+                                   char* msg, size_t msg_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

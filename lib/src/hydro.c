@@ -1,0 +1,558 @@
+/* hydro: tetrahedral pressure fields, their slice by a rigid half-space, and the per-face
+ * equivalent point contacts (spec: formulation-tamsi-hydro §F). See ccb/hydro.h. */
+#include "ccb/hydro.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ccb/alloc.h"
+#include "internal.h"
+
+#define MAX_TETS 5000000
+
+struct ccb_hydro_mesh {
+    int nv, nt;
+    int rim;        /* rim vertices per cap (disk meshes), else 0 */
+    ccb_vec3* x;    /* nv vertices, mesh frame [m] */
+    double* p;      /* nv pressures [Pa] */
+    int* t;         /* 4 nt vertex indices */
+    ccb_vec3* grad; /* nt pressure gradients, mesh frame [Pa/m] */
+    double bound, volume;
+};
+
+static double tet_volume6(const ccb_vec3* x, const int* t) {
+    const ccb_vec3 a = ccb_v3_sub(x[t[1]], x[t[0]]), b = ccb_v3_sub(x[t[2]], x[t[0]]),
+                   c = ccb_v3_sub(x[t[3]], x[t[0]]);
+    return ccb_v3_dot(ccb_v3_cross(a, b), c);
+}
+
+static double tet_longest_edge(const ccb_vec3* x, const int* t) {
+    double e = 0;
+    for (int i = 0; i < 4; ++i) {
+        for (int j = i + 1; j < 4; ++j) {
+            e = fmax(e, ccb_v3_norm(ccb_v3_sub(x[t[j]], x[t[i]])));
+        }
+    }
+    return e;
+}
+
+void ccb_hydro_mesh_destroy(ccb_hydro_mesh* m) {
+    if (m == NULL) {
+        return;
+    }
+    ccb_free(m->x);
+    ccb_free(m->p);
+    ccb_free(m->t);
+    ccb_free(m->grad);
+    ccb_free(m);
+}
+
+static ccb_hydro_mesh* mesh_alloc(int nv, int nt) {
+    ccb_hydro_mesh* m = ccb_calloc(1, sizeof *m);
+    if (m == NULL) {
+        return NULL;
+    }
+    m->nv = nv;
+    m->nt = nt;
+    m->x = ccb_alloc((size_t)nv * sizeof(ccb_vec3));
+    m->p = ccb_alloc((size_t)nv * sizeof(double));
+    m->t = ccb_alloc((size_t)nt * 4 * sizeof(int));
+    m->grad = ccb_alloc((size_t)nt * sizeof(ccb_vec3));
+    if (!m->x || !m->p || !m->t || !m->grad) {
+        ccb_hydro_mesh_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Gradient of the linear interpolant of p on tetrahedron t: solve E g = dp with the edge rows
+ * E = [x1 - x0; x2 - x0; x3 - x0] by Cramer's rule (E is well conditioned after the quality
+ * check). */
+static ccb_vec3 tet_gradient(const ccb_vec3* x, const double* p, const int* t) {
+    const ccb_vec3 e1 = ccb_v3_sub(x[t[1]], x[t[0]]), e2 = ccb_v3_sub(x[t[2]], x[t[0]]),
+                   e3 = ccb_v3_sub(x[t[3]], x[t[0]]);
+    const double d1 = p[t[1]] - p[t[0]], d2 = p[t[2]] - p[t[0]], d3 = p[t[3]] - p[t[0]];
+    /* g = (d1 (e2 x e3) + d2 (e3 x e1) + d3 (e1 x e2)) / (e1 . (e2 x e3)) */
+    const ccb_vec3 c23 = ccb_v3_cross(e2, e3), c31 = ccb_v3_cross(e3, e1),
+                   c12 = ccb_v3_cross(e1, e2);
+    const double det = ccb_v3_dot(e1, c23);
+    return ccb_v3_scale(1.0 / det, ccb_v3_add(ccb_v3_add(ccb_v3_scale(d1, c23),
+                                                         ccb_v3_scale(d2, c31)),
+                                              ccb_v3_scale(d3, c12)));
+}
+
+ccb_status ccb_hydro_mesh_create(int nverts, const ccb_vec3* verts, const double* pressure,
+                                 int ntets, const int* tets, ccb_hydro_mesh** out, char* msg,
+                                 size_t n) {
+    if (out == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "hydro mesh: NULL output");
+    }
+    *out = NULL;
+    if (nverts < 4 || ntets < 1 || ntets > MAX_TETS || !verts || !pressure || !tets) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "hydro mesh: needs >= 4 vertices and 1..%d tetrahedra with their data "
+                          "(got %d vertices, %d tetrahedra)",
+                          MAX_TETS, nverts, ntets);
+    }
+    for (int i = 0; i < nverts; ++i) {
+        if (!ccb_v3_isfinite(verts[i]) || !isfinite(pressure[i])) {
+            return ccb_errorf(msg, n, CCB_E_INVALID,
+                              "hydro mesh: vertex %d has a non-finite position or pressure", i);
+        }
+    }
+    for (int e = 0; e < ntets; ++e) {
+        const int* t = tets + 4 * (size_t)e;
+        for (int k = 0; k < 4; ++k) {
+            if (t[k] < 0 || t[k] >= nverts) {
+                return ccb_errorf(msg, n, CCB_E_INVALID,
+                                  "hydro mesh: tetrahedron %d: vertex index %d out of range "
+                                  "[0, %d)",
+                                  e, t[k], nverts);
+            }
+        }
+        const double v6 = tet_volume6(verts, t), l = tet_longest_edge(verts, t);
+        if (v6 < 0) {
+            return ccb_errorf(msg, n, CCB_E_INVALID,
+                              "hydro mesh: tetrahedron %d (vertices %d %d %d %d) is inverted "
+                              "(volume %.3g m^3)",
+                              e, t[0], t[1], t[2], t[3], v6 / 6);
+        }
+        if (!(v6 > 1e-9 * l * l * l)) {
+            return ccb_errorf(msg, n, CCB_E_INVALID,
+                              "hydro mesh: tetrahedron %d (vertices %d %d %d %d) is degenerate "
+                              "(volume %.3g m^3, longest edge %.3g m)",
+                              e, t[0], t[1], t[2], t[3], v6 / 6, l);
+        }
+    }
+    ccb_hydro_mesh* m = mesh_alloc(nverts, ntets);
+    if (m == NULL) {
+        return ccb_errorf(msg, n, CCB_E_NOMEM, "hydro mesh: out of memory");
+    }
+    memcpy(m->x, verts, (size_t)nverts * sizeof(ccb_vec3));
+    memcpy(m->p, pressure, (size_t)nverts * sizeof(double));
+    memcpy(m->t, tets, (size_t)ntets * 4 * sizeof(int));
+    for (int i = 0; i < nverts; ++i) {
+        m->bound = fmax(m->bound, ccb_v3_norm(verts[i]));
+    }
+    for (int e = 0; e < ntets; ++e) {
+        m->grad[e] = tet_gradient(m->x, m->p, m->t + 4 * (size_t)e);
+        m->volume += tet_volume6(m->x, m->t + 4 * (size_t)e) / 6;
+    }
+    *out = m;
+    return CCB_OK;
+}
+
+ccb_hydro_mesh* ccb_hydro_mesh_clone(const ccb_hydro_mesh* s) {
+    if (s == NULL) {
+        return NULL;
+    }
+    ccb_hydro_mesh* m = mesh_alloc(s->nv, s->nt);
+    if (m == NULL) {
+        return NULL;
+    }
+    memcpy(m->x, s->x, (size_t)s->nv * sizeof(ccb_vec3));
+    memcpy(m->p, s->p, (size_t)s->nv * sizeof(double));
+    memcpy(m->t, s->t, (size_t)s->nt * 4 * sizeof(int));
+    memcpy(m->grad, s->grad, (size_t)s->nt * sizeof(ccb_vec3));
+    m->rim = s->rim;
+    m->bound = s->bound;
+    m->volume = s->volume;
+    return m;
+}
+
+int ccb_hydro_mesh_nverts(const ccb_hydro_mesh* m) {
+    return m ? m->nv : 0;
+}
+int ccb_hydro_mesh_ntets(const ccb_hydro_mesh* m) {
+    return m ? m->nt : 0;
+}
+const ccb_vec3* ccb_hydro_mesh_verts(const ccb_hydro_mesh* m) {
+    return m ? m->x : NULL;
+}
+const double* ccb_hydro_mesh_pressure(const ccb_hydro_mesh* m) {
+    return m ? m->p : NULL;
+}
+const int* ccb_hydro_mesh_tets(const ccb_hydro_mesh* m) {
+    return m ? m->t : NULL;
+}
+double ccb_hydro_mesh_bound(const ccb_hydro_mesh* m) {
+    return m ? m->bound : 0.0;
+}
+double ccb_hydro_mesh_volume(const ccb_hydro_mesh* m) {
+    return m ? m->volume : 0.0;
+}
+int ccb_hydro_mesh_rim(const ccb_hydro_mesh* m) {
+    return m ? m->rim : 0;
+}
+
+/* ---- disk meshes (spec §F.1) ---------------------------------------------------------------- */
+
+/* Cap triangulation of the unit disk: np points (xy), nt2 counter-clockwise triangles, nrim rim
+ * edges (counter-clockwise). */
+typedef struct cap2d {
+    double* xy;
+    int np;
+    int* tri;
+    int ntri;
+    int* rim; /* 2 per rim edge */
+    int nrim;
+} cap2d;
+
+static void cap_free(cap2d* c) {
+    ccb_free(c->xy);
+    ccb_free(c->tri);
+    ccb_free(c->rim);
+}
+
+static int cap_alloc(cap2d* c, int np, int ntri, int nrim) {
+    c->xy = ccb_alloc((size_t)np * 2 * sizeof(double));
+    c->tri = ccb_alloc((size_t)ntri * 3 * sizeof(int));
+    c->rim = ccb_alloc((size_t)nrim * 2 * sizeof(int));
+    c->np = c->ntri = c->nrim = 0;
+    return c->xy && c->tri && c->rim ? 0 : -1;
+}
+
+static void cap_point(cap2d* c, double r, double angle) {
+    c->xy[2 * c->np] = r * cos(angle);
+    c->xy[2 * c->np + 1] = r * sin(angle);
+    c->np++;
+}
+
+static void cap_tri(cap2d* c, int a, int b, int d) {
+    int* t = c->tri + 3 * c->ntri++;
+    t[0] = a;
+    t[1] = b;
+    t[2] = d;
+}
+
+static void cap_rim(cap2d* c, int a, int b) {
+    c->rim[2 * c->nrim] = a;
+    c->rim[2 * c->nrim + 1] = b;
+    c->nrim++;
+}
+
+/* FAN: centre + n rim points, n triangles. */
+static int cap_fan(cap2d* c, int n) {
+    if (cap_alloc(c, n + 1, n, n) != 0) {
+        return -1;
+    }
+    cap_point(c, 0, 0);
+    for (int j = 0; j < n; ++j) {
+        cap_point(c, 1, 2 * CCB_PI * j / n);
+    }
+    for (int j = 0; j < n; ++j) {
+        cap_tri(c, 0, 1 + j, 1 + (j + 1) % n);
+        cap_rim(c, 1 + j, 1 + (j + 1) % n);
+    }
+    return 0;
+}
+
+/* POLAR: centre + Nr rings of S = 8 Nr points at radii i/Nr; ring 1 triangles, then quads split
+ * along alternating diagonals. */
+static int cap_polar(cap2d* c, int nr) {
+    const int S = 8 * nr;
+    if (cap_alloc(c, 1 + nr * S, S + 2 * (nr - 1) * S, S) != 0) {
+        return -1;
+    }
+    cap_point(c, 0, 0);
+    for (int i = 1; i <= nr; ++i) {
+        for (int j = 0; j < S; ++j) {
+            cap_point(c, (double)i / nr, 2 * CCB_PI * j / S);
+        }
+    }
+#define P(i, j) (1 + ((i) - 1) * S + ((j) % S))
+    for (int j = 0; j < S; ++j) {
+        cap_tri(c, 0, P(1, j), P(1, j + 1));
+    }
+    for (int i = 2; i <= nr; ++i) {
+        for (int j = 0; j < S; ++j) {
+            const int a = P(i - 1, j), b = P(i, j), d = P(i, j + 1), e = P(i - 1, j + 1);
+            if ((i + j) % 2 == 0) {
+                cap_tri(c, a, b, d);
+                cap_tri(c, a, d, e);
+            } else {
+                cap_tri(c, a, b, e);
+                cap_tri(c, b, d, e);
+            }
+        }
+    }
+    for (int j = 0; j < S; ++j) {
+        cap_rim(c, P(nr, j), P(nr, j + 1));
+    }
+#undef P
+    return 0;
+}
+
+/* Appends the 3 tetrahedra of the prism (a0 a1 a2) -> (b0 b1 b2), each positively oriented. */
+static void prism_tets(const ccb_vec3* x, int* t, int* nt, const int a[3], const int b[3]) {
+    const int v[3][4] = {{a[0], a[1], a[2], b[0]}, {a[1], a[2], b[0], b[1]},
+                         {a[2], b[0], b[1], b[2]}};
+    for (int k = 0; k < 3; ++k) {
+        int* o = t + 4 * (size_t)(*nt)++;
+        memcpy(o, v[k], sizeof v[k]);
+        if (tet_volume6(x, o) < 0) {
+            const int s = o[2];
+            o[2] = o[3];
+            o[3] = s;
+        }
+    }
+}
+
+ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* d, ccb_hydro_mesh** out, char* msg,
+                               size_t n) {
+    if (d == NULL || out == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "hydro disk: NULL argument");
+    }
+    *out = NULL;
+    const double R = d->radius, L = d->thickness, E = d->modulus, h = d->resolution_hint;
+    if (!(isfinite(R) && R > 0) || !(isfinite(L) && L > 0 && L < 2 * R) ||
+        !(isfinite(E) && E > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "hydro disk: needs radius R > 0, thickness 0 < L < 2 R (a short "
+                          "cylinder) and modulus E > 0 (got R = %g m, L = %g m, E = %g Pa)",
+                          R, L, E);
+    }
+    if (d->layout != CCB_DISK_FAN && d->layout != CCB_DISK_POLAR) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "hydro disk: unknown layout %d", (int)d->layout);
+    }
+    if (d->sectors <= 0 && !(isfinite(h) && h > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "hydro disk: resolution hint must be finite and > 0 m (got %g)", h);
+    }
+    double count;
+    if (d->sectors > 0) {
+        count = d->sectors;
+    } else {
+        count = d->layout == CCB_DISK_FAN ? fmax(3, ceil(2 * CCB_PI * R / h)) : fmax(1, ceil(R / h));
+    }
+    /* tetrahedra: FAN 9n; POLAR 6 per cap triangle (16 Nr^2 - 8 Nr of them) + 3 per rim edge */
+    const double ntets_est = d->layout == CCB_DISK_FAN ? 9 * count : 96 * count * count;
+    if (ntets_est > MAX_TETS) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "hydro disk: resolution gives about %.3g tetrahedra (limit %d)",
+                          ntets_est, MAX_TETS);
+    }
+    cap2d cap = {0};
+    const int nc = (int)count;
+    if ((d->layout == CCB_DISK_FAN ? cap_fan(&cap, nc) : cap_polar(&cap, nc)) != 0) {
+        cap_free(&cap);
+        return ccb_errorf(msg, n, CCB_E_NOMEM, "hydro disk: out of memory");
+    }
+    const double H = 0.5 * L, s = (R - H) / R;
+    const int np = cap.np, nv = 3 * np, nt_max = 6 * cap.ntri + 3 * cap.nrim;
+    ccb_vec3* x = ccb_alloc((size_t)nv * sizeof(ccb_vec3));
+    double* p = ccb_alloc((size_t)nv * sizeof(double));
+    int* t = ccb_alloc((size_t)nt_max * 4 * sizeof(int));
+    ccb_status st = CCB_OK;
+    if (!x || !p || !t) {
+        st = ccb_errorf(msg, n, CCB_E_NOMEM, "hydro disk: out of memory");
+    } else {
+        /* vertex layers: bottom cap (z = -H, p = 0), top cap (z = H, p = 0), medial mid-plane
+         * disk scaled by (R - H)/R (z = 0, p = E): p = E d/H, spec §F.1 */
+        for (int k = 0; k < np; ++k) {
+            const double cx = R * cap.xy[2 * k], cy = R * cap.xy[2 * k + 1];
+            x[k] = ccb_v3(cx, cy, -H);
+            x[np + k] = ccb_v3(cx, cy, H);
+            x[2 * np + k] = ccb_v3(s * cx, s * cy, 0);
+            p[k] = p[np + k] = 0;
+            p[2 * np + k] = E;
+        }
+        int nt = 0;
+        for (int j = 0; j < cap.ntri; ++j) {
+            const int* c = cap.tri + 3 * j;
+            const int bot[3] = {c[0], c[1], c[2]}, top[3] = {np + c[0], np + c[1], np + c[2]},
+                      mid[3] = {2 * np + c[0], 2 * np + c[1], 2 * np + c[2]};
+            prism_tets(x, t, &nt, bot, mid);
+            prism_tets(x, t, &nt, mid, top);
+        }
+        for (int j = 0; j < cap.nrim; ++j) {
+            const int u = cap.rim[2 * j], w = cap.rim[2 * j + 1];
+            const int a[3] = {2 * np + u, np + u, u}, b[3] = {2 * np + w, np + w, w};
+            prism_tets(x, t, &nt, a, b);
+        }
+        st = ccb_hydro_mesh_create(nv, x, p, nt, t, out, msg, n);
+        if (st == CCB_OK) {
+            (*out)->rim = d->layout == CCB_DISK_FAN ? nc : 8 * nc;
+        }
+    }
+    ccb_free(x);
+    ccb_free(p);
+    ccb_free(t);
+    cap_free(&cap);
+    return st;
+}
+
+/* ---- slice by a half-space (spec §F.2 "compliant tet mesh vs rigid half-space") --------------- */
+
+void ccb_hydro_surface_free(ccb_hydro_surface* s) {
+    if (s == NULL) {
+        return;
+    }
+    ccb_free(s->faces);
+    ccb_free(s->scratch);
+    s->faces = NULL;
+    s->scratch = NULL;
+    s->scratch_size = 0;
+    s->n = s->cap = s->nskipped = 0;
+}
+
+/* Point where edge (i, j) crosses the plane, from the lower-indexed vertex (bit-identical in
+ * every tetrahedron sharing the edge). h = signed heights, xw = world positions. */
+static ccb_vec3 cut_point(const ccb_vec3* xw, const double* h, int i, int j) {
+    if (j < i) {
+        const int s = i;
+        i = j;
+        j = s;
+    }
+    const double t = h[i] / (h[i] - h[j]);
+    return ccb_v3_add(xw[i], ccb_v3_scale(t, ccb_v3_sub(xw[j], xw[i])));
+}
+
+/* Area and area centroid of a convex polygon counter-clockwise about n (spec §F.3: fan about
+ * vertex 0, w_j = ((v_j - v_0) x (v_{j+1} - v_0)) . n). */
+static void polygon_area(const ccb_vec3* v, int m, ccb_vec3 n, double* area, ccb_vec3* c) {
+    double W = 0;
+    ccb_vec3 s = ccb_v3(0, 0, 0);
+    for (int j = 1; j + 1 < m; ++j) {
+        const double w = ccb_v3_dot(
+            ccb_v3_cross(ccb_v3_sub(v[j], v[0]), ccb_v3_sub(v[j + 1], v[0])), n);
+        W += w;
+        s = ccb_v3_add(s, ccb_v3_scale(w / 3, ccb_v3_add(ccb_v3_add(v[0], v[j]), v[j + 1])));
+    }
+    if (W != 0) {
+        *c = ccb_v3_scale(1.0 / W, s);
+    } else {
+        ccb_vec3 a = ccb_v3(0, 0, 0);
+        for (int j = 0; j < m; ++j) {
+            a = ccb_v3_add(a, v[j]);
+        }
+        *c = ccb_v3_scale(1.0 / m, a);
+    }
+    *area = 0.5 * W;
+}
+
+static ccb_status push_face(ccb_hydro_surface* out, const ccb_hydro_face* f) {
+    if (!(f->area > CCB_HYDRO_MIN_AREA) || !(f->gradient >= CCB_HYDRO_MIN_GRADIENT)) {
+        out->nskipped++; /* spec §F.4 steps 1-2 */
+        return CCB_OK;
+    }
+    if (out->n == out->cap &&
+        ccb_grow((void**)&out->faces, &out->cap, out->n + 1, sizeof(ccb_hydro_face)) != CCB_OK) {
+        return CCB_E_NOMEM;
+    }
+    out->faces[out->n++] = *f;
+    return CCB_OK;
+}
+
+ccb_status ccb_hydro_slice(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o, ccb_vec3 nrm,
+                           ccb_hydro_repr repr, ccb_hydro_surface* out, char* msg, size_t msz) {
+    if (m == NULL || X == NULL || out == NULL) {
+        return ccb_errorf(msg, msz, CCB_E_INVALID, "hydro slice: NULL argument");
+    }
+    if (!ccb_v3_isfinite(o) || !ccb_v3_isfinite(nrm) || fabs(ccb_v3_norm(nrm) - 1) > 1e-9 ||
+        !ccb_v3_isfinite(X->p) || !ccb_all_finite(X->R.m, 9)) {
+        return ccb_errorf(msg, msz, CCB_E_NONFINITE,
+                          "hydro slice: non-finite pose or plane, or a plane normal that is not "
+                          "a unit vector");
+    }
+    if (repr != CCB_HYDRO_POLYGONS && repr != CCB_HYDRO_TRIANGLES) {
+        return ccb_errorf(msg, msz, CCB_E_INVALID, "hydro slice: unknown representation %d",
+                          (int)repr);
+    }
+    out->n = 0;
+    out->nskipped = 0;
+    /* the mesh's bounding sphere misses the half-space: nothing to slice */
+    if (ccb_v3_dot(nrm, ccb_v3_sub(X->p, o)) - m->bound > 0) {
+        return CCB_OK;
+    }
+    /* per-vertex world positions and heights (scratch after the faces) */
+    const size_t need = (size_t)m->nv * (sizeof(ccb_vec3) + sizeof(double));
+    if (out->scratch_size < need) {
+        void* w = ccb_alloc(need);
+        if (w == NULL) {
+            return ccb_errorf(msg, msz, CCB_E_NOMEM, "hydro slice: out of memory");
+        }
+        ccb_free(out->scratch);
+        out->scratch = w;
+        out->scratch_size = need;
+    }
+    ccb_vec3* xw = out->scratch;
+    double* h = (double*)(xw + m->nv);
+    for (int i = 0; i < m->nv; ++i) {
+        xw[i] = ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, m->x[i]));
+        h[i] = ccb_v3_dot(nrm, ccb_v3_sub(xw[i], o));
+    }
+    ccb_status st = CCB_OK;
+    for (int e = 0; e < m->nt && st == CCB_OK; ++e) {
+        const int* t = m->t + 4 * (size_t)e;
+        int in[4], outv[4], nin = 0, nout = 0;
+        for (int k = 0; k < 4; ++k) {
+            if (h[t[k]] > 0) {
+                outv[nout++] = t[k];
+            } else {
+                in[nin++] = t[k];
+            }
+        }
+        if (nin == 0 || nout == 0) {
+            continue;
+        }
+        ccb_hydro_face f;
+        f.tet = e;
+        if (nin == 1 || nout == 1) {
+            const int a = nin == 1 ? in[0] : outv[0];
+            const int* o3 = nin == 1 ? outv : in;
+            f.nverts = 3;
+            for (int k = 0; k < 3; ++k) {
+                f.verts[k] = cut_point(xw, h, a, o3[k]);
+            }
+        } else {
+            f.nverts = 4;
+            f.verts[0] = cut_point(xw, h, in[0], outv[0]);
+            f.verts[1] = cut_point(xw, h, in[0], outv[1]);
+            f.verts[2] = cut_point(xw, h, in[1], outv[1]);
+            f.verts[3] = cut_point(xw, h, in[1], outv[0]);
+        }
+        /* counter-clockwise about n */
+        const double w = ccb_v3_dot(ccb_v3_cross(ccb_v3_sub(f.verts[1], f.verts[0]),
+                                                 ccb_v3_sub(f.verts[2], f.verts[0])),
+                                    nrm);
+        if (w < 0) {
+            for (int k = 0; k < f.nverts / 2; ++k) {
+                const ccb_vec3 s = f.verts[k];
+                f.verts[k] = f.verts[f.nverts - 1 - k];
+                f.verts[f.nverts - 1 - k] = s;
+            }
+        }
+        /* the tetrahedron's linear field in W: p(x) = p(x0) + gW . (x - x0) */
+        const ccb_vec3 gW = ccb_m3_mul_v(&X->R, m->grad[e]);
+        const ccb_vec3 x0 = xw[t[0]];
+        const double p0 = m->p[t[0]];
+        f.gradient = ccb_v3_dot(gW, nrm);
+        double A;
+        ccb_vec3 c;
+        polygon_area(f.verts, f.nverts, nrm, &A, &c);
+        if (repr == CCB_HYDRO_POLYGONS) {
+            f.area = A;
+            f.centroid = c;
+            f.pressure = p0 + ccb_v3_dot(gW, ccb_v3_sub(c, x0));
+            st = push_face(out, &f);
+            continue;
+        }
+        /* triangles around the polygon centroid (spec §F.3) */
+        const ccb_hydro_face poly = f;
+        for (int k = 0; k < poly.nverts && st == CCB_OK; ++k) {
+            ccb_hydro_face tr = poly;
+            tr.nverts = 3;
+            tr.verts[0] = c;
+            tr.verts[1] = poly.verts[k];
+            tr.verts[2] = poly.verts[(k + 1) % poly.nverts];
+            polygon_area(tr.verts, 3, nrm, &tr.area, &tr.centroid);
+            tr.pressure = p0 + ccb_v3_dot(gW, ccb_v3_sub(tr.centroid, x0));
+            st = push_face(out, &tr);
+        }
+    }
+    if (st != CCB_OK) {
+        return ccb_errorf(msg, msz, CCB_E_NOMEM, "hydro slice: out of memory");
+    }
+    return CCB_OK;
+}

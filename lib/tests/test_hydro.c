@@ -1,0 +1,413 @@
+/* Unit tests of hydro (spec: formulation-tamsi-hydro §F): the slice of one tetrahedron against
+ * closed forms, the force of a uniformly pressed disk, continuity of the force as faces appear,
+ * polygons vs triangles, mesh construction and quality errors, and the per-face point contacts
+ * of the geometry query. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccb/ccb.h"
+#include "test.h"
+
+/* Round-off of sums over O(1e3) faces of O(1) terms. */
+#define TOL_ROUND 1e-12
+#define BASIS_ROUND "round-off of a few hundred floating-point operations"
+
+static const ccb_pose k_identity = {{0, 0, 0}, {{1, 0, 0, 0, 1, 0, 0, 0, 1}}};
+
+/* p = 2 + 3x - y + 5z on the unit tetrahedron */
+static double lin_p(ccb_vec3 x) {
+    return 2 + 3 * x.x - x.y + 5 * x.z;
+}
+
+static ccb_hydro_mesh* unit_tet(void) {
+    const ccb_vec3 v[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    double p[4];
+    for (int i = 0; i < 4; ++i) {
+        p[i] = lin_p(v[i]);
+    }
+    const int t[4] = {0, 1, 2, 3};
+    ccb_hydro_mesh* m = NULL;
+    char msg[256];
+    CHECK(ccb_hydro_mesh_create(4, v, p, 1, t, &m, msg, sizeof msg) == CCB_OK, "%s", msg);
+    return m;
+}
+
+static void test_single_tet(void) {
+    ccb_hydro_mesh* m = unit_tet();
+    if (m == NULL) {
+        return;
+    }
+    char msg[256];
+    ccb_hydro_surface s = {0};
+    /* 1-3 split: plane z = c, n = +z: triangle (0,0,c) (1-c,0,c) (0,1-c,c) */
+    const double c = 0.3;
+    for (int repr = 0; repr < 2; ++repr) {
+        CHECK(ccb_hydro_slice(m, &k_identity, ccb_v3(0, 0, c), ccb_v3(0, 0, 1), repr, &s, msg,
+                              sizeof msg) == CCB_OK,
+              "%s", msg);
+        double A = 0, F = 0;
+        ccb_vec3 mom = ccb_v3(0, 0, 0);
+        for (int f = 0; f < s.n; ++f) {
+            A += s.faces[f].area;
+            F += s.faces[f].area * s.faces[f].pressure;
+            mom = ccb_v3_add(mom, ccb_v3_scale(s.faces[f].area, s.faces[f].centroid));
+            CHECK_ABS(s.faces[f].gradient, 5.0, TOL_ROUND, "g = grad p . n = 5");
+            CHECK_ABS(s.faces[f].pressure, lin_p(s.faces[f].centroid), TOL_ROUND,
+                      "p(c) of the linear field");
+        }
+        CHECK(s.n == (repr == 0 ? 1 : 3), "faces %d (repr %d)", s.n, repr);
+        const double a = 1 - c, Aex = 0.5 * a * a;
+        const ccb_vec3 cex = ccb_v3(a / 3, a / 3, c);
+        CHECK_ABS(A, Aex, TOL_ROUND, "area (1-c)^2/2 of the cross-section");
+        CHECK_ABS(F, Aex * lin_p(cex), TOL_ROUND, "integral of p = A p(centroid), exact");
+        CHECK_ABS(mom.x / A, cex.x, TOL_ROUND, "centroid x = (1-c)/3");
+        CHECK_ABS(mom.y / A, cex.y, TOL_ROUND, "centroid y = (1-c)/3");
+    }
+    /* 2-2 split: plane x + y = s (n = (1,1,0)/sqrt 2): rectangle sqrt2 s by (1 - s), centroid
+     * (s/2, s/2, (1-s)/2) */
+    const double sp = 0.4, r2 = sqrt(0.5);
+    CHECK(ccb_hydro_slice(m, &k_identity, ccb_v3(sp, 0, 0), ccb_v3(r2, r2, 0), CCB_HYDRO_POLYGONS,
+                          &s, msg, sizeof msg) == CCB_OK,
+          "%s", msg);
+    CHECK(s.n == 1 && s.faces[0].nverts == 4, "one quadrilateral (n %d)", s.n);
+    if (s.n == 1) {
+        const ccb_hydro_face* f = &s.faces[0];
+        CHECK_ABS(f->area, sqrt(2.0) * sp * (1 - sp), TOL_ROUND, "area sqrt2 s (1-s)");
+        CHECK_ABS(f->centroid.x, sp / 2, TOL_ROUND, "centroid x");
+        CHECK_ABS(f->centroid.y, sp / 2, TOL_ROUND, "centroid y");
+        CHECK_ABS(f->centroid.z, (1 - sp) / 2, TOL_ROUND, "centroid z");
+        CHECK_ABS(f->gradient, (3 - 1) * r2, TOL_ROUND, "g = (3, -1, 5) . n");
+        CHECK_ABS(f->pressure, lin_p(f->centroid), TOL_ROUND, "p(c)");
+    }
+    /* a plane that misses the tetrahedron, and one that contains all of it */
+    CHECK(ccb_hydro_slice(m, &k_identity, ccb_v3(0, 0, -1), ccb_v3(0, 0, 1), 0, &s, msg,
+                          sizeof msg) == CCB_OK &&
+              s.n == 0,
+          "no faces below the tetrahedron");
+    CHECK(ccb_hydro_slice(m, &k_identity, ccb_v3(0, 0, 2), ccb_v3(0, 0, 1), 0, &s, msg,
+                          sizeof msg) == CCB_OK &&
+              s.n == 0,
+          "no faces when the tetrahedron is fully inside");
+    /* bad plane normal */
+    CHECK(ccb_hydro_slice(m, &k_identity, ccb_v3(0, 0, 0), ccb_v3(0, 0, 2), 0, &s, msg,
+                          sizeof msg) != CCB_OK,
+          "non-unit normal rejected");
+    ccb_hydro_surface_free(&s);
+    ccb_hydro_mesh_destroy(m);
+}
+
+/* Disk of radius R, thickness L, modulus E with its bottom cap at depth delta below the plane
+ * z = 0 (n = +z), optionally tilted about x by `tilt`. */
+static int slice_disk(const ccb_hydro_mesh* m, double H, double delta, double tilt,
+                      ccb_hydro_repr repr, ccb_hydro_surface* s) {
+    ccb_pose X = k_identity;
+    X.R = ccb_m3_axis_angle(ccb_v3(1, 0, 0), tilt);
+    X.p = ccb_v3(0, 0, H - delta);
+    char msg[256];
+    const ccb_status st = ccb_hydro_slice(m, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), repr, s, msg,
+                                          sizeof msg);
+    CHECK(st == CCB_OK, "%s", msg);
+    return st == CCB_OK ? 0 : -1;
+}
+
+static ccb_hydro_mesh* fan_disk(int n, double R, double L, double E) {
+    const ccb_hydro_disk d = {R, L, E, CCB_DISK_FAN, 0, n};
+    ccb_hydro_mesh* m = NULL;
+    char msg[256];
+    CHECK(ccb_hydro_mesh_disk(&d, &m, msg, sizeof msg) == CCB_OK, "%s", msg);
+    return m;
+}
+
+static void test_disk_mesh(void) {
+    const double R = 0.1, L = 0.02, E = 1e6, H = 0.01;
+    for (int n = 3; n <= 152; n = n * 2 + 1) {
+        ccb_hydro_mesh* m = fan_disk(n, R, L, E);
+        if (m == NULL) {
+            return;
+        }
+        CHECK(ccb_hydro_mesh_ntets(m) == 9 * n, "FAN: 9n tetrahedra (n %d: %d)", n,
+              ccb_hydro_mesh_ntets(m));
+        CHECK(ccb_hydro_mesh_nverts(m) == 3 * n + 3, "FAN: 3n+3 vertices (n %d: %d)", n,
+              ccb_hydro_mesh_nverts(m));
+        /* polygonal cylinder volume: n/2 R^2 sin(2 pi/n) L */
+        CHECK_REL(ccb_hydro_mesh_volume(m), 0.5 * n * R * R * sin(2 * CCB_PI / n) * L, TOL_ROUND,
+                  0, "volume of the polygonal cylinder, exact tiling");
+        ccb_hydro_mesh_destroy(m);
+    }
+    /* Drake's resolution rule: n = ceil(2 pi R / h) */
+    const ccb_hydro_disk dh = {0.01213, 1.75e-3, 1e7, CCB_DISK_FAN, 0.5e-3, 0};
+    ccb_hydro_mesh* m = NULL;
+    char msg[256];
+    CHECK(ccb_hydro_mesh_disk(&dh, &m, msg, sizeof msg) == CCB_OK, "%s", msg);
+    CHECK(ccb_hydro_mesh_rim(m) == 153, "n = ceil(2 pi 12.13 / 0.5) = 153 (got %d)",
+          ccb_hydro_mesh_rim(m));
+    ccb_hydro_mesh_destroy(m);
+    /* polar layout: 8 Nr sectors, volume of the polygonal cylinder */
+    const ccb_hydro_disk dp = {R, L, E, CCB_DISK_POLAR, 0, 4};
+    CHECK(ccb_hydro_mesh_disk(&dp, &m, msg, sizeof msg) == CCB_OK, "%s", msg);
+    CHECK(ccb_hydro_mesh_rim(m) == 32, "POLAR(4): 32 sectors");
+    CHECK_REL(ccb_hydro_mesh_volume(m), 0.5 * 32 * R * R * sin(2 * CCB_PI / 32) * L, TOL_ROUND, 0,
+              "POLAR volume, exact tiling");
+    ccb_hydro_mesh_destroy(m);
+    /* bad parameters */
+    const ccb_hydro_disk bad[] = {{R, 2 * R, E, CCB_DISK_FAN, 0, 8},
+                                  {R, L, 0, CCB_DISK_FAN, 0, 8},
+                                  {R, L, E, CCB_DISK_FAN, NAN, 0},
+                                  {R, L, E, CCB_DISK_POLAR, 1e-6, 0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        m = NULL;
+        CHECK(ccb_hydro_mesh_disk(&bad[i], &m, msg, sizeof msg) == CCB_E_INVALID && m == NULL &&
+                  msg[0] != 0,
+              "bad disk %zu rejected with a message", i);
+    }
+    (void)H;
+}
+
+static void test_mesh_quality(void) {
+    const ccb_vec3 v[5] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}};
+    const double p[5] = {0, 0, 0, 1, 0};
+    char msg[256];
+    ccb_hydro_mesh* m = NULL;
+    const int inverted[4] = {0, 2, 1, 3};
+    CHECK(ccb_hydro_mesh_create(5, v, p, 1, inverted, &m, msg, sizeof msg) == CCB_E_INVALID &&
+              strstr(msg, "inverted") != NULL && m == NULL,
+          "inverted tetrahedron rejected (%s)", msg);
+    const int flat[4] = {0, 1, 2, 4};
+    CHECK(ccb_hydro_mesh_create(5, v, p, 1, flat, &m, msg, sizeof msg) == CCB_E_INVALID &&
+              strstr(msg, "degenerate") != NULL,
+          "degenerate tetrahedron rejected (%s)", msg);
+    const int range[4] = {0, 1, 2, 7};
+    CHECK(ccb_hydro_mesh_create(5, v, p, 1, range, &m, msg, sizeof msg) == CCB_E_INVALID &&
+              strstr(msg, "out of range") != NULL,
+          "index out of range rejected (%s)", msg);
+    const double pn[5] = {0, NAN, 0, 1, 0};
+    const int ok[4] = {0, 1, 2, 3};
+    CHECK(ccb_hydro_mesh_create(5, v, pn, 1, ok, &m, msg, sizeof msg) == CCB_E_INVALID,
+          "non-finite pressure rejected (%s)", msg);
+}
+
+/* Flat disk pressed to depth delta: inside the medial cone the slice lies where p = E delta/H
+ * (uniform); that region is the n-gon of circumradius R - delta, so its faces carry exactly
+ * E delta/H (n/2)(R - delta)^2 sin(2 pi/n); the rim strip beyond carries 0 <= p <= E delta/H.
+ * Every face integrates its linear field exactly: A p(c) equals the vertex rule. */
+static void test_pressed_disk(void) {
+    const double R = 0.1, L = 0.02, E = 1e6, H = 0.01, delta = 1e-6;
+    const int n = 64;
+    ccb_hydro_mesh* m = fan_disk(n, R, L, E);
+    if (m == NULL) {
+        return;
+    }
+    ccb_hydro_surface s = {0};
+    if (slice_disk(m, H, delta, 0, CCB_HYDRO_POLYGONS, &s) == 0) {
+        double F_in = 0, F_rim = 0, A_in = 0;
+        const int ninterior = 6 * n; /* the cap prisms' tetrahedra come first */
+        const ccb_vec3* x = ccb_hydro_mesh_verts(m);
+        const double* pv = ccb_hydro_mesh_pressure(m);
+        const int* tets = ccb_hydro_mesh_tets(m);
+        double worst = 0;
+        for (int f = 0; f < s.n; ++f) {
+            const ccb_hydro_face* fc = &s.faces[f];
+            const double Fp = fc->area * fc->pressure;
+            if (fc->tet < ninterior) {
+                F_in += Fp;
+                A_in += fc->area;
+                CHECK_REL(fc->pressure, E * delta / H, 1e-9, 0,
+                          "uniform pressure E delta/H inside the medial cone");
+            } else {
+                F_rim += Fp;
+            }
+            /* vertex rule: sum over the fan triangles of area x mean vertex pressure, pressures
+             * interpolated barycentrically in the tetrahedron (independent of p(c)) */
+            const int* t = tets + 4 * fc->tet;
+            double Fv = 0;
+            for (int j = 1; j + 1 < fc->nverts; ++j) {
+                const ccb_vec3 tri[3] = {fc->verts[0], fc->verts[j], fc->verts[j + 1]};
+                const double a = 0.5 * ccb_v3_norm(ccb_v3_cross(ccb_v3_sub(tri[1], tri[0]),
+                                                                ccb_v3_sub(tri[2], tri[0])));
+                double pm = 0;
+                for (int k = 0; k < 3; ++k) {
+                    /* barycentric coordinates of tri[k] in the tetrahedron (mesh frame: shift z) */
+                    const ccb_vec3 q = ccb_v3(tri[k].x, tri[k].y, tri[k].z - (H - delta));
+                    const ccb_vec3 e1 = ccb_v3_sub(x[t[1]], x[t[0]]),
+                                   e2 = ccb_v3_sub(x[t[2]], x[t[0]]),
+                                   e3 = ccb_v3_sub(x[t[3]], x[t[0]]), r = ccb_v3_sub(q, x[t[0]]);
+                    const double det = ccb_v3_dot(e1, ccb_v3_cross(e2, e3));
+                    const double b1 = ccb_v3_dot(r, ccb_v3_cross(e2, e3)) / det,
+                                 b2 = ccb_v3_dot(e1, ccb_v3_cross(r, e3)) / det,
+                                 b3 = ccb_v3_dot(e1, ccb_v3_cross(e2, r)) / det;
+                    pm += ((1 - b1 - b2 - b3) * pv[t[0]] + b1 * pv[t[1]] + b2 * pv[t[2]] +
+                           b3 * pv[t[3]]) /
+                          3;
+                }
+                Fv += a * pm;
+            }
+            worst = fmax(worst, fabs(Fv - Fp) / fmax(fabs(Fp), 1e-300));
+        }
+        const double area_in = 0.5 * n * (R - delta) * (R - delta) * sin(2 * CCB_PI / n);
+        CHECK_REL(A_in, area_in, 1e-10, 0, "interior slice = n-gon of circumradius R - delta");
+        CHECK_REL(F_in, E * delta / H * area_in, 1e-10, 0,
+                  "interior force = E delta/H x n-gon area (integral of p, exact)");
+        const double strip = 0.5 * n * (R * R - (R - delta) * (R - delta)) * sin(2 * CCB_PI / n);
+        CHECK(F_rim >= 0 && F_rim <= E * delta / H * strip * (1 + 1e-9),
+              "rim strip force %.6e within [0, E delta/H x strip area %.6e]", F_rim,
+              E * delta / H * strip);
+        CHECK(worst <= 1e-9, "face force A p(c) = vertex rule to %.3e (tol 1e-9: round-off of "
+                             "barycentric coordinates of O(delta) slivers)",
+              worst);
+        /* the skip rule drops slivers of area <= 1e-14 m^2 at p <= E delta/H: negligible */
+        CHECK(s.nskipped * CCB_HYDRO_MIN_AREA * E * delta / H <= 1e-10 * F_in,
+              "skipped faces (%d) carry < 1e-10 of the force", s.nskipped);
+    }
+    ccb_hydro_surface_free(&s);
+    ccb_hydro_mesh_destroy(m);
+}
+
+static void sums(const ccb_hydro_surface* s, double* F, ccb_vec3* M) {
+    *F = 0;
+    *M = ccb_v3(0, 0, 0);
+    for (int f = 0; f < s->n; ++f) {
+        const double fn = s->faces[f].area * s->faces[f].pressure;
+        *F += fn;
+        *M = ccb_v3_add(*M, ccb_v3_cross(s->faces[f].centroid, ccb_v3(0, 0, fn)));
+    }
+}
+
+/* Polygons and triangles carry the same net force (each polygon's triangles integrate the same
+ * linear field over the same area); moments differ at O(face size^2) (spec §F.5). */
+static void test_representations(void) {
+    const double R = 0.1, L = 0.02, E = 1e6, H = 0.01;
+    ccb_hydro_mesh* m = fan_disk(40, R, L, E);
+    if (m == NULL) {
+        return;
+    }
+    ccb_hydro_surface sp = {0}, st = {0};
+    const double tilts[3] = {0, 0.02, 0.2};
+    for (int i = 0; i < 3; ++i) {
+        if (slice_disk(m, H, 2e-3, tilts[i], CCB_HYDRO_POLYGONS, &sp) ||
+            slice_disk(m, H, 2e-3, tilts[i], CCB_HYDRO_TRIANGLES, &st)) {
+            break;
+        }
+        double Fp, Ft;
+        ccb_vec3 Mp, Mt;
+        sums(&sp, &Fp, &Mp);
+        sums(&st, &Ft, &Mt);
+        CHECK(st.n >= 3 * sp.n - 3 * sp.nskipped, "triangles %d >= 3 x polygons %d", st.n, sp.n);
+        CHECK_REL(Ft, Fp, 1e-12, 0, "same net force (sum of A p over a polygon's triangles)");
+    }
+    ccb_hydro_surface_free(&sp);
+    ccb_hydro_surface_free(&st);
+    ccb_hydro_mesh_destroy(m);
+}
+
+/* As the tilted disk sinks, faces appear with zero area: F(delta) is continuous. A jump J at
+ * some depth would show as a step |dF| >= J on every grid; on a grid 10x finer the largest step
+ * must shrink about 10x (Lipschitz), bound: 2x the coarse slope times the fine spacing. */
+static void test_force_continuity(void) {
+    const double R = 0.1, L = 0.02, E = 1e6, H = 0.01, tilt = 0.05;
+    ccb_hydro_mesh* m = fan_disk(24, R, L, E);
+    if (m == NULL) {
+        return;
+    }
+    ccb_hydro_surface s = {0};
+    const double d0 = 1e-5, d1 = 2 * R * sin(tilt) + 2e-3; /* from a corner to beyond flat */
+    double slope_coarse = 0, step_fine = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        const int N = pass == 0 ? 300 : 3000;
+        double prev = NAN;
+        for (int k = 0; k <= N; ++k) {
+            const double d = d0 + (d1 - d0) * k / N;
+            if (slice_disk(m, H, d, tilt, CCB_HYDRO_POLYGONS, &s)) {
+                break;
+            }
+            double F;
+            ccb_vec3 M;
+            sums(&s, &F, &M);
+            if (k > 0) {
+                const double dF = fabs(F - prev);
+                if (pass == 0) {
+                    slope_coarse = fmax(slope_coarse, dF / ((d1 - d0) / N));
+                } else {
+                    step_fine = fmax(step_fine, dF);
+                }
+            }
+            prev = F;
+        }
+    }
+    const double bound = 2 * slope_coarse * (d1 - d0) / 3000;
+    CHECK(step_fine > 0 && step_fine <= bound,
+          "largest force step on the fine grid %.6e <= 2 x coarse slope x spacing %.6e (a jump "
+          "would not shrink)",
+          step_fine, bound);
+    ccb_hydro_surface_free(&s);
+    ccb_hydro_mesh_destroy(m);
+}
+
+/* The geometry query turns each face into a point contact: k = A g, phi0 = -p0/g, so that
+ * k (-phi0) = A p0 (spec §F.4 eqs 15-16), all at the face centroids, normal +z. */
+static void test_geometry_contacts(void) {
+    const double R = 0.05, L = 0.01, E = 2e6, H = 0.005, delta = 1e-5;
+    ccb_hydro_mesh* mesh = fan_disk(16, R, L, E);
+    if (mesh == NULL) {
+        return;
+    }
+    ccb_model* model = NULL;
+    CHECK(ccb_model_create(&model) == CCB_OK, "model");
+    ccb_body_def g = ccb_body_def_default();
+    g.name = "ground";
+    g.mobilizer = CCB_MOBILIZER_FIXED;
+    g.pose = k_identity;
+    ccb_body_def c = ccb_body_def_default();
+    c.name = "disk";
+    c.mobilizer = CCB_MOBILIZER_FREE;
+    c.mass = 0.1;
+    c.inertia = ccb_m3_identity();
+    c.pose = k_identity;
+    c.pose.p = ccb_v3(0, 0, H - delta);
+    c.twist = (ccb_twist){{0, 0, 0}, {0, 0, 0}};
+    int ig, ic;
+    ccb_model_add_body(model, &g, &ig);
+    ccb_model_add_body(model, &c, &ic);
+    ccb_shape_def plane = ccb_shape_def_default();
+    plane.material = (ccb_material){INFINITY, 0, 0, 0.5};
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.type = CCB_SHAPE_HYDRO;
+    hs.mesh = mesh;
+    hs.material = (ccb_material){E, 3.0, 0, 0.5};
+    CHECK(ccb_model_add_shape(model, ig, &plane, NULL) == CCB_OK, "%s",
+          ccb_model_last_error(model));
+    CHECK(ccb_model_add_shape(model, ic, &hs, NULL) == CCB_OK, "%s", ccb_model_last_error(model));
+    ccb_hydro_mesh_destroy(mesh); /* the model holds its own copy */
+    CHECK(ccb_model_finalize(model) == CCB_OK, "%s", ccb_model_last_error(model));
+    double q[7], v[6];
+    ccb_model_initial_state(model, q, v);
+    ccb_contact_set cs = {0};
+    char msg[256];
+    CHECK(ccb_geometry_query(model, 0, q, 0.1, &cs, msg, sizeof msg) == CCB_OK, "%s", msg);
+    double F = 0;
+    for (int i = 0; i < cs.n; ++i) {
+        const ccb_contact* ct = &cs.items[i];
+        F += ct->material.k * -ct->phi0;
+        CHECK(ct->body_a == ig && ct->body_b == ic, "half-space is body A");
+        CHECK_ABS(ct->R_WC.m[8], 1.0, TOL_ROUND, "normal +z");
+        CHECK_ABS(ct->material.d, 3.0, 0, "dissipation of the compliant side");
+    }
+    const int n = 16;
+    const double Fex = E * delta / H * 0.5 * n * R * R * sin(2 * CCB_PI / n);
+    CHECK_REL(F, Fex, 2 * delta / R, 0,
+              "sum k(-phi0) = integral of p: n-gon x E delta/H up to the rim strip (2 delta/R)");
+    /* a hydroelastic mesh has no query against a sphere: finalize names the pair */
+    ccb_contact_set_free(&cs);
+    ccb_model_destroy(model);
+}
+
+int main(void) {
+    RUN(test_single_tet);
+    RUN(test_disk_mesh);
+    RUN(test_mesh_quality);
+    RUN(test_pressed_disk);
+    RUN(test_representations);
+    RUN(test_force_continuity);
+    RUN(test_geometry_contacts);
+    return TEST_SUMMARY();
+}
