@@ -125,6 +125,33 @@ void ccb_ref_box_f(const ccb_ref_box* p, double t, const double x[2], double xdo
  * x is updated in place. Returns the number of evaluations of the right-hand side. */
 long ccb_ref_box_rk3(const ccb_ref_box* p, double t0, double x[2], double tau, double h);
 
+/* ---- sliding and spinning coin (spec: cases.md §2.2; Farkas et al., PRL 90, 248302, 2003) -------
+ * A flat disk of radius R slides with speed v and spins with omega on a plane, Coulomb friction
+ * mu on every area element, load N = m g, inertia I = i_ratio m R^2. With eps = v/(R omega):
+ *   dv/dt = -mu g F(eps),   domega/dt = -(mu g/(i_ratio R)) T(eps),
+ * F, T the load-weighted averages of the unit slip direction along v and of its moment (units of
+ * R). Uniform pressure: closed forms with complete elliptic integrals (cases.md §2.2). */
+void ccb_ref_coin_uniform_FT(double eps, double* F, double* T);
+/* Root of F(eps) = eps T(eps) / i_ratio for uniform pressure (i_ratio 0.5: 0.6530018); NAN if
+ * there is none in (1e-3, 1e3). */
+double ccb_ref_coin_uniform_fixed_point(double i_ratio);
+
+typedef struct ccb_ref_coin {
+    double R, mu, g, i_ratio; /* [m], [-], [m/s^2], I/(m R^2) */
+    int npts;                 /* 0: uniform pressure (closed forms); else a point set: */
+    const double* xy;         /* npts points (x, y) in the disk frame [m] */
+    const double* w;          /* their load fractions (sum 1) */
+} ccb_ref_coin;
+
+/* Integrates the disk from v = eps0 S0/(1 + eps0) along x and R omega = S0/(1 + eps0) (S = v +
+ * R omega) with GSL rk8pd (rtol 1e-10, steps limited to 0.3 % of S) until S <= levels[n-1] S0.
+ * levels[] descending in (0, 1]; eps_at[j] and t_at[j] receive eps and t where S first reaches
+ * levels[j] S0 (linear in log S between steps). A point set also moves laterally: lat_max = max
+ * |v_y|/S over the run. Returns 0, or -1 with a message. */
+int ccb_ref_coin_solve(const ccb_ref_coin* p, double eps0, double S0, const double* levels,
+                       int nlevels, double* eps_at, double* t_at, double* lat_max, char* msg,
+                       size_t msg_size);
+
 /* ---- gate files ---------------------------------------------------------------------------------
  * reference/<case>.json: {"case": ..., "source": ..., "gates": [{"id", "metric", "op", "value" |
  * "range", "tier", "basis", "description"}]}. op is one of <=, <, >=, >, in (closed range).
