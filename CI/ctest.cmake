@@ -3,7 +3,7 @@
 
 # Gate tier of `make test`: the quick studies of each case and every gate of reference/CASE.json.
 # A FAIL fails the test; a documented expected failure (XFAIL) is printed but does not.
-foreach(case conveyor sphere rod box clutter)
+foreach(case conveyor sphere rod box clutter coin)
   add_test(NAME gate.${case}
            COMMAND ccb_cli gate ${case} --out ${CMAKE_BINARY_DIR}/gate-results --jobs 2)
   set_tests_properties(gate.${case} PROPERTIES LABELS gate TIMEOUT 600
