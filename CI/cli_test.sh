@@ -78,6 +78,11 @@ expect 0 "through its 26 spheres" -- "$CCB" info clutter
 expect 2 "out of range"          -- "$CCB" run clutter --set side=0 --out "$tmp/a"
 expect 2 "whole number"          -- "$CCB" run clutter --set levels=2.5 --out "$tmp/a"
 expect 2 "out of range"          -- "$CCB" run clutter --set k=-1 --out "$tmp/a"
+expect 0 "fan of 152 triangles"  -- "$CCB" info coin
+expect 2 "below the diameter"    -- "$CCB" run coin --set thickness=0.05 --out "$tmp/a"
+expect 2 "out of range"          -- "$CCB" run coin --set fan_n=2 --out "$tmp/a"
+expect 2 "whole number"          -- "$CCB" run coin --set rings=2.5 --out "$tmp/a"
+expect 2 "must not exceed"       -- "$CCB" run coin --set com_height=0.01 --out "$tmp/a"
 if [ -e "$tmp/a" ]; then
   echo "FAIL: rejected runs created $tmp/a"
   fails=$((fails + 1))
@@ -153,6 +158,17 @@ else
   echo "FAIL: clutter trajectories missing or different between identical runs"
   fails=$((fails + 1))
 fi
+# hydroelastic faces (slice of a tetrahedral mesh): bit-identical too, also with triangles
+for rp in 0 1; do
+  "$CCB" run coin --set repr=$rp --t-final 0.02 --out "$tmp/h1" >/dev/null 2>&1
+  "$CCB" run coin --set repr=$rp --t-final 0.02 --out "$tmp/h2" >/dev/null 2>&1
+  if [ -s "$tmp/h1/trajectory.csv" ] && cmp -s "$tmp/h1/trajectory.csv" "$tmp/h2/trajectory.csv"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL: coin (repr=$rp) trajectories missing or different between identical runs"
+    fails=$((fails + 1))
+  fi
+done
 # studies give the same data whatever the number of parallel jobs
 "$CCB" study conveyor fig3 --no-figures --out "$tmp/j1" --jobs 1 >/dev/null 2>&1
 "$CCB" study conveyor fig3 --no-figures --out "$tmp/j2" --jobs 2 >/dev/null 2>&1

@@ -31,4 +31,7 @@ CCB_SOURCE_DIR=$PWD $vg build/ccb run conveyor --solver tamsi --t-final 0.5 --ou
 CCB_SOURCE_DIR=$PWD $vg build/ccb study box fig4 --no-figures --out "$out/study" >/dev/null
 echo "== ccb run clutter: free bodies, broad phase, CHOLMOD with pools, kappa"
 CCB_SOURCE_DIR=$PWD $vg build/ccb run clutter --t-final 0.4 --kappa --out "$out/clutter" >/dev/null
+echo "== ccb run coin: hydroelastic mesh slice, per-face contacts (Lagged, TAMSI, triangles)"
+CCB_SOURCE_DIR=$PWD $vg build/ccb run coin --t-final 0.01 --out "$out/coin" >/dev/null
+CCB_SOURCE_DIR=$PWD $vg build/ccb run coin --solver tamsi --set repr=1 --t-final 0.01 --out "$out/coin" >/dev/null
 echo "valgrind: clean"

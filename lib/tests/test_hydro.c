@@ -401,7 +401,74 @@ static void test_geometry_contacts(void) {
     ccb_model_destroy(model);
 }
 
+/* A sliding, spinning disk on hydroelastic contact steps without allocating once the contact
+ * surface and solver workspaces have grown (STYLE §4) [exact: 0], for the convex solver and
+ * TAMSI; the step's faces carry the weight. */
+static void test_disk_steps_without_allocation(void) {
+    const double R = 0.05, L = 0.01, E = 2e6, H = 0.005, m = 0.1, g = 9.81;
+    ccb_hydro_mesh* mesh = fan_disk(24, R, L, E);
+    if (mesh == NULL) {
+        return;
+    }
+    const double area = 0.5 * 24 * R * R * sin(2 * CCB_PI / 24);
+    const double sink = m * g * L / (2 * E * area);
+    ccb_model* model = NULL;
+    ccb_model_create(&model);
+    ccb_body_def gd = ccb_body_def_default();
+    gd.name = "ground";
+    gd.mobilizer = CCB_MOBILIZER_FIXED;
+    gd.pose = k_identity;
+    ccb_body_def c = ccb_body_def_default();
+    c.name = "disk";
+    c.mobilizer = CCB_MOBILIZER_FREE;
+    c.mass = m;
+    c.inertia = ccb_m3_identity();
+    c.inertia.m[8] = 0.5 * m * R * R;
+    c.inertia.m[0] = c.inertia.m[4] = 0.25 * m * R * R;
+    c.pose = k_identity;
+    c.pose.p = ccb_v3(0, 0, H - sink);
+    c.twist = (ccb_twist){{0, 0, 5}, {0.2, 0, 0}};
+    int ig, ic;
+    ccb_model_add_body(model, &gd, &ig);
+    ccb_model_add_body(model, &c, &ic);
+    ccb_shape_def plane = ccb_shape_def_default();
+    plane.material = (ccb_material){INFINITY, 0, 0, 0.5};
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.type = CCB_SHAPE_HYDRO;
+    hs.mesh = mesh;
+    hs.material = (ccb_material){E, 10.0, 1e-3, 0.5};
+    ccb_model_add_shape(model, ig, &plane, NULL);
+    ccb_model_add_shape(model, ic, &hs, NULL);
+    ccb_hydro_mesh_destroy(mesh);
+    CHECK(ccb_model_finalize(model) == CCB_OK, "%s", ccb_model_last_error(model));
+    for (int solver = 0; solver < 2; ++solver) {
+        ccb_sim_params p = ccb_sim_params_default();
+        p.dt = 1e-4;
+        p.solver = solver ? CCB_SOLVER_TAMSI : CCB_SOLVER_NEWTON;
+        p.approx = &ccb_approx_lagged;
+        ccb_sim* sim = NULL;
+        CHECK(ccb_sim_create(model, &p, &sim, NULL, 0) == CCB_OK, "sim");
+        for (int k = 0; k < 20; ++k) {
+            ccb_sim_step(sim);
+        }
+        const long before = ccb_alloc_count();
+        for (int k = 0; k < 200; ++k) {
+            CHECK(ccb_sim_step(sim) == CCB_OK, "step: %s", ccb_sim_last_error(sim));
+        }
+        CHECK(ccb_alloc_count() == before, "%s: %ld allocations in 200 steps after warm-up",
+              solver ? "tamsi" : "lagged", ccb_alloc_count() - before);
+        double fn = 0;
+        for (int i = 0; i < ccb_sim_ncontacts(sim); ++i) {
+            fn += ccb_sim_contact(sim, i)->force[2];
+        }
+        CHECK_REL(fn, m * g, 1e-4, 0, "faces carry the weight (Newton tolerance)");
+        ccb_sim_destroy(sim);
+    }
+    ccb_model_destroy(model);
+}
+
 int main(void) {
+    RUN(test_disk_steps_without_allocation);
     RUN(test_single_tet);
     RUN(test_disk_mesh);
     RUN(test_mesh_quality);
