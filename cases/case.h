@@ -87,6 +87,9 @@ typedef struct case_desc {
 
 /* Sets v_s, sigma, beta and the contact margin of a run from case parameters. */
 void case_contact_options(ccb_sim_params* sp, double vs, double sigma, double beta, double margin);
+/* The fixed ground body at the origin and its rigid floor (the half-space z <= 0) with friction
+ * mu, named "ground" and "floor". */
+void case_ground(double mu, ccb_body_def* ground, ccb_shape_def* floor);
 /* Builds and finalizes a model of two bodies with one shape each under gravity (0, 0, -g).
  * 0, or -1 with a message naming `what` (the model is freed). */
 int case_build_pair(const char* what, double g, const ccb_body_def* a, const ccb_shape_def* sa,

@@ -153,13 +153,9 @@ static int coin_build(const double* P, ccb_model** out, void** data, char* msg, 
         return -1;
     }
     const double sink = static_sink(P, ccb_hydro_mesh_rim(mesh));
-    ccb_body_def ground = ccb_body_def_default();
-    ground.name = "ground";
-    ground.mobilizer = CCB_MOBILIZER_FIXED;
-    ground.pose = ccb_pose_translation(ccb_v3(0, 0, 0));
-    ccb_shape_def plane = ccb_shape_def_default();
-    plane.name = "floor";
-    plane.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+    ccb_body_def ground;
+    ccb_shape_def plane;
+    case_ground(P[P_MU], &ground, &plane);
     ccb_body_def coin = ccb_body_def_default();
     coin.name = "coin";
     coin.mobilizer = CCB_MOBILIZER_FREE;
@@ -595,6 +591,24 @@ static double rel_error(const run_record* r, const run_record* ref, const int* c
 static const int k_vcols[2] = {O_VX, O_VY};
 static const int k_wcols[1] = {O_W};
 
+/* Errors e_v, e_omega of the n runs rec[0..n-1] of one solver against its reference rec[n]
+ * (metrics <study>.<solver>.e_v.<tag><key[i]>) and the least-squares orders over x. */
+static void sweep_errors(study_ctx* ctx, const run_record* rec, int n, const double* x,
+                         const double* key, const char* study, const char* solver,
+                         const char* tag, double* ev, double* ew, double* ov, double* ow) {
+    const run_record* ref = &rec[n];
+    for (int i = 0; i < n; ++i) {
+        const int ok = rec[i].status == CCB_OK && ref->status == CCB_OK;
+        ev[i] = ok ? rel_error(&rec[i], ref, k_vcols, 2) : NAN;
+        ew[i] = ok ? rel_error(&rec[i], ref, k_wcols, 1) : NAN;
+        study_set_metricf(ctx, ev[i], "%s.%s.e_v.%s%g", study, solver, tag, key[i]);
+        study_set_metricf(ctx, ew[i], "%s.%s.e_omega.%s%g", study, solver, tag, key[i]);
+    }
+    *ov = *ow = NAN;
+    ccb_an_order(n, x, ev, ov, NULL, NULL);
+    ccb_an_order(n, x, ew, ow, NULL, NULL);
+}
+
 /* Writes errors_<tag>.csv and the figure of a sweep: rows (x, e_v, e_omega) per solver. */
 static int write_sweep(study_ctx* ctx, const char* study, const char* xname, const char* xlabel,
                        const char* const* solvers, int ns, const double* x, int nx,
@@ -656,18 +670,9 @@ static int study_convergence_dt(study_ctx* ctx) {
     double ev[2][8], ew[2][8];
     strbuf md = {0};
     for (int s = 0; s < 2; ++s) {
-        const run_record* ref = &b.rec[s * (NDT + 1) + NDT];
-        for (int i = 0; i < NDT; ++i) {
-            const run_record* r = &b.rec[s * (NDT + 1) + i];
-            const int ok = r->status == CCB_OK && ref->status == CCB_OK;
-            ev[s][i] = ok ? rel_error(r, ref, k_vcols, 2) : NAN;
-            ew[s][i] = ok ? rel_error(r, ref, k_wcols, 1) : NAN;
-            study_set_metricf(ctx, ev[s][i], "convergence-dt.%s.e_v.dt%g", solvers[s], dts[i]);
-            study_set_metricf(ctx, ew[s][i], "convergence-dt.%s.e_omega.dt%g", solvers[s], dts[i]);
-        }
-        double ov = NAN, ow = NAN;
-        ccb_an_order(NDT, dts, ev[s], &ov, NULL, NULL);
-        ccb_an_order(NDT, dts, ew[s], &ow, NULL, NULL);
+        double ov, ow;
+        sweep_errors(ctx, &b.rec[s * (NDT + 1)], NDT, dts, dts, "convergence-dt", solvers[s], "dt",
+                     ev[s], ew[s], &ov, &ow);
         study_set_metricf(ctx, ov, "coin4.%s.order_v", solvers[s]);
         study_set_metricf(ctx, ow, "coin4.%s.order_omega", solvers[s]);
         strbuf_printf(&md, "| %s | %.3e | %.3e | %.3e | %.3e | %.3f | %.3e | %.3e | %.3f |\n",
@@ -724,21 +729,14 @@ static int study_convergence_grid(study_ctx* ctx) {
     }
     double ev[2][8], ew[2][8];
     strbuf md = {0};
+    double rkey[NGRID];
+    for (int i = 0; i < NGRID; ++i) {
+        rkey[i] = rings[i];
+    }
     for (int s = 0; s < 2; ++s) {
-        const run_record* ref = &b.rec[s * (NGRID + 1) + NGRID];
-        for (int i = 0; i < NGRID; ++i) {
-            const run_record* r = &b.rec[s * (NGRID + 1) + i];
-            const int ok = r->status == CCB_OK && ref->status == CCB_OK;
-            ev[s][i] = ok ? rel_error(r, ref, k_vcols, 2) : NAN;
-            ew[s][i] = ok ? rel_error(r, ref, k_wcols, 1) : NAN;
-            study_set_metricf(ctx, ev[s][i], "convergence-grid.%s.e_v.rings%d", solvers[s],
-                              rings[i]);
-            study_set_metricf(ctx, ew[s][i], "convergence-grid.%s.e_omega.rings%d", solvers[s],
-                              rings[i]);
-        }
-        double ov = NAN, ow = NAN;
-        ccb_an_order(NGRID, h, ev[s], &ov, NULL, NULL);
-        ccb_an_order(NGRID, h, ew[s], &ow, NULL, NULL);
+        double ov, ow;
+        sweep_errors(ctx, &b.rec[s * (NGRID + 1)], NGRID, h, rkey, "convergence-grid", solvers[s],
+                     "rings", ev[s], ew[s], &ov, &ow);
         study_set_metricf(ctx, ov, "coin5.%s.order_v", solvers[s]);
         study_set_metricf(ctx, ow, "coin5.%s.order_omega", solvers[s]);
         strbuf_printf(&md, "| %s | %.3e | %.3e | %.3e | %.3e | %.3f | %.3e | %.3e | %.3e | %.3e | "

@@ -108,6 +108,16 @@ void case_contact_options(ccb_sim_params* sp, double vs, double sigma, double be
     sp->margin = margin;
 }
 
+void case_ground(double mu, ccb_body_def* ground, ccb_shape_def* floor) {
+    *ground = ccb_body_def_default();
+    ground->name = "ground";
+    ground->mobilizer = CCB_MOBILIZER_FIXED;
+    ground->pose = ccb_pose_translation(ccb_v3(0, 0, 0));
+    *floor = ccb_shape_def_default();
+    floor->name = "floor";
+    floor->material = (ccb_material){INFINITY, 0.0, 0.0, mu};
+}
+
 int case_build_pair(const char* what, double g, const ccb_body_def* a, const ccb_shape_def* sa,
                     const ccb_body_def* b, const ccb_shape_def* sb, ccb_model** out, char* msg,
                     size_t n) {

@@ -102,13 +102,9 @@ static double cap_radius(const double* P) {
 static int rod_build(const double* P, ccb_model** out, void** data, char* msg, size_t n) {
     const double l = 0.5 * P[P_LENGTH], th = deg(P[P_THETA0]), r = cap_radius(P);
     const double I = P[P_MASS] * P[P_LENGTH] * P[P_LENGTH] / 12.0;
-    ccb_body_def ground = ccb_body_def_default();
-    ground.name = "ground";
-    ground.mobilizer = CCB_MOBILIZER_FIXED;
-    ground.pose = ccb_pose_translation(ccb_v3(0, 0, 0));
-    ccb_shape_def plane = ccb_shape_def_default();
-    plane.name = "floor";
-    plane.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+    ccb_body_def ground;
+    ccb_shape_def plane;
+    case_ground(P[P_MU], &ground, &plane);
     ccb_body_def rod = ccb_body_def_default();
     rod.name = "rod";
     rod.mass = P[P_MASS];

@@ -78,13 +78,9 @@ static int sphere_build(const double* P, ccb_model** out, void** data, char* msg
         return -1;
     }
     const double mass = P[P_MASS], R = P[P_RADIUS];
-    ccb_body_def ground = ccb_body_def_default();
-    ground.name = "ground";
-    ground.mobilizer = CCB_MOBILIZER_FIXED;
-    ground.pose = ccb_pose_translation(ccb_v3(0, 0, 0));
-    ccb_shape_def plane = ccb_shape_def_default();
-    plane.name = "floor";
-    plane.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+    ccb_body_def ground;
+    ccb_shape_def plane;
+    case_ground(P[P_MU], &ground, &plane);
     ccb_body_def ball = ccb_body_def_default();
     ball.name = "sphere";
     ball.mass = mass;

@@ -343,6 +343,48 @@ static void test_force_continuity(void) {
     ccb_hydro_mesh_destroy(m);
 }
 
+/* A FREE disk of mass m (inertia of a thin disk of radius R) carrying `mesh` (copied by the
+ * model; destroyed here) at height z above a rigid plane with friction 0.5; the disk's material
+ * has modulus E, dissipation d and relaxation time tau. NULL on failure. */
+static ccb_model* disk_on_plane(ccb_hydro_mesh* mesh, double m, double R, double z, ccb_twist V,
+                                double E, double d, double tau, int* ig, int* ic) {
+    ccb_model* model = NULL;
+    ccb_model_create(&model);
+    ccb_body_def gd = ccb_body_def_default();
+    gd.name = "ground";
+    gd.mobilizer = CCB_MOBILIZER_FIXED;
+    gd.pose = k_identity;
+    ccb_body_def c = ccb_body_def_default();
+    c.name = "disk";
+    c.mobilizer = CCB_MOBILIZER_FREE;
+    c.mass = m;
+    c.inertia = ccb_m3_identity();
+    c.inertia.m[8] = 0.5 * m * R * R;
+    c.inertia.m[0] = c.inertia.m[4] = 0.25 * m * R * R;
+    c.pose = k_identity;
+    c.pose.p = ccb_v3(0, 0, z);
+    c.twist = V;
+    ccb_model_add_body(model, &gd, ig);
+    ccb_model_add_body(model, &c, ic);
+    ccb_shape_def plane = ccb_shape_def_default();
+    plane.material = (ccb_material){INFINITY, 0, 0, 0.5};
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.type = CCB_SHAPE_HYDRO;
+    hs.mesh = mesh;
+    hs.material = (ccb_material){E, d, tau, 0.5};
+    CHECK(ccb_model_add_shape(model, *ig, &plane, NULL) == CCB_OK, "%s",
+          ccb_model_last_error(model));
+    CHECK(ccb_model_add_shape(model, *ic, &hs, NULL) == CCB_OK, "%s",
+          ccb_model_last_error(model));
+    ccb_hydro_mesh_destroy(mesh); /* the model holds its own copy */
+    if (ccb_model_finalize(model) != CCB_OK) {
+        CHECK(0, "finalize: %s", ccb_model_last_error(model));
+        ccb_model_destroy(model);
+        return NULL;
+    }
+    return model;
+}
+
 /* The geometry query turns each face into a point contact: k = A g, phi0 = -p0/g, so that
  * k (-phi0) = A p0 (spec §F.4 eqs 15-16), all at the face centroids, normal +z. */
 static void test_geometry_contacts(void) {
@@ -351,34 +393,12 @@ static void test_geometry_contacts(void) {
     if (mesh == NULL) {
         return;
     }
-    ccb_model* model = NULL;
-    CHECK(ccb_model_create(&model) == CCB_OK, "model");
-    ccb_body_def g = ccb_body_def_default();
-    g.name = "ground";
-    g.mobilizer = CCB_MOBILIZER_FIXED;
-    g.pose = k_identity;
-    ccb_body_def c = ccb_body_def_default();
-    c.name = "disk";
-    c.mobilizer = CCB_MOBILIZER_FREE;
-    c.mass = 0.1;
-    c.inertia = ccb_m3_identity();
-    c.pose = k_identity;
-    c.pose.p = ccb_v3(0, 0, H - delta);
-    c.twist = (ccb_twist){{0, 0, 0}, {0, 0, 0}};
     int ig, ic;
-    ccb_model_add_body(model, &g, &ig);
-    ccb_model_add_body(model, &c, &ic);
-    ccb_shape_def plane = ccb_shape_def_default();
-    plane.material = (ccb_material){INFINITY, 0, 0, 0.5};
-    ccb_shape_def hs = ccb_shape_def_default();
-    hs.type = CCB_SHAPE_HYDRO;
-    hs.mesh = mesh;
-    hs.material = (ccb_material){E, 3.0, 0, 0.5};
-    CHECK(ccb_model_add_shape(model, ig, &plane, NULL) == CCB_OK, "%s",
-          ccb_model_last_error(model));
-    CHECK(ccb_model_add_shape(model, ic, &hs, NULL) == CCB_OK, "%s", ccb_model_last_error(model));
-    ccb_hydro_mesh_destroy(mesh); /* the model holds its own copy */
-    CHECK(ccb_model_finalize(model) == CCB_OK, "%s", ccb_model_last_error(model));
+    ccb_model* model = disk_on_plane(mesh, 0.1, R, H - delta, (ccb_twist){{0, 0, 0}, {0, 0, 0}}, E,
+                                     3.0, 0, &ig, &ic);
+    if (model == NULL) {
+        return;
+    }
     double q[7], v[6];
     ccb_model_initial_state(model, q, v);
     ccb_contact_set cs = {0};
@@ -412,35 +432,12 @@ static void test_disk_steps_without_allocation(void) {
     }
     const double area = 0.5 * 24 * R * R * sin(2 * CCB_PI / 24);
     const double sink = m * g * L / (2 * E * area);
-    ccb_model* model = NULL;
-    ccb_model_create(&model);
-    ccb_body_def gd = ccb_body_def_default();
-    gd.name = "ground";
-    gd.mobilizer = CCB_MOBILIZER_FIXED;
-    gd.pose = k_identity;
-    ccb_body_def c = ccb_body_def_default();
-    c.name = "disk";
-    c.mobilizer = CCB_MOBILIZER_FREE;
-    c.mass = m;
-    c.inertia = ccb_m3_identity();
-    c.inertia.m[8] = 0.5 * m * R * R;
-    c.inertia.m[0] = c.inertia.m[4] = 0.25 * m * R * R;
-    c.pose = k_identity;
-    c.pose.p = ccb_v3(0, 0, H - sink);
-    c.twist = (ccb_twist){{0, 0, 5}, {0.2, 0, 0}};
     int ig, ic;
-    ccb_model_add_body(model, &gd, &ig);
-    ccb_model_add_body(model, &c, &ic);
-    ccb_shape_def plane = ccb_shape_def_default();
-    plane.material = (ccb_material){INFINITY, 0, 0, 0.5};
-    ccb_shape_def hs = ccb_shape_def_default();
-    hs.type = CCB_SHAPE_HYDRO;
-    hs.mesh = mesh;
-    hs.material = (ccb_material){E, 10.0, 1e-3, 0.5};
-    ccb_model_add_shape(model, ig, &plane, NULL);
-    ccb_model_add_shape(model, ic, &hs, NULL);
-    ccb_hydro_mesh_destroy(mesh);
-    CHECK(ccb_model_finalize(model) == CCB_OK, "%s", ccb_model_last_error(model));
+    ccb_model* model = disk_on_plane(mesh, m, R, H - sink, (ccb_twist){{0, 0, 5}, {0.2, 0, 0}}, E,
+                                     10.0, 1e-3, &ig, &ic);
+    if (model == NULL) {
+        return;
+    }
     for (int solver = 0; solver < 2; ++solver) {
         ccb_sim_params p = ccb_sim_params_default();
         p.dt = 1e-4;
