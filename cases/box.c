@@ -142,12 +142,9 @@ static int box_build(const double* P, ccb_model** out, void** data, char* msg, s
     char rmsg[256];
     d->have_exact = ccb_ref_box_solve(&d->ref, BOX_EXACT_HORIZON, &d->ev, rmsg, sizeof rmsg) == 0;
     const double W = P[P_MASS] * P[P_G];
-    ccb_body_def ground = ccb_body_def_default();
-    ground.name = "ground";
-    ground.mobilizer = CCB_MOBILIZER_FIXED;
-    ccb_shape_def plane = ccb_shape_def_default();
-    plane.name = "floor";
-    plane.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+    ccb_body_def ground;
+    ccb_shape_def plane;
+    case_ground(P[P_MU], &ground, &plane);
     ccb_body_def box = ccb_body_def_default();
     box.name = "box";
     box.mass = P[P_MASS];
