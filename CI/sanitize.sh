@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Debug build with ASan + UBSan (no recover) and the CTest suite, except the clutter gate (its
-# ~300 runs of 1500 steps take hours unoptimized); the clutter code paths run here instead on
-# short runs: every approximation with kappa, and the k = 1e13 failure. Runnable locally.
+# Debug build with ASan + UBSan (no recover) and the CTest suite, except the clutter and coin
+# gates (hundreds of runs, or polar meshes with 10^4-10^5 faces and a 2000-step GSL reference:
+# hours unoptimized); their code paths run here instead on short runs: every approximation with
+# kappa and the k = 1e13 failure (clutter), polygons and triangles with Lagged, TAMSI and the
+# continuous model on a polar mesh (coin). Runnable locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCCB_SANITIZE=ON -DCCB_WERROR=ON
@@ -18,5 +20,10 @@ echo "== ccb run clutter, Lagged, k = 1e13: an explicit failure"
 rc=0
 build-asan/ccb run clutter --dt 5e-3 --t-final 0.5 --set k=1e13 --out "$out/k13" >/dev/null 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || { echo "expected exit 1 (solver failure), got $rc"; exit 1; }
+for sv in "" "--solver tamsi --set repr=1" "--solver gsl --set layout=1 --set rings=4"; do
+  echo "== ccb run coin $sv"
+  # shellcheck disable=SC2086
+  build-asan/ccb run coin $sv --t-final 0.005 --out "$out/coin" >/dev/null
+done
 cd build-asan
-ctest --output-on-failure -j "${JOBS:-2}" -E '^gate\.clutter$'
+ctest --output-on-failure -j "${JOBS:-2}" -E '^gate\.(clutter|coin)$'
