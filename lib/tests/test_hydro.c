@@ -416,9 +416,50 @@ static void test_geometry_contacts(void) {
     const double Fex = E * delta / H * 0.5 * n * R * R * sin(2 * CCB_PI / n);
     CHECK_REL(F, Fex, 2 * delta / R, 0,
               "sum k(-phi0) = integral of p: n-gon x E delta/H up to the rim strip (2 delta/R)");
-    /* a hydroelastic mesh has no query against a sphere: finalize names the pair */
     ccb_contact_set_free(&cs);
     ccb_model_destroy(model);
+}
+
+/* Pairs without a query and bad shape definitions are rejected with a message. */
+static void test_hydro_shape_errors(void) {
+    ccb_hydro_mesh* mesh = fan_disk(8, 0.05, 0.01, 1e6);
+    if (mesh == NULL) {
+        return;
+    }
+    ccb_model* model = NULL;
+    ccb_model_create(&model);
+    ccb_body_def b = ccb_body_def_default();
+    b.mobilizer = CCB_MOBILIZER_FREE;
+    b.inertia = ccb_m3_identity();
+    b.name = "disk";
+    int id, is;
+    ccb_model_add_body(model, &b, &id);
+    b.name = "ball";
+    b.pose.p = ccb_v3(1, 0, 0);
+    ccb_model_add_body(model, &b, &is);
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.type = CCB_SHAPE_HYDRO;
+    hs.material = (ccb_material){1e6, 0, 0, 0.5};
+    CHECK(ccb_model_add_shape(model, id, &hs, NULL) == CCB_E_INVALID &&
+              strstr(ccb_model_last_error(model), "needs a mesh"),
+          "hydro shape without a mesh rejected (%s)", ccb_model_last_error(model));
+    hs.mesh = mesh;
+    hs.material.k = INFINITY;
+    CHECK(ccb_model_add_shape(model, id, &hs, NULL) == CCB_E_INVALID &&
+              strstr(ccb_model_last_error(model), "compliant"),
+          "rigid hydro shape rejected (%s)", ccb_model_last_error(model));
+    hs.material.k = 1e6;
+    CHECK(ccb_model_add_shape(model, id, &hs, NULL) == CCB_OK, "%s", ccb_model_last_error(model));
+    ccb_shape_def sp = ccb_shape_def_default();
+    sp.type = CCB_SHAPE_SPHERE;
+    sp.radius = 0.05;
+    sp.material = (ccb_material){1e6, 0, 0, 0.5};
+    ccb_model_add_shape(model, is, &sp, NULL);
+    CHECK(ccb_model_finalize(model) == CCB_E_INVALID &&
+              strstr(ccb_model_last_error(model), "no contact query for hydroelastic mesh"),
+          "hydro mesh vs sphere: finalize names the pair (%s)", ccb_model_last_error(model));
+    ccb_model_destroy(model);
+    ccb_hydro_mesh_destroy(mesh);
 }
 
 /* A sliding, spinning disk on hydroelastic contact steps without allocating once the contact
@@ -473,5 +514,6 @@ int main(void) {
     RUN(test_representations);
     RUN(test_force_continuity);
     RUN(test_geometry_contacts);
+    RUN(test_hydro_shape_errors);
     return TEST_SUMMARY();
 }
