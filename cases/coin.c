@@ -559,7 +559,9 @@ static int study_fig5(study_ctx* ctx) {
                      "![fig5](coin/fig5.png)\n\n"
                      "Fixed points: uniform pressure %.5f, the fan152 faces %.5f (%d faces), "
                      "the polar(16) faces %.5f (%d faces). In brackets: the Farkas equations "
-                     "integrated on the same faces (reference/coin_ref.c).\n\n"
+                     "integrated on the same faces (reference/coin_ref.c). The centre of mass "
+                     "lies in the contact face (com_height = 0, Farkas's disk that cannot tip); "
+                     "a real coin (com_height = L/2) drifts sideways by |v_y|/S = 0.1.\n\n"
                      "| mesh | solver | eps0 | eps at S/S0 = 1e-1 | 1e-2 | 1e-3 | eps_end | "
                      "t_stop [s] | max v_y/S |\n|---|---|---|---|---|---|---|---|---|\n%s\n",
                      fp_uni, fp_fan, psf.n, fp_pol, psp.n, md.s ? md.s : "");
