@@ -73,6 +73,23 @@ static inline void check_rel_at(const char* file, int line, const char* what, do
     (fprintf(stderr, "%d checks passed, %d failed\n", g_test_passed, g_test_failed),               \
      g_test_failed == 0 ? 0 : 1)
 
+#ifdef CCB_SIM_H
+/* STYLE §4: after `warmup` steps (workspaces grown) `steps` more steps make no heap allocation
+ * through libccb's allocator [exact: 0]; every step must succeed. */
+static inline void check_steps_without_allocation(ccb_sim* sim, int warmup, int steps,
+                                                  const char* what) {
+    for (int k = 0; k < warmup; ++k) {
+        ccb_sim_step(sim);
+    }
+    const long before = ccb_alloc_count();
+    for (int k = 0; k < steps; ++k) {
+        CHECK(ccb_sim_step(sim) == CCB_OK, "%s: step: %s", what, ccb_sim_last_error(sim));
+    }
+    CHECK(ccb_alloc_count() == before, "%s: %ld allocations in %d steps after warm-up", what,
+          ccb_alloc_count() - before, steps);
+}
+#endif
+
 /* Deterministic pseudo-random numbers (SplitMix64), identical on every platform. */
 static uint64_t g_rng = 0x2385ULL;
 static inline double urand(void) {

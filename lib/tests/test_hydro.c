@@ -486,15 +486,7 @@ static void test_disk_steps_without_allocation(void) {
         p.approx = &ccb_approx_lagged;
         ccb_sim* sim = NULL;
         CHECK(ccb_sim_create(model, &p, &sim, NULL, 0) == CCB_OK, "sim");
-        for (int k = 0; k < 20; ++k) {
-            ccb_sim_step(sim);
-        }
-        const long before = ccb_alloc_count();
-        for (int k = 0; k < 200; ++k) {
-            CHECK(ccb_sim_step(sim) == CCB_OK, "step: %s", ccb_sim_last_error(sim));
-        }
-        CHECK(ccb_alloc_count() == before, "%s: %ld allocations in 200 steps after warm-up",
-              solver ? "tamsi" : "lagged", ccb_alloc_count() - before);
+        check_steps_without_allocation(sim, 20, 200, solver ? "tamsi" : "lagged");
         double fn = 0;
         for (int i = 0; i < ccb_sim_ncontacts(sim); ++i) {
             fn += ccb_sim_contact(sim, i)->force[2];

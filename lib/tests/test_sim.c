@@ -533,15 +533,7 @@ static void test_no_allocation_in_step_loop(void) {
         p.newton.compute_kappa = 1;
         ccb_sim* sim = NULL;
         ccb_sim_create(m, &p, &sim, NULL, 0);
-        for (int k = 0; k < 20; ++k) {
-            ccb_sim_step(sim);
-        }
-        const long before = ccb_alloc_count();
-        for (int k = 0; k < 200; ++k) {
-            CHECK(ccb_sim_step(sim) == CCB_OK, "step");
-        }
-        CHECK(ccb_alloc_count() == before, "%s: %ld allocations in 200 steps after warm-up",
-              ap[a]->name, ccb_alloc_count() - before);
+        check_steps_without_allocation(sim, 20, 200, ap[a]->name);
         ccb_sim_destroy(sim);
     }
     /* several cliques: a stack of free spheres on the floor (CHOLMOD, UMFPACK; their per-call
@@ -559,16 +551,9 @@ static void test_no_allocation_in_step_loop(void) {
             }
             ccb_sim* sim = NULL;
             ccb_sim_create(ms, &p, &sim, NULL, 0);
-            for (int k = 0; k < 50; ++k) {
-                ccb_sim_step(sim);
-            }
-            const long before = ccb_alloc_count();
-            for (int k = 0; k < 200; ++k) {
-                CHECK(ccb_sim_step(sim) == CCB_OK, "step: %s", ccb_sim_last_error(sim));
-            }
-            CHECK(ccb_alloc_count() == before,
-                  "stack, variant %d: %ld allocations in 200 steps after warm-up", v,
-                  ccb_alloc_count() - before);
+            char what[48];
+            snprintf(what, sizeof what, "stack, variant %d", v);
+            check_steps_without_allocation(sim, 50, 200, what);
             ccb_sim_destroy(sim);
         }
         ccb_model_destroy(ms);
@@ -579,15 +564,7 @@ static void test_no_allocation_in_step_loop(void) {
         p.ode.tals = 1;
         ccb_sim* sim = NULL;
         ccb_sim_create(m, &p, &sim, NULL, 0);
-        for (int k = 0; k < 20; ++k) {
-            ccb_sim_step(sim);
-        }
-        const long before = ccb_alloc_count();
-        for (int k = 0; k < 200; ++k) {
-            CHECK(ccb_sim_step(sim) == CCB_OK, "step: %s", ccb_sim_last_error(sim));
-        }
-        CHECK(ccb_alloc_count() == before, "%s: %ld allocations in 200 steps after warm-up",
-              ccb_solver_name((ccb_solver)solver), ccb_alloc_count() - before);
+        check_steps_without_allocation(sim, 20, 200, ccb_solver_name((ccb_solver)solver));
         ccb_sim_destroy(sim);
     }
     ccb_model_destroy(m);
