@@ -611,33 +611,55 @@ static void sweep_errors(study_ctx* ctx, const run_record* rec, int n, const dou
     ccb_an_order(n, x, ew, ow, NULL, NULL);
 }
 
-/* Writes errors_<tag>.csv and the figure of a sweep: rows (x, e_v, e_omega) per solver. */
+/* Mean of kappa_2(H) over the steps where it was computed (NAN if none: TAMSI). */
+static double mean_kappa(const run_record* r) {
+    double sum = 0;
+    long n = 0;
+    for (long k = 1; k <= r->nsteps; ++k) {
+        if (r->kappa[k] > 0) {
+            sum += r->kappa[k];
+            ++n;
+        }
+    }
+    return n > 0 ? sum / (double)n : NAN;
+}
+
+/* Writes <study>/errors.csv of a sweep — per solver and x: e_v, e_omega and the work and
+ * conditioning of the run (wall time, mean Newton iterations, mean kappa_2(H)) — and its figure;
+ * with `work` also the work-precision figure (errors against wall time). rec holds nx runs and
+ * the reference per solver. */
 static int write_sweep(study_ctx* ctx, const char* study, const char* xname, const char* xlabel,
                        const char* const* solvers, int ns, const double* x, int nx,
-                       double ev[][8], double ew[][8], const char* title) {
+                       double ev[][8], double ew[][8], const run_record* rec, int work,
+                       const char* title) {
     strbuf tab = {0};
     for (int s = 0; s < ns; ++s) {
         for (int i = 0; i < nx; ++i) {
-            strbuf_printf(&tab, "%s,%g,%.6e,%.6e\n", solvers[s], x[i], ev[s][i], ew[s][i]);
+            const run_record* r = &rec[s * (nx + 1) + i];
+            strbuf_printf(&tab, "%s,%g,%.6e,%.6e,%.6e,%.4f,%.6e\n", solvers[s], x[i], ev[s][i],
+                          ew[s][i], r->wall_time, run_mean_iterations(r), mean_kappa(r));
         }
     }
     char dir[PATH_MAX], path[PATH_MAX + 64];
     int rc = study_dir(ctx, study, dir, sizeof dir);
     if (rc == 0) {
         snprintf(path, sizeof path, "%s/errors.csv", dir);
-        char header[128];
-        snprintf(header, sizeof header, "solver,%s,e_v,e_omega", xname);
+        char header[160];
+        snprintf(header, sizeof header,
+                 "solver,%s,e_v,e_omega,wall [s],mean_iterations,kappa_mean", xname);
         rc = study_write_table(path, header, tab.s ? tab.s : "");
     }
     free(tab.s);
-    if (rc == 0) {
+    for (int fig = 0; rc == 0 && fig <= work; ++fig) {
         strbuf vars = {0};
-        strbuf_printf(&vars, "datadir='%s'; out='%s/%s/%s'; solvers='", dir, ctx->out_root,
-                      ctx->cs->name, study);
+        strbuf_printf(&vars, "datadir='%s'; out='%s/%s/%s%s'; solvers='", dir, ctx->out_root,
+                      ctx->cs->name, study, fig ? "-work" : "");
         for (int s = 0; s < ns; ++s) {
             strbuf_printf(&vars, "%s%s", s ? " " : "", solvers[s]);
         }
-        strbuf_printf(&vars, "'; xlabel='%s'; title='%s'", xlabel, title);
+        strbuf_printf(&vars, "'; xcol=%d; xlabel='%s'; title='%s%s'", fig ? 5 : 2,
+                      fig ? "wall time of the run [s]" : xlabel, title,
+                      fig ? ": work-precision" : "");
         study_plot(ctx, "coin_fig6.gp", vars.s);
         free(vars.s);
     }
@@ -662,6 +684,7 @@ static int study_convergence_dt(study_ctx* ctx) {
             run_config* c = &b.cfg[s * (NDT + 1) + i];
             coin_config(ctx, c, "convergence-dt", label, solvers[s], dt, T);
             c->cost = T / dt;
+            c->newton.compute_kappa = s == 0; /* conditioning of the convex step (Lagged) */
         }
     }
     int rc = study_execute(ctx, "convergence-dt", b.cfg, b.rec, nrun);
@@ -670,7 +693,7 @@ static int study_convergence_dt(study_ctx* ctx) {
         return rc;
     }
     double ev[2][8], ew[2][8];
-    strbuf md = {0};
+    strbuf md = {0}, work = {0};
     for (int s = 0; s < 2; ++s) {
         double ov, ow;
         sweep_errors(ctx, &b.rec[s * (NDT + 1)], NDT, dts, dts, "convergence-dt", solvers[s], "dt",
@@ -680,9 +703,21 @@ static int study_convergence_dt(study_ctx* ctx) {
         strbuf_printf(&md, "| %s | %.3e | %.3e | %.3e | %.3e | %.3f | %.3e | %.3e | %.3f |\n",
                       solvers[s], ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov, ew[s][0], ew[s][3],
                       ow);
+        for (int i = 0; i < NDT; ++i) {
+            const run_record* r = &b.rec[s * (NDT + 1) + i];
+            const double kap = mean_kappa(r);
+            char kcell[32] = "-"; /* TAMSI has no convex Hessian */
+            if (!isnan(kap)) {
+                snprintf(kcell, sizeof kcell, "%.3e", kap);
+                study_set_metricf(ctx, kap, "convergence-dt.%s.kappa_mean.dt%g", solvers[s],
+                                  dts[i]);
+            }
+            strbuf_printf(&work, "| %s | %g | %.3e | %.4f | %.2f | %s |\n", solvers[s], dts[i],
+                          ev[s][i], r->wall_time, run_mean_iterations(r), kcell);
+        }
     }
-    rc = write_sweep(ctx, "convergence-dt", "dt [s]", "dt [s]", solvers, 2, dts, NDT, ev, ew,
-                     "Coin: relative errors against dt (PFC Fig. 6, left)");
+    rc = write_sweep(ctx, "convergence-dt", "dt [s]", "dt [s]", solvers, 2, dts, NDT, ev, ew, b.rec,
+                     1, "Coin: relative errors against dt (PFC Fig. 6, left)");
     if (rc == 0) {
         study_report(ctx,
                      "### convergence-dt — e_v, e_omega against dt (PFC Fig. 6, left)\n\n"
@@ -690,10 +725,16 @@ static int study_convergence_dt(study_ctx* ctx) {
                      "fan152, eps0 = %g, reference the same solver at dt = %g s. Paper: first "
                      "order.\n\n| solver | e_v(1e-3) | e_v(5e-4) | e_v(2.5e-4) | e_v(1.25e-4) | "
                      "order | e_omega(1e-3) | e_omega(1.25e-4) | order |\n|---|---|---|---|---|---"
-                     "|---|---|---|\n%s\n",
-                     ctx->params[P_EPS0], dt_ref, md.s ? md.s : "");
+                     "|---|---|---|\n%s\n"
+                     "Work and conditioning (runs two at a time; the errors against the wall time "
+                     "in convergence-dt-work.png): mean kappa_2(H) of the Lagged steps grows as "
+                     "dt^2 k / m with the faces' stiffness.\n\n"
+                     "| solver | dt [s] | e_v | wall [s] | mean iterations | mean kappa_2(H) |\n"
+                     "|---|---|---|---|---|---|\n%s\n",
+                     ctx->params[P_EPS0], dt_ref, md.s ? md.s : "", work.s ? work.s : "");
     }
     free(md.s);
+    free(work.s);
     study_batch_free(&b);
     return rc;
 }
@@ -747,7 +788,8 @@ static int study_convergence_grid(study_ctx* ctx) {
                       ew[s][2], ew[s][3], ow);
     }
     rc = write_sweep(ctx, "convergence-grid", "h [m]", "grid size R/N_r [m]", solvers, 2, h, NGRID,
-                     ev, ew, "Coin: relative errors against the grid size (PFC Fig. 6, right)");
+                     ev, ew, b.rec, 0,
+                     "Coin: relative errors against the grid size (PFC Fig. 6, right)");
     if (rc == 0) {
         study_report(ctx,
                      "### convergence-grid — e_v, e_omega against the grid size (PFC Fig. 6, "
