@@ -39,6 +39,7 @@ enum {
     P_FAN_N,
     P_RINGS,
     P_REPR,
+    P_SOFT,
     P_VS,
     P_SIGMA,
     P_BETA,
@@ -53,8 +54,7 @@ static const case_param k_params[P_COUNT] = {
     {"radius", 12.13e-3, "m", 0, 10, 1, 0, 0, "coin radius R (diameter 24.26 mm)",
      "[default?] U.S. Mint"},
     {"thickness", 1.75e-3, "m", 0, 10, 1, 0, 0, "coin thickness L (< 2 R)", "[default?] U.S. Mint"},
-    {"mu", 0.5, "-", 0, 10, 1, 0, 0, "Coulomb friction (eps* does not depend on it)",
-     "[default?]"},
+    {"mu", 0.5, "-", 0, 10, 1, 0, 0, "Coulomb friction (eps* does not depend on it)", "[default?]"},
     {"E", 1e7, "Pa", 0, 1e15, 1, 0, 0, "hydroelastic modulus of the coin (ground rigid)",
      "[default?] Drake"},
     {"d", 50.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation per face", "[default?] Drake"},
@@ -70,6 +70,10 @@ static const case_param k_params[P_COUNT] = {
      "[PFC]"},
     {"rings", 16, "-", 1, 200, 0, 0, 1, "rings of the polar cap (8 rings sectors)", "[default?]"},
     {"repr", 0, "-", 0, 1, 0, 0, 1, "faces: 0 polygons (PFC), 1 triangles (Elandt 2019)", "[PFC]"},
+    {"compliant", 0, "-", 0, 1, 0, 0, 1,
+     "compliant body: 0 the coin (tetrahedral mesh sliced by a rigid floor), 1 the floor (slab "
+     "L/2, modulus E) under the rigid coin's surface triangles",
+     "[default?]"},
     CASE_PARAM_VS,
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,
@@ -172,8 +176,14 @@ static int coin_build(const double* P, ccb_model** out, void** data, char* msg, 
     body.type = CCB_SHAPE_HYDRO;
     body.pose = ccb_pose_translation(ccb_v3(0, 0, H - hc)); /* bottom face hc below the COM */
     body.mesh = mesh;
-    body.hydro_repr = lround(P[P_REPR]) == 0 ? CCB_HYDRO_POLYGONS : CCB_HYDRO_TRIANGLES;
+    body.hydro_repr = plane.hydro_repr =
+        lround(P[P_REPR]) == 0 ? CCB_HYDRO_POLYGONS : CCB_HYDRO_TRIANGLES;
     body.material = (ccb_material){P[P_E], P[P_D], P[P_TAU], P[P_MU]};
+    if (lround(P[P_SOFT]) == 1) { /* rigid coin surface on a compliant floor, same g = 2E/L */
+        plane.material = body.material;
+        plane.hydro_slab = H;
+        body.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+    }
     const int rc = case_build_pair("coin", P[P_G], &ground, &plane, &coin, &body, out, msg, n);
     ccb_hydro_mesh_destroy(mesh);
     return rc;
@@ -284,8 +294,12 @@ static int coin_point_set(const double* P, point_set* out, char* msg, size_t n) 
     ccb_hydro_surface s = {0};
     const ccb_hydro_repr repr = lround(P[P_REPR]) == 0 ? CCB_HYDRO_POLYGONS : CCB_HYDRO_TRIANGLES;
     int rc = -1;
-    if (ccb_hydro_slice(mesh, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), repr, &s, msg, n) == CCB_OK &&
-        s.n > 0) {
+    const ccb_status st =
+        lround(P[P_SOFT]) == 1
+            ? ccb_hydro_clip(mesh, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), P[P_E], H, repr, &s, msg,
+                             n)
+            : ccb_hydro_slice(mesh, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), repr, &s, msg, n);
+    if (st == CCB_OK && s.n > 0) {
         out->xy = malloc((size_t)s.n * 2 * sizeof(double));
         out->w = malloc((size_t)s.n * sizeof(double));
         if (out->xy && out->w) {
@@ -330,8 +344,7 @@ static double point_set_fixed_point(const double* P, const point_set* ps) {
     const double lev[1] = {1e-6};
     double e, t, lat;
     char msg[256];
-    return ccb_ref_coin_solve(&c, 0.653, 1.0, lev, 1, &e, &t, &lat, msg, sizeof msg) == 0 ? e
-                                                                                          : NAN;
+    return ccb_ref_coin_solve(&c, 0.653, 1.0, lev, 1, &e, &t, &lat, msg, sizeof msg) == 0 ? e : NAN;
 }
 
 /* ---- studies ----------------------------------------------------------------------------------- */
@@ -370,8 +383,8 @@ static void fig5_ode_job(void* user, int i) {
         lev[k] = pow(10, -0.1 * k);
     }
     char msg[256];
-    if (ccb_ref_coin_solve(&c, k_eps0[e], 1.0, lev, CURVE_N, o->curve[set][e], t,
-                           &o->lat[set][e], msg, sizeof msg) != 0) {
+    if (ccb_ref_coin_solve(&c, k_eps0[e], 1.0, lev, CURVE_N, o->curve[set][e], t, &o->lat[set][e],
+                           msg, sizeof msg) != 0) {
         fprintf(stderr, "coin fig5: reference eps0 = %g: %s\n", k_eps0[e], msg);
         o->failed = 1;
         return;
@@ -397,7 +410,8 @@ static int study_fig5(study_ctx* ctx) {
     }
     for (int i = 0; i < nrun; ++i) {
         char label[96];
-        const int pol = i >= nfan && i < nfan + 3, vs5 = i >= nfan + 3, tamsi = i >= FIG5_NE && i < nfan;
+        const int pol = i >= nfan && i < nfan + 3, vs5 = i >= nfan + 3,
+                  tamsi = i >= FIG5_NE && i < nfan;
         const double e0 = i < nfan ? k_eps0[i % FIG5_NE] : k_eps0[1 + (i - nfan) % 3];
         snprintf(label, sizeof label, "%s-%s_eps0_%g", pol ? "polar16" : "fan152",
                  tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"), e0);
@@ -497,11 +511,13 @@ static int study_fig5(study_ctx* ctx) {
         lat = fmax(lat, f.lat_max);
         fn = fmax(fn, f.fn_dev);
         strbuf_printf(&tab, "%s,%s,%g,%.8f,%.8f,%.8f,%.8f,%.8f,%.8f,%.8f,%.6f,%.3e,%.1f\n",
-                      pol ? "polar16" : "fan152", tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"),
-                      e0, f.eps_at[0], at[0], f.eps_at[1], at[1], f.eps_at[2], at[2], f.eps_end,
-                      f.t_stop, f.lat_max, f.faces_mean);
-        strbuf_printf(&md, "| %s | %s | %g | %.4f (%.4f) | %.4f (%.4f) | %.4f (%.4f) | %.4f | %.4f "
-                           "| %.1e |\n",
+                      pol ? "polar16" : "fan152",
+                      tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"), e0, f.eps_at[0], at[0],
+                      f.eps_at[1], at[1], f.eps_at[2], at[2], f.eps_end, f.t_stop, f.lat_max,
+                      f.faces_mean);
+        strbuf_printf(&md,
+                      "| %s | %s | %g | %.4f (%.4f) | %.4f (%.4f) | %.4f (%.4f) | %.4f | %.4f "
+                      "| %.1e |\n",
                       pol ? "polar(16)" : "fan152",
                       tamsi ? "TAMSI" : (vs5 ? "Lagged, v_s = 1e-5" : "Lagged"), e0, f.eps_at[0],
                       at[0], f.eps_at[1], at[1], f.eps_at[2], at[2], f.eps_end, f.t_stop,
@@ -596,8 +612,8 @@ static const int k_wcols[1] = {O_W};
 /* Errors e_v, e_omega of the n runs rec[0..n-1] of one solver against its reference rec[n]
  * (metrics <study>.<solver>.e_v.<tag><key[i]>) and the least-squares orders over x. */
 static void sweep_errors(study_ctx* ctx, const run_record* rec, int n, const double* x,
-                         const double* key, const char* study, const char* solver,
-                         const char* tag, double* ev, double* ew, double* ov, double* ow) {
+                         const double* key, const char* study, const char* solver, const char* tag,
+                         double* ev, double* ew, double* ov, double* ow) {
     const run_record* ref = &rec[n];
     for (int i = 0; i < n; ++i) {
         const int ok = rec[i].status == CCB_OK && ref->status == CCB_OK;
@@ -629,9 +645,8 @@ static double mean_kappa(const run_record* r) {
  * with `work` also the work-precision figure (errors against wall time). rec holds nx runs and
  * the reference per solver. */
 static int write_sweep(study_ctx* ctx, const char* study, const char* xname, const char* xlabel,
-                       const char* const* solvers, int ns, const double* x, int nx,
-                       double ev[][8], double ew[][8], const run_record* rec, int work,
-                       const char* title) {
+                       const char* const* solvers, int ns, const double* x, int nx, double ev[][8],
+                       double ew[][8], const run_record* rec, int work, const char* title) {
     strbuf tab = {0};
     for (int s = 0; s < ns; ++s) {
         for (int i = 0; i < nx; ++i) {
@@ -645,8 +660,8 @@ static int write_sweep(study_ctx* ctx, const char* study, const char* xname, con
     if (rc == 0) {
         snprintf(path, sizeof path, "%s/errors.csv", dir);
         char header[160];
-        snprintf(header, sizeof header,
-                 "solver,%s,e_v,e_omega,wall [s],mean_iterations,kappa_mean", xname);
+        snprintf(header, sizeof header, "solver,%s,e_v,e_omega,wall [s],mean_iterations,kappa_mean",
+                 xname);
         rc = study_write_table(path, header, tab.s ? tab.s : "");
     }
     free(tab.s);
@@ -782,8 +797,9 @@ static int study_convergence_grid(study_ctx* ctx) {
                      "rings", ev[s], ew[s], &ov, &ow);
         study_set_metricf(ctx, ov, "coin5.%s.order_v", solvers[s]);
         study_set_metricf(ctx, ow, "coin5.%s.order_omega", solvers[s]);
-        strbuf_printf(&md, "| %s | %.3e | %.3e | %.3e | %.3e | %.3f | %.3e | %.3e | %.3e | %.3e | "
-                           "%.3f |\n",
+        strbuf_printf(&md,
+                      "| %s | %.3e | %.3e | %.3e | %.3e | %.3f | %.3e | %.3e | %.3e | %.3e | "
+                      "%.3f |\n",
                       solvers[s], ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov, ew[s][0], ew[s][1],
                       ew[s][2], ew[s][3], ow);
     }
@@ -853,8 +869,8 @@ static int study_faces(study_ctx* ctx) {
                       fp.faces_mean, ft.faces_mean, ft.faces_mean / fp.faces_mean, wp, wt,
                       rp->t_geometry / np, rt->t_geometry / nt, sp, st,
                       run_obs(rp, rp->nsteps, O_EPS), run_obs(rt, rt->nsteps, O_EPS));
-        strbuf_printf(&md, "| %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f |\n",
-                      mesh, fp.faces_mean, ft.faces_mean, ft.faces_mean / fp.faces_mean, 1e6 * wp,
+        strbuf_printf(&md, "| %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f |\n", mesh,
+                      fp.faces_mean, ft.faces_mean, ft.faces_mean / fp.faces_mean, 1e6 * wp,
                       1e6 * wt, 1e6 * sp, 1e6 * st, st / sp);
         study_set_metricf(ctx, ft.faces_mean / fp.faces_mean, "faces.%s.triangles_over_polygons",
                           mesh);
@@ -942,8 +958,8 @@ static int study_continuous(study_ctx* ctx) {
                  "| 1e-1 | %.6f | %.6f | %+.2f %% |\n| 1e-2 | %.6f | %.6f | %+.2f %% |\n"
                  "| 1e-3 | %.6f | %.6f | %+.2f %% |\n\n",
                  ccb_friction_name(CCB_FRICTION_STRIBECK5), P[P_VS], P[P_EPS0],
-                 r->status == CCB_OK ? "ok" : r->msg, r->work.n_f, r->wall_time, f.eps_at[0],
-                 at[0], 100 * (f.eps_at[0] / 0.6530 - 1), f.eps_at[1], at[1],
+                 r->status == CCB_OK ? "ok" : r->msg, r->work.n_f, r->wall_time, f.eps_at[0], at[0],
+                 100 * (f.eps_at[0] / 0.6530 - 1), f.eps_at[1], at[1],
                  100 * (f.eps_at[1] / 0.6530 - 1), f.eps_at[2], at[2],
                  100 * (f.eps_at[2] / 0.6530 - 1));
     point_set_free(&ps);

@@ -120,8 +120,8 @@ static void speeds(const ccb_ref_coin* p, const double* y, double* v, double* Rw
 int ccb_ref_coin_solve(const ccb_ref_coin* p, double eps0, double S0, const double* levels,
                        int nlevels, double* eps_at, double* t_at, double* lat_max, char* msg,
                        size_t n) {
-    if (!p || !(p->R > 0 && p->mu > 0 && p->g > 0 && p->i_ratio > 0) || !(eps0 > 0) ||
-        !(S0 > 0) || nlevels < 1 || !levels || !eps_at || !t_at || p->npts < 0 ||
+    if (!p || !(p->R > 0 && p->mu > 0 && p->g > 0 && p->i_ratio > 0) || !(eps0 > 0) || !(S0 > 0) ||
+        nlevels < 1 || !levels || !eps_at || !t_at || p->npts < 0 ||
         (p->npts > 0 && (!p->xy || !p->w))) {
         snprintf(msg, n, "coin reference: invalid parameters");
         return -1;
@@ -168,8 +168,8 @@ int ccb_ref_coin_solve(const ccb_ref_coin* p, double eps0, double S0, const doub
         while (t < t1) {
             if (gsl_odeiv2_evolve_apply(ev, co, st, &sys, &t, t1, &h, y) != GSL_SUCCESS ||
                 ++guard > 50000000) {
-                snprintf(msg, n, "coin reference: integration failed at t = %g s (S = %g m/s)",
-                         t, S);
+                snprintf(msg, n, "coin reference: integration failed at t = %g s (S = %g m/s)", t,
+                         S);
                 rc = -1;
                 break;
             }
@@ -190,8 +190,8 @@ int ccb_ref_coin_solve(const ccb_ref_coin* p, double eps0, double S0, const doub
             ++j;
         }
         if (!(S > 0) || !isfinite(eps)) {
-            snprintf(msg, n, "coin reference: the disk stopped sliding or spinning first (t = %g s)",
-                     t);
+            snprintf(msg, n,
+                     "coin reference: the disk stopped sliding or spinning first (t = %g s)", t);
             rc = -1;
             break;
         }

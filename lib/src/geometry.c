@@ -197,31 +197,41 @@ static ccb_status box_sphere_contact(const ccb_model* m, const geo_ws* ws, int a
     return emit(m, a, b, 0, phi, n, pA, ccb_v3_sub(cb, ccb_v3_scale(rb, n)), out);
 }
 
-/* Rigid half-space A vs hydroelastic mesh B: one point contact per face of the slice (spec:
- * formulation-tamsi-hydro §F.4): at the face centroid, k = A g, phi0 = -p0/g, normal = the
- * plane's outward normal (from A into B); dissipation, relaxation time and friction from the
- * pair rule. Feature = face index. */
-static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b,
+/* Half-space A vs hydroelastic mesh B: one point contact per face (spec: formulation-tamsi-hydro
+ * §F.4) of the slice of B's tetrahedra (rigid A, compliant B) or of B's surface triangles clipped
+ * to A (`soft`: compliant A, rigid B): at the face centroid, k = A g, phi0 = -p0/g, normal from
+ * A into B (the plane's normal, or minus the rigid triangle's); dissipation, relaxation time and
+ * friction from the pair rule. Feature = face index. */
+static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b, int soft,
                                  ccb_contact_set* out, char* msg, size_t msz) {
     const ccb_pose* XH = &ws->X[a];
     const ccb_vec3 n = ccb_m3_col(&XH->R, 2);
+    const ccb_shape* sa = &m->shapes[a];
     const ccb_shape* sb = &m->shapes[b];
-    ccb_status s = ccb_hydro_slice(sb->mesh, &ws->X[b], XH->p, n, sb->def.hydro_repr, &ws->hs,
-                                   msg, msz);
+    ccb_status s = soft ? ccb_hydro_clip(sb->mesh, &ws->X[b], XH->p, n, sa->def.material.k,
+                                         sa->def.hydro_slab, sa->def.hydro_repr, &ws->hs, msg,
+                                         msz)
+                        : ccb_hydro_slice(sb->mesh, &ws->X[b], XH->p, n, sb->def.hydro_repr,
+                                          &ws->hs, msg, msz);
     if (s != CCB_OK) {
         return s;
     }
     ccb_contact c;
     double wa;
     c.material = ccb_shape_pair_material(m, a, b, &wa);
-    c.body_a = m->shapes[a].body;
+    c.body_a = sa->body;
     c.body_b = sb->body;
     c.shape_a = a;
     c.shape_b = b;
-    c.R_WC = ccb_contact_frame(n);
+    if (!soft) {
+        c.R_WC = ccb_contact_frame(n);
+    }
     for (int f = 0; f < ws->hs.n; ++f) {
         const ccb_hydro_face* fc = &ws->hs.faces[f];
         c.feature = f;
+        if (soft) {
+            c.R_WC = ccb_contact_frame(fc->normal); /* the rigid face's (inward) normal */
+        }
         c.phi0 = -fc->pressure / fc->gradient; /* P2 eq. 16 */
         c.material.k = fc->area * fc->gradient; /* P2 eq. 15 */
         c.p = fc->centroid;
@@ -237,7 +247,8 @@ static ccb_status pair_contacts(const ccb_model* m, geo_ws* ws, int i, int j, do
                                 ccb_contact_set* out, char* msg, size_t msz) {
     int a, b;
     switch (ccb_shape_pair_kind(m, i, j, &a, &b)) {
-    case CCB_PAIR_HALFSPACE_HYDRO: return hydro_contacts(m, ws, a, b, out, msg, msz);
+    case CCB_PAIR_HALFSPACE_HYDRO: return hydro_contacts(m, ws, a, b, 0, out, msg, msz);
+    case CCB_PAIR_SOFT_HALFSPACE_HYDRO: return hydro_contacts(m, ws, a, b, 1, out, msg, msz);
     case CCB_PAIR_HALFSPACE: return halfspace_contacts(m, ws, a, b, margin, out);
     case CCB_PAIR_SPHERES: return sphere_contact(m, ws, a, b, margin, out);
     case CCB_PAIR_BOX_SPHERE: return box_sphere_contact(m, ws, a, b, margin, out);

@@ -3,6 +3,7 @@
 #include "ccb/hydro.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
@@ -17,6 +18,9 @@ struct ccb_hydro_mesh {
     double* p;      /* nv pressures [Pa] */
     int* t;         /* 4 nt vertex indices */
     ccb_vec3* grad; /* nt pressure gradients, mesh frame [Pa/m] */
+    int* bt;        /* 3 nbt vertex indices: boundary triangles, counter-clockwise seen from
+                       outside (the surface of the body as a rigid triangle mesh) */
+    int nbt;
     double bound, volume;
 };
 
@@ -44,6 +48,7 @@ void ccb_hydro_mesh_destroy(ccb_hydro_mesh* m) {
     ccb_free(m->p);
     ccb_free(m->t);
     ccb_free(m->grad);
+    ccb_free(m->bt);
     ccb_free(m);
 }
 
@@ -76,9 +81,102 @@ static ccb_vec3 tet_gradient(const ccb_vec3* x, const double* p, const int* t) {
     const ccb_vec3 c23 = ccb_v3_cross(e2, e3), c31 = ccb_v3_cross(e3, e1),
                    c12 = ccb_v3_cross(e1, e2);
     const double det = ccb_v3_dot(e1, c23);
-    return ccb_v3_scale(1.0 / det, ccb_v3_add(ccb_v3_add(ccb_v3_scale(d1, c23),
-                                                         ccb_v3_scale(d2, c31)),
-                                              ccb_v3_scale(d3, c12)));
+    return ccb_v3_scale(1.0 / det,
+                        ccb_v3_add(ccb_v3_add(ccb_v3_scale(d1, c23), ccb_v3_scale(d2, c31)),
+                                   ccb_v3_scale(d3, c12)));
+}
+
+/* A tetrahedron face: sorted vertex key, and the face oriented away from the opposite vertex. */
+typedef struct tet_face {
+    int key[3];
+    int v[3];
+} tet_face;
+
+static int cmp_face(const void* x, const void* y) {
+    const int* a = ((const tet_face*)x)->key;
+    const int* b = ((const tet_face*)y)->key;
+    for (int k = 0; k < 3; ++k) {
+        if (a[k] != b[k]) {
+            return (a[k] > b[k]) - (a[k] < b[k]);
+        }
+    }
+    return 0;
+}
+
+/* Boundary triangles = tetrahedron faces that belong to one tetrahedron only, oriented
+ * outward, in the sorted order of their vertex keys (deterministic). */
+static ccb_status find_boundary(ccb_hydro_mesh* m) {
+    tet_face* f = ccb_alloc((size_t)m->nt * 4 * sizeof(tet_face));
+    if (f == NULL) {
+        return CCB_E_NOMEM;
+    }
+    static const int opp[4][4] = {{1, 2, 3, 0}, {0, 3, 2, 1}, {0, 1, 3, 2}, {0, 2, 1, 3}};
+    for (int e = 0; e < m->nt; ++e) {
+        const int* t = m->t + 4 * (size_t)e;
+        for (int k = 0; k < 4; ++k) {
+            tet_face* g = &f[4 * (size_t)e + k];
+            for (int i = 0; i < 3; ++i) {
+                g->v[i] = t[opp[k][i]];
+            }
+            /* outward: the opposite vertex lies behind the face */
+            const ccb_vec3 a = m->x[g->v[0]];
+            const ccb_vec3 nrm =
+                ccb_v3_cross(ccb_v3_sub(m->x[g->v[1]], a), ccb_v3_sub(m->x[g->v[2]], a));
+            if (ccb_v3_dot(nrm, ccb_v3_sub(m->x[t[opp[k][3]]], a)) > 0) {
+                const int s = g->v[1];
+                g->v[1] = g->v[2];
+                g->v[2] = s;
+            }
+            int k0 = g->v[0], k1 = g->v[1], k2 = g->v[2], s;
+            if (k0 > k1) {
+                s = k0;
+                k0 = k1;
+                k1 = s;
+            }
+            if (k1 > k2) {
+                s = k1;
+                k1 = k2;
+                k2 = s;
+            }
+            if (k0 > k1) {
+                s = k0;
+                k0 = k1;
+                k1 = s;
+            }
+            g->key[0] = k0;
+            g->key[1] = k1;
+            g->key[2] = k2;
+        }
+    }
+    const size_t nf = (size_t)m->nt * 4;
+    qsort(f, nf, sizeof(tet_face), cmp_face);
+    int nb = 0;
+    for (size_t i = 0; i < nf;) {
+        size_t j = i + 1;
+        while (j < nf && cmp_face(&f[i], &f[j]) == 0) {
+            ++j;
+        }
+        nb += j - i == 1;
+        i = j;
+    }
+    m->bt = ccb_alloc((size_t)(nb > 0 ? nb : 1) * 3 * sizeof(int));
+    if (m->bt == NULL) {
+        ccb_free(f);
+        return CCB_E_NOMEM;
+    }
+    m->nbt = 0;
+    for (size_t i = 0; i < nf;) {
+        size_t j = i + 1;
+        while (j < nf && cmp_face(&f[i], &f[j]) == 0) {
+            ++j;
+        }
+        if (j - i == 1) {
+            memcpy(m->bt + 3 * (size_t)m->nbt++, f[i].v, sizeof f[i].v);
+        }
+        i = j;
+    }
+    ccb_free(f);
+    return CCB_OK;
 }
 
 ccb_status ccb_hydro_mesh_create(int nverts, const ccb_vec3* verts, const double* pressure,
@@ -138,6 +236,10 @@ ccb_status ccb_hydro_mesh_create(int nverts, const ccb_vec3* verts, const double
         m->grad[e] = tet_gradient(m->x, m->p, m->t + 4 * (size_t)e);
         m->volume += tet_volume6(m->x, m->t + 4 * (size_t)e) / 6;
     }
+    if (find_boundary(m) != CCB_OK) {
+        ccb_hydro_mesh_destroy(m);
+        return ccb_errorf(msg, n, CCB_E_NOMEM, "hydro mesh: out of memory");
+    }
     *out = m;
     return CCB_OK;
 }
@@ -154,6 +256,13 @@ ccb_hydro_mesh* ccb_hydro_mesh_clone(const ccb_hydro_mesh* s) {
     memcpy(m->p, s->p, (size_t)s->nv * sizeof(double));
     memcpy(m->t, s->t, (size_t)s->nt * 4 * sizeof(int));
     memcpy(m->grad, s->grad, (size_t)s->nt * sizeof(ccb_vec3));
+    m->bt = ccb_alloc((size_t)(s->nbt > 0 ? s->nbt : 1) * 3 * sizeof(int));
+    if (m->bt == NULL) {
+        ccb_hydro_mesh_destroy(m);
+        return NULL;
+    }
+    memcpy(m->bt, s->bt, (size_t)s->nbt * 3 * sizeof(int));
+    m->nbt = s->nbt;
     m->rim = s->rim;
     m->bound = s->bound;
     m->volume = s->volume;
@@ -183,6 +292,12 @@ double ccb_hydro_mesh_volume(const ccb_hydro_mesh* m) {
 }
 int ccb_hydro_mesh_rim(const ccb_hydro_mesh* m) {
     return m ? m->rim : 0;
+}
+int ccb_hydro_mesh_nsurface(const ccb_hydro_mesh* m) {
+    return m ? m->nbt : 0;
+}
+const int* ccb_hydro_mesh_surface(const ccb_hydro_mesh* m) {
+    return m ? m->bt : NULL;
 }
 
 /* ---- disk meshes (spec §F.1) ---------------------------------------------------------------- */
@@ -260,7 +375,7 @@ static int cap_polar(cap2d* c, int nr) {
             cap_point(c, (double)i / nr, 2 * CCB_PI * j / S);
         }
     }
-#define P(i, j) (1 + ((i) - 1) * S + ((j) % S))
+#define P(i, j) (1 + ((i)-1) * S + ((j) % S))
     for (int j = 0; j < S; ++j) {
         cap_tri(c, 0, P(1, j), P(1, j + 1));
     }
@@ -283,13 +398,33 @@ static int cap_polar(cap2d* c, int nr) {
     return 0;
 }
 
-/* Appends the 3 tetrahedra of the prism (a0 a1 a2) -> (b0 b1 b2), each positively oriented. */
+/* Appends the 3 tetrahedra of the prism (a0 a1 a2) -> (b0 b1 b2) (ai - bi its edges), each
+ * positively oriented. Every quadrilateral face is split along the diagonal through its
+ * lowest-indexed vertex (Dompierre et al. 1999), so neighbouring prisms share their faces and
+ * the mesh is conforming (its boundary is the body's surface). */
 static void prism_tets(const ccb_vec3* x, int* t, int* nt, const int a[3], const int b[3]) {
-    const int v[3][4] = {{a[0], a[1], a[2], b[0]}, {a[1], a[2], b[0], b[1]},
-                         {a[2], b[0], b[1], b[2]}};
+    static const int rot[6][6] = {{0, 1, 2, 3, 4, 5}, {1, 2, 0, 4, 5, 3}, {2, 0, 1, 5, 3, 4},
+                                  {3, 5, 4, 0, 2, 1}, {4, 3, 5, 1, 0, 2}, {5, 4, 3, 2, 1, 0}};
+    const int p[6] = {a[0], a[1], a[2], b[0], b[1], b[2]};
+    int im = 0;
+    for (int k = 1; k < 6; ++k) {
+        if (p[k] < p[im]) {
+            im = k;
+        }
+    }
+    int v[6];
+    for (int k = 0; k < 6; ++k) {
+        v[k] = p[rot[im][k]];
+    }
+    const int lo15 = v[1] < v[5] ? v[1] : v[5], lo24 = v[2] < v[4] ? v[2] : v[4];
+    const int tets[2][3][4] = {{{v[0], v[1], v[2], v[5]}, {v[0], v[1], v[5], v[4]},
+                                {v[0], v[4], v[5], v[3]}},
+                               {{v[0], v[1], v[2], v[4]}, {v[0], v[4], v[2], v[5]},
+                                {v[0], v[4], v[5], v[3]}}};
+    const int c = lo15 < lo24 ? 0 : 1;
     for (int k = 0; k < 3; ++k) {
         int* o = t + 4 * (size_t)(*nt)++;
-        memcpy(o, v[k], sizeof v[k]);
+        memcpy(o, tets[c][k], sizeof tets[c][k]);
         if (tet_volume6(x, o) < 0) {
             const int s = o[2];
             o[2] = o[3];
@@ -298,8 +433,7 @@ static void prism_tets(const ccb_vec3* x, int* t, int* nt, const int a[3], const
     }
 }
 
-ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* d, ccb_hydro_mesh** out, char* msg,
-                               size_t n) {
+ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* d, ccb_hydro_mesh** out, char* msg, size_t n) {
     if (d == NULL || out == NULL) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "hydro disk: NULL argument");
     }
@@ -323,7 +457,8 @@ ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* d, ccb_hydro_mesh** out, ch
     if (d->sectors > 0) {
         count = d->sectors;
     } else {
-        count = d->layout == CCB_DISK_FAN ? fmax(3, ceil(2 * CCB_PI * R / h)) : fmax(1, ceil(R / h));
+        count =
+            d->layout == CCB_DISK_FAN ? fmax(3, ceil(2 * CCB_PI * R / h)) : fmax(1, ceil(R / h));
     }
     /* tetrahedra: FAN 9n; POLAR 6 per cap triangle (16 Nr^2 - 8 Nr of them) + 3 per rim edge */
     const double ntets_est = d->layout == CCB_DISK_FAN ? 9 * count : 96 * count * count;
@@ -414,8 +549,8 @@ static void polygon_area(const ccb_vec3* v, int m, ccb_vec3 n, double* area, ccb
     double W = 0;
     ccb_vec3 s = ccb_v3(0, 0, 0);
     for (int j = 1; j + 1 < m; ++j) {
-        const double w = ccb_v3_dot(
-            ccb_v3_cross(ccb_v3_sub(v[j], v[0]), ccb_v3_sub(v[j + 1], v[0])), n);
+        const double w =
+            ccb_v3_dot(ccb_v3_cross(ccb_v3_sub(v[j], v[0]), ccb_v3_sub(v[j + 1], v[0])), n);
         W += w;
         s = ccb_v3_add(s, ccb_v3_scale(w / 3, ccb_v3_add(ccb_v3_add(v[0], v[j]), v[j + 1])));
     }
@@ -444,33 +579,64 @@ static ccb_status push_face(ccb_hydro_surface* out, const ccb_hydro_face* f) {
     return CCB_OK;
 }
 
-ccb_status ccb_hydro_slice(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o, ccb_vec3 nrm,
-                           ccb_hydro_repr repr, ccb_hydro_surface* out, char* msg, size_t msz) {
+/* Emits polygon f (vertices counter-clockwise about f->normal, normal and gradient set) as one
+ * face or as triangles about its centroid (spec §F.3), with pressures from the linear field
+ * p(x) = p_ref + gW . (x - x_ref). */
+static ccb_status emit_faces(ccb_hydro_surface* out, ccb_hydro_face* f, ccb_hydro_repr repr,
+                             double p_ref, ccb_vec3 gW, ccb_vec3 x_ref) {
+    double A;
+    ccb_vec3 c;
+    polygon_area(f->verts, f->nverts, f->normal, &A, &c);
+    if (repr == CCB_HYDRO_POLYGONS) {
+        f->area = A;
+        f->centroid = c;
+        f->pressure = p_ref + ccb_v3_dot(gW, ccb_v3_sub(c, x_ref));
+        return push_face(out, f);
+    }
+    ccb_status st = CCB_OK;
+    for (int k = 0; k < f->nverts && st == CCB_OK; ++k) {
+        ccb_hydro_face tr = *f;
+        tr.nverts = 3;
+        tr.verts[0] = c;
+        tr.verts[1] = f->verts[k];
+        tr.verts[2] = f->verts[(k + 1) % f->nverts];
+        polygon_area(tr.verts, 3, f->normal, &tr.area, &tr.centroid);
+        tr.pressure = p_ref + ccb_v3_dot(gW, ccb_v3_sub(tr.centroid, x_ref));
+        st = push_face(out, &tr);
+    }
+    return st;
+}
+
+/* Validates the common arguments of a slice or clip and fills the scratch with the world
+ * positions xw and heights h = n . (xw - o) of the mesh vertices. 1 if the mesh's bounding
+ * sphere misses the half-space (nothing to do), 0 to go on, or a negative status. */
+static int prepare_cut(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o, ccb_vec3 nrm,
+                       ccb_hydro_repr repr, ccb_hydro_surface* out, const char* what, char* msg,
+                       size_t msz, ccb_vec3** xw_out, double** h_out) {
     if (m == NULL || X == NULL || out == NULL) {
-        return ccb_errorf(msg, msz, CCB_E_INVALID, "hydro slice: NULL argument");
+        return -(int)ccb_errorf(msg, msz, CCB_E_INVALID, "hydro %s: NULL argument", what);
     }
     if (!ccb_v3_isfinite(o) || !ccb_v3_isfinite(nrm) || fabs(ccb_v3_norm(nrm) - 1) > 1e-9 ||
         !ccb_v3_isfinite(X->p) || !ccb_all_finite(X->R.m, 9)) {
-        return ccb_errorf(msg, msz, CCB_E_NONFINITE,
-                          "hydro slice: non-finite pose or plane, or a plane normal that is not "
-                          "a unit vector");
+        return -(int)ccb_errorf(msg, msz, CCB_E_NONFINITE,
+                                "hydro %s: non-finite pose or plane, or a plane normal that is "
+                                "not a unit vector",
+                                what);
     }
     if (repr != CCB_HYDRO_POLYGONS && repr != CCB_HYDRO_TRIANGLES) {
-        return ccb_errorf(msg, msz, CCB_E_INVALID, "hydro slice: unknown representation %d",
-                          (int)repr);
+        return -(int)ccb_errorf(msg, msz, CCB_E_INVALID, "hydro %s: unknown representation %d",
+                                what, (int)repr);
     }
     out->n = 0;
     out->nskipped = 0;
-    /* the mesh's bounding sphere misses the half-space: nothing to slice */
     if (ccb_v3_dot(nrm, ccb_v3_sub(X->p, o)) - m->bound > 0) {
-        return CCB_OK;
+        return 1;
     }
-    /* per-vertex world positions and heights (scratch after the faces) */
     const size_t need = (size_t)m->nv * (sizeof(ccb_vec3) + sizeof(double));
     if (out->scratch_size < need) {
         void* w = ccb_alloc(need);
         if (w == NULL) {
-            return ccb_errorf(msg, msz, CCB_E_NOMEM, "hydro slice: out of memory");
+            return -(int)ccb_errorf(msg, msz, CCB_E_NOMEM, "hydro %s: out of memory", what);
         }
         ccb_free(out->scratch);
         out->scratch = w;
@@ -481,6 +647,19 @@ ccb_status ccb_hydro_slice(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 
     for (int i = 0; i < m->nv; ++i) {
         xw[i] = ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, m->x[i]));
         h[i] = ccb_v3_dot(nrm, ccb_v3_sub(xw[i], o));
+    }
+    *xw_out = xw;
+    *h_out = h;
+    return 0;
+}
+
+ccb_status ccb_hydro_slice(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o, ccb_vec3 nrm,
+                           ccb_hydro_repr repr, ccb_hydro_surface* out, char* msg, size_t msz) {
+    ccb_vec3* xw = NULL;
+    double* h = NULL;
+    const int pc = prepare_cut(m, X, o, nrm, repr, out, "slice", msg, msz, &xw, &h);
+    if (pc != 0) {
+        return pc > 0 ? CCB_OK : (ccb_status)(-pc);
     }
     ccb_status st = CCB_OK;
     for (int e = 0; e < m->nt && st == CCB_OK; ++e) {
@@ -513,9 +692,9 @@ ccb_status ccb_hydro_slice(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 
             f.verts[3] = cut_point(xw, h, in[1], outv[0]);
         }
         /* counter-clockwise about n */
-        const double w = ccb_v3_dot(ccb_v3_cross(ccb_v3_sub(f.verts[1], f.verts[0]),
-                                                 ccb_v3_sub(f.verts[2], f.verts[0])),
-                                    nrm);
+        const double w = ccb_v3_dot(
+            ccb_v3_cross(ccb_v3_sub(f.verts[1], f.verts[0]), ccb_v3_sub(f.verts[2], f.verts[0])),
+            nrm);
         if (w < 0) {
             for (int k = 0; k < f.nverts / 2; ++k) {
                 const ccb_vec3 s = f.verts[k];
@@ -525,34 +704,76 @@ ccb_status ccb_hydro_slice(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 
         }
         /* the tetrahedron's linear field in W: p(x) = p(x0) + gW . (x - x0) */
         const ccb_vec3 gW = ccb_m3_mul_v(&X->R, m->grad[e]);
-        const ccb_vec3 x0 = xw[t[0]];
-        const double p0 = m->p[t[0]];
+        f.normal = nrm;
         f.gradient = ccb_v3_dot(gW, nrm);
-        double A;
-        ccb_vec3 c;
-        polygon_area(f.verts, f.nverts, nrm, &A, &c);
-        if (repr == CCB_HYDRO_POLYGONS) {
-            f.area = A;
-            f.centroid = c;
-            f.pressure = p0 + ccb_v3_dot(gW, ccb_v3_sub(c, x0));
-            st = push_face(out, &f);
-            continue;
-        }
-        /* triangles around the polygon centroid (spec §F.3) */
-        const ccb_hydro_face poly = f;
-        for (int k = 0; k < poly.nverts && st == CCB_OK; ++k) {
-            ccb_hydro_face tr = poly;
-            tr.nverts = 3;
-            tr.verts[0] = c;
-            tr.verts[1] = poly.verts[k];
-            tr.verts[2] = poly.verts[(k + 1) % poly.nverts];
-            polygon_area(tr.verts, 3, nrm, &tr.area, &tr.centroid);
-            tr.pressure = p0 + ccb_v3_dot(gW, ccb_v3_sub(tr.centroid, x0));
-            st = push_face(out, &tr);
-        }
+        st = emit_faces(out, &f, repr, m->p[t[0]], gW, xw[t[0]]);
     }
     if (st != CCB_OK) {
         return ccb_errorf(msg, msz, CCB_E_NOMEM, "hydro slice: out of memory");
+    }
+    return CCB_OK;
+}
+
+/* ---- rigid surface mesh vs compliant half-space (spec §F.2, third case) ------------------------ */
+
+ccb_status ccb_hydro_clip(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o, ccb_vec3 nrm,
+                          double modulus, double slab, ccb_hydro_repr repr, ccb_hydro_surface* out,
+                          char* msg, size_t msz) {
+    if (!(isfinite(modulus) && modulus > 0) || !(isfinite(slab) && slab > 0)) {
+        return ccb_errorf(msg, msz, CCB_E_INVALID,
+                          "hydro clip: modulus and slab thickness must be finite and > 0 (got "
+                          "%g Pa, %g m)",
+                          modulus, slab);
+    }
+    ccb_vec3* xw = NULL;
+    double* h = NULL;
+    const int pc = prepare_cut(m, X, o, nrm, repr, out, "clip", msg, msz, &xw, &h);
+    if (pc != 0) {
+        return pc > 0 ? CCB_OK : (ccb_status)(-pc);
+    }
+    /* half-space field p = -h E/H_s, gradient -(E/H_s) n (into the half-space), spec §F.1 */
+    const double s = modulus / slab;
+    const ccb_vec3 gW = ccb_v3_scale(-s, nrm);
+    const double cos_max = cos(0.625 * CCB_PI); /* 5 pi / 8 */
+    ccb_status st = CCB_OK;
+    for (int j = 0; j < m->nbt && st == CCB_OK; ++j) {
+        const int* tv = m->bt + 3 * (size_t)j;
+        if (h[tv[0]] > 0 && h[tv[1]] > 0 && h[tv[2]] > 0) {
+            continue;
+        }
+        const ccb_vec3 nt_raw =
+            ccb_v3_cross(ccb_v3_sub(xw[tv[1]], xw[tv[0]]), ccb_v3_sub(xw[tv[2]], xw[tv[0]]));
+        const ccb_vec3 nt = ccb_v3_scale(1.0 / ccb_v3_norm(nt_raw), nt_raw); /* outward */
+        /* keep triangles facing into the half-space: angle(n_t, grad p) < 5 pi/8 */
+        if (!(ccb_v3_dot(nt, ccb_v3_scale(-1.0, nrm)) > cos_max)) {
+            continue;
+        }
+        /* Sutherland-Hodgman against h <= 0 (cut points from the lower-indexed vertex) */
+        ccb_hydro_face f;
+        f.tet = j;
+        f.nverts = 0;
+        for (int k = 0; k < 3; ++k) {
+            const int a = tv[k], b = tv[(k + 1) % 3];
+            if (h[a] <= 0) {
+                f.verts[f.nverts++] = xw[a];
+            }
+            if ((h[a] <= 0) != (h[b] <= 0)) {
+                f.verts[f.nverts++] = cut_point(xw, h, a, b);
+            }
+        }
+        /* contact normal from the half-space into the rigid body: -n_t; the face is
+         * counter-clockwise about n_t, so reverse it for -n_t */
+        for (int k = 0; k < f.nverts / 2; ++k) {
+            const ccb_vec3 t = f.verts[k];
+            f.verts[k] = f.verts[f.nverts - 1 - k];
+            f.verts[f.nverts - 1 - k] = t;
+        }
+        f.normal = ccb_v3_scale(-1.0, nt);
+        f.gradient = -s * ccb_v3_dot(nrm, nt); /* g_A = grad p_M . n_BA, rigid B: g = g_A */
+        st = emit_faces(out, &f, repr, 0.0, gW, o);
+    }
+    if (st != CCB_OK) {
+        return ccb_errorf(msg, msz, CCB_E_NOMEM, "hydro clip: out of memory");
     }
     return CCB_OK;
 }

@@ -353,6 +353,16 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
     if (s != CCB_OK) {
         return s;
     }
+    if (!(isfinite(d->hydro_slab) && d->hydro_slab >= 0)) {
+        return fail(m, CCB_E_INVALID, "%s: hydro_slab must be finite and >= 0 m (got %g)", who,
+                    d->hydro_slab);
+    }
+    if (d->hydro_slab > 0 && (d->type != CCB_SHAPE_HALFSPACE || isinf(d->material.k))) {
+        return fail(m, CCB_E_INVALID,
+                    "%s: hydro_slab > 0 makes a compliant hydroelastic half-space: only for a "
+                    "half-space, with its modulus E in material.k (finite)",
+                    who);
+    }
     if (d->type == CCB_SHAPE_BOX) {
         const ccb_vec3 h = d->half_extents;
         if (!(ccb_v3_isfinite(h) && h.x > 0 && h.y > 0 && h.z > 0)) {
@@ -389,12 +399,6 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
         if (d->hydro_repr != CCB_HYDRO_POLYGONS && d->hydro_repr != CCB_HYDRO_TRIANGLES) {
             return fail(m, CCB_E_INVALID, "%s: unknown face representation %d", who,
                         (int)d->hydro_repr);
-        }
-        if (isinf(d->material.k)) {
-            return fail(m, CCB_E_INVALID,
-                        "%s: a hydroelastic shape is compliant: material.k stands for its "
-                        "modulus E (finite > 0)",
-                        who);
         }
     } else if (d->type != CCB_SHAPE_HALFSPACE) {
         return fail(m, CCB_E_INVALID, "%s: unknown shape type %d", who, (int)d->type);
@@ -511,8 +515,18 @@ ccb_pair_kind ccb_shape_pair_kind(const ccb_model* m, int i, int j, int* a, int*
             *a = j;
             *b = i;
         }
-        return m->shapes[*b].def.type == CCB_SHAPE_HYDRO ? CCB_PAIR_HALFSPACE_HYDRO
-                                                         : CCB_PAIR_HALFSPACE;
+        /* hydroelastic pairs need exactly one compliant side (spec §F.2): a compliant
+         * half-space meets only rigid surface meshes, a rigid one compliant meshes or points */
+        const int soft_h = m->shapes[*a].def.hydro_slab > 0,
+                  hydro = m->shapes[*b].def.type == CCB_SHAPE_HYDRO,
+                  rigid_b = isinf(m->shapes[*b].def.material.k);
+        if (soft_h) {
+            return hydro && rigid_b ? CCB_PAIR_SOFT_HALFSPACE_HYDRO : CCB_PAIR_NONE;
+        }
+        if (hydro) {
+            return rigid_b ? CCB_PAIR_NONE : CCB_PAIR_HALFSPACE_HYDRO;
+        }
+        return CCB_PAIR_HALFSPACE;
     }
     if (ti == CCB_SHAPE_SPHERE && tj == CCB_SHAPE_SPHERE) {
         *a = i < j ? i : j;

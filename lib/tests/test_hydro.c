@@ -105,8 +105,8 @@ static int slice_disk(const ccb_hydro_mesh* m, double H, double delta, double ti
     X.R = ccb_m3_axis_angle(ccb_v3(1, 0, 0), tilt);
     X.p = ccb_v3(0, 0, H - delta);
     char msg[256];
-    const ccb_status st = ccb_hydro_slice(m, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), repr, s, msg,
-                                          sizeof msg);
+    const ccb_status st =
+        ccb_hydro_slice(m, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), repr, s, msg, sizeof msg);
     CHECK(st == CCB_OK, "%s", msg);
     return st == CCB_OK ? 0 : -1;
 }
@@ -131,8 +131,8 @@ static void test_disk_mesh(void) {
         CHECK(ccb_hydro_mesh_nverts(m) == 3 * n + 3, "FAN: 3n+3 vertices (n %d: %d)", n,
               ccb_hydro_mesh_nverts(m));
         /* polygonal cylinder volume: n/2 R^2 sin(2 pi/n) L */
-        CHECK_REL(ccb_hydro_mesh_volume(m), 0.5 * n * R * R * sin(2 * CCB_PI / n) * L, TOL_ROUND,
-                  0, "volume of the polygonal cylinder, exact tiling");
+        CHECK_REL(ccb_hydro_mesh_volume(m), 0.5 * n * R * R * sin(2 * CCB_PI / n) * L, TOL_ROUND, 0,
+                  "volume of the polygonal cylinder, exact tiling");
         ccb_hydro_mesh_destroy(m);
     }
     /* Drake's resolution rule: n = ceil(2 pi R / h) */
@@ -252,8 +252,9 @@ static void test_pressed_disk(void) {
         CHECK(F_rim >= 0 && F_rim <= E * delta / H * strip * (1 + 1e-9),
               "rim strip force %.6e within [0, E delta/H x strip area %.6e]", F_rim,
               E * delta / H * strip);
-        CHECK(worst <= 1e-9, "face force A p(c) = vertex rule to %.3e (tol 1e-9: round-off of "
-                             "barycentric coordinates of O(delta) slivers)",
+        CHECK(worst <= 1e-9,
+              "face force A p(c) = vertex rule to %.3e (tol 1e-9: round-off of "
+              "barycentric coordinates of O(delta) slivers)",
               worst);
         /* the skip rule drops slivers of area <= 1e-14 m^2 at p <= E delta/H: negligible */
         CHECK(s.nskipped * CCB_HYDRO_MIN_AREA * E * delta / H <= 1e-10 * F_in,
@@ -374,8 +375,7 @@ static ccb_model* disk_on_plane(ccb_hydro_mesh* mesh, double m, double R, double
     hs.material = (ccb_material){E, d, tau, 0.5};
     CHECK(ccb_model_add_shape(model, *ig, &plane, NULL) == CCB_OK, "%s",
           ccb_model_last_error(model));
-    CHECK(ccb_model_add_shape(model, *ic, &hs, NULL) == CCB_OK, "%s",
-          ccb_model_last_error(model));
+    CHECK(ccb_model_add_shape(model, *ic, &hs, NULL) == CCB_OK, "%s", ccb_model_last_error(model));
     ccb_hydro_mesh_destroy(mesh); /* the model holds its own copy */
     if (ccb_model_finalize(model) != CCB_OK) {
         CHECK(0, "finalize: %s", ccb_model_last_error(model));
@@ -420,6 +420,89 @@ static void test_geometry_contacts(void) {
     ccb_model_destroy(model);
 }
 
+/* Rigid fan disk (its surface triangles) pressed to depth delta into a compliant half-space of
+ * modulus E and slab H_s (spec §F.2, third case): the faces are the n bottom fan triangles and
+ * the side triangles' parts below the plane; the fan carries exactly E delta/H_s x the n-gon area
+ * (the clipped triangles lie in the plane z = -delta: uniform pressure), the side parts face
+ * sideways (g = 0: skipped). Tilted, the force stays continuous and polygons = triangles. */
+static void test_clip_rigid_disk(void) {
+    const double R = 0.1, L = 0.02, E = 1e6, H = 0.01, Hs = 0.05, delta = 1e-4;
+    const int n = 32;
+    ccb_hydro_mesh* m = fan_disk(n, R, L, E);
+    if (m == NULL) {
+        return;
+    }
+    CHECK(ccb_hydro_mesh_nsurface(m) == 4 * n, "surface: 2 fans of n + 2n side triangles (%d)",
+          ccb_hydro_mesh_nsurface(m));
+    char msg[256];
+    ccb_hydro_surface s = {0};
+    ccb_pose X = k_identity;
+    X.p = ccb_v3(0, 0, H - delta);
+    CHECK(ccb_hydro_clip(m, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), E, Hs, CCB_HYDRO_POLYGONS, &s,
+                         msg, sizeof msg) == CCB_OK,
+          "%s", msg);
+    double F = 0, A = 0;
+    int bottom = 0;
+    for (int f = 0; f < s.n; ++f) {
+        const ccb_hydro_face* fc = &s.faces[f];
+        F += fc->area * fc->pressure;
+        if (fabs(fc->normal.z - 1) < 1e-12) {
+            bottom++;
+            A += fc->area;
+            CHECK_REL(fc->pressure, E * delta / Hs, 1e-9, 0, "uniform p = E delta/H_s");
+            CHECK_REL(fc->gradient, E / Hs, 1e-12, 0, "g = E/H_s (rigid limit)");
+        }
+    }
+    CHECK(bottom == n, "n bottom faces (%d)", bottom);
+    const double area = 0.5 * n * R * R * sin(2 * CCB_PI / n);
+    CHECK_REL(A, area, 1e-12, 0, "bottom faces tile the n-gon");
+    CHECK_REL(F, E * delta / Hs * area, 1e-9, 0, "force = E delta/H_s x n-gon area (exact)");
+    CHECK(ccb_hydro_clip(m, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), 0, Hs, CCB_HYDRO_POLYGONS, &s,
+                         msg, sizeof msg) == CCB_E_INVALID,
+          "modulus 0 rejected");
+    /* tilted by 0.05 rad: continuity of F(delta) and equal net force of both representations */
+    X.R = ccb_m3_axis_angle(ccb_v3(1, 0, 0), 0.05);
+    ccb_hydro_surface st = {0};
+    double prev = NAN, step = 0, slope = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        const int N = pass ? 2000 : 200;
+        prev = NAN;
+        for (int k = 0; k <= N; ++k) {
+            const double d = 1e-5 + 0.012 * k / N;
+            X.p = ccb_v3(0, 0, H - d);
+            ccb_hydro_clip(m, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), E, Hs, CCB_HYDRO_POLYGONS, &s,
+                           msg, sizeof msg);
+            double Fp = 0;
+            for (int f = 0; f < s.n; ++f) {
+                Fp += s.faces[f].area * s.faces[f].pressure;
+            }
+            if (pass == 1 && k % 97 == 0) {
+                ccb_hydro_clip(m, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), E, Hs,
+                               CCB_HYDRO_TRIANGLES, &st, msg, sizeof msg);
+                double Ft = 0;
+                for (int f = 0; f < st.n; ++f) {
+                    Ft += st.faces[f].area * st.faces[f].pressure;
+                }
+                CHECK_REL(Ft, Fp, 1e-12, 1e-300, "triangles and polygons: same net force");
+            }
+            if (k > 0) {
+                if (pass == 0) {
+                    slope = fmax(slope, fabs(Fp - prev) / (0.012 / N));
+                } else {
+                    step = fmax(step, fabs(Fp - prev));
+                }
+            }
+            prev = Fp;
+        }
+    }
+    CHECK(step > 0 && step <= 2 * slope * 0.012 / 2000,
+          "largest force step %.6e <= 2 x coarse slope x spacing %.6e", step,
+          2 * slope * 0.012 / 2000);
+    ccb_hydro_surface_free(&s);
+    ccb_hydro_surface_free(&st);
+    ccb_hydro_mesh_destroy(m);
+}
+
 /* Pairs without a query and bad shape definitions are rejected with a message. */
 static void test_hydro_shape_errors(void) {
     ccb_hydro_mesh* mesh = fan_disk(8, 0.05, 0.01, 1e6);
@@ -444,10 +527,11 @@ static void test_hydro_shape_errors(void) {
               strstr(ccb_model_last_error(model), "needs a mesh"),
           "hydro shape without a mesh rejected (%s)", ccb_model_last_error(model));
     hs.mesh = mesh;
-    hs.material.k = INFINITY;
+    hs.hydro_slab = 0.01;
     CHECK(ccb_model_add_shape(model, id, &hs, NULL) == CCB_E_INVALID &&
-              strstr(ccb_model_last_error(model), "compliant"),
-          "rigid hydro shape rejected (%s)", ccb_model_last_error(model));
+              strstr(ccb_model_last_error(model), "only for a half-space"),
+          "hydro_slab on a mesh rejected (%s)", ccb_model_last_error(model));
+    hs.hydro_slab = 0;
     hs.material.k = 1e6;
     CHECK(ccb_model_add_shape(model, id, &hs, NULL) == CCB_OK, "%s", ccb_model_last_error(model));
     ccb_shape_def sp = ccb_shape_def_default();
@@ -507,5 +591,6 @@ int main(void) {
     RUN(test_force_continuity);
     RUN(test_geometry_contacts);
     RUN(test_hydro_shape_errors);
+    RUN(test_clip_rigid_disk);
     return TEST_SUMMARY();
 }

@@ -53,9 +53,9 @@ typedef enum ccb_disk_layout {
 } ccb_disk_layout;
 
 typedef struct ccb_hydro_disk {
-    double radius;          /* R [m], > 0 */
-    double thickness;       /* L [m], 0 < L < 2 R (a short cylinder: H = L/2 < R) */
-    double modulus;         /* hydroelastic modulus E [Pa], > 0 */
+    double radius;    /* R [m], > 0 */
+    double thickness; /* L [m], 0 < L < 2 R (a short cylinder: H = L/2 < R) */
+    double modulus;   /* hydroelastic modulus E [Pa], > 0 */
     ccb_disk_layout layout;
     double resolution_hint; /* h [m], > 0 (ignored if `sectors` > 0) */
     int sectors;            /* > 0: FAN rim vertices n, POLAR rings Nr (overrides h) */
@@ -74,7 +74,7 @@ CCB_API ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* def, ccb_hydro_mesh
                                        size_t msg_size);
 
 CCB_API ccb_hydro_mesh* ccb_hydro_mesh_clone(const ccb_hydro_mesh* mesh); /* NULL: no memory */
-CCB_API void ccb_hydro_mesh_destroy(ccb_hydro_mesh* mesh);               /* accepts NULL */
+CCB_API void ccb_hydro_mesh_destroy(ccb_hydro_mesh* mesh);                /* accepts NULL */
 
 CCB_API int ccb_hydro_mesh_nverts(const ccb_hydro_mesh* mesh);
 CCB_API int ccb_hydro_mesh_ntets(const ccb_hydro_mesh* mesh);
@@ -87,6 +87,11 @@ CCB_API double ccb_hydro_mesh_bound(const ccb_hydro_mesh* mesh);
 CCB_API double ccb_hydro_mesh_volume(const ccb_hydro_mesh* mesh);
 /* Rim vertices per cap of a disk mesh (0 for a mesh from raw data). */
 CCB_API int ccb_hydro_mesh_rim(const ccb_hydro_mesh* mesh);
+/* The body's surface: the tetrahedron faces that belong to one tetrahedron only, 3 vertex
+ * indices each, counter-clockwise seen from outside (a disk mesh: each cap a fan or polar
+ * triangulation, 2 triangles per rim edge). Used as the rigid surface mesh of ccb_hydro_clip. */
+CCB_API int ccb_hydro_mesh_nsurface(const ccb_hydro_mesh* mesh);
+CCB_API const int* ccb_hydro_mesh_surface(const ccb_hydro_mesh* mesh);
 
 /* Face representation (spec §F.3). */
 typedef enum ccb_hydro_repr {
@@ -98,17 +103,20 @@ typedef struct ccb_hydro_face {
     ccb_vec3 centroid; /* area centroid c, world [m] */
     double area;       /* A [m^2] */
     double pressure;   /* p0 = p(c) [Pa] */
-    double gradient;   /* g = ∇p . n [Pa/m], n = the plane's outward normal (into the mesh) */
-    int tet;           /* tetrahedron the face lies in */
+    double gradient;   /* g [Pa/m]: slice: ∇p . n of the mesh's field; clip: the half-space's
+                          gradient along the face normal (spec §F.4 step 2, rigid limit) */
+    ccb_vec3 normal;   /* contact normal, from the half-space into the mesh body: slice: the
+                          plane's outward normal; clip: minus the rigid triangle's normal */
+    int tet;           /* slice: tetrahedron the face lies in; clip: surface triangle */
     int nverts;        /* 3 or 4 */
-    ccb_vec3 verts[4]; /* counter-clockwise about n, world [m] */
+    ccb_vec3 verts[4]; /* counter-clockwise about `normal`, world [m] */
 } ccb_hydro_face;
 
 /* Contact surface of a slice; zero-initialize, release with ccb_hydro_surface_free. */
 typedef struct ccb_hydro_surface {
     ccb_hydro_face* faces;
     int n, cap;
-    int nskipped; /* faces dropped by the skip rule */
+    int nskipped;  /* faces dropped by the skip rule */
     void* scratch; /* per-vertex workspace, reused between slices (owned) */
     size_t scratch_size;
 } ccb_hydro_surface;
@@ -123,6 +131,17 @@ CCB_API void ccb_hydro_surface_free(ccb_hydro_surface* s);
 CCB_API ccb_status ccb_hydro_slice(const ccb_hydro_mesh* mesh, const ccb_pose* X_WM, ccb_vec3 o,
                                    ccb_vec3 n, ccb_hydro_repr repr, ccb_hydro_surface* out,
                                    char* msg, size_t msg_size);
+
+/* The mesh's surface (ccb_hydro_mesh_surface) as a RIGID triangle mesh at pose X_WM against a
+ * COMPLIANT half-space {x : n.(x - o) <= 0} with hydroelastic modulus E and slab thickness H_s,
+ * p = -n.(x - o) E/H_s (spec §F.1, §F.2 third case): every surface triangle facing into the
+ * half-space (its outward normal within 5 pi/8 of the half-space's pressure gradient -n) is
+ * clipped to the half-space (Sutherland-Hodgman); the face's normal is minus the triangle's,
+ * g = -(E/H_s) n . n_t (= E/H_s for a face parallel to the plane), p0 = p(c); faces as in
+ * ccb_hydro_slice (representation, skip rule). CCB_E_INVALID for E, H_s not finite > 0. */
+CCB_API ccb_status ccb_hydro_clip(const ccb_hydro_mesh* mesh, const ccb_pose* X_WM, ccb_vec3 o,
+                                  ccb_vec3 n, double modulus, double slab, ccb_hydro_repr repr,
+                                  ccb_hydro_surface* out, char* msg, size_t msg_size);
 
 #ifdef __cplusplus
 }

@@ -83,8 +83,10 @@ typedef enum ccb_shape_type {
     CCB_SHAPE_CAPSULE = 4,   /* segment from (-half_length, 0, 0) to (+half_length, 0, 0) of the
                                 shape frame swept by a sphere of `radius` (radius 0: a segment,
                                 i.e. two end points) */
-    CCB_SHAPE_HYDRO = 5      /* compliant tetrahedral mesh with a pressure field (ccb/hydro.h);
-                                contacts only with half-spaces, one per face of the slice */
+    CCB_SHAPE_HYDRO = 5      /* tetrahedral mesh with a pressure field (ccb/hydro.h): compliant
+                                (finite material.k) against a rigid half-space, one contact per
+                                face of the slice; or rigid (k = INFINITY, its surface triangles)
+                                against a compliant half-space, one per clipped triangle */
 } ccb_shape_type;
 
 /* Contact material of a shape. A rigid surface has k = INFINITY. Pair values combine as in
@@ -107,9 +109,14 @@ typedef struct ccb_shape_def {
     double radius;          /* SPHERE: > 0; CAPSULE: >= 0 [m] */
     double half_length;     /* CAPSULE: > 0 [m] */
     const ccb_hydro_mesh* mesh; /* HYDRO: the mesh in the shape frame (copied) */
-    ccb_hydro_repr hydro_repr;  /* HYDRO: polygons (default) or triangles, spec §F.3 */
-    ccb_material material;  /* HYDRO: k stands for the modulus E (weights the dissipation in
-                               the pair rule, spec §F.4 step 6); each face has k = A g */
+    ccb_hydro_repr hydro_repr;  /* HYDRO: polygons (default) or triangles, spec §F.3; also
+                                   used by a compliant half-space's faces */
+    double hydro_slab;      /* HALFSPACE: 0 (default) rigid; > 0 a compliant hydroelastic
+                               half-space of this slab thickness H_s [m] and modulus
+                               material.k (spec §F.1); it touches only rigid HYDRO shapes */
+    ccb_material material;  /* HYDRO and compliant half-space: k stands for the modulus E
+                               (INFINITY: a rigid HYDRO surface; weights the dissipation in the
+                               pair rule, spec §F.4 step 6); each face has k = A g */
 } ccb_shape_def;
 
 /* A rigid, frictionless half-space at the identity pose. */
