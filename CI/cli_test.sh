@@ -159,13 +159,13 @@ else
   fails=$((fails + 1))
 fi
 # hydroelastic faces (slice of a tetrahedral mesh): bit-identical too, also with triangles
-for rp in 0 1; do
-  "$CCB" run coin --set repr=$rp --t-final 0.02 --out "$tmp/h1" >/dev/null 2>&1
-  "$CCB" run coin --set repr=$rp --t-final 0.02 --out "$tmp/h2" >/dev/null 2>&1
+for rp in "repr=0" "repr=1" "compliant=1"; do
+  "$CCB" run coin --set $rp --t-final 0.02 --out "$tmp/h1" >/dev/null 2>&1
+  "$CCB" run coin --set $rp --t-final 0.02 --out "$tmp/h2" >/dev/null 2>&1
   if [ -s "$tmp/h1/trajectory.csv" ] && cmp -s "$tmp/h1/trajectory.csv" "$tmp/h2/trajectory.csv"; then
     pass=$((pass + 1))
   else
-    echo "FAIL: coin (repr=$rp) trajectories missing or different between identical runs"
+    echo "FAIL: coin ($rp) trajectories missing or different between identical runs"
     fails=$((fails + 1))
   fi
 done

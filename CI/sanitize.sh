@@ -20,7 +20,8 @@ echo "== ccb run clutter, Lagged, k = 1e13: an explicit failure"
 rc=0
 build-asan/ccb run clutter --dt 5e-3 --t-final 0.5 --set k=1e13 --out "$out/k13" >/dev/null 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || { echo "expected exit 1 (solver failure), got $rc"; exit 1; }
-for sv in "" "--solver tamsi --set repr=1" "--solver gsl --set layout=1 --set rings=4"; do
+for sv in "" "--solver tamsi --set repr=1" "--solver gsl --set layout=1 --set rings=4" \
+          "--set compliant=1 --set repr=1"; do
   echo "== ccb run coin $sv"
   # shellcheck disable=SC2086
   build-asan/ccb run coin $sv --t-final 0.005 --out "$out/coin" >/dev/null

@@ -34,4 +34,5 @@ CCB_SOURCE_DIR=$PWD $vg build/ccb run clutter --t-final 0.4 --kappa --out "$out/
 echo "== ccb run coin: hydroelastic mesh slice, per-face contacts (Lagged, TAMSI, triangles)"
 CCB_SOURCE_DIR=$PWD $vg build/ccb run coin --t-final 0.01 --out "$out/coin" >/dev/null
 CCB_SOURCE_DIR=$PWD $vg build/ccb run coin --solver tamsi --set repr=1 --t-final 0.01 --out "$out/coin" >/dev/null
+CCB_SOURCE_DIR=$PWD $vg build/ccb run coin --set compliant=1 --t-final 0.01 --out "$out/coin" >/dev/null
 echo "valgrind: clean"

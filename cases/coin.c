@@ -87,6 +87,10 @@ static const char* const k_notes[] = {
     "[default?]. The coin is compliant (medial-axis mesh, p = E d/H, gradient 2E/L at the caps), "
     "the ground rigid: per face k = A 2E/L, total 5.3e6 N/m, static sink m g/k = 1.05e-8 m.",
     "The coin starts flat at its static sink, so no impact disturbs the start (cases.md §2.1).",
+    "--set compliant=1 swaps the roles: a rigid coin (the mesh's surface triangles, each cap a "
+    "fan of 152) on a compliant floor of modulus E and slab L/2 (same g = 2E/L, spec §F.2 third "
+    "case); its faces are exactly the 152 fan triangles (cases.md's fan152, no slivers) and it "
+    "gives the same results to 1e-5 (fixed point 0.644238 for both).",
     "com_height = 0 [default?]: the centre of mass lies in the contact face, so friction exerts "
     "no tipping moment and the load stays uniform, as the Farkas analysis assumes. A real coin "
     "(--set com_height=0.000875) shifts its load forward by mu h_c (0.44 mm) under the friction "

@@ -543,6 +543,100 @@ static void test_hydro_shape_errors(void) {
               strstr(ccb_model_last_error(model), "no contact query for hydroelastic mesh"),
           "hydro mesh vs sphere: finalize names the pair (%s)", ccb_model_last_error(model));
     ccb_model_destroy(model);
+    /* rigid mesh on a rigid half-space, and a compliant mesh on a compliant half-space: no
+     * hydroelastic query (exactly one side must be compliant) */
+    for (int v = 0; v < 2; ++v) {
+        ccb_model* mm = NULL;
+        int ig, ic;
+        ccb_model_create(&mm);
+        ccb_body_def gd = ccb_body_def_default();
+        gd.name = "ground";
+        gd.mobilizer = CCB_MOBILIZER_FIXED;
+        ccb_model_add_body(mm, &gd, &ig);
+        ccb_body_def c = ccb_body_def_default();
+        c.name = "disk";
+        c.mobilizer = CCB_MOBILIZER_FREE;
+        c.inertia = ccb_m3_identity();
+        c.pose.p = ccb_v3(0, 0, 0.004);
+        ccb_model_add_body(mm, &c, &ic);
+        ccb_shape_def plane = ccb_shape_def_default();
+        plane.material = (ccb_material){v ? 1e6 : INFINITY, 0, 0, 0.5};
+        plane.hydro_slab = v ? 0.01 : 0;
+        ccb_shape_def h2 = ccb_shape_def_default();
+        h2.type = CCB_SHAPE_HYDRO;
+        h2.mesh = mesh;
+        h2.material = (ccb_material){v ? 1e6 : INFINITY, 0, 0, 0.5};
+        CHECK(ccb_model_add_shape(mm, ig, &plane, NULL) == CCB_OK, "%s", ccb_model_last_error(mm));
+        CHECK(ccb_model_add_shape(mm, ic, &h2, NULL) == CCB_OK, "%s", ccb_model_last_error(mm));
+        CHECK(ccb_model_finalize(mm) == CCB_E_INVALID &&
+                  strstr(ccb_model_last_error(mm), "no contact query"),
+              "%s hydro pair rejected at finalize (%s)", v ? "compliant-compliant" : "rigid-rigid",
+              ccb_model_last_error(mm));
+        ccb_model_destroy(mm);
+    }
+    ccb_hydro_mesh_destroy(mesh);
+}
+
+/* A rigid disk tilted on a compliant half-space: the geometry query gives one contact per
+ * clipped triangle with the triangle's inward normal, k = A g, k (-phi0) = A p0. */
+static void test_soft_halfspace_contacts(void) {
+    const double R = 0.05, L = 0.01, E = 2e6, Hs = 0.02, tilt = 0.1;
+    ccb_hydro_mesh* mesh = fan_disk(12, R, L, E);
+    if (mesh == NULL) {
+        return;
+    }
+    ccb_model* model = NULL;
+    int ig, ic;
+    ccb_model_create(&model);
+    ccb_body_def gd = ccb_body_def_default();
+    gd.name = "ground";
+    gd.mobilizer = CCB_MOBILIZER_FIXED;
+    ccb_model_add_body(model, &gd, &ig);
+    ccb_body_def c = ccb_body_def_default();
+    c.name = "disk";
+    c.mobilizer = CCB_MOBILIZER_FREE;
+    c.inertia = ccb_m3_identity();
+    c.pose.R = ccb_m3_axis_angle(ccb_v3(1, 0, 0), tilt);
+    c.pose.p = ccb_v3(0, 0, 0.004);
+    ccb_model_add_body(model, &c, &ic);
+    ccb_shape_def plane = ccb_shape_def_default();
+    plane.material = (ccb_material){E, 7.0, 0, 0.5};
+    plane.hydro_slab = Hs;
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.type = CCB_SHAPE_HYDRO;
+    hs.mesh = mesh;
+    hs.material = (ccb_material){INFINITY, 0, 0, 0.5};
+    ccb_model_add_shape(model, ig, &plane, NULL);
+    ccb_model_add_shape(model, ic, &hs, NULL);
+    CHECK(ccb_model_finalize(model) == CCB_OK, "%s", ccb_model_last_error(model));
+    double q[7], v[6];
+    ccb_model_initial_state(model, q, v);
+    ccb_contact_set cs = {0};
+    char msg[256];
+    CHECK(ccb_geometry_query(model, 0, q, 0.1, &cs, msg, sizeof msg) == CCB_OK, "%s", msg);
+    ccb_hydro_surface s = {0};
+    ccb_pose X = c.pose;
+    ccb_hydro_clip(mesh, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), E, Hs, CCB_HYDRO_POLYGONS, &s, msg,
+                   sizeof msg);
+    CHECK(cs.n == s.n && cs.n > 0, "one contact per clipped face (%d, %d)", cs.n, s.n);
+    const ccb_vec3 nb = ccb_m3_mul_v(&X.R, ccb_v3(0, 0, 1)); /* inward normal of the bottom cap */
+    int bottom = 0;
+    for (int i = 0; i < cs.n && i < s.n; ++i) {
+        const ccb_contact* ct = &cs.items[i];
+        const ccb_vec3 n = ccb_m3_col(&ct->R_WC, 2);
+        CHECK_ABS(ct->material.k * -ct->phi0, s.faces[i].area * s.faces[i].pressure, 1e-9,
+                  "k (-phi0) = A p0");
+        CHECK_ABS(ct->material.d, 7.0, 0, "dissipation of the compliant half-space");
+        if (ccb_v3_norm(ccb_v3_sub(n, nb)) < 1e-12) {
+            bottom++;
+            CHECK_REL(s.faces[i].gradient, E / Hs * cos(tilt), 1e-12, 0,
+                      "g = (E/H_s) cos(tilt) along the tilted face normal");
+        }
+    }
+    CHECK(bottom > 0, "bottom faces carry the tilted cap normal (%d)", bottom);
+    ccb_hydro_surface_free(&s);
+    ccb_contact_set_free(&cs);
+    ccb_model_destroy(model);
     ccb_hydro_mesh_destroy(mesh);
 }
 
@@ -592,5 +686,6 @@ int main(void) {
     RUN(test_geometry_contacts);
     RUN(test_hydro_shape_errors);
     RUN(test_clip_rigid_disk);
+    RUN(test_soft_halfspace_contacts);
     return TEST_SUMMARY();
 }

@@ -13,8 +13,13 @@
  * law every ccb solver already uses. Faces with A ≤ 1e-14 m² or g < 1e-14 Pa/m are skipped
  * (§F.4 steps 1-2).
  *
+ * The other way round (§F.2, third case), the mesh's surface triangles act as a rigid triangle
+ * mesh against a compliant half-space (modulus E, slab H_s, p = E depth/H_s): each triangle facing
+ * the half-space is clipped to it (ccb_hydro_clip), one face per triangle.
+ *
  * Model use: a shape of type CCB_SHAPE_HYDRO (ccb/model.h) holds a copy of a mesh; ccb_geometry_
- * query turns its slice by every half-space into contacts (feature = face index in the slice). */
+ * query turns its slice by every rigid half-space (compliant mesh) or its clip by every compliant
+ * half-space (rigid mesh, material.k = INFINITY) into contacts (feature = face index). */
 #ifndef CCB_HYDRO_H
 #define CCB_HYDRO_H
 
