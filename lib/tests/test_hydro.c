@@ -344,11 +344,12 @@ static void test_force_continuity(void) {
     ccb_hydro_mesh_destroy(m);
 }
 
-/* A FREE disk of mass m (inertia of a thin disk of radius R) carrying `mesh` (copied by the
- * model; destroyed here) at height z above a rigid plane with friction 0.5; the disk's material
- * has modulus E, dissipation d and relaxation time tau. NULL on failure. */
-static ccb_model* disk_on_plane(ccb_hydro_mesh* mesh, double m, double R, double z, ccb_twist V,
-                                double E, double d, double tau, int* ig, int* ic) {
+/* Unfinalized model: a FREE disk of mass m (inertia of a thin disk of radius R) at pose X with
+ * twist V carrying `mesh` (copied by the model) with material `disk`, over a fixed half-space
+ * z <= 0 with material `floor` and hydro_slab `slab` (0: rigid). */
+static ccb_model* disk_model(const ccb_hydro_mesh* mesh, double m, double R, ccb_pose X,
+                             ccb_twist V, ccb_material floor, double slab, ccb_material disk,
+                             int* ig, int* ic) {
     ccb_model* model = NULL;
     ccb_model_create(&model);
     ccb_body_def gd = ccb_body_def_default();
@@ -362,20 +363,31 @@ static ccb_model* disk_on_plane(ccb_hydro_mesh* mesh, double m, double R, double
     c.inertia = ccb_m3_identity();
     c.inertia.m[8] = 0.5 * m * R * R;
     c.inertia.m[0] = c.inertia.m[4] = 0.25 * m * R * R;
-    c.pose = k_identity;
-    c.pose.p = ccb_v3(0, 0, z);
+    c.pose = X;
     c.twist = V;
     ccb_model_add_body(model, &gd, ig);
     ccb_model_add_body(model, &c, ic);
     ccb_shape_def plane = ccb_shape_def_default();
-    plane.material = (ccb_material){INFINITY, 0, 0, 0.5};
+    plane.material = floor;
+    plane.hydro_slab = slab;
     ccb_shape_def hs = ccb_shape_def_default();
     hs.type = CCB_SHAPE_HYDRO;
     hs.mesh = mesh;
-    hs.material = (ccb_material){E, d, tau, 0.5};
+    hs.material = disk;
     CHECK(ccb_model_add_shape(model, *ig, &plane, NULL) == CCB_OK, "%s",
           ccb_model_last_error(model));
     CHECK(ccb_model_add_shape(model, *ic, &hs, NULL) == CCB_OK, "%s", ccb_model_last_error(model));
+    return model;
+}
+
+/* Finalized disk_model over a rigid floor with friction 0.5 at height z; the disk has modulus
+ * E, dissipation d and relaxation time tau; `mesh` is destroyed. NULL on failure. */
+static ccb_model* disk_on_plane(ccb_hydro_mesh* mesh, double m, double R, double z, ccb_twist V,
+                                double E, double d, double tau, int* ig, int* ic) {
+    ccb_pose X = k_identity;
+    X.p = ccb_v3(0, 0, z);
+    ccb_model* model = disk_model(mesh, m, R, X, V, (ccb_material){INFINITY, 0, 0, 0.5}, 0,
+                                  (ccb_material){E, d, tau, 0.5}, ig, ic);
     ccb_hydro_mesh_destroy(mesh); /* the model holds its own copy */
     if (ccb_model_finalize(model) != CCB_OK) {
         CHECK(0, "finalize: %s", ccb_model_last_error(model));
@@ -477,8 +489,8 @@ static void test_clip_rigid_disk(void) {
                 Fp += s.faces[f].area * s.faces[f].pressure;
             }
             if (pass == 1 && k % 97 == 0) {
-                ccb_hydro_clip(m, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), E, Hs,
-                               CCB_HYDRO_TRIANGLES, &st, msg, sizeof msg);
+                ccb_hydro_clip(m, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), E, Hs, CCB_HYDRO_TRIANGLES,
+                               &st, msg, sizeof msg);
                 double Ft = 0;
                 for (int f = 0; f < st.n; ++f) {
                     Ft += st.faces[f].area * st.faces[f].pressure;
@@ -546,28 +558,12 @@ static void test_hydro_shape_errors(void) {
     /* rigid mesh on a rigid half-space, and a compliant mesh on a compliant half-space: no
      * hydroelastic query (exactly one side must be compliant) */
     for (int v = 0; v < 2; ++v) {
-        ccb_model* mm = NULL;
         int ig, ic;
-        ccb_model_create(&mm);
-        ccb_body_def gd = ccb_body_def_default();
-        gd.name = "ground";
-        gd.mobilizer = CCB_MOBILIZER_FIXED;
-        ccb_model_add_body(mm, &gd, &ig);
-        ccb_body_def c = ccb_body_def_default();
-        c.name = "disk";
-        c.mobilizer = CCB_MOBILIZER_FREE;
-        c.inertia = ccb_m3_identity();
-        c.pose.p = ccb_v3(0, 0, 0.004);
-        ccb_model_add_body(mm, &c, &ic);
-        ccb_shape_def plane = ccb_shape_def_default();
-        plane.material = (ccb_material){v ? 1e6 : INFINITY, 0, 0, 0.5};
-        plane.hydro_slab = v ? 0.01 : 0;
-        ccb_shape_def h2 = ccb_shape_def_default();
-        h2.type = CCB_SHAPE_HYDRO;
-        h2.mesh = mesh;
-        h2.material = (ccb_material){v ? 1e6 : INFINITY, 0, 0, 0.5};
-        CHECK(ccb_model_add_shape(mm, ig, &plane, NULL) == CCB_OK, "%s", ccb_model_last_error(mm));
-        CHECK(ccb_model_add_shape(mm, ic, &h2, NULL) == CCB_OK, "%s", ccb_model_last_error(mm));
+        ccb_pose X = k_identity;
+        X.p = ccb_v3(0, 0, 0.004);
+        const ccb_material mat = {v ? 1e6 : INFINITY, 0, 0, 0.5};
+        ccb_model* mm = disk_model(mesh, 1, 0.05, X, (ccb_twist){{0, 0, 0}, {0, 0, 0}}, mat,
+                                   v ? 0.01 : 0, mat, &ig, &ic);
         CHECK(ccb_model_finalize(mm) == CCB_E_INVALID &&
                   strstr(ccb_model_last_error(mm), "no contact query"),
               "%s hydro pair rejected at finalize (%s)", v ? "compliant-compliant" : "rigid-rigid",
@@ -585,29 +581,13 @@ static void test_soft_halfspace_contacts(void) {
     if (mesh == NULL) {
         return;
     }
-    ccb_model* model = NULL;
     int ig, ic;
-    ccb_model_create(&model);
-    ccb_body_def gd = ccb_body_def_default();
-    gd.name = "ground";
-    gd.mobilizer = CCB_MOBILIZER_FIXED;
-    ccb_model_add_body(model, &gd, &ig);
-    ccb_body_def c = ccb_body_def_default();
-    c.name = "disk";
-    c.mobilizer = CCB_MOBILIZER_FREE;
-    c.inertia = ccb_m3_identity();
-    c.pose.R = ccb_m3_axis_angle(ccb_v3(1, 0, 0), tilt);
-    c.pose.p = ccb_v3(0, 0, 0.004);
-    ccb_model_add_body(model, &c, &ic);
-    ccb_shape_def plane = ccb_shape_def_default();
-    plane.material = (ccb_material){E, 7.0, 0, 0.5};
-    plane.hydro_slab = Hs;
-    ccb_shape_def hs = ccb_shape_def_default();
-    hs.type = CCB_SHAPE_HYDRO;
-    hs.mesh = mesh;
-    hs.material = (ccb_material){INFINITY, 0, 0, 0.5};
-    ccb_model_add_shape(model, ig, &plane, NULL);
-    ccb_model_add_shape(model, ic, &hs, NULL);
+    ccb_pose X = k_identity;
+    X.R = ccb_m3_axis_angle(ccb_v3(1, 0, 0), tilt);
+    X.p = ccb_v3(0, 0, 0.004);
+    ccb_model* model =
+        disk_model(mesh, 1, R, X, (ccb_twist){{0, 0, 0}, {0, 0, 0}}, (ccb_material){E, 7.0, 0, 0.5},
+                   Hs, (ccb_material){INFINITY, 0, 0, 0.5}, &ig, &ic);
     CHECK(ccb_model_finalize(model) == CCB_OK, "%s", ccb_model_last_error(model));
     double q[7], v[6];
     ccb_model_initial_state(model, q, v);
@@ -615,7 +595,6 @@ static void test_soft_halfspace_contacts(void) {
     char msg[256];
     CHECK(ccb_geometry_query(model, 0, q, 0.1, &cs, msg, sizeof msg) == CCB_OK, "%s", msg);
     ccb_hydro_surface s = {0};
-    ccb_pose X = c.pose;
     ccb_hydro_clip(mesh, &X, ccb_v3(0, 0, 0), ccb_v3(0, 0, 1), E, Hs, CCB_HYDRO_POLYGONS, &s, msg,
                    sizeof msg);
     CHECK(cs.n == s.n && cs.n > 0, "one contact per clipped face (%d, %d)", cs.n, s.n);
