@@ -64,7 +64,8 @@ typedef struct case_desc {
     void (*observe)(const ccb_sim* sim, const void* data, const double* params, double* out);
     const case_study* studies;
     int nstudies;
-    const char* const* quick_studies; /* studies the gate tier (make test) needs, NULL-ended */
+    const char* const* quick_studies; /* studies of the quick tier (make test), NULL-ended; the
+                                         full tier runs every study */
     const char* bench_approx; /* `ccb bench CASE` default: this approximation only (NULL: every
                                  approximation, TAMSI and implicit Euler) */
 } case_desc;
@@ -188,6 +189,16 @@ typedef struct strbuf {
 void strbuf_printf(strbuf* b, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- studies (study.c) --------------------------------------------------------------------------- */
+
+/* Gate tiers (`ccb gate --tier`, README "Gates"): the quick tier runs the case's quick studies at
+ * their smallest settings that still test each claim (`make test`); the full tier runs every study
+ * at the papers' settings (`make test-full`, `make reproduce`, `ccb study`). The values equal the
+ * gate files' CCB_GATE_QUICK and CCB_GATE_FULL. A study that is the same in both tiers ignores
+ * the tier; one that is smaller in the quick tier says so in its report and its quick gates carry
+ * their own bound and basis. */
+enum { CASE_TIER_QUICK = 1, CASE_TIER_FULL = 2 };
+/* "quick" or "full". */
+const char* case_tier_name(int tier);
 typedef struct metric {
     char name[96];
     double value;
@@ -205,8 +216,7 @@ typedef struct study_ctx {
     metric* metrics;
     int nmetrics, cap_metrics;
     strbuf report; /* markdown appended by studies for results/README.md */
-    int gate_only; /* set by ccb gate: a study may skip the runs no gate reads (each study that
-                      does says so in its report) */
+    int tier;      /* CASE_TIER_QUICK or CASE_TIER_FULL: the settings a study runs at */
     int failures;  /* runs that ended with a solver failure */
     int warnings;  /* e.g. figures that could not be drawn */
 } study_ctx;

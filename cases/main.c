@@ -67,6 +67,7 @@ typedef struct opts {
     int record_every;
     int repeat;
     int max_iter;
+    int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
     /* solver variant */
     const char *solver, *coupling, *friction, *tals, *jacobian, *estimator, *gsl_method;
     double accuracy, h, gsl_tol;
@@ -203,6 +204,11 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->have_gsl_tol = 1;
         } else if (strcmp(name, "error-control") == 0) {
             o->error_control = 1;
+        } else if (strcmp(name, "tier") == 0) {
+            if (strcmp(val, "quick") != 0 && strcmp(val, "full") != 0) {
+                die_usage("--tier expects quick or full (got '%s')", val);
+            }
+            o->tier = strcmp(val, "quick") == 0 ? CASE_TIER_QUICK : CASE_TIER_FULL;
         } else {
             die_usage("unknown option '%s'", a);
         }
@@ -487,16 +493,18 @@ static int cmd_info(int argc, char** argv) {
     ccb_gate_result g[64];
     int ng = 0;
     char msg[512];
-    if (ccb_gates_evaluate(path, no_metric, NULL, g, 64, &ng, msg, sizeof msg) == 0) {
-        printf("\ngates (%s):\n", path);
+    if (ccb_gates_evaluate(path, 0, no_metric, NULL, g, 64, &ng, msg, sizeof msg) == 0) {
+        printf("\ngates (%s; tier: quick = make test, full = the papers' settings, both):\n",
+               path);
         for (int i = 0; i < ng; ++i) {
+            char bound[96];
             if (strcmp(g[i].op, "in") == 0) {
-                printf("  %-9s %s in [%g, %g] — %s\n", g[i].id, g[i].metric, g[i].lo, g[i].hi,
-                       g[i].description);
+                snprintf(bound, sizeof bound, "in [%g, %g]", g[i].lo, g[i].hi);
             } else {
-                printf("  %-9s %s %s %g — %s\n", g[i].id, g[i].metric, g[i].op, g[i].lo,
-                       g[i].description);
+                snprintf(bound, sizeof bound, "%s %g", g[i].op, g[i].lo);
             }
+            printf("  %-14s %-5s %s %s — %s\n", g[i].id, ccb_gate_tier_name(g[i].tiers),
+                   g[i].metric, bound, g[i].description);
         }
     } else {
         printf("\ngates: %s\n", msg);
@@ -629,6 +637,7 @@ static void setup_ctx(study_ctx* ctx, const case_desc* cs, const opts* o, const 
     ctx->jobs = o->jobs;
     ctx->figures = o->figures;
     ctx->progress = isatty(2);
+    ctx->tier = o->tier ? o->tier : CASE_TIER_FULL;
 }
 
 static const char* k_study_help =
@@ -636,6 +645,8 @@ static const char* k_study_help =
     "\n"
     "  --out ROOT        results root (default results); writes ROOT/CASE/STUDY/...\n"
     "  --jobs N          runs in parallel (default 1; each run is single-threaded)\n"
+    "  --tier quick|full the study's settings: the papers' (full, default) or the smaller ones\n"
+    "                    of the quick gate tier (make test)\n"
     "  --set NAME=VALUE  override a case parameter (repeatable)\n"
     "  --rtol X, --max-iterations N, --stop-scale step|momentum, --kappa,\n"
     "  --delassus diag|full,\n"
@@ -645,7 +656,7 @@ static const char* k_study_help =
 static int cmd_study(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
-               "out jobs set rtol max-iterations stop-scale kappa delassus linear-solver "
+               "out jobs tier set rtol max-iterations stop-scale kappa delassus linear-solver "
                "no-figures",
                &o, k_study_help);
     if (o.npos != 2) {
@@ -697,33 +708,39 @@ static const char* md_cell(const char* in, char* out, size_t n) {
     return out;
 }
 
-/* Evaluates the gates of a case on ctx's metrics; prints one line per gate (PASS, FAIL, or for
- * a documented expected failure XFAIL/XPASS) and appends a table to the report; writes
- * ROOT/CASE/gates.csv. Returns the number of failed gates (XFAIL does not count), -1 for a bad
- * gate file. */
+/* Evaluates the gates of a case that belong to ctx's tier on ctx's metrics; prints one line per
+ * gate (PASS, FAIL, for a documented expected failure XFAIL/XPASS, or SKIP for a gate of the
+ * other tier), appends a table to the report and writes ROOT/CASE/gates.csv. Returns the number
+ * of failed gates (XFAIL does not count), -1 for a bad gate file. */
 static int evaluate_gates(study_ctx* ctx) {
     char path[PATH_MAX], msg[600];
     gate_file(ctx->cs, path, sizeof path);
     ccb_gate_result* g = calloc(64, sizeof *g);
     int ng = 0;
-    if (g == NULL ||
-        ccb_gates_evaluate(path, study_get_metric, ctx, g, 64, &ng, msg, sizeof msg) != 0) {
+    if (g == NULL || ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx, g, 64, &ng, msg,
+                                        sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
         free(g);
         return -1;
     }
-    int failed = 0, xfail = 0, xpass = 0;
+    const char* tier = case_tier_name(ctx->tier);
+    const char* other = ctx->tier == CASE_TIER_QUICK ? "full" : "quick";
+    int failed = 0, xfail = 0, xpass = 0, skipped = 0;
     study_report(ctx,
-                 "### gates (reference/%s.json)\n\n| gate | tier | metric | measured | bound | "
-                 "result | basis |\n|---|---|---|---|---|---|---|\n",
-                 ctx->cs->name);
+                 "### gates (reference/%s.json), %s tier\n\n"
+                 "Tier: where the gate is evaluated (quick: `make test`; full: the papers' "
+                 "settings, `make test-full` and this report; both: the same study in both).\n\n"
+                 "| gate | tier | kind | metric | measured | bound | result | basis |\n"
+                 "|---|---|---|---|---|---|---|---|\n",
+                 ctx->cs->name, tier);
     char csvpath[PATH_MAX + 32];
     snprintf(csvpath, sizeof csvpath, "%s/%s/gates.csv", ctx->out_root, ctx->cs->name);
     ccb_writer* w = NULL;
     if (ccb_writer_open(csvpath, &w, msg, sizeof msg) != CCB_OK) {
         fprintf(stderr, "ccb: %s\n", msg);
     } else {
-        ccb_writer_printf(w, "gate,tier,metric,measured,op,bound_lo,bound_hi,result\n");
+        ccb_writer_printf(w, "gate,tier,kind,metric,measured,op,bound_lo,bound_hi,result,"
+                             "evaluated_in\n");
     }
     for (int i = 0; i < ng; ++i) {
         char bound[96];
@@ -732,48 +749,76 @@ static int evaluate_gates(study_ctx* ctx) {
         } else {
             snprintf(bound, sizeof bound, "%s %g", g[i].op, g[i].lo);
         }
-        const char* res =
-            g[i].expect_fail ? (g[i].pass ? "XPASS" : "XFAIL") : (g[i].pass ? "PASS" : "FAIL");
-        failed += !g[i].pass && !g[i].expect_fail;
-        xfail += !g[i].pass && g[i].expect_fail;
-        xpass += g[i].pass && g[i].expect_fail;
-        char meas[32];
-        snprintf(meas, sizeof meas, isnan(g[i].measured) ? "missing" : "%.5g", g[i].measured);
-        printf("%-8s %-5s %-50s measured %-11s %-16s [%s]\n", g[i].id, res, g[i].metric, meas,
-               bound, g[i].basis);
-        if (g[i].expect_fail) {
-            printf("         expected failure: %s\n", g[i].evidence);
+        const char* gtier = ccb_gate_tier_name(g[i].tiers);
+        const char* res = !g[i].evaluated ? "SKIP"
+                          : g[i].expect_fail ? (g[i].pass ? "XPASS" : "XFAIL")
+                                             : (g[i].pass ? "PASS" : "FAIL");
+        if (!g[i].evaluated) {
+            skipped++;
+        } else {
+            failed += !g[i].pass && !g[i].expect_fail;
+            xfail += !g[i].pass && g[i].expect_fail;
+            xpass += g[i].pass && g[i].expect_fail;
         }
-        char basis[1100], evidence[1600];
-        study_report(ctx, "| %s | %s | `%s` | %s | %s | **%s** | %s%s%s |\n", g[i].id, g[i].tier,
-                     g[i].metric, meas, bound, res, md_cell(g[i].basis, basis, sizeof basis),
+        char meas[48];
+        if (!g[i].evaluated) {
+            snprintf(meas, sizeof meas, "(%s tier)", other);
+        } else {
+            snprintf(meas, sizeof meas, isnan(g[i].measured) ? "missing" : "%.5g",
+                     g[i].measured);
+        }
+        printf("%-14s %-5s %-5s %-50s measured %-11s %-16s [%s]\n", g[i].id, res, gtier,
+               g[i].metric, meas, bound, g[i].evaluated ? g[i].basis : "not run in this tier");
+        if (g[i].evaluated && g[i].expect_fail) {
+            printf("               expected failure: %s\n", g[i].evidence);
+        }
+        char basis[1100], evidence[1600], result[64];
+        if (g[i].evaluated) {
+            snprintf(result, sizeof result, "**%s**", res);
+        } else {
+            snprintf(result, sizeof result, "%s tier only", other);
+        }
+        study_report(ctx, "| %s | %s | %s | `%s` | %s | %s | %s | %s%s%s |\n", g[i].id, gtier,
+                     g[i].kind, g[i].metric, g[i].evaluated ? meas : "—", bound, result,
+                     md_cell(g[i].basis, basis, sizeof basis),
                      g[i].expect_fail ? " — *expected failure:* " : "",
                      g[i].expect_fail ? md_cell(g[i].evidence, evidence, sizeof evidence) : "");
         if (w) {
-            ccb_writer_printf(w, "%s,%s,%s,%.17g,%s,%.17g,%.17g,%s\n", g[i].id, g[i].tier,
-                              g[i].metric, isnan(g[i].measured) ? 0.0 : g[i].measured, g[i].op,
-                              g[i].lo, g[i].hi, isnan(g[i].measured) ? "MISSING" : res);
+            ccb_writer_printf(w, "%s,%s,\"%s\",%s,%.17g,%s,%.17g,%.17g,%s,%s\n", g[i].id, gtier,
+                              g[i].kind, g[i].metric,
+                              isnan(g[i].measured) ? 0.0 : g[i].measured, g[i].op, g[i].lo,
+                              g[i].hi,
+                              !g[i].evaluated            ? "SKIP"
+                              : isnan(g[i].measured) ? "MISSING"
+                                                         : res,
+                              g[i].evaluated ? tier : "");
         }
     }
     if (w && ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
         fprintf(stderr, "ccb: %s\n", msg);
     }
-    printf("%s: %d gates, %d passed, %d failed, %d expected failures (XFAIL), %d unexpected "
-           "passes (XPASS)\n",
-           ctx->cs->name, ng, ng - failed - xfail - xpass, failed, xfail, xpass);
+    const int nev = ng - skipped;
+    printf("%s (%s tier): %d gates evaluated, %d passed, %d failed, %d expected failures (XFAIL), "
+           "%d unexpected passes (XPASS); %d gates of the %s tier not run here\n",
+           ctx->cs->name, tier, nev, nev - failed - xfail - xpass, failed, xfail, xpass, skipped,
+           other);
     if (xpass) {
         printf("note: an XPASS gate now meets the spec bound; remove its \"expect\" in %s\n", path);
     }
     study_report(ctx,
-                 "\n%d gates: %d passed, %d failed, %d expected failures (XFAIL, spec bound "
-                 "unattainable with the specified setup; evidence in the table), %d XPASS.\n\n",
-                 ng, ng - failed - xfail - xpass, failed, xfail, xpass);
+                 "\n%s tier: %d gates evaluated: %d passed, %d failed, %d expected failures "
+                 "(XFAIL, spec bound unattainable with the specified setup; evidence in the "
+                 "table), %d XPASS; %d gates run only in the %s tier (`ccb gate --tier %s`).\n\n",
+                 tier, nev, nev - failed - xfail - xpass, failed, xfail, xpass, skipped, other,
+                 other);
     free(g);
     return failed;
 }
 
-static int run_case_studies(study_ctx* ctx, int quick_only) {
+/* Runs the studies of ctx's tier: the case's quick studies, or every study. */
+static int run_case_studies(study_ctx* ctx) {
     const case_desc* cs = ctx->cs;
+    const int quick_only = ctx->tier == CASE_TIER_QUICK;
     for (int s = 0; s < cs->nstudies; ++s) {
         int wanted = !quick_only;
         for (const char* const* q = cs->quick_studies; quick_only && q && *q; ++q) {
@@ -793,33 +838,46 @@ static int run_case_studies(study_ctx* ctx, int quick_only) {
 static const char* k_gate_help =
     "usage: ccb gate [CASE...] [options]\n"
     "\n"
-    "Runs the quick studies of each case (all cases if none given), evaluates the gates of\n"
-    "reference/CASE.json and prints one line per gate: id, metric, measured value, bound, PASS or\n"
-    "FAIL, and the basis of the tolerance. Exit 1 if a gate fails or a solver fails.\n"
+    "Runs the studies of a gate tier for each case (all cases if none given), evaluates the\n"
+    "gates of reference/CASE.json that belong to the tier and prints one line per gate: id,\n"
+    "PASS/FAIL (XFAIL/XPASS for a documented expected failure, SKIP for a gate of the other\n"
+    "tier), the gate's tier, metric, measured value, bound and the basis of the tolerance.\n"
+    "Exit 1 if a gate fails or a solver fails.\n"
     "\n"
-    "  --out ROOT     where the study data go (default results)\n"
+    "  --tier quick|full  quick (default): the smallest studies that still test each claim,\n"
+    "                     as `make test` runs them; full: every study at the papers' settings\n"
+    "                     (`make test-full`, what `ccb reproduce` evaluates)\n"
+    "  --out ROOT     where the study data go (default results/quick for the quick tier,\n"
+    "                 results for the full tier)\n"
     "  --jobs N       runs in parallel (default 1)\n"
     "Figures are not drawn here; ccb study and ccb reproduce draw them.\n";
 
 static int cmd_gate(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "out jobs", &o, k_gate_help);
+    parse_opts(argc, argv, 2, "out jobs tier", &o, k_gate_help);
     o.figures = 0;
-    const char* out = o.out ? o.out : "results";
+    if (o.tier == 0) {
+        o.tier = CASE_TIER_QUICK;
+    }
+    /* every case name is checked before anything runs or is written */
+    const int n = o.npos ? o.npos : case_count();
+    const case_desc* cases[16];
+    for (int i = 0; i < n && i < 16; ++i) {
+        cases[i] = o.npos ? need_case(o.pos[i]) : case_get(i);
+    }
+    const char* out = o.out ? o.out : o.tier == CASE_TIER_QUICK ? "results/quick" : "results";
     char msg[600];
     if (mkdir_p(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
     }
-    int n = o.npos ? o.npos : case_count();
     int failed = 0, solver_failures = 0;
     for (int i = 0; i < n; ++i) {
-        const case_desc* cs = o.npos ? need_case(o.pos[i]) : case_get(i);
+        const case_desc* cs = cases[i];
         study_ctx ctx;
         setup_ctx(&ctx, cs, &o, out);
-        ctx.gate_only = 1;
-        printf("== gates of %s (%s)\n", cs->name, cs->paper);
-        int rc = run_case_studies(&ctx, 1);
+        printf("== gates of %s, %s tier (%s)\n", cs->name, case_tier_name(ctx.tier), cs->paper);
+        int rc = run_case_studies(&ctx);
         if (rc == 0) {
             const int f = evaluate_gates(&ctx);
             if (f < 0) {
@@ -892,7 +950,7 @@ static int cmd_reproduce(int argc, char** argv) {
         study_ctx ctx;
         setup_ctx(&ctx, cs, &o, out);
         fprintf(stderr, "ccb: reproducing %s\n", cs->name);
-        rc = run_case_studies(&ctx, 0);
+        rc = run_case_studies(&ctx);
         if (rc == 0) {
             const int f = evaluate_gates(&ctx);
             rc = f < 0 ? EXIT_USAGE : 0;

@@ -52,6 +52,10 @@ void run_label(char* out, size_t n, const char* approx, double dt) {
     snprintf(out, n, "%s_dt%g", approx, dt);
 }
 
+const char* case_tier_name(int tier) {
+    return tier == CASE_TIER_QUICK ? "quick" : "full";
+}
+
 int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root) {
     memset(ctx, 0, sizeof *ctx);
     if (strlen(out_root) >= sizeof ctx->out_root) {
@@ -64,6 +68,7 @@ int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root) {
     snprintf(ctx->out_root, sizeof ctx->out_root, "%s", out_root);
     ctx->jobs = 1;
     ctx->figures = 1;
+    ctx->tier = CASE_TIER_FULL;
     return 0;
 }
 
