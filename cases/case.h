@@ -217,6 +217,9 @@ typedef struct study_ctx {
     int nmetrics, cap_metrics;
     strbuf report; /* markdown appended by studies for results/README.md */
     int tier;      /* CASE_TIER_QUICK or CASE_TIER_FULL: the settings a study runs at */
+    struct run_cache* cache; /* finished runs of this case, reused by identical configurations
+                                (study.c) */
+    int reused;              /* runs served from the cache */
     int failures;  /* runs that ended with a solver failure */
     int warnings;  /* e.g. figures that could not be drawn */
 } study_ctx;
@@ -239,7 +242,9 @@ void study_ctx_free(study_ctx* ctx);
 void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
                   const ccb_approx* approx, double dt, double t_final);
 /* Executes n runs with ctx->jobs threads. Returns 0, or 2 on an input/output error (message on
- * stderr). Solver failures are counted in ctx->failures. */
+ * stderr). Solver failures are counted in ctx->failures. A run whose configuration equals one
+ * already executed for this case (every field but out_dir, label, cost and expect_failure; runs
+ * are deterministic) is not run again: it gets a copy of that record and of its files. */
 int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_record* recs, int n);
 /* Calls fn(user, i) for i = 0..n-1 on ctx->jobs threads (analysis work such as reference
  * solutions; fn must only write its own outputs). */

@@ -84,8 +84,12 @@ static const char* const k_notes[] = {
     "and a late impact step sinks ~1e3 x the resting value at k >= 1e10, which the time average "
     "reports instead of the resting sink (measured: Similar, k = 1e11, time mean 9.2e-9 m vs "
     "median 2.9e-11 m). fig18-19.csv lists both.",
-    "ccb gate runs the k values the gates read (CLU-5: 1e5 ... 1e11 for Lagged and Similar, "
-    "1e7 and 1e12 for SAP; CLU-6: 1e13; CLU-7: 1e5, 1e7); ccb study and reproduce run all.",
+    "Gate tiers: the full tier (make test-full, ccb reproduce, ccb study) runs every study on "
+    "the paper's scene. The quick tier (make test) runs fig15-16 unchanged, fig17 at dt in "
+    "{2e-3, 5e-3, 1e-2} (its 2e-3 runs are fig15-16's), and the k sweep of fig18-19 on one "
+    "column of 10 objects (side = 1, same dt, duration and window) for k in [1e5, 1e11] (SAP "
+    "also 1e12), plus Lagged at k = 1e13 on the paper's scene for 0.5 s (it fails at step 90: "
+    "CLU-6's graceful failure); scale is full tier only.",
     "Condition number kappa_2(H) = lambda_max/lambda_min of the unscaled Hessian at the solution "
     "by a dense symmetric eigen-solve (spec formulation-convex §8.9, ccb choice).",
     "Newton runs to full convergence (eps_r = 1e-5) with up to 1000 iterations per step "
@@ -538,21 +542,27 @@ out:
     return rc;
 }
 
-/* ICF Fig. 17 (CLU-4): mean iterations and kappa against dt. */
+/* ICF Fig. 17 (CLU-4): mean iterations and kappa against dt. The quick tier runs the three
+ * largest steps; its 2e-3 runs are those of fig15-16 (same configuration: served by the run
+ * cache, not run again). */
 #define NDT17 5
 static const double k_dt17[NDT17] = {5e-4, 1e-3, 2e-3, 5e-3, 1e-2};
+#define NDT17_QUICK 3 /* k_dt17[2 ...] */
 
 static int study_fig17(study_ctx* ctx) {
+    const int quick = ctx->tier == CASE_TIER_QUICK;
+    const int ndt = quick ? NDT17_QUICK : NDT17;
+    const double* dts = k_dt17 + (NDT17 - ndt);
     study_batch b;
-    if (study_batch_alloc(&b, NMODEL * NDT17) != 0) {
+    if (study_batch_alloc(&b, NMODEL * ndt) != 0) {
         return 2;
     }
     for (int i = 0; i < NMODEL; ++i) {
-        for (int j = 0; j < NDT17; ++j) {
+        for (int j = 0; j < ndt; ++j) {
             char label[96];
-            run_label(label, sizeof label, k_models[i]->name, k_dt17[j]);
-            clutter_config(ctx, &b.cfg[i * NDT17 + j], "fig17", label, k_models[i], k_dt17[j], 1);
-            b.cfg[i * NDT17 + j].cost = 1.0 / k_dt17[j]; /* the smallest steps run longest */
+            run_label(label, sizeof label, k_models[i]->name, dts[j]);
+            clutter_config(ctx, &b.cfg[i * ndt + j], "fig17", label, k_models[i], dts[j], 1);
+            b.cfg[i * ndt + j].cost = 1.0 / dts[j]; /* the smallest steps run longest */
         }
     }
     int rc = study_execute(ctx, "fig17", b.cfg, b.rec, b.n);
@@ -564,35 +574,37 @@ static int study_fig17(study_ctx* ctx) {
     for (int i = 0; i < NMODEL; ++i) {
         double kap[NDT17], its[NDT17];
         strbuf_printf(&md, "| %s |", k_models[i]->name);
-        for (int j = 0; j < NDT17; ++j) {
-            const run_record* r = &b.rec[i * NDT17 + j];
+        for (int j = 0; j < NDT17 - ndt; ++j) {
+            strbuf_printf(&md, " (full tier) |");
+        }
+        for (int j = 0; j < ndt; ++j) {
+            const run_record* r = &b.rec[i * ndt + j];
             const window_means w = means(r, 0, r->cfg.t_final + 1, -1);
             kap[j] = r->status == CCB_OK ? w.kappa : NAN;
             its[j] = r->status == CCB_OK ? w.iters : NAN;
-            strbuf_printf(&tab, "%s,%g,%.4f,%.6e,%.4f,%s\n", k_models[i]->name, k_dt17[j], its[j],
+            strbuf_printf(&tab, "%s,%g,%.4f,%.6e,%.4f,%s\n", k_models[i]->name, dts[j], its[j],
                           kap[j], r->wall_time, r->status == CCB_OK ? "ok" : "failed");
             strbuf_printf(&md, " %.2f / %.3g |", its[j], kap[j]);
-            study_set_metricf(ctx, its[j], "fig17.%s.iterations.dt%g", k_models[i]->name,
-                              k_dt17[j]);
-            study_set_metricf(ctx, kap[j], "fig17.%s.kappa.dt%g", k_models[i]->name, k_dt17[j]);
+            study_set_metricf(ctx, its[j], "fig17.%s.iterations.dt%g", k_models[i]->name, dts[j]);
+            study_set_metricf(ctx, kap[j], "fig17.%s.kappa.dt%g", k_models[i]->name, dts[j]);
         }
         double slope = NAN, slope_it = NAN;
-        ccb_an_order(NDT17, k_dt17, kap, &slope, NULL, NULL);
-        ccb_an_order(NDT17, k_dt17, its, &slope_it, NULL, NULL);
+        ccb_an_order(ndt, dts, kap, &slope, NULL, NULL);
+        ccb_an_order(ndt, dts, its, &slope_it, NULL, NULL);
         study_set_metricf(ctx, slope, "clu4.%s.kappa_slope", k_models[i]->name);
         study_set_metricf(ctx, fabs(slope), "clu4.%s.kappa_slope_abs", k_models[i]->name);
         study_set_metricf(ctx, slope_it, "fig17.%s.iterations_slope", k_models[i]->name);
         strbuf_printf(&md, " %.3f | %.3f |\n", slope, slope_it);
     }
     /* ICF §XII-A: regularization helps Lagged at large dt, changes little at small dt */
-    for (int j = 0; j < NDT17; j += NDT17 - 1) {
+    for (int j = 0; j < ndt; ++j) {
         double l = NAN, lr = NAN;
         char key[96];
-        snprintf(key, sizeof key, "fig17.lagged.iterations.dt%g", k_dt17[j]);
+        snprintf(key, sizeof key, "fig17.lagged.iterations.dt%g", dts[j]);
         study_get_metric(ctx, key, &l);
-        snprintf(key, sizeof key, "fig17.lagged-reg.iterations.dt%g", k_dt17[j]);
+        snprintf(key, sizeof key, "fig17.lagged-reg.iterations.dt%g", dts[j]);
         study_get_metric(ctx, key, &lr);
-        study_set_metricf(ctx, lr / l, "fig17.lagged_reg_over_lagged.iterations.dt%g", k_dt17[j]);
+        study_set_metricf(ctx, lr / l, "fig17.lagged_reg_over_lagged.iterations.dt%g", dts[j]);
     }
     char dir[PATH_MAX], path[PATH_MAX + 64];
     if (study_dir(ctx, "fig17", dir, sizeof dir) != 0) {
@@ -610,9 +622,12 @@ static int study_fig17(study_ctx* ctx) {
                      "### fig17 — mean iterations and kappa(H) against dt (ICF Fig. 17)\n\n"
                      "![fig17](clutter/fig17.png)\n\nPaper: SAP's kappa nearly flat (G_t = "
                      "1/R_t does not depend on dt); Lagged and Similar kappa and iterations drop "
-                     "as dt shrinks (G_t = mu gamma_n/v_s ~ dt); Lagged-reg helps at large dt.\n\n"
+                     "as dt shrinks (G_t = mu gamma_n/v_s ~ dt); Lagged-reg helps at large dt.%s\n\n"
                      "| model | 5e-4 (it. / kappa) | 1e-3 | 2e-3 | 5e-3 | 1e-2 | kappa slope | "
                      "iterations slope |\n|---|---|---|---|---|---|---|---|\n%s\n",
+                     quick ? " Quick tier: dt in {2e-3, 5e-3, 1e-2} only (slopes over those three "
+                             "steps)."
+                           : "",
                      md.s ? md.s : "");
     }
     free(tab.s);
@@ -641,22 +656,25 @@ static int all_finite_record(const run_record* r) {
            finite_array(r->obs, rows * (size_t)r->nobs);
 }
 
-/* The runs of the k sweep that the gates read (ccb gate runs only these): CLU-5 k in [1e5, 1e11]
- * for Lagged and Similar and 1e7, 1e12 for SAP; CLU-6 k = 1e13 for all; CLU-7 1e5 and 1e7. */
-static int fig18_gated(int model, int j) {
+/* The quick tier's k sweep (README "Gates"): one column of 10 objects (side = 1, a 40 cm
+ * container) instead of four, the same dt, duration and penetration window, k in [1e5, 1e11] for
+ * every model (CLU-5, CLU-7) and 1e12 for SAP (its cap, CLU-5c); k = 1e13 only for Lagged, on the
+ * paper's scene for its first 0.5 s, where it fails at step 90 (the graceful failure of CLU-6).
+ * The full tier runs every model at every k on the paper's scene. */
+#define QUICK_SIDE 1
+#define QUICK_T13 0.5
+static int fig18_quick_run(int model, int j) {
     const double k = k_k18[j];
     const ccb_approx* ap = k_models[model];
-    if (k == 1e13 || k == 1e5 || k == 1e7) {
-        return 1;
+    if (k == 1e13) {
+        return ap == &ccb_approx_lagged;
     }
-    if (ap == &ccb_approx_lagged || ap == &ccb_approx_similar) {
-        return k > 1e5 && k < 2e11;
-    }
-    return ap == &ccb_approx_sap && k == 1e12;
+    return (k >= 1e5 && k <= 1e11) || (ap == &ccb_approx_sap && k == 1e12);
 }
 
 static int study_fig18(study_ctx* ctx) {
     const double dt = 5e-3;
+    const int quick = ctx->tier == CASE_TIER_QUICK;
     study_batch b;
     if (study_batch_alloc(&b, NMODEL * NK) != 0) {
         return 2;
@@ -679,7 +697,18 @@ static int study_fig18(study_ctx* ctx) {
             if (j == NK - 1) {
                 c->expect_failure = "k = 1e13: the paper reports that the solver fails (round-off)";
             }
-            ran[i * NK + j] = ctx->tier == CASE_TIER_FULL || fig18_gated(i, j);
+            ran[i * NK + j] = !quick || fig18_quick_run(i, j);
+            if (quick && j == NK - 1) { /* the paper's scene, first 0.5 s */
+                snprintf(c->label, sizeof c->label, "%s_k%g_T%g", k_models[i]->name, k_k18[j],
+                         QUICK_T13);
+                snprintf(c->out_dir, sizeof c->out_dir, "%s/%s/fig18-19/%s", ctx->out_root,
+                         ctx->cs->name, c->label);
+                c->t_final = QUICK_T13;
+                c->record_every = 1;
+                c->cost = 1.0;
+            } else if (quick) {
+                c->params[P_SIDE] = QUICK_SIDE;
+            }
             nrun += ran[i * NK + j];
         }
     }
@@ -700,7 +729,7 @@ static int study_fig18(study_ctx* ctx) {
             b.rec[x] = rec[m++];
         } else {
             b.rec[x].status = CCB_E_INVALID; /* not run: no data (freeing it is a no-op) */
-            snprintf(b.rec[x].msg, sizeof b.rec[x].msg, "not run by ccb gate");
+            snprintf(b.rec[x].msg, sizeof b.rec[x].msg, "not run in the quick tier");
         }
     }
     free(cfg);
@@ -736,7 +765,10 @@ static int study_fig18(study_ctx* ctx) {
             if (j == NK - 1) {
                 /* CLU-6: an explicit status either way, never a non-finite value */
                 const int fin = all_finite_record(r);
-                study_set_metricf(ctx, fin && (ok || strlen(r->msg) > 0) ? 1.0 : 0.0,
+                study_set_metricf(ctx,
+                                  !ran[i * NK + j]                  ? NAN
+                                  : fin && (ok || strlen(r->msg) > 0) ? 1.0
+                                                                      : 0.0,
                                   "clu6.%s.graceful", name);
                 strbuf_printf(&f13, "| %s | %s | %ld / %ld | %s | %s |\n", name,
                               ok ? "finished" : "failed", r->nsteps, r->nplanned,
@@ -801,8 +833,10 @@ static int study_fig18(study_ctx* ctx) {
             "|---|---|---|---|---|---|---|---|---|---|\n%s\n"
             "k = 1e13 N/m:\n\n| model | outcome | steps | all values finite | message |\n"
             "|---|---|---|---|---|\n%s\n",
-            ctx->tier == CASE_TIER_QUICK ? " ccb gate runs only the stiffnesses the gates read (nan: not run)."
-                           : "",
+            quick ? " **Quick tier** (`ccb gate`, `make test`): one column of 10 objects "
+                    "(side = 1) for k in [1e5, 1e11] (SAP also 1e12; nan: not run); k = 1e13 "
+                    "only for Lagged, on the paper's scene for its first 0.5 s."
+                  : "",
             md.s ? md.s : "", f13.s ? f13.s : "");
     }
     free(tab.s);

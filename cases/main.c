@@ -417,6 +417,8 @@ static int cmd_list(int argc, char** argv) {
     return 0;
 }
 
+#define MAX_GATES 256 /* gates per gate file */
+
 static void gate_file(const case_desc* cs, char* path, size_t n) {
     snprintf(path, n, "%s/reference/%s.json", ccb_source_dir(), cs->name);
 }
@@ -490,10 +492,10 @@ static int cmd_info(int argc, char** argv) {
     }
     char path[PATH_MAX];
     gate_file(cs, path, sizeof path);
-    ccb_gate_result g[64];
+    ccb_gate_result* g = calloc(MAX_GATES, sizeof *g);
     int ng = 0;
-    char msg[512];
-    if (ccb_gates_evaluate(path, 0, no_metric, NULL, g, 64, &ng, msg, sizeof msg) == 0) {
+    char msg[512] = "out of memory";
+    if (g && ccb_gates_evaluate(path, 0, no_metric, NULL, g, MAX_GATES, &ng, msg, sizeof msg) == 0) {
         printf("\ngates (%s; tier: quick = make test, full = the papers' settings, both):\n",
                path);
         for (int i = 0; i < ng; ++i) {
@@ -509,6 +511,7 @@ static int cmd_info(int argc, char** argv) {
     } else {
         printf("\ngates: %s\n", msg);
     }
+    free(g);
     printf("\nmodelling choices ([default?] items of cases.md and solver defaults):\n");
     for (int i = 0; i < cs->nnotes; ++i) {
         printf("  - %s\n", cs->notes[i]);
@@ -715,9 +718,9 @@ static const char* md_cell(const char* in, char* out, size_t n) {
 static int evaluate_gates(study_ctx* ctx) {
     char path[PATH_MAX], msg[600];
     gate_file(ctx->cs, path, sizeof path);
-    ccb_gate_result* g = calloc(64, sizeof *g);
+    ccb_gate_result* g = calloc(MAX_GATES, sizeof *g);
     int ng = 0;
-    if (g == NULL || ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx, g, 64, &ng, msg,
+    if (g == NULL || ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx, g, MAX_GATES, &ng, msg,
                                         sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
         free(g);

@@ -94,7 +94,185 @@ void study_batch_free(study_batch* b) {
     b->cfg = NULL, b->rec = NULL, b->n = 0;
 }
 
+/* ---- run cache ------------------------------------------------------------------------------------
+ * Runs are deterministic, so a run whose configuration equals one already executed for the case
+ * (every field but out_dir, cost and expect_failure; the label too, so the copied meta.json names
+ * it rightly) need not run again: study_execute copies the record and the run's files. Records
+ * are kept while they fit in RUN_CACHE_BUDGET; a run that does not fit is simply not cached. */
+#define RUN_CACHE_BUDGET ((size_t)512 << 20) /* bytes of records kept per case */
+
+typedef struct cache_entry {
+    run_config key;
+    run_record rec;
+} cache_entry;
+
+struct run_cache {
+    cache_entry* e;
+    int n, cap;
+    size_t bytes;
+};
+
+/* The configuration without what does not change the run's data. memcmp compares the whole
+ * object: a configuration built with different padding bytes only misses the cache. */
+static void cache_key(const run_config* cfg, run_config* key) {
+    memcpy(key, cfg, sizeof *key);
+    memset(key->out_dir, 0, sizeof key->out_dir);
+    key->cost = 0;
+    key->expect_failure = NULL;
+}
+
+static size_t record_rows(const run_record* r) {
+    return (size_t)(r->nplanned > 0 ? r->nplanned : 0) + 1;
+}
+
+static size_t record_bytes(const run_record* r) {
+    const size_t rows = record_rows(r);
+    return rows * (sizeof(double) * (size_t)(r->nq + r->nv + r->nobs + 1) + sizeof(int));
+}
+
+static void* dup_array(const void* src, size_t n) {
+    if (src == NULL) {
+        return NULL;
+    }
+    void* d = malloc(n > 0 ? n : 1);
+    if (d != NULL) {
+        memcpy(d, src, n);
+    }
+    return d;
+}
+
+/* Deep copy of a record; 0, or -1 (dst freed) when out of memory. */
+static int record_copy(const run_record* src, run_record* dst) {
+    *dst = *src;
+    const size_t rows = record_rows(src), dsz = sizeof(double);
+    dst->q = dup_array(src->q, rows * (size_t)(src->nq > 0 ? src->nq : 1) * dsz);
+    dst->v = dup_array(src->v, rows * (size_t)(src->nv > 0 ? src->nv : 1) * dsz);
+    dst->obs = dup_array(src->obs, rows * (size_t)(src->nobs > 0 ? src->nobs : 1) * dsz);
+    dst->iters = dup_array(src->iters, rows * sizeof(int));
+    dst->kappa = dup_array(src->kappa, rows * dsz);
+    if ((src->q && !dst->q) || (src->v && !dst->v) || (src->obs && !dst->obs) ||
+        (src->iters && !dst->iters) || (src->kappa && !dst->kappa)) {
+        run_record_free(dst);
+        return -1;
+    }
+    return 0;
+}
+
+static const cache_entry* cache_find(const struct run_cache* c, const run_config* cfg) {
+    if (c == NULL) {
+        return NULL;
+    }
+    run_config key;
+    cache_key(cfg, &key);
+    for (int i = 0; i < c->n; ++i) {
+        /* files can be copied only from a run that wrote them */
+        if (memcmp(&c->e[i].key, &key, sizeof key) == 0 &&
+            (cfg->out_dir[0] == '\0' || c->e[i].rec.cfg.out_dir[0] != '\0')) {
+            return &c->e[i];
+        }
+    }
+    return NULL;
+}
+
+static void cache_add(study_ctx* ctx, const run_config* cfg, const run_record* rec) {
+    if (ctx->cache == NULL) {
+        ctx->cache = calloc(1, sizeof *ctx->cache);
+        if (ctx->cache == NULL) {
+            return;
+        }
+    }
+    struct run_cache* c = ctx->cache;
+    const size_t bytes = record_bytes(rec);
+    if (c->bytes + bytes > RUN_CACHE_BUDGET || cache_find(c, cfg) != NULL) {
+        return;
+    }
+    if (c->n == c->cap) {
+        const int cap = c->cap ? 2 * c->cap : 16;
+        cache_entry* e = realloc(c->e, (size_t)cap * sizeof *e);
+        if (e == NULL) {
+            return;
+        }
+        c->e = e;
+        c->cap = cap;
+    }
+    cache_entry* e = &c->e[c->n];
+    cache_key(cfg, &e->key);
+    if (record_copy(rec, &e->rec) != 0) {
+        return;
+    }
+    c->n++;
+    c->bytes += bytes;
+}
+
+static void cache_free(struct run_cache* c) {
+    if (c == NULL) {
+        return;
+    }
+    for (int i = 0; i < c->n; ++i) {
+        run_record_free(&c->e[i].rec);
+    }
+    free(c->e);
+    free(c);
+}
+
+/* Copies src to dst atomically (temporary file + rename). 0, or -1 with a message. */
+static int copy_file(const char* src, const char* dst, char* msg, size_t n) {
+    FILE* in = fopen(src, "rb");
+    if (in == NULL) {
+        snprintf(msg, n, "cannot read '%s': %s", src, strerror(errno));
+        return -1;
+    }
+    ccb_writer* w = NULL;
+    if (ccb_writer_open(dst, &w, msg, n) != CCB_OK) {
+        fclose(in);
+        return -1;
+    }
+    char buf[1 << 16];
+    size_t got;
+    int ok = 1;
+    while (ok && (got = fread(buf, 1, sizeof buf, in)) > 0) {
+        ok = ccb_writer_printf(w, "%.*s", (int)got, buf) == CCB_OK;
+    }
+    ok = ok && !ferror(in);
+    fclose(in);
+    if (!ok) {
+        ccb_writer_abort(w);
+        snprintf(msg, n, "cannot copy '%s' to '%s'", src, dst);
+        return -1;
+    }
+    return ccb_writer_commit(w, msg, n) == CCB_OK ? 0 : -1;
+}
+
+/* Serves run i from the cache entry: its record and, if the run writes files, copies of the
+ * cached run's files. 0, or 2 with a message. */
+static int cache_serve(const cache_entry* e, const run_config* cfg, run_record* rec, char* msg,
+                       size_t n) {
+    if (record_copy(&e->rec, rec) != 0) {
+        snprintf(msg, n, "out of memory");
+        return 2;
+    }
+    rec->cfg = *cfg;
+    if (cfg->out_dir[0] == '\0' || strcmp(cfg->out_dir, e->rec.cfg.out_dir) == 0) {
+        return 0;
+    }
+    if (mkdir_p(cfg->out_dir, msg, n) != 0) {
+        return 2;
+    }
+    static const char* const k_files[] = {"trajectory.csv", "steps.csv", "meta.json"};
+    for (int f = 0; f < 3; ++f) {
+        char from[PATH_MAX + 32], to[PATH_MAX + 32];
+        snprintf(from, sizeof from, "%s/%s", e->rec.cfg.out_dir, k_files[f]);
+        snprintf(to, sizeof to, "%s/%s", cfg->out_dir, k_files[f]);
+        if (copy_file(from, to, msg, n) != 0) {
+            return 2;
+        }
+    }
+    return 0;
+}
+
 void study_ctx_free(study_ctx* ctx) {
+    cache_free(ctx->cache);
+    ctx->cache = NULL;
     free(ctx->metrics);
     free(ctx->report.s);
     ctx->metrics = NULL;
@@ -180,20 +358,47 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
         fprintf(stderr, "ccb: out of memory\n");
         return 2;
     }
+    memset(recs, 0, (size_t)n * sizeof *recs);
+    /* runs already executed for this case are copied, the others queued */
+    int nq = 0;
+    char* served = calloc((size_t)(n > 0 ? n : 1), 1);
+    if (served == NULL) {
+        free(order);
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
+    }
+    for (int i = 0; i < n; ++i) {
+        const cache_entry* e = cache_find(ctx->cache, &cfgs[i]);
+        if (e == NULL) {
+            continue;
+        }
+        char msg[2 * PATH_MAX + 256];
+        if (cache_serve(e, &cfgs[i], &recs[i], msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s: %s\n", cfgs[i].label, msg);
+            free(served);
+            free(order);
+            return 2;
+        }
+        served[i] = 1;
+        ctx->reused++;
+    }
     for (int i = 0; i < n; ++i) { /* stable insertion sort by decreasing cost */
-        int j = i;
+        if (served[i]) {
+            continue;
+        }
+        int j = nq++;
         while (j > 0 && cfgs[order[j - 1]].cost < cfgs[i].cost) {
             order[j] = order[j - 1];
             --j;
         }
         order[j] = i;
     }
+    q.n = nq;
     q.order = order;
     pthread_mutex_init(&q.lock, NULL);
-    memset(recs, 0, (size_t)n * sizeof *recs);
     int nt = ctx->jobs < 1 ? 1 : ctx->jobs;
-    if (nt > n) {
-        nt = n;
+    if (nt > nq) {
+        nt = nq;
     }
     pthread_t th[64];
     if (nt > 64) {
@@ -214,9 +419,16 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
     pthread_mutex_destroy(&q.lock);
     free(order);
     if (q.error) {
+        free(served);
         fprintf(stderr, "ccb: %s\n", q.msg);
         return q.error;
     }
+    for (int i = 0; i < n; ++i) { /* in index order: the cache is the same whatever --jobs */
+        if (!served[i]) {
+            cache_add(ctx, &cfgs[i], &recs[i]);
+        }
+    }
+    free(served);
     for (int i = 0; i < n; ++i) {
         if (recs[i].status != CCB_OK && cfgs[i].expect_failure) {
             fprintf(stderr, "ccb: %s/%s/%s: expected solver failure at step %ld (%s): %s\n",
