@@ -113,6 +113,10 @@ static const char* const k_notes[] = {
     "separates at v_n = mu |v_t| (the cone-complementarity 'gliding' of ICF), 0.25 m/s here, so "
     "the first step pushes with m mu |v_t| / dt = 14 N (measured 13 N, 240 m g) and the coin "
     "flies 2.8 mm high (hydroelastic faces exist only in overlap): eps is meaningless for them.",
+    "Gate tiers: the full tier (make test-full, ccb reproduce, ccb study) runs every study as "
+    "above. The quick tier (make test) runs fig5 with polar(8) instead of polar(16) (the fan152 "
+    "runs are the same), convergence-grid on polar(4, 8, 16) against polar(32), continuous with "
+    "GSL tolerance 1e-8, convergence-dt unchanged; faces is full tier only.",
 };
 
 static const char* const k_obs[] = {"vx [m/s]", "vy [m/s]", "omega [rad/s]", "eps [-]",
@@ -398,12 +402,21 @@ static void fig5_ode_job(void* user, int i) {
     }
 }
 
+/* Rings of fig5's polar mesh: polar(16) as the paper; the quick tier's polar(8) has a quarter of
+ * the faces (1952 instead of 8000), the cost of its runs and of its point-set references. */
+#define FIG5_RINGS 16
+#define FIG5_RINGS_QUICK 8
+
 static int study_fig5(study_ctx* ctx) {
     double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
     memcpy(Pf, ctx->params, sizeof Pf);
     memcpy(Pp, ctx->params, sizeof Pp);
     Pf[P_LAYOUT] = 0;
     Pp[P_LAYOUT] = 1;
+    Pp[P_RINGS] = ctx->tier == CASE_TIER_QUICK ? FIG5_RINGS_QUICK : FIG5_RINGS;
+    char polar[16], polar_t[16]; /* "polar16", "polar(16)" */
+    snprintf(polar, sizeof polar, "polar%d", (int)Pp[P_RINGS]);
+    snprintf(polar_t, sizeof polar_t, "polar(%d)", (int)Pp[P_RINGS]);
     const double dt = ctx->cs->dt_default, T = ctx->cs->t_final_default;
     /* runs: fan152 Lagged and TAMSI at every eps0; polar(16) Lagged and fan152 Lagged with
      * v_s = 1e-5 at eps0 = 0.5, 1, 2 (COIN-1b: the v_s effect at S = 10 v_s) */
@@ -417,7 +430,7 @@ static int study_fig5(study_ctx* ctx) {
         const int pol = i >= nfan && i < nfan + 3, vs5 = i >= nfan + 3,
                   tamsi = i >= FIG5_NE && i < nfan;
         const double e0 = i < nfan ? k_eps0[i % FIG5_NE] : k_eps0[1 + (i - nfan) % 3];
-        snprintf(label, sizeof label, "%s-%s_eps0_%g", pol ? "polar16" : "fan152",
+        snprintf(label, sizeof label, "%s-%s_eps0_%g", pol ? polar : "fan152",
                  tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"), e0);
         coin_config(ctx, &b.cfg[i], "fig5", label, tamsi ? "tamsi" : "lagged", dt, T);
         memcpy(b.cfg[i].params, pol ? Pp : Pf, sizeof Pf);
@@ -457,10 +470,10 @@ static int study_fig5(study_ctx* ctx) {
                  fp_pol = point_set_fixed_point(ctx->params, &psp),
                  fp_uni = ccb_ref_coin_uniform_fixed_point(0.5);
     study_set_metric(ctx, "fig5.fan152.fixed_point", fp_fan);
-    study_set_metric(ctx, "fig5.polar16.fixed_point", fp_pol);
+    study_set_metricf(ctx, fp_pol, "fig5.%s.fixed_point", polar);
     study_set_metric(ctx, "fig5.uniform.fixed_point", fp_uni);
     study_set_metric(ctx, "fig5.fan152.faces", psf.n);
-    study_set_metric(ctx, "fig5.polar16.faces", psp.n);
+    study_set_metricf(ctx, psp.n, "fig5.%s.faces", polar);
     study_set_metric(ctx, "fig5.reference_failed", ode->failed);
     double lat_ode[2] = {0, 0};
     for (int e = 0; e < FIG5_NE; ++e) {
@@ -468,7 +481,7 @@ static int study_fig5(study_ctx* ctx) {
         lat_ode[1] = fmax(lat_ode[1], ode->lat[1][e]);
     }
     study_set_metric(ctx, "coin6.fan152.ode_lateral_over_S_max", lat_ode[0]);
-    study_set_metric(ctx, "coin6.polar16.ode_lateral_over_S_max", lat_ode[1]);
+    study_set_metricf(ctx, lat_ode[1], "coin6.%s.ode_lateral_over_S_max", polar);
     /* gates */
     double c1 = 0, c1t = 0, c1b = 0, c2 = 0, c3 = 0, c3t = 0, lat = 0, fn = 0;
     int failures = 0;
@@ -515,14 +528,14 @@ static int study_fig5(study_ctx* ctx) {
         lat = fmax(lat, f.lat_max);
         fn = fmax(fn, f.fn_dev);
         strbuf_printf(&tab, "%s,%s,%g,%.8f,%.8f,%.8f,%.8f,%.8f,%.8f,%.8f,%.6f,%.3e,%.1f\n",
-                      pol ? "polar16" : "fan152",
+                      pol ? polar : "fan152",
                       tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"), e0, f.eps_at[0], at[0],
                       f.eps_at[1], at[1], f.eps_at[2], at[2], f.eps_end, f.t_stop, f.lat_max,
                       f.faces_mean);
         strbuf_printf(&md,
                       "| %s | %s | %g | %.4f (%.4f) | %.4f (%.4f) | %.4f (%.4f) | %.4f | %.4f "
                       "| %.1e |\n",
-                      pol ? "polar(16)" : "fan152",
+                      pol ? polar_t : "fan152",
                       tamsi ? "TAMSI" : (vs5 ? "Lagged, v_s = 1e-5" : "Lagged"), e0, f.eps_at[0],
                       at[0], f.eps_at[1], at[1], f.eps_at[2], at[2], f.eps_end, f.t_stop,
                       f.lat_max);
@@ -531,7 +544,7 @@ static int study_fig5(study_ctx* ctx) {
     study_set_metric(ctx, "coin1.fan152.tamsi.eps_1e-3_relerr_max", failures ? INFINITY : c1t);
     study_set_metric(ctx, "coin1.fan152.lagged_vs1e-5.eps_1e-3_relerr_max",
                      failures ? INFINITY : c1b);
-    study_set_metric(ctx, "coin2.polar16.lagged.eps_1e-3_relerr_max", failures ? INFINITY : c2);
+    study_set_metricf(ctx, failures ? INFINITY : c2, "coin2.%s.lagged.eps_1e-3_relerr_max", polar);
     study_set_metric(ctx, "coin3.fan152.lagged.eps_vs_ode_relerr_max", failures ? INFINITY : c3);
     study_set_metric(ctx, "coin3.fan152.tamsi.eps_vs_ode_relerr_max", failures ? INFINITY : c3t);
     study_set_metric(ctx, "coin6.lateral_over_S_max", failures ? INFINITY : lat);
@@ -553,7 +566,7 @@ static int study_fig5(study_ctx* ctx) {
     }
     if (rc == 0) {
         strbuf cur = {0};
-        static const char* const sets[3] = {"fan152", "polar16", "uniform"};
+        const char* const sets[3] = {"fan152", polar, "uniform"};
         for (int s = 0; s < 3; ++s) {
             for (int e = 0; e < FIG5_NE; ++e) {
                 for (int k = 0; k < CURVE_N; ++k) {
@@ -578,13 +591,13 @@ static int study_fig5(study_ctx* ctx) {
                      "### fig5 — eps = v/(R omega) as the coin slows down (PFC Fig. 5)\n\n"
                      "![fig5](coin/fig5.png)\n\n"
                      "Fixed points: uniform pressure %.5f, the fan152 faces %.5f (%d faces), "
-                     "the polar(16) faces %.5f (%d faces). In brackets: the Farkas equations "
+                     "the %s faces %.5f (%d faces). In brackets: the Farkas equations "
                      "integrated on the same faces (reference/coin_ref.c). The centre of mass "
                      "lies in the contact face (com_height = 0, Farkas's disk that cannot tip); "
                      "a real coin (com_height = L/2) drifts sideways by |v_y|/S = 0.1.\n\n"
                      "| mesh | solver | eps0 | eps at S/S0 = 1e-1 | 1e-2 | 1e-3 | eps_end | "
                      "t_stop [s] | max v_y/S |\n|---|---|---|---|---|---|---|---|---|\n%s\n",
-                     fp_uni, fp_fan, psf.n, fp_pol, psp.n, md.s ? md.s : "");
+                     fp_uni, fp_fan, psf.n, polar_t, fp_pol, psp.n, md.s ? md.s : "");
     }
     free(tab.s);
     free(md.s);
@@ -758,17 +771,21 @@ static int study_convergence_dt(study_ctx* ctx) {
     return rc;
 }
 
-#define NGRID 4
+/* polar(4 ... 32) against polar(64); the quick tier stops one grid earlier: polar(4 ... 16)
+ * against polar(32), a fifth of the cost (the faces grow as N_r^2). */
+#define NGRID_MAX 4
 static int study_convergence_grid(study_ctx* ctx) {
     static const char* const solvers[2] = {"lagged", "tamsi"};
-    const int rings[NGRID] = {4, 8, 16, 32}, ring_ref = 64;
+    const int quick = ctx->tier == CASE_TIER_QUICK;
+    const int NGRID = quick ? NGRID_MAX - 1 : NGRID_MAX;
+    const int rings[NGRID_MAX] = {4, 8, 16, 32}, ring_ref = quick ? 32 : 64;
     const double dt = 2.5e-4, T = 0.05;
     const int nrun = 2 * (NGRID + 1);
     study_batch b;
     if (study_batch_alloc(&b, nrun) != 0) {
         return 2;
     }
-    double h[NGRID];
+    double h[NGRID_MAX];
     for (int s = 0; s < 2; ++s) {
         for (int i = 0; i <= NGRID; ++i) {
             const int nr = i < NGRID ? rings[i] : ring_ref;
@@ -790,8 +807,13 @@ static int study_convergence_grid(study_ctx* ctx) {
         return rc;
     }
     double ev[2][8], ew[2][8];
+    for (int s = 0; s < 2; ++s) {
+        for (int i = 0; i < 8; ++i) {
+            ev[s][i] = ew[s][i] = NAN; /* grids the tier does not run */
+        }
+    }
     strbuf md = {0};
-    double rkey[NGRID];
+    double rkey[NGRID_MAX];
     for (int i = 0; i < NGRID; ++i) {
         rkey[i] = rings[i];
     }
@@ -814,13 +836,14 @@ static int study_convergence_grid(study_ctx* ctx) {
         study_report(ctx,
                      "### convergence-grid — e_v, e_omega against the grid size (PFC Fig. 6, "
                      "right)\n\n![convergence-grid](coin/convergence-grid.png)\n\n"
-                     "polar(N_r), N_r = 4, 8, 16, 32 (h = R/N_r), eps0 = %g, dt = %g s, T = %g s; "
+                     "polar(N_r), N_r = 4, 8, 16%s (h = R/N_r), eps0 = %g, dt = %g s, T = %g s; "
                      "reference polar(%d) at the same dt. Paper: second order (the centroid rule "
                      "integrates forces exactly and moments to O(h^2)).\n\n| solver | e_v(4) | "
                      "e_v(8) | e_v(16) | e_v(32) | order | e_omega(4) | e_omega(8) | "
                      "e_omega(16) | e_omega(32) | order |\n|---|---|---|---|---|---|---|---|---|---"
                      "|---|\n%s\n",
-                     ctx->params[P_EPS0], dt, T, ring_ref, md.s ? md.s : "");
+                     quick ? " (quick tier)" : ", 32", ctx->params[P_EPS0], dt, T, ring_ref,
+                     md.s ? md.s : "");
     }
     free(md.s);
     study_batch_free(&b);
@@ -926,7 +949,10 @@ static int study_continuous(study_ctx* ctx) {
     b.cfg[0].solver.solver = CCB_SOLVER_ODE;
     b.cfg[0].solver.ode.method = CCB_ODE_GSL;
     b.cfg[0].solver.ode.gsl_method = CCB_GSL_RK8PD;
-    b.cfg[0].solver.ode.gsl_atol = b.cfg[0].solver.ode.gsl_rtol = 1e-10;
+    /* the paper's tight accuracy; the quick tier's 1e-8 is 15x cheaper and still far below the
+     * 1e-3 that COIN-7 bounds (measured: the same eps to ~1e-7) */
+    const double tol = ctx->tier == CASE_TIER_QUICK ? 1e-8 : 1e-10;
+    b.cfg[0].solver.ode.gsl_atol = b.cfg[0].solver.ode.gsl_rtol = tol;
     int rc = study_execute(ctx, "continuous", b.cfg, b.rec, 1);
     if (rc != 0) {
         study_batch_free(&b);
@@ -956,12 +982,13 @@ static int study_continuous(study_ctx* ctx) {
     study_report(ctx,
                  "### continuous — error-controlled reference (PFC §V-A)\n\n"
                  "The continuous compliant model on the fan152 faces (configuration not frozen, "
-                 "regularization %s with v_s = %g m/s), GSL rk8pd with rtol = atol = 1e-10, "
+                 "regularization %s with v_s = %g m/s), GSL rk8pd with rtol = atol = %g%s, "
                  "eps0 = %g: %s, %ld evaluations of f, %.1f s.\n\n"
                  "| S/S0 | eps_EC | Farkas on the faces | vs 0.6530 |\n|---|---|---|---|\n"
                  "| 1e-1 | %.6f | %.6f | %+.2f %% |\n| 1e-2 | %.6f | %.6f | %+.2f %% |\n"
                  "| 1e-3 | %.6f | %.6f | %+.2f %% |\n\n",
-                 ccb_friction_name(CCB_FRICTION_STRIBECK5), P[P_VS], P[P_EPS0],
+                 ccb_friction_name(CCB_FRICTION_STRIBECK5), P[P_VS], tol,
+                 ctx->tier == CASE_TIER_QUICK ? " (quick tier; the full tier 1e-10)" : "", P[P_EPS0],
                  r->status == CCB_OK ? "ok" : r->msg, r->work.n_f, r->wall_time, f.eps_at[0], at[0],
                  100 * (f.eps_at[0] / 0.6530 - 1), f.eps_at[1], at[1],
                  100 * (f.eps_at[1] / 0.6530 - 1), f.eps_at[2], at[2],
