@@ -2,7 +2,9 @@
 #
 #   make deps        make sure the Debian packages are present (installs them when run as root)
 #   make build       configure into $(BUILD_DIR) and build (warnings are errors, as in CI)
-#   make test        deps + build + the CTest suite: unit tests (label unit) and gates (label gate)
+#   make test        deps + build + the CTest suite: unit tests (label unit) and the quick gate tier
+#   make test-full   deps + build + the same and the full gate tier (every study at the papers'
+#                    settings: ctest -C Full)
 #   make reproduce   deps + build + every study, figure and gate; writes results/ and results/README.md
 #   make clean       remove $(BUILD_DIR) (results/ is kept)
 
@@ -16,7 +18,7 @@ RESULTS ?= results
 DEB_PACKAGES := build-essential cmake pkg-config libgsl-dev libsuitesparse-dev liblapack-dev \
                 libcjson-dev gnuplot-nox
 
-.PHONY: all deps configure build test reproduce clean
+.PHONY: all deps configure build test test-full reproduce clean
 
 all: build
 
@@ -47,11 +49,21 @@ configure: deps
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# After the suite: the gate table of each tier that ran (gates of the other tier are not listed).
+define print_gates
+	@for f in $(BUILD_DIR)/gate-results/$(1)/*/gates.csv; do \
+	  [ -f "$$f" ] && { echo "== $$f"; grep -v ',SKIP,' "$$f" | sed 's/,/  /g'; }; \
+	done; true
+endef
+
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
-	@for f in $(BUILD_DIR)/gate-results/*/gates.csv; do \
-	  [ -f "$$f" ] && { echo "== $$f"; sed 's/,/  /g' "$$f"; }; \
-	done; true
+	$(call print_gates,quick)
+
+test-full: build
+	cd $(BUILD_DIR) && ctest -C Full --output-on-failure -j $(JOBS)
+	$(call print_gates,quick)
+	$(call print_gates,full)
 
 reproduce: build
 	$(BUILD_DIR)/ccb reproduce --out $(RESULTS) --jobs $(JOBS)

@@ -6,7 +6,8 @@
 # continuous model on a polar mesh (coin). Runnable locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCCB_SANITIZE=ON -DCCB_WERROR=ON
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCCB_SANITIZE=ON -DCCB_WERROR=ON \
+  -DCCB_TEST_TIMEOUT_SCALE=20
 cmake --build build-asan -j "${JOBS:-2}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export CCB_SOURCE_DIR=$PWD

@@ -868,8 +868,22 @@ static int cmd_gate(int argc, char** argv) {
     for (int i = 0; i < n && i < 16; ++i) {
         cases[i] = o.npos ? need_case(o.pos[i]) : case_get(i);
     }
-    const char* out = o.out ? o.out : o.tier == CASE_TIER_QUICK ? "results/quick" : "results";
+    /* ... and so is every gate file: a malformed one is rejected before any run */
     char msg[600];
+    for (int i = 0; i < n; ++i) {
+        char path[PATH_MAX];
+        gate_file(cases[i], path, sizeof path);
+        ccb_gate_result* g = calloc(MAX_GATES, sizeof *g);
+        int ng = 0;
+        if (g == NULL || ccb_gates_evaluate(path, 0, no_metric, NULL, g, MAX_GATES, &ng, msg,
+                                            sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
+            free(g);
+            return EXIT_USAGE;
+        }
+        free(g);
+    }
+    const char* out = o.out ? o.out : o.tier == CASE_TIER_QUICK ? "results/quick" : "results";
     if (mkdir_p(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;

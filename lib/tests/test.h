@@ -1,23 +1,47 @@
-/* Minimal test harness for ccb unit tests (GSL test/results.c style): continues after a failure,
- * counts, and prints observed, expected, tolerance and the basis of the tolerance with %.17g.
- * NaN always fails. Every tolerance used with it is a named constant with a one-line basis. */
+/* Minimal test harness for ccb unit tests. A failed check prints observed, expected, tolerance
+ * and the basis of the tolerance with %.17g (GSL test/results.c style) and ends the program at
+ * once with exit status 1 (fail fast, bounded output: a broken solver loop neither runs into
+ * CTest's timeout nor floods the log). CCB_TEST_KEEP_GOING=1 continues after failures, counts
+ * them and prints the first TEST_MAX_PRINTED. NaN always fails. Every tolerance used with it is
+ * a named constant with a one-line basis. */
 #ifndef CCB_TEST_H
 #define CCB_TEST_H
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#define TEST_MAX_PRINTED 50
 
 static int g_test_failed = 0, g_test_passed = 0;
 static const char* g_test_name = "";
 
+/* After a failure: stop unless CCB_TEST_KEEP_GOING is set to a non-empty value other than 0. */
+static inline void test_after_failure(void) {
+    const char* k = getenv("CCB_TEST_KEEP_GOING");
+    if (k == NULL || k[0] == '\0' || strcmp(k, "0") == 0) {
+        fprintf(stderr,
+                "FAIL %s: stopped at the first failure (%d checks passed before it; "
+                "CCB_TEST_KEEP_GOING=1 runs on)\n",
+                g_test_name, g_test_passed);
+        exit(1);
+    }
+    if (g_test_failed == TEST_MAX_PRINTED) {
+        fprintf(stderr, "(further failures are counted, not printed)\n");
+    }
+}
+
 #define TEST_FAIL_AT(file, line, ...)                                                              \
     do {                                                                                           \
         g_test_failed++;                                                                           \
-        fprintf(stderr, "FAIL %s (%s:%d): ", g_test_name, file, line);                             \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, "\n");                                                                     \
+        if (g_test_failed <= TEST_MAX_PRINTED) {                                                   \
+            fprintf(stderr, "FAIL %s (%s:%d): ", g_test_name, file, line);                         \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+        }                                                                                          \
+        test_after_failure();                                                                      \
     } while (0)
 
 /* Condition with a description. */
