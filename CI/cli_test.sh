@@ -221,4 +221,21 @@ for m in sap similar lagged; do
     || { echo "FAIL: --jobs changes the $m data"; stop; }
 done
 
+# identical runs of a case execute once: in the conveyor's gate the convergence sweep's runs at
+# dt = 0.01 are fig3's runs (same configuration), copied with their provenance; they equal the
+# runs of the convergence study alone (trajectory bytes; steps.csv without its wall times)
+"$CCB" gate conveyor --out "$tmp/gc" >/dev/null 2>&1
+"$CCB" study conveyor convergence --no-figures --out "$tmp/gs" >/dev/null 2>&1
+for m in sap similar lagged; do
+  a="$tmp/gc/conveyor/convergence/paper-${m}_dt0.01" b="$tmp/gs/conveyor/convergence/paper-${m}_dt0.01"
+  grep -q "\"reused_from\":[[:space:]]*\"conveyor/fig3/${m}_dt0.01\"" "$a/meta.json" \
+    || { echo "FAIL: $a is not marked as fig3's run"; stop; }
+  grep -q "\"reused_from\"" "$b/meta.json" && { echo "FAIL: $b ran alone yet is marked reused"; stop; }
+  cmp -s "$a/trajectory.csv" "$b/trajectory.csv" \
+    || { echo "FAIL: the reused $m run differs from a fresh one"; stop; }
+  cmp -s <(cut -d, -f1-12 "$a/steps.csv") <(cut -d, -f1-12 "$b/steps.csv") \
+    || { echo "FAIL: the reused $m steps.csv differs from a fresh one"; stop; }
+  pass=$((pass + 1))
+done
+
 echo "cli_test: $pass passed"

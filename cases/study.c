@@ -1,6 +1,7 @@
 /* study: run lists executed in parallel (one simulation per thread, each single-threaded, as the
  * papers measure), metrics for the gates, the markdown report, output directories, figures. */
 #define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -96,9 +97,10 @@ void study_batch_free(study_batch* b) {
 
 /* ---- run cache ------------------------------------------------------------------------------------
  * Runs are deterministic, so a run whose configuration equals one already executed for the case
- * (every field but out_dir, cost and expect_failure; the label too, so the copied meta.json names
- * it rightly) need not run again: study_execute copies the record and the run's files. Records
- * are kept while they fit in RUN_CACHE_BUDGET; a run that does not fit is simply not cached. */
+ * (every field but out_dir, label, cost and expect_failure) need not run again: study_execute
+ * copies the record and the run's files — trajectory.csv and steps.csv byte for byte, meta.json
+ * with the new label and "reused_from" naming the run that produced the data. Records are kept
+ * while they fit in RUN_CACHE_BUDGET; a run that does not fit is simply not cached. */
 #define RUN_CACHE_BUDGET ((size_t)512 << 20) /* bytes of records kept per case */
 
 typedef struct cache_entry {
@@ -117,6 +119,7 @@ struct run_cache {
 static void cache_key(const run_config* cfg, run_config* key) {
     memcpy(key, cfg, sizeof *key);
     memset(key->out_dir, 0, sizeof key->out_dir);
+    memset(key->label, 0, sizeof key->label);
     key->cost = 0;
     key->expect_failure = NULL;
 }
@@ -243,10 +246,62 @@ static int copy_file(const char* src, const char* dst, char* msg, size_t n) {
     return ccb_writer_commit(w, msg, n) == CCB_OK ? 0 : -1;
 }
 
+/* Writes the cached run's meta.json as `dst` with the label of cfg and "reused_from": the cached
+ * run's directory relative to the results root. 0, or -1 with a message. */
+static int copy_meta(const study_ctx* ctx, const char* src, const char* dst, const run_config* cfg,
+                     const run_config* from, char* msg, size_t n) {
+    FILE* in = fopen(src, "rb");
+    char* text = NULL;
+    size_t len = 0;
+    if (in != NULL) {
+        FILE* mem = open_memstream(&text, &len);
+        char buf[1 << 14];
+        size_t got;
+        while (mem && (got = fread(buf, 1, sizeof buf, in)) > 0) {
+            fwrite(buf, 1, got, mem);
+        }
+        if (mem) {
+            fclose(mem);
+        }
+        fclose(in);
+    }
+    cJSON* root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    const size_t root_len = strlen(ctx->out_root);
+    const char* rel = strncmp(from->out_dir, ctx->out_root, root_len) == 0 &&
+                              from->out_dir[root_len] == '/'
+                          ? from->out_dir + root_len + 1
+                          : from->out_dir;
+    char* out = NULL;
+    if (root != NULL) {
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "label");
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "reused_from");
+        cJSON_AddStringToObject(root, "label", cfg->label);
+        cJSON_AddStringToObject(root, "reused_from", rel);
+        out = cJSON_Print(root);
+        cJSON_Delete(root);
+    }
+    if (out == NULL) {
+        snprintf(msg, n, "cannot read or rewrite '%s'", src);
+        return -1;
+    }
+    ccb_writer* w = NULL;
+    int rc = ccb_writer_open(dst, &w, msg, n) == CCB_OK ? 0 : -1;
+    if (rc == 0 && ccb_writer_printf(w, "%s\n", out) != CCB_OK) {
+        ccb_writer_abort(w);
+        snprintf(msg, n, "cannot write '%s'", dst);
+        rc = -1;
+    } else if (rc == 0) {
+        rc = ccb_writer_commit(w, msg, n) == CCB_OK ? 0 : -1;
+    }
+    free(out);
+    return rc;
+}
+
 /* Serves run i from the cache entry: its record and, if the run writes files, copies of the
  * cached run's files. 0, or 2 with a message. */
-static int cache_serve(const cache_entry* e, const run_config* cfg, run_record* rec, char* msg,
-                       size_t n) {
+static int cache_serve(const study_ctx* ctx, const cache_entry* e, const run_config* cfg,
+                       run_record* rec, char* msg, size_t n) {
     if (record_copy(&e->rec, rec) != 0) {
         snprintf(msg, n, "out of memory");
         return 2;
@@ -263,7 +318,9 @@ static int cache_serve(const cache_entry* e, const run_config* cfg, run_record* 
         char from[PATH_MAX + 32], to[PATH_MAX + 32];
         snprintf(from, sizeof from, "%s/%s", e->rec.cfg.out_dir, k_files[f]);
         snprintf(to, sizeof to, "%s/%s", cfg->out_dir, k_files[f]);
-        if (copy_file(from, to, msg, n) != 0) {
+        const int rc = f < 2 ? copy_file(from, to, msg, n)
+                             : copy_meta(ctx, from, to, cfg, &e->rec.cfg, msg, n);
+        if (rc != 0) {
             return 2;
         }
     }
@@ -373,7 +430,7 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
             continue;
         }
         char msg[2 * PATH_MAX + 256];
-        if (cache_serve(e, &cfgs[i], &recs[i], msg, sizeof msg) != 0) {
+        if (cache_serve(ctx, e, &cfgs[i], &recs[i], msg, sizeof msg) != 0) {
             fprintf(stderr, "ccb: %s: %s\n", cfgs[i].label, msg);
             free(served);
             free(order);
