@@ -505,7 +505,7 @@ static int cmd_info(int argc, char** argv) {
             } else {
                 snprintf(bound, sizeof bound, "%s %g", g[i].op, g[i].lo);
             }
-            printf("  %-14s %-5s %s %s — %s\n", g[i].id, ccb_gate_tier_name(g[i].tiers),
+            printf("  %-18s %-5s %s %s — %s\n", g[i].id, ccb_gate_tier_name(g[i].tiers),
                    g[i].metric, bound, g[i].description);
         }
     } else {
@@ -770,10 +770,10 @@ static int evaluate_gates(study_ctx* ctx) {
             snprintf(meas, sizeof meas, isnan(g[i].measured) ? "missing" : "%.5g",
                      g[i].measured);
         }
-        printf("%-14s %-5s %-5s %-50s measured %-11s %-16s [%s]\n", g[i].id, res, gtier,
+        printf("%-18s %-5s %-5s %-50s measured %-11s %-16s [%s]\n", g[i].id, res, gtier,
                g[i].metric, meas, bound, g[i].evaluated ? g[i].basis : "not run in this tier");
         if (g[i].evaluated && g[i].expect_fail) {
-            printf("               expected failure: %s\n", g[i].evidence);
+            printf("                   expected failure: %s\n", g[i].evidence);
         }
         char basis[1100], evidence[1600], result[64];
         if (g[i].evaluated) {
