@@ -29,18 +29,16 @@ set_tests_properties(cli.contract PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(cli.contract 3.4)
 
-# Reference data of the conveyor: the Coulomb event times of cases.md §3.2.
-add_executable(test_reference ${PROJECT_SOURCE_DIR}/reference/test_reference.c)
-target_link_libraries(test_reference PRIVATE ccb_reference)
-target_include_directories(test_reference PRIVATE ${PROJECT_SOURCE_DIR}/lib/tests)
-add_test(NAME unit.reference COMMAND test_reference)
-set_tests_properties(unit.reference PROPERTIES LABELS unit)
-ccb_test_budget(unit.reference 14.4)
-
-# Analysis helpers (error norms, order fits, transitions).
-add_executable(test_analysis ${PROJECT_SOURCE_DIR}/analysis/test_analysis.c)
-target_link_libraries(test_analysis PRIVATE ccb_analysis)
-target_include_directories(test_analysis PRIVATE ${PROJECT_SOURCE_DIR}/lib/tests)
-add_test(NAME unit.analysis COMMAND test_analysis)
-set_tests_properties(unit.analysis PROPERTIES LABELS unit)
-ccb_test_budget(unit.analysis 0.01)
+# Unit tests outside lib/: the analytic references (reference/test_reference.c: the Coulomb event
+# times of the conveyor, the sphere, the rod's Painleve analysis, the box, the coin) and the
+# analysis helpers (analysis/test_analysis.c: error norms, order fits, transitions).
+function(ccb_unit_test name source library seconds)
+  add_executable(test_${name} ${source})
+  target_link_libraries(test_${name} PRIVATE ${library})
+  target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/lib/tests)
+  add_test(NAME unit.${name} COMMAND test_${name})
+  set_tests_properties(unit.${name} PROPERTIES LABELS unit)
+  ccb_test_budget(unit.${name} ${seconds})
+endfunction()
+ccb_unit_test(reference ${PROJECT_SOURCE_DIR}/reference/test_reference.c ccb_reference 14.4)
+ccb_unit_test(analysis ${PROJECT_SOURCE_DIR}/analysis/test_analysis.c ccb_analysis 0.01)
