@@ -29,6 +29,8 @@ for sv in "--solver tamsi" "--solver tamsi --coupling one-way" "--solver ie --ja
 done
 CCB_SOURCE_DIR=$PWD $vg build/ccb run conveyor --solver tamsi --t-final 0.5 --out "$out/ct" >/dev/null
 CCB_SOURCE_DIR=$PWD $vg build/ccb study box fig4 --no-figures --out "$out/study" >/dev/null
+echo "== ccb gate sphere: quick-tier gates, runs shared between studies (run cache, file copies)"
+CCB_SOURCE_DIR=$PWD $vg build/ccb gate sphere --out "$out/gate" >/dev/null
 echo "== ccb run clutter: free bodies, broad phase, CHOLMOD with pools, kappa"
 CCB_SOURCE_DIR=$PWD $vg build/ccb run clutter --t-final 0.4 --kappa --out "$out/clutter" >/dev/null
 echo "== ccb run coin: hydroelastic mesh slice, per-face contacts (Lagged, TAMSI, triangles)"

@@ -50,6 +50,7 @@ const ccb_approx* ccb_approx_find(const char* name) {
 
 ccb_approx_options ccb_approx_options_default(void) {
     ccb_approx_options o;
+    memset(&o, 0, sizeof o); /* defined padding: params compare bytewise */
     o.dt = 0.01;
     o.vs = 1e-4;    /* ICF §XI; Drake MultibodyPlantConfig::stiction_tolerance */
     o.sigma = 1e-3; /* Drake sap_driver.cc */

@@ -67,6 +67,7 @@ struct ccb_newton {
 
 ccb_newton_params ccb_newton_params_default(void) {
     ccb_newton_params p;
+    memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
     p.eps_a = 1e-14;
     p.eps_r = 1e-5;
     p.eps_cost_a = 1e-30;

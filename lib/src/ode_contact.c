@@ -33,6 +33,7 @@ struct ccb_contact_ode {
 
 ccb_contact_ode_params ccb_contact_ode_params_default(void) {
     ccb_contact_ode_params p;
+    memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
     p.friction = CCB_FRICTION_STRIBECK5;
     p.vs = 1e-4;
     p.rho = 1e-2;

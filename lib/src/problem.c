@@ -20,6 +20,7 @@
 
 ccb_problem_params ccb_problem_params_default(void) {
     ccb_problem_params p;
+    memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
     p.approx = ccb_approx_options_default();
     p.delassus = CCB_DELASSUS_DIAG_INVERSE;
     return p;

@@ -39,6 +39,7 @@ const char* ccb_solver_name(ccb_solver s) {
 
 ccb_sim_params ccb_sim_params_default(void) {
     ccb_sim_params p;
+    memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
     p.solver = CCB_SOLVER_NEWTON;
     p.dt = 0.01;
     p.tamsi = ccb_tamsi_params_default();

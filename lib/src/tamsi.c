@@ -60,6 +60,7 @@ struct ccb_tamsi {
 
 ccb_tamsi_params ccb_tamsi_params_default(void) {
     ccb_tamsi_params p;
+    memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
     p.coupling = CCB_TAMSI_TWO_WAY;
     p.friction = CCB_FRICTION_TAMSI_QUAD;
     p.vs = 1e-4;

@@ -17,6 +17,7 @@
  *        solved without cancellation: q = -(b + sign(b) sqrt(b^2 - 4ac))/2, roots q/a, c/q. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "ccb/math.h"
 #include "ccb/tamsi.h"
@@ -24,6 +25,7 @@
 
 ccb_tals_params ccb_tals_params_default(void) {
     ccb_tals_params p;
+    memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
     p.vs = 1e-4;
     p.rho = 1e-2;
     p.theta_max = CCB_PI / 3.0;
