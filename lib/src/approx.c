@@ -18,22 +18,54 @@
 #include "approx_internal.h"
 #include "internal.h"
 
-static const ccb_approx* const g_registry[] = {
+/* The built-in approximations, then those added with ccb_approx_register (process-wide; a
+ * program registers its own before it creates simulations, like GSL's user-defined steppers). */
+static const ccb_approx* const g_builtin[] = {
     &ccb_approx_sap,
     &ccb_approx_similar,
     &ccb_approx_lagged,
     &ccb_approx_lagged_reg,
 };
+#define NBUILTIN ((int)(sizeof g_builtin / sizeof g_builtin[0]))
+static const ccb_approx* g_added[CCB_APPROX_MAX_REGISTERED];
+static int g_nadded;
 
 int ccb_approx_count(void) {
-    return (int)(sizeof g_registry / sizeof g_registry[0]);
+    return NBUILTIN + g_nadded;
 }
 
 const ccb_approx* ccb_approx_get(int i) {
     if (i < 0 || i >= ccb_approx_count()) {
         return NULL;
     }
-    return g_registry[i];
+    return i < NBUILTIN ? g_builtin[i] : g_added[i - NBUILTIN];
+}
+
+ccb_status ccb_approx_register(const ccb_approx* a, char* msg, size_t msg_size) {
+    if (a == NULL || a->name == NULL || a->name[0] == '\0' || a->title == NULL ||
+        a->prepare == NULL || a->eval == NULL || a->stiction_tolerance == NULL) {
+        return ccb_errorf(msg, msg_size, CCB_E_INVALID,
+                          "approx_register: an approximation needs a name, a title, prepare, "
+                          "eval and stiction_tolerance");
+    }
+    for (const char* c = a->name; *c; ++c) {
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-')) {
+            return ccb_errorf(msg, msg_size, CCB_E_INVALID,
+                              "approx_register: name '%s' may only hold a-z, 0-9 and '-'",
+                              a->name);
+        }
+    }
+    if (ccb_approx_find(a->name) != NULL) {
+        return ccb_errorf(msg, msg_size, CCB_E_INVALID,
+                          "approx_register: an approximation named '%s' exists", a->name);
+    }
+    if (g_nadded == CCB_APPROX_MAX_REGISTERED) {
+        return ccb_errorf(msg, msg_size, CCB_E_INVALID,
+                          "approx_register: at most %d approximations can be added",
+                          CCB_APPROX_MAX_REGISTERED);
+    }
+    g_added[g_nadded++] = a;
+    return CCB_OK;
 }
 
 const ccb_approx* ccb_approx_find(const char* name) {
@@ -41,8 +73,8 @@ const ccb_approx* ccb_approx_find(const char* name) {
         return NULL;
     }
     for (int i = 0; i < ccb_approx_count(); ++i) {
-        if (strcmp(g_registry[i]->name, name) == 0) {
-            return g_registry[i];
+        if (strcmp(ccb_approx_get(i)->name, name) == 0) {
+            return ccb_approx_get(i);
         }
     }
     return NULL;

@@ -18,8 +18,10 @@ static const double TOL_PSD = 1e-12;
 /* [exact: symmetric by construction up to the order of two products: 4 eps] */
 static const double TOL_SYM = 1e-15;
 
-static const ccb_approx* const APPROX[4] = {&ccb_approx_sap, &ccb_approx_similar,
-                                            &ccb_approx_lagged, &ccb_approx_lagged_reg};
+/* The properties of spec §11 that every convex approximation must have (facts 1 and 4) are
+ * checked on every entry of the registry; the closed forms of each built-in by name. */
+static const ccb_approx* const BUILTIN[4] = {&ccb_approx_sap, &ccb_approx_similar,
+                                             &ccb_approx_lagged, &ccb_approx_lagged_reg};
 
 typedef struct scenario {
     ccb_approx_options opt;
@@ -87,8 +89,8 @@ static double norm9(const double G[9]) {
 
 /* Fact 1: gradients are impulses, FD of gamma is -G, G symmetric PSD. */
 static void test_fd_gradients_and_hessians(void) {
-    for (int a = 0; a < 4; ++a) {
-        const ccb_approx* ap = APPROX[a];
+    for (int a = 0; a < ccb_approx_count(); ++a) {
+        const ccb_approx* ap = ccb_approx_get(a);
         int nhess = 0;
         for (int trial = 0; trial < 400; ++trial) {
             const scenario s = random_scenario(ap);
@@ -239,10 +241,11 @@ static void test_hunt_crossley(void) {
     }
 }
 
-/* Fact 4: Coulomb bounds and friction opposing slip. */
+/* Fact 4: Coulomb bounds (built-ins) and, for every approximation, gamma_n >= 0 and friction
+ * opposing slip. */
 static void test_coulomb_bounds(void) {
-    for (int a = 0; a < 4; ++a) {
-        const ccb_approx* ap = APPROX[a];
+    for (int a = 0; a < ccb_approx_count(); ++a) {
+        const ccb_approx* ap = ccb_approx_get(a);
         for (int trial = 0; trial < 300; ++trial) {
             const scenario s = random_scenario(ap);
             double vc[3], g[3];
@@ -253,7 +256,10 @@ static void test_coulomb_bounds(void) {
                                  : (ap == &ccb_approx_similar) ? s.c.mu * g[2]
                                                                : s.c.mu * s.c.gn0;
             CHECK(g[2] >= 0, "%s: gamma_n >= 0 (got %g)", ap->name, g[2]);
-            if (ap == &ccb_approx_sap) {
+            if (a >= 4) {
+                /* a registered approximation: its friction bound is its own (only the sign of
+                 * gamma_n and the direction of gamma_t are universal) */
+            } else if (ap == &ccb_approx_sap) {
                 CHECK(gt <= bound * (1 + 1e-12) + 1e-300, "SAP |gamma_t| <= mu gamma_n: %g > %g",
                       gt, bound);
             } else {
@@ -289,7 +295,7 @@ static void test_coulomb_bounds(void) {
 static void test_stiction_stiffness(void) {
     for (int trial = 0; trial < 100; ++trial) {
         for (int a = 0; a < 4; ++a) {
-            const ccb_approx* ap = APPROX[a];
+            const ccb_approx* ap = BUILTIN[a];
             scenario s = random_scenario(ap);
             const ccb_constraint* c = &s.c;
             /* v_t = 0 and an active normal velocity */
@@ -356,13 +362,60 @@ static void test_lagged_regularization(void) {
     CHECK_REL(c.eps_s, 1e-3 * 2.0 * 1.0 * 10.0, TOL_CLOSED, 0, "eps_s = sigma w mu gn0 in impacts");
 }
 
+/* A smooth approximation defined here, as a user of the library would (through the public API):
+ * a quadratic penalty, cost (k dt^2/2) (vn - vhat)_-^2 + (mu/2) |vt|^2. */
+static void toy_prepare(const ccb_approx_options* o, const ccb_contact_input* in,
+                        ccb_constraint* c) {
+    memset(c, 0, sizeof *c);
+    c->dt = o->dt, c->k = in->k, c->mu = in->mu, c->phi0 = in->phi0;
+    c->vhat = c->user[0] = -in->phi0 / o->dt; /* the normal kink, where kink_margin looks */
+}
+static double toy_eval(const ccb_constraint* c, const double vc[3], double g[3], double G[9]) {
+    const double gap = vc[2] < c->user[0] ? vc[2] - c->user[0] : 0.0, kn = c->k * c->dt * c->dt;
+    g[0] = -c->mu * vc[0], g[1] = -c->mu * vc[1], g[2] = -kn * gap;
+    if (G) {
+        memset(G, 0, 9 * sizeof(double));
+        G[0] = G[4] = c->mu;
+        G[8] = gap < 0 ? kn : 0.0;
+    }
+    return 0.5 * kn * gap * gap + 0.5 * c->mu * (vc[0] * vc[0] + vc[1] * vc[1]);
+}
+static double toy_stiction(const ccb_constraint* c, const double gamma[3]) {
+    (void)c, (void)gamma;
+    return 0.0;
+}
+static const ccb_approx k_toy = {"toy-quadratic", "smooth quadratic penalty (registry test)",
+                                 "test_approx.c", toy_prepare, toy_eval, toy_stiction};
+
 static void test_registry(void) {
-    CHECK(ccb_approx_count() == 4, "four approximations registered");
+    CHECK(ccb_approx_count() == 4, "four built-in approximations");
     const char* names[] = {"sap", "similar", "lagged", "lagged-reg"};
     for (int i = 0; i < 4; ++i) {
         const ccb_approx* ap = ccb_approx_find(names[i]);
-        CHECK(ap != NULL && ap == APPROX[i], "find '%s'", names[i]);
+        CHECK(ap != NULL && ap == BUILTIN[i] && ap == ccb_approx_get(i), "find '%s'", names[i]);
     }
+    /* registration: bad entries are refused with a message and change nothing */
+    char rmsg[256] = "";
+    ccb_approx bad = k_toy;
+    bad.eval = NULL;
+    CHECK(ccb_approx_register(&bad, rmsg, sizeof rmsg) == CCB_E_INVALID && strstr(rmsg, "eval"),
+          "an approximation without eval is refused (%s)", rmsg);
+    bad = k_toy;
+    bad.name = "Toy Quadratic";
+    CHECK(ccb_approx_register(&bad, rmsg, sizeof rmsg) == CCB_E_INVALID && strstr(rmsg, "a-z"),
+          "a name with capitals and blanks is refused (%s)", rmsg);
+    bad = k_toy;
+    bad.name = "lagged";
+    CHECK(ccb_approx_register(&bad, rmsg, sizeof rmsg) == CCB_E_INVALID && strstr(rmsg, "exists"),
+          "a taken name is refused (%s)", rmsg);
+    CHECK(ccb_approx_register(NULL, rmsg, sizeof rmsg) == CCB_E_INVALID, "NULL is refused");
+    CHECK(ccb_approx_count() == 4, "refusals register nothing");
+    /* a good one joins the registry after the built-ins; the generic tests (fact 1, fact 4) that
+     * follow in main() then check it too */
+    CHECK(ccb_approx_register(&k_toy, rmsg, sizeof rmsg) == CCB_OK, "register: %s", rmsg);
+    CHECK(ccb_approx_count() == 5 && ccb_approx_get(4) == &k_toy &&
+              ccb_approx_find("toy-quadratic") == &k_toy,
+          "a registered approximation is found by index and name");
     CHECK(ccb_approx_find("tamsi") == NULL && ccb_approx_find(NULL) == NULL, "unknown name");
     ccb_approx_options o = ccb_approx_options_default();
     char msg[256] = "";

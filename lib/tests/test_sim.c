@@ -525,27 +525,25 @@ static ccb_model* sphere_stack(int n) {
 static void test_no_allocation_in_step_loop(void) {
     slider_cfg cfg = {1.0, 1e7, 500.0, 1e-3, 0.7, 1.2566, -9.81e-7, CCB_LOCK_THETA};
     ccb_model* m = slider_model(&cfg);
-    const ccb_approx* ap[4] = {&ccb_approx_sap, &ccb_approx_similar, &ccb_approx_lagged,
-                               &ccb_approx_lagged_reg};
-    for (int a = 0; a < 4; ++a) {
+    for (int a = 0; a < ccb_approx_count(); ++a) {
         ccb_sim_params p = ccb_sim_params_default();
-        p.approx = ap[a];
+        p.approx = ccb_approx_get(a);
         p.newton.compute_kappa = 1;
         ccb_sim* sim = NULL;
         ccb_sim_create(m, &p, &sim, NULL, 0);
-        check_steps_without_allocation(sim, 20, 200, ap[a]->name);
+        check_steps_without_allocation(sim, 20, 200, p.approx->name);
         ccb_sim_destroy(sim);
     }
     /* several cliques: a stack of free spheres on the floor (CHOLMOD, UMFPACK; their per-call
      * workspaces come from the recycling pool) */
     {
         ccb_model* ms = sphere_stack(4);
-        for (int v = 0; v < 5; ++v) {
+        for (int v = 0; v <= ccb_approx_count(); ++v) { /* every approximation, then TAMSI */
             ccb_sim_params p = ccb_sim_params_default();
             p.dt = 2e-3;
             p.margin = 0.05; /* only neighbours pair up: a fixed contact graph */
-            if (v < 4) {
-                p.approx = ap[v];
+            if (v < ccb_approx_count()) {
+                p.approx = ccb_approx_get(v);
             } else {
                 p.solver = CCB_SOLVER_TAMSI;
             }

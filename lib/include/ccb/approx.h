@@ -6,8 +6,11 @@
  * Hessian G_i = -dgamma_i/dv_c (symmetric PSD). spec: formulation-convex §1.2, eq. (4).
  *
  * A variant is `prepare` (per-step constants from frozen inputs) + `eval` (cost, impulse,
- * Hessian at a contact velocity). Adding a variant means adding one file that defines a const
- * ccb_approx and registering it in lib/src/approx.c; nothing else in the solver changes. */
+ * Hessian at a contact velocity). Adding a variant means one file that defines a const
+ * ccb_approx plus one registration: a line in the built-in table of lib/src/approx.c (the build
+ * picks up lib/src/approx_*.c), or a call of ccb_approx_register from the program that uses it.
+ * Its per-contact constants go in the `user` block of ccb_constraint. Nothing else in the solver,
+ * the cases, the studies or the command line changes: they enumerate the registry. */
 #ifndef CCB_APPROX_H
 #define CCB_APPROX_H
 
@@ -44,7 +47,9 @@ typedef struct ccb_contact_input {
     double w;     /* Delassus diagonal approximation [1/kg] (spec §4.2), finite > 0 */
 } ccb_contact_input;
 
-/* Per-contact constants of one step, filled by `prepare`. Fields not used by a variant are 0. */
+/* Per-contact constants of one step, filled by `prepare`. Fields not used by a variant are 0.
+ * An approximation added outside the library keeps its constants in user[]. */
+#define CCB_CONSTRAINT_USER 8
 typedef struct ccb_constraint {
     double dt, k, d, mu, phi0; /* copies of the inputs [s, N/m, s/m, -, m] */
     /* Hunt & Crossley normal impulse n(v) = dt k (-(phi0 + dt v))_+ (1 - d v)_+ (spec §2.2,
@@ -60,6 +65,8 @@ typedef struct ccb_constraint {
     double mu_tilde2; /* mu^2 Rt/Rn [-] */
     double mu_hat;    /* mu Rt/Rn [-] */
     double sigma_w;   /* sigma*w [1/kg], for the effective stiction tolerance (eq. 25) */
+    /* Per-contact constants of an approximation that is not built in (its own layout). */
+    double user[CCB_CONSTRAINT_USER];
 } ccb_constraint;
 
 typedef struct ccb_approx {
@@ -82,10 +89,17 @@ CCB_API extern const ccb_approx ccb_approx_lagged;  /* spec §5, eps_s = v_s */
 CCB_API extern const ccb_approx
     ccb_approx_lagged_reg; /* spec §7, eps_s = max(v_s, sigma w mu gn0) */
 
-/* Registry. ccb_approx_find returns NULL for an unknown name. */
+/* Registry: the built-in approximations first, then the registered ones, in order.
+ * ccb_approx_get returns NULL outside [0, count); ccb_approx_find NULL for an unknown name. */
 CCB_API int ccb_approx_count(void);
 CCB_API const ccb_approx* ccb_approx_get(int i);
 CCB_API const ccb_approx* ccb_approx_find(const char* name);
+/* Adds an approximation to the registry (borrowed: it must outlive every use; not thread-safe:
+ * register before creating simulations). CCB_E_INVALID with a message if a field is missing,
+ * the name is empty, holds characters other than a-z, 0-9 and '-', or is taken, or if
+ * CCB_APPROX_MAX_REGISTERED approximations were already added. */
+#define CCB_APPROX_MAX_REGISTERED 16
+CCB_API ccb_status ccb_approx_register(const ccb_approx* approx, char* msg, size_t msg_size);
 
 /* ---- Hunt & Crossley normal law (spec §2.2), shared by Lagged, Similar and their tests ----
  * Fills the H&C fields (vhat, xhat, chat) of c from dt, k, d, phi0 already set in c. */
