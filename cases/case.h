@@ -164,9 +164,41 @@ typedef struct run_record {
     ccb_ode_work work; /* ODE: work of the whole run (spec §B.8) */
 } run_record;
 
-/* Short name of a run's solver variant, for labels and tables: the approximation ("lagged") for
- * newton; "tamsi", "tamsi-1way" (+"-notals"); "ie-fn", "ie-qn" (+"-ec") (+"-tals"); "rk3";
- * "gsl-rk8pd". */
+/* ---- variants (variant.c) ------------------------------------------------------------------------
+ * The registry of named solver variants: the convex approximations of libccb's registry (read at
+ * every call, so registered ones join), TAMSI with its options, implicit Euler (FN/QN x fixed/
+ * error control x TALS), RK3 and the GSL reference. */
+enum { VSET_CONVEX = 1u, VSET_PAPER = 2u }; /* named sets; "all" is every variant */
+typedef enum variant_kind {
+    VARIANT_FIXED = 0,   /* a fixed step: studies sweep dt */
+    VARIANT_ADAPTIVE = 1 /* error control: studies sweep its accuracy level at the case's dt */
+} variant_kind;
+typedef struct variant_def {
+    char name[32];      /* "lagged", "tamsi-1way", "ie-qn-ec-tals", "gsl-rk8pd" */
+    const char* title;  /* one line */
+    unsigned sets;      /* VSET_* bits */
+    variant_kind kind;
+    const char* cases;  /* the cases it applies to: space-separated names, or "*" */
+    const ccb_approx* approx;                   /* newton: the approximation; else NULL */
+    void (*configure)(solver_cfg* s, double level); /* other solvers (level: accuracy) */
+    const double* levels; /* ADAPTIVE: accuracy levels of the standard studies */
+    int nlevels;
+} variant_def;
+int variant_count(void);
+/* Entry i (approximations first); 0, or -1 out of range. */
+int variant_get(int i, variant_def* out);
+int variant_find(const char* name, variant_def* out);
+int variant_applies(const variant_def* v, const case_desc* cs);
+/* Sets cfg's solver (and approximation) to the variant's; `level` is the accuracy of an adaptive
+ * variant (ignored by fixed ones; NAN: the library's default). */
+void variant_configure(const variant_def* v, run_config* cfg, double level);
+/* The variants named by spec — comma-separated names and sets (convex, paper, all) — that apply
+ * to cs (every one if cs is NULL), in registry order, without duplicates. Returns their number
+ * (<= max), or -1 with a message for an unknown name. */
+int variant_select(const char* spec, const case_desc* cs, variant_def* out, int max, char* msg,
+                   size_t n);
+/* Registry name of a run's solver configuration ("lagged", "tamsi-1way", "ie-fn-ec-tals",
+ * "rk3", "gsl-rk8pd"). */
 void variant_name(const run_config* cfg, char* out, size_t n);
 
 /* Checks what can be checked before anything is written: dt, t_final (a whole number of steps),

@@ -68,6 +68,8 @@ typedef struct opts {
     int repeat;
     int max_iter;
     int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
+    const char* variant;  /* --variant NAME (run) */
+    const char* variants; /* --variants SPEC (bench, compare) */
     /* solver variant */
     const char *solver, *coupling, *friction, *tals, *jacobian, *estimator, *gsl_method;
     double accuracy, h, gsl_tol;
@@ -204,6 +206,10 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->have_gsl_tol = 1;
         } else if (strcmp(name, "error-control") == 0) {
             o->error_control = 1;
+        } else if (strcmp(name, "variant") == 0) {
+            o->variant = val;
+        } else if (strcmp(name, "variants") == 0) {
+            o->variants = val;
         } else if (strcmp(name, "tier") == 0) {
             if (strcmp(val, "quick") != 0 && strcmp(val, "full") != 0) {
                 die_usage("--tier expects quick or full (got '%s')", val);
@@ -373,7 +379,9 @@ static void apply_variant_opts(const opts* o, run_config* cfg) {
     if (o->have_gsl_tol) {
         sc->ode.gsl_atol = sc->ode.gsl_rtol = o->gsl_tol;
     }
-    sc->ode.error_control = o->error_control;
+    if (o->error_control) {
+        sc->ode.error_control = 1;
+    }
     if (o->max_iter > 0) {
         sc->tamsi.max_iterations = o->max_iter;
         sc->ode.max_newton = o->max_iter;
@@ -397,7 +405,9 @@ static void apply_variant_opts(const opts* o, run_config* cfg) {
 
 static int cmd_list(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "", &o, "usage: ccb list\n\nLists the cases and their studies.\n");
+    parse_opts(argc, argv, 2, "", &o,
+               "usage: ccb list\n\nLists the cases and their studies, the solver variants (with "
+               "their sets and the cases they apply to) and the approximations.\n");
     if (o.npos) {
         die_usage("list takes no arguments");
     }
@@ -408,6 +418,18 @@ static int cmd_list(int argc, char** argv) {
             printf("    study %-14s %s (%s)\n", cs->studies[s].name, cs->studies[s].title,
                    cs->studies[s].figure);
         }
+    }
+    printf("\nvariants (ccb run --variant NAME; sets for --variants: convex, paper, all):\n");
+    for (int i = 0; i < variant_count(); ++i) {
+        variant_def v;
+        variant_get(i, &v);
+        char sets[32];
+        snprintf(sets, sizeof sets, "%s%s%s", v.sets & VSET_CONVEX ? "convex" : "",
+                 (v.sets & VSET_CONVEX) && (v.sets & VSET_PAPER) ? "," : "",
+                 v.sets & VSET_PAPER ? "paper" : "");
+        printf("  %-14s %-8s %-13s %-32s %s\n", v.name,
+               v.kind == VARIANT_ADAPTIVE ? "adaptive" : "fixed", sets[0] ? sets : "-",
+               strcmp(v.cases, "*") == 0 ? "every case" : v.cases, v.title);
     }
     printf("\napproximations:");
     for (int i = 0; i < ccb_approx_count(); ++i) {
@@ -481,6 +503,14 @@ static int cmd_info(int argc, char** argv) {
     for (int i = 0; i < ccb_approx_count(); ++i) {
         printf(" %s", ccb_approx_get(i)->name);
     }
+    printf("\nvariants that apply (studies, ccb compare):");
+    for (int i = 0; i < variant_count(); ++i) {
+        variant_def v;
+        variant_get(i, &v);
+        if (variant_applies(&v, cs)) {
+            printf(" %s", v.name);
+        }
+    }
     printf("\n\nobservables (trajectory.csv columns after t, q, v):");
     for (int i = 0; i < cs->nobs; ++i) {
         printf("%s %s", i ? "," : "", cs->obs_names[i]);
@@ -528,7 +558,9 @@ static int cmd_info(int argc, char** argv) {
 static const char* k_run_help =
     "usage: ccb run CASE [options]\n"
     "\n"
-    "  --approx NAME          sap | similar | lagged | lagged-reg (default: the case's)\n"
+    "  --variant NAME         a named variant of `ccb list` (solver and options in one word;\n"
+    "                         the options below refine it)\n"
+    "  --approx NAME          a convex approximation of `ccb list` (default: the case's)\n"
     "  --dt S                 time step [s] (default: the case's)\n"
     "  --t-final S            duration [s], a whole number of steps (default: the case's)\n"
     "  --set NAME=VALUE       override a case parameter (repeatable; see ccb info CASE)\n"
@@ -552,7 +584,7 @@ static const char* k_run_help =
 static int cmd_run(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
-               "approx dt t-final set out rtol max-iterations stop-scale kappa delassus "
+               "variant approx dt t-final set out rtol max-iterations stop-scale kappa delassus "
                "linear-solver record-every " VARIANT_OPTS,
                &o, k_run_help);
     if (o.npos != 1) {
@@ -562,6 +594,17 @@ static int cmd_run(int argc, char** argv) {
     run_config cfg;
     run_config_default(cs, &cfg);
     apply_sets(cs, cfg.params, &o);
+    if (o.variant) {
+        if (o.approx || o.solver) {
+            die_usage("--variant names the whole solver configuration; it takes no --approx or "
+                      "--solver");
+        }
+        variant_def v;
+        if (variant_find(o.variant, &v) != 0) {
+            die_usage("unknown variant '%s' (ccb list shows them)", o.variant);
+        }
+        variant_configure(&v, &cfg, NAN);
+    }
     if (o.approx) {
         cfg.approx = need_approx(o.approx);
     }
@@ -1019,18 +1062,20 @@ static int cmp_double(const void* a, const void* b) {
 static const char* k_bench_help =
     "usage: ccb bench [CASE] [options]\n"
     "\n"
-    "Times the stepping loop (no output files) of the case (default conveyor) for every\n"
-    "approximation, TAMSI and implicit Euler (full Newton + TALS, h = dt), or for the one\n"
-    "variant named by --approx or --solver, and reports the median over --repeat runs.\n"
+    "Times the stepping loop (no output files) of the case (default conveyor) for the variants\n"
+    "of --variants that apply to it (default: every approximation, TAMSI and implicit Euler\n"
+    "with full Newton + TALS, h = dt; the clutter: lagged), or for the one configuration of\n"
+    "--approx / --solver, and reports the median over --repeat runs.\n"
     "\n"
-    "  --repeat N     repetitions (default 5)\n"
-    "  --approx NAME  only this approximation\n"
+    "  --repeat N        repetitions (default 5)\n"
+    "  --variants SPEC   variant names and sets (convex, paper, all), comma-separated\n"
+    "  --approx NAME     only this approximation\n"
     "  --dt S, --t-final S, --set NAME=VALUE, --rtol X\n"
     "  solver variant options as for ccb run (with --solver or --approx):\n" VARIANT_HELP;
 
 static int cmd_bench(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "repeat approx dt t-final set rtol " VARIANT_OPTS, &o,
+    parse_opts(argc, argv, 2, "repeat variants approx dt t-final set rtol " VARIANT_OPTS, &o,
                k_bench_help);
     if (o.npos > 1) {
         die_usage("bench takes at most one CASE");
@@ -1042,22 +1087,39 @@ static int cmd_bench(int argc, char** argv) {
            "wall [s]", "per step [us]", "steps/s", "mean it.", "status");
     /* the variants: every approximation, TAMSI and implicit Euler (FN + TALS, h = dt); or the
      * one named by --approx / --solver */
-    run_config list[16];
+    enum { MAXV = 64 };
+    run_config* list = calloc(MAXV, sizeof *list);
+    if (list == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return EXIT_USAGE;
+    }
     int n = 0;
-    if (o.solver || o.approx || cs->bench_approx) {
+    if (o.solver || o.approx) {
         run_config_default(cs, &list[0]);
-        list[0].approx = need_approx(o.approx ? o.approx : cs->bench_approx);
+        list[0].approx = need_approx(o.approx ? o.approx : cs->approx_default);
         n = 1;
     } else {
-        for (int a = 0; a < ccb_approx_count() && n < 14; ++a) {
-            run_config_default(cs, &list[n]);
-            list[n++].approx = ccb_approx_get(a);
+        /* the registry's variants named by --variants (default: the case's bench variant, or
+         * every approximation, TAMSI and implicit Euler FN + TALS) that apply to the case */
+        const char* spec = o.variants         ? o.variants
+                           : cs->bench_approx ? cs->bench_approx
+                                              : "convex,tamsi,ie-fn-tals";
+        variant_def* vs = calloc(MAXV, sizeof *vs);
+        char msg[256];
+        n = vs ? variant_select(spec, cs, vs, MAXV, msg, sizeof msg) : -1;
+        if (n <= 0) {
+            free(vs);
+            free(list);
+            if (n == 0) {
+                die_usage("no variant of '%s' applies to %s", spec, cs->name);
+            }
+            die_usage("%s", vs ? msg : "out of memory");
         }
-        run_config_default(cs, &list[n]);
-        list[n++].solver.solver = CCB_SOLVER_TAMSI;
-        run_config_default(cs, &list[n]);
-        list[n].solver.solver = CCB_SOLVER_ODE;
-        list[n++].solver.ode.tals = 1;
+        for (int i = 0; i < n; ++i) {
+            run_config_default(cs, &list[i]);
+            variant_configure(&vs[i], &list[i], NAN);
+        }
+        free(vs);
     }
     int fails = 0;
     strbuf split = {0};
@@ -1080,6 +1142,7 @@ static int cmd_bench(int argc, char** argv) {
         double* times = calloc((size_t)o.repeat, sizeof(double));
         if (times == NULL) {
             fprintf(stderr, "ccb: out of memory\n");
+            free(list);
             return EXIT_USAGE;
         }
         run_record rec;
@@ -1093,6 +1156,7 @@ static int cmd_bench(int argc, char** argv) {
                 fprintf(stderr, "ccb: %s\n", msg);
                 free(times);
                 free(split.s);
+                free(list);
                 return EXIT_USAGE;
             }
             times[r] = rec.wall_time;
@@ -1131,6 +1195,7 @@ static int cmd_bench(int argc, char** argv) {
            "problem", "assemble", "factor", "l.search", "eval", "other");
     fputs(split.s ? split.s : "", stdout);
     free(split.s);
+    free(list);
     return fails ? EXIT_GATE : 0;
 }
 

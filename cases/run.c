@@ -31,28 +31,6 @@ void solver_cfg_default(solver_cfg* s) {
     s->friction = -1;
 }
 
-void variant_name(const run_config* cfg, char* out, size_t n) {
-    const solver_cfg* s = &cfg->solver;
-    switch (s->solver) {
-    case CCB_SOLVER_NEWTON: snprintf(out, n, "%s", cfg->approx->name); return;
-    case CCB_SOLVER_TAMSI:
-        snprintf(out, n, "tamsi%s%s", s->tamsi.coupling == CCB_TAMSI_ONE_WAY ? "-1way" : "",
-                 s->tamsi.tals ? "" : "-notals");
-        return;
-    case CCB_SOLVER_ODE:
-        if (s->ode.method == CCB_ODE_IE) {
-            snprintf(out, n, "ie-%s%s%s", s->ode.newton == CCB_IE_QUASI_NEWTON ? "qn" : "fn",
-                     s->ode.error_control ? "-ec" : "", s->ode.tals ? "-tals" : "");
-        } else if (s->ode.method == CCB_ODE_RK3) {
-            snprintf(out, n, "rk3");
-        } else {
-            snprintf(out, n, "gsl-%s", ccb_ode_gsl_method_name(s->ode.gsl_method));
-        }
-        return;
-    }
-    snprintf(out, n, "unknown");
-}
-
 void run_config_default(const case_desc* cs, run_config* cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->cs = cs;
