@@ -221,13 +221,13 @@ for m in sap similar lagged; do
     || { echo "FAIL: --jobs changes the $m data"; stop; }
 done
 
-# identical runs of a case execute once: in the conveyor's gate the convergence sweep's runs at
-# dt = 0.01 are fig3's runs (same configuration), copied with their provenance; they equal the
-# runs of the convergence study alone (trajectory bytes; steps.csv without its wall times)
+# identical runs of a case execute once: in the conveyor's gate the runs at dt = 0.01 of the
+# convergence sweep of fig4 are fig3's runs (same configuration), copied with their provenance;
+# they equal the runs of fig4 alone (trajectory bytes; steps.csv without its wall times)
 "$CCB" gate conveyor --out "$tmp/gc" >/dev/null 2>&1
-"$CCB" study conveyor convergence --no-figures --out "$tmp/gs" >/dev/null 2>&1
+"$CCB" study conveyor fig4 --no-figures --out "$tmp/gs" >/dev/null 2>&1
 for m in sap similar lagged; do
-  a="$tmp/gc/conveyor/convergence/paper-${m}_dt0.01" b="$tmp/gs/conveyor/convergence/paper-${m}_dt0.01"
+  a="$tmp/gc/conveyor/fig4/paper-${m}_dt0.01" b="$tmp/gs/conveyor/fig4/paper-${m}_dt0.01"
   grep -q "\"reused_from\":[[:space:]]*\"conveyor/fig3/${m}_dt0.01\"" "$a/meta.json" \
     || { echo "FAIL: $a is not marked as fig3's run"; stop; }
   grep -q "\"reused_from\"" "$b/meta.json" && { echo "FAIL: $b ran alone yet is marked reused"; stop; }

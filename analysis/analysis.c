@@ -4,6 +4,7 @@
 #include "analysis.h"
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,8 +33,8 @@ int ccb_an_rms_error(long na, double dt_a, const double* qa, long nref, double d
     }
     double tot = 0.0;
     double comp[64] = {0};
-    if (nq > 64) {
-        snprintf(msg, msgn, "rms_error: at most 64 components");
+    if (e_comp && nq > 64) {
+        snprintf(msg, msgn, "rms_error: per-component errors of at most 64 components");
         return -1;
     }
     for (long k = 0; k <= na; ++k) {
@@ -41,7 +42,9 @@ int ccb_an_rms_error(long na, double dt_a, const double* qa, long nref, double d
         double s = 0.0;
         for (int i = 0; i < nq; ++i) {
             const double d = qa[k * nq + i] - qref[k * r * nq + i];
-            comp[i] += wgt * d * d;
+            if (i < 64) {
+                comp[i] += wgt * d * d;
+            }
             s += d * d;
         }
         tot += wgt * s;
@@ -93,6 +96,79 @@ int ccb_an_order(int n, const double* h, const double* e, double* slope, double*
         *r2 = ss > 0 ? 1.0 - sumsq / ss : 1.0;
     }
     return 0;
+}
+
+void ccb_an_fit_order(int n, const double* h, const double* e, ccb_an_fit* fit) {
+    double x[64], y[64];
+    int m = 0;
+    for (int i = 0; i < n && m < 64; ++i) {
+        if (h[i] > 0 && isfinite(h[i]) && e[i] > 0 && isfinite(e[i])) {
+            x[m] = log(h[i]);
+            y[m] = log(e[i]);
+            m++;
+        }
+    }
+    fit->n = m;
+    fit->order = fit->ci95 = fit->intercept = fit->r2 = NAN;
+    if (m < 2) {
+        return;
+    }
+    gsl_set_error_handler_off();
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    if (gsl_fit_linear(x, 1, y, 1, (size_t)m, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) !=
+        GSL_SUCCESS) {
+        return;
+    }
+    fit->order = c1;
+    fit->intercept = c0;
+    double ym = 0, ss = 0;
+    for (int i = 0; i < m; ++i) {
+        ym += y[i] / m;
+    }
+    for (int i = 0; i < m; ++i) {
+        ss += (y[i] - ym) * (y[i] - ym);
+    }
+    fit->r2 = ss > 0 ? 1.0 - sumsq / ss : 1.0;
+    if (m >= 3) { /* gsl's cov11 is sumsq/(m-2) / sum (x - xm)^2 */
+        fit->ci95 = gsl_cdf_tdist_Pinv(0.975, (double)(m - 2)) * sqrt(cov11);
+    }
+}
+
+void ccb_an_step_stats(long n, const int* iters, const int* ls, const double* kappa,
+                       ccb_an_steps* o) {
+    o->iters_mean = o->iters_max = o->ls_mean = o->ls_max = o->kappa_mean = o->kappa_max = NAN;
+    o->nkappa = 0;
+    if (n < 1) {
+        return;
+    }
+    double si = 0, sl = 0, sk = 0, mi = 0, ml = 0, mk = 0;
+    for (long k = 1; k <= n; ++k) {
+        if (iters) {
+            si += iters[k];
+            mi = fmax(mi, iters[k]);
+        }
+        if (ls) {
+            sl += ls[k];
+            ml = fmax(ml, ls[k]);
+        }
+        if (kappa && kappa[k] > 0) {
+            sk += kappa[k];
+            mk = fmax(mk, kappa[k]);
+            o->nkappa++;
+        }
+    }
+    if (iters) {
+        o->iters_mean = si / (double)n;
+        o->iters_max = mi;
+    }
+    if (ls) {
+        o->ls_mean = sl / (double)n;
+        o->ls_max = ml;
+    }
+    if (o->nkappa > 0) {
+        o->kappa_mean = sk / (double)o->nkappa;
+        o->kappa_max = mk;
+    }
 }
 
 int ccb_an_transitions(long n, const double* s, long first, double threshold,

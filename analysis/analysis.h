@@ -10,8 +10,8 @@
  *   e_q = ( (1/T) int_0^T |q_a(t) - q_ref(t)|^2 dt )^{1/2},
  * sampled on the coarse grid t_n = n dt_a (n = 0..na), trapezoidal rule. The reference has
  * nref + 1 samples on t_m = m dt_ref and dt_a / dt_ref must be an integer r (within 1e-9) with
- * na r <= nref. q arrays are row-major ((n+1) x nq). e_comp[nq] (may be NULL) receives the
- * per-component RMS errors. Returns 0, or -1 with a message. */
+ * na r <= nref. q arrays are row-major ((n+1) x nq). e_comp[nq] (may be NULL; if given, nq <= 64)
+ * receives the per-component RMS errors. Returns 0, or -1 with a message. */
 int ccb_an_rms_error(long na, double dt_a, const double* qa, long nref, double dt_ref,
                      const double* qref, int nq, double* e_total, double* e_comp, char* msg,
                      size_t msg_size);
@@ -21,6 +21,31 @@ int ccb_an_rms_error(long na, double dt_a, const double* qa, long nref, double d
  * points or a non-positive value. */
 int ccb_an_order(int n, const double* h, const double* e, double* slope, double* intercept,
                  double* r2);
+
+/* Observed order with its uncertainty (the convergence study): the least-squares line
+ * log e = c + p log h through the points with h > 0 and a finite e > 0 (failed runs and exact
+ * zeros are left out and not counted), with the half-width of the 95 % confidence interval of
+ * p, t_{0.975, n-2} sqrt(var p) from the residuals (NAN for n = 2: two points fit exactly). */
+typedef struct ccb_an_fit {
+    int n;            /* points used */
+    double order;     /* p; NAN if n < 2 */
+    double ci95;      /* half-width of the 95 % interval of p; NAN if n < 3 */
+    double intercept; /* c */
+    double r2;        /* coefficient of determination */
+} ccb_an_fit;
+void ccb_an_fit_order(int n, const double* h, const double* e, ccb_an_fit* fit);
+
+/* Per-step statistics of a run (the conditioning study) over steps 1..n: iterations and
+ * line-search evaluations (NULL: not recorded), and kappa over the steps where it was computed
+ * (> 0). Means and maxima; NAN where nothing was recorded. */
+typedef struct ccb_an_steps {
+    double iters_mean, iters_max;
+    double ls_mean, ls_max;
+    double kappa_mean, kappa_max;
+    long nkappa; /* steps with kappa */
+} ccb_an_steps;
+void ccb_an_step_stats(long n, const int* iters, const int* ls, const double* kappa,
+                       ccb_an_steps* out);
 
 /* Changes of a stick/slip indicator: slip iff |s| > threshold. A transition at index k means
  * sample k is the first sample of the new phase. */

@@ -90,7 +90,66 @@ static void test_median(void) {
     CHECK(isnan(ccb_an_median(one, 0)), "no values");
 }
 
+static void test_fit_order(void) {
+    /* exact power law e = 2.385 h^1.5: order exact, interval 0 to round-off [round-off: a
+     * 4-point least-squares fit of logs, ~50 operations] */
+    const double h[5] = {1e-1, 5e-2, 2e-2, 1e-2, 5e-3};
+    double e[5];
+    for (int i = 0; i < 5; ++i) {
+        e[i] = 2.385 * pow(h[i], 1.5);
+    }
+    ccb_an_fit f;
+    ccb_an_fit_order(5, h, e, &f);
+    CHECK(f.n == 5, "five points used (%d)", f.n);
+    CHECK_ABS(f.order, 1.5, 1e-12, "order of an exact power law");
+    CHECK_ABS(f.ci95, 0.0, 1e-10, "no scatter, no interval");
+    CHECK_ABS(f.intercept, log(2.385), 1e-12, "intercept log C");
+    /* failed runs (NaN), zero and negative errors are left out */
+    e[1] = NAN;
+    e[3] = 0.0;
+    ccb_an_fit_order(5, h, e, &f);
+    CHECK(f.n == 3, "NaN and 0 left out (%d points)", f.n);
+    CHECK_ABS(f.order, 1.5, 1e-12, "order from the remaining points");
+    /* scatter: e = h (1, 2, 1, 2) on h = 1, 2, 4, 8: slope and interval by hand. x = log2 h * ln2,
+     * y = x + ln2 (0, 1, 0, 1): slope 1 + ln2 * cov(i, (0,1,0,1))/var(i) / ln2 = 1.2, residuals
+     * give var(p) = sumsq/(n-2)/Sxx; t_{0.975,2} = 4.302652729749464 [exact data; round-off] */
+    const double h2[4] = {1, 2, 4, 8};
+    const double e2[4] = {1, 4, 4, 16};
+    ccb_an_fit_order(4, h2, e2, &f);
+    const double l2 = log(2.0), sxx = 5 * l2 * l2;
+    double sumsq = 0;
+    for (int i = 0; i < 4; ++i) {
+        const double r = log(e2[i]) - (f.intercept + f.order * i * l2);
+        sumsq += r * r;
+    }
+    CHECK_ABS(f.order, 1.2, 1e-12, "least-squares slope of a scattered set");
+    CHECK_ABS(f.ci95, 4.302652729749464 * sqrt(sumsq / 2 / sxx), 1e-12,
+              "95 %% interval: Student t with n - 2 = 2 degrees of freedom");
+    /* two points: an order, no interval; one point: nothing */
+    ccb_an_fit_order(2, h2, e2, &f);
+    CHECK(f.n == 2 && isnan(f.ci95) && fabs(f.order - 2.0) < 1e-12, "two points: order 2, no CI");
+    ccb_an_fit_order(1, h2, e2, &f);
+    CHECK(f.n == 1 && isnan(f.order), "one point: no order");
+}
+
+static void test_step_stats(void) {
+    /* index 0 is the initial state and is not a step */
+    const int it[5] = {99, 3, 7, 2, 4};
+    const int ls[5] = {99, 5, 9, 4, 6};
+    const double kap[5] = {-1, 10, -1, 1e3, 30};
+    ccb_an_steps s;
+    ccb_an_step_stats(4, it, ls, kap, &s);
+    CHECK(s.iters_mean == 4.0 && s.iters_max == 7.0, "iterations mean 4, max 7");
+    CHECK(s.ls_mean == 6.0 && s.ls_max == 9.0, "line search mean 6, max 9");
+    CHECK(s.nkappa == 3 && s.kappa_max == 1e3, "kappa over the 3 steps that have it");
+    CHECK_REL(s.kappa_mean, 1040.0 / 3.0, 1e-15, 0, "kappa mean over computed steps");
+    ccb_an_step_stats(4, it, NULL, NULL, &s);
+    CHECK(isnan(s.ls_mean) && isnan(s.kappa_mean) && s.nkappa == 0, "absent series give NaN");
+}
+
 int main(void) {
+    RUN(test_fit_order);
+    RUN(test_step_stats);
     RUN(test_crossing_frequency);
     RUN(test_rms_error);
     RUN(test_order);

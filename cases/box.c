@@ -14,10 +14,10 @@
  *   fig4             Newton residual history of implicit Euler (h = 10 ms) in the first slide ->
  *                    stick step, with and without TALS (TAMSI Fig. 4; BOX-2); total iterations
  *                    of the fixed-step runs with and without TALS;
- *   work-precision   windowed error e_v (dw = 25 ms, RK3 reference restarted from the test state)
+ *   fig5             windowed error e_v (dw = 25 ms, RK3 reference restarted from the test state)
  *                    against f evaluations, IE {FN, QN} x {fixed h, error control a} x TALS
  *                    (TAMSI Fig. 5; BOX-3, BOX-4);
- *   convergence      e_v against h for TAMSI and the convex approximations on the same box;
+ *   tamsi-convex     e_v against h for TAMSI and the convex approximations on the same box;
  *   variants         every solver and approximation at h = 10 ms and 1 ms in one table. */
 #include <math.h>
 #include <stdio.h>
@@ -719,7 +719,7 @@ out:
     return rc;
 }
 
-/* ---- study work-precision (TAMSI Fig. 5, BOX-3, BOX-4) ------------------------------------------ */
+/* ---- study fig5: work against precision (TAMSI Fig. 5, BOX-3, BOX-4) ---------------------------- */
 
 static const char* const k_wp_variant[4] = {"ie-fn", "ie-fn-tals", "ie-qn", "ie-qn-tals"};
 
@@ -736,15 +736,15 @@ static int study_work_precision(study_ctx* ctx) {
     wjob* jobs = b.jobs;
     for (int v = 0; v < 4; ++v) {
         for (int j = 0; j < NH_WP; ++j) {
-            ie_config(ctx, &cfg[v * NH_WP + j], "work-precision", v / 2, v % 2, 0, k_h_wp[j], dw,
+            ie_config(ctx, &cfg[v * NH_WP + j], "fig5", v / 2, v % 2, 0, k_h_wp[j], dw,
                       T);
         }
         for (int j = 0; j < NA_WP; ++j) {
-            ie_config(ctx, &cfg[nfix + v * NA_WP + j], "work-precision", v / 2, v % 2, 1, k_a_wp[j],
+            ie_config(ctx, &cfg[nfix + v * NA_WP + j], "fig5", v / 2, v % 2, 1, k_a_wp[j],
                       dw, T);
         }
     }
-    int rc = study_execute(ctx, "work-precision", cfg, rec, nrun);
+    int rc = study_execute(ctx, "fig5", cfg, rec, nrun);
     if (rc != 0) {
         goto out;
     }
@@ -810,7 +810,7 @@ static int study_work_precision(study_ctx* ctx) {
     study_set_metric(ctx, "box4.fn.ec.tals_work_ratio", w13[1][1] / w13[0][1]);
     study_set_metric(ctx, "box4.qn.ec.tals_work_ratio", w13[3][1] / w13[2][1]);
     char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "work-precision", dir, sizeof dir) != 0) {
+    if (study_dir(ctx, "fig5", dir, sizeof dir) != 0) {
         rc = 2;
         free(tab.s);
         goto out;
@@ -833,7 +833,7 @@ static int study_work_precision(study_ctx* ctx) {
         study_plot(ctx, "box_fig5.gp", vars.s);
         free(vars.s);
         study_report(ctx,
-                     "### work-precision — f evaluations against e_v (TAMSI Fig. 5)\n\n"
+                     "### fig5 — f evaluations against e_v (TAMSI Fig. 5)\n\n"
                      "![fig5](box/fig5.png)\n\n"
                      "Localized error e_v = (mean over %d windows of %g s of (v - v_ref)^2)^(1/2), "
                      "v_ref by RK3 (h = %g s) restarted from the test state at each window; work "
@@ -855,14 +855,14 @@ static int study_work_precision(study_ctx* ctx) {
                          fmt_or_na(b1, sizeof b1, "%.4g", w13[v][0]),
                          fmt_or_na(b2, sizeof b2, "%.4g", w13[v][1]));
         }
-        study_report(ctx, "\nAll runs: `box/work-precision/work_precision.csv`.\n\n");
+        study_report(ctx, "\nAll runs: `box/fig5/work_precision.csv`.\n\n");
     }
 out:
     batch_free(&b);
     return rc;
 }
 
-/* ---- study convergence: TAMSI and the convex approximations ------------------------------------ */
+/* ---- study tamsi-convex: TAMSI and the convex approximations ----------------------------------- */
 
 #define NH_CONV 7
 static const double k_h_conv[NH_CONV] = {1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4};
@@ -900,11 +900,11 @@ static int study_convergence(study_ctx* ctx) {
     for (int i = 0; i < NM_CONV; ++i) {
         for (int j = 0; j < NH_CONV; ++j) {
             run_config* c = &cfg[i * NH_CONV + j];
-            discrete_config(ctx, c, "convergence", k_conv_models[i], k_h_conv[j], T);
+            discrete_config(ctx, c, "tamsi-convex", k_conv_models[i], k_h_conv[j], T);
             c->params[P_NORMAL] = 1; /* SAP and Similar need the normal direction (see notes) */
         }
     }
-    int rc = study_execute(ctx, "convergence", cfg, rec, nrun);
+    int rc = study_execute(ctx, "tamsi-convex", cfg, rec, nrun);
     if (rc != 0) {
         goto out;
     }
@@ -930,7 +930,7 @@ static int study_convergence(study_ctx* ctx) {
         study_set_metricf(ctx, oc, "conv.%s.order_coarse", k_conv_models[i]);
     }
     char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "convergence", dir, sizeof dir) != 0) {
+    if (study_dir(ctx, "tamsi-convex", dir, sizeof dir) != 0) {
         rc = 2;
         free(tab.s);
         goto out;
@@ -944,7 +944,7 @@ static int study_convergence(study_ctx* ctx) {
     if (rc == 0) {
         strbuf vars = {0};
         strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/convergence'; tags='box'; tagtitles='dw=25ms'; "
+                      "datadir='%s'; out='%s/%s/tamsi-convex'; tags='box'; tagtitles='dw=25ms'; "
                       "models='tamsi sap similar lagged lagged-reg'; titles='%s'; "
                       "guide_model='tamsi'; guide_dt=0.001; xlabel='h [s]'; "
                       "ylabel='e_v [m/s]'; title='Stick-slip box (compliant normal): windowed "
@@ -953,8 +953,8 @@ static int study_convergence(study_ctx* ctx) {
         study_plot(ctx, "convergence.gp", vars.s);
         free(vars.s);
         study_report(ctx,
-                     "### convergence — TAMSI and the convex approximations on the same box\n\n"
-                     "![convergence](box/convergence.png)\n\n"
+                     "### tamsi-convex — TAMSI and the convex approximations on the same box\n\n"
+                     "![tamsi-convex](box/tamsi-convex.png)\n\n"
                      "e_v with the work-precision protocol (windows of %g s, RK3 reference of "
                      "the regularized model restarted from the test state), on the box with a "
                      "free, compliant normal direction (normal = 1): SAP and Similar make "
@@ -1139,6 +1139,33 @@ out:
     return rc;
 }
 
+/* ---- standard studies (std.c): e_v with the TAMSI paper's protocol -------------------------- */
+static double box_std_error(const run_record* r, const run_record* ref, const double* P) {
+    (void)ref;
+    wjob j;
+    memset(&j, 0, sizeof j);
+    j.rec = r;
+    j.ref = ref_params(P);
+    j.dw = P[P_DW];
+    j.h_ref = P[P_HREF];
+    windowed_error_job(&j, 0);
+    return j.rms;
+}
+static void box_std_params(double* P, int quick) {
+    if (quick) { /* as the quick gate tier (windowed_h_ref) */
+        P[P_HREF] = fmax(P[P_HREF], H_REF_QUICK);
+    }
+}
+static const case_std k_std = {
+    "e_v", "m/s",
+    "the localized error of the work-precision method (spec formulation-tamsi-hydro §E.2): RMS "
+    "over the 25 ms windows of v - v_ref, v_ref by RK3 (h_ref) on the regularized model "
+    "restarted from the run's state at each window (for the convex approximations it includes "
+    "their model difference in stiction, O(v_s)).",
+    box_std_error, STD_REF_NONE, NULL, 10.0, 0, 0,
+    {1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4}, 7, {1.25e-2, 2.5e-3, 5e-4}, 3,
+    box_std_params};
+
 static const case_study k_studies[] = {
     {"reference", "regularized model (RK3 1e-7, GSL) against the exact Coulomb solution",
      "cases.md §7.2", study_reference},
@@ -1146,15 +1173,15 @@ static const case_study k_studies[] = {
      "Newton residual in the first slide-to-stick step, IE h = 10 ms, with and without "
      "TALS",
      "TAMSI Fig. 4", study_fig4},
-    {"work-precision", "e_v (25 ms windows) against f evaluations, IE FN/QN x fixed/EC x TALS",
+    {"fig5", "e_v (25 ms windows) against f evaluations, IE FN/QN x fixed/EC x TALS",
      "TAMSI Fig. 5", study_work_precision},
-    {"convergence", "e_v against h: TAMSI and the convex approximations", "ccb comparison",
+    {"tamsi-convex", "e_v against h: TAMSI and the convex approximations", "ccb comparison",
      study_convergence},
     {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison",
      study_variants},
 };
 
-static const char* const k_quick[] = {"reference", "fig4", "work-precision", "convergence", NULL};
+static const char* const k_quick[] = {"reference", "fig4", "fig5", "tamsi-convex", NULL};
 
 const case_desc case_box = {
     "box",
@@ -1179,4 +1206,5 @@ const case_desc case_box = {
     (int)(sizeof k_studies / sizeof k_studies[0]),
     k_quick,
     NULL, /* bench: every approximation, TAMSI and implicit Euler */
+    &k_std,
 };

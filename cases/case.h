@@ -40,6 +40,40 @@ typedef struct case_study {
     int (*run)(struct study_ctx* ctx); /* 0 ok, 1 solver failure, 2 input/IO error */
 } case_study;
 
+/* What a case supplies to the three standard studies (std.c): convergence, conditioning and
+ * work-precision come from one sweep of every applicable variant over the case's dt ladder (the
+ * adaptive variants over their accuracy levels at the case's dt), all against one error metric. */
+#define STD_MAX_DT 8
+typedef enum std_ref {
+    STD_REF_RUN = 0,  /* a reference run of ref_variant at the smallest dt / ref_ratio */
+    STD_REF_SELF = 1, /* each fixed-step variant against itself at the smallest dt / ref_ratio
+                         (the adaptive ones against ref_variant's reference run) */
+    STD_REF_NONE = 2  /* the error function needs no reference run (closed form, own reference) */
+} std_ref;
+struct run_record;
+typedef struct case_std {
+    const char* error_name; /* "e_q" */
+    const char* error_unit; /* "m" */
+    const char* error_what; /* one sentence for the report: the norm and its reference */
+    /* The error of run r against ref (NULL for STD_REF_NONE); P: the run's parameters. NAN if it
+     * cannot be computed. Must be thread-safe (runs are analysed in parallel). */
+    double (*error)(const struct run_record* r, const struct run_record* ref, const double* P);
+    std_ref ref;
+    const char* ref_variant; /* STD_REF_RUN, STD_REF_SELF (adaptive variants) */
+    double ref_ratio;        /* dt_ref = smallest dt / ref_ratio (cases.md §1.4: 10) */
+    double t_final;          /* 0: the case's */
+    double t_final_quick;    /* 0: t_final */
+    double dts[STD_MAX_DT];  /* the dt ladder, descending */
+    int ndt;
+    double dts_quick[STD_MAX_DT]; /* the quick tier's (ccb compare --quick) */
+    int ndt_quick;
+    /* NULL, or sets the parameters of the standard studies (quick: for ccb compare --quick) */
+    void (*params)(double* P, int quick);
+} case_std;
+/* The standard error of the cases with a reference run: e_q, the RMS over the run of |q - q_ref|
+ * on the run's grid (cases.md §1.4; analysis ccb_an_rms_error). */
+double std_error_q(const struct run_record* r, const struct run_record* ref, const double* P);
+
 typedef struct case_desc {
     const char* name;
     const char* title;
@@ -68,7 +102,14 @@ typedef struct case_desc {
                                          full tier runs every study */
     const char* bench_approx; /* `ccb bench CASE` default: this approximation only (NULL: every
                                  approximation, TAMSI and implicit Euler) */
+    const case_std* std;      /* the standard studies' error metric and ladders */
 } case_desc;
+
+/* The studies of a case: the three standard ones (convergence, conditioning, work-precision),
+ * then the case's own. */
+int case_nstudies(const case_desc* cs);
+const case_study* case_study_at(const case_desc* cs, int i);
+const case_study* case_find_study(const case_desc* cs, const char* name);
 
 /* Rows shared by the parameter tables of the point-contact cases (name, default, unit, range,
  * meaning, source tag). */
@@ -148,6 +189,7 @@ typedef struct run_record {
     double* v;                  /* (nsteps + 1) x nv */
     double* obs;       /* (nsteps + 1) x nobs; row n describes step n (row 0 unused, zeros) */
     int* iters;        /* (nsteps + 1): Newton iterations of step n */
+    int* ls;           /* (nsteps + 1): line-search evaluations of step n (Newton) */
     double* kappa;     /* (nsteps + 1): kappa_2(H) of step n, -1 if not computed */
     ccb_status status; /* CCB_OK or the failure that stopped the run */
     char msg[512];
@@ -249,6 +291,7 @@ typedef struct study_ctx {
     int nmetrics, cap_metrics;
     strbuf report; /* markdown appended by studies for results/README.md */
     int tier;      /* CASE_TIER_QUICK or CASE_TIER_FULL: the settings a study runs at */
+    const char* variants; /* the standard studies' variants (names and sets); NULL: all */
     struct run_cache* cache; /* finished runs of this case, reused by identical configurations
                                 (study.c) */
     int reused;              /* runs served from the cache */
@@ -298,7 +341,7 @@ static inline double run_mean_iterations(const run_record* r) {
 /* A convergence sweep (cases.md §1.4): every model at every dt of `dts` (descending) against
  * Lagged at dt_ref = dts[ndt-1] / 10, e_q = RMS over [0, T] of |q - q_ref| on the coarse grid.
  * Runs go to <root>/<case>/<study>/<tag>-<model>_dt<dt>; the table to errors_<tag>.csv;
- * metrics <study>.<tag>.<model>.e_q.dt<dt>, .order (least squares over all dts) and .tail_ratio
+ * metrics <metric>.<tag>.<model>.e_q.dt<dt>, .order (least squares over all dts) and .tail_ratio
  * (e at the smallest dt over e at the next). `inspect` (may be NULL) sees every run, the
  * reference with model = -1, before the records are freed. */
 #define SWEEP_MAX_MODELS 4
@@ -306,6 +349,7 @@ static inline double run_mean_iterations(const run_record* r) {
 typedef struct study_sweep study_sweep;
 struct study_sweep {
     const char* study;
+    const char* metric; /* prefix of the metric names (NULL: the study's name) */
     const char* tag;
     const ccb_approx* models[SWEEP_MAX_MODELS];
     int nmodels;

@@ -998,6 +998,18 @@ static int study_continuous(study_ctx* ctx) {
     return 0;
 }
 
+/* ---- standard studies (std.c): e_v against the same solver at dt / 10 (PFC Fig. 6) ------------ */
+static double coin_std_error(const run_record* r, const run_record* ref, const double* P) {
+    (void)P;
+    return ref ? rel_error(r, ref, k_vcols, 2) : NAN;
+}
+static const case_std k_std = {
+    "e_v", "-",
+    "|v - v_ref|_2 / |v_ref|_2 over the samples at the run's step, v = (v_x, v_y), v_ref: the "
+    "same variant at the smallest dt / 10 (PFC Fig. 6, fan152, eps0 = 1).",
+    coin_std_error, STD_REF_SELF, "lagged", 10.0, 0, 0, {1e-3, 5e-4, 2.5e-4}, 3, {1e-3, 5e-4}, 2,
+    NULL};
+
 static const case_study k_studies[] = {
     {"fig5", "eps against S/S0 for eps0 in {0.25 ... 4}: fan152 (Lagged, TAMSI), polar(16)",
      "PFC Fig. 5", study_fig5},
@@ -1036,4 +1048,5 @@ const case_desc case_coin = {
     (int)(sizeof k_studies / sizeof k_studies[0]),
     k_quick,
     "lagged",
+    &k_std,
 };

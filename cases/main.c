@@ -414,9 +414,9 @@ static int cmd_list(int argc, char** argv) {
     for (int i = 0; i < case_count(); ++i) {
         const case_desc* cs = case_get(i);
         printf("%-12s %s\n", cs->name, cs->title);
-        for (int s = 0; s < cs->nstudies; ++s) {
-            printf("    study %-14s %s (%s)\n", cs->studies[s].name, cs->studies[s].title,
-                   cs->studies[s].figure);
+        for (int s = 0; s < case_nstudies(cs); ++s) {
+            const case_study* st = case_study_at(cs, s);
+            printf("    study %-16s %s (%s)\n", st->name, st->title, st->figure);
         }
     }
     printf("\nvariants (ccb run --variant NAME; sets for --variants: convex, paper, all):\n");
@@ -516,9 +516,9 @@ static int cmd_info(int argc, char** argv) {
         printf("%s %s", i ? "," : "", cs->obs_names[i]);
     }
     printf("\n\nstudies:\n");
-    for (int s = 0; s < cs->nstudies; ++s) {
-        printf("  %-14s %s (%s)\n", cs->studies[s].name, cs->studies[s].title,
-               cs->studies[s].figure);
+    for (int s = 0; s < case_nstudies(cs); ++s) {
+        const case_study* st = case_study_at(cs, s);
+        printf("  %-16s %s (%s)\n", st->name, st->title, st->figure);
     }
     char path[PATH_MAX];
     gate_file(cs, path, sizeof path);
@@ -665,14 +665,6 @@ static int cmd_run(int argc, char** argv) {
 
 /* ---- study / gate / reproduce ------------------------------------------------------------------ */
 
-static const case_study* find_study(const case_desc* cs, const char* name) {
-    for (int s = 0; s < cs->nstudies; ++s) {
-        if (strcmp(cs->studies[s].name, name) == 0) {
-            return &cs->studies[s];
-        }
-    }
-    return NULL;
-}
 
 static void setup_ctx(study_ctx* ctx, const case_desc* cs, const opts* o, const char* out) {
     if (study_ctx_init(ctx, cs, out) != 0) {
@@ -709,11 +701,11 @@ static int cmd_study(int argc, char** argv) {
         die_usage("study needs CASE and STUDY");
     }
     const case_desc* cs = need_case(o.pos[0]);
-    const case_study* st = find_study(cs, o.pos[1]);
+    const case_study* st = case_find_study(cs, o.pos[1]);
     if (st == NULL) {
         fprintf(stderr, "ccb: unknown study '%s' of case %s; known:", o.pos[1], cs->name);
-        for (int s = 0; s < cs->nstudies; ++s) {
-            fprintf(stderr, " %s", cs->studies[s].name);
+        for (int s = 0; s < case_nstudies(cs); ++s) {
+            fprintf(stderr, " %s", case_study_at(cs, s)->name);
         }
         fputc('\n', stderr);
         return EXIT_USAGE;
@@ -865,15 +857,16 @@ static int evaluate_gates(study_ctx* ctx) {
 static int run_case_studies(study_ctx* ctx) {
     const case_desc* cs = ctx->cs;
     const int quick_only = ctx->tier == CASE_TIER_QUICK;
-    for (int s = 0; s < cs->nstudies; ++s) {
+    for (int s = 0; s < case_nstudies(cs); ++s) {
+        const case_study* st = case_study_at(cs, s);
         int wanted = !quick_only;
         for (const char* const* q = cs->quick_studies; quick_only && q && *q; ++q) {
-            wanted |= strcmp(*q, cs->studies[s].name) == 0;
+            wanted |= strcmp(*q, st->name) == 0;
         }
         if (!wanted) {
             continue;
         }
-        const int rc = cs->studies[s].run(ctx);
+        const int rc = st->run(ctx);
         if (rc != 0) {
             return rc;
         }

@@ -76,7 +76,7 @@ static const char* const k_notes[] = {
     "(k mu (dt + tau_d) U0: 920 N for SAP in case B) and ICF Figs. 11-13 are not reproduced (no "
     "SAP impact within T in case B; Similar bounces instead of oscillating); the fig studies run "
     "that variant too and report it.",
-    "Case A: d = 0, tau_d = 0 (defaults); case B (studies fig11-12, convergence): d = 0.2 s/m, "
+    "Case A: d = 0, tau_d = 0 (defaults); case B (studies fig11-12, fig13): d = 0.2 s/m, "
     "tau_d = 4e-6 s. Duration T = 51.2 ms = 80 x 6.4e-4 s, so that every step of the ICF Fig. 13 "
     "sweep divides it (cases.md: T = 0.05 s [default?]).",
     "Jam: first step with |v_t| < v_s (1e-4 m/s) at the lower end; stiction lasts while "
@@ -451,7 +451,8 @@ static int study_convergence(study_ctx* ctx) {
     for (int c = 0; c < 2; ++c) {
         case_params(ctx, c, P[c]);
         memset(&sw[c], 0, sizeof sw[c]);
-        sw[c].study = "convergence";
+        sw[c].study = "fig13";
+        sw[c].metric = "convergence"; /* the gates' names (reference/rod.json) */
         sw[c].tag = c ? "caseB" : "caseA";
         sw[c].nmodels = 3;
         memcpy(sw[c].models, k_models, sizeof k_models);
@@ -483,12 +484,12 @@ static int study_convergence(study_ctx* ctx) {
             run_label(label, sizeof label, name, scan[j]);
             /* a whole number of steps covering the case duration */
             const double Tj = ceil(ctx->cs->t_final_default / scan[j] - 1e-9) * scan[j];
-            study_config(ctx, &cfg[NSCAN * c + j], "convergence", label, &ccb_approx_lagged,
+            study_config(ctx, &cfg[NSCAN * c + j], "fig13", label, &ccb_approx_lagged,
                          scan[j], Tj);
             memcpy(cfg[NSCAN * c + j].params, P[c], sizeof cfg[0].params);
         }
     }
-    int rc = study_execute(ctx, "convergence", cfg, rec, 2 * NSCAN);
+    int rc = study_execute(ctx, "fig13", cfg, rec, 2 * NSCAN);
     if (rc != 0) {
         return rc;
     }
@@ -515,7 +516,7 @@ static int study_convergence(study_ctx* ctx) {
         run_record_free(&rec[r]);
     }
     char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "convergence", dir, sizeof dir) != 0) {
+    if (study_dir(ctx, "fig13", dir, sizeof dir) != 0) {
         free(tab.s);
         return 2;
     }
@@ -528,7 +529,7 @@ static int study_convergence(study_ctx* ctx) {
     for (int c = 0; c < 2; ++c) {
         strbuf vars = {0};
         strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/convergence_%s'; tags='%s'; tagtitles='sweep'; "
+                      "datadir='%s'; out='%s/%s/fig13_%s'; tags='%s'; tagtitles='sweep'; "
                       "models='sap similar lagged'; titles='SAP Similar Lagged'; "
                       "guide_model='lagged'; guide_dt=4e-05; ylabel='e_q [m, rad]'; "
                       "title='Sliding rod, convergence, %s (ICF Fig. 13 %s)'",
@@ -538,8 +539,8 @@ static int study_convergence(study_ctx* ctx) {
         free(vars.s);
     }
     study_report(ctx,
-                 "### convergence — e_q against dt, both cases (ICF Fig. 13)\n\n"
-                 "![case A](rod/convergence_caseA.png) ![case B](rod/convergence_caseB.png)\n\n"
+                 "### fig13 — e_q against dt, both cases (ICF Fig. 13)\n\n"
+                 "![case A](rod/fig13_caseA.png) ![case B](rod/fig13_caseB.png)\n\n"
                  "Paper: without dissipation SAP and Similar coincide; Lagged has the largest "
                  "error at the largest step and misses the impact for dt > 1e-3 s, first order "
                  "for smaller steps; with dissipation the curves separate as impact times "
@@ -557,7 +558,7 @@ static int study_convergence(study_ctx* ctx) {
     study_report(ctx,
                  "\nLagged catches the impact (reaches |v_t| < v_s) up to dt = %g s (case A) and "
                  "%g s (case B) in the scan from 2e-3 s down to 1.6e-4 s "
-                 "(`rod/convergence/lagged_miss_scan.csv`).\n\n",
+                 "(`rod/fig13/lagged_miss_scan.csv`).\n\n",
                  largest_catch[0], largest_catch[1]);
     return 0;
 }
@@ -612,6 +613,13 @@ static int study_rigid(study_ctx* ctx) {
     return rc;
 }
 
+/* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 13 protocol, case A) ---------------------------- */
+static const case_std k_std = {
+    "e_q", "m and rad",
+    "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
+    "smallest dt / 10; case A (d = 0, tau_d = 0).",
+    std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {6.4e-4, 1.6e-4, 4e-5}, 3, {6.4e-4, 1.6e-4}, 2, NULL};
+
 static const case_study k_studies[] = {
     {"rigid", "classical rigid analysis: a(theta), Painleve band, blow-up time", "cases.md §5.2",
      study_rigid},
@@ -619,12 +627,12 @@ static const case_study k_studies[] = {
      "ICF Figs. 9-10", study_fig9_10},
     {"fig11-12", "case B (d = 0.2, tau_d = 4e-6), dt = 1e-7: forces and velocities",
      "ICF Figs. 11-12", study_fig11_12},
-    {"convergence",
+    {"fig13",
      "e_q against dt in {6.4e-4, 1.6e-4, 4e-5, 1e-5}, both cases; Lagged miss scan to 2e-3",
      "ICF Fig. 13", study_convergence},
 };
 
-static const char* const k_quick[] = {"rigid", "fig9-10", "fig11-12", "convergence", NULL};
+static const char* const k_quick[] = {"rigid", "fig9-10", "fig11-12", "fig13", NULL};
 
 const case_desc case_rod = {
     "rod",
@@ -648,4 +656,5 @@ const case_desc case_rod = {
     (int)(sizeof k_studies / sizeof k_studies[0]),
     k_quick,
     NULL, /* bench: every approximation, TAMSI and implicit Euler */
+    &k_std,
 };

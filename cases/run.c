@@ -49,9 +49,10 @@ void run_record_free(run_record* rec) {
     free(rec->v);
     free(rec->obs);
     free(rec->iters);
+    free(rec->ls);
     free(rec->kappa);
     rec->q = rec->v = rec->obs = rec->kappa = NULL;
-    rec->iters = NULL;
+    rec->iters = rec->ls = NULL;
 }
 
 /* What the simulation actually used (after the case's options and overrides). */
@@ -282,8 +283,9 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     rec->v = calloc(rows * (size_t)(nv > 0 ? nv : 1), sizeof(double));
     rec->obs = calloc(rows * (size_t)(no > 0 ? no : 1), sizeof(double));
     rec->iters = calloc(rows, sizeof(int));
+    rec->ls = calloc(rows, sizeof(int));
     rec->kappa = calloc(rows, sizeof(double));
-    if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->kappa) {
+    if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->ls || !rec->kappa) {
         snprintf(msg, msgn, "out of memory for %ld steps", N);
         goto done;
     }
@@ -348,6 +350,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         rec->wall_time += now() - tic;
         const ccb_step_stats* st = ccb_sim_step_stats(sim);
         rec->iters[k] = st->iterations;
+        rec->ls[k] = st->newton.ls_evals;
         rec->kappa[k] = st->newton.kappa;
         rec->total_iters += st->iterations;
         rec->total_ls += st->newton.ls_evals;

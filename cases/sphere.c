@@ -320,7 +320,8 @@ static void inspect_sweep_run(study_ctx* ctx, const study_sweep* sw, int model, 
 
 static int study_convergence(study_ctx* ctx) {
     study_sweep sw = {0};
-    sw.study = "convergence";
+    sw.study = "fig7";
+    sw.metric = "convergence"; /* the gates' names (reference/sphere.json) */
     sw.tag = "paper";
     sw.nmodels = 3;
     memcpy(sw.models, k_models, sizeof k_models);
@@ -350,12 +351,12 @@ static int study_convergence(study_ctx* ctx) {
                           k_models[i]->name);
     }
     char dir[PATH_MAX];
-    if (study_dir(ctx, "convergence", dir, sizeof dir) != 0) {
+    if (study_dir(ctx, "fig7", dir, sizeof dir) != 0) {
         return 2;
     }
     strbuf vars = {0};
     strbuf_printf(&vars,
-                  "datadir='%s'; out='%s/%s/convergence'; tags='paper'; tagtitles='sweep'; "
+                  "datadir='%s'; out='%s/%s/fig7'; tags='paper'; tagtitles='sweep'; "
                   "models='sap similar lagged'; titles='SAP Similar Lagged'; "
                   "guide_model='lagged'; guide_dt=0.002; ylabel='e_q [m, rad]'; "
                   "title='Falling sphere, convergence of the trajectory (ICF Fig. 7)'",
@@ -363,8 +364,8 @@ static int study_convergence(study_ctx* ctx) {
     study_plot(ctx, "convergence.gp", vars.s);
     free(vars.s);
     study_report(ctx,
-                 "### convergence — e_q against dt (ICF Fig. 7)\n\n"
-                 "![convergence](sphere/convergence.png)\n\n"
+                 "### fig7 — e_q against dt (ICF Fig. 7)\n\n"
+                 "![fig7](sphere/fig7.png)\n\n"
                  "Paper: all schemes first order; SAP levels off at a constant error (its "
                  "tau_d mu |v_t| term). Reference: Lagged at dt = %g s; e_q over (x, z, theta).\n\n"
                  "| model | e_q(1e-2) | e_q(2e-3) | e_q(4e-4) | observed order | e(4e-4)/e(2e-3) "
@@ -378,14 +379,21 @@ static int study_convergence(study_ctx* ctx) {
     return 0;
 }
 
+/* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 7 protocol) ---------------------------- */
+static const case_std k_std = {
+    "e_q", "m and rad",
+    "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
+    "smallest dt / 10.",
+    std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {1e-2, 2e-3, 4e-4}, 3, {1e-2, 2e-3}, 2, NULL};
+
 static const case_study k_studies[] = {
     {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",
      study_fig6},
-    {"convergence", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7",
+    {"fig7", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7",
      study_convergence},
 };
 
-static const char* const k_quick[] = {"fig6", "convergence", NULL};
+static const char* const k_quick[] = {"fig6", "fig7", NULL};
 
 const case_desc case_sphere = {
     "sphere",
@@ -409,4 +417,5 @@ const case_desc case_sphere = {
     (int)(sizeof k_studies / sizeof k_studies[0]),
     k_quick,
     NULL, /* bench: every approximation, TAMSI and implicit Euler */
+    &k_std,
 };

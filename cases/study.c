@@ -133,7 +133,7 @@ static size_t record_rows(const run_record* r) {
 
 static size_t record_bytes(const run_record* r) {
     const size_t rows = record_rows(r);
-    return rows * (sizeof(double) * (size_t)(r->nq + r->nv + r->nobs + 1) + sizeof(int));
+    return rows * (sizeof(double) * (size_t)(r->nq + r->nv + r->nobs + 1) + 2 * sizeof(int));
 }
 
 static void* dup_array(const void* src, size_t n) {
@@ -155,9 +155,10 @@ static int record_copy(const run_record* src, run_record* dst) {
     dst->v = dup_array(src->v, rows * (size_t)(src->nv > 0 ? src->nv : 1) * dsz);
     dst->obs = dup_array(src->obs, rows * (size_t)(src->nobs > 0 ? src->nobs : 1) * dsz);
     dst->iters = dup_array(src->iters, rows * sizeof(int));
+    dst->ls = dup_array(src->ls, rows * sizeof(int));
     dst->kappa = dup_array(src->kappa, rows * dsz);
     if ((src->q && !dst->q) || (src->v && !dst->v) || (src->obs && !dst->obs) ||
-        (src->iters && !dst->iters) || (src->kappa && !dst->kappa)) {
+        (src->iters && !dst->iters) || (src->ls && !dst->ls) || (src->kappa && !dst->kappa)) {
         run_record_free(dst);
         return -1;
     }
@@ -491,7 +492,7 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
     free(served);
     for (int i = 0; i < n; ++i) {
         if (recs[i].status != CCB_OK && cfgs[i].expect_failure) {
-            fprintf(stderr, "ccb: %s/%s/%s: expected solver failure at step %ld (%s): %s\n",
+            fprintf(stderr, "ccb: %s/%s/%s: solver failure at step %ld, not a suite failure (%s): %s\n",
                     ctx->cs->name, study, cfgs[i].label, recs[i].fail_step, cfgs[i].expect_failure,
                     recs[i].msg);
         } else if (recs[i].status != CCB_OK) {
@@ -662,6 +663,10 @@ int study_write_table(const char* path, const char* header, const char* body) {
     return 0;
 }
 
+static const char* sweep_metric(const study_sweep* sw) {
+    return sw->metric ? sw->metric : sw->study;
+}
+
 int study_run_sweep(study_ctx* ctx, study_sweep* sw) {
     const int nm = sw->nmodels, ndt = sw->ndt, nrun = nm * ndt + 1;
     if (nm < 1 || nm > SWEEP_MAX_MODELS || ndt < 2 || ndt > SWEEP_MAX_DT) {
@@ -735,16 +740,17 @@ int study_run_sweep(study_ctx* ctx, study_sweep* sw) {
             }
             strbuf_printf(&tab, ",%.4f,%d,%.6g,%s\n", run_mean_iterations(r), r->max_iters,
                           r->wall_time, r->status == CCB_OK ? "ok" : "failed");
-            study_set_metricf(ctx, e, "%s.%s.%s.e_q.dt%g", sw->study, sw->tag, model, sw->dts[j]);
+            study_set_metricf(ctx, e, "%s.%s.%s.e_q.dt%g", sweep_metric(sw), sw->tag, model,
+                              sw->dts[j]);
             if (sw->inspect) {
                 sw->inspect(ctx, sw, i, j, r);
             }
         }
         sw->order[i] = NAN;
         ccb_an_order(ndt, sw->dts, sw->e[i], &sw->order[i], NULL, NULL);
-        study_set_metricf(ctx, sw->order[i], "%s.%s.%s.order", sw->study, sw->tag, model);
+        study_set_metricf(ctx, sw->order[i], "%s.%s.%s.order", sweep_metric(sw), sw->tag, model);
         study_set_metricf(ctx, sw->e[i][ndt - 1] / sw->e[i][ndt - 2], "%s.%s.%s.tail_ratio",
-                          sw->study, sw->tag, model);
+                          sweep_metric(sw), sw->tag, model);
     }
     if (rc == 0) {
         strbuf header = {0};

@@ -231,7 +231,8 @@ int variant_select(const char* spec, const case_desc* cs, variant_def* out, int 
             return -1;
         }
         for (int i = 0; i < variant_count(); ++i) {
-            if (variant_get(i, &v) != 0 || (is_set ? !(v.sets & set) : strcmp(v.name, w) != 0)) {
+            const int in_set = set == ~0u || (v.sets & set);
+            if (variant_get(i, &v) != 0 || (is_set ? !in_set : strcmp(v.name, w) != 0)) {
                 continue;
             }
             if (cs && !variant_applies(&v, cs)) {

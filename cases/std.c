@@ -1,0 +1,578 @@
+/* std: the three standard studies of every case — convergence, conditioning, work-precision —
+ * and the sweep behind them and behind `ccb compare` (ARCHITECTURE.md "Cases and studies").
+ *
+ * One sweep: every variant of the registry that applies to the case (or those of --variants),
+ * the fixed-step ones at each dt of the case's ladder, the adaptive ones at each of their
+ * accuracy levels at the case's dt; plus the reference runs the case's error metric needs. Every
+ * run records kappa_2(H) (Newton variants). The case supplies only its error metric, reference
+ * and ladders (case_std). From the runs one tidy table, runs.csv (one row per run), and the
+ * analyses of analysis/:
+ *   convergence     error against dt per fixed-step variant, least-squares order with its 95 %
+ *                   interval (ccb_an_fit_order);
+ *   conditioning    per-step Newton iterations, line-search evaluations and kappa_2(H): means and
+ *                   maxima against dt, and their log-log slopes;
+ *   work-precision  error against work (Newton iterations, factorizations, f evaluations, wall
+ *                   time), every variant; the wall time at a common error.
+ * The three studies run the same configurations, so within one ccb invocation the run cache of
+ * study.c executes them once. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "case.h"
+
+#define STD_MAX_VARIANTS 48
+
+static const char* const k_kind_study[3] = {"convergence", "conditioning", "work-precision"};
+
+double std_error_q(const run_record* r, const run_record* ref, const double* P) {
+    (void)P;
+    double e = NAN;
+    char msg[128];
+    if (ref == NULL || ccb_an_rms_error(r->nsteps, r->cfg.dt, r->q, ref->nsteps, ref->cfg.dt,
+                                        ref->q, r->nq, &e, NULL, msg, sizeof msg) != 0) {
+        return NAN;
+    }
+    return e;
+}
+
+/* The sweep of one case: configurations, records, and what each run is. */
+typedef struct sweep_run {
+    int variant;  /* index into vs */
+    double x;     /* dt (fixed) or accuracy level (adaptive) */
+    int is_ref;   /* a reference run */
+    int ref;      /* index of this run's reference run, -1 for none */
+    double error; /* against the reference; NAN if failed */
+    ccb_an_steps st;
+} sweep_run;
+
+typedef struct sweep {
+    const case_desc* cs;
+    const case_std* sd;
+    variant_def vs[STD_MAX_VARIANTS];
+    int nv;
+    study_batch b;
+    sweep_run* run;
+    double P[CASE_MAX_PARAMS];
+    double T;
+    const double* dts;
+    int ndt;
+    int quick;
+} sweep;
+
+static int nlevels(const sweep* s, const variant_def* v) {
+    return s->quick && v->nlevels > 2 ? 2 : v->nlevels;
+}
+
+/* One configuration: the variant at step dt (level for adaptive variants). */
+static void sweep_config(study_ctx* ctx, sweep* s, const char* study, int i, const variant_def* v,
+                         double dt, double level, int is_ref) {
+    run_config* c = &s->b.cfg[i];
+    char label[96];
+    if (is_ref) {
+        snprintf(label, sizeof label, "reference-%s_dt%g", v->name, dt);
+    } else if (v->kind == VARIANT_ADAPTIVE) {
+        snprintf(label, sizeof label, "%s_a%g", v->name, level);
+    } else {
+        run_label(label, sizeof label, v->name, dt);
+    }
+    study_config(ctx, c, study, label,
+                 v->approx ? v->approx : ccb_approx_find(s->cs->approx_default), dt, s->T);
+    memcpy(c->params, s->P, sizeof c->params);
+    variant_configure(v, c, level);
+    c->newton.compute_kappa = !is_ref; /* the conditioning data; trajectories are unchanged */
+    /* a variant that fails on a case is a result of the comparison (runs.csv, status), not a
+     * failure of the suite */
+    c->expect_failure = "standard study: a variant's failure is data";
+    const long steps = lround(s->T / dt);
+    c->record_every = steps > 200 ? (int)(steps / 200) : 1;
+    /* costliest first: steps, times ~5 for the continuous-model integrators */
+    c->cost = (double)steps * (c->solver.solver == CCB_SOLVER_ODE ? 5.0 : 1.0);
+}
+
+static sweep_run mk_run(int variant, double x, int is_ref, int ref) {
+    sweep_run r;
+    memset(&r, 0, sizeof r);
+    r.variant = variant;
+    r.x = x;
+    r.is_ref = is_ref;
+    r.ref = ref;
+    r.error = NAN;
+    return r;
+}
+
+static int find_variant(const sweep* s, const char* name) {
+    for (int i = 0; i < s->nv; ++i) {
+        if (strcmp(s->vs[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void error_job(void* user, int i) {
+    sweep* s = user;
+    sweep_run* r = &s->run[i];
+    const run_record* rec = &s->b.rec[i];
+    ccb_an_step_stats(rec->nsteps, rec->iters, rec->ls, rec->kappa, &r->st);
+    r->error = NAN;
+    if (r->is_ref || rec->status != CCB_OK) {
+        return;
+    }
+    const run_record* ref = r->ref >= 0 ? &s->b.rec[r->ref] : NULL;
+    if (r->ref >= 0 && ref->status != CCB_OK) {
+        return;
+    }
+    r->error = s->sd->error(rec, ref, rec->cfg.params);
+}
+
+/* Builds and runs the sweep of ctx's case; 0, or 2 with a message on stderr. */
+static int sweep_run_all(study_ctx* ctx, sweep* s, const char* study) {
+    const case_desc* cs = ctx->cs;
+    const case_std* sd = cs->std;
+    memset(s, 0, sizeof *s);
+    s->cs = cs;
+    s->sd = sd;
+    s->quick = ctx->tier == CASE_TIER_QUICK;
+    memcpy(s->P, ctx->params, sizeof s->P);
+    if (sd->params) {
+        sd->params(s->P, s->quick);
+    }
+    s->T = sd->t_final > 0 ? sd->t_final : cs->t_final_default;
+    if (s->quick && sd->t_final_quick > 0) {
+        s->T = sd->t_final_quick;
+    }
+    s->dts = s->quick && sd->ndt_quick > 0 ? sd->dts_quick : sd->dts;
+    s->ndt = s->quick && sd->ndt_quick > 0 ? sd->ndt_quick : sd->ndt;
+    char msg[300];
+    s->nv = variant_select(ctx->variants ? ctx->variants : "all", cs, s->vs, STD_MAX_VARIANTS,
+                           msg, sizeof msg);
+    if (s->nv < 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return 2;
+    }
+    if (s->nv == 0) {
+        fprintf(stderr, "ccb: %s: no variant of '%s' applies\n", cs->name,
+                ctx->variants ? ctx->variants : "all");
+        return 2;
+    }
+    /* the reference variant may be outside the selection: add it (its runs are references) */
+    int ref_var = -1;
+    const int need_ref_run = sd->ref == STD_REF_RUN || sd->ref == STD_REF_SELF;
+    if (need_ref_run) {
+        ref_var = find_variant(s, sd->ref_variant);
+        if (ref_var < 0) {
+            if (s->nv == STD_MAX_VARIANTS || variant_find(sd->ref_variant, &s->vs[s->nv]) != 0) {
+                fprintf(stderr, "ccb: %s: unknown reference variant '%s'\n", cs->name,
+                        sd->ref_variant);
+                return 2;
+            }
+            ref_var = s->nv; /* not a swept variant: only its reference run */
+        }
+    }
+    const double dt_ref = s->dts[s->ndt - 1] / sd->ref_ratio;
+    /* count the runs */
+    int n = 0;
+    for (int v = 0; v < s->nv; ++v) {
+        const variant_def* vd = &s->vs[v];
+        n += vd->kind == VARIANT_ADAPTIVE ? nlevels(s, vd) : s->ndt;
+        n += sd->ref == STD_REF_SELF && vd->kind == VARIANT_FIXED;
+    }
+    n += sd->ref == STD_REF_RUN || (sd->ref == STD_REF_SELF && ref_var == s->nv);
+    if (study_batch_alloc(&s->b, n) != 0) {
+        return 2;
+    }
+    s->run = calloc((size_t)n, sizeof *s->run);
+    if (s->run == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
+    }
+    /* the shared reference run first, then per variant: its reference (self), its points */
+    int i = 0, shared_ref = -1;
+    if (sd->ref == STD_REF_RUN || (sd->ref == STD_REF_SELF && ref_var == s->nv)) {
+        sweep_config(ctx, s, study, i, &s->vs[ref_var], dt_ref, NAN, 1);
+        s->run[i] = mk_run(ref_var, dt_ref, 1, -1);
+        shared_ref = i++;
+    }
+    for (int v = 0; v < s->nv; ++v) {
+        const variant_def* vd = &s->vs[v];
+        int ref = sd->ref == STD_REF_RUN ? shared_ref : -1;
+        if (sd->ref == STD_REF_SELF) {
+            if (vd->kind == VARIANT_FIXED) {
+                sweep_config(ctx, s, study, i, vd, dt_ref, NAN, 1);
+                s->run[i] = mk_run(v, dt_ref, 1, -1);
+                if (v == ref_var) {
+                    shared_ref = i;
+                }
+                ref = i++;
+            } else {
+                ref = -2; /* resolved below: ref_variant's own reference run */
+            }
+        }
+        const int np = vd->kind == VARIANT_ADAPTIVE ? nlevels(s, vd) : s->ndt;
+        for (int j = 0; j < np; ++j) {
+            const int ad = vd->kind == VARIANT_ADAPTIVE;
+            const double x = ad ? vd->levels[j] : s->dts[j];
+            sweep_config(ctx, s, study, i, vd, ad ? cs->dt_default : x, ad ? x : NAN, 0);
+            s->run[i] = mk_run(v, x, 0, ref);
+            i++;
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        if (s->run[k].ref == -2) {
+            s->run[k].ref = shared_ref;
+        }
+    }
+    int rc = study_execute(ctx, study, s->b.cfg, s->b.rec, n);
+    if (rc != 0) {
+        return rc;
+    }
+    study_parallel_for(ctx, n, error_job, s);
+    return 0;
+}
+
+static void sweep_free(sweep* s) {
+    study_batch_free(&s->b);
+    free(s->run);
+    s->run = NULL;
+}
+
+/* Work of a run: Newton iterations (or the integrator's), factorizations, f evaluations. */
+static double run_factorizations(const run_record* r) {
+    return r->cfg.solver.solver == CCB_SOLVER_ODE ? (double)r->work.n_factor
+                                                  : (double)r->factorizations;
+}
+static double run_fevals(const run_record* r) {
+    return r->cfg.solver.solver == CCB_SOLVER_ODE ? (double)r->work.n_f : NAN;
+}
+
+/* runs.csv: one row per run (the tidy table of the study). */
+static int write_runs(study_ctx* ctx, const sweep* s, const char* dir) {
+    strbuf t = {0};
+    for (int i = 0; i < s->b.n; ++i) {
+        const sweep_run* r = &s->run[i];
+        const run_record* rec = &s->b.rec[i];
+        const variant_def* v = &s->vs[r->variant];
+        const int ad = v->kind == VARIANT_ADAPTIVE && !r->is_ref;
+        strbuf_printf(&t,
+                      "%s,%s,%g,%g,%s,%ld,%.6e,%.4f,%.0f,%.4f,%.0f,%.6e,%.6e,%ld,%.0f,%.0f,"
+                      "%.6g,%.6e\n",
+                      v->name, r->is_ref ? "reference" : ad ? "adaptive" : "fixed", rec->cfg.dt,
+                      ad ? r->x : NAN,
+                      rec->status == CCB_OK ? "ok" : "failed", rec->nsteps, r->error,
+                      r->st.iters_mean, r->st.iters_max, r->st.ls_mean, r->st.ls_max,
+                      r->st.kappa_mean, r->st.kappa_max, rec->total_iters, run_factorizations(rec),
+                      run_fevals(rec), rec->wall_time,
+                      rec->nsteps > 0 ? rec->wall_time / (double)rec->nsteps : NAN);
+    }
+    char path[PATH_MAX + 32], header[512];
+    snprintf(path, sizeof path, "%s/runs.csv", dir);
+    snprintf(header, sizeof header,
+             "variant,kind,dt [s],level,status,steps,%s [%s],iterations_mean,iterations_max,"
+             "line_search_mean,line_search_max,kappa_mean,kappa_max,newton_iterations_total,"
+             "factorizations,f_evaluations,wall [s],wall_per_step [s]",
+             s->sd->error_name, s->sd->error_unit);
+    const int rc = study_write_table(path, header, t.s ? t.s : "");
+    free(t.s);
+    (void)ctx;
+    return rc;
+}
+
+/* The runs of variant v (no references), in ladder order. */
+static int variant_points(const sweep* s, int v, int* idx, int max) {
+    int n = 0;
+    for (int i = 0; i < s->b.n && n < max; ++i) {
+        if (s->run[i].variant == v && !s->run[i].is_ref) {
+            idx[n++] = i;
+        }
+    }
+    return n;
+}
+
+/* "lagged sap ..." of the swept variants of a kind (-1: every kind). */
+static void variant_words(const sweep* s, int kind, strbuf* out) {
+    for (int v = 0; v < s->nv; ++v) {
+        if (kind < 0 || (int)s->vs[v].kind == kind) {
+            strbuf_printf(out, "%s%s", out->n ? " " : "", s->vs[v].name);
+        }
+    }
+}
+
+static void plot(study_ctx* ctx, const sweep* s, const char* script, const char* dir,
+                 const char* study, int kind, const char* title) {
+    strbuf vars = {0}, names = {0};
+    variant_words(s, kind, &names);
+    strbuf_printf(&vars,
+                  "datadir='%s'; out='%s/%s/%s'; variants='%s'; ylabel='%s [%s]'; "
+                  "title='%s: %s'",
+                  dir, ctx->out_root, ctx->cs->name, study, names.s ? names.s : "",
+                  s->sd->error_name, s->sd->error_unit, ctx->cs->name, title);
+    study_plot(ctx, script, vars.s);
+    free(vars.s);
+    free(names.s);
+}
+
+static void report_head(study_ctx* ctx, const sweep* s, const char* study, const char* what) {
+    study_report(ctx,
+                 "### %s — %s\n\n![%s](%s/%s.png)\n\n%s: %s %s Every variant of the registry "
+                 "that applies to the case (`ccb list`); T = %g s; data: `%s/%s/runs.csv` (one "
+                 "row per run).%s\n\n",
+                 study, what, study, ctx->cs->name, study, s->sd->error_name,
+                 s->sd->error_what,
+                 s->sd->ref == STD_REF_RUN    ? "(reference run in runs.csv)."
+                 : s->sd->ref == STD_REF_SELF ? "(each variant against itself at the finest step)."
+                                              : "",
+                 s->T, ctx->cs->name, study,
+                 s->quick ? " **Quick tier**: the shorter ladder of `ccb compare --quick`." : "");
+}
+
+static int std_convergence(study_ctx* ctx, sweep* s, const char* dir) {
+    strbuf tab = {0}, md = {0};
+    study_report(ctx, "| variant |");
+    for (int j = 0; j < s->ndt; ++j) {
+        study_report(ctx, " %s(%g) |", s->sd->error_name, s->dts[j]);
+    }
+    study_report(ctx, " order (95 %% CI) | points |\n|---|");
+    for (int j = 0; j <= s->ndt + 1; ++j) {
+        study_report(ctx, "---|");
+    }
+    study_report(ctx, "\n");
+    for (int v = 0; v < s->nv; ++v) {
+        if (s->vs[v].kind != VARIANT_FIXED) {
+            continue;
+        }
+        int idx[STD_MAX_DT];
+        const int n = variant_points(s, v, idx, STD_MAX_DT);
+        double x[STD_MAX_DT], e[STD_MAX_DT];
+        strbuf_printf(&md, "| %s |", s->vs[v].name);
+        for (int j = 0; j < n; ++j) {
+            x[j] = s->run[idx[j]].x;
+            e[j] = s->run[idx[j]].error;
+            strbuf_printf(&md, " %.3e |", e[j]);
+            study_set_metricf(ctx, e[j], "std.convergence.%s.error.dt%g", s->vs[v].name, x[j]);
+        }
+        ccb_an_fit f;
+        ccb_an_fit_order(n, x, e, &f);
+        study_set_metricf(ctx, f.order, "std.convergence.%s.order", s->vs[v].name);
+        study_set_metricf(ctx, f.ci95, "std.convergence.%s.order_ci95", s->vs[v].name);
+        strbuf_printf(&tab, "%s,%d,%.6f,%.6f,%.6f\n", s->vs[v].name, f.n, f.order, f.ci95, f.r2);
+        if (isnan(f.ci95)) {
+            strbuf_printf(&md, " %.3f | %d |\n", f.order, f.n);
+        } else {
+            strbuf_printf(&md, " %.3f ± %.3f | %d |\n", f.order, f.ci95, f.n);
+        }
+    }
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/orders.csv", dir);
+    int rc = study_write_table(path, "variant,points,order,order_ci95,r2", tab.s ? tab.s : "");
+    study_report(ctx, "%s\nFailed runs and the points they leave out show as nan; an order "
+                      "is fitted over the points that remain.\n\n", md.s ? md.s : "");
+    free(tab.s);
+    free(md.s);
+    return rc;
+}
+
+static int std_conditioning(study_ctx* ctx, sweep* s, const char* dir) {
+    strbuf tab = {0}, md = {0};
+    for (int v = 0; v < s->nv; ++v) {
+        if (s->vs[v].kind != VARIANT_FIXED) {
+            continue;
+        }
+        int idx[STD_MAX_DT];
+        const int n = variant_points(s, v, idx, STD_MAX_DT);
+        double x[STD_MAX_DT], it[STD_MAX_DT], kap[STD_MAX_DT], itmax = 0, kmax = NAN;
+        strbuf_printf(&md, "| %s |", s->vs[v].name);
+        for (int j = 0; j < n; ++j) {
+            const sweep_run* r = &s->run[idx[j]];
+            const int ok = s->b.rec[idx[j]].status == CCB_OK;
+            x[j] = r->x;
+            it[j] = ok ? r->st.iters_mean : NAN;
+            kap[j] = ok ? r->st.kappa_mean : NAN;
+            itmax = fmax(itmax, r->st.iters_max);
+            kmax = isnan(kmax) ? r->st.kappa_max : fmax(kmax, r->st.kappa_max);
+            strbuf_printf(&md, " %.2f / %.0f / %.3g |", r->st.iters_mean, r->st.iters_max,
+                          r->st.kappa_mean);
+            study_set_metricf(ctx, it[j], "std.conditioning.%s.iterations_mean.dt%g",
+                              s->vs[v].name, x[j]);
+            study_set_metricf(ctx, kap[j], "std.conditioning.%s.kappa_mean.dt%g", s->vs[v].name,
+                              x[j]);
+        }
+        ccb_an_fit fi, fk;
+        ccb_an_fit_order(n, x, it, &fi);
+        ccb_an_fit_order(n, x, kap, &fk);
+        study_set_metricf(ctx, fi.order, "std.conditioning.%s.iterations_slope", s->vs[v].name);
+        study_set_metricf(ctx, fk.order, "std.conditioning.%s.kappa_slope", s->vs[v].name);
+        study_set_metricf(ctx, itmax, "std.conditioning.%s.iterations_max", s->vs[v].name);
+        strbuf_printf(&tab, "%s,%.6f,%.6f,%.0f,%.6e\n", s->vs[v].name, fi.order, fk.order, itmax,
+                      kmax);
+        strbuf_printf(&md, " %.3f | %.3f |\n", fi.order, fk.order);
+    }
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/slopes.csv", dir);
+    int rc = study_write_table(path,
+                               "variant,iterations_mean_slope,kappa_mean_slope,iterations_max,"
+                               "kappa_max",
+                               tab.s ? tab.s : "");
+    study_report(ctx, "Per step: mean / max Newton iterations (the integrator's for the "
+                      "continuous-model variants) / mean kappa_2(H) (Newton variants; nan for the "
+                      "others), then the log-log slopes of the mean iterations and the mean kappa "
+                      "against dt.\n\n| variant |");
+    for (int j = 0; j < s->ndt; ++j) {
+        study_report(ctx, " dt = %g |", s->dts[j]);
+    }
+    study_report(ctx, " iterations slope | kappa slope |\n|---|");
+    for (int j = 0; j <= s->ndt + 1; ++j) {
+        study_report(ctx, "---|");
+    }
+    study_report(ctx, "\n%s\nLine-search evaluations per step (mean and max) are in runs.csv.\n\n",
+                 md.s ? md.s : "");
+    free(tab.s);
+    free(md.s);
+    return rc;
+}
+
+static int std_work_precision(study_ctx* ctx, sweep* s, const char* dir) {
+    /* the common error: the largest of the variants' smallest errors, which every variant whose
+     * runs reach below it passes through */
+    double target = NAN;
+    double best[STD_MAX_VARIANTS];
+    for (int v = 0; v < s->nv; ++v) {
+        int idx[STD_MAX_DT];
+        const int n = variant_points(s, v, idx, STD_MAX_DT);
+        best[v] = NAN;
+        for (int j = 0; j < n; ++j) {
+            const double e = s->run[idx[j]].error;
+            if (isfinite(e) && e > 0 && !(best[v] <= e)) {
+                best[v] = e;
+            }
+        }
+        if (isfinite(best[v]) && !(target >= best[v])) {
+            target = best[v];
+        }
+    }
+    study_set_metric(ctx, "std.work-precision.target_error", target);
+    strbuf tab = {0}, md = {0};
+    for (int v = 0; v < s->nv; ++v) {
+        int idx[STD_MAX_DT];
+        const int n = variant_points(s, v, idx, STD_MAX_DT);
+        double e[STD_MAX_DT], wall[STD_MAX_DT], newt[STD_MAX_DT];
+        double wall_best = NAN;
+        for (int j = 0; j < n; ++j) {
+            const run_record* rec = &s->b.rec[idx[j]];
+            e[j] = s->run[idx[j]].error;
+            wall[j] = rec->wall_time;
+            newt[j] = (double)rec->total_iters;
+            if (e[j] == best[v]) {
+                wall_best = wall[j];
+            }
+        }
+        const double w_at = ccb_an_loglog_at(n, e, wall, target);
+        const double it_at = ccb_an_loglog_at(n, e, newt, target);
+        study_set_metricf(ctx, w_at, "std.work-precision.%s.wall_at_target", s->vs[v].name);
+        study_set_metricf(ctx, best[v], "std.work-precision.%s.best_error", s->vs[v].name);
+        strbuf_printf(&tab, "%s,%s,%.6e,%.6g,%.6g,%.6g\n", s->vs[v].name,
+                      s->vs[v].kind == VARIANT_ADAPTIVE ? "adaptive" : "fixed", best[v],
+                      wall_best, w_at, it_at);
+        strbuf_printf(&md, "| %s | %s | %.3e | %.4g | %.4g | %.4g |\n", s->vs[v].name,
+                      s->vs[v].kind == VARIANT_ADAPTIVE ? "adaptive (accuracy levels)" : "fixed",
+                      best[v], wall_best, w_at, it_at);
+    }
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/work_precision.csv", dir);
+    char header[256];
+    snprintf(header, sizeof header,
+             "variant,kind,best_error,wall_at_best [s],wall_at_target [s],"
+             "newton_iterations_at_target");
+    int rc = study_write_table(path, header, tab.s ? tab.s : "");
+    study_report(ctx,
+                 "Target error %.3e %s (the largest of the variants' smallest errors); work at "
+                 "the target by log-log interpolation along each variant's runs (nan: the runs do "
+                 "not reach it). The figure also shows factorizations and f evaluations.\n\n"
+                 "| variant | kind | smallest error | its wall [s] | wall at target [s] | Newton "
+                 "iterations at target |\n|---|---|---|---|---|---|\n%s\n",
+                 target, s->sd->error_unit, md.s ? md.s : "");
+    free(tab.s);
+    free(md.s);
+    return rc;
+}
+
+static int std_study(study_ctx* ctx, int kind) {
+    const char* study = k_kind_study[kind];
+    if (ctx->cs->std == NULL) {
+        fprintf(stderr, "ccb: %s has no standard studies\n", ctx->cs->name);
+        return 2;
+    }
+    sweep* s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
+    }
+    int rc = sweep_run_all(ctx, s, study);
+    char dir[PATH_MAX];
+    if (rc == 0 && study_dir(ctx, study, dir, sizeof dir) != 0) {
+        rc = 2;
+    }
+    if (rc == 0) {
+        rc = write_runs(ctx, s, dir);
+    }
+    static const char* const what[3] = {
+        "error against dt, observed order per variant",
+        "Newton iterations and kappa_2(H) per step against dt",
+        "error against work (Newton iterations, factorizations, f evaluations, wall time)"};
+    static const char* const script[3] = {"std_convergence.gp", "std_conditioning.gp",
+                                          "std_work_precision.gp"};
+    if (rc == 0) {
+        report_head(ctx, s, study, what[kind]);
+        rc = kind == 0   ? std_convergence(ctx, s, dir)
+             : kind == 1 ? std_conditioning(ctx, s, dir)
+                         : std_work_precision(ctx, s, dir);
+    }
+    if (rc == 0) {
+        plot(ctx, s, script[kind], dir, study, kind == 2 ? -1 : VARIANT_FIXED, what[kind]);
+    }
+    sweep_free(s);
+    free(s);
+    return rc;
+}
+
+static int run_convergence(study_ctx* ctx) {
+    return std_study(ctx, 0);
+}
+static int run_conditioning(study_ctx* ctx) {
+    return std_study(ctx, 1);
+}
+static int run_work_precision(study_ctx* ctx) {
+    return std_study(ctx, 2);
+}
+
+static const case_study k_std[3] = {
+    {"convergence", "error against dt, observed order with its 95 % interval, every variant",
+     "standard", run_convergence},
+    {"conditioning", "Newton iterations, line search and kappa_2(H) per step against dt",
+     "standard", run_conditioning},
+    {"work-precision", "error against iterations, factorizations, f evaluations and wall time",
+     "standard", run_work_precision},
+};
+
+int case_nstudies(const case_desc* cs) {
+    return (cs->std ? 3 : 0) + cs->nstudies;
+}
+
+const case_study* case_study_at(const case_desc* cs, int i) {
+    const int ns = cs->std ? 3 : 0;
+    if (i < 0 || i >= ns + cs->nstudies) {
+        return NULL;
+    }
+    return i < ns ? &k_std[i] : &cs->studies[i - ns];
+}
+
+const case_study* case_find_study(const case_desc* cs, const char* name) {
+    for (int i = 0; i < case_nstudies(cs); ++i) {
+        if (strcmp(case_study_at(cs, i)->name, name) == 0) {
+            return case_study_at(cs, i);
+        }
+    }
+    return NULL;
+}
