@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <pthread.h>
 
+#include "analysis.h"
 #include "ccb/ccb.h"
 
 #ifndef PATH_MAX
@@ -104,6 +105,28 @@ typedef struct case_desc {
                                  approximation, TAMSI and implicit Euler) */
     const case_std* std;      /* the standard studies' error metric and ladders */
 } case_desc;
+
+/* One variant of one case in `ccb compare`: its errors over the ladder (dt, or accuracy levels
+ * for adaptive variants), fitted order, per-step iterations and kappa pooled over its runs,
+ * failed runs, wall time per step. */
+typedef struct std_summary {
+    char case_name[32], variant[32];
+    const char* error_name; /* the case's metric, e.g. "e_q" */
+    const char* error_unit;
+    int adaptive;
+    int npts;
+    double x[STD_MAX_DT], error[STD_MAX_DT];
+    ccb_an_fit fit;
+    double iters_mean, iters_max, kappa_mean, wall_per_step;
+    int failures;
+} std_summary;
+/* Runs the standard sweep of ctx's case (variants ctx->variants, tier ctx->tier) into
+ * <root>/<case>/compare/ and fills up to max summaries. Returns their number, or -2 on an
+ * input/output error (message on stderr). */
+int std_compare_case(struct study_ctx* ctx, std_summary* out, int max);
+/* Writes OUT/compare.csv, compare.md, compare_<metric>.csv and (figures) the figures of n
+ * summaries grouped by case (compare.c). 0, or 2 with a message on stderr. */
+int compare_write(const char* out, const std_summary* s, int n, int quick, int figures);
 
 /* The studies of a case: the three standard ones (convergence, conditioning, work-precision),
  * then the case's own. */

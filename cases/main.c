@@ -37,14 +37,15 @@ static const char* k_usage =
     "usage: ccb COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  list                      the canonical cases and their studies\n"
+    "  list                      the canonical cases, their studies, the solver variants\n"
     "  info CASE                 parameters (defaults, units, ranges, sources), studies, gates,\n"
     "                            and the documented modelling choices of a case\n"
     "  run CASE [options]        one simulation; writes trajectory.csv, steps.csv, meta.json\n"
     "  study CASE STUDY          one study (runs, tables, figure) under results/CASE/STUDY\n"
-    "  gate [CASE...]            run the quick studies and check reference/CASE.json\n"
+    "  gate [CASE...]            run the studies of a gate tier and check reference/CASE.json\n"
     "  reproduce                 every study, figure and gate; writes results/README.md\n"
-    "  bench [CASE]              wall time of the stepping loop per approximation\n"
+    "  compare                   variants side by side on the cases: compare.csv, .md, figures\n"
+    "  bench [CASE]              wall time of the stepping loop per variant\n"
     "\n"
     "`ccb COMMAND --help` lists the options of a command. Exit codes: 0 success, 1 a gate or a\n"
     "solver failed, 2 usage or input error.\n";
@@ -68,6 +69,8 @@ typedef struct opts {
     int repeat;
     int max_iter;
     int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
+    int quick;          /* --quick (compare) */
+    const char* cases;  /* --cases LIST (compare) */
     const char* variant;  /* --variant NAME (run) */
     const char* variants; /* --variants SPEC (bench, compare) */
     /* solver variant */
@@ -138,7 +141,7 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             die_usage("unknown option '%s'", a);
         }
         const int flag = strcmp(name, "kappa") == 0 || strcmp(name, "no-figures") == 0 ||
-                         strcmp(name, "error-control") == 0;
+                         strcmp(name, "error-control") == 0 || strcmp(name, "quick") == 0;
         if (!flag && val == NULL) {
             if (i + 1 >= argc) {
                 die_usage("option --%s needs a value", name);
@@ -210,6 +213,10 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->variant = val;
         } else if (strcmp(name, "variants") == 0) {
             o->variants = val;
+        } else if (strcmp(name, "cases") == 0) {
+            o->cases = val;
+        } else if (strcmp(name, "quick") == 0) {
+            o->quick = 1;
         } else if (strcmp(name, "tier") == 0) {
             if (strcmp(val, "quick") != 0 && strcmp(val, "full") != 0) {
                 die_usage("--tier expects quick or full (got '%s')", val);
@@ -1045,6 +1052,118 @@ static int cmd_reproduce(int argc, char** argv) {
     return failed || solver_failures || warnings ? EXIT_GATE : 0;
 }
 
+/* ---- compare ----------------------------------------------------------------------------------- */
+
+static const char* k_compare_help =
+    "usage: ccb compare [options]\n"
+    "\n"
+    "Runs the chosen variants on the chosen cases through the standard sweep (every variant at\n"
+    "each step of the case's ladder against the case's error metric, with kappa_2(H)) and writes\n"
+    "OUT/compare.csv (one row per case and variant: errors, order with its 95 %% interval,\n"
+    "iterations, kappa, failed runs, wall time per step), OUT/compare.md (a table per case, the\n"
+    "best value of each column in bold), one figure per metric (OUT/compare_*.png) and the runs\n"
+    "(OUT/CASE/compare/). A variant that fails on a case is a result, not an error.\n"
+    "\n"
+    "  --cases LIST      comma-separated cases (default: all)\n"
+    "  --variants SPEC   variant names and sets (convex, paper, all), comma-separated (default\n"
+    "                    all); each case runs those that apply to it (ccb info CASE)\n"
+    "  --quick           the quick tier's shorter ladders (a few minutes on two cores)\n"
+    "  --out DIR         output directory (default results/compare)\n"
+    "  --jobs N          runs in parallel (default 2)\n"
+    "  --no-figures      skip gnuplot\n";
+
+static int cmd_compare(int argc, char** argv) {
+    opts o;
+    parse_opts(argc, argv, 2, "cases variants quick out jobs no-figures", &o, k_compare_help);
+    if (o.npos) {
+        die_usage("compare takes no positional arguments (cases go in --cases)");
+    }
+    int jobs_given = 0;
+    for (int i = 2; i < argc; ++i) {
+        jobs_given |= strncmp(argv[i], "--jobs", 6) == 0;
+    }
+    if (!jobs_given) {
+        o.jobs = 2;
+    }
+    /* every case and variant name is checked before anything runs or is written */
+    const case_desc* cases[16];
+    int nc = 0;
+    if (o.cases) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", o.cases);
+        for (char *save = NULL, *w = strtok_r(buf, ",", &save); w;
+             w = strtok_r(NULL, ",", &save)) {
+            if (nc == 16) {
+                die_usage("--cases: at most 16 cases");
+            }
+            cases[nc++] = need_case(w);
+        }
+        if (nc == 0) {
+            die_usage("--cases needs at least one case");
+        }
+    } else {
+        for (int i = 0; i < case_count() && nc < 16; ++i) {
+            cases[nc++] = case_get(i);
+        }
+    }
+    const char* spec = o.variants ? o.variants : "all";
+    variant_def* probe = calloc(64, sizeof *probe);
+    char msg[600];
+    if (probe == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return EXIT_USAGE;
+    }
+    const int nv = variant_select(spec, NULL, probe, 64, msg, sizeof msg);
+    free(probe);
+    if (nv < 0) {
+        die_usage("--variants: %s", msg);
+    }
+    int applies = 0;
+    for (int c = 0; c < nc; ++c) {
+        variant_def v[64];
+        applies += variant_select(spec, cases[c], v, 64, msg, sizeof msg) > 0;
+    }
+    if (applies == 0) {
+        die_usage("no variant of '%s' applies to the chosen cases", spec);
+    }
+    const char* out = o.out ? o.out : "results/compare";
+    if (mkdir_p(out, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    std_summary* sum = calloc(16 * 64, sizeof *sum);
+    if (sum == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return EXIT_USAGE;
+    }
+    int n = 0, rc = 0;
+    for (int c = 0; c < nc && rc == 0; ++c) {
+        study_ctx ctx;
+        setup_ctx(&ctx, cases[c], &o, out);
+        ctx.tier = o.quick ? CASE_TIER_QUICK : CASE_TIER_FULL;
+        ctx.variants = spec;
+        variant_def v[64];
+        if (variant_select(spec, cases[c], v, 64, msg, sizeof msg) <= 0) {
+            study_ctx_free(&ctx);
+            continue; /* nothing of the selection applies to this case */
+        }
+        fprintf(stderr, "ccb: compare %s\n", cases[c]->name);
+        const int k = std_compare_case(&ctx, sum + n, 16 * 64 - n);
+        rc = k < 0 ? EXIT_USAGE : 0;
+        n += k > 0 ? k : 0;
+        study_ctx_free(&ctx);
+    }
+    if (rc == 0) {
+        rc = compare_write(out, sum, n, o.quick, o.figures) ? EXIT_USAGE : 0;
+    }
+    free(sum);
+    if (rc == 0) {
+        printf("compare: %d case-variant rows written to %s/compare.csv and %s/compare.md\n", n,
+               out, out);
+    }
+    return rc;
+}
+
 /* ---- bench ------------------------------------------------------------------------------------- */
 
 static int cmp_double(const void* a, const void* b) {
@@ -1246,6 +1365,9 @@ int main(int argc, char** argv) {
     }
     if (strcmp(cmd, "bench") == 0) {
         return cmd_bench(argc, argv);
+    }
+    if (strcmp(cmd, "compare") == 0) {
+        return cmd_compare(argc, argv);
     }
     die_usage("unknown command '%s'", cmd);
 }

@@ -576,3 +576,65 @@ const case_study* case_find_study(const case_desc* cs, const char* name) {
     }
     return NULL;
 }
+
+/* ---- ccb compare -------------------------------------------------------------------------------- */
+
+int std_compare_case(study_ctx* ctx, std_summary* out, int max) {
+    if (ctx->cs->std == NULL) {
+        return 0;
+    }
+    sweep* s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return -2;
+    }
+    int rc = sweep_run_all(ctx, s, "compare");
+    char dir[PATH_MAX];
+    if (rc == 0 && study_dir(ctx, "compare", dir, sizeof dir) != 0) {
+        rc = 2;
+    }
+    if (rc == 0) {
+        rc = write_runs(ctx, s, dir);
+    }
+    int n = 0;
+    for (int v = 0; rc == 0 && v < s->nv && n < max; ++v) {
+        int idx[STD_MAX_DT];
+        const int np = variant_points(s, v, idx, STD_MAX_DT);
+        if (np == 0) {
+            continue; /* the reference variant only */
+        }
+        std_summary* o = &out[n++];
+        memset(o, 0, sizeof *o);
+        snprintf(o->case_name, sizeof o->case_name, "%s", ctx->cs->name);
+        snprintf(o->variant, sizeof o->variant, "%s", s->vs[v].name);
+        o->adaptive = s->vs[v].kind == VARIANT_ADAPTIVE;
+        o->npts = np;
+        long steps = 0, nk = 0;
+        double iters = 0, wall = 0, ksum = 0;
+        o->iters_max = 0;
+        for (int j = 0; j < np; ++j) {
+            const sweep_run* r = &s->run[idx[j]];
+            const run_record* rec = &s->b.rec[idx[j]];
+            o->x[j] = r->x;
+            o->error[j] = r->error;
+            o->failures += rec->status != CCB_OK;
+            steps += rec->nsteps;
+            iters += (double)rec->total_iters;
+            wall += rec->wall_time;
+            o->iters_max = fmax(o->iters_max, r->st.iters_max);
+            if (r->st.nkappa > 0) {
+                ksum += r->st.kappa_mean * (double)r->st.nkappa;
+                nk += r->st.nkappa;
+            }
+        }
+        ccb_an_fit_order(np, o->x, o->error, &o->fit);
+        o->iters_mean = steps > 0 ? iters / (double)steps : NAN;
+        o->kappa_mean = nk > 0 ? ksum / (double)nk : NAN;
+        o->wall_per_step = steps > 0 ? wall / (double)steps : NAN;
+        o->error_unit = ctx->cs->std->error_unit;
+        o->error_name = ctx->cs->std->error_name;
+    }
+    sweep_free(s);
+    free(s);
+    return rc == 0 ? n : -rc;
+}

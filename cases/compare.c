@@ -1,0 +1,254 @@
+/* compare: the tables and figures of `ccb compare` — every chosen variant on every chosen case
+ * through the standard sweep (std.c), side by side:
+ *   OUT/compare.csv   one row per case and variant: the errors over the case's ladder, the
+ *                     observed order with its 95 % interval, mean and max Newton iterations per
+ *                     step, mean kappa_2(H), failed runs, wall time per step;
+ *   OUT/compare.md    the same, one table per case, the best value of each column in bold;
+ *   OUT/compare_<metric>.png/.svg   one figure per metric (error at the finest step, order,
+ *                     iterations, kappa, wall time per step) over cases and variants;
+ *   OUT/<case>/compare/runs.csv     every run (the tidy table of the standard studies). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "case.h"
+
+/* The metrics of the table: value of summary s; lower is better unless `higher`. */
+typedef struct cmp_metric {
+    const char* name;  /* compare_<name>.png */
+    const char* label; /* column / axis */
+    int higher;        /* 1: the largest value is best */
+    int logscale;
+} cmp_metric;
+static const cmp_metric k_metrics[5] = {
+    {"error", "error at the finest step", 0, 1},
+    {"order", "observed order", 1, 0},
+    {"iterations", "mean Newton iterations per step", 0, 0},
+    {"kappa", "mean kappa_2(H)", 0, 1},
+    {"wall", "wall time per step [s]", 0, 1},
+};
+
+static double metric_of(const std_summary* s, int m) {
+    switch (m) {
+    case 0: return s->npts > 0 ? s->error[s->npts - 1] : NAN;
+    case 1: return s->adaptive ? NAN : s->fit.order;
+    case 2: return s->iters_mean;
+    case 3: return s->kappa_mean;
+    default: return s->wall_per_step;
+    }
+}
+
+/* best[k] over the rows of one case for column k; NAN if no finite value */
+static double best_of(const double* v, int n, int higher) {
+    double b = NAN;
+    for (int i = 0; i < n; ++i) {
+        if (isfinite(v[i]) && (isnan(b) || (higher ? v[i] > b : v[i] < b))) {
+            b = v[i];
+        }
+    }
+    return b;
+}
+
+static void md_value(strbuf* md, double v, double best, const char* fmt) {
+    char buf[48];
+    snprintf(buf, sizeof buf, fmt, v);
+    if (isfinite(v) && v == best) {
+        strbuf_printf(md, " **%s** |", buf);
+    } else {
+        strbuf_printf(md, " %s |", buf);
+    }
+}
+
+static int write_text(const char* out, const char* name, const char* text) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", out, name);
+    ccb_writer* w = NULL;
+    char msg[600];
+    if (ccb_writer_open(path, &w, msg, sizeof msg) != CCB_OK ||
+        ccb_writer_printf(w, "%s", text ? text : "") != CCB_OK ||
+        ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return 2;
+    }
+    return 0;
+}
+
+int compare_write(const char* out, const std_summary* s, int n, int quick, int figures) {
+    strbuf csv = {0}, md = {0};
+    strbuf_printf(&csv, "case,variant,kind");
+    for (int j = 0; j < STD_MAX_DT; ++j) {
+        strbuf_printf(&csv, ",x%d,e%d", j + 1, j + 1);
+    }
+    strbuf_printf(&csv, ",order,order_ci95,iterations_mean,iterations_max,kappa_mean,failures,"
+                        "wall_per_step [s],error_metric\n");
+    strbuf_printf(&md,
+                  "# ccb compare%s\n\nEvery variant on every case through the standard sweep "
+                  "(`ccb study CASE convergence`): the error of the case's metric at each step of "
+                  "its ladder (adaptive variants: at each accuracy level), the observed order with "
+                  "its 95 %% interval, Newton iterations per step pooled over the runs, mean "
+                  "kappa_2(H) (Newton variants), failed runs and wall time per step. The best "
+                  "value of each column is in bold (smallest; largest order). Runs: "
+                  "`CASE/compare/runs.csv`.\n\n",
+                  quick ? " --quick (the quick tier's ladders)" : "");
+    for (int a = 0; a < n;) {
+        int b = a;
+        while (b < n && strcmp(s[b].case_name, s[a].case_name) == 0) {
+            ++b;
+        }
+        /* the case's table: fixed-step ladder from its first fixed variant */
+        const std_summary* lad = NULL;
+        for (int i = a; i < b && !lad; ++i) {
+            lad = s[i].adaptive ? NULL : &s[i];
+        }
+        const int nx = lad ? lad->npts : 0;
+        strbuf_printf(&md, "## %s (%s [%s])\n\n| variant |", s[a].case_name, s[a].error_name,
+                      s[a].error_unit);
+        for (int j = 0; j < nx; ++j) {
+            strbuf_printf(&md, " dt = %g |", lad->x[j]);
+        }
+        strbuf_printf(&md, " order | mean it. | max it. | mean kappa | failed | wall/step [us] |\n"
+                           "|---|");
+        for (int j = 0; j < nx + 6; ++j) {
+            strbuf_printf(&md, "---|");
+        }
+        strbuf_printf(&md, "\n");
+        double col[64];
+        double best_e[STD_MAX_DT], best_m[6];
+        for (int j = 0; j < nx; ++j) {
+            int k = 0;
+            for (int i = a; i < b && k < 64; ++i) {
+                col[k++] = s[i].adaptive ? NAN : s[i].error[j];
+            }
+            best_e[j] = best_of(col, k, 0);
+        }
+        for (int m = 1; m < 5; ++m) {
+            int k = 0;
+            for (int i = a; i < b && k < 64; ++i) {
+                col[k++] = metric_of(&s[i], m);
+            }
+            best_m[m] = best_of(col, k, k_metrics[m].higher);
+        }
+        {
+            int k = 0;
+            for (int i = a; i < b && k < 64; ++i) {
+                col[k++] = s[i].iters_max;
+            }
+            best_m[0] = best_of(col, k, 0);
+        }
+        {
+            int k = 0;
+            for (int i = a; i < b && k < 64; ++i) {
+                col[k++] = s[i].failures;
+            }
+            best_m[5] = best_of(col, k, 0);
+        }
+        for (int i = a; i < b; ++i) {
+            const std_summary* r = &s[i];
+            strbuf_printf(&csv, "%s,%s,%s", r->case_name, r->variant,
+                          r->adaptive ? "adaptive" : "fixed");
+            for (int j = 0; j < STD_MAX_DT; ++j) {
+                if (j < r->npts) {
+                    strbuf_printf(&csv, ",%g,%.6e", r->x[j], r->error[j]);
+                } else {
+                    strbuf_printf(&csv, ",,");
+                }
+            }
+            strbuf_printf(&csv, ",%.6f,%.6f,%.4f,%.0f,%.6e,%d,%.6e,%s\n", metric_of(r, 1),
+                          r->fit.ci95, r->iters_mean, r->iters_max, r->kappa_mean, r->failures,
+                          r->wall_per_step, r->error_name);
+            if (r->adaptive) { /* its accuracy levels and errors in the name cell */
+                strbuf_printf(&md, "| %s (levels", r->variant);
+                for (int j = 0; j < r->npts; ++j) {
+                    strbuf_printf(&md, "%s %g: %.2e", j ? ";" : "", r->x[j], r->error[j]);
+                }
+                strbuf_printf(&md, ") |");
+                for (int j = 0; j < nx; ++j) {
+                    strbuf_printf(&md, " — |");
+                }
+            } else {
+                strbuf_printf(&md, "| %s |", r->variant);
+                for (int j = 0; j < nx; ++j) {
+                    md_value(&md, j < r->npts ? r->error[j] : NAN, best_e[j], "%.3e");
+                }
+            }
+            if (!r->adaptive && isfinite(r->fit.ci95)) {
+                char ord[48];
+                snprintf(ord, sizeof ord, "%.2f ± %.2f", r->fit.order, r->fit.ci95);
+                strbuf_printf(&md, r->fit.order == best_m[1] ? " **%s** |" : " %s |", ord);
+            } else {
+                md_value(&md, metric_of(r, 1), best_m[1], "%.2f");
+            }
+            md_value(&md, r->iters_mean, best_m[2], "%.2f");
+            md_value(&md, r->iters_max, best_m[0], "%.0f");
+            md_value(&md, r->kappa_mean, best_m[3], "%.3g");
+            md_value(&md, r->failures, best_m[5], "%.0f");
+            md_value(&md, 1e6 * r->wall_per_step, 1e6 * best_m[4], "%.3g");
+            strbuf_printf(&md, "\n");
+        }
+        strbuf_printf(&md, "\n");
+        a = b;
+    }
+    int rc = write_text(out, "compare.csv", csv.s);
+    /* one figure per metric: a matrix of cases x variants (gnuplot histogram) */
+    for (int m = 0; m < 5 && rc == 0; ++m) {
+        strbuf dat = {0};
+        char vnames[64][32];
+        int nvn = 0;
+        for (int i = 0; i < n; ++i) {
+            int seen = 0;
+            for (int k = 0; k < nvn; ++k) {
+                seen |= strcmp(vnames[k], s[i].variant) == 0;
+            }
+            if (!seen && nvn < 64) {
+                snprintf(vnames[nvn++], sizeof vnames[0], "%s", s[i].variant);
+            }
+        }
+        strbuf_printf(&dat, "case");
+        for (int k = 0; k < nvn; ++k) {
+            strbuf_printf(&dat, ",%s", vnames[k]);
+        }
+        strbuf_printf(&dat, "\n");
+        for (int a = 0; a < n;) {
+            int b = a;
+            while (b < n && strcmp(s[b].case_name, s[a].case_name) == 0) {
+                ++b;
+            }
+            strbuf_printf(&dat, "%s", s[a].case_name);
+            for (int k = 0; k < nvn; ++k) {
+                double v = NAN;
+                for (int i = a; i < b; ++i) {
+                    if (strcmp(s[i].variant, vnames[k]) == 0) {
+                        v = metric_of(&s[i], m);
+                    }
+                }
+                strbuf_printf(&dat, isfinite(v) ? ",%.6e" : ",NaN", v);
+            }
+            strbuf_printf(&dat, "\n");
+            a = b;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "compare_%s.csv", k_metrics[m].name);
+        rc = write_text(out, name, dat.s);
+        free(dat.s);
+        if (rc == 0 && figures) {
+            char script[PATH_MAX], vars[PATH_MAX * 2 + 256], msg[600];
+            snprintf(script, sizeof script, "%s/analysis/gnuplot/compare.gp", ccb_source_dir());
+            snprintf(vars, sizeof vars,
+                     "data='%s/%s'; out='%s/compare_%s'; nvar=%d; ylabel='%s'; logy=%d", out, name,
+                     out, k_metrics[m].name, nvn, k_metrics[m].label, k_metrics[m].logscale);
+            if (ccb_an_plot(script, vars, msg, sizeof msg) != 0) {
+                fprintf(stderr, "ccb: figure compare_%s: %s\n", k_metrics[m].name, msg);
+            }
+            strbuf_printf(&md, "![%s](compare_%s.png)\n\n", k_metrics[m].label,
+                          k_metrics[m].name);
+        }
+    }
+    if (rc == 0) {
+        rc = write_text(out, "compare.md", md.s);
+    }
+    free(csv.s);
+    free(md.s);
+    return rc;
+}
