@@ -317,6 +317,8 @@ typedef struct study_ctx {
     const char* variants; /* the standard studies' variants (names and sets); NULL: all */
     struct run_cache* cache; /* finished runs of this case, reused by identical configurations
                                 (study.c) */
+    void* std_sweep;                /* the standard studies' sweep, shared by the three (std.c) */
+    void (*std_sweep_free)(void*); /* its destructor */
     int reused;              /* runs served from the cache */
     int failures;  /* runs that ended with a solver failure */
     int warnings;  /* e.g. figures that could not be drawn */

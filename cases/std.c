@@ -60,6 +60,7 @@ typedef struct sweep {
     const double* dts;
     int ndt;
     int quick;
+    char spec[256]; /* the variant selection it ran */
 } sweep;
 
 static int nlevels(const sweep* s, const variant_def* v) {
@@ -136,6 +137,7 @@ static int sweep_run_all(study_ctx* ctx, sweep* s, const char* study) {
     s->cs = cs;
     s->sd = sd;
     s->quick = ctx->tier == CASE_TIER_QUICK;
+    snprintf(s->spec, sizeof s->spec, "%s", ctx->variants ? ctx->variants : "all");
     memcpy(s->P, ctx->params, sizeof s->P);
     if (sd->params) {
         sd->params(s->P, s->quick);
@@ -318,13 +320,14 @@ static void report_head(study_ctx* ctx, const sweep* s, const char* study, const
     study_report(ctx,
                  "### %s — %s\n\n![%s](%s/%s.png)\n\n%s: %s %s Every variant of the registry "
                  "that applies to the case (`ccb list`); T = %g s; data: `%s/%s/runs.csv` (one "
-                 "row per run).%s\n\n",
+                 "row per run; the runs under `%s/standard/`, shared by the three standard "
+                 "studies).%s\n\n",
                  study, what, study, ctx->cs->name, study, s->sd->error_name,
                  s->sd->error_what,
                  s->sd->ref == STD_REF_RUN    ? "(reference run in runs.csv)."
                  : s->sd->ref == STD_REF_SELF ? "(each variant against itself at the finest step)."
                                               : "",
-                 s->T, ctx->cs->name, study,
+                 s->T, ctx->cs->name, study, ctx->cs->name,
                  s->quick ? " **Quick tier**: the shorter ladder of `ccb compare --quick`." : "");
 }
 
@@ -498,19 +501,49 @@ static int std_work_precision(study_ctx* ctx, sweep* s, const char* dir) {
     return rc;
 }
 
+static void sweep_destroy(void* p) {
+    sweep* s = p;
+    if (s) {
+        sweep_free(s);
+        free(s);
+    }
+}
+
+/* The standard sweep of ctx (tier, variants): run once into <root>/<case>/standard/ and kept in
+ * ctx for the other two standard studies. NULL on error (message on stderr). */
+static sweep* standard_sweep(study_ctx* ctx) {
+    sweep* s = ctx->std_sweep;
+    const char* spec = ctx->variants ? ctx->variants : "all";
+    if (s && s->quick == (ctx->tier == CASE_TIER_QUICK) && strcmp(s->spec, spec) == 0) {
+        return s;
+    }
+    if (ctx->std_sweep && ctx->std_sweep_free) {
+        ctx->std_sweep_free(ctx->std_sweep);
+        ctx->std_sweep = NULL;
+    }
+    s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return NULL;
+    }
+    if (sweep_run_all(ctx, s, "standard") != 0) {
+        sweep_destroy(s);
+        return NULL;
+    }
+    ctx->std_sweep = s;
+    ctx->std_sweep_free = sweep_destroy;
+    return s;
+}
+
 static int std_study(study_ctx* ctx, int kind) {
     const char* study = k_kind_study[kind];
     if (ctx->cs->std == NULL) {
         fprintf(stderr, "ccb: %s has no standard studies\n", ctx->cs->name);
         return 2;
     }
-    sweep* s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
-    }
-    int rc = sweep_run_all(ctx, s, study);
+    sweep* s = standard_sweep(ctx);
     char dir[PATH_MAX];
+    int rc = s ? 0 : 2;
     if (rc == 0 && study_dir(ctx, study, dir, sizeof dir) != 0) {
         rc = 2;
     }
@@ -532,8 +565,6 @@ static int std_study(study_ctx* ctx, int kind) {
     if (rc == 0) {
         plot(ctx, s, script[kind], dir, study, kind == 2 ? -1 : VARIANT_FIXED, what[kind]);
     }
-    sweep_free(s);
-    free(s);
     return rc;
 }
 

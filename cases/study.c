@@ -334,6 +334,10 @@ static int cache_serve(const study_ctx* ctx, const cache_entry* e, const run_con
 void study_ctx_free(study_ctx* ctx) {
     cache_free(ctx->cache);
     ctx->cache = NULL;
+    if (ctx->std_sweep && ctx->std_sweep_free) {
+        ctx->std_sweep_free(ctx->std_sweep);
+    }
+    ctx->std_sweep = NULL;
     free(ctx->metrics);
     free(ctx->report.s);
     ctx->metrics = NULL;
