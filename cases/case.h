@@ -161,6 +161,10 @@ int case_build_pair(const char* what, double g, const ccb_body_def* a, const ccb
                     const ccb_body_def* b, const ccb_shape_def* sb, ccb_model** out, char* msg,
                     size_t n);
 
+/* The `ccb` command line (main.c); ccb.c's main calls it. A program that registers its own
+ * approximations (ccb_approx_register) before calling it is `ccb` with them as variants. */
+int ccb_cli_main(int argc, char** argv);
+
 /* registry.c */
 int case_count(void);
 const case_desc* case_get(int i);

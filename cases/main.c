@@ -1333,7 +1333,7 @@ static void single_threaded_openmp(char** argv) {
     /* exec failed: go on with OpenMP as configured */
 }
 
-int main(int argc, char** argv) {
+int ccb_cli_main(int argc, char** argv) {
     single_threaded_openmp(argv);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {

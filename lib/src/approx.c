@@ -19,13 +19,15 @@
 #include "internal.h"
 
 /* The built-in approximations, then those added with ccb_approx_register (process-wide; a
- * program registers its own before it creates simulations, like GSL's user-defined steppers). */
-static const ccb_approx* const g_builtin[] = {
-    &ccb_approx_sap,
-    &ccb_approx_similar,
-    &ccb_approx_lagged,
-    &ccb_approx_lagged_reg,
-};
+ * program registers its own before it creates simulations, like GSL's user-defined steppers).
+ * A new built-in is one file src/approx_NAME.c defining `const ccb_approx ccb_approx_NAME` and one
+ * entry X(NAME) here (README "Adding a variant"). */
+#define CCB_BUILTIN_APPROXIMATIONS(X) X(sap) X(similar) X(lagged) X(lagged_reg)
+
+#define CCB_DECLARE_APPROX(n) extern const ccb_approx ccb_approx_##n;
+CCB_BUILTIN_APPROXIMATIONS(CCB_DECLARE_APPROX)
+#define CCB_APPROX_ENTRY(n) &ccb_approx_##n,
+static const ccb_approx* const g_builtin[] = {CCB_BUILTIN_APPROXIMATIONS(CCB_APPROX_ENTRY)};
 #define NBUILTIN ((int)(sizeof g_builtin / sizeof g_builtin[0]))
 static const ccb_approx* g_added[CCB_APPROX_MAX_REGISTERED];
 static int g_nadded;
