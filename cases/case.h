@@ -10,6 +10,7 @@
 #define CCB_CASE_H
 
 #include <limits.h>
+#include <stdarg.h>
 #include <pthread.h>
 
 #include "analysis.h"
@@ -288,6 +289,7 @@ typedef struct strbuf {
     int failed;
 } strbuf;
 void strbuf_printf(strbuf* b, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vprintf(strbuf* b, const char* fmt, va_list ap);
 
 /* ---- studies (study.c) --------------------------------------------------------------------------- */
 
@@ -407,7 +409,8 @@ int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n);
 /* Draws analysis/gnuplot/<script> with gnuplot variable assignments (datadir, out, ...); a
  * failure is reported on stderr and counted in ctx->warnings. No-op if figures are off. */
 void study_plot(study_ctx* ctx, const char* script, const char* assignments);
-/* Source tree locations (compile-time default, overridable with CCB_SOURCE_DIR). */
+/* util.c: the source tree (compile-time default, overridable with CCB_SOURCE_DIR); a directory
+ * and its parents (0, or -1 with a message if it cannot be created or written). */
 const char* ccb_source_dir(void);
 int mkdir_p(const char* path, char* msg, size_t n);
 

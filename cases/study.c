@@ -15,40 +15,6 @@
 #include "case.h"
 #include "ccb/record.h"
 
-const char* ccb_source_dir(void) {
-    const char* env = getenv("CCB_SOURCE_DIR");
-    return (env && env[0]) ? env : CCB_DEFAULT_SOURCE_DIR;
-}
-
-int mkdir_p(const char* path, char* msg, size_t n) {
-    char buf[PATH_MAX];
-    if (strlen(path) >= sizeof buf || path[0] == '\0') {
-        snprintf(msg, n, "invalid output path '%s'", path);
-        return -1;
-    }
-    strcpy(buf, path);
-    for (char* p = buf + 1;; ++p) {
-        const char c = *p;
-        if (c == '/' || c == '\0') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-                snprintf(msg, n, "cannot create directory '%s': %s", buf, strerror(errno));
-                return -1;
-            }
-            *p = c;
-        }
-        if (c == '\0') {
-            break;
-        }
-    }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || access(path, W_OK) != 0) {
-        snprintf(msg, n, "output directory '%s' is not a writable directory", path);
-        return -1;
-    }
-    return 0;
-}
-
 void run_label(char* out, size_t n, const char* approx, double dt) {
     snprintf(out, n, "%s_dt%g", approx, dt);
 }
@@ -578,40 +544,6 @@ int study_get_metric(void* user, const char* name, double* value) {
         }
     }
     return -1;
-}
-
-static void strbuf_vprintf(strbuf* b, const char* fmt, va_list ap) {
-    va_list ap2;
-    va_copy(ap2, ap);
-    const int len = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (len < 0) {
-        b->failed = 1;
-        return;
-    }
-    const size_t need = b->n + (size_t)len + 1;
-    if (need > b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        while (cap < need) {
-            cap *= 2;
-        }
-        char* s = realloc(b->s, cap);
-        if (s == NULL) {
-            b->failed = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    vsnprintf(b->s + b->n, (size_t)len + 1, fmt, ap);
-    b->n += (size_t)len;
-}
-
-void strbuf_printf(strbuf* b, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    strbuf_vprintf(b, fmt, ap);
-    va_end(ap);
 }
 
 void study_report(study_ctx* ctx, const char* fmt, ...) {

@@ -1,10 +1,5 @@
-/* ode: integrator set-up, the counted evaluation of f, and the fixed-step explicit RK3 reference.
- *
- * RK3 (spec: formulation-tamsi-hydro §E.2; Drake RungeKutta3Integrator), step s from (t, x):
- *   k1 = f(t, x),  k2 = f(t + s/2, x + s/2 k1),  k3 = f(t + s, x - s k1 + 2 s k2)
- *   x <- x + s (k1/6 + 2 k2/3 + k3/6)
- * Fixed-step methods reach t_end with the fewest equal steps no longer than h, so an interval
- * that is a whole number of steps h is covered by exactly those steps. */
+/* ode: integrator parameters, set-up and dispatch to the method of ode_internal.h's table
+ * (implicit Euler, RK3, GSL). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -32,9 +27,18 @@ ccb_ode_params ccb_ode_params_default(void) {
     return p;
 }
 
+/* The methods by ccb_ode_method (the enum indexes this table). */
+static const ccb_ode_type* const k_types[] = {&ccb_ode_type_ie, &ccb_ode_type_rk3,
+                                              &ccb_ode_type_gsl};
+#define NTYPES ((int)(sizeof k_types / sizeof k_types[0]))
+
+/* The method of a checked parameter set (ccb_ode_params_check rejects an unknown one). */
+static const ccb_ode_type* method_type(ccb_ode_method m) {
+    return k_types[(int)m >= 0 && (int)m < NTYPES ? (int)m : 0];
+}
+
 const char* ccb_ode_method_name(ccb_ode_method m) {
-    static const char* const names[] = {"ie", "rk3", "gsl"};
-    return ((int)m >= 0 && (int)m < 3) ? names[m] : NULL;
+    return ((int)m >= 0 && (int)m < NTYPES) ? k_types[m]->name : NULL;
 }
 
 const char* ccb_ode_gsl_method_name(ccb_ode_gsl_method m) {
@@ -139,22 +143,11 @@ ccb_status ccb_ode_create(const ccb_ode_system* sys, const ccb_ode_params* prm, 
         *vecs[k] = ccb_calloc(nx, sizeof(double));
         ok &= *vecs[k] != NULL;
     }
-    if (prm->method == CCB_ODE_IE) {
-        o->J = ccb_calloc(nx * nx, sizeof(double));
-        ok &= o->J != NULL;
-        for (int k = 0; k < 2; ++k) {
-            o->M[k] = ccb_calloc(nx * nx, sizeof(double));
-            o->piv[k] = ccb_calloc(nx, sizeof(int));
-            ok &= o->M[k] != NULL && o->piv[k] != NULL;
-        }
-    }
-    if (!ok) {
+    const ccb_ode_type* type = method_type(prm->method);
+    if (!ok || (type->create && type->create(o) != CCB_OK)) {
         ccb_ode_destroy(o);
-        return ccb_errorf(msg, n, CCB_E_NOMEM, "ode_create: out of memory (%d states)", o->nx);
-    }
-    if (prm->method == CCB_ODE_GSL && ccb_ode_gsl_create(o) != CCB_OK) {
-        ccb_ode_destroy(o);
-        return ccb_errorf(msg, n, CCB_E_NOMEM, "ode_create: GSL stepper allocation failed");
+        return ccb_errorf(msg, n, CCB_E_NOMEM, "ode_create: out of memory (%s, %d states)",
+                          type->name, (int)nx);
     }
     o->h_ideal = o->prm.h;
     *out = o;
@@ -165,10 +158,12 @@ void ccb_ode_destroy(ccb_ode* o) {
     if (o == NULL) {
         return;
     }
-    ccb_ode_gsl_destroy(o);
-    void* const ptrs[] = {o->x,  o->k1, o->k2,   o->k3,   o->xs,     o->fc,     o->xc,   o->r,
-                          o->dx, o->xg, o->xie,  o->xtr,  o->x1,     o->xh,     o->f0,   o->xp,
-                          o->fp, o->J,  o->M[0], o->M[1], o->piv[0], o->piv[1], o->slip0};
+    const ccb_ode_type* type = method_type(o->prm.method);
+    if (type->destroy) {
+        type->destroy(o);
+    }
+    void* const ptrs[] = {o->x,  o->k1,  o->k2, o->k3, o->xs, o->fc, o->xc, o->r,    o->dx,
+                          o->xg, o->xie, o->xtr, o->x1, o->xh, o->f0, o->xp, o->fp, o->slip0};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) {
         ccb_free(ptrs[k]);
     }
@@ -209,74 +204,6 @@ void ccb_ode_reset_work(ccb_ode* o) {
     }
 }
 
-ccb_status ccb_ode_eval(ccb_ode* o, double t, const double* x, double* xdot, int cache) {
-    o->work.n_f++;
-    if (o->counting_errest) {
-        o->work.n_f_errest++;
-    }
-    const ccb_status s = o->sys.f(o->sys.user, t, x, xdot);
-    if (s != CCB_OK) {
-        return ccb_errorf(o->msg, sizeof o->msg, s, "f(t = %.17g) failed (%s)", t,
-                          ccb_status_string(s));
-    }
-    if (!ccb_all_finite(xdot, (size_t)o->nx)) {
-        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_NONFINITE,
-                          "f(t = %.17g) returned a non-finite derivative", t);
-    }
-    if (cache) {
-        o->tc = t;
-        memcpy(o->xc, x, (size_t)o->nx * sizeof(double));
-        memcpy(o->fc, xdot, (size_t)o->nx * sizeof(double));
-        o->cache_ok = 1;
-    }
-    return CCB_OK;
-}
-
-long ccb_ode_fixed_steps(double t, double t_end, double h, double* step) {
-    const double span = t_end - t;
-    /* [round-off: a span that is a whole number of steps up to 1e-9 relative counts as one] */
-    long n = (long)ceil(span / h * (1.0 - 1e-9));
-    if (n < 1) {
-        n = 1;
-    }
-    *step = span / (double)n;
-    return n;
-}
-
-static ccb_status rk3_advance(ccb_ode* o, double t_end) {
-    const int nx = o->nx;
-    double s;
-    const long nsteps = ccb_ode_fixed_steps(o->t, t_end, o->prm.h, &s);
-    const double t0 = o->t;
-    for (long k = 0; k < nsteps; ++k) {
-        const double t = t0 + (double)k * s;
-        ccb_status st = ccb_ode_eval(o, t, o->x, o->k1, 0);
-        for (int i = 0; i < nx && st == CCB_OK; ++i) {
-            o->xs[i] = o->x[i] + 0.5 * s * o->k1[i];
-        }
-        if (st == CCB_OK) {
-            st = ccb_ode_eval(o, t + 0.5 * s, o->xs, o->k2, 0);
-        }
-        for (int i = 0; i < nx && st == CCB_OK; ++i) {
-            o->xs[i] = o->x[i] - s * o->k1[i] + 2.0 * s * o->k2[i];
-        }
-        if (st == CCB_OK) {
-            st = ccb_ode_eval(o, t + s, o->xs, o->k3, 0);
-        }
-        if (st != CCB_OK) {
-            return st;
-        }
-        for (int i = 0; i < nx; ++i) {
-            o->x[i] += s * (o->k1[i] / 6.0 + 2.0 * o->k2[i] / 3.0 + o->k3[i] / 6.0);
-        }
-        o->t = (k + 1 == nsteps) ? t_end : t0 + (double)(k + 1) * s;
-        o->work.n_steps++;
-    }
-    o->work.h_min = o->work.h_min > 0 ? fmin(o->work.h_min, s) : s;
-    o->work.h_max = fmax(o->work.h_max, s);
-    return CCB_OK;
-}
-
 ccb_status ccb_ode_advance(ccb_ode* o, double t_end) {
     if (o == NULL) {
         return CCB_E_INVALID;
@@ -288,10 +215,5 @@ ccb_status ccb_ode_advance(ccb_ode* o, double t_end) {
     if (t_end == o->t) {
         return CCB_OK;
     }
-    switch (o->prm.method) {
-    case CCB_ODE_RK3: return rk3_advance(o, t_end);
-    case CCB_ODE_GSL: return ccb_ode_gsl_advance(o, t_end);
-    case CCB_ODE_IE: return ccb_ode_ie_advance(o, t_end);
-    }
-    return CCB_E_INTERNAL;
+    return method_type(o->prm.method)->advance(o, t_end);
 }

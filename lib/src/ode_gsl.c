@@ -31,7 +31,7 @@ static int gsl_f(double t, const double y[], double dydt[], void* params) {
     return GSL_SUCCESS;
 }
 
-ccb_status ccb_ode_gsl_create(ccb_ode* o) {
+static ccb_status gsl_create(ccb_ode* o) {
     pthread_once(&g_gsl_once, gsl_quiet);
     gsl_state* g = ccb_calloc(1, sizeof(gsl_state));
     if (g == NULL) {
@@ -58,7 +58,7 @@ ccb_status ccb_ode_gsl_create(ccb_ode* o) {
     return CCB_OK;
 }
 
-void ccb_ode_gsl_destroy(ccb_ode* o) {
+static void gsl_destroy(ccb_ode* o) {
     gsl_state* g = o->gsl;
     if (g == NULL) {
         return;
@@ -68,7 +68,7 @@ void ccb_ode_gsl_destroy(ccb_ode* o) {
     o->gsl = NULL;
 }
 
-ccb_status ccb_ode_gsl_advance(ccb_ode* o, double t_end) {
+static ccb_status gsl_advance(ccb_ode* o, double t_end) {
     gsl_state* g = o->gsl;
     g->failure = CCB_OK;
     const unsigned long c0 = g->driver->e->count, f0 = g->driver->e->failed_steps;
@@ -88,3 +88,5 @@ ccb_status ccb_ode_gsl_advance(ccb_ode* o, double t_end) {
     o->t = t_end;
     return CCB_OK;
 }
+
+const ccb_ode_type ccb_ode_type_gsl = {"gsl", gsl_create, gsl_destroy, gsl_advance};

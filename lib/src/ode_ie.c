@@ -419,7 +419,7 @@ static ccb_status ec_advance(ccb_ode* o, double t_end) {
     return CCB_OK;
 }
 
-ccb_status ccb_ode_ie_advance(ccb_ode* o, double t_end) {
+static ccb_status ie_advance(ccb_ode* o, double t_end) {
     if (o->prm.error_control) {
         return ec_advance(o, t_end);
     }
@@ -516,3 +516,30 @@ ccb_status ccb_ode_ie_newton_trace(const ccb_ode_system* sys, double t0, const d
     ccb_ode_destroy(o);
     return s;
 }
+
+/* The iteration matrices: J (nx x nx) and the LU factors of I - c J for implicit Euler and the
+ * trapezoid estimate, with their pivots. */
+static ccb_status ie_create(ccb_ode* o) {
+    const size_t nx = (size_t)o->nx;
+    o->J = ccb_calloc(nx * nx, sizeof(double));
+    int ok = o->J != NULL;
+    for (int k = 0; k < 2; ++k) {
+        o->M[k] = ccb_calloc(nx * nx, sizeof(double));
+        o->piv[k] = ccb_calloc(nx, sizeof(int));
+        ok &= o->M[k] != NULL && o->piv[k] != NULL;
+    }
+    return ok ? CCB_OK : CCB_E_NOMEM;
+}
+
+static void ie_destroy(ccb_ode* o) {
+    ccb_free(o->J);
+    o->J = NULL;
+    for (int k = 0; k < 2; ++k) {
+        ccb_free(o->M[k]);
+        ccb_free(o->piv[k]);
+        o->M[k] = NULL;
+        o->piv[k] = NULL;
+    }
+}
+
+const ccb_ode_type ccb_ode_type_ie = {"ie", ie_create, ie_destroy, ie_advance};

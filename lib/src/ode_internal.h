@@ -1,4 +1,6 @@
-/* ode internals shared by ode.c (set-up, RK3), ode_ie.c and ode_gsl.c. Not installed. */
+/* ode internals: the integrator object, the method table (as GSL's step types) and the core
+ * helpers of ode_core.c that every method uses. Dependencies run one way: ode.c (set-up,
+ * dispatch) -> the methods ode_ie.c, ode_rk3.c, ode_gsl.c -> ode_core.c. Not installed. */
 #ifndef CCB_ODE_INTERNAL_H
 #define CCB_ODE_INTERNAL_H
 
@@ -36,12 +38,20 @@ struct ccb_ode {
     void* gsl;
 };
 
-/* Evaluates f, counting it; copies (t, x, f) into the cache if cache != 0. */
+/* An integration method: its own workspace (create may be NULL: none beyond the common
+ * vectors; destroy must accept a half-created object) and the advance from o->t to t_end. */
+typedef struct ccb_ode_type {
+    const char* name; /* ccb_ode_method_name */
+    ccb_status (*create)(ccb_ode* o);
+    void (*destroy)(ccb_ode* o);
+    ccb_status (*advance)(ccb_ode* o, double t_end);
+} ccb_ode_type;
+extern const ccb_ode_type ccb_ode_type_ie;  /* ode_ie.c */
+extern const ccb_ode_type ccb_ode_type_rk3; /* ode_rk3.c */
+extern const ccb_ode_type ccb_ode_type_gsl; /* ode_gsl.c */
+
+/* ode_core.c. Evaluates f, counting it; copies (t, x, f) into the cache if cache != 0. */
 ccb_status ccb_ode_eval(ccb_ode* o, double t, const double* x, double* xdot, int cache);
-ccb_status ccb_ode_ie_advance(ccb_ode* o, double t_end);
-ccb_status ccb_ode_gsl_create(ccb_ode* o);
-void ccb_ode_gsl_destroy(ccb_ode* o);
-ccb_status ccb_ode_gsl_advance(ccb_ode* o, double t_end);
 /* The fewest equal steps no longer than h that reach t_end from t: n and the step. */
 long ccb_ode_fixed_steps(double t, double t_end, double h, double* step);
 
