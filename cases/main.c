@@ -264,6 +264,18 @@ static void apply_sets(const case_desc* cs, double* params, const opts* o) {
     }
 }
 
+/* The value of an enumerated option by the library's name table (ccb/names.h), or a usage error
+ * listing the names. */
+static int need_enum(const char* opt, ccb_enum e, const char* val) {
+    int v = 0;
+    if (ccb_enum_value(e, val, &v) != CCB_OK) {
+        char list[256];
+        ccb_enum_list(e, ", ", list, sizeof list);
+        die_usage("%s expects one of %s (got '%s')", opt, list, val);
+    }
+    return v;
+}
+
 static void apply_solver_opts(const opts* o, ccb_newton_params* np, ccb_delassus* del) {
     if (o->have_rtol) {
         if (!(o->rtol > 0 && o->rtol < 1)) {
@@ -276,33 +288,15 @@ static void apply_solver_opts(const opts* o, ccb_newton_params* np, ccb_delassus
         np->max_iterations = o->max_iter;
     }
     if (o->delassus) {
-        if (strcmp(o->delassus, "diag") == 0) {
-            *del = CCB_DELASSUS_DIAG_INVERSE;
-        } else if (strcmp(o->delassus, "full") == 0) {
-            *del = CCB_DELASSUS_FULL_INVERSE;
-        } else {
-            die_usage("--delassus expects diag or full (got '%s')", o->delassus);
-        }
+        *del = (ccb_delassus)need_enum("--delassus", CCB_ENUM_DELASSUS, o->delassus);
     }
     if (o->stop_scale) {
-        if (strcmp(o->stop_scale, "step") == 0) {
-            np->stop_scale = CCB_STOP_STEP_MOMENTUM;
-        } else if (strcmp(o->stop_scale, "momentum") == 0) {
-            np->stop_scale = CCB_STOP_MOMENTUM;
-        } else {
-            die_usage("--stop-scale expects step or momentum (got '%s')", o->stop_scale);
-        }
+        np->stop_scale = (ccb_stop_scale)need_enum("--stop-scale", CCB_ENUM_STOP_SCALE,
+                                                   o->stop_scale);
     }
     if (o->linsolve) {
-        if (strcmp(o->linsolve, "auto") == 0) {
-            np->linear_solver = CCB_LINSOLVE_AUTO;
-        } else if (strcmp(o->linsolve, "cholmod") == 0) {
-            np->linear_solver = CCB_LINSOLVE_CHOLMOD;
-        } else if (strcmp(o->linsolve, "dense") == 0) {
-            np->linear_solver = CCB_LINSOLVE_DENSE;
-        } else {
-            die_usage("--linear-solver expects auto, cholmod or dense (got '%s')", o->linsolve);
-        }
+        np->linear_solver = (ccb_linear_solver)need_enum("--linear-solver",
+                                                         CCB_ENUM_LINEAR_SOLVER, o->linsolve);
     }
 }
 
@@ -344,35 +338,40 @@ static int pick(const char* opt, const char* val, const char* const* names) {
 
 static void apply_variant_opts(const opts* o, run_config* cfg) {
     solver_cfg* sc = &cfg->solver;
-    if (o->solver) {
-        static const char* const names[] = {"newton", "tamsi", "ie", "rk3", "gsl", NULL};
-        const int k = pick("--solver", o->solver, names);
-        sc->solver = k == 0 ? CCB_SOLVER_NEWTON : k == 1 ? CCB_SOLVER_TAMSI : CCB_SOLVER_ODE;
-        sc->ode.method = k == 3 ? CCB_ODE_RK3 : k == 4 ? CCB_ODE_GSL : CCB_ODE_IE;
+    if (o->solver) { /* a solver of the library's table, or an ODE method for the ODE solver */
+        int k = 0;
+        if (ccb_enum_value(CCB_ENUM_SOLVER, o->solver, &k) == CCB_OK && k != CCB_SOLVER_ODE) {
+            sc->solver = (ccb_solver)k;
+        } else if (ccb_enum_value(CCB_ENUM_ODE_METHOD, o->solver, &k) == CCB_OK) {
+            sc->solver = CCB_SOLVER_ODE;
+            sc->ode.method = (ccb_ode_method)k;
+        } else {
+            char b[128];
+            ccb_enum_list(CCB_ENUM_ODE_METHOD, ", ", b, sizeof b);
+            die_usage("--solver expects one of newton, tamsi, %s (got '%s')", b, o->solver);
+        }
     }
     if (o->coupling) {
-        static const char* const names[] = {"two-way", "one-way", NULL};
-        sc->tamsi.coupling = (ccb_tamsi_coupling)pick("--coupling", o->coupling, names);
+        sc->tamsi.coupling = (ccb_tamsi_coupling)need_enum("--coupling", CCB_ENUM_COUPLING,
+                                                           o->coupling);
     }
     if (o->friction) {
-        static const char* const names[] = {"lin", "quad", "stribeck5", "atan", NULL};
-        sc->friction = pick("--friction", o->friction, names);
+        sc->friction = need_enum("--friction", CCB_ENUM_FRICTION, o->friction);
     }
     if (o->tals) {
         static const char* const names[] = {"off", "on", NULL};
         sc->tamsi.tals = sc->ode.tals = pick("--tals", o->tals, names);
     }
     if (o->jacobian) {
-        static const char* const names[] = {"full", "quasi", NULL};
-        sc->ode.newton = (ccb_ie_newton)pick("--jacobian", o->jacobian, names);
+        sc->ode.newton = (ccb_ie_newton)need_enum("--jacobian", CCB_ENUM_IE_NEWTON, o->jacobian);
     }
     if (o->estimator) {
-        static const char* const names[] = {"trapezoid", "doubling", NULL};
-        sc->ode.estimator = (ccb_ie_estimator)pick("--estimator", o->estimator, names);
+        sc->ode.estimator = (ccb_ie_estimator)need_enum("--estimator", CCB_ENUM_IE_ESTIMATOR,
+                                                        o->estimator);
     }
     if (o->gsl_method) {
-        static const char* const names[] = {"rk8pd", "rkf45", "rkck", "msadams", NULL};
-        sc->ode.gsl_method = (ccb_ode_gsl_method)pick("--gsl-method", o->gsl_method, names);
+        sc->ode.gsl_method = (ccb_ode_gsl_method)need_enum("--gsl-method", CCB_ENUM_GSL_METHOD,
+                                                           o->gsl_method);
     }
     if (o->have_accuracy) {
         sc->ode.accuracy = o->accuracy;

@@ -87,17 +87,10 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
         ccb_meta_set_string(m, "solver.approximation", cfg->approx->name);
         ccb_meta_set_string(m, "solver.approximation_title", cfg->approx->title);
         ccb_meta_set_string(m, "solver.linear_solver",
-                            cfg->newton.linear_solver == CCB_LINSOLVE_DENSE ? "dense"
-                            : cfg->newton.linear_solver == CCB_LINSOLVE_CHOLMOD
-                                ? "cholmod-supernodal-amd"
-                                : "auto");
-        ccb_meta_set_string(m, "solver.delassus",
-                            cfg->delassus == CCB_DELASSUS_FULL_INVERSE ? "full-inverse"
-                                                                       : "diag-inverse");
+                            ccb_enum_name(CCB_ENUM_LINEAR_SOLVER, cfg->newton.linear_solver));
+        ccb_meta_set_string(m, "solver.delassus", ccb_enum_name(CCB_ENUM_DELASSUS, cfg->delassus));
         ccb_meta_set_string(m, "solver.stop_scale",
-                            cfg->newton.stop_scale == CCB_STOP_MOMENTUM
-                                ? "momentum A v (spec §8.5)"
-                                : "step momentum A (v - v0)");
+                            ccb_enum_name(CCB_ENUM_STOP_SCALE, cfg->newton.stop_scale));
         ccb_meta_set_number(m, "solver.eps_a", cfg->newton.eps_a);
         ccb_meta_set_number(m, "solver.eps_r", cfg->newton.eps_r);
         ccb_meta_set_number(m, "solver.eps_cost_a", cfg->newton.eps_cost_a);
@@ -111,17 +104,14 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     }
     if (cfg->solver.solver == CCB_SOLVER_TAMSI) {
         const ccb_tamsi_params* t = &cfg->solver.tamsi;
-        ccb_meta_set_string(m, "solver.coupling",
-                            t->coupling == CCB_TAMSI_ONE_WAY ? "one-way" : "two-way");
+        ccb_meta_set_string(m, "solver.coupling", ccb_enum_name(CCB_ENUM_COUPLING, t->coupling));
         ccb_meta_set_bool(m, "solver.tals", t->tals);
         ccb_meta_set_number(m, "solver.relative_tolerance", t->rho);
         ccb_meta_set_number(m, "solver.theta_max", t->theta_max);
         ccb_meta_set_number(m, "solver.max_iterations", t->max_iterations);
         ccb_meta_set_number(m, "solver.max_substeps", t->max_substeps);
         ccb_meta_set_string(m, "solver.linear_solver",
-                            t->linear_solver == CCB_TAMSI_LU_DENSE     ? "dense-lu"
-                            : t->linear_solver == CCB_TAMSI_LU_UMFPACK ? "umfpack"
-                                                                       : "auto");
+                            ccb_enum_name(CCB_ENUM_TAMSI_LU, t->linear_solver));
         ccb_meta_set_number(m, "statistics.steps_with_substeps", (double)rec->substeps);
     }
     if (cfg->solver.solver == CCB_SOLVER_ODE) {
@@ -129,14 +119,12 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
         ccb_meta_set_string(m, "solver.method", ccb_ode_method_name(o->method));
         ccb_meta_set_number(m, "solver.h", o->h);
         if (o->method == CCB_ODE_IE) {
-            ccb_meta_set_string(m, "solver.newton",
-                                o->newton == CCB_IE_QUASI_NEWTON ? "quasi" : "full");
+            ccb_meta_set_string(m, "solver.newton", ccb_enum_name(CCB_ENUM_IE_NEWTON, o->newton));
             ccb_meta_set_bool(m, "solver.error_control", o->error_control);
             ccb_meta_set_number(m, "solver.accuracy", o->accuracy);
             ccb_meta_set_number(m, "solver.h_max", o->h_max > 0 ? o->h_max : o->h);
             ccb_meta_set_string(m, "solver.error_estimator",
-                                o->estimator == CCB_IE_STEP_DOUBLING ? "step-doubling"
-                                                                     : "implicit-trapezoid");
+                                ccb_enum_name(CCB_ENUM_IE_ESTIMATOR, o->estimator));
             ccb_meta_set_bool(m, "solver.tals", o->tals);
             ccb_meta_set_number(m, "solver.theta_max", o->theta_max);
         }

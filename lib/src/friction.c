@@ -6,24 +6,19 @@
 #include <string.h>
 
 #include "ccb/math.h"
-
-static const char* const names[CCB_FRICTION_NMODELS] = {"lin", "quad", "stribeck5", "atan"};
+#include "ccb/names.h"
 
 const char* ccb_friction_name(ccb_friction_model m) {
-    return ((int)m >= 0 && (int)m < CCB_FRICTION_NMODELS) ? names[m] : NULL;
+    return ccb_enum_name(CCB_ENUM_FRICTION, (int)m);
 }
 
 ccb_status ccb_friction_parse(const char* name, ccb_friction_model* m) {
-    if (name == NULL || m == NULL) {
+    int v = 0;
+    if (m == NULL || ccb_enum_value(CCB_ENUM_FRICTION, name, &v) != CCB_OK) {
         return CCB_E_INVALID;
     }
-    for (int i = 0; i < CCB_FRICTION_NMODELS; ++i) {
-        if (strcmp(name, names[i]) == 0) {
-            *m = (ccb_friction_model)i;
-            return CCB_OK;
-        }
-    }
-    return CCB_E_INVALID;
+    *m = (ccb_friction_model)v;
+    return CCB_OK;
 }
 
 /* atan(x)/x, with the alternating series through x^16/17 for x <= 0.12 (spec §A.4: the

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ccb/alloc.h"
+#include "ccb/names.h"
 #include "ode_internal.h"
 
 ccb_ode_params ccb_ode_params_default(void) {
@@ -38,12 +39,11 @@ static const ccb_ode_type* method_type(ccb_ode_method m) {
 }
 
 const char* ccb_ode_method_name(ccb_ode_method m) {
-    return ((int)m >= 0 && (int)m < NTYPES) ? k_types[m]->name : NULL;
+    return ccb_enum_name(CCB_ENUM_ODE_METHOD, (int)m);
 }
 
 const char* ccb_ode_gsl_method_name(ccb_ode_gsl_method m) {
-    static const char* const names[] = {"rk8pd", "rkf45", "rkck", "msadams"};
-    return ((int)m >= 0 && (int)m < 4) ? names[m] : NULL;
+    return ccb_enum_name(CCB_ENUM_GSL_METHOD, (int)m);
 }
 
 ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t n) {

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "ccb/alloc.h"
+#include "ccb/names.h"
 #include "model_internal.h"
 #include "problem_internal.h"
 
@@ -33,8 +34,7 @@ struct ccb_sim {
 };
 
 const char* ccb_solver_name(ccb_solver s) {
-    static const char* const names[] = {"newton", "tamsi", "ode"};
-    return ((int)s >= 0 && (int)s < 3) ? names[s] : NULL;
+    return ccb_enum_name(CCB_ENUM_SOLVER, (int)s);
 }
 
 ccb_sim_params ccb_sim_params_default(void) {

@@ -9,6 +9,7 @@
 #include "ccb/hydro.h"
 #include "ccb/math.h"
 #include "ccb/model.h"
+#include "ccb/names.h"
 #include "ccb/newton.h"
 #include "ccb/ode.h"
 #include "ccb/problem.h"

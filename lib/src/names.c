@@ -1,0 +1,86 @@
+/* names: the name table of libccb's enumerations (ccb/names.h). Each row lists the names in the
+ * order of the enumeration's values 0, 1, ...; the enumerations are contiguous from 0. */
+#include "ccb/names.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ccb/friction.h"
+#include "ccb/newton.h"
+#include "ccb/ode.h"
+#include "ccb/problem.h"
+#include "ccb/sim.h"
+#include "ccb/tamsi.h"
+
+typedef struct name_row {
+    const char* title;
+    const char* names[6]; /* NULL-ended */
+} name_row;
+
+static const name_row k_rows[CCB_ENUM_COUNT] = {
+    [CCB_ENUM_SOLVER] = {"solver", {"newton", "tamsi", "ode", NULL}},
+    [CCB_ENUM_FRICTION] = {"regularized friction", {"lin", "quad", "stribeck5", "atan", NULL}},
+    [CCB_ENUM_COUPLING] = {"TAMSI coupling", {"two-way", "one-way", NULL}},
+    [CCB_ENUM_TAMSI_LU] = {"TAMSI linear solver", {"auto", "umfpack", "dense", NULL}},
+    [CCB_ENUM_ODE_METHOD] = {"ODE method", {"ie", "rk3", "gsl", NULL}},
+    [CCB_ENUM_IE_NEWTON] = {"implicit Euler Newton variant", {"full", "quasi", NULL}},
+    [CCB_ENUM_IE_ESTIMATOR] = {"implicit Euler error estimate", {"trapezoid", "doubling", NULL}},
+    [CCB_ENUM_GSL_METHOD] = {"GSL method", {"rk8pd", "rkf45", "rkck", "msadams", NULL}},
+    [CCB_ENUM_LINEAR_SOLVER] = {"Newton linear solver", {"auto", "cholmod", "dense", NULL}},
+    [CCB_ENUM_STOP_SCALE] = {"stopping scale", {"step", "momentum", NULL}},
+    [CCB_ENUM_DELASSUS] = {"Delassus approximation", {"diag", "full", NULL}},
+};
+
+/* The rows follow the enumerations' values (a reordered enum breaks the build, not the names). */
+_Static_assert(CCB_SOLVER_ODE == 2 && CCB_TAMSI_ONE_WAY == 1 && CCB_TAMSI_LU_DENSE == 2 &&
+                   CCB_ODE_GSL == 2 && CCB_IE_QUASI_NEWTON == 1 && CCB_IE_STEP_DOUBLING == 1 &&
+                   CCB_GSL_MSADAMS == 3 && CCB_LINSOLVE_DENSE == 2 && CCB_STOP_MOMENTUM == 1 &&
+                   CCB_DELASSUS_FULL_INVERSE == 1 && CCB_FRICTION_ATAN == 3,
+               "names.c: the name rows must follow the enumerations");
+
+const char* ccb_enum_name(ccb_enum e, int value) {
+    if ((int)e < 0 || e >= CCB_ENUM_COUNT || value < 0) {
+        return NULL;
+    }
+    for (int i = 0; i <= value; ++i) {
+        if (k_rows[e].names[i] == NULL) {
+            return NULL;
+        }
+    }
+    return k_rows[e].names[value];
+}
+
+ccb_status ccb_enum_value(ccb_enum e, const char* name, int* value) {
+    if ((int)e < 0 || e >= CCB_ENUM_COUNT || name == NULL || value == NULL) {
+        return CCB_E_INVALID;
+    }
+    for (int i = 0; k_rows[e].names[i]; ++i) {
+        if (strcmp(k_rows[e].names[i], name) == 0) {
+            *value = i;
+            return CCB_OK;
+        }
+    }
+    return CCB_E_INVALID;
+}
+
+void ccb_enum_list(ccb_enum e, const char* sep, char* out, size_t n) {
+    if (n == 0) {
+        return;
+    }
+    out[0] = '\0';
+    if ((int)e < 0 || e >= CCB_ENUM_COUNT) {
+        return;
+    }
+    size_t len = 0;
+    for (int i = 0; k_rows[e].names[i] && len + 1 < n; ++i) {
+        const int w = snprintf(out + len, n - len, "%s%s", i ? sep : "", k_rows[e].names[i]);
+        if (w < 0) {
+            return;
+        }
+        len += (size_t)w;
+    }
+}
+
+const char* ccb_enum_title(ccb_enum e) {
+    return ((int)e >= 0 && e < CCB_ENUM_COUNT) ? k_rows[e].title : NULL;
+}
