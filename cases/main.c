@@ -392,18 +392,15 @@ static void apply_variant_opts(const opts* o, run_config* cfg) {
         sc->tamsi.max_iterations = o->max_iter;
         sc->ode.max_newton = o->max_iter;
     }
-    if (sc->solver != CCB_SOLVER_NEWTON) {
-        char msg[512];
-        ccb_ode_params op = sc->ode;
-        if (op.h == 0.0) {
-            op.h = cfg->dt;
-        }
-        if ((sc->solver == CCB_SOLVER_TAMSI &&
-             ccb_tamsi_params_check(&sc->tamsi, msg, sizeof msg) != CCB_OK) ||
-            (sc->solver == CCB_SOLVER_ODE &&
-             ccb_ode_params_check(&op, msg, sizeof msg) != CCB_OK)) {
-            die_usage("%s", msg);
-        }
+    /* the solver's own parameters, checked by the library's solver table */
+    ccb_sim_params sp = ccb_sim_params_default();
+    sp.dt = cfg->dt;
+    sp.solver = sc->solver;
+    sp.tamsi = sc->tamsi;
+    sp.ode = sc->ode;
+    char msg[512];
+    if (ccb_sim_params_check(&sp, msg, sizeof msg) != CCB_OK) {
+        die_usage("%s", msg);
     }
 }
 

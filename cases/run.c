@@ -55,15 +55,8 @@ void run_record_free(run_record* rec) {
     rec->iters = rec->ls = NULL;
 }
 
-/* What the simulation actually used (after the case's options and overrides). */
-typedef struct effective {
-    ccb_friction_model friction;
-    double vs;
-    ccb_ode_params ode;
-} effective;
-
 static int write_meta(const run_config* cfg, const run_record* rec, const ccb_model* model,
-                      const effective* eff, char* msg, size_t n) {
+                      const ccb_sim* sim, char* msg, size_t n) {
     ccb_meta* m = NULL;
     if (ccb_meta_create(&m) != CCB_OK) {
         snprintf(msg, n, "out of memory");
@@ -81,73 +74,9 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     }
     char variant[64];
     variant_name(cfg, variant, sizeof variant);
-    ccb_meta_set_string(m, "solver.name", ccb_solver_name(cfg->solver.solver));
     ccb_meta_set_string(m, "solver.variant", variant);
-    if (cfg->solver.solver == CCB_SOLVER_NEWTON) {
-        ccb_meta_set_string(m, "solver.approximation", cfg->approx->name);
-        ccb_meta_set_string(m, "solver.approximation_title", cfg->approx->title);
-        ccb_meta_set_string(m, "solver.linear_solver",
-                            ccb_enum_name(CCB_ENUM_LINEAR_SOLVER, cfg->newton.linear_solver));
-        ccb_meta_set_string(m, "solver.delassus", ccb_enum_name(CCB_ENUM_DELASSUS, cfg->delassus));
-        ccb_meta_set_string(m, "solver.stop_scale",
-                            ccb_enum_name(CCB_ENUM_STOP_SCALE, cfg->newton.stop_scale));
-        ccb_meta_set_number(m, "solver.eps_a", cfg->newton.eps_a);
-        ccb_meta_set_number(m, "solver.eps_r", cfg->newton.eps_r);
-        ccb_meta_set_number(m, "solver.eps_cost_a", cfg->newton.eps_cost_a);
-        ccb_meta_set_number(m, "solver.eps_cost_r", cfg->newton.eps_cost_r);
-        ccb_meta_set_number(m, "solver.max_iterations", cfg->newton.max_iterations);
-        ccb_meta_set_number(m, "solver.line_search_alpha_max", cfg->newton.ls_alpha_max);
-        ccb_meta_set_bool(m, "solver.compute_kappa", cfg->newton.compute_kappa);
-    } else {
-        ccb_meta_set_string(m, "solver.friction", ccb_friction_name(eff->friction));
-        ccb_meta_set_number(m, "solver.stiction_tolerance", eff->vs);
-    }
-    if (cfg->solver.solver == CCB_SOLVER_TAMSI) {
-        const ccb_tamsi_params* t = &cfg->solver.tamsi;
-        ccb_meta_set_string(m, "solver.coupling", ccb_enum_name(CCB_ENUM_COUPLING, t->coupling));
-        ccb_meta_set_bool(m, "solver.tals", t->tals);
-        ccb_meta_set_number(m, "solver.relative_tolerance", t->rho);
-        ccb_meta_set_number(m, "solver.theta_max", t->theta_max);
-        ccb_meta_set_number(m, "solver.max_iterations", t->max_iterations);
-        ccb_meta_set_number(m, "solver.max_substeps", t->max_substeps);
-        ccb_meta_set_string(m, "solver.linear_solver",
-                            ccb_enum_name(CCB_ENUM_TAMSI_LU, t->linear_solver));
-        ccb_meta_set_number(m, "statistics.steps_with_substeps", (double)rec->substeps);
-    }
-    if (cfg->solver.solver == CCB_SOLVER_ODE) {
-        const ccb_ode_params* o = &eff->ode;
-        ccb_meta_set_string(m, "solver.method", ccb_ode_method_name(o->method));
-        ccb_meta_set_number(m, "solver.h", o->h);
-        if (o->method == CCB_ODE_IE) {
-            ccb_meta_set_string(m, "solver.newton", ccb_enum_name(CCB_ENUM_IE_NEWTON, o->newton));
-            ccb_meta_set_bool(m, "solver.error_control", o->error_control);
-            ccb_meta_set_number(m, "solver.accuracy", o->accuracy);
-            ccb_meta_set_number(m, "solver.h_max", o->h_max > 0 ? o->h_max : o->h);
-            ccb_meta_set_string(m, "solver.error_estimator",
-                                ccb_enum_name(CCB_ENUM_IE_ESTIMATOR, o->estimator));
-            ccb_meta_set_bool(m, "solver.tals", o->tals);
-            ccb_meta_set_number(m, "solver.theta_max", o->theta_max);
-        }
-        if (o->method == CCB_ODE_GSL) {
-            ccb_meta_set_string(m, "solver.gsl_method", ccb_ode_gsl_method_name(o->gsl_method));
-            ccb_meta_set_number(m, "solver.gsl_atol", o->gsl_atol);
-            ccb_meta_set_number(m, "solver.gsl_rtol", o->gsl_rtol);
-        }
-        const ccb_ode_work* w = &rec->work;
-        ccb_meta_set_number(m, "work.f_evaluations", (double)w->n_f);
-        ccb_meta_set_number(m, "work.f_evaluations_jacobian", (double)w->n_f_jacobian);
-        ccb_meta_set_number(m, "work.f_evaluations_error_estimate", (double)w->n_f_errest);
-        ccb_meta_set_number(m, "work.newton_iterations", (double)w->n_newton);
-        ccb_meta_set_number(m, "work.jacobians", (double)w->n_jacobian);
-        ccb_meta_set_number(m, "work.factorizations", (double)w->n_factor);
-        ccb_meta_set_number(m, "work.steps", (double)w->n_steps);
-        ccb_meta_set_number(m, "work.newton_failures", (double)w->n_fail_newton);
-        ccb_meta_set_number(m, "work.error_rejections", (double)w->n_reject_error);
-        ccb_meta_set_number(m, "work.tals_limited", (double)w->n_tals);
-        ccb_meta_set_number(m, "work.slip_evaluations", (double)w->n_slip);
-        ccb_meta_set_number(m, "work.h_min", w->h_min);
-        ccb_meta_set_number(m, "work.h_max", w->h_max);
-    }
+    ccb_meta_set_sim(m, sim); /* solver.name, its settings and work (the library's description) */
+    ccb_meta_set_number(m, "statistics.steps_with_substeps", (double)rec->substeps);
     ccb_meta_set_number(m, "dt", cfg->dt);
     ccb_meta_set_number(m, "t_final", cfg->t_final);
     ccb_meta_set_number(m, "steps_planned", (double)rec->nplanned);
@@ -244,13 +173,6 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     if (cfg->solver.friction >= 0) {
         sp.tamsi.friction = sp.contact_ode.friction = (ccb_friction_model)cfg->solver.friction;
     }
-    effective eff;
-    eff.friction = sp.solver == CCB_SOLVER_TAMSI ? sp.tamsi.friction : sp.contact_ode.friction;
-    eff.vs = sp.problem.approx.vs;
-    eff.ode = sp.ode;
-    if (eff.ode.h == 0.0) {
-        eff.ode.h = cfg->dt;
-    }
     ccb_sim* sim = NULL;
     int rc = 2;
     ccb_writer *wt = NULL, *ws = NULL;
@@ -337,12 +259,13 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         const ccb_status s = ccb_sim_step(sim);
         rec->wall_time += now() - tic;
         const ccb_step_stats* st = ccb_sim_step_stats(sim);
-        rec->iters[k] = st->iterations;
-        rec->ls[k] = st->newton.ls_evals;
-        rec->kappa[k] = st->newton.kappa;
-        rec->total_iters += st->iterations;
-        rec->total_ls += st->newton.ls_evals;
-        rec->substeps += st->tamsi.substeps > 1;
+        const double* cnt = st->counter; /* NAN: the row does not apply to the solver */
+        rec->iters[k] = isnan(cnt[CCB_CNT_ITERATIONS]) ? 0 : (int)cnt[CCB_CNT_ITERATIONS];
+        rec->ls[k] = isnan(cnt[CCB_CNT_LS_EVALS]) ? 0 : (int)cnt[CCB_CNT_LS_EVALS];
+        rec->kappa[k] = isnan(cnt[CCB_CNT_KAPPA]) ? -1 : cnt[CCB_CNT_KAPPA];
+        rec->total_iters += rec->iters[k];
+        rec->total_ls += rec->ls[k];
+        rec->substeps += cnt[CCB_CNT_SUBSTEPS] > 1;
         rec->ncontacts_total += st->ncontacts;
         if (st->ncontacts > rec->ncontacts_max) {
             rec->ncontacts_max = st->ncontacts;
@@ -350,13 +273,13 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         rec->t_geometry += st->time_geometry;
         rec->t_problem += st->time_problem;
         rec->t_solve += st->time_solve;
-        rec->t_assemble += st->newton.time_assemble;
-        rec->t_factor += st->newton.time_factor;
-        rec->t_linesearch += st->newton.time_linesearch;
-        rec->t_eval += st->newton.time_eval;
-        rec->t_kappa += st->newton.time_kappa;
-        if (st->iterations > rec->max_iters) {
-            rec->max_iters = st->iterations;
+        rec->t_assemble += isnan(cnt[CCB_CNT_TIME_ASSEMBLE]) ? 0 : cnt[CCB_CNT_TIME_ASSEMBLE];
+        rec->t_factor += isnan(cnt[CCB_CNT_TIME_FACTOR]) ? 0 : cnt[CCB_CNT_TIME_FACTOR];
+        rec->t_linesearch += isnan(cnt[CCB_CNT_TIME_LINESEARCH]) ? 0 : cnt[CCB_CNT_TIME_LINESEARCH];
+        rec->t_eval += isnan(cnt[CCB_CNT_TIME_EVAL]) ? 0 : cnt[CCB_CNT_TIME_EVAL];
+        rec->t_kappa += isnan(cnt[CCB_CNT_TIME_KAPPA]) ? 0 : cnt[CCB_CNT_TIME_KAPPA];
+        if (rec->iters[k] > rec->max_iters) {
+            rec->max_iters = rec->iters[k];
         }
         const int keep = k % cfg->record_every == 0 || k == N || s != CCB_OK;
         if (files && keep && ccb_steps_row(ws, k, t0, st) != CCB_OK) {
@@ -389,11 +312,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         }
     }
     free(row);
-    if (cfg->solver.solver == CCB_SOLVER_TAMSI) {
-        ccb_tamsi_counters(ccb_sim_tamsi(sim), &rec->analyses, &rec->factorizations);
-    } else {
-        ccb_newton_counters(ccb_sim_newton(sim), &rec->analyses, &rec->factorizations);
-    }
+    ccb_sim_factor_counts(sim, &rec->analyses, &rec->factorizations);
     rec->work = ccb_sim_ode_work(sim);
     if (files) {
         const ccb_status s1 = ccb_writer_commit(wt, msg, msgn);
@@ -403,7 +322,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             ccb_writer_abort(ws);
         }
         ws = NULL;
-        if (s2 != CCB_OK || write_meta(cfg, rec, model, &eff, msg, msgn) != 0) {
+        if (s2 != CCB_OK || write_meta(cfg, rec, model, sim, msg, msgn) != 0) {
             goto done;
         }
     }

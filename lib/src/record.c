@@ -147,52 +147,41 @@ ccb_status ccb_csv_row(ccb_writer* w, int n, const double* x) {
 }
 
 ccb_status ccb_steps_header(ccb_writer* w) {
-    return ccb_writer_printf(
-        w, "step,t [s],status,iterations,ls_evals,residual,tolerance,cost [J],contacts,kappa,"
-           "alpha_min,f_evals,time_geometry [s],time_problem [s],time_solve [s]\n");
-}
-
-/* Writes v as %.17g, or nothing (an empty field: not applicable) if !have. */
-static void field(char* buf, size_t n, int have, double v) {
-    if (have) {
-        snprintf(buf, n, "%.17g", v);
-    } else {
-        buf[0] = '\0';
+    ccb_status s = ccb_writer_printf(w, "step,t [s],status");
+    for (int c = 0; c < CCB_CNT_COUNT && s == CCB_OK; ++c) {
+        s = ccb_writer_printf(w, ",%s", ccb_counter_name((ccb_counter)c));
     }
+    if (s != CCB_OK) {
+        return s;
+    }
+    return ccb_writer_printf(w, ",contacts,time_geometry [s],time_problem [s],time_solve [s]\n");
 }
 
+/* A step row: the solver's counters (an empty field where a row does not apply: NAN), then the
+ * contacts and the wall times. Non-finite statistics fail the row. */
 ccb_status ccb_steps_row(ccb_writer* w, long step, double t, const ccb_step_stats* st) {
-    const ccb_newton_stats* n = &st->newton;
-    const ccb_tamsi_stats* ts = &st->tamsi;
-    const int newton = st->solver == CCB_SOLVER_NEWTON, tamsi = st->solver == CCB_SOLVER_TAMSI;
-    const double residual = newton ? n->residual : ts->residual;
-    const double tolerance = newton ? n->tolerance : ts->tolerance;
-    const double alpha = newton ? n->alpha_min : ts->alpha_min;
-    const double vals[] = {t,     residual,          tolerance,        n->cost,       n->kappa,
-                           alpha, st->time_geometry, st->time_problem, st->time_solve};
-    if (!ccb_all_finite(vals, sizeof vals / sizeof vals[0])) {
+    const double times[3] = {st->time_geometry, st->time_problem, st->time_solve};
+    int finite = isfinite(t) && ccb_all_finite(times, 3);
+    for (int c = 0; c < CCB_CNT_COUNT; ++c) {
+        finite &= isnan(st->counter[c]) || isfinite(st->counter[c]);
+    }
+    if (!finite) {
         w->failed = 1;
         return CCB_E_NONFINITE;
     }
-    char f_res[32], f_tol[32], f_cost[32], f_kappa[32], f_alpha[32], f_ls[24], f_fe[24];
-    field(f_res, sizeof f_res, newton || tamsi, residual);
-    field(f_tol, sizeof f_tol, newton || tamsi, tolerance);
-    field(f_cost, sizeof f_cost, newton, n->cost);
-    field(f_kappa, sizeof f_kappa, newton, n->kappa);
-    field(f_alpha, sizeof f_alpha, newton || tamsi, alpha);
-    if (newton) {
-        snprintf(f_ls, sizeof f_ls, "%d", n->ls_evals);
-    } else {
-        f_ls[0] = '\0';
+    ccb_status s = ccb_writer_printf(w, "%ld,%.17g,%d", step, t, (int)st->status);
+    for (int c = 0; c < CCB_CNT_COUNT && s == CCB_OK; ++c) {
+        const double v = st->counter[c];
+        if (isnan(v)) {
+            s = ccb_writer_printf(w, ",");
+        } else {
+            s = ccb_writer_printf(w, c >= CCB_CNT_TIME_ASSEMBLE ? ",%.9g" : ",%.17g", v);
+        }
     }
-    if (st->solver == CCB_SOLVER_ODE) {
-        snprintf(f_fe, sizeof f_fe, "%ld", st->ode.n_f);
-    } else {
-        f_fe[0] = '\0';
+    if (s != CCB_OK) {
+        return s;
     }
-    return ccb_writer_printf(w, "%ld,%.17g,%d,%d,%s,%s,%s,%s,%d,%s,%s,%s,%.9g,%.9g,%.9g\n", step, t,
-                             (int)st->status, st->iterations, f_ls, f_res, f_tol, f_cost,
-                             st->ncontacts, f_kappa, f_alpha, f_fe, st->time_geometry,
+    return ccb_writer_printf(w, ",%d,%.9g,%.9g,%.9g\n", st->ncontacts, st->time_geometry,
                              st->time_problem, st->time_solve);
 }
 
@@ -294,6 +283,31 @@ ccb_status ccb_meta_set_bool(ccb_meta* m, const char* key, int value) {
         return CCB_E_INVALID;
     }
     return meta_set(m, key, cJSON_CreateBool(value != 0));
+}
+
+typedef struct describe_ctx {
+    ccb_meta* m;
+    ccb_status status;
+} describe_ctx;
+
+static void describe_key(void* user, const char* key, ccb_describe_kind kind, const char* text,
+                         double number) {
+    describe_ctx* d = user;
+    const ccb_status s = kind == CCB_DESCRIBE_TEXT     ? ccb_meta_set_string(d->m, key, text)
+                         : kind == CCB_DESCRIBE_FLAG ? ccb_meta_set_bool(d->m, key, number != 0)
+                                                     : ccb_meta_set_number(d->m, key, number);
+    if (d->status == CCB_OK) {
+        d->status = s;
+    }
+}
+
+ccb_status ccb_meta_set_sim(ccb_meta* m, const ccb_sim* sim) {
+    if (m == NULL || sim == NULL) {
+        return CCB_E_INVALID;
+    }
+    describe_ctx d = {m, CCB_OK};
+    ccb_sim_describe(sim, describe_key, &d);
+    return d.status;
 }
 
 ccb_status ccb_meta_write(const ccb_meta* m, const char* path, char* msg, size_t msgn) {

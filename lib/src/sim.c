@@ -1,5 +1,6 @@
-/* sim: symplectic Euler time stepping with the convex Newton solver or TAMSI, or sampled
- * integration of the continuous model with an ODE integrator.
+/* sim: symplectic Euler time stepping with a frozen-step solver (the convex Newton solver, TAMSI),
+ * or sampled integration of the continuous model with an integrator; the solvers are the table of
+ * sim_internal.h (sim_newton.c, sim_tamsi.c, sim_ode.c).
  * spec: formulation-convex §1.1 (step), §1.3 (first-order distance), §8.7 (warm start v0);
  * formulation-tamsi-hydro §D.1 (TAMSI step), §A-§B (continuous model, integrators). */
 #define _POSIX_C_SOURCE 200809L
@@ -11,27 +12,21 @@
 
 #include "ccb/alloc.h"
 #include "ccb/names.h"
-#include "model_internal.h"
-#include "problem_internal.h"
+#include "sim_internal.h"
 
-struct ccb_sim {
-    const ccb_model* model;
-    ccb_sim_params prm;
-    ccb_contact_set contacts;
-    ccb_problem* problem;
-    ccb_newton* newton;
-    ccb_tamsi* tamsi;      /* solver TAMSI */
-    ccb_contact_ode* cont; /* solver ODE */
-    ccb_ode* ode;
-    double* x; /* ODE: (q, v) at the start of the step */
-    double t_start;
-    long nsteps; /* steps since set_state */
-    double *q, *v, *qn;
-    ccb_contact_result* results;
-    int nresults, cap_results;
-    ccb_step_stats stats;
-    char msg[CCB_MSG_SIZE];
-};
+/* The solvers by ccb_solver (the enum indexes this table). */
+static const sim_solver* const k_solvers[] = {&ccb_sim_solver_newton, &ccb_sim_solver_tamsi,
+                                              &ccb_sim_solver_ode};
+#define NSOLVERS ((int)(sizeof k_solvers / sizeof k_solvers[0]))
+
+static const char* const k_counter_names[CCB_CNT_COUNT] = {
+    "iterations", "ls_evals", "residual", "tolerance", "cost [J]", "kappa", "alpha_min",
+    "f_evals", "substeps", "time_assemble [s]", "time_factor [s]", "time_linesearch [s]",
+    "time_eval [s]", "time_kappa [s]"};
+
+const char* ccb_counter_name(ccb_counter c) {
+    return ((int)c >= 0 && c < CCB_CNT_COUNT) ? k_counter_names[c] : NULL;
+}
 
 const char* ccb_solver_name(ccb_solver s) {
     return ccb_enum_name(CCB_ENUM_SOLVER, (int)s);
@@ -68,7 +63,7 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
                           "contact margin must be finite and >= 0 m (got %g)", p->margin);
     }
-    if (ccb_solver_name(p->solver) == NULL) {
+    if ((int)p->solver < 0 || (int)p->solver >= NSOLVERS) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "unknown solver %d", (int)p->solver);
     }
     ccb_problem_params pp = p->problem;
@@ -78,36 +73,10 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
         return s;
     }
     s = ccb_newton_params_check(&p->newton, msg, n);
-    if (s != CCB_OK || p->solver == CCB_SOLVER_NEWTON) {
-        return s;
-    }
-    if (p->solver == CCB_SOLVER_TAMSI) {
-        ccb_tamsi_params tp = p->tamsi;
-        tp.vs = p->problem.approx.vs;
-        return ccb_tamsi_params_check(&tp, msg, n);
-    }
-    ccb_ode_params op = p->ode;
-    if (op.h == 0.0) {
-        op.h = p->dt;
-    }
-    s = ccb_ode_params_check(&op, msg, n);
     if (s != CCB_OK) {
         return s;
     }
-    if (!op.error_control && op.method != CCB_ODE_GSL) {
-        const double r = p->dt / op.h;
-        if (!(fabs(r - round(r)) <= 1e-9 * r)) { /* [round-off: dt/h of exact multiples] */
-            return ccb_errorf(msg, n, CCB_E_INVALID,
-                              "the sampling interval dt = %g must be a whole number of fixed "
-                              "integrator steps h = %g",
-                              p->dt, op.h);
-        }
-    }
-    if (ccb_friction_name(p->contact_ode.friction) == NULL) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "unknown friction model %d",
-                          (int)p->contact_ode.friction);
-    }
-    return CCB_OK;
+    return k_solvers[p->solver]->check(p, msg, n);
 }
 
 ccb_status ccb_sim_create(const ccb_model* m, const ccb_sim_params* prm, ccb_sim** out, char* msg,
@@ -130,12 +99,13 @@ ccb_status ccb_sim_create(const ccb_model* m, const ccb_sim_params* prm, ccb_sim
     sim->model = m;
     sim->prm = *prm;
     sim->prm.problem.approx.dt = prm->dt;
+    sim->solver = k_solvers[prm->solver];
     const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), nv = (size_t)(m->nv > 0 ? m->nv : 1);
     sim->q = ccb_calloc(nq, sizeof(double));
     sim->qn = ccb_calloc(nq, sizeof(double));
     sim->v = ccb_calloc(nv, sizeof(double));
     if (sim->q == NULL || sim->qn == NULL || sim->v == NULL ||
-        ccb_problem_create(&sim->problem) != CCB_OK || ccb_newton_create(&sim->newton) != CCB_OK) {
+        ccb_problem_create(&sim->problem) != CCB_OK) {
         ccb_sim_destroy(sim);
         return ccb_errorf(msg, msgn, CCB_E_NOMEM, "sim_create: out of memory");
     }
@@ -145,31 +115,16 @@ ccb_status ccb_sim_create(const ccb_model* m, const ccb_sim_params* prm, ccb_sim
     if (sim->prm.ode.h == 0.0) {
         sim->prm.ode.h = prm->dt;
     }
-    if (prm->solver == CCB_SOLVER_TAMSI && ccb_tamsi_create(&sim->tamsi) != CCB_OK) {
-        ccb_sim_destroy(sim);
-        return ccb_errorf(msg, msgn, CCB_E_NOMEM, "sim_create: out of memory");
-    }
-    if (prm->solver == CCB_SOLVER_ODE) {
-        sim->x = ccb_calloc((size_t)(m->nq + m->nv), sizeof(double));
-        if (sim->x == NULL) {
-            ccb_sim_destroy(sim);
-            return ccb_errorf(msg, msgn, CCB_E_NOMEM, "sim_create: out of memory");
-        }
-        s = ccb_contact_ode_create(m, &sim->prm.contact_ode, &sim->cont, msg, msgn);
-        if (s == CCB_OK) {
-            s = ccb_ode_create(ccb_contact_ode_system(sim->cont), &sim->prm.ode, &sim->ode, msg,
-                               msgn);
-        }
-        if (s != CCB_OK) {
-            ccb_sim_destroy(sim);
-            return s;
-        }
+    s = sim->solver->create(sim, msg, msgn);
+    if (s == CCB_OK && sim->solver->set_state) {
         s = ccb_sim_set_state(sim, 0.0, sim->q, sim->v);
         if (s != CCB_OK) {
             ccb_errorf(msg, msgn, s, "%s", sim->msg);
-            ccb_sim_destroy(sim);
-            return s;
         }
+    }
+    if (s != CCB_OK) {
+        ccb_sim_destroy(sim);
+        return s;
     }
     *out = sim;
     return CCB_OK;
@@ -179,13 +134,11 @@ void ccb_sim_destroy(ccb_sim* sim) {
     if (sim == NULL) {
         return;
     }
+    if (sim->solver) {
+        sim->solver->destroy(sim);
+    }
     ccb_contact_set_free(&sim->contacts);
     ccb_problem_destroy(sim->problem);
-    ccb_newton_destroy(sim->newton);
-    ccb_tamsi_destroy(sim->tamsi);
-    ccb_ode_destroy(sim->ode);
-    ccb_contact_ode_destroy(sim->cont);
-    ccb_free(sim->x);
     ccb_free(sim->q);
     ccb_free(sim->qn);
     ccb_free(sim->v);
@@ -209,20 +162,18 @@ ccb_status ccb_sim_set_state(ccb_sim* sim, double t, const double* q, const doub
         return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NONFINITE,
                           "set_state: time or state has a non-finite entry");
     }
-    if (sim->ode) {
-        memcpy(sim->x, q, (size_t)nq * sizeof(double));
-        memcpy(sim->x + nq, v, (size_t)nv * sizeof(double));
-        ccb_status s = ccb_ode_set_state(sim->ode, t, sim->x);
-        if (s != CCB_OK) {
-            return ccb_errorf(sim->msg, sizeof sim->msg, s, "set_state: %s",
-                              ccb_ode_last_error(sim->ode));
-        }
-        ccb_ode_reset_work(sim->ode);
-    }
-    memcpy(sim->q, q, (size_t)nq * sizeof(double));
-    memcpy(sim->v, v, (size_t)nv * sizeof(double));
+    /* copies first (q, v may be the sim's own arrays), then the solver's view of the state */
+    memmove(sim->q, q, (size_t)nq * sizeof(double));
+    memmove(sim->v, v, (size_t)nv * sizeof(double));
     sim->t_start = t;
     sim->nsteps = 0;
+    if (sim->solver->set_state) {
+        const ccb_status s = sim->solver->set_state(sim, t);
+        if (s != CCB_OK) {
+            return ccb_errorf(sim->msg, sizeof sim->msg, s, "set_state: %s",
+                              sim->solver->last_error(sim));
+        }
+    }
     return CCB_OK;
 }
 
@@ -236,11 +187,7 @@ const double* ccb_sim_v(const ccb_sim* sim) {
     return sim ? sim->v : NULL;
 }
 
-static double now(void) {
-    return ccb_wall_time();
-}
-
-static ccb_status reserve_results(ccb_sim* sim, int nc) {
+ccb_status ccb_sim_reserve_results(ccb_sim* sim, int nc) {
     if (ccb_grow((void**)&sim->results, &sim->cap_results, nc > 0 ? nc : 1,
                  sizeof(ccb_contact_result))) {
         return CCB_E_NOMEM;
@@ -248,11 +195,10 @@ static ccb_status reserve_results(ccb_sim* sim, int nc) {
     return CCB_OK;
 }
 
-/* Contact results of a discrete step from the solver's contact velocities and impulses. */
+/* Contact results of a frozen step from the solver's contact velocities and impulses. */
 static ccb_status record_contacts(ccb_sim* sim, const double* vc, const double* g) {
-    const ccb_problem* pb = sim->problem;
     const int nc = sim->contacts.n;
-    if (reserve_results(sim, nc) != CCB_OK) {
+    if (ccb_sim_reserve_results(sim, nc) != CCB_OK) {
         return CCB_E_NOMEM;
     }
     for (int i = 0; i < nc; ++i) {
@@ -263,77 +209,9 @@ static ccb_status record_contacts(ccb_sim* sim, const double* vc, const double* 
             r->gamma[k] = g[3 * i + k];
             r->force[k] = g[3 * i + k] / sim->prm.dt;
         }
-        r->stiction_tol = sim->prm.solver == CCB_SOLVER_NEWTON
-                              ? pb->approx->stiction_tolerance(&pb->contacts[i].c, r->gamma)
-                              : sim->prm.problem.approx.vs;
+        r->stiction_tol = sim->solver->stiction(sim, i, r->gamma);
     }
     sim->nresults = nc;
-    return CCB_OK;
-}
-
-static void work_diff(const ccb_ode_work* a, const ccb_ode_work* b, ccb_ode_work* d) {
-    d->n_f = a->n_f - b->n_f;
-    d->n_f_jacobian = a->n_f_jacobian - b->n_f_jacobian;
-    d->n_f_errest = a->n_f_errest - b->n_f_errest;
-    d->n_newton = a->n_newton - b->n_newton;
-    d->n_jacobian = a->n_jacobian - b->n_jacobian;
-    d->n_factor = a->n_factor - b->n_factor;
-    d->n_steps = a->n_steps - b->n_steps;
-    d->n_fail_newton = a->n_fail_newton - b->n_fail_newton;
-    d->n_reject_error = a->n_reject_error - b->n_reject_error;
-    d->n_tals = a->n_tals - b->n_tals;
-    d->n_slip = a->n_slip - b->n_slip;
-    d->h_min = a->h_min;
-    d->h_max = a->h_max;
-}
-
-/* ODE solver: integrate the continuous model over the sampling interval. */
-static ccb_status step_ode(ccb_sim* sim, double t0) {
-    const ccb_model* m = sim->model;
-    const int nq = m->nq, nv = m->nv;
-    const double t1 = sim->t_start + (double)(sim->nsteps + 1) * sim->prm.dt;
-    const ccb_ode_work before = *ccb_ode_get_work(sim->ode);
-    double tic = now();
-    ccb_status s = ccb_ode_advance(sim->ode, t1);
-    sim->stats.time_solve = now() - tic;
-    work_diff(ccb_ode_get_work(sim->ode), &before, &sim->stats.ode);
-    sim->stats.iterations = (int)sim->stats.ode.n_newton;
-    sim->stats.status = s;
-    if (s != CCB_OK) { /* back to the start of the step (the work done stays counted) */
-        memcpy(sim->x, sim->q, (size_t)nq * sizeof(double));
-        memcpy(sim->x + nq, sim->v, (size_t)nv * sizeof(double));
-        ccb_ode_set_state(sim->ode, t0, sim->x);
-        return ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0,
-                          ccb_ode_last_error(sim->ode));
-    }
-    const double* x = ccb_ode_state(sim->ode);
-    int nc = 0;
-    const ccb_contact* cts = NULL;
-    const double *vc = NULL, *f = NULL;
-    tic = now();
-    s = ccb_contact_ode_contacts(sim->cont, t1, x, sim->prm.margin, &nc, &cts, &vc, &f);
-    sim->stats.time_geometry = now() - tic;
-    if (s != CCB_OK || reserve_results(sim, nc) != CCB_OK) {
-        s = s != CCB_OK ? s : CCB_E_NOMEM;
-        sim->stats.status = s;
-        return ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: contact results: %s", t1,
-                          ccb_contact_ode_last_error(sim->cont));
-    }
-    for (int i = 0; i < nc; ++i) {
-        ccb_contact_result* r = &sim->results[i];
-        r->geometry = cts[i];
-        for (int k = 0; k < 3; ++k) {
-            r->vc[k] = vc[3 * i + k];
-            r->force[k] = f[3 * i + k];
-            r->gamma[k] = f[3 * i + k] * sim->prm.dt;
-        }
-        r->stiction_tol = sim->prm.problem.approx.vs;
-    }
-    sim->nresults = nc;
-    sim->stats.ncontacts = nc;
-    memcpy(sim->q, x, (size_t)nq * sizeof(double));
-    memcpy(sim->v, x + nq, (size_t)nv * sizeof(double));
-    sim->nsteps++;
     return CCB_OK;
 }
 
@@ -345,53 +223,39 @@ ccb_status ccb_sim_step(ccb_sim* sim) {
     const double t0 = ccb_sim_time(sim);
     memset(&sim->stats, 0, sizeof sim->stats);
     sim->stats.solver = sim->prm.solver;
-    sim->stats.newton.kappa = -1;
-    sim->nresults = 0;
-    if (sim->prm.solver == CCB_SOLVER_ODE) {
-        return step_ode(sim, t0);
+    for (int c = 0; c < CCB_CNT_COUNT; ++c) {
+        sim->stats.counter[c] = NAN; /* the solver fills its rows */
     }
-    double tic = now();
+    sim->nresults = 0;
+    if (sim->solver->advance) {
+        return sim->solver->advance(sim, t0);
+    }
+    double tic = ccb_wall_time();
     ccb_status s = ccb_geometry_query(m, t0, sim->q, sim->prm.margin, &sim->contacts, sim->msg,
                                       sizeof sim->msg);
-    sim->stats.time_geometry = now() - tic;
+    sim->stats.time_geometry = ccb_wall_time() - tic;
     sim->stats.ncontacts = sim->contacts.n;
     if (s != CCB_OK) {
-        sim->stats.newton.status = sim->stats.status = s;
+        sim->stats.status = s;
         return s;
     }
-    tic = now();
+    tic = ccb_wall_time();
     s = ccb_problem_build(sim->problem, m, sim->prm.approx, &sim->prm.problem, t0, sim->q, sim->v,
                           &sim->contacts);
-    sim->stats.time_problem = now() - tic;
+    sim->stats.time_problem = ccb_wall_time() - tic;
     if (s != CCB_OK) {
         ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0,
                    ccb_problem_last_error(sim->problem));
-        sim->stats.newton.status = sim->stats.status = s;
+        sim->stats.status = s;
         return s;
     }
-    tic = now();
-    const double *v, *vc, *g;
-    if (sim->prm.solver == CCB_SOLVER_TAMSI) {
-        s = ccb_tamsi_solve(sim->tamsi, sim->problem, &sim->prm.tamsi, sim->v, NULL,
-                            &sim->stats.tamsi);
-        sim->stats.iterations = sim->stats.tamsi.iterations;
-        v = ccb_tamsi_velocities(sim->tamsi);
-        vc = ccb_tamsi_contact_velocities(sim->tamsi);
-        g = ccb_tamsi_impulses(sim->tamsi);
-    } else {
-        s = ccb_newton_solve(sim->newton, sim->problem, &sim->prm.newton, sim->v, NULL,
-                             &sim->stats.newton);
-        sim->stats.iterations = sim->stats.newton.iterations;
-        v = ccb_newton_velocities(sim->newton);
-        vc = ccb_newton_contact_velocities(sim->newton);
-        g = ccb_newton_impulses(sim->newton);
-    }
-    sim->stats.time_solve = now() - tic;
+    tic = ccb_wall_time();
+    const double *v = NULL, *vc = NULL, *g = NULL;
+    s = sim->solver->solve(sim, &v, &vc, &g);
+    sim->stats.time_solve = ccb_wall_time() - tic;
     sim->stats.status = s;
     if (s != CCB_OK) { /* the last iterate stays readable through the solver's workspace */
-        ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0,
-                   sim->prm.solver == CCB_SOLVER_TAMSI ? ccb_tamsi_last_error(sim->tamsi)
-                                                       : ccb_newton_last_error(sim->newton));
+        ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0, sim->solver->last_error(sim));
         return s;
     }
     if (record_contacts(sim, vc, g) != CCB_OK) {
@@ -428,21 +292,36 @@ const ccb_problem* ccb_sim_problem(const ccb_sim* sim) {
     return sim ? sim->problem : NULL;
 }
 ccb_newton* ccb_sim_newton(const ccb_sim* sim) {
-    return sim ? sim->newton : NULL;
+    return sim && sim->solver == &ccb_sim_solver_newton ? sim->ws : NULL;
 }
 const ccb_tamsi* ccb_sim_tamsi(const ccb_sim* sim) {
-    return sim ? sim->tamsi : NULL;
+    return sim && sim->solver == &ccb_sim_solver_tamsi ? sim->ws : NULL;
 }
 const ccb_ode* ccb_sim_ode(const ccb_sim* sim) {
-    return sim ? sim->ode : NULL;
+    return sim && sim->solver == &ccb_sim_solver_ode ? ccb_sim_ode_integrator(sim) : NULL;
 }
 ccb_ode_work ccb_sim_ode_work(const ccb_sim* sim) {
     ccb_ode_work w;
     memset(&w, 0, sizeof w);
-    if (sim && sim->ode) {
-        w = *ccb_ode_get_work(sim->ode);
+    const ccb_ode* o = ccb_sim_ode(sim);
+    if (o) {
+        w = *ccb_ode_get_work(o);
     }
     return w;
+}
+void ccb_sim_describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
+    if (sim == NULL || fn == NULL) {
+        return;
+    }
+    DESCRIBE_TEXT("solver.name", ccb_solver_name(sim->prm.solver));
+    sim->solver->describe(sim, fn, user);
+}
+
+void ccb_sim_factor_counts(const ccb_sim* sim, long* analyses, long* factorizations) {
+    *analyses = *factorizations = 0;
+    if (sim) {
+        sim->solver->factor_counts(sim, analyses, factorizations);
+    }
 }
 const ccb_model* ccb_sim_model(const ccb_sim* sim) {
     return sim ? sim->model : NULL;

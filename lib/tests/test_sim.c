@@ -469,7 +469,12 @@ static void test_determinism_and_failure(void) {
     ccb_sim_set_state(sim, 0.5, q0, v0);
     const ccb_status s = ccb_sim_step(sim);
     CHECK(s == CCB_E_NOTCONV, "step reports non-convergence (status %d)", (int)s);
-    CHECK(ccb_sim_step_stats(sim)->newton.status == CCB_E_NOTCONV, "stats carry the status");
+    const ccb_step_stats* st = ccb_sim_step_stats(sim);
+    CHECK(st->status == CCB_E_NOTCONV, "stats carry the status");
+    CHECK(st->counter[CCB_CNT_ITERATIONS] == 1 && isnan(st->counter[CCB_CNT_F_EVALS]) &&
+              isnan(st->counter[CCB_CNT_SUBSTEPS]),
+          "the Newton rows filled (iterations %g: the cap), the rows of other solvers NAN",
+          st->counter[CCB_CNT_ITERATIONS]);
     CHECK(memcmp(ccb_sim_q(sim), q0, sizeof q0) == 0 &&
               memcmp(ccb_sim_v(sim), v0, sizeof v0) == 0 && ccb_sim_time(sim) == 0.5,
           "state bit-identical after a failed step [exact]");

@@ -46,6 +46,8 @@ CCB_API void ccb_meta_destroy(ccb_meta* meta); /* accepts NULL */
 CCB_API ccb_status ccb_meta_set_string(ccb_meta* meta, const char* key, const char* value);
 CCB_API ccb_status ccb_meta_set_number(ccb_meta* meta, const char* key, double value);
 CCB_API ccb_status ccb_meta_set_bool(ccb_meta* meta, const char* key, int value);
+/* The simulation's solver and its settings and work (ccb_sim_describe) as keys of meta. */
+CCB_API ccb_status ccb_meta_set_sim(ccb_meta* meta, const ccb_sim* sim);
 /* Writes the document (pretty-printed) atomically to path. */
 CCB_API ccb_status ccb_meta_write(const ccb_meta* meta, const char* path, char* msg,
                                   size_t msg_size);

@@ -64,18 +64,38 @@ typedef struct ccb_contact_result {
     double stiction_tol;  /* effective stiction tolerance of the approximation [m/s] */
 } ccb_contact_result;
 
+/* Per-step statistics of any solver: one generic table of counters, a value per row (NAN where
+ * the row does not apply to the solver: no kappa for TAMSI, no f evaluations for Newton). The
+ * rows and their names (ccb_counter_name: the columns of steps.csv): */
+typedef enum ccb_counter {
+    CCB_CNT_ITERATIONS = 0, /* Newton iterations (the integrator's for ODE solvers; 0 explicit) */
+    CCB_CNT_LS_EVALS,       /* line-search evaluations (Newton) */
+    CCB_CNT_RESIDUAL,       /* residual at exit: |D r| [sqrt(J)] (Newton), |r|_2 [N s] (TAMSI) */
+    CCB_CNT_TOLERANCE,      /* its bound at exit */
+    CCB_CNT_COST,           /* convex cost at exit [J] (Newton) */
+    CCB_CNT_KAPPA,          /* kappa_2(H) at exit (Newton, if asked; else -1) */
+    CCB_CNT_ALPHA_MIN,      /* smallest step length (Newton line search, TALS) */
+    CCB_CNT_F_EVALS,        /* evaluations of f (ODE) */
+    CCB_CNT_SUBSTEPS,       /* substeps of the successful attempt (TAMSI; 1: none) */
+    CCB_CNT_TIME_ASSEMBLE,  /* wall time: Hessian assembly [s] (Newton) */
+    CCB_CNT_TIME_FACTOR,    /* factorization and solve [s] (Newton) */
+    CCB_CNT_TIME_LINESEARCH,/* line search [s] (Newton) */
+    CCB_CNT_TIME_EVAL,      /* impulses and Hessians at the iterates [s] (Newton) */
+    CCB_CNT_TIME_KAPPA,     /* condition number [s] (Newton) */
+    CCB_CNT_COUNT
+} ccb_counter;
+
+/* "iterations", "ls_evals", ..., "time_kappa [s]"; NULL for an unknown row. */
+CCB_API const char* ccb_counter_name(ccb_counter c);
+
 typedef struct ccb_step_stats {
     ccb_solver solver;
-    ccb_status status;       /* CCB_OK or the step's failure */
-    int iterations;          /* Newton iterations of the step (all solvers; 0 for explicit ODE
-                                methods) */
-    ccb_newton_stats newton; /* NEWTON */
-    ccb_tamsi_stats tamsi;   /* TAMSI */
-    ccb_ode_work ode;        /* ODE: work of this step (difference of the counters) */
+    ccb_status status;             /* CCB_OK or the step's failure */
+    double counter[CCB_CNT_COUNT]; /* the solver's rows; NAN where a row does not apply */
     int ncontacts;
     double time_geometry; /* wall time of the query [s] */
     double time_problem;  /* wall time of the assembly [s] */
-    double time_solve;    /* wall time of the Newton solve [s] */
+    double time_solve;    /* wall time of the solve [s] */
 } ccb_step_stats;
 
 /* Creates a simulation of a finalized model (borrowed; must outlive the sim) at the model's
@@ -101,12 +121,29 @@ CCB_API ccb_status ccb_sim_step(ccb_sim* sim);
 CCB_API const ccb_step_stats* ccb_sim_step_stats(const ccb_sim* sim);
 CCB_API int ccb_sim_ncontacts(const ccb_sim* sim);
 CCB_API const ccb_contact_result* ccb_sim_contact(const ccb_sim* sim, int i);
-/* The step problem and the solver workspace of the last step (borrowed; for analysis). */
+/* The step problem and the solver workspace of the last step (borrowed; for analysis). The
+ * workspace of another solver is NULL: ccb_sim_newton unless solver = NEWTON, ccb_sim_tamsi
+ * unless TAMSI, ccb_sim_ode unless ODE. */
 CCB_API const ccb_problem* ccb_sim_problem(const ccb_sim* sim);
 CCB_API ccb_newton* ccb_sim_newton(const ccb_sim* sim);
-/* TAMSI workspace (NULL unless solver = TAMSI) and ODE integrator (NULL unless solver = ODE). */
 CCB_API const ccb_tamsi* ccb_sim_tamsi(const ccb_sim* sim);
 CCB_API const ccb_ode* ccb_sim_ode(const ccb_sim* sim);
+/* Symbolic analyses and numeric factorizations of the solver's linear systems since creation
+ * (Newton: H; TAMSI: its Jacobian; ODE: the integrator's LU factorizations, no analyses). */
+CCB_API void ccb_sim_factor_counts(const ccb_sim* sim, long* analyses, long* factorizations);
+
+/* What the simulation's solver is and how it is set, as dotted keys ("solver.name",
+ * "solver.approximation", "solver.coupling", "work.f_evaluations", ...), for metadata: fn is
+ * called once per key with a string (kind CCB_DESCRIBE_TEXT), a number or a flag (0/1). The
+ * names of enumerated settings are those of ccb/names.h. */
+typedef enum ccb_describe_kind {
+    CCB_DESCRIBE_TEXT = 0,
+    CCB_DESCRIBE_NUMBER = 1,
+    CCB_DESCRIBE_FLAG = 2
+} ccb_describe_kind;
+typedef void (*ccb_describe_fn)(void* user, const char* key, ccb_describe_kind kind,
+                                const char* text, double number);
+CCB_API void ccb_sim_describe(const ccb_sim* sim, ccb_describe_fn fn, void* user);
 /* Work of the ODE integrator since the last set_state (zeros for other solvers). */
 CCB_API ccb_ode_work ccb_sim_ode_work(const ccb_sim* sim);
 CCB_API const ccb_model* ccb_sim_model(const ccb_sim* sim);
