@@ -1,7 +1,12 @@
 /* Tests of the analysis helpers: RMS error on a common grid, observed order, transitions, median. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
+#include "gates.h"
 #include "test.h"
 
 static void test_rms_error(void) {
@@ -147,7 +152,65 @@ static void test_step_stats(void) {
     CHECK(isnan(s.ls_mean) && isnan(s.kappa_mean) && s.nkappa == 0, "absent series give NaN");
 }
 
+static int lookup(void* user, const char* name, double* v) {
+    (void)user;
+    if (strcmp(name, "m.half") == 0) {
+        *v = 0.5;
+        return 0;
+    }
+    if (strcmp(name, "m.nan") == 0) {
+        *v = NAN;
+        return 0;
+    }
+    return -1; /* m.missing */
+}
+
+/* Gate evaluation and its report on a synthetic gate file: each outcome once. [exact] */
+static void test_gates(void) {
+    char path[] = "/tmp/ccb_test_gates_XXXXXX";
+    const int fd = mkstemp(path);
+    CHECK(fd >= 0, "temporary gate file");
+    FILE* f = fdopen(fd, "w");
+    fputs("{\"gates\": [\n"
+          "{\"id\": \"P\", \"metric\": \"m.half\", \"op\": \"<\", \"value\": 1, \"kind\": \"hard\", "
+          "\"tier\": \"both\", \"basis\": \"b\"},\n"
+          "{\"id\": \"F\", \"metric\": \"m.half\", \"op\": \"in\", \"range\": [0.6, 1], \"kind\": "
+          "\"hard\", \"tier\": \"quick\", \"basis\": \"b\"},\n"
+          "{\"id\": \"X\", \"metric\": \"m.half\", \"op\": \">\", \"value\": 1, \"kind\": \"trend\", "
+          "\"tier\": \"both\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\"},\n"
+          "{\"id\": \"N\", \"metric\": \"m.nan\", \"op\": \"<\", \"value\": 1, \"kind\": \"hard\", "
+          "\"tier\": \"quick\", \"basis\": \"a NaN metric fails\"},\n"
+          "{\"id\": \"M\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
+          "\"hard\", \"tier\": \"quick\", \"basis\": \"a missing metric fails\"},\n"
+          "{\"id\": \"S\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
+          "\"hard\", \"tier\": \"full\", \"basis\": \"not this tier\"}]}\n",
+          f);
+    fclose(f);
+    ccb_gate_result g[8];
+    int n = 0;
+    char msg[256];
+    CHECK(ccb_gates_evaluate(path, CCB_GATE_QUICK, lookup, NULL, g, 8, &n, msg, sizeof msg) == 0,
+          "%s", msg);
+    CHECK(n == 6, "six gates (%d)", n);
+    CHECK(g[0].pass && !g[1].pass && !g[2].pass && g[2].expect_fail && !g[3].pass &&
+              !g[4].pass && !g[5].evaluated,
+          "PASS, FAIL, XFAIL, NaN fails, missing fails, the full-tier gate skipped");
+    char* csv = NULL;
+    size_t ncsv = 0;
+    FILE* fc = open_memstream(&csv, &ncsv);
+    const int failed = ccb_gates_report(g, n, CCB_GATE_QUICK, "toy", path, NULL, fc, NULL);
+    fclose(fc);
+    CHECK(failed == 3, "three failures: F, N, M; XFAIL is not one (%d)", failed);
+    CHECK(csv && strstr(csv, "X,both,\"trend\",m.half,0.5,>,1,1,XFAIL,quick") &&
+              strstr(csv, "N,quick,\"hard\",m.nan,0,<,1,1,MISSING,quick") &&
+              strstr(csv, "S,full,\"hard\",m.missing,0,<,1,1,SKIP,"),
+          "gates.csv rows: %s", csv ? csv : "(none)");
+    free(csv);
+    remove(path);
+}
+
 int main(void) {
+    RUN(test_gates);
     RUN(test_fit_order);
     RUN(test_step_stats);
     RUN(test_crossing_frequency);

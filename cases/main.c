@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "case.h"
-#include "reference.h"
+#include "gates.h"
 
 #define EXIT_GATE 1
 #define EXIT_USAGE 2
@@ -736,122 +736,42 @@ static int cmd_study(int argc, char** argv) {
     return failures ? EXIT_GATE : 0;
 }
 
-/* Copies text for a markdown table cell: '|' becomes '\|'. */
-static const char* md_cell(const char* in, char* out, size_t n) {
-    size_t k = 0;
-    for (const char* p = in; *p && k + 2 < n; ++p) {
-        if (*p == '|') {
-            out[k++] = '\\';
-        }
-        out[k++] = *p;
-    }
-    out[k] = '\0';
-    return out;
-}
-
-/* Evaluates the gates of a case that belong to ctx's tier on ctx's metrics; prints one line per
- * gate (PASS, FAIL, for a documented expected failure XFAIL/XPASS, or SKIP for a gate of the
- * other tier), appends a table to the report and writes ROOT/CASE/gates.csv. Returns the number
- * of failed gates (XFAIL does not count), -1 for a bad gate file. */
+/* Evaluates the gates of a case that belong to ctx's tier on ctx's metrics and reports them
+ * (analysis/gates.c): one line per gate on stdout, the table in the report, ROOT/CASE/gates.csv.
+ * Returns the number of failed gates (XFAIL does not count), -1 for a bad gate file. */
 static int evaluate_gates(study_ctx* ctx) {
     char path[PATH_MAX], msg[600];
     gate_file(ctx->cs, path, sizeof path);
     ccb_gate_result* g = calloc(MAX_GATES, sizeof *g);
     int ng = 0;
-    if (g == NULL || ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx, g, MAX_GATES, &ng, msg,
-                                        sizeof msg) != 0) {
+    if (g == NULL || ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx, g, MAX_GATES, &ng,
+                                        msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
         free(g);
         return -1;
     }
-    const char* tier = case_tier_name(ctx->tier);
-    const char* other = ctx->tier == CASE_TIER_QUICK ? "full" : "quick";
-    int failed = 0, xfail = 0, xpass = 0, skipped = 0;
-    study_report(ctx,
-                 "### gates (reference/%s.json), %s tier\n\n"
-                 "Tier: where the gate is evaluated (quick: `make test`; full: the papers' "
-                 "settings, `make test-full` and this report; both: the same study in both).\n\n"
-                 "| gate | tier | kind | metric | measured | bound | result | basis |\n"
-                 "|---|---|---|---|---|---|---|---|\n",
-                 ctx->cs->name, tier);
+    char *csv = NULL, *md = NULL;
+    size_t ncsv = 0, nmd = 0;
+    FILE* fcsv = open_memstream(&csv, &ncsv);
+    FILE* fmd = open_memstream(&md, &nmd);
+    const int failed = ccb_gates_report(g, ng, ctx->tier, ctx->cs->name, path, stdout, fcsv, fmd);
+    if (fcsv) {
+        fclose(fcsv);
+    }
+    if (fmd) {
+        fclose(fmd);
+    }
+    study_report(ctx, "%s", md ? md : "");
     char csvpath[PATH_MAX + 32];
     snprintf(csvpath, sizeof csvpath, "%s/%s/gates.csv", ctx->out_root, ctx->cs->name);
     ccb_writer* w = NULL;
-    if (ccb_writer_open(csvpath, &w, msg, sizeof msg) != CCB_OK) {
-        fprintf(stderr, "ccb: %s\n", msg);
-    } else {
-        ccb_writer_printf(w, "gate,tier,kind,metric,measured,op,bound_lo,bound_hi,result,"
-                             "evaluated_in\n");
-    }
-    for (int i = 0; i < ng; ++i) {
-        char bound[96];
-        if (strcmp(g[i].op, "in") == 0) {
-            snprintf(bound, sizeof bound, "in [%g, %g]", g[i].lo, g[i].hi);
-        } else {
-            snprintf(bound, sizeof bound, "%s %g", g[i].op, g[i].lo);
-        }
-        const char* gtier = ccb_gate_tier_name(g[i].tiers);
-        const char* res = !g[i].evaluated ? "SKIP"
-                          : g[i].expect_fail ? (g[i].pass ? "XPASS" : "XFAIL")
-                                             : (g[i].pass ? "PASS" : "FAIL");
-        if (!g[i].evaluated) {
-            skipped++;
-        } else {
-            failed += !g[i].pass && !g[i].expect_fail;
-            xfail += !g[i].pass && g[i].expect_fail;
-            xpass += g[i].pass && g[i].expect_fail;
-        }
-        char meas[48];
-        if (!g[i].evaluated) {
-            snprintf(meas, sizeof meas, "(%s tier)", other);
-        } else {
-            snprintf(meas, sizeof meas, isnan(g[i].measured) ? "missing" : "%.5g",
-                     g[i].measured);
-        }
-        printf("%-18s %-5s %-5s %-50s measured %-11s %-16s [%s]\n", g[i].id, res, gtier,
-               g[i].metric, meas, bound, g[i].evaluated ? g[i].basis : "not run in this tier");
-        if (g[i].evaluated && g[i].expect_fail) {
-            printf("                   expected failure: %s\n", g[i].evidence);
-        }
-        char basis[1100], evidence[1600], result[64];
-        if (g[i].evaluated) {
-            snprintf(result, sizeof result, "**%s**", res);
-        } else {
-            snprintf(result, sizeof result, "%s tier only", other);
-        }
-        study_report(ctx, "| %s | %s | %s | `%s` | %s | %s | %s | %s%s%s |\n", g[i].id, gtier,
-                     g[i].kind, g[i].metric, g[i].evaluated ? meas : "—", bound, result,
-                     md_cell(g[i].basis, basis, sizeof basis),
-                     g[i].expect_fail ? " — *expected failure:* " : "",
-                     g[i].expect_fail ? md_cell(g[i].evidence, evidence, sizeof evidence) : "");
-        if (w) {
-            ccb_writer_printf(w, "%s,%s,\"%s\",%s,%.17g,%s,%.17g,%.17g,%s,%s\n", g[i].id, gtier,
-                              g[i].kind, g[i].metric,
-                              isnan(g[i].measured) ? 0.0 : g[i].measured, g[i].op, g[i].lo,
-                              g[i].hi,
-                              !g[i].evaluated            ? "SKIP"
-                              : isnan(g[i].measured) ? "MISSING"
-                                                         : res,
-                              g[i].evaluated ? tier : "");
-        }
-    }
-    if (w && ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
+    if (ccb_writer_open(csvpath, &w, msg, sizeof msg) != CCB_OK ||
+        ccb_writer_printf(w, "%s", csv ? csv : "") != CCB_OK ||
+        ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
         fprintf(stderr, "ccb: %s\n", msg);
     }
-    const int nev = ng - skipped;
-    printf("%s (%s tier): %d gates evaluated, %d passed, %d failed, %d expected failures (XFAIL), "
-           "%d unexpected passes (XPASS); %d gates of the %s tier not run here\n",
-           ctx->cs->name, tier, nev, nev - failed - xfail - xpass, failed, xfail, xpass, skipped,
-           other);
-    if (xpass) {
-        printf("note: an XPASS gate now meets the spec bound; remove its \"expect\" in %s\n", path);
-    }
-    study_report(ctx,
-                 "\n%s tier: %d gates evaluated: %d passed, %d failed, %d expected failures "
-                 "(XFAIL, spec bound unattainable with the specified setup; evidence in the "
-                 "table), %d XPASS; %d gates run only in the %s tier (`ccb gate --tier %s`).\n\n",
-                 tier, nev, nev - failed - xfail - xpass, failed, xfail, xpass, skipped, other,
-                 other);
+    free(csv);
+    free(md);
     free(g);
     return failed;
 }
