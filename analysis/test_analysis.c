@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "extract.h"
 #include "gates.h"
 #include "test.h"
 
@@ -209,8 +210,98 @@ static void test_gates(void) {
     remove(path);
 }
 
+/* A synthetic record: 10 steps of dt = 0.1, one observable per test. */
+#define NS 10
+static ccb_an_series series(const double* obs, int nobs) {
+    ccb_an_series s = {NS, 0.1, 0, 0, nobs, NULL, NULL, obs, NULL, NULL};
+    return s;
+}
+
+/* Each extractor on a hand-made record with its answer worked out by hand. [exact, or the
+ * round-off of a few operations where noted] */
+static void test_extractors(void) {
+    /* windows: observable k (k = 1..10), iterations 2k, kappa on even steps only */
+    double o[NS + 1];
+    int it[NS + 1];
+    double kap[NS + 1];
+    for (int k = 0; k <= NS; ++k) {
+        o[k] = k;
+        it[k] = 2 * k;
+        kap[k] = k % 2 == 0 ? 10.0 * k : -1.0;
+    }
+    ccb_an_series s = series(o, 1);
+    s.iters = it;
+    s.kappa = kap;
+    /* t = 0.1 k in [0.25, 0.65): k = 3..6 */
+    ccb_an_window w = ccb_an_window_means(&s, 0.25, 0.65, 0);
+    CHECK(w.n == 4 && w.obs == 4.5 && w.iters == 9.0 && w.kappa == 50.0,
+          "window [0.25, 0.65): 4 steps, mean obs 4.5, iterations 9, kappa of k = 4, 6: 50");
+    CHECK(ccb_an_window_max(&s, 0.3, 0.7, 0) == 7.0, "max over [0.3, 0.7] includes both ends");
+    CHECK(ccb_an_window_median(&s, 0.25, 0.75, 0) == 5.0, "median of 3..7 is 5");
+    CHECK(isnan(ccb_an_window_means(&s, 2, 3, -1).kappa), "an empty window has no kappa");
+    /* the jam: v_t (col 0) slides, sticks at steps 4-5, slides again; f_n (col 1) is zero from
+     * step 7 on */
+    double jo[2 * (NS + 1)];
+    const double vt[NS + 1] = {0, 1, 0.5, 0.2, 1e-5, -2e-5, 0.3, 0.4, 0.5, 0.6, 0.7};
+    const double fn[NS + 1] = {0, 5, 6, 7, 8, 9, 3, 0, 0, 0, 0};
+    for (int k = 0; k <= NS; ++k) {
+        jo[2 * k] = vt[k];
+        jo[2 * k + 1] = fn[k];
+    }
+    ccb_an_series js = series(jo, 2);
+    const ccb_an_jam j = ccb_an_find_jam(&js, 0, 1, 1e-4, 0.1);
+    CHECK(fabs(j.t_jam - 0.4) < 1e-15 && fabs(j.t_unstick - 0.6) < 1e-15 &&
+              fabs(j.t_liftoff - 0.7) < 1e-15 && j.k_liftoff == 7,
+          "jam at 0.4 s, unstick 0.6 s, lift-off at step 7 (%g, %g, %g)", j.t_jam, j.t_unstick,
+          j.t_liftoff);
+    CHECK(j.fn_peak == 9.0 && fabs(j.fn_impulse - 2.4) < 1e-14,
+          "f_n within +-1 step of the jam: peak 9, impulse (7 + 8 + 9) 0.1 = 2.4 [round-off]");
+    const ccb_an_jam none = ccb_an_find_jam(&js, 0, 1, 1e-6, 0.1);
+    CHECK(isnan(none.t_jam) && none.k_liftoff == -1, "no stiction: the impact is missed");
+    CHECK(fabs(ccb_an_mean_abs(&js, 0, 0.3) - (1 + 0.5 + 0.2) / 3) < 1e-15, "mean |v_t| to 0.3 s");
+    /* speed levels: S = 10^-k/2 (col 0), value = k (col 1), s0 = 1, v0 = 0: S reaches 0.1 between
+     * k = 1 (10^-0.5) and k = 2 (0.1 exactly), so the value there is 2; 0.01 at k = 4 */
+    double lo[2 * (NS + 1)];
+    for (int k = 0; k <= NS; ++k) {
+        lo[2 * k] = pow(10.0, -0.5 * k);
+        lo[2 * k + 1] = k;
+    }
+    ccb_an_series ls = series(lo, 2);
+    const double levels[3] = {0.1, 0.01, 1e-9};
+    double at[3];
+    ccb_an_at_levels(&ls, 0, 1, 1.0, 0.0, levels, 3, at);
+    CHECK(fabs(at[0] - 2.0) < 1e-12 && fabs(at[1] - 4.0) < 1e-12 && isnan(at[2]),
+          "values at S/S0 = 0.1, 0.01 by log interpolation; 1e-9 never reached (%g %g %g)", at[0],
+          at[1], at[2]);
+    ccb_an_at_levels(&ls, 0, 1, 1.0, 0.0, (const double[]){0.5}, 1, at);
+    CHECK(fabs(at[0] - log(0.5) / log(pow(10, -0.5))) < 1e-12,
+          "between the initial state (1, 0) and step 1 (10^-0.5, 1): log(0.5)/log(10^-0.5)");
+    /* first events and maxima (col 0 of jo: v_t; col 1: f_n) */
+    CHECK(ccb_an_first_above(&js, 1, 6.5) == 3, "first f_n > 6.5 at step 3");
+    CHECK(ccb_an_first_below_abs(&js, 0, 1e-4, 4) == 5, "first |v_t| < 1e-4 after step 4: 5");
+    CHECK(ccb_an_first_below_abs(&js, 0, 1e-9, 0) == -1, "never below 1e-9");
+    CHECK(ccb_an_max_abs(&js, 0, 5, 0.0, 0.8) == 0.5, "max |v_t| over steps 6..8 (t <= 0.8)");
+    CHECK(ccb_an_peak_near(&js, 1, 1, 2) == 7.0, "peak of f_n within steps -1..3 (clipped to 1)");
+    /* gliding: a = 2 b where |v| > 0.5: |a - b| / (c |v|) = b / (2 |v|) with c = 2 */
+    double go[3 * (NS + 1)];
+    for (int k = 0; k <= NS; ++k) {
+        go[3 * k] = 2.0 * k;        /* a */
+        go[3 * k + 1] = (double)k;  /* b */
+        go[3 * k + 2] = 0.1 * k;    /* v */
+    }
+    ccb_an_series gs = series(go, 3);
+    long cnt = 0;
+    const double dev = ccb_an_max_rel_dev(&gs, 0, 1, 2, 0.55, 2.0, &cnt);
+    CHECK(cnt == 5 && fabs(dev - 6.0 / (2.0 * 0.6)) < 1e-12,
+          "steps 6..10 have |v| > 0.55; the largest k / (2 0.1 k) = 5 is the same at each (%g)",
+          dev);
+    CHECK(isnan(ccb_an_max_rel_dev(&gs, 0, 1, 2, 5.0, 2.0, &cnt)) && cnt == 0,
+          "no step above vmin: NaN");
+}
+
 int main(void) {
     RUN(test_gates);
+    RUN(test_extractors);
     RUN(test_fit_order);
     RUN(test_step_stats);
     RUN(test_crossing_frequency);

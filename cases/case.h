@@ -14,6 +14,7 @@
 #include <pthread.h>
 
 #include "analysis.h"
+#include "extract.h"
 #include "ccb/ccb.h"
 
 #ifndef PATH_MAX
@@ -364,6 +365,17 @@ void study_report(study_ctx* ctx, const char* fmt, ...) __attribute__((format(pr
 /* Value of observable column `col` after step k (k >= 1). */
 static inline double run_obs(const run_record* r, long k, int col) {
     return r->obs[(size_t)k * (size_t)r->nobs + (size_t)col];
+}
+/* The record as the extractors of analysis/extract.h see it. */
+static inline ccb_an_series run_series(const run_record* r) {
+    ccb_an_series s;
+    s.n = r->nsteps;
+    s.dt = r->cfg.dt;
+    s.nq = r->nq, s.nv = r->nv, s.nobs = r->nobs;
+    s.q = r->q, s.v = r->v, s.obs = r->obs;
+    s.iters = r->iters;
+    s.kappa = r->kappa;
+    return s;
 }
 static inline double run_mean_iterations(const run_record* r) {
     return r->nsteps > 0 ? (double)r->total_iters / (double)r->nsteps : 0.0;

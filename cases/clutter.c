@@ -314,67 +314,19 @@ static void clutter_config(study_ctx* ctx, run_config* cfg, const char* study, c
     cfg->record_every = steps >= 60 ? (int)(steps / 60) : 1;
 }
 
-/* Mean over steps with t in [t0, t1) of the iterations, of kappa (steps where it was computed)
- * and of observable `col` (col < 0: none). */
-typedef struct window_means {
-    double iters, kappa, obs;
-    long n;
-} window_means;
-
+/* Windows over time of a run (analysis/extract.h). */
+typedef ccb_an_window window_means;
 static window_means means(const run_record* r, double t0, double t1, int col) {
-    window_means w = {0, 0, 0, 0};
-    long nk = 0;
-    for (long k = 1; k <= r->nsteps; ++k) {
-        const double t = (double)k * r->cfg.dt;
-        if (t < t0 || t >= t1) {
-            continue;
-        }
-        w.iters += r->iters[k];
-        if (r->kappa[k] > 0) {
-            w.kappa += r->kappa[k];
-            nk++;
-        }
-        if (col >= 0) {
-            w.obs += run_obs(r, k, col);
-        }
-        w.n++;
-    }
-    if (w.n > 0) {
-        w.iters /= (double)w.n;
-        w.obs /= (double)w.n;
-    }
-    w.kappa = nk > 0 ? w.kappa / (double)nk : NAN;
-    return w;
+    const ccb_an_series s = run_series(r);
+    return ccb_an_window_means(&s, t0, t1, col);
 }
-
-/* Largest value of observable col over steps with t in [t0, t1]. */
 static double obs_max(const run_record* r, double t0, double t1, int col) {
-    double m = 0;
-    for (long k = 1; k <= r->nsteps; ++k) {
-        const double t = (double)k * r->cfg.dt;
-        if (t >= t0 - 1e-12 && t <= t1 + 1e-12) {
-            m = fmax(m, run_obs(r, k, col));
-        }
-    }
-    return m;
+    const ccb_an_series s = run_series(r);
+    return ccb_an_window_max(&s, t0, t1, col);
 }
-
-/* Median over steps with t in [t0, t1) of observable col (NaN if none or any is NaN). */
 static double obs_median(const run_record* r, double t0, double t1, int col) {
-    double* x = malloc((size_t)(r->nsteps + 1) * sizeof(double));
-    if (x == NULL) {
-        return NAN;
-    }
-    int n = 0;
-    for (long k = 1; k <= r->nsteps; ++k) {
-        const double t = (double)k * r->cfg.dt;
-        if (t >= t0 && t < t1) {
-            x[n++] = run_obs(r, k, col);
-        }
-    }
-    const double m = ccb_an_median(x, n);
-    free(x);
-    return m;
+    const ccb_an_series s = run_series(r);
+    return ccb_an_window_median(&s, t0, t1, col);
 }
 
 /* Draws results/clutter/<fig>.png/.svg with analysis/gnuplot/clutter_<fig>.gp from the tables

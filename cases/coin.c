@@ -239,23 +239,15 @@ typedef struct coin_facts {
 static coin_facts analyse(const run_record* r, const double* P) {
     coin_facts f;
     const double S0 = P[P_S0], vs10 = 10 * P[P_VS], R = P[P_RADIUS], mg = P[P_MASS] * P[P_G];
-    for (int j = 0; j < NLEV; ++j) {
-        f.eps_at[j] = NAN;
-    }
     f.eps_end = NAN;
     f.t_stop = NAN;
     f.lat_max = 0;
     f.fn_dev = 0;
     f.faces_mean = 0;
-    double S_prev = S0, eps_prev = P[P_EPS0];
-    int j = 0;
+    const ccb_an_series ser = run_series(r);
+    ccb_an_at_levels(&ser, O_S, O_EPS, S0, P[P_EPS0], k_levels, NLEV, f.eps_at);
     for (long k = 1; k <= r->nsteps; ++k) {
         const double S = run_obs(r, k, O_S), eps = run_obs(r, k, O_EPS);
-        while (j < NLEV && S <= k_levels[j] * S0 && S > 0) {
-            const double a = (log(k_levels[j] * S0) - log(S_prev)) / (log(S) - log(S_prev));
-            f.eps_at[j] = eps_prev + a * (eps - eps_prev);
-            ++j;
-        }
         const double sp = hypot(run_obs(r, k, O_VX), run_obs(r, k, O_VY)),
                      rw = R * fabs(run_obs(r, k, O_W));
         if (sp > vs10 && rw > vs10) {
@@ -268,8 +260,6 @@ static coin_facts analyse(const run_record* r, const double* P) {
         }
         f.fn_dev = fmax(f.fn_dev, fabs(run_obs(r, k, O_FN) - mg) / mg);
         f.faces_mean += run_obs(r, k, O_FACES);
-        S_prev = S;
-        eps_prev = eps;
     }
     f.faces_mean /= r->nsteps > 0 ? (double)r->nsteps : 1.0;
     return f;

@@ -245,6 +245,7 @@ static int study_fig3(study_ctx* ctx) {
     strbuf sum = {0}, evt = {0}, md = {0};
     for (int i = 0; i < 3; ++i) {
         const run_record* r = &rec[i];
+        const ccb_an_series ser = run_series(r);
         const char* name = k_fig_models[i]->name;
         /* CONV-1: normal force and height (meaningful for Lagged) */
         double fn_dev = 0, z_dev = 0, fn_max = 0;
@@ -289,12 +290,7 @@ static int study_fig3(study_ctx* ctx) {
                 }
                 nstick++;
                 /* CONV-5: f_n spike within +-2 steps of the slip -> stick transition */
-                double peak = 0;
-                for (long k = tr[j].index - 2; k <= tr[j].index + 2; ++k) {
-                    if (k >= 1 && k <= r->nsteps) {
-                        peak = fmax(peak, run_obs(r, k, O_FN) / mg);
-                    }
-                }
+                const double peak = ccb_an_peak_near(&ser, O_FN, tr[j].index, 2) / mg;
                 spike_min = fmin(spike_min, peak);
                 /* kinematic bound of the spike: arresting the steady gliding descent
                  * v_n = -mu (dt + tau_d) |a_rel| within one step adds
@@ -308,17 +304,9 @@ static int study_fig3(study_ctx* ctx) {
             }
         }
         /* CONV-3: gliding height against its closed form while |v_t| > 0.02 m/s */
-        double glide_dev = 0;
         long nglide = 0;
-        for (long k = 1; k <= r->nsteps; ++k) {
-            const double s = fabs(run_obs(r, k, O_VT));
-            if (s > 0.02) {
-                const double off = P[P_MU] * (dt + tau_m) * s;
-                glide_dev =
-                    fmax(glide_dev, fabs(run_obs(r, k, O_PHI) - run_obs(r, k, O_GLIDE)) / off);
-                nglide++;
-            }
-        }
+        const double glide_dev =
+            ccb_an_max_rel_dev(&ser, O_PHI, O_GLIDE, O_VT, 0.02, P[P_MU] * (dt + tau_m), &nglide);
         const double onset_err = have_ref ? fabs(onset - ev.slip_start[0]) : NAN;
         const double restick_err = have_ref ? fabs(restick - ev.slip_end[0]) : NAN;
         study_set_metricf(ctx, fn_dev, "fig3.%s.fn_dev_rel_max", name);

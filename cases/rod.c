@@ -160,41 +160,22 @@ typedef struct rod_facts {
 } rod_facts;
 
 static rod_facts analyse(const run_record* r, const double* P) {
+    const ccb_an_series s = run_series(r);
+    /* the jam: first |v_t| < v_s of the lower end, the f_n impulse within +-1 ms */
+    const ccb_an_jam j = ccb_an_find_jam(&s, O_VT, O_FN, P[P_VS], 1e-3);
     rod_facts f;
-    const double dt = r->cfg.dt;
-    f.t_jam = f.t_unstick = f.t_liftoff = NAN;
+    f.t_jam = j.t_jam;
+    f.t_unstick = j.t_unstick;
+    f.t_liftoff = j.t_liftoff;
+    f.fn_peak = j.fn_peak;
+    f.normal_impulse = j.fn_impulse;
     f.vz_liftoff = f.vx_liftoff = f.omega_liftoff = f.theta_liftoff = NAN;
-    f.fn_peak = f.normal_impulse = 0;
-    long kj = -1;
-    for (long k = 1; k <= r->nsteps; ++k) {
-        if (fabs(run_obs(r, k, O_VT)) < P[P_VS]) {
-            kj = k;
-            break;
-        }
-    }
-    if (kj < 0) {
-        return f;
-    }
-    f.t_jam = (double)kj * dt;
-    long k = kj;
-    while (k <= r->nsteps && fabs(run_obs(r, k, O_VT)) < P[P_VS]) {
-        ++k;
-    }
-    f.t_unstick = (double)k * dt;
-    for (k = kj; k <= r->nsteps; ++k) {
-        if (run_obs(r, k, O_FN) == 0.0) {
-            f.t_liftoff = (double)k * dt;
-            f.vx_liftoff = r->v[(size_t)k * r->nv];
-            f.vz_liftoff = r->v[(size_t)k * r->nv + 1];
-            f.omega_liftoff = r->v[(size_t)k * r->nv + 2];
-            f.theta_liftoff = r->q[(size_t)k * r->nq + 2] * 180.0 / CCB_PI;
-            break;
-        }
-    }
-    const long w = (long)lround(1e-3 / dt);
-    for (k = kj - w > 1 ? kj - w : 1; k <= kj + w && k <= r->nsteps; ++k) {
-        f.fn_peak = fmax(f.fn_peak, run_obs(r, k, O_FN));
-        f.normal_impulse += run_obs(r, k, O_FN) * dt;
+    if (j.k_liftoff >= 0) {
+        const long k = j.k_liftoff;
+        f.vx_liftoff = r->v[(size_t)k * r->nv];
+        f.vz_liftoff = r->v[(size_t)k * r->nv + 1];
+        f.omega_liftoff = r->v[(size_t)k * r->nv + 2];
+        f.theta_liftoff = r->q[(size_t)k * r->nq + 2] * 180.0 / CCB_PI;
     }
     return f;
 }
@@ -212,12 +193,8 @@ static double fn_frequency(const run_record* r, double t1) {
 
 /* Mean |v_t| over [0, t1]. */
 static double mean_slip(const run_record* r, double t1) {
-    const long n = (long)lround(t1 / r->cfg.dt);
-    double s = 0;
-    for (long k = 1; k <= n && k <= r->nsteps; ++k) {
-        s += fabs(run_obs(r, k, O_VT));
-    }
-    return n > 0 ? s / (double)n : NAN;
+    const ccb_an_series s = run_series(r);
+    return ccb_an_mean_abs(&s, O_VT, t1);
 }
 
 static const ccb_approx* const k_models[3] = {&ccb_approx_sap, &ccb_approx_similar,

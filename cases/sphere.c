@@ -142,28 +142,26 @@ static sphere_run_facts analyse(const run_record* r, const double* P) {
     sphere_run_facts f;
     const double dt = r->cfg.dt, R = P[P_RADIUS], g = P[P_G];
     const double t_roll_exact = 2 * P[P_U0] / (7 * P[P_MU] * g);
-    f.first_force = f.predicted = -1;
-    f.t_roll = NAN;
-    for (long k = 1; k <= r->nsteps; ++k) {
+    const ccb_an_series s = run_series(r);
+    f.predicted = -1;
+    for (long k = 1; k <= r->nsteps && f.predicted < 0; ++k) {
         const double z0 = r->q[(size_t)(k - 1) * r->nq + 1],
                      vz0 = r->v[(size_t)(k - 1) * r->nv + 1];
-        if (f.predicted < 0 && z0 - R + dt * (vz0 - g * dt) < 0) {
+        if (z0 - R + dt * (vz0 - g * dt) < 0) { /* free flight would cross the plane */
             f.predicted = k;
         }
-        if (f.first_force < 0 && run_obs(r, k, O_FN) > 0) {
-            f.first_force = k;
-        }
-        if (f.first_force > 0 && isnan(f.t_roll) && fabs(run_obs(r, k, O_VT)) < 10 * P[P_VS]) {
-            f.t_roll = (double)k * dt;
-        }
     }
+    f.first_force = ccb_an_first_above(&s, O_FN, 0.0);
+    const long kr = f.first_force > 0
+                        ? ccb_an_first_below_abs(&s, O_VT, 10 * P[P_VS], f.first_force - 1)
+                        : -1;
+    f.t_roll = kr > 0 ? (double)kr * dt : NAN;
     f.vn_after_first = f.vn_sliding = 0;
-    for (long k = f.first_force + 1; f.first_force > 0 && k <= r->nsteps; ++k) {
-        const double vn = fabs(run_obs(r, k, O_VN)), t = (double)k * dt;
-        f.vn_after_first = fmax(f.vn_after_first, vn);
-        if (t >= (double)f.first_force * dt + SLIDE_WINDOW_DELAY && t <= t_roll_exact) {
-            f.vn_sliding = fmax(f.vn_sliding, vn);
-        }
+    if (f.first_force > 0) {
+        const double tf = (double)f.first_force * dt;
+        f.vn_after_first = ccb_an_max_abs(&s, O_VN, f.first_force, -INFINITY, INFINITY);
+        f.vn_sliding = ccb_an_max_abs(&s, O_VN, f.first_force, tf + SLIDE_WINDOW_DELAY,
+                                      t_roll_exact);
     }
     const long N = r->nsteps;
     f.u_final = r->v[(size_t)N * r->nv];
