@@ -226,6 +226,14 @@ static const char* md_cell(const char* in, char* out, size_t n) {
     return out;
 }
 
+void ccb_gate_bound(const ccb_gate_result* g, char* out, size_t n) {
+    if (strcmp(g->op, "in") == 0) {
+        snprintf(out, n, "in [%g, %g]", g->lo, g->hi);
+    } else {
+        snprintf(out, n, "%s %g", g->op, g->lo);
+    }
+}
+
 int ccb_gates_report(const ccb_gate_result* g, int n, int tier, const char* case_name,
                      const char* gate_path, FILE* console, FILE* csv, FILE* md) {
     const char* tname = tier == CCB_GATE_QUICK ? "quick" : "full";
@@ -245,11 +253,7 @@ int ccb_gates_report(const ccb_gate_result* g, int n, int tier, const char* case
     }
     for (int i = 0; i < n; ++i) {
         char bound[96];
-        if (strcmp(g[i].op, "in") == 0) {
-            snprintf(bound, sizeof bound, "in [%g, %g]", g[i].lo, g[i].hi);
-        } else {
-            snprintf(bound, sizeof bound, "%s %g", g[i].op, g[i].lo);
-        }
+        ccb_gate_bound(&g[i], bound, sizeof bound);
         const char* gtier = ccb_gate_tier_name(g[i].tiers);
         const char* res = !g[i].evaluated    ? "SKIP"
                           : g[i].expect_fail ? (g[i].pass ? "XPASS" : "XFAIL")

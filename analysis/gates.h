@@ -53,6 +53,9 @@ const char* ccb_gate_tier_name(int tiers);
 int ccb_gates_evaluate(const char* path, int tier, ccb_metric_lookup lookup, void* user,
                        ccb_gate_result* results, int max, int* n, char* msg, size_t msg_size);
 
+/* "in [lo, hi]" or "<= value" of a gate, into out. */
+void ccb_gate_bound(const ccb_gate_result* g, char* out, size_t n);
+
 /* Writes the results of the n gates evaluated in `tier` (CCB_GATE_QUICK or CCB_GATE_FULL): one
  * line per gate to console (PASS, FAIL, XFAIL/XPASS for a documented expected failure, SKIP for
  * a gate of the other tier, with its basis; expected failures with their evidence) and a summary

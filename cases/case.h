@@ -244,14 +244,23 @@ typedef enum variant_kind {
     VARIANT_FIXED = 0,   /* a fixed step: studies sweep dt */
     VARIANT_ADAPTIVE = 1 /* error control: studies sweep its accuracy level at the case's dt */
 } variant_kind;
+/* The options of a variant that is not a convex approximation. */
+typedef struct variant_opts {
+    ccb_solver solver;     /* CCB_SOLVER_TAMSI or CCB_SOLVER_ODE */
+    ccb_ode_method method; /* ODE: implicit Euler, RK3, GSL (rk8pd) */
+    int one_way;           /* TAMSI: one-way coupling */
+    int quasi;             /* implicit Euler: quasi Newton */
+    int tals;              /* TALS (TAMSI, implicit Euler) */
+    int error_control;     /* implicit Euler: error control */
+} variant_opts;
 typedef struct variant_def {
     char name[32];      /* "lagged", "tamsi-1way", "ie-qn-ec-tals", "gsl-rk8pd" */
     const char* title;  /* one line */
     unsigned sets;      /* VSET_* bits */
     variant_kind kind;
     const char* cases;  /* the cases it applies to: space-separated names, or "*" */
-    const ccb_approx* approx;                   /* newton: the approximation; else NULL */
-    void (*configure)(solver_cfg* s, double level); /* other solvers (level: accuracy) */
+    const ccb_approx* approx; /* newton: the approximation; else NULL */
+    variant_opts opts;        /* the other solvers: their options (data, not code) */
     const double* levels; /* ADAPTIVE: accuracy levels of the standard studies */
     int nlevels;
 } variant_def;

@@ -533,11 +533,7 @@ static int cmd_info(int argc, char** argv) {
                path);
         for (int i = 0; i < ng; ++i) {
             char bound[96];
-            if (strcmp(g[i].op, "in") == 0) {
-                snprintf(bound, sizeof bound, "in [%g, %g]", g[i].lo, g[i].hi);
-            } else {
-                snprintf(bound, sizeof bound, "%s %g", g[i].op, g[i].lo);
-            }
+            ccb_gate_bound(&g[i], bound, sizeof bound);
             printf("  %-18s %-5s %s %s — %s\n", g[i].id, ccb_gate_tier_name(g[i].tiers),
                    g[i].metric, bound, g[i].description);
         }

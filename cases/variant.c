@@ -18,80 +18,10 @@
 #include "case.h"
 
 /* Accuracy levels of the adaptive variants in the standard studies (work against precision):
- * implicit Euler's error target a (spec formulation-tamsi-hydro §B.6) and GSL's tolerance. */
+ * implicit Euler's error target a (spec formulation-tamsi-hydro §B.6) and GSL's tolerance (rk8pd
+ * with atol = rtol). */
 static const double k_levels_ie[] = {1e-1, 1e-2, 1e-3, 1e-4};
 static const double k_levels_gsl[] = {1e-4, 1e-6, 1e-8};
-
-static void cfg_tamsi(solver_cfg* s, int coupling, int tals) {
-    s->solver = CCB_SOLVER_TAMSI;
-    s->tamsi.coupling = coupling ? CCB_TAMSI_ONE_WAY : CCB_TAMSI_TWO_WAY;
-    s->tamsi.tals = tals;
-}
-static void cfg_ie(solver_cfg* s, int quasi, int ec, int tals) {
-    s->solver = CCB_SOLVER_ODE;
-    s->ode.method = CCB_ODE_IE;
-    s->ode.newton = quasi ? CCB_IE_QUASI_NEWTON : CCB_IE_FULL_NEWTON;
-    s->ode.error_control = ec;
-    s->ode.tals = tals;
-}
-static void v_tamsi(solver_cfg* s, double l) {
-    (void)l;
-    cfg_tamsi(s, 0, 1);
-}
-static void v_tamsi_1way(solver_cfg* s, double l) {
-    (void)l;
-    cfg_tamsi(s, 1, 1);
-}
-static void v_tamsi_notals(solver_cfg* s, double l) {
-    (void)l;
-    cfg_tamsi(s, 0, 0);
-}
-static void v_ie_fn(solver_cfg* s, double l) {
-    (void)l;
-    cfg_ie(s, 0, 0, 0);
-}
-static void v_ie_fn_tals(solver_cfg* s, double l) {
-    (void)l;
-    cfg_ie(s, 0, 0, 1);
-}
-static void v_ie_qn(solver_cfg* s, double l) {
-    (void)l;
-    cfg_ie(s, 1, 0, 0);
-}
-static void v_ie_qn_tals(solver_cfg* s, double l) {
-    (void)l;
-    cfg_ie(s, 1, 0, 1);
-}
-/* level NAN keeps the library's default accuracy (0.1) or tolerance (1e-10) */
-static void v_ie_fn_ec(solver_cfg* s, double a) {
-    cfg_ie(s, 0, 1, 0);
-    s->ode.accuracy = isnan(a) ? s->ode.accuracy : a;
-}
-static void v_ie_fn_ec_tals(solver_cfg* s, double a) {
-    cfg_ie(s, 0, 1, 1);
-    s->ode.accuracy = isnan(a) ? s->ode.accuracy : a;
-}
-static void v_ie_qn_ec(solver_cfg* s, double a) {
-    cfg_ie(s, 1, 1, 0);
-    s->ode.accuracy = isnan(a) ? s->ode.accuracy : a;
-}
-static void v_ie_qn_ec_tals(solver_cfg* s, double a) {
-    cfg_ie(s, 1, 1, 1);
-    s->ode.accuracy = isnan(a) ? s->ode.accuracy : a;
-}
-static void v_rk3(solver_cfg* s, double l) {
-    (void)l;
-    s->solver = CCB_SOLVER_ODE;
-    s->ode.method = CCB_ODE_RK3;
-}
-static void v_gsl(solver_cfg* s, double tol) {
-    s->solver = CCB_SOLVER_ODE;
-    s->ode.method = CCB_ODE_GSL;
-    s->ode.gsl_method = CCB_GSL_RK8PD;
-    if (!isnan(tol)) {
-        s->ode.gsl_atol = s->ode.gsl_rtol = tol;
-    }
-}
 
 #define LEVELS(a) a, (int)(sizeof a / sizeof a[0])
 /* The continuous-model integrators apply where their cost is bounded: implicit Euler's
@@ -100,31 +30,33 @@ static void v_gsl(solver_cfg* s, double tol) {
 #define IE_CASES "conveyor sphere rod box"
 static const variant_def k_solvers[] = {
     {"tamsi", "TAMSI, two-way coupling, TALS (TAMSI paper)", VSET_PAPER, VARIANT_FIXED, "*",
-     NULL, v_tamsi, NULL, 0},
+     NULL, {CCB_SOLVER_TAMSI, 0, 0, 0, 1, 0}, NULL, 0},
     {"tamsi-1way", "TAMSI, one-way coupling (normal forces lagged), TALS", 0, VARIANT_FIXED, "box",
-     NULL, v_tamsi_1way, NULL, 0},
+     NULL, {CCB_SOLVER_TAMSI, 0, 1, 0, 1, 0}, NULL, 0},
     {"tamsi-notals", "TAMSI without TALS (full Newton steps)", 0, VARIANT_FIXED, "box", NULL,
-     v_tamsi_notals, NULL, 0},
+     {CCB_SOLVER_TAMSI, 0, 0, 0, 0, 0}, NULL, 0},
     {"ie-fn", "implicit Euler, full Newton, fixed step", VSET_PAPER, VARIANT_FIXED, IE_CASES, NULL,
-     v_ie_fn, NULL, 0},
+     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 0}, NULL, 0},
     {"ie-fn-tals", "implicit Euler, full Newton + TALS, fixed step", VSET_PAPER, VARIANT_FIXED,
-     IE_CASES, NULL, v_ie_fn_tals, NULL, 0},
+     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 0}, NULL, 0},
     {"ie-qn", "implicit Euler, quasi Newton, fixed step", VSET_PAPER, VARIANT_FIXED, IE_CASES, NULL,
-     v_ie_qn, NULL, 0},
+     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 0}, NULL, 0},
     {"ie-qn-tals", "implicit Euler, quasi Newton + TALS, fixed step", VSET_PAPER, VARIANT_FIXED,
-     IE_CASES, NULL, v_ie_qn_tals, NULL, 0},
+     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 0}, NULL, 0},
     {"ie-fn-ec", "implicit Euler, full Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
-     "sphere box", NULL, v_ie_fn_ec, LEVELS(k_levels_ie)},
+     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 1}, LEVELS(k_levels_ie)},
     {"ie-fn-ec-tals", "implicit Euler, full Newton + TALS, error control", VSET_PAPER,
-     VARIANT_ADAPTIVE, "sphere box", NULL, v_ie_fn_ec_tals, LEVELS(k_levels_ie)},
+     VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 1},
+     LEVELS(k_levels_ie)},
     {"ie-qn-ec", "implicit Euler, quasi Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
-     "sphere box", NULL, v_ie_qn_ec, LEVELS(k_levels_ie)},
+     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 1}, LEVELS(k_levels_ie)},
     {"ie-qn-ec-tals", "implicit Euler, quasi Newton + TALS, error control", VSET_PAPER,
-     VARIANT_ADAPTIVE, "sphere box", NULL, v_ie_qn_ec_tals, LEVELS(k_levels_ie)},
-    {"rk3", "explicit RK3 (Drake's tableau), fixed step", 0, VARIANT_FIXED, "box", NULL, v_rk3,
-     NULL, 0},
+     VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 1},
+     LEVELS(k_levels_ie)},
+    {"rk3", "explicit RK3 (Drake's tableau), fixed step", 0, VARIANT_FIXED, "box", NULL,
+     {CCB_SOLVER_ODE, CCB_ODE_RK3, 0, 0, 0, 0}, NULL, 0},
     {"gsl-rk8pd", "GSL rk8pd, adaptive (reference integrator)", 0, VARIANT_ADAPTIVE, "box", NULL,
-     v_gsl, LEVELS(k_levels_gsl)},
+     {CCB_SOLVER_ODE, CCB_ODE_GSL, 0, 0, 0, 0}, LEVELS(k_levels_gsl)},
 };
 #define NSOLVERS ((int)(sizeof k_solvers / sizeof k_solvers[0]))
 
@@ -190,11 +122,25 @@ int variant_applies(const variant_def* v, const case_desc* cs) {
 }
 
 void variant_configure(const variant_def* v, run_config* cfg, double level) {
-    solver_cfg_default(&cfg->solver);
+    solver_cfg* s = &cfg->solver;
+    solver_cfg_default(s);
     if (v->approx) {
         cfg->approx = v->approx;
-    } else {
-        v->configure(&cfg->solver, level);
+        return;
+    }
+    const variant_opts* o = &v->opts;
+    s->solver = o->solver;
+    s->tamsi.coupling = o->one_way ? CCB_TAMSI_ONE_WAY : CCB_TAMSI_TWO_WAY;
+    s->tamsi.tals = s->ode.tals = o->tals;
+    s->ode.method = o->method;
+    s->ode.newton = o->quasi ? CCB_IE_QUASI_NEWTON : CCB_IE_FULL_NEWTON;
+    s->ode.error_control = o->error_control;
+    if (!isnan(level)) { /* the accuracy of an adaptive variant (NAN: the library's default) */
+        if (o->method == CCB_ODE_GSL) {
+            s->ode.gsl_atol = s->ode.gsl_rtol = level;
+        } else {
+            s->ode.accuracy = level;
+        }
     }
 }
 
