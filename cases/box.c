@@ -1168,17 +1168,17 @@ static const case_std k_std = {
 
 static const case_study k_studies[] = {
     {"reference", "regularized model (RK3 1e-7, GSL) against the exact Coulomb solution",
-     "cases.md §7.2", study_reference},
+     "cases.md §7.2", study_reference, NULL},
     {"fig4",
      "Newton residual in the first slide-to-stick step, IE h = 10 ms, with and without "
      "TALS",
-     "TAMSI Fig. 4", study_fig4},
+     "TAMSI Fig. 4", study_fig4, NULL},
     {"fig5", "e_v (25 ms windows) against f evaluations, IE FN/QN x fixed/EC x TALS",
-     "TAMSI Fig. 5", study_work_precision},
+     "TAMSI Fig. 5", study_work_precision, NULL},
     {"tamsi-convex", "e_v against h: TAMSI and the convex approximations", "ccb comparison",
-     study_convergence},
+     study_convergence, NULL},
     {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison",
-     study_variants},
+     study_variants, NULL},
 };
 
 static const char* const k_quick[] = {"reference", "fig4", "fig5", "tamsi-convex", NULL};

@@ -36,11 +36,49 @@ typedef struct case_param {
 } case_param;
 
 struct study_ctx;
+struct study_batch;
+struct run_record;
+
+/* One run of a paper-figure study (figure.c). */
+typedef struct fig_run {
+    const char* variant;        /* registry name (cases/variant.c) */
+    const char* label;          /* NULL: <variant>_dt<dt> */
+    const char* set;            /* parameter overrides "name=value ...", NULL: none */
+    double dt;                  /* 0: the study's */
+    const char* expect_failure; /* NULL, or why the run is expected to fail */
+} fig_run;
+
+/* A paper-figure study as a declaration: its runs, what each run contributes to the study's
+ * table and metrics, what the runs say together, its figure. The engine (figure.c) makes the run
+ * list, executes it (in parallel, through the run cache), writes CASE/STUDY/table.csv (one row
+ * per run), draws the figure and writes the report section. */
+typedef struct fig_study {
+    const char* claim;      /* the paper's claim: the report section's first paragraph */
+    double dt, t_final;     /* 0: the case's */
+    const char* variants;   /* the runs: every variant named here at dt (comma-separated) ... */
+    const fig_run* runs;    /* ... or this list */
+    int nruns;
+    int kappa;              /* record kappa_2(H) per step */
+    int rows;               /* trajectory rows written per run (0: every step) */
+    const char* columns;    /* names (with units) of the values row() gives, comma-separated */
+    /* Per run, in order: its values for the table (columns), its metrics. */
+    void (*row)(struct study_ctx* ctx, const struct run_record* r, double* values);
+    /* After the rows: what the runs say together (metrics, further tables, report lines); runs
+     * in the order of the list. 0, or 2 on an output error. */
+    int (*finish)(struct study_ctx* ctx, const struct study_batch* b, const char* dir);
+    const char* script; /* analysis/gnuplot/<script> (NULL: no figure); the engine sets datadir,
+                           out, runs (the labels) and titles (the variants) */
+    const char* plot;   /* further gnuplot assignments, e.g. "title='...'" */
+    /* NULL, or appends assignments that depend on the parameters (e.g. "mg=9.81; ") */
+    void (*plot_params)(const double* P, char* out, size_t n);
+} fig_study;
+
 typedef struct case_study {
     const char* name; /* `ccb study CASE NAME` */
     const char* title;
     const char* figure;                /* paper figure it reproduces, e.g. "ICF Fig. 3" */
-    int (*run)(struct study_ctx* ctx); /* 0 ok, 1 solver failure, 2 input/IO error */
+    int (*run)(struct study_ctx* ctx); /* 0 ok, 1 solver failure, 2 input/IO error; NULL: decl */
+    const fig_study* decl;             /* a declared study (run NULL): figure.c runs it */
 } case_study;
 
 /* What a case supplies to the three standard studies (std.c): convergence, conditioning and
@@ -133,6 +171,8 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
 /* The studies of a case: the three standard ones (convergence, conditioning, work-precision),
  * then the case's own. */
 int case_nstudies(const case_desc* cs);
+/* Runs a study of the case: its function, or the engine for a declared one (figure.c). */
+int case_study_run(struct study_ctx* ctx, const case_study* st);
 const case_study* case_study_at(const case_desc* cs, int i);
 const case_study* case_find_study(const case_desc* cs, const char* name);
 

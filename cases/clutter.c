@@ -896,13 +896,13 @@ static const case_std k_std = {
 
 static const case_study k_studies[] = {
     {"fig15-16", "iterations, kappa(H) and stiction tolerance per step at dt = 2e-3 s",
-     "ICF Figs. 15-16", study_fig15},
+     "ICF Figs. 15-16", study_fig15, NULL},
     {"fig17", "mean iterations and kappa(H) against dt in {5e-4 ... 1e-2}", "ICF Fig. 17",
-     study_fig17},
+     study_fig17, NULL},
     {"fig18-19", "steady penetration, iterations and kappa(H) against k in {1e4 ... 1e13}",
-     "ICF Figs. 18-19", study_fig18},
+     "ICF Figs. 18-19", study_fig18, NULL},
     {"scale", "40, 160 and 640 objects: time per step and its split", "ccb scaling",
-     study_scale},
+     study_scale, NULL},
 };
 
 static const char* const k_quick[] = {"fig15-16", "fig17", "fig18-19", NULL};

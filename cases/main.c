@@ -717,7 +717,7 @@ static int cmd_study(int argc, char** argv) {
     }
     study_ctx ctx;
     setup_ctx(&ctx, cs, &o, out);
-    const int rc = st->run(&ctx);
+    const int rc = case_study_run(&ctx, st);
     if (rc == 0) {
         printf("%s/%s: written under %s/%s/%s\n", cs->name, st->name, out, cs->name, st->name);
         for (int i = 0; i < ctx.nmetrics; ++i) {
@@ -785,7 +785,7 @@ static int run_case_studies(study_ctx* ctx) {
         if (!wanted) {
             continue;
         }
-        const int rc = st->run(ctx);
+        const int rc = case_study_run(ctx, st);
         if (rc != 0) {
             return rc;
         }

@@ -386,9 +386,9 @@ static const case_std k_std = {
 
 static const case_study k_studies[] = {
     {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",
-     study_fig6},
+     study_fig6, NULL},
     {"fig7", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7",
-     study_convergence},
+     study_convergence, NULL},
 };
 
 static const char* const k_quick[] = {"fig6", "fig7", NULL};

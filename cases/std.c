@@ -580,11 +580,11 @@ static int run_work_precision(study_ctx* ctx) {
 
 static const case_study k_std[3] = {
     {"convergence", "error against dt, observed order with its 95 % interval, every variant",
-     "standard", run_convergence},
+     "standard", run_convergence, NULL},
     {"conditioning", "Newton iterations, line search and kappa_2(H) per step against dt",
-     "standard", run_conditioning},
+     "standard", run_conditioning, NULL},
     {"work-precision", "error against iterations, factorizations, f evaluations and wall time",
-     "standard", run_work_precision},
+     "standard", run_work_precision, NULL},
 };
 
 int case_nstudies(const case_desc* cs) {
