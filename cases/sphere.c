@@ -226,87 +226,63 @@ static void reference_numbers(const double* P, ccb_ref_sphere_result* ref) {
     }
 }
 
-static int study_fig6(study_ctx* ctx) {
+/* fig6, per run: its row, its gate metrics over every run (SPH-1 ... SPH-3), its events */
+static void fig6_row(study_ctx* ctx, const run_record* r, double* v) {
     const double* P = ctx->params;
-    const double dt = ctx->cs->dt_default, T = ctx->cs->t_final_default;
-    run_record rec[3];
-    int rc = study_run_models(ctx, "fig6", k_models, 3, dt, T, NULL, rec);
-    if (rc != 0) {
-        return rc;
-    }
-    ccb_ref_sphere_result ref;
-    reference_numbers(P, &ref);
-    sphere_run_facts f[3];
-    strbuf sum = {0}, md = {0};
-    for (int i = 0; i < 3; ++i) {
-        record_run_metrics(ctx, &rec[i], P);
-        f[i] = analyse(&rec[i], P);
-        const char* name = k_models[i]->name;
-        study_set_metricf(ctx, (double)f[i].first_force, "fig6.%s.first_force_step", name);
-        study_set_metricf(ctx, (double)f[i].predicted, "fig6.%s.predicted_contact_step", name);
-        study_set_metricf(ctx, f[i].t_roll, "fig6.%s.roll_onset_t", name);
-        strbuf_printf(&sum, "%s,%s,%ld,%ld,%.6f,%.6f,%.10f,%.3e,%.3e,%.3e,%.4f,%d,%.6g\n", name,
-                      rec[i].status == CCB_OK ? "ok" : "failed", f[i].predicted, f[i].first_force,
-                      (double)f[i].first_force * dt, f[i].t_roll, f[i].u_final, f[i].slip_final,
-                      f[i].uwr_final, f[i].stol_final, run_mean_iterations(&rec[i]),
-                      rec[i].max_iters, rec[i].wall_time);
-        strbuf_printf(&md, "| %s | %ld | %.4f | %.4f | %.7f | %.2e | %.2e | %.2f | %.4f |\n", name,
-                      f[i].first_force, (double)f[i].first_force * dt, f[i].t_roll, f[i].u_final,
-                      f[i].slip_final, f[i].uwr_final, run_mean_iterations(&rec[i]),
-                      rec[i].wall_time);
-    }
-    /* SPH-4: Lagged fires exactly at its free-flight prediction; Similar at least one step
-     * earlier; SAP no later than Similar. */
-    study_set_metric(ctx, "sph4.lagged.first_force_minus_predicted",
-                     (double)(f[2].first_force - f[2].predicted));
-    study_set_metric(ctx, "sph4.similar_lead_steps", (double)(f[2].first_force - f[1].first_force));
-    study_set_metric(ctx, "sph4.sap_minus_similar_steps",
-                     (double)(f[0].first_force - f[1].first_force));
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "fig6", dir, sizeof dir) != 0) {
-        rc = 2;
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/summary.csv", dir);
-    rc = study_write_table(path,
-                           "approx,status,predicted_contact_step,first_force_step,"
-                           "first_force_t [s],roll_onset_t [s],u_final [m/s],contact_slip_final "
-                           "[m/s],u_minus_omegaR_final [m/s],stiction_tolerance_final [m/s],"
-                           "mean_newton_iterations,max_newton_iterations,wall_time [s]",
-                           sum.s);
-    if (rc == 0) {
-        strbuf vars = {0};
-        strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/fig6'; runs='sap_dt%g similar_dt%g lagged_dt%g'; "
-                      "titles='SAP Similar Lagged'; "
-                      "title='Falling sphere, contact velocity and force, dt = %g s (ICF Fig. 6)'",
-                      dir, ctx->out_root, ctx->cs->name, dt, dt, dt, dt);
-        study_plot(ctx, "contact_grid.gp", vars.s);
-        free(vars.s);
-        study_report(
-            ctx,
-            "### fig6 — contact velocity and force at dt = %g s (ICF Fig. 6)\n\n"
-            "![fig6](sphere/fig6.png)\n\n"
-            "Paper: SAP and Similar start pushing before touch (action at a distance), "
-            "SAP earliest; Lagged zeroes v_n almost at once, SAP and Similar keep v_n tied "
-            "to the slip until stiction; an f_n spike at the slide -> roll transition for "
-            "SAP and Similar, none for Lagged.\n\n"
-            "Closed forms (reference/sphere_ref.c): first contact %.5f s, impact speed "
-            "%.4f m/s, rolling onset %.5f s after release, final rolling speed %.6f m/s "
-            "(5/7 U0).\n\n"
-            "| model | first force step | its time [s] | rolling onset [s] | u(T) [m/s] | "
-            "contact slip(T) [m/s] | u - omega R (T) [m/s] | mean Newton it. | wall [s] "
-            "|\n|---|---|---|---|---|---|---|---|---|\n%s\n",
-            dt, ref.t_contact, ref.v_impact, ref.t_roll, ref.u_final, md.s ? md.s : "");
-    }
-out:
-    free(sum.s);
-    free(md.s);
-    for (int i = 0; i < 3; ++i) {
-        run_record_free(&rec[i]);
-    }
-    return rc;
+    record_run_metrics(ctx, r, P);
+    const sphere_run_facts f = analyse(r, P);
+    const char* name = r->cfg.approx->name;
+    study_set_metricf(ctx, (double)f.first_force, "fig6.%s.first_force_step", name);
+    study_set_metricf(ctx, (double)f.predicted, "fig6.%s.predicted_contact_step", name);
+    study_set_metricf(ctx, f.t_roll, "fig6.%s.roll_onset_t", name);
+    const double row[8] = {(double)f.predicted, (double)f.first_force,
+                           (double)f.first_force * r->cfg.dt, f.t_roll, f.u_final, f.slip_final,
+                           f.uwr_final, f.stol_final};
+    memcpy(v, row, sizeof row);
 }
+
+/* fig6, together: SPH-4 (Lagged fires exactly at its free-flight prediction; Similar at least
+ * one step earlier; SAP no later than Similar) and the closed forms of the report */
+static int fig6_finish(study_ctx* ctx, const study_batch* b, const char* dir) {
+    (void)dir;
+    long first[3] = {0, 0, 0}, pred_lagged = 0;
+    for (int i = 0; i < b->n; ++i) {
+        const sphere_run_facts f = analyse(&b->rec[i], ctx->params);
+        const ccb_approx* ap = b->cfg[i].approx;
+        const int m = ap == &ccb_approx_sap ? 0 : ap == &ccb_approx_similar ? 1 : 2;
+        first[m] = f.first_force;
+        if (m == 2) {
+            pred_lagged = f.predicted;
+        }
+    }
+    study_set_metric(ctx, "sph4.lagged.first_force_minus_predicted",
+                     (double)(first[2] - pred_lagged));
+    study_set_metric(ctx, "sph4.similar_lead_steps", (double)(first[2] - first[1]));
+    study_set_metric(ctx, "sph4.sap_minus_similar_steps", (double)(first[0] - first[1]));
+    ccb_ref_sphere_result ref;
+    reference_numbers(ctx->params, &ref);
+    study_report(ctx,
+                 "Closed forms (reference/sphere_ref.c): first contact %.5f s, impact speed "
+                 "%.4f m/s, rolling onset %.5f s after release, final rolling speed %.6f m/s "
+                 "(5/7 U0).\n\n",
+                 ref.t_contact, ref.v_impact, ref.t_roll, ref.u_final);
+    return 0;
+}
+
+static const fig_study k_fig6 = {
+    .claim = "SAP and Similar start pushing before touch (action at a distance), SAP earliest; "
+             "Lagged zeroes v_n almost at once, SAP and Similar keep v_n tied to the slip until "
+             "stiction; an f_n spike at the slide -> roll transition for SAP and Similar, none "
+             "for Lagged.",
+    .variants = "sap,similar,lagged",
+    .columns = "predicted_contact_step,first_force_step,first_force_t [s],roll_onset_t [s],"
+               "u_final [m/s],contact_slip_final [m/s],u_minus_omegaR_final [m/s],"
+               "stiction_tolerance_final [m/s]",
+    .row = fig6_row,
+    .finish = fig6_finish,
+    .script = "contact_grid.gp",
+    .plot = "title='Falling sphere, contact velocity and force, dt = 2e-3 s (ICF Fig. 6)'",
+};
 
 /* ---- study convergence (ICF Fig. 7) ------------------------------------------------------------ */
 
@@ -386,7 +362,7 @@ static const case_std k_std = {
 
 static const case_study k_studies[] = {
     {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",
-     study_fig6, NULL},
+     NULL, &k_fig6},
     {"fig7", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7",
      study_convergence, NULL},
 };
