@@ -7,9 +7,9 @@
  *   2. their execution (study_execute: parallel, costliest first, through the run cache);
  *   3. CASE/STUDY/table.csv: variant, label, dt, status, steps, the declared columns, mean and
  *      max Newton iterations, wall time — one row per run;
- *   4. the declaration's finish (cross-run metrics, further tables, report lines);
- *   5. the figure (analysis/gnuplot/<script>, with datadir, out, runs, titles set);
- *   6. the report section: the paper's claim, the figure, the table. */
+ *   4. the report section: the paper's claim, the figure, the table;
+ *   5. the declaration's finish (cross-run metrics, further tables, report lines);
+ *   6. the figure (analysis/gnuplot/<script>, with datadir, out, runs, titles set). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -153,7 +153,7 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         rc = study_write_table(path, header.s, tab.s ? tab.s : "");
         free(header.s);
     }
-    /* 6. the report section (5: the figure, drawn before finish adds its lines) */
+    /* 4. the report section (finish may add lines) */
     if (rc == 0) {
         study_report(ctx, "### %s — %s (%s)\n\n", st->name, st->title, st->figure);
         if (d->script) {
@@ -169,29 +169,30 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         }
         study_report(ctx, "\n%s\nData: `%s/%s/table.csv`; every run under `%s/%s/`.\n\n",
                      md.s ? md.s : "", cs->name, st->name, cs->name, st->name);
-        if (d->script) {
-            strbuf vars = {0};
-            strbuf_printf(&vars, "datadir='%s'; out='%s/%s/%s'; runs='", dir, ctx->out_root,
-                          cs->name, st->name);
-            for (int i = 0; i < n; ++i) {
-                strbuf_printf(&vars, "%s%s", i ? " " : "", b.rec[i].cfg.label);
-            }
-            strbuf_printf(&vars, "'; titles='");
-            for (int i = 0; i < n; ++i) {
-                strbuf_printf(&vars, "%s%s", i ? " " : "", runs[i].variant);
-            }
-            char more[512] = "";
-            if (d->plot_params) {
-                d->plot_params(ctx->params, more, sizeof more);
-            }
-            strbuf_printf(&vars, "'; %s%s", more, d->plot ? d->plot : "");
-            study_plot(ctx, d->script, vars.s);
-            free(vars.s);
-        }
     }
-    /* 4. what the runs say together */
+    /* 5. what the runs say together (its tables may feed the figure) */
     if (rc == 0 && d->finish) {
         rc = d->finish(ctx, &b, dir);
+    }
+    /* 6. the figure */
+    if (rc == 0 && d->script) {
+        strbuf vars = {0};
+        strbuf_printf(&vars, "datadir='%s'; out='%s/%s/%s'; runs='", dir, ctx->out_root,
+                      cs->name, st->name);
+        for (int i = 0; i < n; ++i) {
+            strbuf_printf(&vars, "%s%s", i ? " " : "", b.rec[i].cfg.label);
+        }
+        strbuf_printf(&vars, "'; titles='");
+        for (int i = 0; i < n; ++i) {
+            strbuf_printf(&vars, "%s%s", i ? " " : "", runs[i].variant);
+        }
+        char more[512] = "";
+        if (d->plot_params) {
+            d->plot_params(ctx->params, more, sizeof more);
+        }
+        strbuf_printf(&vars, "'; %s%s", more, d->plot ? d->plot : "");
+        study_plot(ctx, d->script, vars.s);
+        free(vars.s);
     }
     free(tab.s);
     free(md.s);
