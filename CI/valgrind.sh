@@ -31,6 +31,8 @@ CCB_SOURCE_DIR=$PWD $vg build/ccb run conveyor --solver tamsi --t-final 0.5 --ou
 CCB_SOURCE_DIR=$PWD $vg build/ccb study box fig4 --no-figures --out "$out/study" >/dev/null
 echo "== ccb gate sphere: quick-tier gates, runs shared between studies (run cache, file copies)"
 CCB_SOURCE_DIR=$PWD $vg build/ccb gate sphere --out "$out/gate" >/dev/null
+echo "== ccb study sphere convergence: the standard sweep of every variant (Newton, TAMSI, ODE)"
+CCB_SOURCE_DIR=$PWD $vg build/ccb study sphere convergence --no-figures --out "$out/std" >/dev/null
 echo "== ccb run clutter: free bodies, broad phase, CHOLMOD with pools, kappa"
 CCB_SOURCE_DIR=$PWD $vg build/ccb run clutter --t-final 0.4 --kappa --out "$out/clutter" >/dev/null
 echo "== ccb run coin: hydroelastic mesh slice, per-face contacts (Lagged, TAMSI, triangles)"
