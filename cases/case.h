@@ -48,29 +48,83 @@ typedef struct fig_run {
     const char* expect_failure; /* NULL, or why the run is expected to fail */
 } fig_run;
 
+/* A convergence sweep of a paper-figure study (cases.md §1.4): every variant of the study at
+ * every dt of `dts` (descending) against Lagged at dt_ref = dts[ndt-1] / 10, e_q = RMS over
+ * [0, T] of |q - q_ref| on the coarse grid. Runs go to CASE/STUDY/<tag>-<variant>_dt<dt>, the
+ * table to errors_<tag>.csv; metrics <metric>.<tag>.<variant>.e_q.dt<dt>, .order (least squares
+ * over all dts) and .tail_ratio (e at the smallest dt over e at the next). */
+#define SWEEP_MAX_DT 8
+typedef struct fig_sweep {
+    const char* tag;
+    const char* set; /* parameter overrides of this sweep "name=value ...", NULL: none */
+    double dts[SWEEP_MAX_DT];
+    int ndt;
+} fig_sweep;
+
+/* What the engine hands to a declaration's finish: the runs, and the results of the sweeps. */
+#define FIG_MAX_VARIANTS 16
+typedef struct fig_sweep_result {
+    const fig_sweep* decl;
+    double P[CASE_MAX_PARAMS]; /* the sweep's parameters */
+    int nvariants;
+    char variant[FIG_MAX_VARIANTS][32];
+    double dt_ref;
+    double e[FIG_MAX_VARIANTS][SWEEP_MAX_DT];
+    double order[FIG_MAX_VARIANTS];
+} fig_sweep_result;
+typedef struct fig_data {
+    const struct study_batch* b; /* the study's runs, in the order of its list */
+    const char* const* variant;  /* their variant names (NULL entries: computed runs) */
+    const fig_sweep_result* sw;  /* the sweeps' results, in declaration order */
+    int nsw;
+} fig_data;
+
+/* Index of a variant in a sweep's results (-1: not there). */
+int fig_variant_index(const fig_sweep_result* sw, const char* variant);
+
+/* A figure of a declaration: analysis/gnuplot/<script>, drawn to CASE/<out>.png with datadir
+ * (the study's directory) and out set, then `vars`. */
+typedef struct fig_plot {
+    const char* script;
+    const char* out;
+    const char* vars;
+} fig_plot;
+
 /* A paper-figure study as a declaration: its runs, what each run contributes to the study's
- * table and metrics, what the runs say together, its figure. The engine (figure.c) makes the run
- * list, executes it (in parallel, through the run cache), writes CASE/STUDY/table.csv (one row
- * per run), draws the figure and writes the report section. */
+ * table and metrics, what the runs say together, its figures. The engine (figure.c) makes the
+ * run list, executes it (in parallel, through the run cache), writes CASE/STUDY/table.csv (one
+ * row per run), runs the sweeps, writes the report section and draws the figures. */
 typedef struct fig_study {
     const char* claim;      /* the paper's claim: the report section's first paragraph */
     double dt, t_final;     /* 0: the case's */
     const char* variants;   /* the runs: every variant named here at dt (comma-separated) ... */
-    const fig_run* runs;    /* ... or this list */
+    const fig_run* runs;    /* ... or this list ... */
     int nruns;
-    int kappa;              /* record kappa_2(H) per step */
-    int rows;               /* trajectory rows written per run (0: every step) */
-    const char* columns;    /* names (with units) of the values row() gives, comma-separated */
+    /* ... or runs computed from the tier and the parameters: allocates b (study_batch_alloc)
+     * and fills its configurations (study_config). 0, or 2 with a message on stderr. */
+    int (*make_runs)(struct study_ctx* ctx, struct study_batch* b);
+    int kappa;              /* record kappa_2(H) per step (listed runs) */
+    int rows;               /* trajectory rows written per listed run (0: every step) */
+    const char* columns;    /* names (with units) of the values row() gives, comma-separated;
+                               NULL: the report has no run table (finish writes its own) */
     /* Per run, in order: its values for the table (columns), its metrics. */
     void (*row)(struct study_ctx* ctx, const struct run_record* r, double* values);
-    /* After the rows: what the runs say together (metrics, further tables, report lines); runs
-     * in the order of the list. 0, or 2 on an output error. */
-    int (*finish)(struct study_ctx* ctx, const struct study_batch* b, const char* dir);
+    /* Convergence sweeps of `variants` (metric names start with `metric`; NULL: the study's
+     * name); inspect (may be NULL) sees each sweep run (variant -1: the reference). */
+    const fig_sweep* sweeps;
+    int nsweeps;
+    const char* metric;
+    void (*inspect)(struct study_ctx* ctx, const fig_sweep_result* sw, int variant, int idt,
+                    const struct run_record* r);
+    /* After the rows and sweeps: what the runs say together (metrics, further tables, report
+     * lines). 0, or 2 on an output error. */
+    int (*finish)(struct study_ctx* ctx, const fig_data* d, const char* dir);
     const char* script; /* analysis/gnuplot/<script> (NULL: no figure); the engine sets datadir,
-                           out, runs (the labels) and titles (the variants) */
+                           out (CASE/STUDY), runs (the labels) and titles (the variants) */
     const char* plot;   /* further gnuplot assignments, e.g. "title='...'" */
     /* NULL, or appends assignments that depend on the parameters (e.g. "mg=9.81; ") */
     void (*plot_params)(const double* P, char* out, size_t n);
+    const fig_plot* plots; /* further figures (NULL-script terminated list, or NULL) */
 } fig_study;
 
 typedef struct case_study {
@@ -430,38 +484,7 @@ static inline double run_mean_iterations(const run_record* r) {
     return r->nsteps > 0 ? (double)r->total_iters / (double)r->nsteps : 0.0;
 }
 
-/* A convergence sweep (cases.md §1.4): every model at every dt of `dts` (descending) against
- * Lagged at dt_ref = dts[ndt-1] / 10, e_q = RMS over [0, T] of |q - q_ref| on the coarse grid.
- * Runs go to <root>/<case>/<study>/<tag>-<model>_dt<dt>; the table to errors_<tag>.csv;
- * metrics <metric>.<tag>.<model>.e_q.dt<dt>, .order (least squares over all dts) and .tail_ratio
- * (e at the smallest dt over e at the next). `inspect` (may be NULL) sees every run, the
- * reference with model = -1, before the records are freed. */
-#define SWEEP_MAX_MODELS 4
-#define SWEEP_MAX_DT 8
-typedef struct study_sweep study_sweep;
-struct study_sweep {
-    const char* study;
-    const char* metric; /* prefix of the metric names (NULL: the study's name) */
-    const char* tag;
-    const ccb_approx* models[SWEEP_MAX_MODELS];
-    int nmodels;
-    double dts[SWEEP_MAX_DT];
-    int ndt;
-    double t_final;
-    const double* params; /* NULL: the study's parameters */
-    void (*inspect)(study_ctx* ctx, const study_sweep* sw, int model, int idt,
-                    const run_record* rec);
-    void* user;
-    /* results */
-    double dt_ref;
-    double e[SWEEP_MAX_MODELS][SWEEP_MAX_DT];
-    double order[SWEEP_MAX_MODELS];
-};
-int study_run_sweep(study_ctx* ctx, study_sweep* sw);
-/* Runs each model once at dt for t_final (params: NULL for the study's) into
- * <root>/<case>/<study>/<model>_dt<dt>, filling rec[n] (free them with run_record_free). 0 or 2. */
-int study_run_models(study_ctx* ctx, const char* study, const ccb_approx* const* models, int n,
-                     double dt, double t_final, const double* params, run_record* rec);
+
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
 int study_write_table(const char* path, const char* header, const char* body);
 

@@ -325,7 +325,8 @@ static void fig3_row(study_ctx* ctx, const run_record* r, double* v) {
 }
 
 /* fig3, together: the event times of every run beside the Coulomb ones (events.csv) */
-static int fig3_finish(study_ctx* ctx, const study_batch* b, const char* dir) {
+static int fig3_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const study_batch* b = fd->b;
     strbuf evt = {0};
     fig3_facts f;
     for (int i = 0; i < b->n; ++i) {
@@ -377,93 +378,64 @@ static const fig_study k_fig3 = {
     .plot_params = fig3_plot,
 };
 
-static const ccb_approx* const k_fig_models[3] = {&ccb_approx_sap, &ccb_approx_similar,
-                                                  &ccb_approx_lagged};
+/* ---- study fig4 (ICF Fig. 4) -------------------------------------------------------------------- */
 
-/* ---- study convergence (ICF Fig. 4) ----------------------------------------------------------- */
+/* the paper's sweep (reference Lagged 2e-4 s), and an extended one where SAP's plateau shows */
+static const fig_sweep k_fig4_sweeps[] = {
+    {"paper", NULL, {5e-2, 1e-2, 2e-3}, 3},
+    {"extended", NULL, {1e-3, 4e-4, 2e-4, 1e-4}, 4},
+};
 
-static const double k_dts_paper[3] = {5e-2, 1e-2, 2e-3};     /* ICF Fig. 4 */
-static const double k_dts_ext[4] = {1e-3, 4e-4, 2e-4, 1e-4}; /* where SAP's plateau shows */
-
-static int study_convergence(study_ctx* ctx) {
-    const double T = ctx->cs->t_final_default;
-    study_sweep paper = {0}, ext = {0};
-    const ccb_approx* models[3] = {&ccb_approx_sap, &ccb_approx_similar, &ccb_approx_lagged};
-    study_sweep* sws[2] = {&paper, &ext};
-    const char* tags[2] = {"paper", "extended"};
-    const double* dts[2] = {k_dts_paper, k_dts_ext};
-    const int ndts[2] = {3, 4};
-    for (int s = 0; s < 2; ++s) {
-        sws[s]->study = "fig4";
-        sws[s]->metric = "convergence"; /* the gates' names (reference/conveyor.json) */
-        sws[s]->tag = tags[s];
-        sws[s]->nmodels = 3;
-        memcpy(sws[s]->models, models, sizeof models);
-        sws[s]->ndt = ndts[s];
-        memcpy(sws[s]->dts, dts[s], (size_t)ndts[s] * sizeof(double));
-        sws[s]->t_final = T;
-        const int rc = study_run_sweep(ctx, sws[s]);
-        if (rc != 0) {
-            return rc;
-        }
-    }
-    char dir[PATH_MAX];
-    if (study_dir(ctx, "fig4", dir, sizeof dir) != 0) {
-        return 2;
-    }
-    /* Similar above Lagged at every step of the paper's sweep (ICF Fig. 4) */
+/* fig4, together: Similar above Lagged at every step of the paper's sweep (ICF Fig. 4), SAP's
+ * ratio e(2e-3)/e(1e-2) of CONV-4, the orders and tail ratios of both sweeps (orders.csv) */
+static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const fig_sweep_result *paper = &fd->sw[0], *ext = &fd->sw[1];
+    const int sap = fig_variant_index(paper, "sap"), sim = fig_variant_index(paper, "similar"),
+              lag = fig_variant_index(paper, "lagged");
     double ratio_min = INFINITY;
-    for (int j = 0; j < paper.ndt; ++j) {
-        ratio_min = fmin(ratio_min, paper.e[1][j] / paper.e[2][j]);
+    for (int j = 0; j < paper->decl->ndt; ++j) {
+        ratio_min = fmin(ratio_min, paper->e[sim][j] / paper->e[lag][j]);
     }
     study_set_metric(ctx, "convergence.paper.similar_over_lagged_min", ratio_min);
-    /* SAP ratio e(2e-3)/e(1e-2) of CONV-4 */
     study_set_metric(ctx, "convergence.paper.sap.ratio_2e-3_over_1e-2",
-                     paper.e[0][2] / paper.e[0][1]);
+                     paper->e[sap][2] / paper->e[sap][1]);
     strbuf ord = {0};
-    for (int i = 0; i < 3; ++i) {
-        strbuf_printf(&ord, "%s,paper,%.6f,%.6f\n", k_fig_models[i]->name, paper.order[i],
-                      paper.e[i][2] / paper.e[i][1]);
-        strbuf_printf(&ord, "%s,extended,%.6f,%.6f\n", k_fig_models[i]->name, ext.order[i],
-                      ext.e[i][3] / ext.e[i][2]);
+    for (int i = 0; i < paper->nvariants; ++i) {
+        strbuf_printf(&ord, "%s,paper,%.6f,%.6f\n", paper->variant[i], paper->order[i],
+                      paper->e[i][2] / paper->e[i][1]);
+        strbuf_printf(&ord, "%s,extended,%.6f,%.6f\n", ext->variant[i], ext->order[i],
+                      ext->e[i][3] / ext->e[i][2]);
     }
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/orders.csv", dir);
     const int rc = study_write_table(
         path, "approx,sweep,observed_order,tail_ratio_e_smallest_over_e_next", ord.s);
     free(ord.s);
-    if (rc != 0) {
-        return rc;
-    }
-    strbuf vars = {0};
-    strbuf_printf(&vars,
-                  "datadir='%s'; out='%s/%s/fig4'; tags='paper extended'; "
-                  "tagtitles='paper extended'; models='sap similar lagged'; "
-                  "titles='SAP Similar Lagged'; guide_model='lagged'; guide_dt=0.01; "
-                  "title='Conveyor belt, convergence of the box trajectory (ICF Fig. 4)'",
-                  dir, ctx->out_root, ctx->cs->name);
-    study_plot(ctx, "convergence.gp", vars.s);
-    free(vars.s);
-    study_report(ctx,
-                 "### fig4 — e_q against dt (ICF Fig. 4)\n\n"
-                 "![fig4](conveyor/fig4.png)\n\n"
-                 "Paper: Lagged and Similar first order, Similar above Lagged; SAP plateaus at the "
-                 "smallest step (its gliding offset mu tau_d |v_t| does not vanish). Filled "
-                 "symbols: the paper's sweep (reference Lagged 2e-4 s); open symbols: an extended "
-                 "sweep down to 1e-4 s (reference Lagged 1e-5 s) that shows where SAP's plateau "
-                 "appears with the parameters of cases.md §3.1.\n\n"
-                 "| model | e_q(5e-2) | e_q(1e-2) | e_q(2e-3) | order | e(2e-3)/e(1e-2) | "
-                 "e_q(4e-4) | e_q(2e-4) | e_q(1e-4) | e(1e-4)/e(2e-4) |\n"
-                 "|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < 3; ++i) {
-        study_report(ctx, "| %s | %.3e | %.3e | %.3e | %.3f | %.3f | %.3e | %.3e | %.3e | %.3f |\n",
-                     k_fig_models[i]->name, paper.e[i][0], paper.e[i][1], paper.e[i][2],
-                     paper.order[i], paper.e[i][2] / paper.e[i][1], ext.e[i][1], ext.e[i][2],
-                     ext.e[i][3], ext.e[i][3] / ext.e[i][2]);
-    }
-    study_report(ctx, "\n(e_q in metres.)\n\n");
-    return 0;
+    study_report(ctx, "(e_q in metres.)\n\n");
+    return rc;
 }
+
+static const fig_plot k_fig4_plots[] = {
+    {"convergence.gp", "fig4",
+     "tags='paper extended'; tagtitles='paper extended'; models='sap similar lagged'; "
+     "titles='SAP Similar Lagged'; guide_model='lagged'; guide_dt=0.01; "
+     "title='Conveyor belt, convergence of the box trajectory (ICF Fig. 4)'"},
+    {NULL, NULL, NULL},
+};
+
+static const fig_study k_fig4 = {
+    .claim = "Lagged and Similar first order, Similar above Lagged; SAP plateaus at the smallest "
+             "step (its gliding offset mu tau_d |v_t| does not vanish). Filled symbols: the "
+             "paper's sweep (reference Lagged 2e-4 s); open symbols: an extended sweep down to "
+             "1e-4 s (reference Lagged 1e-5 s) that shows where SAP's plateau appears with the "
+             "parameters of cases.md §3.1.",
+    .variants = "sap,similar,lagged",
+    .sweeps = k_fig4_sweeps,
+    .nsweeps = 2,
+    .metric = "convergence", /* the gates' names (reference/conveyor.json) */
+    .finish = fig4_finish,
+    .plots = k_fig4_plots,
+};
 
 /* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 4 protocol) ---------------------------- */
 static const case_std k_std = {
@@ -477,7 +449,7 @@ static const case_study k_studies[] = {
      NULL, &k_fig3},
     {"fig4",
      "e_q against dt in {2e-3, 1e-2, 5e-2} (reference Lagged 2e-4) and an extended sweep to 1e-4",
-     "ICF Fig. 4", study_convergence, NULL},
+     "ICF Fig. 4", NULL, &k_fig4},
 };
 
 static const char* const k_quick[] = {"fig3", "fig4", NULL};

@@ -1,15 +1,17 @@
 /* figure: the engine of the declared paper-figure studies (fig_study, case.h). A declaration
- * names its runs (variants of the registry at the study's step, or a list with labels and
- * parameter overrides), the values each run gives to the study's table, what the runs say
- * together, and its gnuplot script; the engine does the rest:
+ * names its runs (variants of the registry at the study's step, a list with labels and
+ * parameter overrides, or a function of the tier), its convergence sweeps, the values each run
+ * gives to the study's table, what the runs say together, and its gnuplot scripts; the engine
+ * does the rest:
  *   1. the run configurations (the case's parameters with the study's overrides; the variant's
  *      solver; kappa if asked; trajectories decimated to `rows` rows);
  *   2. their execution (study_execute: parallel, costliest first, through the run cache);
  *   3. CASE/STUDY/table.csv: variant, label, dt, status, steps, the declared columns, mean and
  *      max Newton iterations, wall time — one row per run;
- *   4. the report section: the paper's claim, the figure, the table;
- *   5. the declaration's finish (cross-run metrics, further tables, report lines);
- *   6. the figure (analysis/gnuplot/<script>, with datadir, out, runs, titles set). */
+ *   4. the sweeps (errors_<tag>.csv, e_q, order and tail-ratio metrics);
+ *   5. the report section: the paper's claim, the figures, the run table, the sweeps' errors;
+ *   6. the declaration's finish (cross-run metrics, further tables, report lines);
+ *   7. the figures (analysis/gnuplot/<script>, with datadir, out, runs, titles set). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -57,29 +59,51 @@ static int split_columns(const char* cols, char out[][64], int max) {
     return n;
 }
 
-static int fig_study_run(study_ctx* ctx, const case_study* st) {
+int fig_variant_index(const fig_sweep_result* sw, const char* variant) {
+    for (int i = 0; i < sw->nvariants; ++i) {
+        if (strcmp(sw->variant[i], variant) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Applies "name=value ..." to P; 0, or 2 with a message. */
+static int apply_set(const case_desc* cs, const char* study, double* P, const char* set) {
+    char buf[512], msg[300];
+    snprintf(buf, sizeof buf, "%s", set);
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        if (case_set_param(cs, P, w, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s/%s: %s\n", cs->name, study, msg);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* 1. The configurations of the listed runs (variants at the study's step, or d->runs). */
+static int fig_configure(study_ctx* ctx, const case_study* st, study_batch* b, char names[][32]) {
     const fig_study* d = st->decl;
     const case_desc* cs = ctx->cs;
     fig_run runs[FIG_MAX_RUNS];
-    char names[FIG_MAX_RUNS][32];
     const int n = fig_runs(cs, d, runs, names);
-    if (n <= 0) {
+    if (n < 0) {
         return 2;
     }
     const double dt0 = d->dt > 0 ? d->dt : cs->dt_default;
     const double T = d->t_final > 0 ? d->t_final : cs->t_final_default;
-    study_batch b;
-    if (study_batch_alloc(&b, n) != 0) {
+    if (study_batch_alloc(b, n) != 0) {
         return 2;
     }
-    /* 1. configurations */
     for (int i = 0; i < n; ++i) {
         const fig_run* r = &runs[i];
         variant_def v;
         if (variant_find(r->variant, &v) != 0) {
             fprintf(stderr, "ccb: %s/%s: unknown variant '%s'\n", cs->name, st->name, r->variant);
-            study_batch_free(&b);
             return 2;
+        }
+        if (r->variant != names[i]) {
+            snprintf(names[i], 32, "%.31s", r->variant);
         }
         const double dt = r->dt > 0 ? r->dt : dt0;
         char label[96];
@@ -88,40 +112,30 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         } else {
             run_label(label, sizeof label, r->variant, dt);
         }
-        run_config* c = &b.cfg[i];
+        run_config* c = &b->cfg[i];
         study_config(ctx, c, st->name, label,
                      v.approx ? v.approx : ccb_approx_find(cs->approx_default), dt, T);
         variant_configure(&v, c, NAN);
-        char msg[300];
-        if (r->set) {
-            char buf[512];
-            snprintf(buf, sizeof buf, "%s", r->set);
-            for (char *save = NULL, *w = strtok_r(buf, " ", &save); w;
-                 w = strtok_r(NULL, " ", &save)) {
-                if (case_set_param(cs, c->params, w, msg, sizeof msg) != 0) {
-                    fprintf(stderr, "ccb: %s/%s: %s\n", cs->name, st->name, msg);
-                    study_batch_free(&b);
-                    return 2;
-                }
-            }
+        if (r->set && apply_set(cs, st->name, c->params, r->set) != 0) {
+            return 2;
         }
         c->newton.compute_kappa = d->kappa;
         const long steps = lround(T / dt);
         c->record_every = d->rows > 0 && steps >= d->rows ? (int)(steps / d->rows) : 1;
         c->expect_failure = r->expect_failure;
     }
-    /* 2. execution */
-    int rc = study_execute(ctx, st->name, b.cfg, b.rec, n);
-    char dir[PATH_MAX];
-    if (rc == 0 && study_dir(ctx, st->name, dir, sizeof dir) != 0) {
-        rc = 2;
-    }
-    /* 3. the table */
+    return 0;
+}
+
+/* 3. CASE/STUDY/table.csv, and the run table of the report (when the study declares columns). */
+static int fig_table(study_ctx* ctx, const case_study* st, const study_batch* b,
+                     char names[][32], const char* dir) {
+    const fig_study* d = st->decl;
     char cols[FIG_MAX_COLS][64];
     const int nc = d->columns ? split_columns(d->columns, cols, FIG_MAX_COLS) : 0;
     strbuf tab = {0}, md = {0};
-    for (int i = 0; rc == 0 && i < n; ++i) {
-        const run_record* r = &b.rec[i];
+    for (int i = 0; i < b->n; ++i) {
+        const run_record* r = &b->rec[i];
         double vals[FIG_MAX_COLS];
         for (int c = 0; c < FIG_MAX_COLS; ++c) {
             vals[c] = NAN;
@@ -129,9 +143,14 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         if (d->row) {
             d->row(ctx, r, vals);
         }
+        char vname[32];
+        if (names[i][0]) {
+            snprintf(vname, sizeof vname, "%.31s", names[i]);
+        } else {
+            variant_name(&r->cfg, vname, sizeof vname);
+        }
         const char* status = r->status == CCB_OK ? "ok" : "failed";
-        strbuf_printf(&tab, "%s,%s,%g,%s,%ld", runs[i].variant, r->cfg.label, r->cfg.dt, status,
-                      r->nsteps);
+        strbuf_printf(&tab, "%s,%s,%g,%s,%ld", vname, r->cfg.label, r->cfg.dt, status, r->nsteps);
         strbuf_printf(&md, "| %s | %s |", r->cfg.label, status);
         for (int c = 0; c < nc; ++c) {
             strbuf_printf(&tab, ",%.10g", vals[c]);
@@ -141,25 +160,18 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
                       r->wall_time);
         strbuf_printf(&md, " %.2f | %.3g |\n", run_mean_iterations(r), r->wall_time);
     }
-    if (rc == 0) {
-        strbuf header = {0};
-        strbuf_printf(&header, "variant,label,dt [s],status,steps");
-        for (int c = 0; c < nc; ++c) {
-            strbuf_printf(&header, ",%s", cols[c]);
-        }
-        strbuf_printf(&header, ",mean_newton_iterations,max_newton_iterations,wall_time [s]");
-        char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/table.csv", dir);
-        rc = study_write_table(path, header.s, tab.s ? tab.s : "");
-        free(header.s);
+    strbuf header = {0};
+    strbuf_printf(&header, "variant,label,dt [s],status,steps");
+    for (int c = 0; c < nc; ++c) {
+        strbuf_printf(&header, ",%s", cols[c]);
     }
-    /* 4. the report section (finish may add lines) */
-    if (rc == 0) {
-        study_report(ctx, "### %s — %s (%s)\n\n", st->name, st->title, st->figure);
-        if (d->script) {
-            study_report(ctx, "![%s](%s/%s.png)\n\n", st->name, cs->name, st->name);
-        }
-        study_report(ctx, "Paper: %s\n\n| run | status |", d->claim);
+    strbuf_printf(&header, ",mean_newton_iterations,max_newton_iterations,wall_time [s]");
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/table.csv", dir);
+    const int rc = study_write_table(path, header.s, tab.s ? tab.s : "");
+    free(header.s);
+    if (rc == 0 && d->columns) {
+        study_report(ctx, "| run | status |");
         for (int c = 0; c < nc; ++c) {
             study_report(ctx, " %s |", cols[c]);
         }
@@ -167,35 +179,257 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         for (int c = 0; c < nc + 2; ++c) {
             study_report(ctx, "---|");
         }
-        study_report(ctx, "\n%s\nData: `%s/%s/table.csv`; every run under `%s/%s/`.\n\n",
-                     md.s ? md.s : "", cs->name, st->name, cs->name, st->name);
-    }
-    /* 5. what the runs say together (its tables may feed the figure) */
-    if (rc == 0 && d->finish) {
-        rc = d->finish(ctx, &b, dir);
-    }
-    /* 6. the figure */
-    if (rc == 0 && d->script) {
-        strbuf vars = {0};
-        strbuf_printf(&vars, "datadir='%s'; out='%s/%s/%s'; runs='", dir, ctx->out_root,
-                      cs->name, st->name);
-        for (int i = 0; i < n; ++i) {
-            strbuf_printf(&vars, "%s%s", i ? " " : "", b.rec[i].cfg.label);
-        }
-        strbuf_printf(&vars, "'; titles='");
-        for (int i = 0; i < n; ++i) {
-            strbuf_printf(&vars, "%s%s", i ? " " : "", runs[i].variant);
-        }
-        char more[512] = "";
-        if (d->plot_params) {
-            d->plot_params(ctx->params, more, sizeof more);
-        }
-        strbuf_printf(&vars, "'; %s%s", more, d->plot ? d->plot : "");
-        study_plot(ctx, d->script, vars.s);
-        free(vars.s);
+        study_report(ctx, "\n%s\n", md.s ? md.s : "");
     }
     free(tab.s);
     free(md.s);
+    return rc;
+}
+
+/* 4. A convergence sweep (fig_sweep, case.h). */
+static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* sw,
+                         char names[][32], int nv, double T, const char* dir,
+                         fig_sweep_result* res) {
+    const fig_study* d = st->decl;
+    const char* prefix = d->metric ? d->metric : st->name;
+    const int ndt = sw->ndt, nrun = nv * ndt + 1;
+    if (nv < 1 || nv > FIG_MAX_VARIANTS || ndt < 2 || ndt > SWEEP_MAX_DT) {
+        fprintf(stderr, "ccb: sweep %s: invalid size (%d variants, %d steps)\n", sw->tag, nv, ndt);
+        return 2;
+    }
+    memset(res, 0, sizeof *res);
+    res->decl = sw;
+    res->nvariants = nv;
+    for (int i = 0; i < nv; ++i) {
+        snprintf(res->variant[i], sizeof res->variant[i], "%.31s", names[i]);
+    }
+    memcpy(res->P, ctx->params, sizeof res->P);
+    if (sw->set && apply_set(ctx->cs, st->name, res->P, sw->set) != 0) {
+        return 2;
+    }
+    study_batch b;
+    if (study_batch_alloc(&b, nrun) != 0) {
+        return 2;
+    }
+    res->dt_ref = sw->dts[ndt - 1] / 10.0; /* 10x smaller than the smallest step (§1.4) */
+    char label[96], name[64];
+    snprintf(name, sizeof name, "%.40s-reference-lagged", sw->tag);
+    run_label(label, sizeof label, name, res->dt_ref);
+    study_config(ctx, &b.cfg[0], st->name, label, &ccb_approx_lagged, res->dt_ref, T);
+    b.cfg[0].record_every = 10;
+    for (int i = 0; i < nv; ++i) {
+        variant_def v;
+        if (variant_find(names[i], &v) != 0) {
+            fprintf(stderr, "ccb: sweep %s: unknown variant '%s'\n", sw->tag, names[i]);
+            study_batch_free(&b);
+            return 2;
+        }
+        for (int j = 0; j < ndt; ++j) {
+            run_config* c = &b.cfg[1 + i * ndt + j];
+            snprintf(name, sizeof name, "%.30s-%.31s", sw->tag, names[i]);
+            run_label(label, sizeof label, name, sw->dts[j]);
+            study_config(ctx, c, st->name, label, v.approx ? v.approx : &ccb_approx_lagged,
+                         sw->dts[j], T);
+            variant_configure(&v, c, NAN);
+        }
+    }
+    for (int r = 0; r < nrun; ++r) {
+        memcpy(b.cfg[r].params, res->P, sizeof b.cfg[r].params);
+    }
+    int rc = study_execute(ctx, st->name, b.cfg, b.rec, nrun);
+    strbuf tab = {0};
+    const run_record* ref = &b.rec[0];
+    if (rc == 0 && d->inspect) {
+        d->inspect(ctx, res, -1, -1, ref);
+    }
+    for (int i = 0; i < nv && rc == 0; ++i) {
+        for (int j = 0; j < ndt; ++j) {
+            const run_record* r = &b.rec[1 + i * ndt + j];
+            if (r->nq > CASE_MAX_Q) {
+                fprintf(stderr, "ccb: sweep %s: %d coordinates (at most %d)\n", sw->tag, r->nq,
+                        CASE_MAX_Q);
+                rc = 2;
+                break;
+            }
+            double ec[CASE_MAX_Q], e = NAN;
+            for (int c = 0; c < CASE_MAX_Q; ++c) {
+                ec[c] = NAN;
+            }
+            char msg[256];
+            if (r->status != CCB_OK || ref->status != CCB_OK ||
+                ccb_an_rms_error(r->nsteps, sw->dts[j], r->q, ref->nsteps, res->dt_ref, ref->q,
+                                 r->nq, &e, ec, msg, sizeof msg) != 0) {
+                if (r->status == CCB_OK && ref->status == CCB_OK) {
+                    fprintf(stderr, "ccb: sweep %s: %s\n", sw->tag, msg);
+                }
+                e = NAN;
+            }
+            res->e[i][j] = e;
+            strbuf_printf(&tab, "%s,%g,%.10g", names[i], sw->dts[j], e);
+            for (int c = 0; c < r->nq; ++c) {
+                strbuf_printf(&tab, ",%.10g", ec[c]);
+            }
+            strbuf_printf(&tab, ",%.4f,%d,%.6g,%s\n", run_mean_iterations(r), r->max_iters,
+                          r->wall_time, r->status == CCB_OK ? "ok" : "failed");
+            study_set_metricf(ctx, e, "%s.%s.%s.e_q.dt%g", prefix, sw->tag, names[i],
+                              sw->dts[j]);
+            if (d->inspect) {
+                d->inspect(ctx, res, i, j, r);
+            }
+        }
+        res->order[i] = NAN;
+        ccb_an_order(ndt, sw->dts, res->e[i], &res->order[i], NULL, NULL);
+        study_set_metricf(ctx, res->order[i], "%s.%s.%s.order", prefix, sw->tag, names[i]);
+        study_set_metricf(ctx, res->e[i][ndt - 1] / res->e[i][ndt - 2], "%s.%s.%s.tail_ratio",
+                          prefix, sw->tag, names[i]);
+    }
+    if (rc == 0) {
+        strbuf header = {0};
+        strbuf_printf(&header, "approx,dt [s],e_q");
+        for (int c = 0; c < b.rec[1].nq; ++c) {
+            strbuf_printf(&header, ",e_%s", b.rec[1].qname[c]);
+        }
+        strbuf_printf(&header,
+                      ",mean_newton_iterations,max_newton_iterations,wall_time [s],status");
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/errors_%s.csv", dir, sw->tag);
+        rc = study_write_table(path, header.s, tab.s);
+        free(header.s);
+    }
+    free(tab.s);
+    study_batch_free(&b);
+    /* the report: e_q per variant and dt, the fitted order, the tail ratio */
+    if (rc == 0) {
+        study_report(ctx, "Sweep `%s`%s%s (reference: Lagged at dt = %g s; `%s/%s/errors_%s.csv`):"
+                     "\n\n| variant |", sw->tag, sw->set ? ", " : "", sw->set ? sw->set : "",
+                     res->dt_ref, ctx->cs->name, st->name, sw->tag);
+        for (int j = 0; j < ndt; ++j) {
+            study_report(ctx, " e_q(%g) |", sw->dts[j]);
+        }
+        study_report(ctx, " order | e(%g)/e(%g) |\n|---|", sw->dts[ndt - 1], sw->dts[ndt - 2]);
+        for (int j = 0; j < ndt + 2; ++j) {
+            study_report(ctx, "---|");
+        }
+        study_report(ctx, "\n");
+        for (int i = 0; i < nv; ++i) {
+            study_report(ctx, "| %s |", names[i]);
+            for (int j = 0; j < ndt; ++j) {
+                study_report(ctx, " %.3e |", res->e[i][j]);
+            }
+            study_report(ctx, " %.3f | %.3f |\n", res->order[i],
+                         res->e[i][ndt - 1] / res->e[i][ndt - 2]);
+        }
+        study_report(ctx, "\n");
+    }
+    return rc;
+}
+
+/* 7. A figure: analysis/gnuplot/<script> drawn to CASE/<out>.png. */
+static void fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const char* script,
+                     const char* out, const char* runs_titles, const char* vars) {
+    strbuf v = {0};
+    strbuf_printf(&v, "datadir='%s'; out='%s/%s/%s'; %s", dir, ctx->out_root, ctx->cs->name, out,
+                  runs_titles ? runs_titles : "");
+    char more[512] = "";
+    if (d->plot_params) {
+        d->plot_params(ctx->params, more, sizeof more);
+    }
+    strbuf_printf(&v, "%s%s", more, vars ? vars : "");
+    study_plot(ctx, script, v.s);
+    free(v.s);
+}
+
+static int fig_study_run(study_ctx* ctx, const case_study* st) {
+    const fig_study* d = st->decl;
+    const case_desc* cs = ctx->cs;
+    char(*names)[32] = calloc(FIG_MAX_RUNS, sizeof *names);
+    fig_sweep_result* sw = d->nsweeps ? calloc((size_t)d->nsweeps, sizeof *sw) : NULL;
+    study_batch b = {0};
+    char dir[PATH_MAX];
+    int rc = names == NULL || (d->nsweeps && sw == NULL) ? 2 : 0;
+    if (rc == 0 && study_dir(ctx, st->name, dir, sizeof dir) != 0) {
+        rc = 2;
+    }
+    /* 1. configurations: computed, listed, or none (a study of sweeps or of closed forms) */
+    if (rc == 0 && d->make_runs) {
+        rc = d->make_runs(ctx, &b);
+        if (b.n > FIG_MAX_RUNS) {
+            char(*more)[32] = calloc((size_t)b.n, sizeof *more);
+            free(names);
+            names = more;
+            rc = names ? rc : 2;
+        }
+    } else if (rc == 0 && (d->runs || (d->variants && d->nsweeps == 0))) {
+        rc = fig_configure(ctx, st, &b, names);
+    }
+    /* 2. execution, 3. the table (the report's header first) */
+    if (rc == 0 && b.n > 0) {
+        rc = study_execute(ctx, st->name, b.cfg, b.rec, b.n);
+    }
+    if (rc == 0) {
+        study_report(ctx, "### %s — %s (%s)\n\n", st->name, st->title, st->figure);
+        if (d->script) {
+            study_report(ctx, "![%s](%s/%s.png)\n", st->name, cs->name, st->name);
+        }
+        for (const fig_plot* p = d->plots; p && p->script; ++p) {
+            study_report(ctx, "![%s](%s/%s.png)\n", p->out, cs->name, p->out);
+        }
+        study_report(ctx, "%sPaper: %s\n\n", d->script || d->plots ? "\n" : "", d->claim);
+    }
+    if (rc == 0 && b.n > 0) {
+        rc = fig_table(ctx, st, &b, names, dir);
+    }
+    /* 4. the sweeps, of the declared variants */
+    if (rc == 0 && d->nsweeps) {
+        variant_def v[FIG_MAX_VARIANTS];
+        char msg[256];
+        const int nv = variant_select(d->variants, NULL, v, FIG_MAX_VARIANTS, msg, sizeof msg);
+        char vn[FIG_MAX_VARIANTS][32];
+        for (int i = 0; i < nv; ++i) {
+            snprintf(vn[i], sizeof vn[i], "%.31s", v[i].name);
+        }
+        const double T = d->t_final > 0 ? d->t_final : cs->t_final_default;
+        if (nv < 0) {
+            fprintf(stderr, "ccb: %s/%s: %s\n", cs->name, st->name, msg);
+            rc = 2;
+        }
+        for (int s = 0; s < d->nsweeps && rc == 0; ++s) {
+            rc = fig_sweep_run(ctx, st, &d->sweeps[s], vn, nv, T, dir, &sw[s]);
+        }
+    }
+    if (rc == 0 && b.n > 0) {
+        study_report(ctx, "Data: `%s/%s/table.csv`; every run under `%s/%s/`.\n\n", cs->name,
+                     st->name, cs->name, st->name);
+    }
+    /* 5. what the runs say together (its tables may feed the figures) */
+    if (rc == 0 && d->finish) {
+        const char* vnames[FIG_MAX_RUNS];
+        for (int i = 0; i < b.n && i < FIG_MAX_RUNS; ++i) {
+            vnames[i] = names[i][0] ? names[i] : NULL;
+        }
+        const fig_data data = {&b, vnames, sw, d->nsweeps};
+        rc = d->finish(ctx, &data, dir);
+    }
+    /* 6. the figures */
+    if (rc == 0 && d->script) {
+        strbuf rt = {0};
+        strbuf_printf(&rt, "runs='");
+        for (int i = 0; i < b.n; ++i) {
+            strbuf_printf(&rt, "%s%s", i ? " " : "", b.rec[i].cfg.label);
+        }
+        strbuf_printf(&rt, "'; titles='");
+        for (int i = 0; i < b.n; ++i) {
+            strbuf_printf(&rt, "%s%s", i ? " " : "", names[i]);
+        }
+        strbuf_printf(&rt, "'; ");
+        fig_draw(ctx, d, dir, d->script, st->name, rt.s, d->plot);
+        free(rt.s);
+    }
+    for (const fig_plot* p = d->plots; rc == 0 && p && p->script; ++p) {
+        fig_draw(ctx, d, dir, p->script, p->out, NULL, p->vars);
+    }
+    free(names);
+    free(sw);
     study_batch_free(&b);
     return rc;
 }

@@ -213,9 +213,6 @@ static void record_run_metrics(study_ctx* ctx, const run_record* r, const double
 
 /* ---- study fig6 (ICF Fig. 6) ------------------------------------------------------------------ */
 
-static const ccb_approx* const k_models[3] = {&ccb_approx_sap, &ccb_approx_similar,
-                                              &ccb_approx_lagged};
-
 static void reference_numbers(const double* P, ccb_ref_sphere_result* ref) {
     const ccb_ref_sphere p = {P[P_RADIUS], P[P_MASS], 0.4 * P[P_MASS] * P[P_RADIUS] * P[P_RADIUS],
                               P[P_Z0],     P[P_U0],   P[P_MU],
@@ -243,7 +240,8 @@ static void fig6_row(study_ctx* ctx, const run_record* r, double* v) {
 
 /* fig6, together: SPH-4 (Lagged fires exactly at its free-flight prediction; Similar at least
  * one step earlier; SAP no later than Similar) and the closed forms of the report */
-static int fig6_finish(study_ctx* ctx, const study_batch* b, const char* dir) {
+static int fig6_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const study_batch* b = fd->b;
     (void)dir;
     long first[3] = {0, 0, 0}, pred_lagged = 0;
     for (int i = 0; i < b->n; ++i) {
@@ -286,72 +284,60 @@ static const fig_study k_fig6 = {
 
 /* ---- study convergence (ICF Fig. 7) ------------------------------------------------------------ */
 
-static void inspect_sweep_run(study_ctx* ctx, const study_sweep* sw, int model, int idt,
-                              const run_record* rec) {
-    (void)sw, (void)model, (void)idt;
+static void fig7_inspect(study_ctx* ctx, const fig_sweep_result* sw, int variant, int idt,
+                         const run_record* rec) {
+    (void)sw, (void)variant, (void)idt;
     record_run_metrics(ctx, rec, ctx->params);
 }
 
-static int study_convergence(study_ctx* ctx) {
-    study_sweep sw = {0};
-    sw.study = "fig7";
-    sw.metric = "convergence"; /* the gates' names (reference/sphere.json) */
-    sw.tag = "paper";
-    sw.nmodels = 3;
-    memcpy(sw.models, k_models, sizeof k_models);
-    const double dts[3] = {1e-2, 2e-3, 4e-4};
-    sw.ndt = 3;
-    memcpy(sw.dts, dts, sizeof dts);
-    sw.t_final = ctx->cs->t_final_default;
-    sw.inspect = inspect_sweep_run;
-    int rc = study_run_sweep(ctx, &sw);
-    if (rc != 0) {
-        return rc;
-    }
-    study_set_metric(ctx, "convergence.paper.sap.ratio_4e-4_over_2e-3", sw.e[0][2] / sw.e[0][1]);
-    /* SPH-1d/e: how u(T) - 5/7 U0 behaves with dt for the gliding models */
+/* fig7, together: SAP's tail ratio; SPH-1d/e: how u(T) - 5/7 U0 behaves with dt for the gliding
+ * models */
+static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    (void)dir;
+    const fig_sweep_result* sw = &fd->sw[0];
+    const int sap = fig_variant_index(sw, "sap");
+    study_set_metric(ctx, "convergence.paper.sap.ratio_4e-4_over_2e-3",
+                     sw->e[sap][2] / sw->e[sap][1]);
+    const char* gliding[2] = {"sap", "similar"};
     for (int i = 0; i < 2; ++i) {
         double ue[3];
         for (int j = 0; j < 3; ++j) {
             char key[96];
-            snprintf(key, sizeof key, "sphere.%s.u_final_err_rel.dt%g", k_models[i]->name, dts[j]);
+            snprintf(key, sizeof key, "sphere.%s.u_final_err_rel.dt%g", gliding[i],
+                     sw->decl->dts[j]);
             ue[j] = NAN;
             study_get_metric(ctx, key, &ue[j]);
         }
         double order = NAN;
-        ccb_an_order(3, dts, ue, &order, NULL, NULL);
-        study_set_metricf(ctx, order, "sph1.%s.u_final_err_order", k_models[i]->name);
+        ccb_an_order(3, sw->decl->dts, ue, &order, NULL, NULL);
+        study_set_metricf(ctx, order, "sph1.%s.u_final_err_order", gliding[i]);
         study_set_metricf(ctx, ue[2] / ue[1], "sph1.%s.u_final_err_ratio_4e-4_over_2e-3",
-                          k_models[i]->name);
+                          gliding[i]);
     }
-    char dir[PATH_MAX];
-    if (study_dir(ctx, "fig7", dir, sizeof dir) != 0) {
-        return 2;
-    }
-    strbuf vars = {0};
-    strbuf_printf(&vars,
-                  "datadir='%s'; out='%s/%s/fig7'; tags='paper'; tagtitles='sweep'; "
-                  "models='sap similar lagged'; titles='SAP Similar Lagged'; "
-                  "guide_model='lagged'; guide_dt=0.002; ylabel='e_q [m, rad]'; "
-                  "title='Falling sphere, convergence of the trajectory (ICF Fig. 7)'",
-                  dir, ctx->out_root, ctx->cs->name);
-    study_plot(ctx, "convergence.gp", vars.s);
-    free(vars.s);
-    study_report(ctx,
-                 "### fig7 — e_q against dt (ICF Fig. 7)\n\n"
-                 "![fig7](sphere/fig7.png)\n\n"
-                 "Paper: all schemes first order; SAP levels off at a constant error (its "
-                 "tau_d mu |v_t| term). Reference: Lagged at dt = %g s; e_q over (x, z, theta).\n\n"
-                 "| model | e_q(1e-2) | e_q(2e-3) | e_q(4e-4) | observed order | e(4e-4)/e(2e-3) "
-                 "|\n|---|---|---|---|---|---|\n",
-                 sw.dt_ref);
-    for (int i = 0; i < 3; ++i) {
-        study_report(ctx, "| %s | %.3e | %.3e | %.3e | %.3f | %.3f |\n", k_models[i]->name,
-                     sw.e[i][0], sw.e[i][1], sw.e[i][2], sw.order[i], sw.e[i][2] / sw.e[i][1]);
-    }
-    study_report(ctx, "\n");
     return 0;
 }
+
+static const fig_sweep k_fig7_sweeps[] = {{"paper", NULL, {1e-2, 2e-3, 4e-4}, 3}};
+
+static const fig_plot k_fig7_plots[] = {
+    {"convergence.gp", "fig7",
+     "tags='paper'; tagtitles='sweep'; models='sap similar lagged'; titles='SAP Similar Lagged'; "
+     "guide_model='lagged'; guide_dt=0.002; ylabel='e_q [m, rad]'; "
+     "title='Falling sphere, convergence of the trajectory (ICF Fig. 7)'"},
+    {NULL, NULL, NULL},
+};
+
+static const fig_study k_fig7 = {
+    .claim = "all schemes first order; SAP levels off at a constant error (its tau_d mu |v_t| "
+             "term). e_q over (x, z, theta).",
+    .variants = "sap,similar,lagged",
+    .sweeps = k_fig7_sweeps,
+    .nsweeps = 1,
+    .metric = "convergence", /* the gates' names (reference/sphere.json) */
+    .inspect = fig7_inspect,
+    .finish = fig7_finish,
+    .plots = k_fig7_plots,
+};
 
 /* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 7 protocol) ---------------------------- */
 static const case_std k_std = {
@@ -364,7 +350,7 @@ static const case_study k_studies[] = {
     {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",
      NULL, &k_fig6},
     {"fig7", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7",
-     study_convergence, NULL},
+     NULL, &k_fig7},
 };
 
 static const char* const k_quick[] = {"fig6", "fig7", NULL};
