@@ -281,30 +281,6 @@ static void windowed_error_job(void* user, int i) {
 }
 
 /* The runs of a study with their error jobs: allocated together, freed together. */
-typedef struct batch {
-    study_batch runs;
-    wjob* jobs;
-} batch;
-
-static int batch_alloc(batch* b, int n) {
-    b->jobs = NULL;
-    if (study_batch_alloc(&b->runs, n) != 0) {
-        return -1;
-    }
-    b->jobs = calloc((size_t)n, sizeof *b->jobs);
-    if (b->jobs == NULL) {
-        study_batch_free(&b->runs);
-        fprintf(stderr, "ccb: out of memory\n");
-        return -1;
-    }
-    return 0;
-}
-
-static void batch_free(batch* b) {
-    study_batch_free(&b->runs);
-    free(b->jobs);
-}
-
 /* The RK3 step of the windowed references: h_ref (1e-7 s, spec §E.2) in the full tier; the quick
  * tier uses at most 1e-6 s, 10x cheaper: RK3's error there is third order in h and stays below
  * 1e-6 of every e_v of the studies (measured: e_v, slopes, work ratios and orders agree with the
@@ -379,7 +355,24 @@ static ccb_status closed_form_f(void* user, double t, const double* x, double* x
     return CCB_OK;
 }
 
-static int study_reference(study_ctx* ctx) {
+/* reference: the model's continuous ODE through the simulator (GSL rk8pd), sampled every 1 ms */
+static int reference_runs(study_ctx* ctx, study_batch* b) {
+    if (study_batch_alloc(b, 1) != 0) {
+        return 2;
+    }
+    run_config* cfg = &b->cfg[0];
+    study_config(ctx, cfg, "reference", "gsl-model", &ccb_approx_lagged, 1e-3,
+                 ctx->cs->t_final_default);
+    cfg->solver.solver = CCB_SOLVER_ODE;
+    cfg->solver.ode.method = CCB_ODE_GSL;
+    cfg->solver.ode.h = 1e-6;
+    cfg->solver.ode.gsl_atol = cfg->solver.ode.gsl_rtol = 1e-12;
+    return 0;
+}
+
+/* reference, together: (a) RK3 and (b) GSL on the closed form, (c) the model run, against the
+ * exact Coulomb solution and its events (BOX-1) */
+static int reference_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const double* P = ctx->params;
     const ccb_ref_box p = ref_params(P);
     const double T = ctx->cs->t_final_default, vs = P[P_VS], ds = 1e-4;
@@ -432,18 +425,8 @@ static int study_reference(study_ctx* ctx) {
     }
     const long gsl_nf = ccb_ode_get_work(ode)->n_f;
     ccb_ode_destroy(ode);
-    /* (c) the model's continuous ODE through the simulator (GSL rk8pd), sampled every 1 ms */
-    run_config cfg;
-    study_config(ctx, &cfg, "reference", "gsl-model", &ccb_approx_lagged, 1e-3, T);
-    cfg.solver.solver = CCB_SOLVER_ODE;
-    cfg.solver.ode.method = CCB_ODE_GSL;
-    cfg.solver.ode.h = 1e-6;
-    cfg.solver.ode.gsl_atol = cfg.solver.ode.gsl_rtol = 1e-12;
-    run_record rec;
-    if (study_execute(ctx, "reference", &cfg, &rec, 1) != 0) {
-        rc = 2;
-        goto out;
-    }
+    /* (c) the model's continuous ODE through the simulator (the study's run) */
+    const run_record rec = fd->b->rec[0];
     double dev_ex = 0, dev_gsl = 0, dev_model = 0;
     for (long k = 1; k <= ns; ++k) {
         dev_ex = fmax(dev_ex, fabs(v_rk3[k] - v_ex[k]));
@@ -490,11 +473,7 @@ static int study_reference(study_ctx* ctx) {
     study_set_metric(ctx, "box1.slide_length", ev.x_off[0]);
     study_set_metric(ctx, "box1.peak_speed", ev.v_peak[0]);
     /* tables and figure */
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "reference", dir, sizeof dir) != 0) {
-        rc = 2;
-        goto done;
-    }
+    char path[PATH_MAX + 64];
     strbuf vt = {0};
     for (long k = 0; k <= ns; k += 10) {
         strbuf_printf(&vt, "%.4f,%.10g,%.10g,%.10g\n", (double)k * ds, v_ex[k], v_rk3[k], v_gsl[k]);
@@ -520,8 +499,7 @@ static int study_reference(study_ctx* ctx) {
         free(vars.s);
         study_report(
             ctx,
-            "### reference — the regularized model against the exact Coulomb solution "
-            "(BOX-1)\n\n![reference](box/reference.png)\n\n"
+            "![reference](box/reference.png)\n\n"
             "Exact (v_s -> 0, reference/box_ref.c): slide length D = %.6f m, peak speed "
             "%.5f m/s at %.5f s. Regularized model by RK3 at h = %g s (%ld evaluations of the "
             "closed form): max |v - v_Coulomb| = %.4f v_s; library GSL rk8pd (tol 1e-12) on "
@@ -532,10 +510,8 @@ static int study_reference(study_ctx* ctx) {
             ev.x_off[0], ev.v_peak[0], ev.t_peak[0], P[P_HREF], nf, dev_ex / vs, dev_gsl / vs,
             gsl_nf, dev_model / vs, emd.s ? emd.s : "");
     }
-done:
     free(etab.s);
     free(emd.s);
-    run_record_free(&rec);
 out:
     free(v_rk3);
     free(v_gsl);
@@ -598,11 +574,13 @@ static int trace_step(const double* P, const run_record* r, trace* tr, char* msg
     return rc;
 }
 
-static int study_fig4(study_ctx* ctx) {
+/* fig4: IE {FN, QN} x {TALS off, on} at h = 10 ms, and FN+TALS with the cosine forcing */
+static int fig4_runs(study_ctx* ctx, study_batch* b) {
     const double h = 0.01, T = ctx->cs->t_final_default;
-    /* runs: IE {FN, QN} x {TALS off, on} at h = 10 ms, and FN+TALS with the cosine forcing */
-    run_config cfg[5];
-    run_record rec[5];
+    if (study_batch_alloc(b, 5) != 0) {
+        return 2;
+    }
+    run_config* cfg = b->cfg;
     for (int i = 0; i < 4; ++i) {
         ie_config(ctx, &cfg[i], "fig4", i / 2, i % 2, 0, h, h, T);
     }
@@ -611,10 +589,14 @@ static int study_fig4(study_ctx* ctx) {
     snprintf(cfg[4].label, sizeof cfg[4].label, "ie-fn-tals_h0.01_cosine");
     snprintf(cfg[4].out_dir, sizeof cfg[4].out_dir, "%s/%s/fig4/%s", ctx->out_root, ctx->cs->name,
              cfg[4].label);
-    int rc = study_execute(ctx, "fig4", cfg, rec, 5);
-    if (rc != 0) {
-        return rc;
-    }
+    return 0;
+}
+
+/* fig4, together: the Newton traces of the first slide -> stick step (BOX-2), TALS's effect on
+ * the whole runs */
+static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const run_record* rec = fd->b->rec;
+    int rc = 0;
     trace tr[2];
     char msg[256];
     for (int f = 0; f < 2 && rc == 0; ++f) {
@@ -625,7 +607,7 @@ static int study_fig4(study_ctx* ctx) {
         }
     }
     if (rc != 0) {
-        goto out;
+        return rc;
     }
     /* BOX-2 on the sine forcing: plain Newton within 20 iterations? TALS within 8? */
     int plain20 = 0, tals_it = -1;
@@ -650,11 +632,7 @@ static int study_fig4(study_ctx* ctx) {
     study_set_metric(ctx, "boxtals.fn.newton_iterations_ratio", it_fnt / it_fn);
     study_set_metric(ctx, "boxtals.qn.newton_iterations_ratio",
                      (double)rec[3].work.n_newton / (double)rec[2].work.n_newton);
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "fig4", dir, sizeof dir) != 0) {
-        rc = 2;
-        goto out;
-    }
+    char path[PATH_MAX + 64];
     strbuf tab = {0}, md = {0};
     for (int k = 0; k <= TRACE_MAX; ++k) {
         strbuf_printf(&tab, "%d", k);
@@ -693,7 +671,6 @@ static int study_fig4(study_ctx* ctx) {
         free(vars.s);
         study_report(
             ctx,
-            "### fig4 — Newton residual in the slide -> stick step, h = 10 ms (TAMSI Fig. 4)\n\n"
             "![fig4](box/fig4.png)\n\n"
             "Implicit Euler, full Newton, r(x) = x - x0 - h f(t1, x), |r|_2 per iteration from "
             "the converged state at t = %.2f s (v = %.5f m/s; cases.md §7.2 quotes 0.05808 "
@@ -712,10 +689,6 @@ static int study_fig4(study_ctx* ctx) {
     }
     free(tab.s);
     free(md.s);
-out:
-    for (int i = 0; i < 5; ++i) {
-        run_record_free(&rec[i]);
-    }
     return rc;
 }
 
@@ -723,17 +696,15 @@ out:
 
 static const char* const k_wp_variant[4] = {"ie-fn", "ie-fn-tals", "ie-qn", "ie-qn-tals"};
 
-static int study_work_precision(study_ctx* ctx) {
+/* fig5: IE {FN, QN} x {TALS off, on}, fixed steps and error control, sampled every dw */
+static int fig5_runs(study_ctx* ctx, study_batch* b) {
     const double* P = ctx->params;
     const double dw = P[P_DW], T = ctx->cs->t_final_default;
     const int nfix = 4 * NH_WP, nrun = nfix + 4 * NA_WP;
-    batch b;
-    if (batch_alloc(&b, nrun) != 0) {
+    if (study_batch_alloc(b, nrun) != 0) {
         return 2;
     }
-    run_config* cfg = b.runs.cfg;
-    run_record* rec = b.runs.rec;
-    wjob* jobs = b.jobs;
+    run_config* cfg = b->cfg;
     for (int v = 0; v < 4; ++v) {
         for (int j = 0; j < NH_WP; ++j) {
             ie_config(ctx, &cfg[v * NH_WP + j], "fig5", v / 2, v % 2, 0, k_h_wp[j], dw,
@@ -744,10 +715,22 @@ static int study_work_precision(study_ctx* ctx) {
                       dw, T);
         }
     }
-    int rc = study_execute(ctx, "fig5", cfg, rec, nrun);
-    if (rc != 0) {
-        goto out;
+    b->n = nrun;
+    return 0;
+}
+
+/* fig5, together: e_v of every run, BOX-3 slopes, BOX-4 work at e_v = 1e-3 */
+static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const double* P = ctx->params;
+    const double dw = P[P_DW], T = ctx->cs->t_final_default;
+    const int nfix = 4 * NH_WP, nrun = nfix + 4 * NA_WP;
+    const run_record* rec = fd->b->rec;
+    wjob* jobs = calloc((size_t)nrun, sizeof *jobs);
+    if (jobs == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
     }
+    int rc = 0;
     windowed_errors(ctx, rec, nrun, dw, jobs);
     strbuf tab = {0};
     double efix[4][NH_WP], wfix[4][NH_WP], eec[4][NA_WP], wec[4][NA_WP];
@@ -809,12 +792,7 @@ static int study_work_precision(study_ctx* ctx) {
     study_set_metric(ctx, "box4.qn.fixed.tals_work_ratio", w13[3][0] / w13[2][0]);
     study_set_metric(ctx, "box4.fn.ec.tals_work_ratio", w13[1][1] / w13[0][1]);
     study_set_metric(ctx, "box4.qn.ec.tals_work_ratio", w13[3][1] / w13[2][1]);
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "fig5", dir, sizeof dir) != 0) {
-        rc = 2;
-        free(tab.s);
-        goto out;
-    }
+    char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/work_precision.csv", dir);
     rc = study_write_table(
         path,
@@ -833,7 +811,6 @@ static int study_work_precision(study_ctx* ctx) {
         study_plot(ctx, "box_fig5.gp", vars.s);
         free(vars.s);
         study_report(ctx,
-                     "### fig5 — f evaluations against e_v (TAMSI Fig. 5)\n\n"
                      "![fig5](box/fig5.png)\n\n"
                      "Localized error e_v = (mean over %d windows of %g s of (v - v_ref)^2)^(1/2), "
                      "v_ref by RK3 (h = %g s) restarted from the test state at each window; work "
@@ -857,8 +834,7 @@ static int study_work_precision(study_ctx* ctx) {
         }
         study_report(ctx, "\nAll runs: `box/fig5/work_precision.csv`.\n\n");
     }
-out:
-    batch_free(&b);
+    free(jobs);
     return rc;
 }
 
@@ -886,17 +862,14 @@ static void discrete_config(study_ctx* ctx, run_config* cfg, const char* study, 
     cfg->record_every = every > 1 ? (int)every : 1;
 }
 
-static int study_convergence(study_ctx* ctx) {
-    const double* P = ctx->params;
-    const double dw = P[P_DW], T = ctx->cs->t_final_default;
+/* tamsi-convex: TAMSI and the convex approximations on the box with the normal free */
+static int tamsi_convex_runs(study_ctx* ctx, study_batch* b) {
+    const double T = ctx->cs->t_final_default;
     const int nrun = NM_CONV * NH_CONV;
-    batch b;
-    if (batch_alloc(&b, nrun) != 0) {
+    if (study_batch_alloc(b, nrun) != 0) {
         return 2;
     }
-    run_config* cfg = b.runs.cfg;
-    run_record* rec = b.runs.rec;
-    wjob* jobs = b.jobs;
+    run_config* cfg = b->cfg;
     for (int i = 0; i < NM_CONV; ++i) {
         for (int j = 0; j < NH_CONV; ++j) {
             run_config* c = &cfg[i * NH_CONV + j];
@@ -904,10 +877,22 @@ static int study_convergence(study_ctx* ctx) {
             c->params[P_NORMAL] = 1; /* SAP and Similar need the normal direction (see notes) */
         }
     }
-    int rc = study_execute(ctx, "tamsi-convex", cfg, rec, nrun);
-    if (rc != 0) {
-        goto out;
+    b->n = nrun;
+    return 0;
+}
+
+/* tamsi-convex, together: e_v against h and the fitted orders */
+static int tamsi_convex_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const double* P = ctx->params;
+    const double dw = P[P_DW];
+    const int nrun = NM_CONV * NH_CONV;
+    const run_record* rec = fd->b->rec;
+    wjob* jobs = calloc((size_t)nrun, sizeof *jobs);
+    if (jobs == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
     }
+    int rc = 0;
     windowed_errors(ctx, rec, nrun, dw, jobs);
     strbuf tab = {0};
     double order[NM_CONV];
@@ -929,12 +914,7 @@ static int study_convergence(study_ctx* ctx) {
         ccb_an_order(4, k_h_conv, e, &oc, NULL, NULL);
         study_set_metricf(ctx, oc, "conv.%s.order_coarse", k_conv_models[i]);
     }
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "tamsi-convex", dir, sizeof dir) != 0) {
-        rc = 2;
-        free(tab.s);
-        goto out;
-    }
+    char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/errors_box.csv", dir);
     rc = study_write_table(path,
                            "approx,h [s],e_v [m/s],e_v_raw [m/s],rms_v_minus_coulomb [m/s],"
@@ -953,7 +933,6 @@ static int study_convergence(study_ctx* ctx) {
         study_plot(ctx, "convergence.gp", vars.s);
         free(vars.s);
         study_report(ctx,
-                     "### tamsi-convex — TAMSI and the convex approximations on the same box\n\n"
                      "![tamsi-convex](box/tamsi-convex.png)\n\n"
                      "e_v with the work-precision protocol (windows of %g s, RK3 reference of "
                      "the regularized model restarted from the test state), on the box with a "
@@ -984,8 +963,7 @@ static int study_convergence(study_ctx* ctx) {
         }
         study_report(ctx, "\n");
     }
-out:
-    batch_free(&b);
+    free(jobs);
     return rc;
 }
 
@@ -995,18 +973,16 @@ out:
 static const char* const k_var_discrete[NV_DISCRETE] = {
     "sap", "similar", "lagged", "lagged-reg", "tamsi", "tamsi-1way", "tamsi-notals"};
 
-static int study_variants(study_ctx* ctx) {
-    const double T = ctx->cs->t_final_default, dw = 0.05;
+/* variants: every solver and approximation at h = 10 ms and 1 ms */
+static int variants_runs(study_ctx* ctx, study_batch* b) {
+    const double T = ctx->cs->t_final_default;
     const double hs[2] = {1e-2, 1e-3};
     enum { N_IE = 9, N_FREE = 2, N_EXTRA = 3 };
     const int per_h = NV_DISCRETE + N_FREE + N_IE, nrun = 2 * per_h + N_EXTRA;
-    batch b;
-    if (batch_alloc(&b, nrun) != 0) {
+    if (study_batch_alloc(b, nrun) != 0) {
         return 2;
     }
-    run_config* cfg = b.runs.cfg;
-    run_record* rec = b.runs.rec;
-    wjob* jobs = b.jobs;
+    run_config* cfg = b->cfg;
     int n = 0;
     for (int k = 0; k < 2; ++k) {
         for (int i = 0; i < NV_DISCRETE; ++i) {
@@ -1064,10 +1040,21 @@ static int study_variants(study_ctx* ctx) {
     cfg[n].solver.ode.method = CCB_ODE_GSL;
     cfg[n].solver.ode.gsl_atol = cfg[n].solver.ode.gsl_rtol = 1e-8;
     n++;
-    int rc = study_execute(ctx, "variants", cfg, rec, n);
-    if (rc != 0) {
-        goto out;
+    b->n = n;
+    return 0;
+}
+
+/* variants, together: e_v, the error against Coulomb and the work of every run */
+static int variants_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const double dw = 0.05;
+    const int n = fd->b->n;
+    const run_record* rec = fd->b->rec;
+    wjob* jobs = calloc((size_t)n, sizeof *jobs);
+    if (jobs == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return 2;
     }
+    int rc = 0;
     windowed_errors(ctx, rec, n, dw, jobs);
     strbuf tab = {0}, md = {0};
     for (int i = 0; i < n; ++i) {
@@ -1104,10 +1091,8 @@ static int study_variants(study_ctx* ctx) {
                       fmt_or_na(e2, sizeof e2, "%.3e", rms_vs_exact(r)),
                       fmt_or_na(e3, sizeof e3, "%.0f", fe), r->total_iters, r->wall_time);
     }
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "variants", dir, sizeof dir) != 0) {
-        rc = 2;
-    } else {
+    char path[PATH_MAX + 64];
+    {
         snprintf(path, sizeof path, "%s/variants.csv", dir);
         rc = study_write_table(path,
                                "variant,solver,h [s],status,e_v_dw50ms [m/s],e_v_raw_dw50ms "
@@ -1117,7 +1102,6 @@ static int study_variants(study_ctx* ctx) {
     }
     if (rc == 0) {
         study_report(ctx,
-                     "### variants — every solver and approximation at h = 10 ms and 1 ms\n\n"
                      "The paper's box (normal locked, fn = W) for every solver, plus SAP and "
                      "Similar with the normal direction free (normal = 1; see convergence). "
                      "e_v over windows of 50 ms (both steps divide it; RK3 reference restarted "
@@ -1134,8 +1118,7 @@ static int study_variants(study_ctx* ctx) {
     }
     free(tab.s);
     free(md.s);
-out:
-    batch_free(&b);
+    free(jobs);
     return rc;
 }
 
@@ -1166,19 +1149,52 @@ static const case_std k_std = {
     {1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4}, 7, {1.25e-2, 2.5e-3, 5e-4}, 3,
     box_std_params};
 
+static const fig_study k_reference = {
+    .claim = "the regularized model (v_s) follows the exact Coulomb solution of the stick-slip box "
+             "within O(v_s), with the same slip and re-stick events (cases.md §7.2).",
+    .make_runs = reference_runs,
+    .finish = reference_finish,
+};
+
+static const fig_study k_fig4 = {
+    .claim = "without TALS, Newton cycles across the stiction band in the slide -> stick step; "
+             "TALS converges in a few iterations.",
+    .make_runs = fig4_runs,
+    .finish = fig4_finish,
+};
+
+static const fig_study k_fig5 = {
+    .claim = "first order for e_v <~ v_s; without TALS the curves depart from first order above "
+             "v_s; TALS extends the first-order range up to 10x (FN) and 3x (QN).",
+    .make_runs = fig5_runs,
+    .finish = fig5_finish,
+};
+
+static const fig_study k_tamsi_convex = {
+    .claim = "(no paper figure) TAMSI and the convex approximations converge on the same box.",
+    .make_runs = tamsi_convex_runs,
+    .finish = tamsi_convex_finish,
+};
+
+static const fig_study k_variants = {
+    .claim = "(no paper figure) every solver of the suite on the paper's box.",
+    .make_runs = variants_runs,
+    .finish = variants_finish,
+};
+
 static const case_study k_studies[] = {
     {"reference", "regularized model (RK3 1e-7, GSL) against the exact Coulomb solution",
-     "cases.md §7.2", study_reference, NULL},
+     "cases.md §7.2", NULL, &k_reference},
     {"fig4",
      "Newton residual in the first slide-to-stick step, IE h = 10 ms, with and without "
      "TALS",
-     "TAMSI Fig. 4", study_fig4, NULL},
+     "TAMSI Fig. 4", NULL, &k_fig4},
     {"fig5", "e_v (25 ms windows) against f evaluations, IE FN/QN x fixed/EC x TALS",
-     "TAMSI Fig. 5", study_work_precision, NULL},
+     "TAMSI Fig. 5", NULL, &k_fig5},
     {"tamsi-convex", "e_v against h: TAMSI and the convex approximations", "ccb comparison",
-     study_convergence, NULL},
+     NULL, &k_tamsi_convex},
     {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison",
-     study_variants, NULL},
+     NULL, &k_variants},
 };
 
 static const char* const k_quick[] = {"reference", "fig4", "fig5", "tamsi-convex", NULL};
