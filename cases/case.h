@@ -104,6 +104,7 @@ typedef struct fig_study {
      * and fills its configurations (study_config). 0, or 2 with a message on stderr. */
     int (*make_runs)(struct study_ctx* ctx, struct study_batch* b);
     int kappa;              /* record kappa_2(H) per step (listed runs) */
+    int serial;             /* one run at a time (the study's point is wall time) */
     int rows;               /* trajectory rows written per listed run (0: every step) */
     const char* columns;    /* names (with units) of the values row() gives, comma-separated;
                                NULL: the report has no run table (finish writes its own) */

@@ -397,7 +397,7 @@ static void fig5_ode_job(void* user, int i) {
 #define FIG5_RINGS 16
 #define FIG5_RINGS_QUICK 8
 
-static int study_fig5(study_ctx* ctx) {
+static int fig5_runs(study_ctx* ctx, study_batch* b) {
     double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
     memcpy(Pf, ctx->params, sizeof Pf);
     memcpy(Pp, ctx->params, sizeof Pp);
@@ -411,8 +411,7 @@ static int study_fig5(study_ctx* ctx) {
     /* runs: fan152 Lagged and TAMSI at every eps0; polar(16) Lagged and fan152 Lagged with
      * v_s = 1e-5 at eps0 = 0.5, 1, 2 (COIN-1b: the v_s effect at S = 10 v_s) */
     const int nfan = 2 * FIG5_NE, nrun = nfan + 6;
-    study_batch b;
-    if (study_batch_alloc(&b, nrun) != 0) {
+    if (study_batch_alloc(b, nrun) != 0) {
         return 2;
     }
     for (int i = 0; i < nrun; ++i) {
@@ -422,34 +421,44 @@ static int study_fig5(study_ctx* ctx) {
         const double e0 = i < nfan ? k_eps0[i % FIG5_NE] : k_eps0[1 + (i - nfan) % 3];
         snprintf(label, sizeof label, "%s-%s_eps0_%g", pol ? polar : "fan152",
                  tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"), e0);
-        coin_config(ctx, &b.cfg[i], "fig5", label, tamsi ? "tamsi" : "lagged", dt, T);
-        memcpy(b.cfg[i].params, pol ? Pp : Pf, sizeof Pf);
-        b.cfg[i].params[P_EPS0] = e0;
+        coin_config(ctx, &b->cfg[i], "fig5", label, tamsi ? "tamsi" : "lagged", dt, T);
+        memcpy(b->cfg[i].params, pol ? Pp : Pf, sizeof Pf);
+        b->cfg[i].params[P_EPS0] = e0;
         if (vs5) {
-            b.cfg[i].params[P_VS] = 1e-5;
+            b->cfg[i].params[P_VS] = 1e-5;
         }
-        b.cfg[i].cost = pol ? 20 : 1;
+        b->cfg[i].cost = pol ? 20 : 1;
     }
-    int rc = study_execute(ctx, "fig5", b.cfg, b.rec, nrun);
-    if (rc != 0) {
-        study_batch_free(&b);
-        return rc;
-    }
+    b->n = nrun;
+    return 0;
+}
+
+static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
+    memcpy(Pf, ctx->params, sizeof Pf);
+    memcpy(Pp, ctx->params, sizeof Pp);
+    Pf[P_LAYOUT] = 0;
+    Pp[P_LAYOUT] = 1;
+    Pp[P_RINGS] = ctx->tier == CASE_TIER_QUICK ? FIG5_RINGS_QUICK : FIG5_RINGS;
+    char polar[16], polar_t[16]; /* "polar16", "polar(16)" */
+    snprintf(polar, sizeof polar, "polar%d", (int)Pp[P_RINGS]);
+    snprintf(polar_t, sizeof polar_t, "polar(%d)", (int)Pp[P_RINGS]);
+    const int nfan = 2 * FIG5_NE, nrun = nfan + 6;
+    const study_batch* b = fd->b;
+    int rc = 0;
     /* references on the simulations' own quadrature points, and uniform pressure */
     point_set psf, psp;
     char msg[256];
     if (coin_point_set(Pf, &psf, msg, sizeof msg) != 0 ||
         coin_point_set(Pp, &psp, msg, sizeof msg) != 0) {
         fprintf(stderr, "coin fig5: %s\n", msg);
-        study_batch_free(&b);
         return 2;
     }
     fig5_ode* ode = calloc(1, sizeof *ode);
     if (ode == NULL) {
         point_set_free(&psf);
         point_set_free(&psp);
-        study_batch_free(&b);
-        return 2;
+            return 2;
     }
     ode->P = ctx->params;
     ode->ps[0] = &psf;
@@ -477,7 +486,7 @@ static int study_fig5(study_ctx* ctx) {
     int failures = 0;
     strbuf tab = {0}, md = {0};
     for (int i = 0; i < nrun; ++i) {
-        const run_record* r = &b.rec[i];
+        const run_record* r = &b->rec[i];
         const int pol = i >= nfan && i < nfan + 3, vs5 = i >= nfan + 3,
                   tamsi = i >= FIG5_NE && i < nfan;
         const int e = i < nfan ? i % FIG5_NE : 1 + (i - nfan) % 3;
@@ -542,10 +551,7 @@ static int study_fig5(study_ctx* ctx) {
                      failures ? INFINITY : lat / fmax(lat_ode[0], lat_ode[1]));
     study_set_metric(ctx, "coin.fn_over_mg_deviation_max", failures ? INFINITY : fn);
     /* files: summary table, ODE curves, figure */
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (study_dir(ctx, "fig5", dir, sizeof dir) != 0) {
-        rc = 2;
-    }
+    char path[PATH_MAX + 64];
     if (rc == 0) {
         snprintf(path, sizeof path, "%s/fig5.csv", dir);
         rc = study_write_table(
@@ -578,7 +584,6 @@ static int study_fig5(study_ctx* ctx) {
         study_plot(ctx, "coin_fig5.gp", vars.s);
         free(vars.s);
         study_report(ctx,
-                     "### fig5 — eps = v/(R omega) as the coin slows down (PFC Fig. 5)\n\n"
                      "![fig5](coin/fig5.png)\n\n"
                      "Fixed points: uniform pressure %.5f, the fan152 faces %.5f (%d faces), "
                      "the %s faces %.5f (%d faces). In brackets: the Farkas equations "
@@ -594,7 +599,6 @@ static int study_fig5(study_ctx* ctx) {
     free(ode);
     point_set_free(&psf);
     point_set_free(&psp);
-    study_batch_free(&b);
     return rc;
 }
 
@@ -689,13 +693,12 @@ static int write_sweep(study_ctx* ctx, const char* study, const char* xname, con
 }
 
 #define NDT 4
-static int study_convergence_dt(study_ctx* ctx) {
+static int conv_dt_runs(study_ctx* ctx, study_batch* b) {
     static const char* const solvers[2] = {"lagged", "tamsi"};
     const double dts[NDT] = {1e-3, 5e-4, 2.5e-4, 1.25e-4}, dt_ref = 1.25e-5;
     const double T = ctx->cs->t_final_default;
     const int nrun = 2 * (NDT + 1);
-    study_batch b;
-    if (study_batch_alloc(&b, nrun) != 0) {
+    if (study_batch_alloc(b, nrun) != 0) {
         return 2;
     }
     for (int s = 0; s < 2; ++s) {
@@ -703,22 +706,27 @@ static int study_convergence_dt(study_ctx* ctx) {
             const double dt = i < NDT ? dts[i] : dt_ref;
             char label[96];
             run_label(label, sizeof label, solvers[s], dt);
-            run_config* c = &b.cfg[s * (NDT + 1) + i];
+            run_config* c = &b->cfg[s * (NDT + 1) + i];
             coin_config(ctx, c, "convergence-dt", label, solvers[s], dt, T);
             c->cost = T / dt;
             c->newton.compute_kappa = s == 0; /* conditioning of the convex step (Lagged) */
         }
     }
-    int rc = study_execute(ctx, "convergence-dt", b.cfg, b.rec, nrun);
-    if (rc != 0) {
-        study_batch_free(&b);
-        return rc;
-    }
+    b->n = nrun;
+    return 0;
+}
+
+static int conv_dt_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    (void)dir; /* write_sweep writes the tables and the figure */
+    static const char* const solvers[2] = {"lagged", "tamsi"};
+    const double dts[NDT] = {1e-3, 5e-4, 2.5e-4, 1.25e-4}, dt_ref = 1.25e-5;
+    const study_batch* b = fd->b;
+    int rc = 0;
     double ev[2][8], ew[2][8];
     strbuf md = {0}, work = {0};
     for (int s = 0; s < 2; ++s) {
         double ov, ow;
-        sweep_errors(ctx, &b.rec[s * (NDT + 1)], NDT, dts, dts, "convergence-dt", solvers[s], "dt",
+        sweep_errors(ctx, &b->rec[s * (NDT + 1)], NDT, dts, dts, "convergence-dt", solvers[s], "dt",
                      ev[s], ew[s], &ov, &ow);
         study_set_metricf(ctx, ov, "coin4.%s.order_v", solvers[s]);
         study_set_metricf(ctx, ow, "coin4.%s.order_omega", solvers[s]);
@@ -726,7 +734,7 @@ static int study_convergence_dt(study_ctx* ctx) {
                       solvers[s], ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov, ew[s][0], ew[s][3],
                       ow);
         for (int i = 0; i < NDT; ++i) {
-            const run_record* r = &b.rec[s * (NDT + 1) + i];
+            const run_record* r = &b->rec[s * (NDT + 1) + i];
             const double kap = mean_kappa(r);
             char kcell[32] = "-"; /* TAMSI has no convex Hessian */
             if (!isnan(kap)) {
@@ -738,11 +746,10 @@ static int study_convergence_dt(study_ctx* ctx) {
                           ev[s][i], r->wall_time, run_mean_iterations(r), kcell);
         }
     }
-    rc = write_sweep(ctx, "convergence-dt", "dt [s]", "dt [s]", solvers, 2, dts, NDT, ev, ew, b.rec,
+    rc = write_sweep(ctx, "convergence-dt", "dt [s]", "dt [s]", solvers, 2, dts, NDT, ev, ew, b->rec,
                      1, "Coin: relative errors against dt (PFC Fig. 6, left)");
     if (rc == 0) {
         study_report(ctx,
-                     "### convergence-dt — e_v, e_omega against dt (PFC Fig. 6, left)\n\n"
                      "![convergence-dt](coin/convergence-dt.png)\n\n"
                      "fan152, eps0 = %g, reference the same solver at dt = %g s. Paper: first "
                      "order.\n\n| solver | e_v(1e-3) | e_v(5e-4) | e_v(2.5e-4) | e_v(1.25e-4) | "
@@ -757,44 +764,50 @@ static int study_convergence_dt(study_ctx* ctx) {
     }
     free(md.s);
     free(work.s);
-    study_batch_free(&b);
     return rc;
 }
 
 /* polar(4 ... 32) against polar(64); the quick tier stops one grid earlier: polar(4 ... 16)
  * against polar(32), a fifth of the cost (the faces grow as N_r^2). */
 #define NGRID_MAX 4
-static int study_convergence_grid(study_ctx* ctx) {
+static int conv_grid_runs(study_ctx* ctx, study_batch* b) {
     static const char* const solvers[2] = {"lagged", "tamsi"};
     const int quick = ctx->tier == CASE_TIER_QUICK;
     const int NGRID = quick ? NGRID_MAX - 1 : NGRID_MAX;
     const int rings[NGRID_MAX] = {4, 8, 16, 32}, ring_ref = quick ? 32 : 64;
     const double dt = 2.5e-4, T = 0.05;
     const int nrun = 2 * (NGRID + 1);
-    study_batch b;
-    if (study_batch_alloc(&b, nrun) != 0) {
+    if (study_batch_alloc(b, nrun) != 0) {
         return 2;
     }
-    double h[NGRID_MAX];
     for (int s = 0; s < 2; ++s) {
         for (int i = 0; i <= NGRID; ++i) {
             const int nr = i < NGRID ? rings[i] : ring_ref;
             char label[96];
             snprintf(label, sizeof label, "%s_polar%d", solvers[s], nr);
-            run_config* c = &b.cfg[s * (NGRID + 1) + i];
+            run_config* c = &b->cfg[s * (NGRID + 1) + i];
             coin_config(ctx, c, "convergence-grid", label, solvers[s], dt, T);
             c->params[P_LAYOUT] = 1;
             c->params[P_RINGS] = nr;
             c->cost = (double)nr * nr;
-            if (i < NGRID) {
-                h[i] = ctx->params[P_RADIUS] / nr;
-            }
         }
     }
-    int rc = study_execute(ctx, "convergence-grid", b.cfg, b.rec, nrun);
-    if (rc != 0) {
-        study_batch_free(&b);
-        return rc;
+    b->n = nrun;
+    return 0;
+}
+
+static int conv_grid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    static const char* const solvers[2] = {"lagged", "tamsi"};
+    const int quick = ctx->tier == CASE_TIER_QUICK;
+    const int NGRID = quick ? NGRID_MAX - 1 : NGRID_MAX;
+    const int rings[NGRID_MAX] = {4, 8, 16, 32}, ring_ref = quick ? 32 : 64;
+    const double dt = 2.5e-4, T = 0.05;
+    (void)dir; /* write_sweep writes the tables and the figure */
+    const study_batch* b = fd->b;
+    int rc = 0;
+    double h[NGRID_MAX]; /* grid size R / N_r */
+    for (int i = 0; i < NGRID; ++i) {
+        h[i] = ctx->params[P_RADIUS] / rings[i];
     }
     double ev[2][8], ew[2][8];
     for (int s = 0; s < 2; ++s) {
@@ -809,7 +822,7 @@ static int study_convergence_grid(study_ctx* ctx) {
     }
     for (int s = 0; s < 2; ++s) {
         double ov, ow;
-        sweep_errors(ctx, &b.rec[s * (NGRID + 1)], NGRID, h, rkey, "convergence-grid", solvers[s],
+        sweep_errors(ctx, &b->rec[s * (NGRID + 1)], NGRID, h, rkey, "convergence-grid", solvers[s],
                      "rings", ev[s], ew[s], &ov, &ow);
         study_set_metricf(ctx, ov, "coin5.%s.order_v", solvers[s]);
         study_set_metricf(ctx, ow, "coin5.%s.order_omega", solvers[s]);
@@ -820,12 +833,11 @@ static int study_convergence_grid(study_ctx* ctx) {
                       ew[s][2], ew[s][3], ow);
     }
     rc = write_sweep(ctx, "convergence-grid", "h [m]", "grid size R/N_r [m]", solvers, 2, h, NGRID,
-                     ev, ew, b.rec, 0,
+                     ev, ew, b->rec, 0,
                      "Coin: relative errors against the grid size (PFC Fig. 6, right)");
     if (rc == 0) {
         study_report(ctx,
-                     "### convergence-grid — e_v, e_omega against the grid size (PFC Fig. 6, "
-                     "right)\n\n![convergence-grid](coin/convergence-grid.png)\n\n"
+                     "![convergence-grid](coin/convergence-grid.png)\n\n"
                      "polar(N_r), N_r = 4, 8, 16%s (h = R/N_r), eps0 = %g, dt = %g s, T = %g s; "
                      "reference polar(%d) at the same dt. Paper: second order (the centroid rule "
                      "integrates forces exactly and moments to O(h^2)).\n\n| solver | e_v(4) | "
@@ -836,19 +848,17 @@ static int study_convergence_grid(study_ctx* ctx) {
                      md.s ? md.s : "");
     }
     free(md.s);
-    study_batch_free(&b);
     return rc;
 }
 
 /* faces: faces per step and wall time, polygons vs triangles, on fan and polar meshes. */
 #define NFM 6
-static int study_faces(study_ctx* ctx) {
+static int faces_runs(study_ctx* ctx, study_batch* b) {
     static const int layout[NFM] = {0, 0, 0, 1, 1, 1};
     static const int res[NFM] = {38, 152, 608, 4, 8, 16};
     const double dt = ctx->cs->dt_default, T = 0.05;
     const int nrun = 2 * NFM;
-    study_batch b;
-    if (study_batch_alloc(&b, nrun) != 0) {
+    if (study_batch_alloc(b, nrun) != 0) {
         return 2;
     }
     for (int i = 0; i < nrun; ++i) {
@@ -856,23 +866,25 @@ static int study_faces(study_ctx* ctx) {
         char label[96];
         snprintf(label, sizeof label, "%s%d_%s", layout[m] ? "polar" : "fan", res[m],
                  tri ? "triangles" : "polygons");
-        coin_config(ctx, &b.cfg[i], "faces", label, "lagged", dt, T);
-        b.cfg[i].params[P_LAYOUT] = layout[m];
-        b.cfg[i].params[layout[m] ? P_RINGS : P_FAN_N] = res[m];
-        b.cfg[i].params[P_REPR] = tri;
+        coin_config(ctx, &b->cfg[i], "faces", label, "lagged", dt, T);
+        b->cfg[i].params[P_LAYOUT] = layout[m];
+        b->cfg[i].params[layout[m] ? P_RINGS : P_FAN_N] = res[m];
+        b->cfg[i].params[P_REPR] = tri;
     }
-    const int jobs = ctx->jobs; /* one run at a time: the wall times are the point */
-    ctx->jobs = 1;
-    int rc = study_execute(ctx, "faces", b.cfg, b.rec, nrun);
-    ctx->jobs = jobs;
-    if (rc != 0) {
-        study_batch_free(&b);
-        return rc;
-    }
+    b->n = nrun;
+    return 0;
+}
+
+static int faces_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    static const int layout[NFM] = {0, 0, 0, 1, 1, 1};
+    static const int res[NFM] = {38, 152, 608, 4, 8, 16};
+    const double dt = ctx->cs->dt_default, T = 0.05;
+    const study_batch* b = fd->b;
+    int rc = 0;
     strbuf tab = {0}, md = {0};
     for (int m = 0; m < NFM; ++m) {
-        const run_record* rp = &b.rec[2 * m];
-        const run_record* rt = &b.rec[2 * m + 1];
+        const run_record* rp = &b->rec[2 * m];
+        const run_record* rt = &b->rec[2 * m + 1];
         if (rp->status != CCB_OK || rt->status != CCB_OK) {
             continue;
         }
@@ -893,9 +905,8 @@ static int study_faces(study_ctx* ctx) {
                           mesh);
         study_set_metricf(ctx, st / sp, "faces.%s.solve_time_ratio", mesh);
     }
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    rc = study_dir(ctx, "faces", dir, sizeof dir);
-    if (rc == 0) {
+    char path[PATH_MAX + 64];
+    {
         snprintf(path, sizeof path, "%s/faces.csv", dir);
         rc = study_write_table(path,
                                "mesh,faces_polygons,faces_triangles,ratio,wall_per_step_polygons "
@@ -906,7 +917,6 @@ static int study_faces(study_ctx* ctx) {
     }
     if (rc == 0) {
         study_report(ctx,
-                     "### faces — polygons vs triangles (PFC §III-B)\n\n"
                      "Lagged, eps0 = %g, dt = %g s, T = %g s, one run at a time; faces per step "
                      "and time per step [us].\n\n| mesh | faces (polygons) | faces (triangles) | "
                      "ratio | step polygons | step triangles | solve polygons | solve triangles "
@@ -915,7 +925,6 @@ static int study_faces(study_ctx* ctx) {
     }
     free(tab.s);
     free(md.s);
-    study_batch_free(&b);
     return rc;
 }
 
@@ -923,10 +932,9 @@ static int study_faces(study_ctx* ctx) {
  * Stribeck regularization with v_s) integrated with error control (GSL rk8pd, rtol 1e-10), the
  * PFC paper's 'error controlled integration to a tight accuracy'; eps_EC against the Farkas
  * equations on the same faces and against 0.653. */
-static int study_continuous(study_ctx* ctx) {
+static int continuous_runs(study_ctx* ctx, study_batch* b) {
     const double T = ctx->cs->t_final_default, dt = ctx->cs->dt_default;
-    study_batch b;
-    if (study_batch_alloc(&b, 1) != 0) {
+    if (study_batch_alloc(b, 1) != 0) {
         return 2;
     }
     double P[CASE_MAX_PARAMS];
@@ -934,26 +942,28 @@ static int study_continuous(study_ctx* ctx) {
     P[P_LAYOUT] = 0;
     char label[96];
     snprintf(label, sizeof label, "fan152-gsl-rk8pd_eps0_%g", P[P_EPS0]);
-    coin_config(ctx, &b.cfg[0], "continuous", label, "lagged", dt, T);
-    memcpy(b.cfg[0].params, P, sizeof P);
-    b.cfg[0].solver.solver = CCB_SOLVER_ODE;
-    b.cfg[0].solver.ode.method = CCB_ODE_GSL;
-    b.cfg[0].solver.ode.gsl_method = CCB_GSL_RK8PD;
+    coin_config(ctx, &b->cfg[0], "continuous", label, "lagged", dt, T);
+    memcpy(b->cfg[0].params, P, sizeof P);
+    b->cfg[0].solver.solver = CCB_SOLVER_ODE;
+    b->cfg[0].solver.ode.method = CCB_ODE_GSL;
+    b->cfg[0].solver.ode.gsl_method = CCB_GSL_RK8PD;
     /* the paper's tight accuracy; the quick tier's 1e-8 is 15x cheaper and still far below the
      * 1e-3 that COIN-7 bounds (measured: the same eps to ~1e-7) */
     const double tol = ctx->tier == CASE_TIER_QUICK ? 1e-8 : 1e-10;
-    b.cfg[0].solver.ode.gsl_atol = b.cfg[0].solver.ode.gsl_rtol = tol;
-    int rc = study_execute(ctx, "continuous", b.cfg, b.rec, 1);
-    if (rc != 0) {
-        study_batch_free(&b);
-        return rc;
-    }
-    const run_record* r = &b.rec[0];
+    b->cfg[0].solver.ode.gsl_atol = b->cfg[0].solver.ode.gsl_rtol = tol;
+    b->n = 1;
+    return 0;
+}
+
+static int continuous_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    (void)dir;
+    const run_record* r = &fd->b->rec[0];
+    const double* P = r->cfg.params;
+    const double tol = r->cfg.solver.ode.gsl_rtol;
     point_set ps;
     char msg[256];
     if (coin_point_set(P, &ps, msg, sizeof msg) != 0) {
         fprintf(stderr, "coin continuous: %s\n", msg);
-        study_batch_free(&b);
         return 2;
     }
     const ccb_ref_coin c = ref_params(P, &ps);
@@ -970,7 +980,6 @@ static int study_continuous(study_ctx* ctx) {
         study_set_metricf(ctx, f.eps_at[j], "continuous.eps_at_%g", k_levels[j]);
     }
     study_report(ctx,
-                 "### continuous — error-controlled reference (PFC §V-A)\n\n"
                  "The continuous compliant model on the fan152 faces (configuration not frozen, "
                  "regularization %s with v_s = %g m/s), GSL rk8pd with rtol = atol = %g%s, "
                  "eps0 = %g: %s, %ld evaluations of f, %.1f s.\n\n"
@@ -984,7 +993,6 @@ static int study_continuous(study_ctx* ctx) {
                  100 * (f.eps_at[1] / 0.6530 - 1), f.eps_at[2], at[2],
                  100 * (f.eps_at[2] / 0.6530 - 1));
     point_set_free(&ps);
-    study_batch_free(&b);
     return 0;
 }
 
@@ -1000,16 +1008,51 @@ static const case_std k_std = {
     coin_std_error, STD_REF_SELF, "lagged", 10.0, 0, 0, {1e-3, 5e-4, 2.5e-4}, 3, {1e-3, 5e-4}, 2,
     NULL};
 
+static const fig_study k_fig5 = {
+    .claim = "eps = v/(R omega) tends to a fixed point (0.653 for uniform pressure) whatever eps0, "
+             "as the coin slows down; the simulation follows the Farkas equations.",
+    .make_runs = fig5_runs,
+    .finish = fig5_finish,
+};
+
+static const fig_study k_conv_dt = {
+    .claim = "first order in dt (e_v, e_omega against the same solver at dt / 10).",
+    .make_runs = conv_dt_runs,
+    .finish = conv_dt_finish,
+};
+
+static const fig_study k_conv_grid = {
+    .claim = "second order in the grid size (the centroid rule integrates forces exactly and "
+             "moments to O(h^2)).",
+    .make_runs = conv_grid_runs,
+    .finish = conv_grid_finish,
+};
+
+static const fig_study k_faces = {
+    .claim = "a polygon face costs less than its triangles: fewer contact points, the same "
+             "result (PFC §III-B).",
+    .make_runs = faces_runs,
+    .serial = 1,
+    .finish = faces_finish,
+};
+
+static const fig_study k_continuous = {
+    .claim = "the error-controlled integration of the continuous compliant model to a tight "
+             "accuracy agrees with the Farkas equations on the same faces (PFC §V-A).",
+    .make_runs = continuous_runs,
+    .finish = continuous_finish,
+};
+
 static const case_study k_studies[] = {
     {"fig5", "eps against S/S0 for eps0 in {0.25 ... 4}: fan152 (Lagged, TAMSI), polar(16)",
-     "PFC Fig. 5", study_fig5, NULL},
+     "PFC Fig. 5", NULL, &k_fig5},
     {"convergence-dt", "e_v, e_omega against dt in {1e-3 ... 1.25e-4} (Lagged, TAMSI)",
-     "PFC Fig. 6 (left)", study_convergence_dt, NULL},
+     "PFC Fig. 6 (left)", NULL, &k_conv_dt},
     {"convergence-grid", "e_v, e_omega against the grid size of polar(4 ... 32)",
-     "PFC Fig. 6 (right)", study_convergence_grid, NULL},
-    {"faces", "faces per step and solve time, polygons vs triangles", "PFC §III-B", study_faces, NULL},
+     "PFC Fig. 6 (right)", NULL, &k_conv_grid},
+    {"faces", "faces per step and solve time, polygons vs triangles", "PFC §III-B", NULL, &k_faces},
     {"continuous", "continuous model on the fan152 faces, GSL rk8pd error control (eps_EC)",
-     "PFC §V-A", study_continuous, NULL},
+     "PFC §V-A", NULL, &k_continuous},
 };
 
 static const char* const k_quick[] = {"fig5", "convergence-dt", "convergence-grid", "continuous",

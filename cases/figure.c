@@ -364,7 +364,10 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
     }
     /* 2. execution, 3. the table (the report's header first) */
     if (rc == 0 && b.n > 0) {
+        const int jobs = ctx->jobs;
+        ctx->jobs = d->serial ? 1 : jobs;
         rc = study_execute(ctx, st->name, b.cfg, b.rec, b.n);
+        ctx->jobs = jobs;
     }
     if (rc == 0) {
         study_report(ctx, "### %s — %s (%s)\n\n", st->name, st->title, st->figure);
