@@ -1184,17 +1184,17 @@ static const fig_study k_variants = {
 
 static const case_study k_studies[] = {
     {"reference", "regularized model (RK3 1e-7, GSL) against the exact Coulomb solution",
-     "cases.md §7.2", NULL, &k_reference},
+     "cases.md §7.2", &k_reference, NULL},
     {"fig4",
      "Newton residual in the first slide-to-stick step, IE h = 10 ms, with and without "
      "TALS",
-     "TAMSI Fig. 4", NULL, &k_fig4},
+     "TAMSI Fig. 4", &k_fig4, NULL},
     {"fig5", "e_v (25 ms windows) against f evaluations, IE FN/QN x fixed/EC x TALS",
-     "TAMSI Fig. 5", NULL, &k_fig5},
+     "TAMSI Fig. 5", &k_fig5, NULL},
     {"tamsi-convex", "e_v against h: TAMSI and the convex approximations", "ccb comparison",
-     NULL, &k_tamsi_convex},
+     &k_tamsi_convex, NULL},
     {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison",
-     NULL, &k_variants},
+     &k_variants, NULL},
 };
 
 static const char* const k_quick[] = {"reference", "fig4", "fig5", "tamsi-convex", NULL};

@@ -131,9 +131,10 @@ typedef struct fig_study {
 typedef struct case_study {
     const char* name; /* `ccb study CASE NAME` */
     const char* title;
-    const char* figure;                /* paper figure it reproduces, e.g. "ICF Fig. 3" */
-    int (*run)(struct study_ctx* ctx); /* 0 ok, 1 solver failure, 2 input/IO error; NULL: decl */
-    const fig_study* decl;             /* a declared study (run NULL): figure.c runs it */
+    const char* figure;    /* paper figure it reproduces, e.g. "ICF Fig. 3" */
+    const fig_study* decl; /* a case's study is a declaration: figure.c runs it */
+    /* the engine's own studies (the standard three, std.c): 0 ok, 1 solver failure, 2 error */
+    int (*run)(struct study_ctx* ctx);
 } case_study;
 
 /* What a case supplies to the three standard studies (std.c): convergence, conditioning and

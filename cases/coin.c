@@ -1045,14 +1045,14 @@ static const fig_study k_continuous = {
 
 static const case_study k_studies[] = {
     {"fig5", "eps against S/S0 for eps0 in {0.25 ... 4}: fan152 (Lagged, TAMSI), polar(16)",
-     "PFC Fig. 5", NULL, &k_fig5},
+     "PFC Fig. 5", &k_fig5, NULL},
     {"convergence-dt", "e_v, e_omega against dt in {1e-3 ... 1.25e-4} (Lagged, TAMSI)",
-     "PFC Fig. 6 (left)", NULL, &k_conv_dt},
+     "PFC Fig. 6 (left)", &k_conv_dt, NULL},
     {"convergence-grid", "e_v, e_omega against the grid size of polar(4 ... 32)",
-     "PFC Fig. 6 (right)", NULL, &k_conv_grid},
-    {"faces", "faces per step and solve time, polygons vs triangles", "PFC §III-B", NULL, &k_faces},
+     "PFC Fig. 6 (right)", &k_conv_grid, NULL},
+    {"faces", "faces per step and solve time, polygons vs triangles", "PFC §III-B", &k_faces, NULL},
     {"continuous", "continuous model on the fan152 faces, GSL rk8pd error control (eps_EC)",
-     "PFC §V-A", NULL, &k_continuous},
+     "PFC §V-A", &k_continuous, NULL},
 };
 
 static const char* const k_quick[] = {"fig5", "convergence-dt", "convergence-grid", "continuous",

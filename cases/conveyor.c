@@ -446,10 +446,10 @@ static const case_std k_std = {
 
 static const case_study k_studies[] = {
     {"fig3", "contact velocity and force at dt = 0.01 s: SAP, Similar, Lagged", "ICF Fig. 3",
-     NULL, &k_fig3},
+     &k_fig3, NULL},
     {"fig4",
      "e_q against dt in {2e-3, 1e-2, 5e-2} (reference Lagged 2e-4) and an extended sweep to 1e-4",
-     "ICF Fig. 4", NULL, &k_fig4},
+     "ICF Fig. 4", &k_fig4, NULL},
 };
 
 static const char* const k_quick[] = {"fig3", "fig4", NULL};

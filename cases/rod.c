@@ -578,14 +578,14 @@ static const case_std k_std = {
 
 static const case_study k_studies[] = {
     {"rigid", "classical rigid analysis: a(theta), Painleve band, blow-up time", "cases.md §5.2",
-     NULL, &k_rigid},
+     &k_rigid, NULL},
     {"fig9-10", "case A (no dissipation), dt = 1e-7: forces and velocities, close-up at the jam",
-     "ICF Figs. 9-10", NULL, &k_fig9},
+     "ICF Figs. 9-10", &k_fig9, NULL},
     {"fig11-12", "case B (d = 0.2, tau_d = 4e-6), dt = 1e-7: forces and velocities",
-     "ICF Figs. 11-12", NULL, &k_fig11},
+     "ICF Figs. 11-12", &k_fig11, NULL},
     {"fig13",
      "e_q against dt in {6.4e-4, 1.6e-4, 4e-5, 1e-5}, both cases; Lagged miss scan to 2e-3",
-     "ICF Fig. 13", NULL, &k_fig13},
+     "ICF Fig. 13", &k_fig13, NULL},
 };
 
 static const char* const k_quick[] = {"rigid", "fig9-10", "fig11-12", "fig13", NULL};

@@ -348,9 +348,9 @@ static const case_std k_std = {
 
 static const case_study k_studies[] = {
     {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",
-     NULL, &k_fig6},
+     &k_fig6, NULL},
     {"fig7", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7",
-     NULL, &k_fig7},
+     &k_fig7, NULL},
 };
 
 static const char* const k_quick[] = {"fig6", "fig7", NULL};

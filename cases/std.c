@@ -580,11 +580,11 @@ static int run_work_precision(study_ctx* ctx) {
 
 static const case_study k_std[3] = {
     {"convergence", "error against dt, observed order with its 95 % interval, every variant",
-     "standard", run_convergence, NULL},
+     "standard", NULL, run_convergence},
     {"conditioning", "Newton iterations, line search and kappa_2(H) per step against dt",
-     "standard", run_conditioning, NULL},
+     "standard", NULL, run_conditioning},
     {"work-precision", "error against iterations, factorizations, f evaluations and wall time",
-     "standard", run_work_precision, NULL},
+     "standard", NULL, run_work_precision},
 };
 
 int case_nstudies(const case_desc* cs) {
