@@ -490,6 +490,22 @@ static inline double run_mean_iterations(const run_record* r) {
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
 int study_write_table(const char* path, const char* header, const char* body);
 
+/* ---- the suite (suite.c): a case's studies of a tier, its gates, the report ------------------- */
+#define SUITE_MAX_GATES 256 /* gates per gate file */
+/* reference/CASE.json under the source tree */
+void suite_gate_file(const case_desc* cs, char* path, size_t n);
+/* A metric source with no metrics (to validate a gate file before anything runs). */
+int suite_no_metric(void* u, const char* name, double* v);
+/* Runs the studies of ctx's tier: the case's quick studies, or every study. 0, 1 or 2. */
+int suite_run_studies(study_ctx* ctx);
+/* Evaluates the case's gates of ctx's tier on its metrics: prints one line per gate, writes
+ * CASE/gates.csv and the report's gate table. The number of failed gates, or -1 on an error. */
+int suite_evaluate_gates(study_ctx* ctx);
+/* The report ROOT/README.md: its head, a case's section, and the atomic write (0 or 2). */
+void suite_report_head(strbuf* r);
+void suite_report_case(strbuf* r, const study_ctx* ctx);
+int suite_report_write(const char* root, const char* text);
+
 /* Directory <out_root>/<case>/<sub> (created). */
 int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n);
 /* Draws analysis/gnuplot/<script> with gnuplot variable assignments (datadir, out, ...); a

@@ -442,16 +442,7 @@ static int cmd_list(int argc, char** argv) {
     return 0;
 }
 
-#define MAX_GATES 256 /* gates per gate file */
 
-static void gate_file(const case_desc* cs, char* path, size_t n) {
-    snprintf(path, n, "%s/reference/%s.json", ccb_source_dir(), cs->name);
-}
-
-static int no_metric(void* u, const char* name, double* v) {
-    (void)u, (void)name, (void)v;
-    return -1;
-}
 
 /* Choices of the non-convex solvers that the papers or the spec leave open (spec §H). */
 static const char* const k_solver_notes[] = {
@@ -524,11 +515,11 @@ static int cmd_info(int argc, char** argv) {
         printf("  %-16s %s (%s)\n", st->name, st->title, st->figure);
     }
     char path[PATH_MAX];
-    gate_file(cs, path, sizeof path);
-    ccb_gate_result* g = calloc(MAX_GATES, sizeof *g);
+    suite_gate_file(cs, path, sizeof path);
+    ccb_gate_result* g = calloc(SUITE_MAX_GATES, sizeof *g);
     int ng = 0;
     char msg[512] = "out of memory";
-    if (g && ccb_gates_evaluate(path, 0, no_metric, NULL, g, MAX_GATES, &ng, msg, sizeof msg) == 0) {
+    if (g && ccb_gates_evaluate(path, 0, suite_no_metric, NULL, g, SUITE_MAX_GATES, &ng, msg, sizeof msg) == 0) {
         printf("\ngates (%s; tier: quick = make test, full = the papers' settings, both):\n",
                path);
         for (int i = 0; i < ng; ++i) {
@@ -735,63 +726,7 @@ static int cmd_study(int argc, char** argv) {
 /* Evaluates the gates of a case that belong to ctx's tier on ctx's metrics and reports them
  * (analysis/gates.c): one line per gate on stdout, the table in the report, ROOT/CASE/gates.csv.
  * Returns the number of failed gates (XFAIL does not count), -1 for a bad gate file. */
-static int evaluate_gates(study_ctx* ctx) {
-    char path[PATH_MAX], msg[600];
-    gate_file(ctx->cs, path, sizeof path);
-    ccb_gate_result* g = calloc(MAX_GATES, sizeof *g);
-    int ng = 0;
-    if (g == NULL || ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx, g, MAX_GATES, &ng,
-                                        msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
-        free(g);
-        return -1;
-    }
-    char *csv = NULL, *md = NULL;
-    size_t ncsv = 0, nmd = 0;
-    FILE* fcsv = open_memstream(&csv, &ncsv);
-    FILE* fmd = open_memstream(&md, &nmd);
-    const int failed = ccb_gates_report(g, ng, ctx->tier, ctx->cs->name, path, stdout, fcsv, fmd);
-    if (fcsv) {
-        fclose(fcsv);
-    }
-    if (fmd) {
-        fclose(fmd);
-    }
-    study_report(ctx, "%s", md ? md : "");
-    char csvpath[PATH_MAX + 32];
-    snprintf(csvpath, sizeof csvpath, "%s/%s/gates.csv", ctx->out_root, ctx->cs->name);
-    ccb_writer* w = NULL;
-    if (ccb_writer_open(csvpath, &w, msg, sizeof msg) != CCB_OK ||
-        ccb_writer_printf(w, "%s", csv ? csv : "") != CCB_OK ||
-        ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
-        fprintf(stderr, "ccb: %s\n", msg);
-    }
-    free(csv);
-    free(md);
-    free(g);
-    return failed;
-}
 
-/* Runs the studies of ctx's tier: the case's quick studies, or every study. */
-static int run_case_studies(study_ctx* ctx) {
-    const case_desc* cs = ctx->cs;
-    const int quick_only = ctx->tier == CASE_TIER_QUICK;
-    for (int s = 0; s < case_nstudies(cs); ++s) {
-        const case_study* st = case_study_at(cs, s);
-        int wanted = !quick_only;
-        for (const char* const* q = cs->quick_studies; quick_only && q && *q; ++q) {
-            wanted |= strcmp(*q, st->name) == 0;
-        }
-        if (!wanted) {
-            continue;
-        }
-        const int rc = case_study_run(ctx, st);
-        if (rc != 0) {
-            return rc;
-        }
-    }
-    return 0;
-}
 
 static const char* k_gate_help =
     "usage: ccb gate [CASE...] [options]\n"
@@ -827,10 +762,10 @@ static int cmd_gate(int argc, char** argv) {
     char msg[600];
     for (int i = 0; i < n; ++i) {
         char path[PATH_MAX];
-        gate_file(cases[i], path, sizeof path);
-        ccb_gate_result* g = calloc(MAX_GATES, sizeof *g);
+        suite_gate_file(cases[i], path, sizeof path);
+        ccb_gate_result* g = calloc(SUITE_MAX_GATES, sizeof *g);
         int ng = 0;
-        if (g == NULL || ccb_gates_evaluate(path, 0, no_metric, NULL, g, MAX_GATES, &ng, msg,
+        if (g == NULL || ccb_gates_evaluate(path, 0, suite_no_metric, NULL, g, SUITE_MAX_GATES, &ng, msg,
                                             sizeof msg) != 0) {
             fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
             free(g);
@@ -849,9 +784,9 @@ static int cmd_gate(int argc, char** argv) {
         study_ctx ctx;
         setup_ctx(&ctx, cs, &o, out);
         printf("== gates of %s, %s tier (%s)\n", cs->name, case_tier_name(ctx.tier), cs->paper);
-        int rc = run_case_studies(&ctx);
+        int rc = suite_run_studies(&ctx);
         if (rc == 0) {
-            const int f = evaluate_gates(&ctx);
+            const int f = suite_evaluate_gates(&ctx);
             if (f < 0) {
                 rc = EXIT_USAGE;
             } else {
@@ -900,59 +835,29 @@ static int cmd_reproduce(int argc, char** argv) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
     }
-    char* report = NULL;
-    size_t rlen = 0;
-    FILE* mem = open_memstream(&report, &rlen);
-    if (mem == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return EXIT_USAGE;
-    }
-    fprintf(mem,
-            "# ccb results\n\n"
-            "Generated by `ccb reproduce` (`make reproduce`) with libccb %s, git revision %s.\n"
-            "Every figure is drawn by a gnuplot script in `analysis/gnuplot/` from the CSV "
-            "tables next to it; every run directory holds `trajectory.csv`, `steps.csv` and "
-            "`meta.json` (case, parameters, approximation, solver options, dt, version, "
-            "revision, wall time, status). Wall times depend on the machine; everything else "
-            "is bit-reproducible.\n\n",
-            ccb_version(), ccb_revision());
+    strbuf report = {0};
+    suite_report_head(&report);
     int failed = 0, solver_failures = 0, warnings = 0, rc = 0;
     for (int i = 0; i < case_count() && rc == 0; ++i) {
         const case_desc* cs = case_get(i);
         study_ctx ctx;
         setup_ctx(&ctx, cs, &o, out);
         fprintf(stderr, "ccb: reproducing %s\n", cs->name);
-        rc = run_case_studies(&ctx);
+        rc = suite_run_studies(&ctx);
         if (rc == 0) {
-            const int f = evaluate_gates(&ctx);
+            const int f = suite_evaluate_gates(&ctx);
             rc = f < 0 ? EXIT_USAGE : 0;
             failed += f > 0 ? f : 0;
         }
-        fprintf(mem, "## %s — %s\n\n%s\n\n%s", cs->name, cs->title, cs->paper,
-                ctx.report.s ? ctx.report.s : "");
-        if (ctx.failures) {
-            fprintf(mem, "**%d run(s) ended with a solver failure** (see the runs' meta.json).\n\n",
-                    ctx.failures);
-        }
+        suite_report_case(&report, &ctx);
         solver_failures += ctx.failures;
         warnings += ctx.warnings;
         study_ctx_free(&ctx);
     }
-    fclose(mem);
     if (rc == 0) {
-        char path[PATH_MAX + 16];
-        snprintf(path, sizeof path, "%s/README.md", out);
-        ccb_writer* w = NULL;
-        if (ccb_writer_open(path, &w, msg, sizeof msg) != CCB_OK ||
-            ccb_writer_printf(w, "%s", report) != CCB_OK ||
-            ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            rc = EXIT_USAGE;
-        } else {
-            printf("report: %s\n", path);
-        }
+        rc = suite_report_write(out, report.s) == 0 ? 0 : EXIT_USAGE;
     }
-    free(report);
+    free(report.s);
     if (rc != 0) {
         return EXIT_USAGE;
     }
