@@ -302,15 +302,40 @@ static void variant_words(const sweep* s, int kind, strbuf* out) {
     }
 }
 
+/* The work columns of runs.csv (17 wall, 14 Newton iterations, 15 factorizations, 16 f
+ * evaluations) that have a point on a log-log plot: a run (not a reference) with a positive
+ * error and positive work. The clutter's variants, for one, evaluate no f. */
+static void work_columns(const sweep* s, char* out, size_t n) {
+    static const int col[4] = {17, 14, 15, 16};
+    int off = 0;
+    out[0] = '\0';
+    for (int c = 0; c < 4; ++c) {
+        int any = 0;
+        for (int i = 0; i < s->b.n && !any; ++i) {
+            const run_record* rec = &s->b.rec[i];
+            const double w = c == 0   ? rec->wall_time
+                             : c == 1 ? (double)rec->total_iters
+                             : c == 2 ? run_factorizations(rec)
+                                      : run_fevals(rec);
+            any = !s->run[i].is_ref && s->run[i].error > 0 && w > 0;
+        }
+        if (any && off >= 0 && (size_t)off < n) {
+            off += snprintf(out + off, n - (size_t)off, "%s%d", off ? " " : "", col[c]);
+        }
+    }
+}
+
 static void plot(study_ctx* ctx, const sweep* s, const char* script, const char* dir,
                  const char* study, int kind, const char* title) {
     strbuf vars = {0}, names = {0};
     variant_words(s, kind, &names);
+    char xc[32];
+    work_columns(s, xc, sizeof xc);
     strbuf_printf(&vars,
                   "datadir='%s'; out='%s/%s/%s'; variants='%s'; ylabel='%s [%s]'; "
-                  "title='%s: %s'",
+                  "title='%s: %s'; xc='%s'",
                   dir, ctx->out_root, ctx->cs->name, study, names.s ? names.s : "",
-                  s->sd->error_name, s->sd->error_unit, ctx->cs->name, title);
+                  s->sd->error_name, s->sd->error_unit, ctx->cs->name, title, xc);
     study_plot(ctx, script, vars.s);
     free(vars.s);
     free(names.s);

@@ -22,15 +22,17 @@ set grid
 set key outside right top font ",8"
 set ylabel ylabel
 n = words(variants)
-xl = "wall time of the run [s]|Newton iterations (all steps)|factorizations|f evaluations (continuous model)"
-xc = "17 14 15 16"
+# xc: the work columns that have data (cases/std.c leaves out a measure no run has, e.g. the
+# f evaluations where no continuous-model integrator applies); default all four
+if (!exists("xc") || words(xc) == 0) { xc = "17 14 15 16" }
+np = words(xc)
 do for [term = 1:2] {
   if (term == 1) { set terminal pngcairo size 1300,900 font ",10"; set output out.'.png' }
   else           { set terminal svg size 1300,900 font ",10" dynamic; set output out.'.svg' }
   set multiplot layout 2,2 title title noenhanced
-  do for [p = 1:4] {
+  do for [p = 1:np] {
     c = int(word(xc, p))
-    set xlabel (p == 1 ? 'wall time of the run [s]' : p == 2 ? 'Newton iterations (all steps)' : p == 3 ? 'factorizations' : 'f evaluations (continuous model)')
+    set xlabel (c == 17 ? 'wall time of the run [s]' : c == 14 ? 'Newton iterations (all steps)' : c == 15 ? 'factorizations' : 'f evaluations (continuous model)')
     plot for [i=1:n] f using (sel(word(variants, i), c)):7 with linespoints lw 1.5 lc rgb lcol(i) dashtype dty(i) pt pty(i) \
          title word(variants, i) noenhanced
   }
