@@ -397,16 +397,22 @@ static void fig5_ode_job(void* user, int i) {
 #define FIG5_RINGS 16
 #define FIG5_RINGS_QUICK 8
 
-static int fig5_runs(study_ctx* ctx, study_batch* b) {
-    double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
-    memcpy(Pf, ctx->params, sizeof Pf);
-    memcpy(Pp, ctx->params, sizeof Pp);
+/* fig5's two meshes: the parameters of fan152 (Pf) and of the tier's polar mesh (Pp), and the
+ * polar mesh's names ("polar16", "polar(16)") */
+static void fig5_meshes(const study_ctx* ctx, double* Pf, double* Pp, char* polar, char* polar_t) {
+    memcpy(Pf, ctx->params, CASE_MAX_PARAMS * sizeof(double));
+    memcpy(Pp, ctx->params, CASE_MAX_PARAMS * sizeof(double));
     Pf[P_LAYOUT] = 0;
     Pp[P_LAYOUT] = 1;
     Pp[P_RINGS] = ctx->tier == CASE_TIER_QUICK ? FIG5_RINGS_QUICK : FIG5_RINGS;
-    char polar[16], polar_t[16]; /* "polar16", "polar(16)" */
-    snprintf(polar, sizeof polar, "polar%d", (int)Pp[P_RINGS]);
-    snprintf(polar_t, sizeof polar_t, "polar(%d)", (int)Pp[P_RINGS]);
+    snprintf(polar, 16, "polar%d", (int)Pp[P_RINGS]);
+    snprintf(polar_t, 16, "polar(%d)", (int)Pp[P_RINGS]);
+}
+
+static int fig5_runs(study_ctx* ctx, study_batch* b) {
+    double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
+    char polar[16], polar_t[16];
+    fig5_meshes(ctx, Pf, Pp, polar, polar_t);
     const double dt = ctx->cs->dt_default, T = ctx->cs->t_final_default;
     /* runs: fan152 Lagged and TAMSI at every eps0; polar(16) Lagged and fan152 Lagged with
      * v_s = 1e-5 at eps0 = 0.5, 1, 2 (COIN-1b: the v_s effect at S = 10 v_s) */
@@ -435,14 +441,8 @@ static int fig5_runs(study_ctx* ctx, study_batch* b) {
 
 static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
-    memcpy(Pf, ctx->params, sizeof Pf);
-    memcpy(Pp, ctx->params, sizeof Pp);
-    Pf[P_LAYOUT] = 0;
-    Pp[P_LAYOUT] = 1;
-    Pp[P_RINGS] = ctx->tier == CASE_TIER_QUICK ? FIG5_RINGS_QUICK : FIG5_RINGS;
-    char polar[16], polar_t[16]; /* "polar16", "polar(16)" */
-    snprintf(polar, sizeof polar, "polar%d", (int)Pp[P_RINGS]);
-    snprintf(polar_t, sizeof polar_t, "polar(%d)", (int)Pp[P_RINGS]);
+    char polar[16], polar_t[16];
+    fig5_meshes(ctx, Pf, Pp, polar, polar_t);
     const int nfan = 2 * FIG5_NE, nrun = nfan + 6;
     const study_batch* b = fd->b;
     int rc = 0;
