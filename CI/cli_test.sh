@@ -220,6 +220,16 @@ for m in sap similar lagged; do
   cmp -s "$tmp/j1/conveyor/fig3/${m}_dt0.01/trajectory.csv" "$tmp/j2/conveyor/fig3/${m}_dt0.01/trajectory.csv" \
     || { echo "FAIL: --jobs changes the $m data"; stop; }
 done
+# a declared study's tidy table: one row per run (variant, label, dt, status, steps, parameters,
+# the study's columns, work and conditioning), equal whatever --jobs but for the wall time
+t1="$tmp/j1/conveyor/fig3/table.csv" t2="$tmp/j2/conveyor/fig3/table.csv"
+head -1 "$t1" | grep -q '^variant,label,dt \[s\],status,steps,parameters,.*,mean_newton_iterations,max_newton_iterations,mean_line_search,max_line_search,factorizations,f_evaluations,mean_kappa,max_kappa,failed,wall_time \[s\]$' \
+  || { echo "FAIL: fig3's table.csv header: $(head -1 "$t1")"; stop; }
+[ "$(tail -n +2 "$t1" | cut -d, -f1 | tr '\n' ' ')" = "sap similar lagged " ] \
+  || { echo "FAIL: fig3's table.csv rows: $(cut -d, -f1 "$t1" | tr '\n' ' ')"; stop; }
+cmp -s <(rev "$t1" | cut -d, -f2- | rev) <(rev "$t2" | cut -d, -f2- | rev) \
+  || { echo "FAIL: fig3's table.csv depends on --jobs"; stop; }
+pass=$((pass + 1))
 
 # identical runs of a case execute once: in the conveyor's gate the runs at dt = 0.01 of the
 # convergence sweep of fig4 are fig3's runs (same configuration), copied with their provenance;

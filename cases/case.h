@@ -485,6 +485,17 @@ static inline ccb_an_series run_series(const run_record* r) {
 static inline double run_mean_iterations(const run_record* r) {
     return r->nsteps > 0 ? (double)r->total_iters / (double)r->nsteps : 0.0;
 }
+/* The work and conditioning columns of a run in every study table (study.c): mean and max Newton
+ * iterations, mean and max line-search evaluations per step, factorizations, f evaluations
+ * (continuous-model integrators; empty for the others), mean and max kappa_2(H) (empty unless
+ * recorded), failed (0/1), wall time. */
+#define RUN_WORK_HEADER                                                                          \
+    "mean_newton_iterations,max_newton_iterations,mean_line_search,max_line_search,"             \
+    "factorizations,f_evaluations,mean_kappa,max_kappa,failed,wall_time [s]"
+void run_work_columns(strbuf* b, const run_record* r);
+/* The parameters of run r that differ from the study's base parameters: "name=value;..." with 12
+ * significant digits (meta.json has them exactly); the empty string for none. */
+void run_overrides(strbuf* b, const study_ctx* ctx, const run_record* r);
 
 
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */

@@ -6,8 +6,10 @@
  *   1. the run configurations (the case's parameters with the study's overrides; the variant's
  *      solver; kappa if asked; trajectories decimated to `rows` rows);
  *   2. their execution (study_execute: parallel, costliest first, through the run cache);
- *   3. CASE/STUDY/table.csv: variant, label, dt, status, steps, the declared columns, mean and
- *      max Newton iterations, wall time — one row per run;
+ *   3. CASE/STUDY/table.csv, one row per run: variant, label, dt, status, steps, the parameters
+ *      that differ from the study's, the declared columns, then the work and conditioning of the
+ *      run (RUN_WORK_HEADER: Newton iterations, line search, factorizations, f evaluations,
+ *      kappa, failure, wall time);
  *   4. the sweeps (errors_<tag>.csv, e_q, order and tail-ratio metrics);
  *   5. the report section: the paper's claim, the figures, the run table, the sweeps' errors;
  *   6. the declaration's finish (cross-run metrics, further tables, report lines);
@@ -150,22 +152,24 @@ static int fig_table(study_ctx* ctx, const case_study* st, const study_batch* b,
             variant_name(&r->cfg, vname, sizeof vname);
         }
         const char* status = r->status == CCB_OK ? "ok" : "failed";
-        strbuf_printf(&tab, "%s,%s,%g,%s,%ld", vname, r->cfg.label, r->cfg.dt, status, r->nsteps);
+        strbuf_printf(&tab, "%s,%s,%g,%s,%ld,", vname, r->cfg.label, r->cfg.dt, status, r->nsteps);
+        run_overrides(&tab, ctx, r);
         strbuf_printf(&md, "| %s | %s |", r->cfg.label, status);
         for (int c = 0; c < nc; ++c) {
             strbuf_printf(&tab, ",%.10g", vals[c]);
             strbuf_printf(&md, " %.4g |", vals[c]);
         }
-        strbuf_printf(&tab, ",%.4f,%d,%.6g\n", run_mean_iterations(r), r->max_iters,
-                      r->wall_time);
+        strbuf_printf(&tab, ",");
+        run_work_columns(&tab, r);
+        strbuf_printf(&tab, "\n");
         strbuf_printf(&md, " %.2f | %.3g |\n", run_mean_iterations(r), r->wall_time);
     }
     strbuf header = {0};
-    strbuf_printf(&header, "variant,label,dt [s],status,steps");
+    strbuf_printf(&header, "variant,label,dt [s],status,steps,parameters");
     for (int c = 0; c < nc; ++c) {
         strbuf_printf(&header, ",%s", cols[c]);
     }
-    strbuf_printf(&header, ",mean_newton_iterations,max_newton_iterations,wall_time [s]");
+    strbuf_printf(&header, ",%s", RUN_WORK_HEADER);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/table.csv", dir);
     const int rc = study_write_table(path, header.s, tab.s ? tab.s : "");
@@ -269,8 +273,9 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
             for (int c = 0; c < r->nq; ++c) {
                 strbuf_printf(&tab, ",%.10g", ec[c]);
             }
-            strbuf_printf(&tab, ",%.4f,%d,%.6g,%s\n", run_mean_iterations(r), r->max_iters,
-                          r->wall_time, r->status == CCB_OK ? "ok" : "failed");
+            strbuf_printf(&tab, ",%s,", r->status == CCB_OK ? "ok" : "failed");
+            run_work_columns(&tab, r);
+            strbuf_printf(&tab, "\n");
             study_set_metricf(ctx, e, "%s.%s.%s.e_q.dt%g", prefix, sw->tag, names[i],
                               sw->dts[j]);
             if (d->inspect) {
@@ -289,8 +294,7 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
         for (int c = 0; c < b.rec[1].nq; ++c) {
             strbuf_printf(&header, ",e_%s", b.rec[1].qname[c]);
         }
-        strbuf_printf(&header,
-                      ",mean_newton_iterations,max_newton_iterations,wall_time [s],status");
+        strbuf_printf(&header, ",status,%s", RUN_WORK_HEADER);
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/errors_%s.csv", dir, sw->tag);
         rc = study_write_table(path, header.s, tab.s);

@@ -599,3 +599,37 @@ int study_write_table(const char* path, const char* header, const char* body) {
     return 0;
 }
 
+
+/* A value or an empty CSV field. */
+static void csv_num(strbuf* b, const char* fmt, double v) {
+    if (isfinite(v)) {
+        strbuf_printf(b, fmt, v);
+    }
+}
+
+void run_work_columns(strbuf* b, const run_record* r) {
+    ccb_an_steps st;
+    ccb_an_step_stats(r->nsteps, r->iters, r->ls, r->kappa, &st);
+    strbuf_printf(b, "%.4f,%d,", run_mean_iterations(r), r->max_iters);
+    csv_num(b, "%.4f", st.ls_mean);
+    strbuf_printf(b, ",");
+    csv_num(b, "%.0f", st.ls_max);
+    strbuf_printf(b, ",%ld,", r->factorizations);
+    csv_num(b, "%.0f", r->work.n_f > 0 ? (double)r->work.n_f : NAN);
+    strbuf_printf(b, ",");
+    csv_num(b, "%.6e", st.kappa_mean);
+    strbuf_printf(b, ",");
+    csv_num(b, "%.6e", st.kappa_max);
+    strbuf_printf(b, ",%d,%.6g", r->status == CCB_OK ? 0 : 1, r->wall_time);
+}
+
+void run_overrides(strbuf* b, const study_ctx* ctx, const run_record* r) {
+    int first = 1;
+    for (int i = 0; i < ctx->cs->nparams; ++i) {
+        if (r->cfg.params[i] != ctx->params[i]) {
+            strbuf_printf(b, "%s%s=%.12g", first ? "" : ";", ctx->cs->params[i].name,
+                          r->cfg.params[i]);
+            first = 0;
+        }
+    }
+}
