@@ -464,8 +464,10 @@ static const char* const k_solver_notes[] = {
     "with Drake's trials; fixed step: a failed step is redone as two halves that finish the "
     "interval [spec H-B4]; error control: implicit-trapezoid estimate [spec H-B1, UNVERIFIED] "
     "(--estimator doubling: Drake's current one), Drake's step-size rule; TALS (--tals on) "
-    "limits the whole update by the smallest contact alpha, uses the applied update in the "
-    "Newton tests [spec §C.4] and also acts in the trapezoid solve.",
+    "limits the whole update by the smallest contact alpha and also acts in the trapezoid "
+    "solve; the Newton tests read the whole update dx, not the applied alpha dx [spec §C.4, "
+    "H-B2 leave it open; the applied update let a tiny alpha pass for convergence far from the "
+    "root: the sphere at 4x its speed, unit.ode].",
     "rk3: Drake's RungeKutta3 tableau with the fewest equal steps <= h per sampling interval; "
     "gsl: rk8pd, absolute and relative tolerance 1e-10 (--gsl-method, --gsl-tol).",
 };
