@@ -74,7 +74,6 @@ typedef struct fig_sweep_result {
 } fig_sweep_result;
 typedef struct fig_data {
     const struct study_batch* b; /* the study's runs, in the order of its list */
-    const char* const* variant;  /* their variant names (NULL entries: computed runs) */
     const fig_sweep_result* sw;  /* the sweeps' results, in declaration order */
     int nsw;
 } fig_data;
@@ -95,7 +94,8 @@ typedef struct fig_plot {
  * run list, executes it (in parallel, through the run cache), writes CASE/STUDY/table.csv (one
  * row per run), runs the sweeps, writes the report section and draws the figures. */
 typedef struct fig_study {
-    const char* claim;      /* the paper's claim: the report section's first paragraph */
+    const char* claim;      /* the paper's claim (the study's purpose where the figure is the
+                               suite's own, "ccb ..."): the report section's first paragraph */
     double dt, t_final;     /* 0: the case's */
     const char* variants;   /* the runs: every variant named here at dt (comma-separated) ... */
     const fig_run* runs;    /* ... or this list ... */

@@ -912,7 +912,7 @@ static const fig_study k_fig18 = {
 };
 
 static const fig_study k_scale = {
-    .claim = "(no paper figure) the cost per step as the scene grows, one run at a time.",
+    .claim = "the cost per step as the scene grows, one run at a time.",
     .make_runs = scale_runs,
     .serial = 1,
     .finish = scale_finish,

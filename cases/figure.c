@@ -381,7 +381,9 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         for (const fig_plot* p = d->plots; p && p->script; ++p) {
             study_report(ctx, "![%s](%s/%s.png)\n", p->out, cs->name, p->out);
         }
-        study_report(ctx, "%sPaper: %s\n\n", d->script || d->plots ? "\n" : "", d->claim);
+        /* a study of the suite's own ("ccb comparison") states its purpose, not a paper's claim */
+        study_report(ctx, "%s%s: %s\n\n", d->script || d->plots ? "\n" : "",
+                     strncmp(st->figure, "ccb", 3) == 0 ? "Purpose" : "Paper", d->claim);
     }
     if (rc == 0 && b.n > 0) {
         rc = fig_table(ctx, st, &b, names, dir);
@@ -410,11 +412,7 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
     }
     /* 5. what the runs say together (its tables may feed the figures) */
     if (rc == 0 && d->finish) {
-        const char* vnames[FIG_MAX_RUNS];
-        for (int i = 0; i < b.n && i < FIG_MAX_RUNS; ++i) {
-            vnames[i] = names[i][0] ? names[i] : NULL;
-        }
-        const fig_data data = {&b, vnames, sw, d->nsweeps};
+        const fig_data data = {&b, sw, d->nsweeps};
         rc = d->finish(ctx, &data, dir);
     }
     /* 6. the figures */
