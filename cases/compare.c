@@ -53,6 +53,11 @@ static double best_of(const double* v, int n, int higher) {
 
 static void md_value(strbuf* md, double v, double best, const char* fmt) {
     char buf[48];
+    if (!isfinite(v)) { /* not applicable (kappa of a non-Newton solver, an explicit method's
+                           iterations, the order of an adaptive variant) */
+        strbuf_printf(md, " — |");
+        return;
+    }
     snprintf(buf, sizeof buf, fmt, v);
     if (isfinite(v) && v == best) {
         strbuf_printf(md, " **%s** |", buf);
@@ -89,7 +94,9 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
                   "its ladder (adaptive variants: at each accuracy level), the observed order with "
                   "its 95 %% interval, Newton iterations per step pooled over the runs, mean "
                   "kappa_2(H) (Newton variants), failed runs and wall time per step. The best "
-                  "value of each column is in bold (smallest; largest order). Runs: "
+                  "value of each column is in bold (smallest; largest order); — marks a value that does "
+                  "not apply (kappa without Newton, iterations of an explicit method, the order "
+                  "of an adaptive variant) or a failed run. Runs: "
                   "`CASE/compare/runs.csv`.\n\n",
                   quick ? " --quick (the quick tier's ladders)" : "");
     for (int a = 0; a < n;) {

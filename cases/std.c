@@ -684,7 +684,13 @@ int std_compare_case(study_ctx* ctx, std_summary* out, int max) {
             }
         }
         ccb_an_fit_order(np, o->x, o->error, &o->fit);
-        o->iters_mean = steps > 0 ? iters / (double)steps : NAN;
+        /* explicit methods (RK3, GSL) have no iterations: not applicable, not zero */
+        const int explicit_method = s->vs[v].approx == NULL && s->vs[v].opts.solver == CCB_SOLVER_ODE &&
+                                    s->vs[v].opts.method != CCB_ODE_IE;
+        o->iters_mean = steps > 0 && !explicit_method ? iters / (double)steps : NAN;
+        if (explicit_method) {
+            o->iters_max = NAN;
+        }
         o->kappa_mean = nk > 0 ? ksum / (double)nk : NAN;
         o->wall_per_step = steps > 0 ? wall / (double)steps : NAN;
         o->error_unit = ctx->cs->std->error_unit;
