@@ -53,7 +53,8 @@ static double toy_stiction(const ccb_constraint* c, const double gamma[3]) {
 static const ccb_approx k_toy = {"toy-penalty",
                                  "toy: linear penalty, Lagged friction without dissipation "
                                  "(cases/tests/toy_variant.c)",
-                                 "toy_variant.c", toy_prepare, toy_eval, toy_stiction};
+                                 "toy_variant.c", toy_prepare, toy_eval, toy_stiction,
+                                 NULL}; /* no inactive radius: evaluated at every iterate */
 
 int main(int argc, char** argv) {
     char msg[256];

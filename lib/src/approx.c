@@ -175,3 +175,25 @@ double ccb_eps_s_tolerance(const ccb_constraint* c, const double gamma[3]) {
     (void)gamma;
     return c->eps_s;
 }
+
+double ccb_separation_radius(const double vc[3], double threshold, double mu) {
+    if (!isfinite(threshold) || !(mu >= 0)) {
+        return -1.0;
+    }
+    const double vt = hypot(vc[0], vc[1]);
+    const double slack = vc[2] - threshold - mu * vt;
+    /* [round-off: the laws test v < vhat or the cone in floating point, a few ulps of the
+     *  velocities involved; 1e-9 of their scale is far above that] */
+    const double margin = 1e-9 * (fabs(vc[2]) + fabs(threshold) + mu * vt) + 1e-300;
+    if (!(slack > margin)) {
+        return -1.0;
+    }
+    return (slack - margin) / (1.0 + 1.4142135623730951 * mu);
+}
+
+double ccb_lagged_inactive_radius(const ccb_constraint* c, const double vc[3]) {
+    if (c->mu * c->gn0 != 0.0) {
+        return -1.0;
+    }
+    return ccb_separation_radius(vc, c->vhat, 0.0);
+}

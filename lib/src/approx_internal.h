@@ -24,5 +24,13 @@ double ccb_lagged_eval(const ccb_constraint* c, const double vc[3], double gamma
 double ccb_lagged_gn0(const ccb_approx_options* opt, const ccb_contact_input* in);
 /* Returns eps_s of the constraint (Lagged, Similar). */
 double ccb_eps_s_tolerance(const ccb_constraint* c, const double gamma[3]);
+/* Inactive radius (ccb_approx.inactive_radius) of a law that vanishes wherever
+ * v_n - mu |v_t| >= threshold: the largest r with v_n - mu |v_t| >= threshold on the whole box
+ * max_k |v_k - vc_k| <= r (there |v_t| <= |vc_t| + sqrt(2) r), less a round-off margin; -1 if
+ * there is none. */
+double ccb_separation_radius(const double vc[3], double threshold, double mu);
+/* Lagged and regularized Lagged: friction from gamma_n0 acts at every velocity, so only a
+ * contact with mu gamma_n0 = 0 can be inactive; its normal law vanishes for v_n >= vhat. */
+double ccb_lagged_inactive_radius(const ccb_constraint* c, const double vc[3]);
 
 #endif

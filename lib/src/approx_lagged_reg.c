@@ -25,4 +25,5 @@ const ccb_approx ccb_approx_lagged_reg = {
     lagged_reg_prepare,
     ccb_lagged_eval,
     ccb_eps_s_tolerance,
+    ccb_lagged_inactive_radius,
 };

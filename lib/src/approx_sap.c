@@ -42,7 +42,10 @@ static double sap_eval(const ccb_constraint* c, const double vc[3], double gamma
     const double yn = -(vc[2] - c->vn_hat) / c->Rn;
     const double yr = sqrt(y0 * y0 + y1 * y1);
 
-    if (yr <= mu * yn) { /* stiction: gamma = y, G = R^{-1} */
+    /* stiction: gamma = y, G = R^{-1}. y_n >= 0 is part of the test: for mu = 0 and y_t = 0 the
+     * product mu y_n is -0 when y_n < 0, and 0 <= -0 would take a separating contact for a
+     * sticking one (gamma_n = y_n < 0) */
+    if (yr <= mu * yn && yn >= 0) {
         gamma[0] = y0;
         gamma[1] = y1;
         gamma[2] = yn;
@@ -89,6 +92,12 @@ static double sap_eval(const ccb_constraint* c, const double vc[3], double gamma
     return 0.0;
 }
 
+/* Separation holds where y_n < 0 and y_n + mu_hat y_r <= 0, i.e. (mu_hat R_n / R_t = mu)
+ * v_n - mu |v_t| > vn_hat: the shape of ccb_separation_radius. */
+static double sap_inactive_radius(const ccb_constraint* c, const double vc[3]) {
+    return ccb_separation_radius(vc, c->vn_hat, c->mu);
+}
+
 static double sap_stiction_tolerance(const ccb_constraint* c, const double gamma[3]) {
     return c->sigma_w * c->mu * gamma[2]; /* ICF eq. (25) */
 }
@@ -100,4 +109,5 @@ const ccb_approx ccb_approx_sap = {
     sap_prepare,
     sap_eval,
     sap_stiction_tolerance,
+    sap_inactive_radius,
 };

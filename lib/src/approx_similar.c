@@ -40,6 +40,11 @@ static double similar_eval(const ccb_constraint* c, const double vc[3], double g
     return cost;
 }
 
+/* n(z) = 0 for z >= vhat, and z >= v_n - mu |v_t| (|v_t|_s <= |v_t|). */
+static double similar_inactive_radius(const ccb_constraint* c, const double vc[3]) {
+    return ccb_separation_radius(vc, c->vhat, c->mu);
+}
+
 const ccb_approx ccb_approx_similar = {
     "similar",
     "Similar (ICF §V-C): potential of z = v_n - mu |v_t|_s, eps_s = v_s",
@@ -47,4 +52,5 @@ const ccb_approx ccb_approx_similar = {
     similar_prepare,
     similar_eval,
     ccb_eps_s_tolerance,
+    similar_inactive_radius,
 };

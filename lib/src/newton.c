@@ -18,6 +18,9 @@
  *             see ccb_stop_scale in newton.h for why); or the cost stalled (relative change
  *             < eps_cost_r with alpha > 0.5)                                                (§8.5)
  * Only participating cliques (touched by a contact) are unknowns; the others have v = v*.
+ * Far contacts: a contact that provably stays inactive at every point an iteration evaluates is
+ * left out of that iteration (no J dv, evaluation or line search term); see "far contacts"
+ * below for the bound and why the result is bit-identical to evaluating every contact.
  * No allocation happens inside an iteration once the workspace has grown to the problem size. */
 #include "ccb/newton.h"
 
@@ -62,6 +65,15 @@ struct ccb_newton {
     int* ls_active; /* contacts the line search evaluates (nc) */
     int n_ls_active, cap_ls;
     double ls_flat_cost; /* cost of the contacts it skips */
+    /* far contacts (nc each): near and far index lists (sorted), promotion scratch, radius,
+     * bound scales and participating cliques of the two blocks */
+    int *near, *far, *prom, *far_a;
+    int n_near, n_far, cap_far, nc_far;
+    double *far_r, *far_s;
+    double *vg, *rho; /* the initial iterate (npv), per-clique bound (np) */
+    int cap_vg, cap_rho;
+    double* dvh; /* dv of each iteration (npv each), for replays */
+    int cap_dvh;
     char msg[CCB_MSG_SIZE];
 };
 
@@ -116,6 +128,9 @@ ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t
     if (p->stop_scale != CCB_STOP_STEP_MOMENTUM && p->stop_scale != CCB_STOP_MOMENTUM) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "unknown stopping scale %d", (int)p->stop_scale);
     }
+    if (p->evaluate_all != 0 && p->evaluate_all != 1) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "evaluate_all must be 0 or 1");
+    }
     if (p->kappa_max_nv < 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "kappa_max_nv must be >= 1");
     }
@@ -156,6 +171,15 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->bs);
     ccb_free(ws->hist);
     ccb_free(ws->ls_active);
+    ccb_free(ws->near);
+    ccb_free(ws->far);
+    ccb_free(ws->prom);
+    ccb_free(ws->far_r);
+    ccb_free(ws->far_a);
+    ccb_free(ws->far_s);
+    ccb_free(ws->vg);
+    ccb_free(ws->rho);
+    ccb_free(ws->dvh);
     ccb_free(ws);
 }
 
@@ -194,11 +218,161 @@ static double dot(const double* a, const double* b, int n) {
     return s;
 }
 
+/* ---- far contacts ----------------------------------------------------------------------------
+ * A contact whose law is exactly zero (gamma = 0, G = 0, l_i = 0) on the box of half-width r_i
+ * about its velocity vc_i(v_g) at the initial iterate v_g (ccb_approx.inactive_radius) adds
+ * nothing to the cost, gradient, Hessian or line search while every point the solver evaluates
+ * keeps vc_i in that box. For a point w, with |.|_A_b the A-norm of clique b,
+ *   |vc_i(w) - vc_i(v_g)|_inf <= sum_b max_r |J_ib,r|_2 sqrt(tr A_b^-1) |w_b - v_g,b|_A_b,
+ * (|J x| <= |J|_2 |A^-1/2|_2 |A^1/2 x|_2, |A^-1/2|_2^2 <= tr A^-1), and the points of iteration
+ * k are w = v_k + alpha dv_k with 0 <= alpha <= max(alpha_max, 1), so
+ *   |w_b - v_g,b|_A_b <= rho_b = |v_k,b - v_g,b|_A_b + max(alpha_max, 1) |dv_k,b|_A_b.
+ * While sum_b s_ib rho_b < r_i the contact is "far" and the iteration skips it. The first
+ * iteration whose bound reaches r_i makes it "near": its v_c is replayed through the past
+ * iterations exactly as the incremental update computes it (vc += alpha J dv), so every number
+ * the solver computes is the one it computes when it evaluates every contact at every iterate
+ * (the skipped terms are exact zeros). At convergence the far contacts get v_c = J v + b, gamma
+ * = 0 and G = 0. */
+
+static double clique_A_norm(const ccb_problem* pb, int a, const double* x) {
+    const int c = pb->pclique[a];
+    const int n = pb->clique_nv[c];
+    const double* A = pb->A + pb->clique_aoff[c];
+    const double* xb = x + pb->pvoff[a];
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double t = 0.0;
+        for (int j = 0; j < n; ++j) {
+            t += A[i * n + j] * xb[j];
+        }
+        s += xb[i] * t;
+    }
+    return sqrt(s > 0 ? s : 0.0);
+}
+
+/* Splits the contacts evaluated at the initial iterate into near and far. */
+static void far_init(ccb_newton* ws) {
+    const ccb_problem* pb = ws->pb;
+    ws->n_near = ws->n_far = 0;
+    memcpy(ws->vg, ws->v, (size_t)ws->npv * sizeof(double));
+    for (int i = 0; i < pb->nc; ++i) {
+        const ccb_pcontact* pc = &pb->contacts[i];
+        const double r = pb->approx->inactive_radius && !ws->prm.evaluate_all
+                             ? pb->approx->inactive_radius(&pc->c, ws->vc + 3 * i)
+                             : -1.0;
+        if (!(r > 0) || !isfinite(r)) {
+            ws->near[ws->n_near++] = i;
+            continue;
+        }
+        ws->far_r[i] = r;
+        for (int k = 0; k < 2; ++k) {
+            ws->far_a[2 * i + k] = -1;
+            ws->far_s[2 * i + k] = 0.0;
+        }
+        for (int k = 0; k < pc->nblk; ++k) {
+            const int c = pc->clique[k];
+            const int n = pb->clique_nv[c];
+            const double* J = ccb_pc_block(pb, pc, k);
+            double smax = 0.0;
+            for (int r3 = 0; r3 < 3; ++r3) {
+                double s = 0.0;
+                for (int j = 0; j < n; ++j) {
+                    s += J[r3 * n + j] * J[r3 * n + j];
+                }
+                smax = s > smax ? s : smax;
+            }
+            ws->far_s[2 * i + k] = sqrt(smax) * pb->clique_ainv[c];
+            ws->far_a[2 * i + k] = pb->clique_pidx[c];
+        }
+        ws->far[ws->n_far++] = i;
+    }
+}
+
+/* Moves the promoted contacts prom[0..n-1] (sorted) into the sorted near list (merge from the
+ * back, in place). */
+static void far_merge(ccb_newton* ws, int n) {
+    int a = ws->n_near - 1, b = n - 1, out = ws->n_near + n - 1;
+    while (b >= 0) {
+        ws->near[out--] = (a >= 0 && ws->near[a] > ws->prom[b]) ? ws->near[a--] : ws->prom[b--];
+    }
+    ws->n_near += n;
+}
+
+/* Every far contact becomes near (its v_c is then recomputed or set by the caller). */
+static void far_promote_all(ccb_newton* ws) {
+    if (ws->n_far == 0) {
+        return;
+    }
+    memcpy(ws->prom, ws->far, (size_t)ws->n_far * sizeof(int));
+    const int n = ws->n_far;
+    ws->n_far = 0;
+    far_merge(ws, n);
+}
+
+/* Before the J dv of iteration `iter`: makes near each far contact whose bound for this
+ * iteration's points reaches its radius, with its v_c replayed through iterations 0..iter-1. */
+static void far_update(ccb_newton* ws) {
+    if (ws->n_far == 0) {
+        return;
+    }
+    const ccb_problem* pb = ws->pb;
+    const double am = ws->prm.ls_alpha_max > 1.0 ? ws->prm.ls_alpha_max : 1.0;
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->tmp[k] = ws->v[k] - ws->vg[k];
+    }
+    for (int a = 0; a < pb->np; ++a) {
+        ws->rho[a] = clique_A_norm(pb, a, ws->tmp) + am * clique_A_norm(pb, a, ws->dv);
+    }
+    int nf = 0, np = 0;
+    for (int k = 0; k < ws->n_far; ++k) {
+        const int i = ws->far[k];
+        double h = 0.0;
+        for (int b = 0; b < 2; ++b) {
+            if (ws->far_a[2 * i + b] >= 0) {
+                h += ws->far_s[2 * i + b] * ws->rho[ws->far_a[2 * i + b]];
+            }
+        }
+        /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
+        if (h * (1.0 + 1e-10) < ws->far_r[i]) {
+            ws->far[nf++] = i;
+            continue;
+        }
+        ws->prom[np++] = i;
+        double* vc = ws->vc + 3 * i;
+        const double* dvc = ws->dvc + 3 * i; /* scratch until this iteration's J dv */
+        for (int it = 0; it < ws->iter; ++it) {
+            ccb_problem_J_mul_some(pb, &i, 1, ws->dvh + (size_t)it * ws->npv, 0, ws->dvc);
+            const double alpha = ws->hist[it].alpha;
+            for (int r = 0; r < 3; ++r) {
+                vc[r] += alpha * dvc[r];
+            }
+        }
+    }
+    ws->n_far = nf;
+    far_merge(ws, np);
+}
+
+/* At convergence: the far contacts' v_c at the solution, and exact zeros for their law. */
+static void far_finish(ccb_newton* ws) {
+    ws->nc_far = ws->n_far;
+    if (ws->n_far == 0) {
+        return;
+    }
+    ccb_problem_J_mul_some(ws->pb, ws->far, ws->n_far, ws->v, 1, ws->vc);
+    for (int k = 0; k < ws->n_far; ++k) {
+        const int i = ws->far[k];
+        memset(ws->gamma + 3 * i, 0, 3 * sizeof(double));
+        memset(ws->G + 9 * i, 0, 9 * sizeof(double));
+    }
+    far_promote_all(ws);
+}
+
 /* Impulses, Hessians and total contact cost at the stored v_c. */
 static double eval_contacts(ccb_newton* ws) {
     const ccb_problem* pb = ws->pb;
     double cost = 0.0;
-    for (int i = 0; i < pb->nc; ++i) {
+    for (int k = 0; k < ws->n_near; ++k) {
+        const int i = ws->near[k];
         cost +=
             pb->approx->eval(&pb->contacts[i].c, ws->vc + 3 * i, ws->gamma + 3 * i, ws->G + 9 * i);
     }
@@ -215,10 +389,15 @@ static void eval_iterate(ccb_newton* ws, double alpha) {
     A_mul(ws, ws->tmp, ws->dp); /* dp used as scratch here */
     ws->cost_A = 0.5 * dot(ws->tmp, ws->dp, ws->npv);
     if (alpha == 0.0) {
+        far_promote_all(ws); /* every v_c is recomputed: none is far any more */
         J_mul(ws, ws->v, 1, ws->vc);
     } else {
-        for (int k = 0; k < 3 * ws->nc; ++k) {
-            ws->vc[k] += alpha * ws->dvc[k];
+        for (int k = 0; k < ws->n_near; ++k) {
+            double* vc = ws->vc + 3 * ws->near[k];
+            const double* dvc = ws->dvc + 3 * ws->near[k];
+            for (int r = 0; r < 3; ++r) {
+                vc[r] += alpha * dvc[r];
+            }
         }
     }
     ws->cost = ws->cost_A + eval_contacts(ws);
@@ -240,6 +419,15 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
         ccb_grow((void**)&ws->G, &cap_g, nc > 0 ? nc : 1, 9 * sizeof(double)) ||
         ccb_grow_many(ci, csz, 3, &ws->cap_c, nc > 0 ? nc : 1) ||
         ccb_grow((void**)&ws->ls_active, &ws->cap_ls, nc > 0 ? nc : 1, sizeof(int))) {
+        return CCB_E_NOMEM;
+    }
+    void** const fi[] = {(void**)&ws->near, (void**)&ws->far,   (void**)&ws->prom,
+                         (void**)&ws->far_r, (void**)&ws->far_a, (void**)&ws->far_s};
+    const size_t fs[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(double), 2 * sizeof(int),
+                         2 * sizeof(double)};
+    if (ccb_grow_many(fi, fs, 6, &ws->cap_far, nc > 0 ? nc : 1) ||
+        ccb_grow((void**)&ws->vg, &ws->cap_vg, npv > 0 ? npv : 1, sizeof(double)) ||
+        ccb_grow((void**)&ws->rho, &ws->cap_rho, npv > 0 ? npv : 1, sizeof(double))) {
         return CCB_E_NOMEM;
     }
     return CCB_OK;
@@ -290,7 +478,13 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->kappa = -1;
     ws->analyses_at_init = ccb_sparse_analyses(ws->sp);
     ws->residual = ws->tolerance = 0.0;
+    ws->n_far = ws->nc_far = 0; /* every contact is evaluated at the initial iterate */
+    ws->n_near = ws->nc;
+    for (int i = 0; i < ws->nc; ++i) {
+        ws->near[i] = i;
+    }
     eval_iterate(ws, 0.0);
+    far_init(ws);
     if (!isfinite(ws->cost)) {
         return fail(ws, CCB_E_NONFINITE, "newton_init: cost at the initial guess is not finite");
     }
@@ -341,6 +535,7 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     }
     ws->r_valid = 1;
     if (ws->residual <= ws->tolerance || ws->cost_ok) {
+        far_finish(ws);
         ws->status = CCB_OK;
         return CCB_OK;
     }
@@ -375,7 +570,8 @@ static void assemble(ccb_newton* ws) {
         memcpy(ccb_sparse_diag_block(ws->sp, a), pb->A + pb->clique_aoff[c],
                (size_t)n * n * sizeof(double));
     }
-    for (int i = 0; i < pb->nc; ++i) {
+    for (int kc = 0; kc < ws->n_near; ++kc) { /* far contacts have G = 0 */
+        const int i = ws->near[kc];
         const ccb_pcontact* pc = &pb->contacts[i];
         const double* G = ws->G + 9 * i;
         int zero = 1; /* an inactive contact adds nothing: skip its products */
@@ -418,13 +614,13 @@ static void line_eval(ccb_newton* ws, const line* L, double alpha, int flag, dou
                       double* d1, double* d2) {
     const ccb_problem* pb = ws->pb;
     double cost = 0.0, dg = 0.0, dGd = 0.0;
-    const int n = flag ? pb->nc : ws->n_ls_active;
+    const int n = flag ? ws->n_near : ws->n_ls_active; /* far contacts: l_i = 0, gamma = 0 */
     if (flag) {
         ws->n_ls_active = 0;
         ws->ls_flat_cost = 0.0;
     }
     for (int k = 0; k < n; ++k) {
-        const int i = flag ? k : ws->ls_active[k];
+        const int i = flag ? ws->near[k] : ws->ls_active[k];
         const double* vc = ws->vc + 3 * i;
         const double* dvc = ws->dvc + 3 * i;
         const double x[3] = {vc[0] + alpha * dvc[0], vc[1] + alpha * dvc[1],
@@ -581,8 +777,15 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         ws->status = s;
         return s;
     }
+    if (ws->n_far > 0) { /* far contacts: keep dv for replays, promote those that may activate */
+        if (ccb_grow((void**)&ws->dvh, &ws->cap_dvh, (ws->iter + 1) * ws->npv, sizeof(double))) {
+            return fail(ws, CCB_E_NOMEM, "newton: out of memory for the direction history");
+        }
+        memcpy(ws->dvh + (size_t)ws->iter * ws->npv, ws->dv, (size_t)ws->npv * sizeof(double));
+        far_update(ws);
+    }
     A_mul(ws, ws->dv, ws->dp);
-    J_mul(ws, ws->dv, 0, ws->dvc);
+    ccb_problem_J_mul_some(ws->pb, ws->near, ws->n_near, ws->dv, 0, ws->dvc);
     line L;
     L.a = dot(ws->dv, ws->dp, ws->npv);
     for (int k = 0; k < ws->npv; ++k) {
@@ -686,6 +889,7 @@ ccb_newton_stats ccb_newton_get_stats(const ccb_newton* ws) {
     st.kappa = ws->kappa;
     st.nv = ws->npv;
     st.nc = ws->nc;
+    st.nc_far = ws->nc_far;
     st.analyzed = ccb_sparse_analyses(ws->sp) != ws->analyses_at_init;
     st.time_assemble = ws->t_assemble;
     st.time_factor = ws->t_factor;

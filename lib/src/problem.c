@@ -58,6 +58,7 @@ void ccb_problem_destroy(ccb_problem* p) {
     ccb_free(p->clique_aoff);
     ccb_free(p->A);
     ccb_free(p->L);
+    ccb_free(p->clique_ainv);
     ccb_free(p->vstar);
     ccb_free(p->v0);
     ccb_free(p->Adiag);
@@ -90,9 +91,10 @@ static ccb_status fail(ccb_problem* p, ccb_status s, const char* fmt, ...) {
 
 static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA) {
     void** const ci[] = {(void**)&p->clique_nv, (void**)&p->clique_voff, (void**)&p->clique_pidx,
-                         (void**)&p->pclique,   (void**)&p->pvoff,       (void**)&p->clique_aoff};
-    const size_t cs[] = {sizeof(int), sizeof(int), sizeof(int),
-                         sizeof(int), sizeof(int), sizeof(size_t)};
+                         (void**)&p->pclique,   (void**)&p->pvoff,       (void**)&p->clique_aoff,
+                         (void**)&p->clique_ainv};
+    const size_t cs[] = {sizeof(int), sizeof(int),    sizeof(int),   sizeof(int),
+                         sizeof(int), sizeof(size_t), sizeof(double)};
     void** const vi[] = {(void**)&p->vstar, (void**)&p->v0, (void**)&p->Adiag, (void**)&p->work,
                          (void**)&p->Ddiag};
     const size_t vs[] = {sizeof(double), sizeof(double), sizeof(double), sizeof(double),
@@ -102,7 +104,7 @@ static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA
     if (nA > (size_t)1 << 30) {
         return CCB_E_NOMEM;
     }
-    if (ccb_grow_many(ci, cs, 6, &p->cap_clique, nclique > 0 ? nclique : 1) ||
+    if (ccb_grow_many(ci, cs, 7, &p->cap_clique, nclique > 0 ? nclique : 1) ||
         ccb_grow_many(vi, vs, 5, &p->cap_v, nv > 0 ? nv : 1) ||
         ccb_grow_many(ai, as, 2, &p->cap_A, nA > 0 ? (int)nA : 1)) {
         return CCB_E_NOMEM;
@@ -152,6 +154,19 @@ static ccb_status factor_blocks(ccb_problem* p) {
                         "clique %d: mass block A is not positive definite (leading minor %d)", c,
                         bad);
         }
+        /* trace A^-1 = |L^-1|_F^2, column by column of L^-1 (forward substitution on e_j) */
+        double tr = 0.0, *y = p->work;
+        for (int j = 0; j < n; ++j) {
+            for (int i = j; i < n; ++i) {
+                double s = i == j ? 1.0 : 0.0;
+                for (int k = j; k < i; ++k) {
+                    s -= L[i * n + k] * y[k];
+                }
+                y[i] = s / L[i * n + i];
+                tr += y[i] * y[i];
+            }
+        }
+        p->clique_ainv[c] = sqrt(tr);
     }
     return CCB_OK;
 }
@@ -647,25 +662,37 @@ void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y) {
     }
 }
 
+/* y_i = J_i x (+ b_i) of one contact; every product with J goes through here, so a contact's
+ * value does not depend on which others are computed with it. */
+static inline void contact_J_mul(const ccb_problem* p, const ccb_pcontact* pc, const double* x,
+                                 int with_bias, double* yi) {
+    for (int r = 0; r < 3; ++r) {
+        yi[r] = with_bias ? pc->b[r] : 0.0;
+    }
+    for (int k = 0; k < pc->nblk; ++k) {
+        const int n = p->clique_nv[pc->clique[k]];
+        const double* J = ccb_pc_block(p, pc, k);
+        const double* xb = x + ccb_problem_coff(p, pc->clique[k]);
+        for (int r = 0; r < 3; ++r) {
+            double s = 0.0;
+            for (int j = 0; j < n; ++j) {
+                s += J[r * n + j] * xb[j];
+            }
+            yi[r] += s;
+        }
+    }
+}
+
 void ccb_problem_J_mul(const ccb_problem* p, const double* x, int with_bias, double* y) {
     for (int i = 0; i < p->nc; ++i) {
-        const ccb_pcontact* pc = &p->contacts[i];
-        double* yi = y + 3 * i;
-        for (int r = 0; r < 3; ++r) {
-            yi[r] = with_bias ? pc->b[r] : 0.0;
-        }
-        for (int k = 0; k < pc->nblk; ++k) {
-            const int n = p->clique_nv[pc->clique[k]];
-            const double* J = ccb_pc_block(p, pc, k);
-            const double* xb = x + ccb_problem_coff(p, pc->clique[k]);
-            for (int r = 0; r < 3; ++r) {
-                double s = 0.0;
-                for (int j = 0; j < n; ++j) {
-                    s += J[r * n + j] * xb[j];
-                }
-                yi[r] += s;
-            }
-        }
+        contact_J_mul(p, &p->contacts[i], x, with_bias, y + 3 * i);
+    }
+}
+
+void ccb_problem_J_mul_some(const ccb_problem* p, const int* idx, int n, const double* x,
+                            int with_bias, double* y) {
+    for (int k = 0; k < n; ++k) {
+        contact_J_mul(p, &p->contacts[idx[k]], x, with_bias, y + 3 * idx[k]);
     }
 }
 

@@ -25,6 +25,8 @@ struct ccb_problem {
     size_t* clique_aoff; /* nclique: offset of the nv_c x nv_c block in A (and L) */
     double* A;           /* blocks, row-major */
     double* L;           /* Cholesky factors of the blocks (lower triangles) */
+    double* clique_ainv; /* nclique: sqrt(trace A_c^-1) >= |A_c^-1/2|_2, so that
+                          * |J x| <= |J|_2 clique_ainv |x|_A for x of the clique [kg^-1/2] */
     size_t A_n;
     int cap_A;
     double* vstar; /* nv */
@@ -74,6 +76,9 @@ void ccb_problem_expand(const ccb_problem* p, const double* v, double* v_full);
 void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y);
 /* y_i = J_i x (+ b_i if with_bias), 3 rows per contact (y has 3 nc entries), */
 void ccb_problem_J_mul(const ccb_problem* p, const double* x, int with_bias, double* y);
+/* the same for the contacts idx[0..n-1] only (y_i at 3 idx[k]; the others are not touched) */
+void ccb_problem_J_mul_some(const ccb_problem* p, const int* idx, int n, const double* x,
+                            int with_bias, double* y);
 /* y = J^T g (g has 3 nc entries). */
 void ccb_problem_Jt_mul(const ccb_problem* p, const double* g, double* y);
 /* out (na x nb, row-major) += Ja^T G Jb with Ja 3 x na, G 3 x 3, Jb 3 x nb. */

@@ -332,6 +332,60 @@ static void test_stiction_stiffness(void) {
 }
 
 /* Fact 12: regularized eps_s; fact 13: Lagged friction lags one step. */
+/* ccb_approx.inactive_radius: on the whole box about vc it gives, the law is exactly zero
+ * (gamma = 0, G = 0, l = 0: the Newton solver relies on exact zeros to skip the contact); and
+ * the radius is not needlessly small: the separation margin v_n - mu|v_t| - threshold over
+ * 1 + sqrt(2) mu, less the documented 1e-9 relative round-off margin. */
+static void test_inactive_radius(void) {
+    int boxes = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+        const ccb_approx* ap = BUILTIN[trial % 4];
+        scenario s = random_scenario(ap);
+        if (trial % 3 == 0) { /* contacts that start apart, as most speculative ones do */
+            s.in.phi0 = uniform(0.0, 0.1);
+            ap->prepare(&s.opt, &s.in, &s.c);
+        }
+        double vc[3];
+        random_vc(&s, vc);
+        vc[2] += uniform(0.0, 3.0) * s.vscale;
+        const double r = ap->inactive_radius(&s.c, vc);
+        if (!(r >= 0)) {
+            continue;
+        }
+        boxes++;
+        const int lagged = ap != &ccb_approx_sap && ap != &ccb_approx_similar;
+        const double thr = ap == &ccb_approx_sap ? s.c.vn_hat : s.c.vhat;
+        const double mu = lagged ? 0.0 : s.c.mu;
+        const double tight = (vc[2] - thr - mu * hypot(vc[0], vc[1])) / (1 + sqrt(2.0) * mu);
+        /* [the 1e-9 margin of ccb_separation_radius, relative to the velocities involved] */
+        CHECK(r <= tight && r >= tight - 1e-8 * (fabs(vc[2]) + fabs(thr) + mu * hypot(vc[0], vc[1])),
+              "%s: radius %.17g against the separation margin %.17g", ap->name, r, tight);
+        for (int p = 0; p < 64; ++p) { /* the 8 corners, then random points of the box */
+            double x[3], g[3], G[9];
+            for (int k = 0; k < 3; ++k) {
+                x[k] = vc[k] + (p < 8 ? ((p >> k) & 1 ? r : -r) : uniform(-r, r));
+            }
+            const double l = ap->eval(&s.c, x, g, G);
+            int zero = l == 0.0 && g[0] == 0.0 && g[1] == 0.0 && g[2] == 0.0;
+            for (int k = 0; k < 9; ++k) {
+                zero = zero && G[k] == 0.0;
+            }
+            CHECK(zero, "%s: inside the inactive radius the law is exactly zero (l = %g, "
+                  "gamma = %g %g %g)", ap->name, l, g[0], g[1], g[2]);
+        }
+    }
+    CHECK(boxes > 1000, "inactive boxes exercised: %d", boxes);
+    /* an active contact has none: pressed Lagged contact (mu gamma_n0 > 0), approaching SAP */
+    scenario s = random_scenario(&ccb_approx_lagged);
+    s.in.phi0 = -1e-3;
+    s.in.vn0 = 0.0;
+    s.in.mu = 0.5;
+    ccb_approx_lagged.prepare(&s.opt, &s.in, &s.c);
+    const double far_apart[3] = {0.0, 0.0, 1e3};
+    CHECK(ccb_approx_lagged.inactive_radius(&s.c, far_apart) < 0,
+          "Lagged: friction of a pressed contact acts at every velocity");
+}
+
 static void test_lagged_regularization(void) {
     for (int trial = 0; trial < 200; ++trial) {
         scenario s = random_scenario(&ccb_approx_lagged_reg);
@@ -385,7 +439,8 @@ static double toy_stiction(const ccb_constraint* c, const double gamma[3]) {
     return 0.0;
 }
 static const ccb_approx k_toy = {"toy-quadratic", "smooth quadratic penalty (registry test)",
-                                 "test_approx.c", toy_prepare, toy_eval, toy_stiction};
+                                 "test_approx.c", toy_prepare, toy_eval, toy_stiction,
+                                 NULL};
 
 static void test_registry(void) {
     CHECK(ccb_approx_count() == 4, "four built-in approximations");
@@ -436,5 +491,6 @@ int main(void) {
     RUN(test_coulomb_bounds);
     RUN(test_stiction_stiffness);
     RUN(test_lagged_regularization);
+    RUN(test_inactive_radius);
     return TEST_SUMMARY();
 }

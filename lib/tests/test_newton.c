@@ -465,6 +465,68 @@ static void test_descent_convergence_and_backends(void) {
     fixture_free(&f);
 }
 
+/* Far contacts (newton.c): leaving out contacts that provably stay inactive gives bit for bit
+ * the solve that evaluates every contact at every iterate (same iterates, impulses, cost and
+ * history), and contacts that start far and end active are promoted on the way. */
+static void test_far_contacts(void) {
+    fixture f = fixture_make();
+    ccb_newton* na = NULL;
+    ccb_newton_create(&na);
+    int far_total = 0, promoted = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        multi M;
+        random_multi(&M, uniform(0.05, 2.0));
+        for (int i = 0; i < 6; ++i) { /* apart by up to a few steps of motion */
+            if (urand() < 0.6) {
+                M.rc[i].in.phi0 = uniform(0.0, 3.0) * M.prm.approx.dt;
+            }
+        }
+        const ccb_approx* ap = REGISTRY(trial);
+        CHECK(set_multi(f.pb, ap, &M) == CCB_OK, "set_raw: %s", ccb_problem_last_error(f.pb));
+        ccb_newton_params np = ccb_newton_params_default();
+        ccb_newton_params npa = np;
+        npa.evaluate_all = 1;
+        double v[9], va[9];
+        ccb_newton_stats st, sta;
+        CHECK(ccb_newton_solve(f.nw, f.pb, &np, NULL, v, &st) == CCB_OK, "solve");
+        CHECK(ccb_newton_solve(na, f.pb, &npa, NULL, va, &sta) == CCB_OK, "solve, all");
+        CHECK(sta.nc_far == 0, "evaluate_all leaves no contact out");
+        far_total += st.nc_far;
+        CHECK(memcmp(v, va, sizeof v) == 0 && st.iterations == sta.iterations &&
+                  st.ls_evals == sta.ls_evals && st.cost == sta.cost &&
+                  st.residual == sta.residual,
+              "%s: far contacts change nothing (iterations %d/%d, cost %.17g/%.17g)", ap->name,
+              st.iterations, sta.iterations, st.cost, sta.cost);
+        const double* g = ccb_newton_impulses(f.nw);
+        const double* ga = ccb_newton_impulses(na);
+        for (int k = 0; k < 18; ++k) {
+            CHECK(g[k] == ga[k], "%s: same impulses", ap->name);
+        }
+        /* contact velocities: bit for bit, except contacts still far at exit (no impulse), whose
+         * v_c = J v + b differs from the incremental update by round-off
+         * [round-off: a few products of O(1) entries, 1e-12 relative] */
+        const double* vc = ccb_newton_contact_velocities(f.nw);
+        const double* vca = ccb_newton_contact_velocities(na);
+        for (int k = 0; k < 18; ++k) {
+            const int free_ = g[k - k % 3] == 0 && g[k - k % 3 + 1] == 0 && g[k - k % 3 + 2] == 0;
+            CHECK(vc[k] == vca[k] || (free_ && fabs(vc[k] - vca[k]) <= 1e-12 * (fabs(vca[k]) + 1)),
+                  "%s: contact velocity %d: %.17g vs %.17g", ap->name, k / 3, vc[k], vca[k]);
+        }
+        for (int i = 0; i < 6; ++i) { /* far at the start (radius > 0 at J v0 + b), active at the end */
+            double vc0[3];
+            ccb_problem_contact_velocity(f.pb, i, M.v0, vc0);
+            const double r = ap->inactive_radius ? ap->inactive_radius(
+                                                       ccb_problem_constraint(f.pb, i), vc0)
+                                                 : -1;
+            promoted += r > 0 && (g[3 * i] != 0 || g[3 * i + 1] != 0 || g[3 * i + 2] != 0);
+        }
+    }
+    CHECK(far_total > 50, "far contacts exercised: %d", far_total);
+    CHECK(promoted > 10, "far contacts promoted during a solve: %d", promoted);
+    ccb_newton_destroy(na);
+    fixture_free(&f);
+}
+
 static void test_pattern_reuse_and_kappa(void) {
     fixture f = fixture_make();
     ccb_problem* pb = f.pb;
@@ -634,6 +696,7 @@ int main(void) {
     RUN(test_frictionless_equivalence);
     RUN(test_separation_and_quadratic);
     RUN(test_descent_convergence_and_backends);
+    RUN(test_far_contacts);
     RUN(test_pattern_reuse_and_kappa);
     RUN(test_failures);
     RUN(test_line_search_machine_precision);

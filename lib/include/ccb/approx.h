@@ -81,6 +81,12 @@ typedef struct ccb_approx {
     /* Effective stiction tolerance [m/s] of the contact at impulse gamma: v_s (or eq. 26's
      * eps_s) for Lagged/Similar, sigma*w*mu*gamma_n for SAP (ICF eq. 25). */
     double (*stiction_tolerance)(const ccb_constraint* c, const double gamma[3]);
+    /* Optional (NULL: the solver evaluates the contact at every iterate). A radius r >= 0 such
+     * that the contact is exactly inactive -- gamma = 0, G = 0 and l_i = 0 -- at every v_c with
+     * max_k |v_c,k - vc[k]| <= r; a negative value if it may be active at vc itself. A lower bound
+     * is enough: a smaller r only costs work. The Newton solver leaves such contacts out of its
+     * iterations while its iterates provably stay inside the radius (newton.c, "far contacts"). */
+    double (*inactive_radius)(const ccb_constraint* c, const double vc[3]);
 } ccb_approx;
 
 CCB_API extern const ccb_approx ccb_approx_sap;     /* spec §4 */

@@ -60,6 +60,10 @@ typedef struct ccb_newton_params {
     int kappa_max_nv;     /* largest participating size for the dense eigen-solve; default 2000 */
     ccb_linear_solver linear_solver;
     ccb_stop_scale stop_scale; /* default CCB_STOP_STEP_MOMENTUM */
+    /* 1: evaluate every contact at every iterate; default 0: contacts that provably stay
+     * inactive through an iteration are left out of it (newton.c, "far contacts"; the result is
+     * bit-identical, only v_c of those contacts is J v + b instead of the incremental update) */
+    int evaluate_all;
 } ccb_newton_params;
 
 CCB_API ccb_newton_params ccb_newton_params_default(void);
@@ -87,6 +91,7 @@ typedef struct ccb_newton_stats {
     double kappa;      /* kappa_2(H) = lambda_max/lambda_min at the exit iterate, or -1 */
     int nv;            /* participating velocities */
     int nc;            /* contacts */
+    int nc_far;        /* contacts left out of every iteration (far until convergence) */
     int analyzed;      /* 1 if this solve redid the symbolic analysis */
     double nnz_L;      /* nonzeros of the Cholesky factor (last factorization) */
     double flops;      /* flops of one factorization */
