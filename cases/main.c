@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "case.h"
+#include "mujoco_peer.h"
 #include "gates.h"
 
 #define EXIT_GATE 1
@@ -70,6 +71,7 @@ typedef struct opts {
     int max_iter;
     int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
     int quick;          /* --quick (compare) */
+    int peers;          /* --peers (bench) */
     const char* cases;  /* --cases LIST (compare) */
     const char* variant;  /* --variant NAME (run) */
     const char* variants; /* --variants SPEC (bench, compare) */
@@ -141,7 +143,8 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             die_usage("unknown option '%s'", a);
         }
         const int flag = strcmp(name, "kappa") == 0 || strcmp(name, "no-figures") == 0 ||
-                         strcmp(name, "error-control") == 0 || strcmp(name, "quick") == 0;
+                         strcmp(name, "error-control") == 0 || strcmp(name, "quick") == 0 ||
+                         strcmp(name, "peers") == 0;
         if (!flag && val == NULL) {
             if (i + 1 >= argc) {
                 die_usage("option --%s needs a value", name);
@@ -217,6 +220,8 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->cases = val;
         } else if (strcmp(name, "quick") == 0) {
             o->quick = 1;
+        } else if (strcmp(name, "peers") == 0) {
+            o->peers = 1;
         } else if (strcmp(name, "tier") == 0) {
             if (strcmp(val, "quick") != 0 && strcmp(val, "full") != 0) {
                 die_usage("--tier expects quick or full (got '%s')", val);
@@ -1002,11 +1007,119 @@ static const char* k_bench_help =
     "  --variants SPEC   variant names and sets (convex, paper, all), comma-separated\n"
     "  --approx NAME     only this approximation\n"
     "  --dt S, --t-final S, --set NAME=VALUE, --rtol X\n"
+    "  --peers           the first variant against MuJoCo on the same scene, in alternating\n"
+    "                    runs: the same geometry (every ccb shape) and native boxes (a body of\n"
+    "                    spheres as the box that bounds them); prints one line\n"
+    "                    'ratio CASE VARIANT/mujoco-same-geometry R' and one\n"
+    "                    'ratio CASE VARIANT/mujoco-native-boxes R' (medians); needs a build\n"
+    "                    with libmujoco-dev\n"
     "  solver variant options as for ccb run (with --solver or --approx):\n" VARIANT_HELP;
+
+static void describe_line(const char* key, const char* value, void* user) {
+    (void)user;
+    printf("#   %-10s %s\n", key, value);
+}
+
+/* `ccb bench --peers`: cfg and MuJoCo (same geometry, native boxes) in alternating runs. */
+static int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
+                       int repeat) {
+    if (!peer_mujoco_available()) {
+        fprintf(stderr, "ccb: --peers: this ccb was built without MuJoCo (install libmujoco-dev "
+                        "and rebuild)\n");
+        return EXIT_USAGE;
+    }
+    ccb_model* model = NULL;
+    void* data = NULL;
+    char msg[600];
+    run_record rec;
+    memset(&rec, 0, sizeof rec);
+    if (run_execute(cfg, &rec, msg, sizeof msg) != 0) { /* checks the input, warms up */
+        fprintf(stderr, "ccb: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    run_record_free(&rec);
+    if (cs->build(cfg->params, &model, &data, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    enum { NP = 3 };
+    const char* names[NP] = {variant, "mujoco-same-geometry", "mujoco-native-boxes"};
+    double* t = calloc((size_t)(NP * repeat), sizeof(double));
+    double it[NP] = {0}, nc[NP] = {0}, pen[NP] = {0}, fac = 0, per_it = 0;
+    long steps[NP] = {0};
+    int ok[NP] = {1, 1, 1}, rc = t ? 0 : EXIT_USAGE;
+    for (int r = 0; r < repeat && rc == 0; ++r) {
+        if (run_execute(cfg, &rec, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            rc = EXIT_USAGE;
+            break;
+        }
+        t[r] = rec.wall_time;
+        steps[0] = rec.nsteps;
+        it[0] = rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0;
+        nc[0] = rec.nsteps ? (double)rec.ncontacts_total / (double)rec.nsteps : 0;
+        ok[0] &= rec.status == CCB_OK;
+        if (rec.total_iters > 0) { /* per Newton iteration: whole solve, and its factorizations */
+            per_it = rec.t_solve / (double)rec.total_iters;
+            fac = rec.t_factor / (double)rec.total_iters;
+        }
+        run_record_free(&rec);
+        for (int p = 1; p < NP && rc == 0; ++p) {
+            peer_result pr;
+            if (peer_mujoco_run(model, cfg->dt, cfg->t_final,
+                                p == 1 ? PEER_SAME_GEOMETRY : PEER_NATIVE_BOXES, &pr, msg,
+                                sizeof msg) != 0) {
+                fprintf(stderr, "ccb: --peers: %s\n", msg);
+                rc = EXIT_USAGE;
+                break;
+            }
+            t[p * repeat + r] = pr.wall;
+            steps[p] = pr.steps;
+            it[p] = pr.mean_iter;
+            nc[p] = pr.mean_ncon;
+            pen[p] = pr.mean_pen;
+            ok[p] &= pr.ok;
+        }
+    }
+    if (rc == 0) {
+        printf("\n# --peers: %d alternating runs each of %s and MuJoCo %s, stepping loop only; "
+               "median [min, max]\n",
+               repeat, variant, peer_mujoco_version());
+        peer_mujoco_describe(cfg->dt, describe_line, NULL);
+        printf("%-22s %-8s %-12s %-25s %-14s %-10s %-10s %s\n", "solver", "steps", "wall [s]",
+               "spread [s]", "per step [us]", "mean it.", "contacts", "status");
+        double med[NP];
+        for (int p = 0; p < NP; ++p) {
+            double* tp = t + p * repeat;
+            qsort(tp, (size_t)repeat, sizeof(double), cmp_double);
+            med[p] = tp[repeat / 2];
+            char spread[64];
+            snprintf(spread, sizeof spread, "[%.4f, %.4f]", tp[0], tp[repeat - 1]);
+            printf("%-22s %-8ld %-12.4f %-25s %-14.1f %-10.2f %-10.0f %s\n", names[p], steps[p],
+                   med[p], spread, steps[p] ? 1e6 * med[p] / (double)steps[p] : 0.0, it[p],
+                   nc[p], ok[p] ? "ok" : "FAILED");
+        }
+        printf("# per Newton iteration of %s (last run): whole solve %.1f us, of it "
+               "factorization + solve %.1f us (ratio %.2f)\n",
+               variant, 1e6 * per_it, 1e6 * fac, fac > 0 ? per_it / fac : 0.0);
+        printf("# mean penetration of MuJoCo's contacts: same geometry %.3g m, native boxes "
+               "%.3g m\n",
+               pen[1], pen[2]);
+        printf("ratio %s %s/mujoco-same-geometry %.3f\n", cs->name, variant, med[0] / med[1]);
+        printf("ratio %s %s/mujoco-native-boxes %.3f\n", cs->name, variant, med[0] / med[2]);
+        rc = ok[0] && ok[1] && ok[2] ? 0 : EXIT_GATE;
+    }
+    free(t);
+    ccb_model_destroy(model);
+    if (cs->destroy) {
+        cs->destroy(data);
+    }
+    return rc;
+}
 
 static int cmd_bench(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "repeat variants approx dt t-final set rtol " VARIANT_OPTS, &o,
+    parse_opts(argc, argv, 2, "repeat variants approx dt t-final set rtol peers " VARIANT_OPTS, &o,
                k_bench_help);
     if (o.npos > 1) {
         die_usage("bench takes at most one CASE");
@@ -1014,8 +1127,10 @@ static int cmd_bench(int argc, char** argv) {
     const case_desc* cs = need_case(o.npos ? o.pos[0] : "conveyor");
     printf("# ccb bench %s: median of %d runs of the stepping loop (libccb %s, %s)\n", cs->name,
            o.repeat, ccb_version(), ccb_revision());
-    printf("%-22s %-9s %-8s %-12s %-14s %-12s %-10s %s\n", "variant", "dt [s]", "steps",
-           "wall [s]", "per step [us]", "steps/s", "mean it.", "status");
+    if (!o.peers) {
+        printf("%-22s %-9s %-8s %-12s %-14s %-12s %-10s %s\n", "variant", "dt [s]", "steps",
+               "wall [s]", "per step [us]", "steps/s", "mean it.", "status");
+    }
     /* the variants: every approximation, TAMSI and implicit Euler (FN + TALS, h = dt); or the
      * one named by --approx / --solver */
     enum { MAXV = 64 };
@@ -1069,6 +1184,12 @@ static int cmd_bench(int argc, char** argv) {
         }
         char variant[64];
         variant_name(&cfg, variant, sizeof variant);
+        if (o.peers) { /* the first variant against MuJoCo */
+            snprintf(cfg.label, sizeof cfg.label, "bench-%s", variant);
+            free(split.s);
+            free(list);
+            return bench_peers(cs, &cfg, variant, o.repeat);
+        }
         snprintf(cfg.label, sizeof cfg.label, "bench-%s", variant);
         double* times = calloc((size_t)o.repeat, sizeof(double));
         if (times == NULL) {

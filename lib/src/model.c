@@ -737,6 +737,25 @@ double ccb_model_body_mass(const ccb_model* m, int i) {
     return (m && i >= 0 && i < m->nbodies) ? m->bodies[i].def.mass : NAN;
 }
 
+ccb_status ccb_model_body_def_get(const ccb_model* m, int i, ccb_body_def* def) {
+    if (m == NULL || def == NULL || i < 0 || i >= m->nbodies) {
+        return CCB_E_INVALID;
+    }
+    *def = m->bodies[i].def;
+    return CCB_OK;
+}
+
+ccb_status ccb_model_shape_def_get(const ccb_model* m, int i, int* body, ccb_shape_def* def) {
+    if (m == NULL || def == NULL || i < 0 || i >= m->nshapes) {
+        return CCB_E_INVALID;
+    }
+    *def = m->shapes[i].def;
+    if (body) {
+        *body = m->shapes[i].body;
+    }
+    return CCB_OK;
+}
+
 ccb_status ccb_model_body_coords(const ccb_model* m, int i, int* qoff, int* nq, int* voff,
                                  int* nv) {
     if (m == NULL) {

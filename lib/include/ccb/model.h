@@ -154,6 +154,12 @@ CCB_API const char* ccb_model_body_name(const ccb_model* model, int body);
 /* Index of the body with this name, or -1. */
 CCB_API int ccb_model_find_body(const ccb_model* model, const char* name);
 CCB_API double ccb_model_body_mass(const ccb_model* model, int body);
+/* The definition body / shape was added with (copies; the pointers in them -- names, points,
+ * mesh, callbacks -- stay owned by the model), and the body a shape belongs to. For exporters
+ * (the MuJoCo peer). CCB_E_INVALID for an index out of range. */
+CCB_API ccb_status ccb_model_body_def_get(const ccb_model* model, int body, ccb_body_def* def);
+CCB_API ccb_status ccb_model_shape_def_get(const ccb_model* model, int shape, int* body,
+                                           ccb_shape_def* def);
 /* Offsets and counts of the body's coordinates in q and v (finalized model). */
 CCB_API ccb_status ccb_model_body_coords(const ccb_model* model, int body, int* qoff, int* nq,
                                          int* voff, int* nv);
