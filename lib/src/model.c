@@ -575,35 +575,94 @@ static double shape_bound(const ccb_shape* s) {
 /* Checks every pair of shapes that can touch: a narrow-phase query must exist and the combined
  * stiffness must be finite. Pairs are not stored: the geometry query finds candidates with a
  * broad phase. Cheap per pair; the filter lookup runs only for pairs that would fail. */
+/* Every pair of shapes that can meet (different bodies, at least one of them moving, not
+ * filtered) needs a contact query and a finite combined stiffness. Whether a pair has them
+ * depends only on the two shapes' classes (type, compliant half-space, rigid), so the check runs
+ * over pairs of classes and searches the members only of a failing class pair, for the first
+ * pair (i < j, in index order) that can meet: the error names the same pair as a check of all
+ * shape pairs would, at a cost linear in the shapes instead of quadratic. */
+enum { SHAPE_CLASSES = 4 * (CCB_SHAPE_HYDRO + 1) };
+static int shape_class(const ccb_shape* s) {
+    return 4 * (int)s->def.type + 2 * (s->def.hydro_slab > 0) + (isinf(s->def.material.k) != 0);
+}
+
+static int pair_can_meet(const ccb_model* m, int i, int j) {
+    const int bi = m->shapes[i].body, bj = m->shapes[j].body;
+    return bi != bj && (m->bodies[bi].nv > 0 || m->bodies[bj].nv > 0) && !filtered(m, bi, bj);
+}
+
 static ccb_status check_pairs(ccb_model* m) {
-    for (int i = 0; i < m->nshapes; ++i) {
-        const ccb_shape* si = &m->shapes[i];
-        const int mi = m->bodies[si->body].nv > 0;
-        for (int j = i + 1; j < m->nshapes; ++j) {
-            const ccb_shape* sj = &m->shapes[j];
-            if (si->body == sj->body || (!mi && m->bodies[sj->body].nv == 0)) {
+    const int n = m->nshapes;
+    int start[SHAPE_CLASSES + 1] = {0};
+    int* member = ccb_alloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (member == NULL) {
+        return fail(m, CCB_E_NOMEM, "finalize: out of memory");
+    }
+    for (int i = 0; i < n; ++i) { /* members of each class, ascending (counting sort) */
+        start[shape_class(&m->shapes[i]) + 1]++;
+    }
+    for (int c = 0; c < SHAPE_CLASSES; ++c) {
+        start[c + 1] += start[c];
+    }
+    int fill[SHAPE_CLASSES];
+    memcpy(fill, start, sizeof fill);
+    for (int i = 0; i < n; ++i) {
+        member[fill[shape_class(&m->shapes[i])]++] = i;
+    }
+    int bi = -1, bj = -1; /* the first failing pair */
+    for (int x = 0; x < SHAPE_CLASSES; ++x) {
+        for (int y = x; y < SHAPE_CLASSES; ++y) {
+            if (start[x] == start[x + 1] || start[y] == start[y + 1]) {
                 continue;
             }
             int a, b;
-            const ccb_pair_kind kind = ccb_shape_pair_kind(m, i, j, &a, &b);
-            const int rigid = isinf(si->def.material.k) && isinf(sj->def.material.k);
-            if ((kind != CCB_PAIR_NONE && !rigid) || filtered(m, si->body, sj->body)) {
+            const int rx = member[start[x]], ry = member[start[y]];
+            const ccb_pair_kind kind = ccb_shape_pair_kind(m, rx, ry, &a, &b);
+            const int rigid =
+                isinf(m->shapes[rx].def.material.k) && isinf(m->shapes[ry].def.material.k);
+            if (kind != CCB_PAIR_NONE && !rigid) {
                 continue;
             }
-            if (kind == CCB_PAIR_NONE) {
-                return fail(m, CCB_E_INVALID,
-                            "no contact query for %s '%s' (body '%s') vs %s '%s' (body '%s'); "
-                            "filter the pair with ccb_model_filter_pair",
-                            shape_type_name(si->def.type), si->name, m->bodies[si->body].name,
-                            shape_type_name(sj->def.type), sj->name, m->bodies[sj->body].name);
+            /* the first pair of members (i in x, j in y or the reverse) that can meet */
+            for (int u = start[x]; u < start[x + 1]; ++u) {
+                for (int w = start[y]; w < start[y + 1]; ++w) {
+                    int i = member[u], j = member[w];
+                    if (i == j) {
+                        continue;
+                    }
+                    if (i > j) {
+                        const int t = i;
+                        i = j;
+                        j = t;
+                    }
+                    if ((bi < 0 || i < bi || (i == bi && j < bj)) && pair_can_meet(m, i, j)) {
+                        bi = i;
+                        bj = j;
+                    }
+                    if (bi >= 0 && member[u] > bi && member[w] > bi) {
+                        break; /* nothing earlier can follow in this row */
+                    }
+                }
             }
-            return fail(m, CCB_E_INVALID,
-                        "shapes '%s' and '%s' are both rigid (k = inf): a compliant contact "
-                        "needs a finite combined stiffness",
-                        m->shapes[a].name, m->shapes[b].name);
         }
     }
-    return CCB_OK;
+    ccb_free(member);
+    if (bi < 0) {
+        return CCB_OK;
+    }
+    const ccb_shape *si = &m->shapes[bi], *sj = &m->shapes[bj];
+    int a, b;
+    if (ccb_shape_pair_kind(m, bi, bj, &a, &b) == CCB_PAIR_NONE) {
+        return fail(m, CCB_E_INVALID,
+                    "no contact query for %s '%s' (body '%s') vs %s '%s' (body '%s'); "
+                    "filter the pair with ccb_model_filter_pair",
+                    shape_type_name(si->def.type), si->name, m->bodies[si->body].name,
+                    shape_type_name(sj->def.type), sj->name, m->bodies[sj->body].name);
+    }
+    return fail(m, CCB_E_INVALID,
+                "shapes '%s' and '%s' are both rigid (k = inf): a compliant contact "
+                "needs a finite combined stiffness",
+                m->shapes[a].name, m->shapes[b].name);
 }
 
 ccb_status ccb_model_finalize(ccb_model* m) {

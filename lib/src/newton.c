@@ -207,7 +207,8 @@ static void J_mul(const ccb_newton* ws, const double* x, int with_bias, double* 
     ccb_problem_J_mul(ws->pb, x, with_bias, y);
 }
 static void Jt_mul(const ccb_newton* ws, const double* g, double* y) {
-    ccb_problem_Jt_mul(ws->pb, g, y);
+    /* far contacts have gamma = 0: over the near ones, in the same order */
+    ccb_problem_Jt_mul_some(ws->pb, ws->near, ws->n_near, g, y);
 }
 
 static double dot(const double* a, const double* b, int n) {

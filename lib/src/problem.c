@@ -697,8 +697,14 @@ void ccb_problem_J_mul_some(const ccb_problem* p, const int* idx, int n, const d
 }
 
 void ccb_problem_Jt_mul(const ccb_problem* p, const double* g, double* y) {
+    ccb_problem_Jt_mul_some(p, NULL, p->nc, g, y);
+}
+
+void ccb_problem_Jt_mul_some(const ccb_problem* p, const int* idx, int count, const double* g,
+                             double* y) {
     memset(y, 0, (size_t)p->npv * sizeof(double));
-    for (int i = 0; i < p->nc; ++i) {
+    for (int m = 0; m < count; ++m) {
+        const int i = idx ? idx[m] : m;
         const ccb_pcontact* pc = &p->contacts[i];
         const double* gi = g + 3 * i;
         if (gi[0] == 0.0 && gi[1] == 0.0 && gi[2] == 0.0) {

@@ -81,6 +81,10 @@ void ccb_problem_J_mul_some(const ccb_problem* p, const int* idx, int n, const d
                             int with_bias, double* y);
 /* y = J^T g (g has 3 nc entries). */
 void ccb_problem_Jt_mul(const ccb_problem* p, const double* g, double* y);
+/* the same over the contacts idx[0..n-1] (ascending; idx NULL: 0..n-1), the others taken as
+ * gamma = 0 */
+void ccb_problem_Jt_mul_some(const ccb_problem* p, const int* idx, int n, const double* g,
+                             double* y);
 /* out (na x nb, row-major) += Ja^T G Jb with Ja 3 x na, G 3 x 3, Jb 3 x nb. */
 void ccb_problem_add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb,
                           double* out);

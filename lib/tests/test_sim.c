@@ -358,6 +358,92 @@ static void test_sphere_capsule_query(void) {
     ccb_model_destroy(m);
 }
 
+/* The pair check of ccb_model_finalize works on classes of shapes; against the check of every
+ * shape pair (here, written out) it accepts the same models and names the same first pair. */
+static int brute_first_bad_pair(const ccb_model* m, int* fi, int* fj) {
+    for (int i = 0; i < m->nshapes; ++i) {
+        for (int j = i + 1; j < m->nshapes; ++j) {
+            const ccb_shape *si = &m->shapes[i], *sj = &m->shapes[j];
+            const int bi = si->body, bj = sj->body;
+            /* before finalize: moving = planar (nothing locked here), filters as added */
+            const int moving_i = m->bodies[bi].def.mobilizer == CCB_MOBILIZER_PLANAR,
+                      moving_j = m->bodies[bj].def.mobilizer == CCB_MOBILIZER_PLANAR;
+            int filt = 0;
+            for (int f = 0; f < m->nfilters; ++f) {
+                const int* fp = m->filters + 2 * f;
+                filt |= (fp[0] == bi && fp[1] == bj) || (fp[0] == bj && fp[1] == bi);
+            }
+            if (bi == bj || (!moving_i && !moving_j) || filt) {
+                continue;
+            }
+            int a, b;
+            const ccb_pair_kind kind = ccb_shape_pair_kind(m, i, j, &a, &b);
+            const int rigid = isinf(si->def.material.k) && isinf(sj->def.material.k);
+            if (kind != CCB_PAIR_NONE && !rigid) {
+                continue;
+            }
+            *fi = i;
+            *fj = j;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void test_pair_check_classes(void) {
+    const ccb_shape_type types[4] = {CCB_SHAPE_HALFSPACE, CCB_SHAPE_BOX, CCB_SHAPE_SPHERE,
+                                     CCB_SHAPE_CAPSULE};
+    int bad = 0, good = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        ccb_model* m = NULL;
+        ccb_model_create(&m);
+        const int nb = 2 + trial % 5;
+        for (int k = 0; k < nb; ++k) {
+            ccb_body_def d = ccb_body_def_default();
+            char name[16];
+            snprintf(name, sizeof name, "b%d", k);
+            d.name = name;
+            if (urand() < 0.4) {
+                d.mobilizer = CCB_MOBILIZER_FIXED;
+            }
+            ccb_model_add_body(m, &d, NULL);
+        }
+        const int ns = 2 + (int)(urand() * 10);
+        for (int k = 0; k < ns; ++k) {
+            ccb_shape_def s = ccb_shape_def_default();
+            s.type = types[(int)(urand() * 4) % 4];
+            s.half_extents = ccb_v3(0.1, 0.1, 0.1);
+            s.radius = 0.05;
+            s.half_length = 0.1;
+            s.material.k = urand() < 0.3 ? INFINITY : 1e6;
+            ccb_model_add_shape(m, (int)(urand() * nb) % nb, &s, NULL);
+        }
+        for (int k = 0; k < 2; ++k) {
+            if (urand() < 0.5) {
+                ccb_model_filter_pair(m, (int)(urand() * nb) % nb, (int)(urand() * nb) % nb);
+            }
+        }
+        /* the expected verdict, from the model before finalize (shapes and filters are set) */
+        int fi = -1, fj = -1;
+        const int expect_bad = brute_first_bad_pair(m, &fi, &fj);
+        const ccb_status st = ccb_model_finalize(m);
+        if (expect_bad) {
+            bad++;
+            const char* e = ccb_model_last_error(m);
+            CHECK(st == CCB_E_INVALID && strstr(e, m->shapes[fi].name) &&
+                      strstr(e, m->shapes[fj].name),
+                  "trial %d: first bad pair %s/%s expected, got: %s", trial, m->shapes[fi].name,
+                  m->shapes[fj].name, st == CCB_OK ? "(accepted)" : e);
+        } else {
+            good++;
+            CHECK(st == CCB_OK, "trial %d: accepted by the pairwise check, rejected: %s", trial,
+                  ccb_model_last_error(m));
+        }
+        ccb_model_destroy(m);
+    }
+    CHECK(bad > 50 && good > 50, "both verdicts exercised (%d rejected, %d accepted)", bad, good);
+}
+
 static void test_model_validation(void) {
     ccb_model* m = NULL;
     ccb_model_create(&m);
@@ -904,6 +990,7 @@ int main(void) {
     RUN(test_box_halfspace_query);
     RUN(test_sphere_capsule_query);
     RUN(test_model_validation);
+    RUN(test_pair_check_classes);
     RUN(test_conveyor_offsets_fact8);
     RUN(test_resting_contact_fact9);
     RUN(test_resting_contact_tamsi_ode);
