@@ -171,35 +171,43 @@ static ccb_status factor_blocks(ccb_problem* p) {
     return CCB_OK;
 }
 
+/* W += J_b X J_b^T for one block of n columns, X = A^-1 (full inverse, through L) or
+ * diag(A)^-1 (spec §4.2). */
+static inline void delassus_block(const double* J, const double* A,
+                                                                 const double* L, int n, int full,
+                                                                 double* y, double W[9]) {
+    for (int r = 0; r < 3; ++r) {
+        /* y = X J_r^T */
+        for (int j = 0; j < n; ++j) {
+            y[j] = J[r * n + j];
+        }
+        if (full) {
+            ccb_dense_chol_solve(n, L, y);
+        } else {
+            for (int j = 0; j < n; ++j) {
+                y[j] /= A[j * n + j];
+            }
+        }
+        for (int s = 0; s < 3; ++s) {
+            double acc = 0.0;
+            for (int j = 0; j < n; ++j) {
+                acc += J[s * n + j] * y[j];
+            }
+            W[3 * s + r] += acc;
+        }
+    }
+}
+
 static double delassus_w(ccb_problem* p, const ccb_pcontact* pc) {
     double W[9] = {0};
+    const int full = p->params.delassus == CCB_DELASSUS_FULL_INVERSE;
     for (int k = 0; k < pc->nblk; ++k) {
         const int c = pc->clique[k];
         const int n = p->clique_nv[c];
         const double* J = ccb_pc_block(p, pc, k);
         const double* A = p->A + p->clique_aoff[c];
         const double* L = p->L + p->clique_aoff[c];
-        for (int r = 0; r < 3; ++r) {
-            /* y = X_c J_r^T */
-            double* y = p->work;
-            for (int j = 0; j < n; ++j) {
-                y[j] = J[r * n + j];
-            }
-            if (p->params.delassus == CCB_DELASSUS_FULL_INVERSE) {
-                ccb_dense_chol_solve(n, L, y);
-            } else {
-                for (int j = 0; j < n; ++j) {
-                    y[j] /= A[j * n + j];
-                }
-            }
-            for (int s = 0; s < 3; ++s) {
-                double acc = 0.0;
-                for (int j = 0; j < n; ++j) {
-                    acc += J[s * n + j] * y[j];
-                }
-                W[3 * s + r] += acc;
-            }
-        }
+        delassus_block(J, A, L, n, full, p->work, W);
     }
     double f = 0.0;
     for (int i = 0; i < 9; ++i) {
@@ -664,6 +672,17 @@ void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y) {
 
 /* y_i = J_i x (+ b_i) of one contact; every product with J goes through here, so a contact's
  * value does not depend on which others are computed with it. */
+static inline __attribute__((always_inline)) void block_J_mul(const double* J, const double* xb,
+                                                              int n, double* yi) {
+    for (int r = 0; r < 3; ++r) {
+        double s = 0.0;
+        for (int j = 0; j < n; ++j) {
+            s += J[r * n + j] * xb[j];
+        }
+        yi[r] += s;
+    }
+}
+
 static inline void contact_J_mul(const ccb_problem* p, const ccb_pcontact* pc, const double* x,
                                  int with_bias, double* yi) {
     for (int r = 0; r < 3; ++r) {
@@ -673,12 +692,10 @@ static inline void contact_J_mul(const ccb_problem* p, const ccb_pcontact* pc, c
         const int n = p->clique_nv[pc->clique[k]];
         const double* J = ccb_pc_block(p, pc, k);
         const double* xb = x + ccb_problem_coff(p, pc->clique[k]);
-        for (int r = 0; r < 3; ++r) {
-            double s = 0.0;
-            for (int j = 0; j < n; ++j) {
-                s += J[r * n + j] * xb[j];
-            }
-            yi[r] += s;
+        if (n == 6) { /* a free body: the same sums, unrolled */
+            block_J_mul(J, xb, 6, yi);
+        } else {
+            block_J_mul(J, xb, n, yi);
         }
     }
 }
