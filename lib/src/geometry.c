@@ -291,6 +291,17 @@ static ccb_status add_candidate(geo_ws* ws, int i, int j) {
 /* LSD radix sort of the candidate keys, 8 bits per pass, only the passes the largest key needs
  * (keys are unique: the order is total). */
 static void sort_candidates(geo_ws* ws) {
+    if (ws->ncand <= 32) { /* a few pairs (the rod, the sphere): insertion sort, same order */
+        for (int k = 1; k < ws->ncand; ++k) {
+            const uint64_t key = ws->cand[k];
+            int j = k - 1;
+            for (; j >= 0 && ws->cand[j] > key; --j) {
+                ws->cand[j + 1] = ws->cand[j];
+            }
+            ws->cand[j + 1] = key;
+        }
+        return;
+    }
     uint64_t maxkey = 0;
     for (int k = 0; k < ws->ncand; ++k) {
         maxkey |= ws->cand[k];

@@ -131,7 +131,7 @@ static ccb_status factor_blocks(ccb_problem* p) {
         const int n = p->clique_nv[c];
         double* A = p->A + p->clique_aoff[c];
         double* L = p->L + p->clique_aoff[c];
-        memcpy(L, A, (size_t)n * n * sizeof(double));
+        int exact = 1; /* A already symmetric bit for bit */
         for (int i = 0; i < n; ++i) {
             p->Adiag[p->clique_voff[c] + i] = A[i * n + i];
             for (int j = 0; j < i; ++j) {
@@ -144,11 +144,13 @@ static ccb_status factor_blocks(ccb_problem* p) {
                                 "%.17g)",
                                 c, i, j, A[i * n + j], A[j * n + i]);
                 }
+                exact &= A[i * n + j] == A[j * n + i];
                 A[i * n + j] = A[j * n + i] = 0.5 * (A[i * n + j] + A[j * n + i]);
-                L[i * n + j] = L[j * n + i] = A[i * n + j];
             }
         }
-        const int bad = ccb_dense_cholesky(n, L);
+        /* the build factored this very A already (for v*): keep that factor */
+        const int bad = p->L_fresh && exact ? 0 : (memcpy(L, A, (size_t)n * n * sizeof(double)),
+                                                   ccb_dense_cholesky(n, L));
         if (bad) {
             return fail(p, CCB_E_FACTOR,
                         "clique %d: mass block A is not positive definite (leading minor %d)", c,
@@ -321,6 +323,7 @@ static ccb_status begin(ccb_problem* p, const ccb_approx* approx,
     }
     p->approx = approx;
     p->params = *params;
+    p->L_fresh = 0;
     p->nc = 0;
     p->j_n = 0;
     return CCB_OK;
@@ -536,6 +539,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         }
         aoff += (size_t)n * n;
     }
+    p->L_fresh = 1; /* L = chol(A) of every clique, A as it stands */
     /* contacts */
     for (int i = 0; i < contacts->n; ++i) {
         const ccb_contact* ct = &contacts->items[i];

@@ -25,6 +25,7 @@ struct ccb_problem {
     size_t* clique_aoff; /* nclique: offset of the nv_c x nv_c block in A (and L) */
     double* A;           /* blocks, row-major */
     double* L;           /* Cholesky factors of the blocks (lower triangles) */
+    int L_fresh;         /* 1: L was computed from A as it stands (ccb_problem_build) */
     double* clique_ainv; /* nclique: sqrt(trace A_c^-1) >= |A_c^-1/2|_2, so that
                           * |J x| <= |J|_2 clique_ainv |x|_A for x of the clique [kg^-1/2] */
     size_t A_n;

@@ -64,6 +64,9 @@ typedef struct ccb_newton_params {
      * inactive through an iteration are left out of it (newton.c, "far contacts"; the result is
      * bit-identical, only v_c of those contacts is J v + b instead of the incremental update) */
     int evaluate_all;
+    /* 1 (default): time the phases of each iteration (ccb_newton_stats.time_*: five clock reads
+     * per iteration, a tenth of a microsecond-sized step); 0: do not (the times read NaN) */
+    int time_phases;
 } ccb_newton_params;
 
 CCB_API ccb_newton_params ccb_newton_params_default(void);
