@@ -180,7 +180,7 @@ double ccb_separation_radius(const double vc[3], double threshold, double mu) {
     if (!isfinite(threshold) || !(mu >= 0)) {
         return -1.0;
     }
-    const double vt = hypot(vc[0], vc[1]);
+    const double vt = mu == 0.0 ? 0.0 : hypot(vc[0], vc[1]); /* Lagged: the normal law only */
     const double slack = vc[2] - threshold - mu * vt;
     /* [round-off: the laws test v < vhat or the cone in floating point, a few ulps of the
      *  velocities involved; 1e-9 of their scale is far above that] */

@@ -40,6 +40,7 @@ typedef struct geo_ws {
     int cap;
     uint64_t *cand, *tmp; /* candidate pairs (lo << 32 | hi) and the radix-sort buffer */
     int ncand, cap_cand;
+    int hibits; /* bits of hi in a candidate key */
     const ccb_model* model; /* the model the order belongs to */
     ccb_hydro_surface hs;   /* contact surface scratch of hydroelastic pairs */
 } geo_ws;
@@ -268,6 +269,10 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
     }
     if (ws->model != m) {
         ws->model = m;
+        ws->hibits = 1; /* bits of the largest shape index */
+        while (ws->hibits < 32 && ((int64_t)1 << ws->hibits) < m->nshapes) {
+            ws->hibits++;
+        }
         ws->norder = 0;
     }
     void** const arr[] = {(void**)&ws->X, (void**)&ws->lo, (void**)&ws->order};
@@ -284,12 +289,12 @@ static ccb_status add_candidate(geo_ws* ws, int i, int j) {
         }
     }
     const uint64_t lo = (uint64_t)(i < j ? i : j), hi = (uint64_t)(i < j ? j : i);
-    ws->cand[ws->ncand++] = lo << 32 | hi;
+    ws->cand[ws->ncand++] = lo << ws->hibits | hi; /* (lo, hi) order, as few bytes as it takes */
     return CCB_OK;
 }
 
-/* LSD radix sort of the candidate keys, 8 bits per pass, only the passes the largest key needs
- * (keys are unique: the order is total). */
+/* LSD radix sort of the candidate keys lo << hibits | hi, 8 bits per pass, only the passes the
+ * largest key needs (keys are unique: the order is total). */
 static void sort_candidates(geo_ws* ws) {
     if (ws->ncand <= 32) { /* a few pairs (the rod, the sphere): insertion sort, same order */
         for (int k = 1; k < ws->ncand; ++k) {
@@ -417,7 +422,8 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
     /* narrow phase in the canonical order */
     sort_candidates(ws);
     for (int k = 0; k < ws->ncand; ++k) {
-        const int i = (int)(ws->cand[k] >> 32), j = (int)(ws->cand[k] & 0xffffffffu);
+        const int i = (int)(ws->cand[k] >> ws->hibits),
+                  j = (int)(ws->cand[k] & ((UINT64_C(1) << ws->hibits) - 1));
         const ccb_status s = pair_contacts(m, ws, i, j, margin, out, msg, msg_size);
         if (s != CCB_OK) {
             return s == CCB_E_NOMEM

@@ -68,7 +68,7 @@ struct ccb_newton {
     /* far contacts (nc each): near and far index lists (sorted), promotion scratch, radius,
      * bound scales and participating cliques of the two blocks */
     int *near, *far, *prom, *far_a;
-    int n_near, n_far, cap_far, nc_far;
+    int n_near, n_far, cap_far, nc_far, far_final;
     double *far_r, *far_s;
     double *vg, *rho; /* the initial iterate (npv), per-clique bound (np) */
     int cap_vg, cap_rho;
@@ -207,9 +207,6 @@ static ccb_status fail(ccb_newton* ws, ccb_status s, const char* fmt, ...) {
 static void A_mul(const ccb_newton* ws, const double* x, double* y) {
     ccb_problem_A_mul(ws->pb, x, y);
 }
-static void J_mul(const ccb_newton* ws, const double* x, int with_bias, double* y) {
-    ccb_problem_J_mul(ws->pb, x, with_bias, y);
-}
 static void Jt_mul(const ccb_newton* ws, const double* g, double* y) {
     /* far contacts have gamma = 0: over the near ones, in the same order */
     ccb_problem_Jt_mul_some(ws->pb, ws->near, ws->n_near, g, y);
@@ -259,9 +256,19 @@ static double clique_A_norm(const ccb_problem* pb, int a, const double* x) {
 static void far_init(ccb_newton* ws) {
     const ccb_problem* pb = ws->pb;
     ws->n_near = ws->n_far = 0;
+    ws->far_final = 0;
     memcpy(ws->vg, ws->v, (size_t)ws->npv * sizeof(double));
     for (int i = 0; i < pb->nc; ++i) {
         const ccb_pcontact* pc = &pb->contacts[i];
+        if (pc->deferred) { /* the problem's radius about v_c(v0) = v_c(v_g) */
+            ws->far_r[i] = pc->radius;
+            for (int k = 0; k < 2; ++k) {
+                ws->far_a[2 * i + k] = k < pc->nblk ? pb->clique_pidx[pc->clique[k]] : -1;
+                ws->far_s[2 * i + k] = k < pc->nblk ? pc->scale[k] : 0.0;
+            }
+            ws->far[ws->n_far++] = i;
+            continue;
+        }
         const double r = pb->approx->inactive_radius && !ws->prm.evaluate_all
                              ? pb->approx->inactive_radius(&pc->c, ws->vc + 3 * i)
                              : -1.0;
@@ -303,22 +310,39 @@ static void far_merge(ccb_newton* ws, int n) {
     ws->n_near += n;
 }
 
-/* Every far contact becomes near (its v_c is then recomputed or set by the caller). */
-static void far_promote_all(ccb_newton* ws) {
+/* Completes far contact i if the problem deferred it (its rows, bias and constants). */
+static ccb_status far_complete(ccb_newton* ws, int i) {
+    const ccb_status s = ccb_problem_complete(ws->pb, i);
+    if (s != CCB_OK) {
+        return fail(ws, s, "newton: completing deferred contact %d: %s", i,
+                    ccb_problem_last_error(ws->pb));
+    }
+    return CCB_OK;
+}
+
+/* Every far contact becomes near (completed; its v_c is then recomputed by the caller). */
+static ccb_status far_promote_all(ccb_newton* ws) {
+    for (int k = 0; k < ws->n_far; ++k) {
+        const ccb_status s = far_complete(ws, ws->far[k]);
+        if (s != CCB_OK) {
+            return s;
+        }
+    }
     if (ws->n_far == 0) {
-        return;
+        return CCB_OK;
     }
     memcpy(ws->prom, ws->far, (size_t)ws->n_far * sizeof(int));
     const int n = ws->n_far;
     ws->n_far = 0;
     far_merge(ws, n);
+    return CCB_OK;
 }
 
 /* Before the J dv of iteration `iter`: makes near each far contact whose bound for this
  * iteration's points reaches its radius, with its v_c replayed through iterations 0..iter-1. */
-static void far_update(ccb_newton* ws) {
+static ccb_status far_update(ccb_newton* ws) {
     if (ws->n_far == 0) {
-        return;
+        return CCB_OK;
     }
     const ccb_problem* pb = ws->pb;
     const double am = ws->prm.ls_alpha_max > 1.0 ? ws->prm.ls_alpha_max : 1.0;
@@ -343,6 +367,13 @@ static void far_update(ccb_newton* ws) {
             continue;
         }
         ws->prom[np++] = i;
+        if (pb->contacts[i].deferred) { /* its rows, and v_c(v_g) = J v_g + b as at the start */
+            const ccb_status s = far_complete(ws, i);
+            if (s != CCB_OK) {
+                return s;
+            }
+            ccb_problem_J_mul_some(pb, &i, 1, ws->vg, 1, ws->vc);
+        }
         double* vc = ws->vc + 3 * i;
         const double* dvc = ws->dvc + 3 * i; /* scratch until this iteration's J dv */
         for (int it = 0; it < ws->iter; ++it) {
@@ -355,6 +386,7 @@ static void far_update(ccb_newton* ws) {
     }
     ws->n_far = nf;
     far_merge(ws, np);
+    return CCB_OK;
 }
 
 /* At convergence: the far contacts' v_c at the solution, and exact zeros for their law. */
@@ -363,13 +395,20 @@ static void far_finish(ccb_newton* ws) {
     if (ws->n_far == 0) {
         return;
     }
-    ccb_problem_J_mul_some(ws->pb, ws->far, ws->n_far, ws->v, 1, ws->vc);
+    const ccb_problem* pb = ws->pb;
+    int nd = 0; /* deferred ones (no rows): from the bodies' point velocities, into prom */
     for (int k = 0; k < ws->n_far; ++k) {
         const int i = ws->far[k];
+        if (pb->contacts[i].deferred) {
+            ws->prom[nd++] = i;
+        } else {
+            ccb_problem_J_mul_some(pb, &i, 1, ws->v, 1, ws->vc);
+        }
         memset(ws->gamma + 3 * i, 0, 3 * sizeof(double));
         memset(ws->G + 9 * i, 0, 9 * sizeof(double));
     }
-    far_promote_all(ws);
+    ccb_problem_point_velocities(pb, ws->prom, nd, ws->v, ws->vc);
+    ws->far_final = 1; /* their v_c is no longer the centre of the bound */
 }
 
 /* Impulses, Hessians and total contact cost at the stored v_c. */
@@ -393,9 +432,13 @@ static void eval_iterate(ccb_newton* ws, double alpha) {
     }
     A_mul(ws, ws->tmp, ws->dp); /* dp used as scratch here */
     ws->cost_A = 0.5 * dot(ws->tmp, ws->dp, ws->npv);
-    if (alpha == 0.0) {
-        far_promote_all(ws); /* every v_c is recomputed: none is far any more */
-        J_mul(ws, ws->v, 1, ws->vc);
+    if (alpha == 0.0) { /* every v_c is recomputed (at the start: the far ones are not listed) */
+        ws->status = far_promote_all(ws);
+        if (ws->status != CCB_OK) {
+            ws->cost = NAN;
+            return;
+        }
+        ccb_problem_J_mul_some(ws->pb, ws->near, ws->n_near, ws->v, 1, ws->vc);
     } else {
         for (int k = 0; k < ws->n_near; ++k) {
             double* vc = ws->vc + 3 * ws->near[k];
@@ -483,10 +526,22 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->kappa = -1;
     ws->analyses_at_init = ccb_sparse_analyses(ws->sp);
     ws->residual = ws->tolerance = 0.0;
-    ws->n_far = ws->nc_far = 0; /* every contact is evaluated at the initial iterate */
-    ws->n_near = ws->nc;
+    /* every contact the problem did not defer is evaluated at the initial iterate (deferred
+     * ones are inactive there: gamma = 0, G = 0, l_i = 0) */
+    ws->n_far = ws->nc_far = ws->n_near = 0;
     for (int i = 0; i < ws->nc; ++i) {
-        ws->near[i] = i;
+        if (pb->contacts[i].deferred && ws->prm.evaluate_all) {
+            s = far_complete(ws, i);
+            if (s != CCB_OK) {
+                return s;
+            }
+        }
+        if (pb->contacts[i].deferred) {
+            memset(ws->gamma + 3 * i, 0, 3 * sizeof(double));
+            memset(ws->G + 9 * i, 0, 9 * sizeof(double));
+        } else {
+            ws->near[ws->n_near++] = i;
+        }
     }
     eval_iterate(ws, 0.0);
     far_init(ws);
@@ -757,6 +812,16 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
             return t;
         }
     }
+    if (ws->far_final) { /* iterating past convergence: no contact is far any more (their v_c
+                            is that of the iterate already; they become near with their rows) */
+        const int n = ws->n_far;
+        const ccb_status sp = far_promote_all(ws); /* leaves them in prom[0..n-1] */
+        if (sp != CCB_OK) {
+            return sp;
+        }
+        ccb_problem_J_mul_some(ws->pb, ws->prom, n, ws->v, 1, ws->vc);
+        ws->far_final = 0;
+    }
     if (ws->iter >= ws->prm.max_iterations) {
         return fail(ws, CCB_E_NOTCONV,
                     "Newton did not converge in %d iterations (|Dr| = %.3e > tolerance %.3e)",
@@ -793,7 +858,10 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
             return fail(ws, CCB_E_NOMEM, "newton: out of memory for the direction history");
         }
         memcpy(ws->dvh + (size_t)ws->iter * ws->npv, ws->dv, (size_t)ws->npv * sizeof(double));
-        far_update(ws);
+        s = far_update(ws);
+        if (s != CCB_OK) {
+            return s;
+        }
     }
     A_mul(ws, ws->dv, ws->dp);
     ccb_problem_J_mul_some(ws->pb, ws->near, ws->n_near, ws->dv, 0, ws->dvc);

@@ -59,6 +59,8 @@ void ccb_problem_destroy(ccb_problem* p) {
     ccb_free(p->A);
     ccb_free(p->L);
     ccb_free(p->clique_ainv);
+    ccb_free(p->bX);
+    ccb_free(p->bV);
     ccb_free(p->vstar);
     ccb_free(p->v0);
     ccb_free(p->Adiag);
@@ -126,6 +128,23 @@ static ccb_status reserve_contacts(ccb_problem* p, int nc, size_t nj) {
 
 /* ---- shared finishing: Cholesky of A blocks, w, prepare, participation -------------------- */
 
+/* sqrt(trace A^-1) = |L^-1|_F of a factored block, column by column of L^-1 (forward
+ * substitution on e_j); y: n scratch */
+static double ainv_bound(int n, const double* L, double* y) {
+    double tr = 0.0;
+    for (int j = 0; j < n; ++j) {
+        for (int i = j; i < n; ++i) {
+            double s = i == j ? 1.0 : 0.0;
+            for (int k = j; k < i; ++k) {
+                s -= L[i * n + k] * y[k];
+            }
+            y[i] = s / L[i * n + i];
+            tr += y[i] * y[i];
+        }
+    }
+    return sqrt(tr);
+}
+
 static ccb_status factor_blocks(ccb_problem* p) {
     for (int c = 0; c < p->nclique; ++c) {
         const int n = p->clique_nv[c];
@@ -156,19 +175,7 @@ static ccb_status factor_blocks(ccb_problem* p) {
                         "clique %d: mass block A is not positive definite (leading minor %d)", c,
                         bad);
         }
-        /* trace A^-1 = |L^-1|_F^2, column by column of L^-1 (forward substitution on e_j) */
-        double tr = 0.0, *y = p->work;
-        for (int j = 0; j < n; ++j) {
-            for (int i = j; i < n; ++i) {
-                double s = i == j ? 1.0 : 0.0;
-                for (int k = j; k < i; ++k) {
-                    s -= L[i * n + k] * y[k];
-                }
-                y[i] = s / L[i * n + i];
-                tr += y[i] * y[i];
-            }
-        }
-        p->clique_ainv[c] = sqrt(tr);
+        p->clique_ainv[c] = ainv_bound(n, L, p->work);
     }
     return CCB_OK;
 }
@@ -227,6 +234,8 @@ static int cmp_edge(const void* a, const void* b) {
     return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc);
+
 static ccb_status finish(ccb_problem* p) {
     ccb_status s = factor_blocks(p);
     if (s != CCB_OK) {
@@ -279,17 +288,16 @@ static ccb_status finish(ccb_problem* p) {
         }
     }
     p->nedge = u;
-    /* Delassus approximation and per-step constants */
+    /* Delassus approximation and per-step constants (deferred contacts: when completed) */
     for (int i = 0; i < p->nc; ++i) {
         ccb_pcontact* pc = &p->contacts[i];
-        pc->in.w = delassus_w(p, pc);
-        if (!(pc->in.w > 0) || !isfinite(pc->in.w)) {
-            return fail(p, CCB_E_INVALID,
-                        "contact %d: Delassus approximation w = %g is not finite and > 0 (the "
-                        "contact Jacobian is zero: the contact cannot move any coordinate)",
-                        i, pc->in.w);
+        if (pc->deferred) {
+            continue;
         }
-        p->approx->prepare(&p->params.approx, &pc->in, &pc->c);
+        s = contact_constants(p, pc);
+        if (s != CCB_OK) {
+            return s;
+        }
     }
     return CCB_OK;
 }
@@ -324,6 +332,8 @@ static ccb_status begin(ccb_problem* p, const ccb_approx* approx,
     p->approx = approx;
     p->params = *params;
     p->L_fresh = 0;
+    p->model = NULL;
+    p->ndeferred = 0;
     p->nc = 0;
     p->j_n = 0;
     return CCB_OK;
@@ -402,6 +412,7 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
         const ccb_raw_contact* rc = &contacts[i];
         ccb_pcontact* pc = &p->contacts[i];
         memset(pc, 0, sizeof *pc);
+        pc->contact = i;
         pc->nblk = rc->clique[1] >= 0 ? 2 : 1;
         pc->clique[1] = -1;
         for (int k = 0; k < pc->nblk; ++k) {
@@ -464,6 +475,174 @@ void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_c
             J[r * n + k] = sign * (ct->R_WC.m[r] * Jp[k] + ct->R_WC.m[3 + r] * Jp[n + k] +
                                    ct->R_WC.m[6 + r] * Jp[2 * n + k]);
         }
+    }
+}
+
+/* The rows of a contact whose blocks and storage the build assigned: Jacobian blocks, bias at
+ * t0 + dt, vn0 and the material inputs, then their checks (spec §1.1-§1.3, §5). */
+static ccb_status contact_rows(ccb_problem* p, ccb_pcontact* pc) {
+    const ccb_model* m = p->model;
+    const ccb_contact* ct = &p->cset->items[pc->contact];
+    const double dt = p->params.approx.dt, t0 = p->t0;
+    const double *q0 = p->q0, *v0 = p->v0_full;
+    const ccb_body* bodies[2] = {&m->bodies[ct->body_b], &m->bodies[ct->body_a]};
+    const double sign[2] = {1.0, -1.0};
+    ccb_vec3 bias = ccb_v3(0, 0, 0), bias0 = ccb_v3(0, 0, 0);
+    double vc0[3] = {0, 0, 0};
+    int k = 0;
+    for (int side = 0; side < 2; ++side) {
+        const ccb_body* b = bodies[side];
+        if (b->nv == 0) {
+            const ccb_vec3 u1 = ccb_passive_point_velocity(b, t0 + dt, ct->p);
+            const ccb_vec3 u0 = ccb_passive_point_velocity(b, t0, ct->p);
+            bias = ccb_v3_add(bias, ccb_v3_scale(sign[side], u1));
+            bias0 = ccb_v3_add(bias0, ccb_v3_scale(sign[side], u0));
+            continue;
+        }
+        const int n = b->nv;
+        double* J = p->jdata + pc->joff[k++];
+        ccb_contact_jacobian_block(b, q0 + b->qoff, ct, sign[side], J);
+        for (int r = 0; r < 3; ++r) {
+            for (int j = 0; j < n; ++j) {
+                vc0[r] += J[r * n + j] * v0[b->voff + j];
+            }
+        }
+    }
+    const ccb_vec3 bC = ccb_m3_tmul_v(&ct->R_WC, bias);
+    const ccb_vec3 b0C = ccb_m3_tmul_v(&ct->R_WC, bias0);
+    pc->b[0] = bC.x;
+    pc->b[1] = bC.y;
+    pc->b[2] = bC.z;
+    pc->in.k = ct->material.k;
+    pc->in.d = ct->material.d;
+    pc->in.tau_d = ct->material.tau_d;
+    pc->in.mu = ct->material.mu;
+    pc->in.phi0 = ct->phi0;
+    pc->in.vn0 = vc0[2] + b0C.z;
+    pc->in.w = 0.0;
+    if (!ccb_all_finite(pc->b, 3)) {
+        return fail(p, CCB_E_NONFINITE, "build: contact %d: non-finite surface velocity at t = %g",
+                    pc->contact, t0 + dt);
+    }
+    return check_input(p, pc->contact, &pc->in);
+}
+
+/* w and the approximation's constants of a contact with rows (spec §4.2) */
+static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc) {
+    pc->in.w = delassus_w(p, pc);
+    if (!(pc->in.w > 0) || !isfinite(pc->in.w)) {
+        return fail(p, CCB_E_INVALID,
+                    "contact %d: Delassus approximation w = %g is not finite and > 0 (the "
+                    "contact Jacobian is zero: the contact cannot move any coordinate)",
+                    pc->contact, pc->in.w);
+    }
+    p->approx->prepare(&p->params.approx, &pc->in, &pc->c);
+    return CCB_OK;
+}
+
+/* Defers contact pc if the approximation shows it inactive about its velocity at v0, computed
+ * from the bodies' point velocities (no rows). Returns 1 if deferred. The constants are
+ * prepared with w = 0 and vn0 = the centre's normal velocity: for phi0 > 0 no built-in law
+ * depends on them (Lagged's gamma_n0 is 0, SAP's and Similar's radius read phi0, dt, tau_d, d and
+ * mu). */
+static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct,
+                         const ccb_body* const bodies[2]) {
+    const double dt = p->params.approx.dt;
+    const double sign[2] = {1.0, -1.0};
+    ccb_vec3 u = ccb_v3(0, 0, 0);
+    int k = 0;
+    for (int side = 0; side < 2; ++side) {
+        const ccb_body* b = bodies[side];
+        ccb_vec3 vp;
+        if (b->nv == 0) {
+            vp = ccb_passive_point_velocity(b, p->t0 + dt, ct->p);
+        } else {
+            const int bi = (int)(b - p->model->bodies);
+            const ccb_vec3 r = ccb_v3_sub(ct->p, p->bX[bi].p);
+            vp = ccb_v3_add(p->bV[bi].v, ccb_v3_cross(p->bV[bi].w, r));
+            /* |J_b,r|_2 <= |[-r x, I]^T c|_2 |S|_2 <= sqrt(1 + |r|^2) for a unit row c */
+            pc->scale[k++] = sqrt(1.0 + ccb_v3_dot(r, r)) * p->clique_ainv[b->clique];
+        }
+        u = ccb_v3_add(u, ccb_v3_scale(sign[side], vp));
+    }
+    const ccb_vec3 c = ccb_m3_tmul_v(&ct->R_WC, u);
+    pc->centre[0] = c.x;
+    pc->centre[1] = c.y;
+    pc->centre[2] = c.z;
+    pc->in.k = ct->material.k;
+    pc->in.d = ct->material.d;
+    pc->in.tau_d = ct->material.tau_d;
+    pc->in.mu = ct->material.mu;
+    pc->in.phi0 = ct->phi0;
+    pc->in.vn0 = c.z;
+    pc->in.w = 0.0;
+    if (!ccb_all_finite(pc->centre, 3) || check_input(p, pc->contact, &pc->in) != CCB_OK) {
+        return 0; /* the complete path reports it */
+    }
+    p->approx->prepare(&p->params.approx, &pc->in, &pc->c);
+    const double r = p->approx->inactive_radius(&pc->c, pc->centre);
+    if (!(r > 0) || !isfinite(r)) {
+        return 0;
+    }
+    pc->radius = r;
+    pc->deferred = 1;
+    return 1;
+}
+
+ccb_status ccb_problem_complete(const ccb_problem* cp, int i) {
+    ccb_problem* p = (ccb_problem*)cp; /* a cache: completing changes no observable value */
+    if (p == NULL || i < 0 || i >= p->nc) {
+        return CCB_E_INVALID;
+    }
+    ccb_pcontact* pc = &p->contacts[i];
+    if (!pc->deferred) {
+        return CCB_OK;
+    }
+    ccb_status s = contact_rows(p, pc);
+    if (s == CCB_OK) {
+        s = contact_constants(p, pc);
+    }
+    if (s == CCB_OK) {
+        pc->deferred = 0;
+        p->ndeferred--;
+    }
+    return s;
+}
+
+void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, const double* v,
+                                  double* vc) {
+    const ccb_model* m = p->model;
+    if (n == 0 || m == NULL) { /* raw problems defer nothing */
+        return;
+    }
+    double* vf = p->work; /* the full velocities, then each moving body's twist */
+    ccb_problem_expand(p, v, vf);
+    ccb_twist* V = p->bV;
+    for (int b = 0; b < m->nbodies; ++b) {
+        const ccb_body* bd = &m->bodies[b];
+        if (bd->nv > 0) {
+            ccb_body_twist(bd, p->t0, p->q0 + bd->qoff, vf + bd->voff, &V[b]);
+        }
+    }
+    const double dt = p->params.approx.dt;
+    for (int k = 0; k < n; ++k) {
+        const ccb_contact* ct = &p->cset->items[p->contacts[idx[k]].contact];
+        const int body[2] = {ct->body_b, ct->body_a};
+        ccb_vec3 u = ccb_v3(0, 0, 0);
+        for (int side = 0; side < 2; ++side) {
+            const ccb_body* bd = &m->bodies[body[side]];
+            const ccb_vec3 vp =
+                bd->nv == 0
+                    ? ccb_passive_point_velocity(bd, p->t0 + dt, ct->p)
+                    : ccb_v3_add(V[body[side]].v,
+                                 ccb_v3_cross(V[body[side]].w,
+                                              ccb_v3_sub(ct->p, p->bX[body[side]].p)));
+            u = ccb_v3_add(u, ccb_v3_scale(side == 0 ? 1.0 : -1.0, vp));
+        }
+        const ccb_vec3 c = ccb_m3_tmul_v(&ct->R_WC, u);
+        vc[3 * idx[k]] = c.x;
+        vc[3 * idx[k] + 1] = c.y;
+        vc[3 * idx[k] + 2] = c.z;
     }
 }
 
@@ -533,6 +712,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
                         b->name);
         }
         ccb_dense_chol_solve(n, L, f);
+        p->clique_ainv[c] = ainv_bound(n, L, p->work); /* for deferral; finish() redoes it */
         for (int k = 0; k < n; ++k) {
             p->v0[b->voff + k] = vb[k];
             p->vstar[b->voff + k] = vb[k] + dt * f[k];
@@ -540,57 +720,59 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         aoff += (size_t)n * n;
     }
     p->L_fresh = 1; /* L = chol(A) of every clique, A as it stands */
-    /* contacts */
+    p->model = m;
+    p->cset = contacts;
+    p->q0 = q0;
+    p->v0_full = v0;
+    p->t0 = t0;
+    p->ndeferred = 0;
+    const int defer = params->defer_inactive && approx->inactive_radius != NULL;
+    if (defer) {
+        if (ccb_grow((void**)&p->bX, &p->cap_bX, m->nbodies > 0 ? m->nbodies : 1,
+                     sizeof(ccb_pose)) ||
+            ccb_grow((void**)&p->bV, &p->cap_bV, m->nbodies > 0 ? m->nbodies : 1,
+                     sizeof(ccb_twist))) {
+            return fail(p, CCB_E_NOMEM, "build: out of memory");
+        }
+        for (int b = 0; b < m->nbodies; ++b) {
+            const ccb_body* bd = &m->bodies[b];
+            if (bd->nv > 0) {
+                ccb_body_pose(bd, t0, q0 + bd->qoff, &p->bX[b]);
+                ccb_body_twist(bd, t0, q0 + bd->qoff, v0 + bd->voff, &p->bV[b]);
+            }
+        }
+    }
+    /* contacts: blocks and their storage for every contact, then the rows (or, deferred, the
+     * centre velocity and inactive radius only) */
     for (int i = 0; i < contacts->n; ++i) {
         const ccb_contact* ct = &contacts->items[i];
         ccb_pcontact* pc = &p->contacts[i];
         memset(pc, 0, sizeof *pc);
         pc->clique[0] = pc->clique[1] = -1;
+        pc->contact = i;
         const ccb_body* bodies[2] = {&m->bodies[ct->body_b], &m->bodies[ct->body_a]};
-        const double sign[2] = {1.0, -1.0};
-        ccb_vec3 bias = ccb_v3(0, 0, 0), bias0 = ccb_v3(0, 0, 0);
-        double vc0[3] = {0, 0, 0};
+        int plain = 1; /* every moving side free or planar (|S|_2 = 1) */
         for (int side = 0; side < 2; ++side) {
             const ccb_body* b = bodies[side];
             if (b->nv == 0) {
-                const ccb_vec3 u1 = ccb_passive_point_velocity(b, t0 + dt, ct->p);
-                const ccb_vec3 u0 = ccb_passive_point_velocity(b, t0, ct->p);
-                bias = ccb_v3_add(bias, ccb_v3_scale(sign[side], u1));
-                bias0 = ccb_v3_add(bias0, ccb_v3_scale(sign[side], u0));
                 continue;
             }
-            const int n = b->nv;
-            double* J = p->jdata + p->j_n;
-            ccb_contact_jacobian_block(b, q0 + b->qoff, ct, sign[side], J);
-            for (int r = 0; r < 3; ++r) {
-                for (int k = 0; k < n; ++k) {
-                    vc0[r] += J[r * n + k] * v0[b->voff + k];
-                }
-            }
+            plain &= b->def.mobilizer == CCB_MOBILIZER_FREE ||
+                     b->def.mobilizer == CCB_MOBILIZER_PLANAR;
             pc->clique[pc->nblk] = b->clique;
             pc->joff[pc->nblk] = p->j_n;
             pc->nblk++;
-            p->j_n += 3 * (size_t)n;
+            p->j_n += 3 * (size_t)b->nv;
         }
         if (pc->nblk == 0) {
             return fail(p, CCB_E_INTERNAL, "build: contact %d touches no body with coordinates", i);
         }
-        const ccb_vec3 bC = ccb_m3_tmul_v(&ct->R_WC, bias);
-        const ccb_vec3 b0C = ccb_m3_tmul_v(&ct->R_WC, bias0);
-        pc->b[0] = bC.x;
-        pc->b[1] = bC.y;
-        pc->b[2] = bC.z;
-        pc->in.k = ct->material.k;
-        pc->in.d = ct->material.d;
-        pc->in.tau_d = ct->material.tau_d;
-        pc->in.mu = ct->material.mu;
-        pc->in.phi0 = ct->phi0;
-        pc->in.vn0 = vc0[2] + b0C.z;
-        if (!ccb_all_finite(pc->b, 3)) {
-            return fail(p, CCB_E_NONFINITE,
-                        "build: contact %d: non-finite surface velocity at t = %g", i, t0 + dt);
+        if (defer && ct->phi0 > 0 && plain && defer_contact(p, pc, ct, bodies)) {
+            p->ndeferred++;
+            p->nc++;
+            continue;
         }
-        s = check_input(p, i, &pc->in);
+        s = contact_rows(p, pc);
         if (s != CCB_OK) {
             return s;
         }
@@ -613,11 +795,14 @@ const double* ccb_problem_vstar(const ccb_problem* p) {
 const double* ccb_problem_v0(const ccb_problem* p) {
     return p ? p->v0 : NULL;
 }
+/* the accessors complete a deferred contact first (NULL if that fails) */
 const ccb_constraint* ccb_problem_constraint(const ccb_problem* p, int i) {
-    return (p && i >= 0 && i < p->nc) ? &p->contacts[i].c : NULL;
+    return (p && i >= 0 && i < p->nc && ccb_problem_complete(p, i) == CCB_OK) ? &p->contacts[i].c
+                                                                              : NULL;
 }
 const ccb_contact_input* ccb_problem_contact_input(const ccb_problem* p, int i) {
-    return (p && i >= 0 && i < p->nc) ? &p->contacts[i].in : NULL;
+    return (p && i >= 0 && i < p->nc && ccb_problem_complete(p, i) == CCB_OK) ? &p->contacts[i].in
+                                                                              : NULL;
 }
 const ccb_approx* ccb_problem_approx(const ccb_problem* p) {
     return p ? p->approx : NULL;
@@ -627,6 +812,10 @@ ccb_status ccb_problem_contact_velocity(const ccb_problem* p, int i, const doubl
                                         double vc[3]) {
     if (p == NULL || v == NULL || vc == NULL || i < 0 || i >= p->nc) {
         return CCB_E_INVALID;
+    }
+    const ccb_status s = ccb_problem_complete(p, i);
+    if (s != CCB_OK) {
+        return s;
     }
     const ccb_pcontact* pc = &p->contacts[i];
     for (int r = 0; r < 3; ++r) {

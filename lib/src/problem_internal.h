@@ -13,6 +13,13 @@ typedef struct ccb_pcontact {
     double b[3];          /* bias at the end of the step [m/s] */
     ccb_contact_input in; /* material, phi0, vn0, w */
     ccb_constraint c;     /* approximation constants */
+    /* deferred contacts (ccb_problem_params.defer_inactive): rows not computed yet; c was
+     * prepared with w = 0 and vn0 = centre[2] (the inactive radius does not use them) */
+    int deferred;
+    double centre[3]; /* v_c at v0 (R_WC^T of the bodies' point velocities) [m/s] */
+    double radius;    /* the approximation's inactive radius about centre [m/s] */
+    double scale[2];  /* per block: bound of |J_b,r|_2 sqrt(tr A_b^-1) [kg^-1/2] */
+    int contact;      /* index in the contact set (for completing it) */
 } ccb_pcontact;
 
 struct ccb_problem {
@@ -50,6 +57,16 @@ struct ccb_problem {
     int* pvoff;       /* np: offset in the reduced (participating) velocity vector */
     int nedge, cap_edge;
     int* edges; /* 2 nedge participating-index pairs (i < j), sorted, unique */
+    /* what a deferred contact is completed from (valid until the next build) */
+    const ccb_model* model;
+    const ccb_contact_set* cset;
+    const double *q0, *v0_full;
+    double t0;
+    int ndeferred;
+    /* per body (deferral): pose at q0, twist at (q0, v0), or at t0 + dt without coordinates */
+    ccb_pose* bX;
+    ccb_twist* bV;
+    int cap_bX, cap_bV;
     char msg[CCB_MSG_SIZE];
 };
 
@@ -77,6 +94,14 @@ void ccb_problem_expand(const ccb_problem* p, const double* v, double* v_full);
 void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y);
 /* y_i = J_i x (+ b_i if with_bias), 3 rows per contact (y has 3 nc entries), */
 void ccb_problem_J_mul(const ccb_problem* p, const double* x, int with_bias, double* y);
+/* Completes deferred contact i (rows, bias, w, constants: what the build would have computed);
+ * CCB_OK at once for a complete one. The problem is a cache here: const-qualified callers (the
+ * solvers) may complete contacts. */
+ccb_status ccb_problem_complete(const ccb_problem* p, int i);
+/* v_c of the contacts idx[0..n-1] at the reduced velocities v, from the bodies' point
+ * velocities (no Jacobian rows needed; equal to J v + b up to round-off). */
+void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, const double* v,
+                                  double* vc);
 /* the same for the contacts idx[0..n-1] only (y_i at 3 idx[k]; the others are not touched) */
 void ccb_problem_J_mul_some(const ccb_problem* p, const int* idx, int n, const double* x,
                             int with_bias, double* y);

@@ -241,7 +241,11 @@ ccb_status ccb_sim_step(ccb_sim* sim) {
         return s;
     }
     tic = toc;
-    s = ccb_problem_build(sim->problem, m, sim->prm.approx, &sim->prm.problem, t0, sim->q, sim->v,
+    /* the Newton solver completes only the contacts it needs (ccb_problem_params.defer_inactive;
+     * results bit-identical); the other solvers read every contact's rows */
+    ccb_problem_params pp = sim->prm.problem;
+    pp.defer_inactive = sim->prm.solver == CCB_SOLVER_NEWTON && !sim->prm.newton.evaluate_all;
+    s = ccb_problem_build(sim->problem, m, sim->prm.approx, &pp, t0, sim->q, sim->v,
                           &sim->contacts);
     toc = ccb_wall_time();
     sim->stats.time_problem = toc - tic;

@@ -31,6 +31,13 @@ typedef enum ccb_delassus {
 typedef struct ccb_problem_params {
     ccb_approx_options approx; /* dt, v_s, sigma, beta */
     ccb_delassus delassus;
+    /* 1: a contact apart at the start (phi0 > 0) that the approximation's inactive radius shows
+     * inactive at v0 is "deferred": only its centre velocity and radius are computed at build;
+     * its Jacobian rows, bias, Delassus estimate w and constants are computed when a solver
+     * first needs them (the Newton solver's far contacts, newton.c), by the same code, so the
+     * results are the same bit for bit. Default 0 (every contact complete); the simulator turns
+     * it on for the Newton solver. The accessors below complete a deferred contact first. */
+    int defer_inactive;
 } ccb_problem_params;
 
 CCB_API ccb_problem_params ccb_problem_params_default(void);
