@@ -1124,7 +1124,7 @@ static int bench_peers(const case_desc* cs, const run_config* cfg, const char* v
 
 static int cmd_bench(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "repeat variants approx dt t-final set rtol peers " VARIANT_OPTS, &o,
+    parse_opts(argc, argv, 2, "repeat variants approx dt t-final set rtol peers linear-solver " VARIANT_OPTS, &o,
                k_bench_help);
     if (o.npos > 1) {
         die_usage("bench takes at most one CASE");
