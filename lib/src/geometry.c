@@ -16,27 +16,34 @@
  * A's surface point).
  *
  * Broad phase: every shape's world pose once per query; half-spaces are tested against every
- * bounded shape with a bounding-sphere distance test; bounded shapes are paired by sweep and
- * prune on x over their bounding spheres grown by the margin (the order of the previous query is
- * re-sorted by insertion, almost linear while bodies move little between steps), then by the
- * bounding-sphere distance test. The candidate pairs are radix-sorted by (lower shape index,
- * higher shape index) before the narrow phase, so contacts come out in that canonical order
- * (features ascending within a pair), independent of the broad phase. */
+ * bounded shape with a bounding-sphere distance test; bounded shapes are paired through a
+ * uniform grid (bounded_pairs: the small shapes hashed to cells at least as wide as the reach of
+ * two of them, each cell against itself and its 13 following neighbours; the few large shapes,
+ * such as container walls, against every shape), then by the bounding-sphere distance test.
+ * The candidate pairs are radix-sorted by (lower shape index, higher shape index) before the
+ * narrow phase, so contacts come out in that canonical order (features ascending within a pair),
+ * independent of the broad phase. */
 #include "ccb/geometry.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
 #include "model_internal.h"
 
-/* Workspace of a contact set: per-shape world poses and the sweep order. */
+/* Workspace of a contact set: per-shape world poses, the broad-phase grid and the candidates. */
 typedef struct geo_ws {
     ccb_pose* X;  /* nshapes */
-    double* lo;   /* nshapes: lower x bound of the grown bounding sphere */
-    int* order;   /* bounded shapes sorted by lo (persistent between queries) */
-    int norder;   /* 0: order must be (re)built */
+    /* broad phase of bounded shapes: the small ones hashed to a uniform grid (cells of at least
+     * the largest reach of two small shapes), the large ones tested against every shape */
+    int *small, *large; /* bounded shapes by size (per model) */
+    int nsmall, nlarge;
+    double small_bound;  /* largest bound of a small shape [m] */
+    uint64_t *gk, *gt;   /* (cell << hibits | shape) of the small shapes, and the sort buffer */
+    uint64_t* cells;     /* unique cell keys, and where each starts in gk */
+    int* cstart;
     int cap;
     uint64_t *cand, *tmp; /* candidate pairs (lo << 32 | hi) and the radix-sort buffer */
     int ncand, cap_cand;
@@ -52,8 +59,12 @@ void ccb_contact_set_free(ccb_contact_set* set) {
     geo_ws* ws = set->ws;
     if (ws) {
         ccb_free(ws->X);
-        ccb_free(ws->lo);
-        ccb_free(ws->order);
+        ccb_free(ws->small);
+        ccb_free(ws->large);
+        ccb_free(ws->gk);
+        ccb_free(ws->gt);
+        ccb_free(ws->cells);
+        ccb_free(ws->cstart);
         ccb_free(ws->cand);
         ccb_free(ws->tmp);
         ccb_hydro_surface_free(&ws->hs);
@@ -258,6 +269,11 @@ static ccb_status pair_contacts(const ccb_model* m, geo_ws* ws, int i, int j, do
     return CCB_OK;
 }
 
+static int cmp_double(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
 static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
     geo_ws* ws = out->ws;
     if (ws == NULL) {
@@ -273,11 +289,36 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
         while (ws->hibits < 32 && ((int64_t)1 << ws->hibits) < m->nshapes) {
             ws->hibits++;
         }
-        ws->norder = 0;
+        ws->nsmall = -1; /* classify below */
     }
-    void** const arr[] = {(void**)&ws->X, (void**)&ws->lo, (void**)&ws->order};
-    const size_t sz[] = {sizeof(ccb_pose), sizeof(double), sizeof(int)};
-    return ccb_grow_many(arr, sz, 3, &ws->cap, m->nshapes > 0 ? m->nshapes : 1);
+    void** const arr[] = {(void**)&ws->X,  (void**)&ws->small, (void**)&ws->large,
+                          (void**)&ws->gk, (void**)&ws->gt,    (void**)&ws->cells,
+                          (void**)&ws->cstart};
+    const size_t sz[] = {sizeof(ccb_pose), sizeof(int),      sizeof(int), sizeof(uint64_t),
+                         sizeof(uint64_t), sizeof(uint64_t), sizeof(int)};
+    if (ccb_grow_many(arr, sz, 7, &ws->cap, m->nshapes + 1)) {
+        return CCB_E_NOMEM;
+    }
+    if (ws->nsmall < 0) { /* small: bound <= 4 x the median bound (most shapes of a scene) */
+        double* b = (double*)ws->gk;
+        for (int k = 0; k < m->nbounded; ++k) {
+            b[k] = m->shapes[m->bounded[k]].bound;
+        }
+        qsort(b, (size_t)m->nbounded, sizeof(double), cmp_double);
+        const double limit = m->nbounded ? 4.0 * b[m->nbounded / 2] : 0.0;
+        ws->nsmall = ws->nlarge = 0;
+        ws->small_bound = 0.0;
+        for (int k = 0; k < m->nbounded; ++k) {
+            const int s = m->bounded[k];
+            if (m->shapes[s].bound <= limit) {
+                ws->small[ws->nsmall++] = s;
+                ws->small_bound = fmax(ws->small_bound, m->shapes[s].bound);
+            } else {
+                ws->large[ws->nlarge++] = s;
+            }
+        }
+    }
+    return CCB_OK;
 }
 
 static ccb_status add_candidate(geo_ws* ws, int i, int j) {
@@ -293,42 +334,162 @@ static ccb_status add_candidate(geo_ws* ws, int i, int j) {
     return CCB_OK;
 }
 
-/* LSD radix sort of the candidate keys lo << hibits | hi, 8 bits per pass, only the passes the
- * largest key needs (keys are unique: the order is total). */
-static void sort_candidates(geo_ws* ws) {
-    if (ws->ncand <= 32) { /* a few pairs (the rod, the sphere): insertion sort, same order */
-        for (int k = 1; k < ws->ncand; ++k) {
-            const uint64_t key = ws->cand[k];
+/* LSD radix sort of n unique keys in *a (buffer *b), 8 bits per pass, only the passes the
+ * largest key needs; *a and *b may be swapped (the sorted keys end in *a). */
+static void radix_sort(uint64_t** a_, uint64_t** b_, int n) {
+    uint64_t *a = *a_, *b = *b_;
+    if (n <= 32) { /* a few keys (the rod, the sphere): insertion sort, the same order */
+        for (int k = 1; k < n; ++k) {
+            const uint64_t key = a[k];
             int j = k - 1;
-            for (; j >= 0 && ws->cand[j] > key; --j) {
-                ws->cand[j + 1] = ws->cand[j];
+            for (; j >= 0 && a[j] > key; --j) {
+                a[j + 1] = a[j];
             }
-            ws->cand[j + 1] = key;
+            a[j + 1] = key;
         }
         return;
     }
     uint64_t maxkey = 0;
-    for (int k = 0; k < ws->ncand; ++k) {
-        maxkey |= ws->cand[k];
+    for (int k = 0; k < n; ++k) {
+        maxkey |= a[k];
     }
-    uint64_t *a = ws->cand, *b = ws->tmp;
     for (int shift = 0; shift < 64 && (maxkey >> shift) != 0; shift += 8) {
         size_t count[257] = {0};
-        for (int k = 0; k < ws->ncand; ++k) {
+        for (int k = 0; k < n; ++k) {
             count[((a[k] >> shift) & 0xff) + 1]++;
         }
         for (int d = 0; d < 256; ++d) {
             count[d + 1] += count[d];
         }
-        for (int k = 0; k < ws->ncand; ++k) {
+        for (int k = 0; k < n; ++k) {
             b[count[(a[k] >> shift) & 0xff]++] = a[k];
         }
         uint64_t* t = a;
         a = b;
         b = t;
     }
-    ws->cand = a;
-    ws->tmp = b;
+    *a_ = a;
+    *b_ = b;
+}
+
+/* The exact broad-phase test of two bounded shapes: different bodies, one of them moving,
+ * grown bounding spheres overlapping (|c_j - c_i| < bound_i + bound_j + margin), not filtered. */
+static ccb_status test_pair(const ccb_model* m, geo_ws* ws, int i, int j, double margin) {
+    const ccb_shape *si = &m->shapes[i], *sj = &m->shapes[j];
+    if (si->body == sj->body ||
+        (m->bodies[si->body].nv == 0 && m->bodies[sj->body].nv == 0)) {
+        return CCB_OK;
+    }
+    const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, ws->X[i].p);
+    const double reach = si->bound + sj->bound + margin;
+    if (ccb_v3_dot(d, d) >= reach * reach || !ccb_shape_pair_active(m, i, j)) {
+        return CCB_OK;
+    }
+    return add_candidate(ws, i, j);
+}
+
+/* Bounded pairs. Small shapes go to a uniform grid of cells of side h >= 2 small_bound + margin
+ * (two small shapes in reach lie in the same or adjacent cells), keyed (cell << hibits | shape)
+ * and radix-sorted; each cell meets itself and its 13 neighbours that follow it. Large shapes
+ * meet every bounded shape. Linear in the shapes for a scene of similar objects. */
+static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
+    ccb_status s = CCB_OK;
+    for (int a = 0; a < ws->nlarge && s == CCB_OK; ++a) { /* large against everything */
+        const int i = ws->large[a];
+        for (int b = a + 1; b < ws->nlarge && s == CCB_OK; ++b) {
+            s = test_pair(m, ws, i, ws->large[b], margin);
+        }
+        for (int b = 0; b < ws->nsmall && s == CCB_OK; ++b) {
+            s = test_pair(m, ws, i, ws->small[b], margin);
+        }
+    }
+    const int n = ws->nsmall;
+    if (n < 2 || s != CCB_OK) {
+        return s;
+    }
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int k = 0; k < n; ++k) {
+        const ccb_vec3 c = ws->X[ws->small[k]].p;
+        const double x[3] = {c.x, c.y, c.z};
+        for (int d = 0; d < 3; ++d) {
+            lo[d] = fmin(lo[d], x[d]);
+            hi[d] = fmax(hi[d], x[d]);
+        }
+    }
+    double h = 2.0 * ws->small_bound + margin;
+    if (!(h > 0)) {
+        h = 1.0;
+    }
+    /* coarser cells until the cell index and the shape index fit one key (always correct) */
+    uint64_t dim[3];
+    for (;;) {
+        double cells = 1.0;
+        for (int d = 0; d < 3; ++d) {
+            cells *= floor((hi[d] - lo[d]) / h) + 1.0;
+        }
+        if (cells * (double)((uint64_t)1 << ws->hibits) < 0x1p62) {
+            break;
+        }
+        h *= 2.0;
+    }
+    for (int d = 0; d < 3; ++d) {
+        dim[d] = (uint64_t)floor((hi[d] - lo[d]) / h) + 1;
+    }
+    for (int k = 0; k < n; ++k) {
+        const int sh = ws->small[k];
+        const ccb_vec3 c = ws->X[sh].p;
+        const uint64_t ix = (uint64_t)floor((c.x - lo[0]) / h), iy = (uint64_t)floor((c.y - lo[1]) / h),
+                       iz = (uint64_t)floor((c.z - lo[2]) / h);
+        ws->gk[k] = ((ix * dim[1] + iy) * dim[2] + iz) << ws->hibits | (uint64_t)sh;
+    }
+    radix_sort(&ws->gk, &ws->gt, n);
+    int nc = 0; /* unique cells */
+    for (int k = 0; k < n; ++k) {
+        const uint64_t cell = ws->gk[k] >> ws->hibits;
+        if (nc == 0 || ws->cells[nc - 1] != cell) {
+            ws->cells[nc] = cell;
+            ws->cstart[nc++] = k;
+        }
+    }
+    ws->cstart[nc] = n;
+    const uint64_t mask = ((uint64_t)1 << ws->hibits) - 1;
+    for (int u = 0; u < nc && s == CCB_OK; ++u) {
+        const uint64_t cell = ws->cells[u];
+        const int64_t iz = (int64_t)(cell % dim[2]), iy = (int64_t)((cell / dim[2]) % dim[1]),
+                      ix = (int64_t)(cell / (dim[2] * dim[1]));
+        for (int k = ws->cstart[u]; k < ws->cstart[u + 1] && s == CCB_OK; ++k) { /* in the cell */
+            for (int l = k + 1; l < ws->cstart[u + 1] && s == CCB_OK; ++l) {
+                s = test_pair(m, ws, (int)(ws->gk[k] & mask), (int)(ws->gk[l] & mask), margin);
+            }
+        }
+        for (int o = 14; o < 27 && s == CCB_OK; ++o) { /* the 13 neighbours after it */
+            const int64_t jx = ix + o / 9 - 1, jy = iy + (o / 3) % 3 - 1, jz = iz + o % 3 - 1;
+            if (jx < 0 || jy < 0 || jz < 0 || jx >= (int64_t)dim[0] || jy >= (int64_t)dim[1] ||
+                jz >= (int64_t)dim[2]) {
+                continue;
+            }
+            const uint64_t key = ((uint64_t)jx * dim[1] + (uint64_t)jy) * dim[2] + (uint64_t)jz;
+            int a = u + 1, b = nc; /* binary search among the cells after u */
+            while (a < b) {
+                const int mid = a + (b - a) / 2;
+                if (ws->cells[mid] < key) {
+                    a = mid + 1;
+                } else {
+                    b = mid;
+                }
+            }
+            if (a == nc || ws->cells[a] != key) {
+                continue;
+            }
+            for (int k = ws->cstart[u]; k < ws->cstart[u + 1] && s == CCB_OK; ++k) {
+                for (int l = ws->cstart[a]; l < ws->cstart[a + 1] && s == CCB_OK; ++l) {
+                    s = test_pair(m, ws, (int)(ws->gk[k] & mask), (int)(ws->gk[l] & mask),
+                                  margin);
+                }
+            }
+        }
+    }
+    return s;
 }
 
 ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, double margin,
@@ -377,50 +538,12 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
             }
         }
     }
-    /* bounded pairs: sweep and prune on x */
-    const double grow = 0.5 * margin;
-    for (int k = 0; k < m->nbounded; ++k) {
-        const int s = m->bounded[k];
-        ws->lo[s] = ws->X[s].p.x - m->shapes[s].bound - grow;
-    }
-    if (ws->norder != m->nbounded) {
-        memcpy(ws->order, m->bounded, (size_t)m->nbounded * sizeof(int));
-        ws->norder = m->nbounded;
-    }
-    int* ord = ws->order;
-    for (int k = 1; k < ws->norder; ++k) { /* insertion sort by (lo, index) */
-        const int s = ord[k];
-        int j = k - 1;
-        while (j >= 0 && (ws->lo[ord[j]] > ws->lo[s] || (ws->lo[ord[j]] == ws->lo[s] && ord[j] > s))) {
-            ord[j + 1] = ord[j];
-            --j;
-        }
-        ord[j + 1] = s;
-    }
-    for (int k = 0; k < ws->norder; ++k) {
-        const int i = ord[k];
-        const ccb_shape* si = &m->shapes[i];
-        const ccb_vec3 ci = ws->X[i].p;
-        const double hi_x = ci.x + si->bound + grow;
-        const int mi = m->bodies[si->body].nv > 0;
-        for (int l = k + 1; l < ws->norder && ws->lo[ord[l]] <= hi_x; ++l) {
-            const int j = ord[l];
-            const ccb_shape* sj = &m->shapes[j];
-            if (si->body == sj->body || (!mi && m->bodies[sj->body].nv == 0)) {
-                continue;
-            }
-            const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, ci);
-            const double reach = si->bound + sj->bound + margin;
-            if (ccb_v3_dot(d, d) >= reach * reach || !ccb_shape_pair_active(m, i, j)) {
-                continue;
-            }
-            if (add_candidate(ws, i, j) != CCB_OK) {
-                return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
-            }
-        }
+    /* bounded pairs */
+    if (bounded_pairs(m, ws, margin) != CCB_OK) {
+        return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
     }
     /* narrow phase in the canonical order */
-    sort_candidates(ws);
+    radix_sort(&ws->cand, &ws->tmp, ws->ncand);
     for (int k = 0; k < ws->ncand; ++k) {
         const int i = (int)(ws->cand[k] >> ws->hibits),
                   j = (int)(ws->cand[k] & ((UINT64_C(1) << ws->hibits) - 1));

@@ -7,7 +7,7 @@
  * §X-A: 10 cm by default); they stay inactive until the approach velocity closes the gap.
  *
  * Queries: half-space vs box corners, point markers, spheres and capsules; sphere vs sphere;
- * box vs sphere. A broad phase (sweep and prune over bounding spheres grown by the margin)
+ * box vs sphere. A broad phase (a uniform grid over bounding spheres grown by the margin)
  * keeps the cost close to linear in the number of shapes and contacts.
  *
  * Contact point: the midpoint between the two surface points, weighted by stiffness:
