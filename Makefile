@@ -5,7 +5,8 @@
 #   make test        deps + build + the CTest suite: unit tests (label unit) and the quick gate tier
 #   make test-full   deps + build + the same and the full gate tier (every study at the papers'
 #                    settings: ctest -C Full)
-#   make reproduce   deps + build + every study, figure and gate; writes results/ and results/README.md
+#   make reproduce   deps (and the optional MuJoCo peer) + build + every study, figure and gate;
+#                    writes results/ and results/README.md
 #   make clean       remove $(BUILD_DIR) (results/ is kept)
 
 BUILD_DIR ?= build
@@ -17,8 +18,11 @@ RESULTS ?= results
 # cJSON, gnuplot. Nothing is downloaded at build time.
 DEB_PACKAGES := build-essential cmake pkg-config libgsl-dev libsuitesparse-dev liblapack-dev \
                 libcjson-dev gnuplot-nox
+# Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (README "Speed").
+# Installed when run as root; its absence only leaves the peer out.
+OPTIONAL_PACKAGES := libmujoco-dev
 
-.PHONY: all deps configure build test test-full reproduce clean
+.PHONY: all deps deps-optional configure build test test-full reproduce clean
 
 all: build
 
@@ -43,6 +47,16 @@ deps:
 	  exit 1; \
 	fi
 
+deps-optional:
+	@if command -v dpkg-query >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  for p in $(OPTIONAL_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || \
+	      { echo "make deps-optional: installing $$p"; \
+	        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$p || \
+	        echo "make deps-optional: $$p not installed; ccb bench --peers is left out"; }; \
+	  done; \
+	fi; true
+
 configure: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCCB_WERROR=ON
 
@@ -65,7 +79,7 @@ test-full: build
 	$(call print_gates,quick)
 	$(call print_gates,full)
 
-reproduce: build
+reproduce: deps-optional build
 	$(BUILD_DIR)/ccb reproduce --out $(RESULTS) --jobs $(JOBS)
 
 clean:
