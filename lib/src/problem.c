@@ -478,6 +478,17 @@ void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_c
     }
 }
 
+/* The frozen inputs of a contact (w: computed with the rows, 0 until then). */
+static void set_inputs(ccb_pcontact* pc, const ccb_contact* ct, double vn0) {
+    pc->in.k = ct->material.k;
+    pc->in.d = ct->material.d;
+    pc->in.tau_d = ct->material.tau_d;
+    pc->in.mu = ct->material.mu;
+    pc->in.phi0 = ct->phi0;
+    pc->in.vn0 = vn0;
+    pc->in.w = 0.0;
+}
+
 /* The rows of a contact whose blocks and storage the build assigned: Jacobian blocks, bias at
  * t0 + dt, vn0 and the material inputs, then their checks (spec §1.1-§1.3, §5). */
 static ccb_status contact_rows(ccb_problem* p, ccb_pcontact* pc) {
@@ -513,13 +524,7 @@ static ccb_status contact_rows(ccb_problem* p, ccb_pcontact* pc) {
     pc->b[0] = bC.x;
     pc->b[1] = bC.y;
     pc->b[2] = bC.z;
-    pc->in.k = ct->material.k;
-    pc->in.d = ct->material.d;
-    pc->in.tau_d = ct->material.tau_d;
-    pc->in.mu = ct->material.mu;
-    pc->in.phi0 = ct->phi0;
-    pc->in.vn0 = vc0[2] + b0C.z;
-    pc->in.w = 0.0;
+    set_inputs(pc, ct, vc0[2] + b0C.z);
     if (!ccb_all_finite(pc->b, 3)) {
         return fail(p, CCB_E_NONFINITE, "build: contact %d: non-finite surface velocity at t = %g",
                     pc->contact, t0 + dt);
@@ -569,13 +574,7 @@ static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct
     pc->centre[0] = c.x;
     pc->centre[1] = c.y;
     pc->centre[2] = c.z;
-    pc->in.k = ct->material.k;
-    pc->in.d = ct->material.d;
-    pc->in.tau_d = ct->material.tau_d;
-    pc->in.mu = ct->material.mu;
-    pc->in.phi0 = ct->phi0;
-    pc->in.vn0 = c.z;
-    pc->in.w = 0.0;
+    set_inputs(pc, ct, c.z);
     if (!ccb_all_finite(pc->centre, 3) || check_input(p, pc->contact, &pc->in) != CCB_OK) {
         return 0; /* the complete path reports it */
     }
