@@ -72,6 +72,7 @@ typedef struct opts {
     int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
     int quick;          /* --quick (compare) */
     int peers;          /* --peers (bench) */
+    const char* pattern; /* --pattern all|near */
     const char* cases;  /* --cases LIST (compare) */
     const char* variant;  /* --variant NAME (run) */
     const char* variants; /* --variants SPEC (bench, compare) */
@@ -179,6 +180,11 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->delassus = val;
         } else if (strcmp(name, "linear-solver") == 0) {
             o->linsolve = val;
+        } else if (strcmp(name, "pattern") == 0) {
+            if (strcmp(val, "all") != 0 && strcmp(val, "near") != 0) {
+                die_usage("--pattern expects all or near (got '%s')", val);
+            }
+            o->pattern = val;
         } else if (strcmp(name, "stop-scale") == 0) {
             o->stop_scale = val;
         } else if (strcmp(name, "record-every") == 0) {
@@ -302,6 +308,9 @@ static void apply_solver_opts(const opts* o, ccb_newton_params* np, ccb_delassus
     if (o->linsolve) {
         np->linear_solver = (ccb_linear_solver)need_enum("--linear-solver",
                                                          CCB_ENUM_LINEAR_SOLVER, o->linsolve);
+    }
+    if (o->pattern) {
+        np->pattern_near = strcmp(o->pattern, "near") == 0;
     }
 }
 
@@ -572,6 +581,9 @@ static const char* k_run_help =
     "  --delassus diag|full   Delassus approximation for SAP's w (default diag)\n"
     "  --linear-solver auto|cholmod|dense   (default auto: dense Cholesky for one clique,\n"
     "                         CHOLMOD supernodal with AMD for two or more)\n"
+    "  --pattern all|near     Hessian block pattern: the clique pairs of every contact (default;\n"
+    "                         the reference), or of the near contacts only (sparser, not\n"
+    "                         bit-identical: the ordering changes the round-off)\n"
     "  --record-every N       write every N-th step to trajectory.csv (default 1)\n" VARIANT_HELP
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step) and\n"
@@ -582,7 +594,7 @@ static int cmd_run(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
                "variant approx dt t-final set out rtol max-iterations stop-scale kappa delassus "
-               "linear-solver record-every " VARIANT_OPTS,
+               "linear-solver pattern record-every " VARIANT_OPTS,
                &o, k_run_help);
     if (o.npos != 1) {
         die_usage("run needs exactly one CASE");
@@ -685,7 +697,7 @@ static const char* k_study_help =
     "  --set NAME=VALUE  override a case parameter (repeatable)\n"
     "  --rtol X, --max-iterations N, --stop-scale step|momentum, --kappa,\n"
     "  --delassus diag|full,\n"
-    "  --linear-solver auto|cholmod|dense   solver options as for ccb run\n"
+    "  --linear-solver auto|cholmod|dense, --pattern all|near   solver options as for ccb run\n"
     "  --no-figures      skip gnuplot\n";
 
 static int cmd_study(int argc, char** argv) {
@@ -1124,7 +1136,9 @@ static int bench_peers(const case_desc* cs, const run_config* cfg, const char* v
 
 static int cmd_bench(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "repeat variants approx dt t-final set rtol peers linear-solver " VARIANT_OPTS, &o,
+    parse_opts(argc, argv, 2,
+               "repeat variants approx dt t-final set rtol peers linear-solver pattern " VARIANT_OPTS,
+               &o,
                k_bench_help);
     if (o.npos > 1) {
         die_usage("bench takes at most one CASE");

@@ -26,6 +26,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
@@ -74,6 +76,8 @@ struct ccb_newton {
     int cap_vg, cap_rho;
     double* dvh; /* dv of each iteration (npv each), for replays */
     int cap_dvh;
+    uint64_t* pkeys; /* pattern_near: clique-pair keys, then the edge list */
+    int cap_pkeys;
     char msg[CCB_MSG_SIZE];
 };
 
@@ -132,6 +136,9 @@ ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t
     if (p->evaluate_all != 0 && p->evaluate_all != 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "evaluate_all must be 0 or 1");
     }
+    if (p->pattern_near != 0 && p->pattern_near != 1) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "pattern_near must be 0 or 1");
+    }
     if (p->time_phases != 0 && p->time_phases != 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "time_phases must be 0 or 1");
     }
@@ -184,6 +191,7 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->vg);
     ccb_free(ws->rho);
     ccb_free(ws->dvh);
+    ccb_free(ws->pkeys);
     ccb_free(ws);
 }
 
@@ -605,6 +613,11 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
 
 /* ---- Hessian assembly (§8.2) ----------------------------------------------------------------- */
 
+static int cmp_u64(const void* a, const void* b) {
+    const uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+    return (x > y) - (x < y);
+}
+
 static ccb_status set_pattern(ccb_newton* ws) {
     const ccb_problem* pb = ws->pb;
     if (ccb_grow((void**)&ws->bs, &ws->cap_bs, pb->np > 0 ? pb->np : 1, sizeof(int))) {
@@ -613,7 +626,34 @@ static ccb_status set_pattern(ccb_newton* ws) {
     for (int a = 0; a < pb->np; ++a) {
         ws->bs[a] = pb->clique_nv[pb->pclique[a]];
     }
-    ccb_status s = ccb_sparse_set_pattern(ws->sp, pb->np, ws->bs, pb->nedge, pb->edges, ws->msg,
+    const int* edges = pb->edges;
+    int nedge = pb->nedge;
+    if (ws->prm.pattern_near) { /* the clique pairs of the near contacts only (far ones: G = 0) */
+        if (ccb_grow((void**)&ws->pkeys, &ws->cap_pkeys, 2 * ws->n_near + 1, sizeof(uint64_t))) {
+            return fail(ws, CCB_E_NOMEM, "newton: out of memory");
+        }
+        int nk = 0;
+        for (int k = 0; k < ws->n_near; ++k) {
+            const ccb_pcontact* pc = &pb->contacts[ws->near[k]];
+            if (pc->nblk == 2) {
+                const uint64_t a = (uint64_t)pb->clique_pidx[pc->clique[0]],
+                               b = (uint64_t)pb->clique_pidx[pc->clique[1]];
+                ws->pkeys[nk++] = a < b ? a << 32 | b : b << 32 | a;
+            }
+        }
+        qsort(ws->pkeys, (size_t)nk, sizeof(uint64_t), cmp_u64);
+        int* e = (int*)(ws->pkeys + ws->n_near + 1); /* room for 2 nk ints after the keys */
+        nedge = 0;
+        for (int k = 0; k < nk; ++k) {
+            if (k == 0 || ws->pkeys[k] != ws->pkeys[k - 1]) {
+                e[2 * nedge] = (int)(ws->pkeys[k] >> 32);
+                e[2 * nedge + 1] = (int)(ws->pkeys[k] & 0xffffffffu);
+                nedge++;
+            }
+        }
+        edges = e;
+    }
+    ccb_status s = ccb_sparse_set_pattern(ws->sp, pb->np, ws->bs, nedge, edges, ws->msg,
                                           sizeof ws->msg);
     if (s != CCB_OK) {
         ws->status = s;
