@@ -1019,6 +1019,7 @@ static const char* k_bench_help =
     "  --variants SPEC   variant names and sets (convex, paper, all), comma-separated\n"
     "  --approx NAME     only this approximation\n"
     "  --dt S, --t-final S, --set NAME=VALUE, --rtol X\n"
+    "  --linear-solver auto|cholmod|dense, --pattern all|near   as for ccb run\n"
     "  --peers           the first variant against MuJoCo on the same scene, in alternating\n"
     "                    runs: the same geometry (every ccb shape) and native boxes (a body of\n"
     "                    spheres as the box that bounds them); prints one line\n"
