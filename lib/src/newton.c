@@ -613,6 +613,12 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
 
 /* ---- Hessian assembly (§8.2) ----------------------------------------------------------------- */
 
+static ccb_sparse_backend backend(ccb_linear_solver s) {
+    return s == CCB_LINSOLVE_CHOLMOD ? CCB_SPARSE_CHOLMOD
+           : s == CCB_LINSOLVE_DENSE ? CCB_SPARSE_DENSE
+                                     : CCB_SPARSE_AUTO;
+}
+
 static int cmp_u64(const void* a, const void* b) {
     const uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
     return (x > y) - (x < y);
@@ -876,7 +882,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     double toc = phase_clock(ws);
     ws->t_assemble += toc - tic;
     tic = toc;
-    s = ccb_sparse_factor(ws->sp, ws->prm.linear_solver, ws->msg, sizeof ws->msg);
+    s = ccb_sparse_factor(ws->sp, backend(ws->prm.linear_solver), ws->msg, sizeof ws->msg);
     ws->n_factorizations++;
     if (s != CCB_OK) {
         ws->status = s;

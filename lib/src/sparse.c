@@ -24,25 +24,14 @@
 #include "internal.h"
 
 struct ccb_sparse {
-    /* pattern */
-    int nb, nedge, n;
-    int* bs;    /* nb */
-    int* boff;  /* nb */
-    int* edges; /* 2 nedge */
-    int cap_nb, cap_edge;
-    /* block values */
-    double* vals;
-    size_t* diag_off; /* nb */
-    size_t* edge_off; /* nedge */
-    size_t nvals;
-    int cap_vals;
+    ccb_blockmat bm; /* pattern and block values (upper blocks) */
     int* pos;  /* nvals: index into A->x (upper, original order), or -1 */
     int* amap; /* A->nzmax: index of each A entry in S->x (lower, permuted) */
     int cap_amap;
     int cap_pos;
     int* up_start; /* nb + 1 */
     int* up_list;  /* nedge: upper neighbours (a) of each block b, sorted */
-    int cap_up;
+    int cap_up, cap_up_list;
     /* CHOLMOD */
     cholmod_common cm;
     cholmod_sparse* A; /* upper triangle of H in the original order (pattern for the analysis) */
@@ -52,7 +41,7 @@ struct ccb_sparse {
     /* dense path */
     double* Hd;
     int cap_Hd;
-    ccb_linear_solver factored; /* which factorization is current */
+    ccb_sparse_backend factored; /* which factorization is current */
     int have_factor;
     int need_analysis; /* the pattern changed since the last symbolic analysis */
     long nanalyses;
@@ -98,7 +87,7 @@ ccb_status ccb_sparse_create(ccb_sparse** out) {
     sp->cm.nmethods = 1;
     sp->cm.method[0].ordering = CHOLMOD_AMD;
     sp->cm.postorder = 1;
-    sp->nb = -1; /* no pattern yet */
+    sp->bm.nb = -1; /* no pattern yet */
     *out = sp;
     return CCB_OK;
 }
@@ -119,12 +108,7 @@ static void ccb_sparse_destroy_impl(ccb_sparse* sp) {
     }
     free_cholmod_objects(sp);
     cholmod_finish(&sp->cm);
-    ccb_free(sp->bs);
-    ccb_free(sp->boff);
-    ccb_free(sp->edges);
-    ccb_free(sp->vals);
-    ccb_free(sp->diag_off);
-    ccb_free(sp->edge_off);
+    ccb_blockmat_free(&sp->bm);
     ccb_free(sp->pos);
     ccb_free(sp->amap);
     ccb_free(sp->up_start);
@@ -145,44 +129,21 @@ void ccb_sparse_destroy(ccb_sparse* sp) {
 }
 
 int ccb_sparse_n(const ccb_sparse* sp) {
-    return sp->n;
+    return sp->bm.n;
 }
 double* ccb_sparse_diag_block(ccb_sparse* sp, int a) {
-    return sp->vals + sp->diag_off[a];
+    return sp->bm.vals + sp->bm.diag_off[a];
 }
 double* ccb_sparse_edge_block(ccb_sparse* sp, int e) {
-    return sp->vals + sp->edge_off[e];
-}
-
-int ccb_edge_find(const int* edges, int nedge, int a, int b) {
-    int lo = 0, hi = nedge - 1;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        const int* e = &edges[2 * mid];
-        if (e[0] == a && e[1] == b) {
-            return mid;
-        }
-        if (e[0] < a || (e[0] == a && e[1] < b)) {
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    return -1;
+    return sp->bm.vals + sp->bm.up_off[e];
 }
 
 int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b) {
-    return ccb_edge_find(sp->edges, sp->nedge, a, b);
+    return ccb_blockmat_find_edge(&sp->bm, a, b);
 }
 
 void ccb_sparse_zero(ccb_sparse* sp) {
-    memset(sp->vals, 0, sp->nvals * sizeof(double));
-}
-
-static int same_pattern(const ccb_sparse* sp, int nb, const int* bs, int nedge, const int* edges) {
-    return sp->nb == nb && sp->nedge == nedge &&
-           (nb == 0 || memcmp(sp->bs, bs, (size_t)nb * sizeof(int)) == 0) &&
-           (nedge == 0 || memcmp(sp->edges, edges, 2 * (size_t)nedge * sizeof(int)) == 0);
+    ccb_blockmat_zero(&sp->bm);
 }
 
 static ccb_status nomem(char* msg, size_t n) {
@@ -201,7 +162,7 @@ static ccb_status cholmod_failure(const ccb_sparse* sp, const char* what, char* 
  * Entry (i, j) of H moves to (pinv[i], pinv[j]), pinv the inverse of L->Perm; the lower entry
  * is (max, min). Rows are sorted by inserting the entries row by row (counting sort). */
 static ccb_status build_permuted(ccb_sparse* sp, char* msg, size_t msgn) {
-    const int n = sp->n;
+    const int n = sp->bm.n;
     const int* Ap = sp->A->p;
     const int* Ai = sp->A->i;
     const int* Perm = sp->L->Perm;
@@ -272,13 +233,13 @@ static ccb_status build_permuted(ccb_sparse* sp, char* msg, size_t msgn) {
 static ccb_status analyze(ccb_sparse* sp, char* msg, size_t msgn) {
     free_cholmod_objects(sp);
     sp->have_factor = 0;
-    const int nb = sp->nb, n = sp->n;
+    const int nb = sp->bm.nb, n = sp->bm.n;
     /* upper neighbours of every block, sorted by construction (edges sorted by (a, b)) */
     for (int b = 0; b <= nb; ++b) {
         sp->up_start[b] = 0;
     }
-    for (int e = 0; e < sp->nedge; ++e) {
-        sp->up_start[sp->edges[2 * e + 1] + 1]++;
+    for (int e = 0; e < sp->bm.nedge; ++e) {
+        sp->up_start[sp->bm.edges[2 * e + 1] + 1]++;
     }
     for (int b = 0; b < nb; ++b) {
         sp->up_start[b + 1] += sp->up_start[b];
@@ -287,17 +248,17 @@ static ccb_status analyze(ccb_sparse* sp, char* msg, size_t msgn) {
     for (int b = 0; b < nb; ++b) {
         fill[b] = sp->up_start[b];
     }
-    for (int e = 0; e < sp->nedge; ++e) {
-        const int b = sp->edges[2 * e + 1];
-        sp->up_list[fill[b]++] = sp->edges[2 * e];
+    for (int e = 0; e < sp->bm.nedge; ++e) {
+        const int b = sp->bm.edges[2 * e + 1];
+        sp->up_list[fill[b]++] = sp->bm.edges[2 * e];
     }
     size_t nnz = 0;
     for (int b = 0; b < nb; ++b) {
         size_t rows = 0;
         for (int k = sp->up_start[b]; k < sp->up_start[b + 1]; ++k) {
-            rows += (size_t)sp->bs[sp->up_list[k]];
+            rows += (size_t)sp->bm.bs[sp->up_list[k]];
         }
-        nnz += (size_t)sp->bs[b] * rows + (size_t)sp->bs[b] * (sp->bs[b] + 1) / 2;
+        nnz += (size_t)sp->bm.bs[b] * rows + (size_t)sp->bm.bs[b] * (sp->bm.bs[b] + 1) / 2;
     }
     sp->A = cholmod_allocate_sparse((size_t)n, (size_t)n, nnz, 1, 1, 1, CHOLMOD_REAL, &sp->cm);
     sp->B = cholmod_allocate_dense((size_t)n, 1, (size_t)n, CHOLMOD_REAL, &sp->cm);
@@ -306,25 +267,25 @@ static ccb_status analyze(ccb_sparse* sp, char* msg, size_t msgn) {
     }
     int* Ap = sp->A->p;
     int* Ai = sp->A->i;
-    for (size_t k = 0; k < sp->nvals; ++k) {
+    for (size_t k = 0; k < sp->bm.nvals; ++k) {
         sp->pos[k] = -1;
     }
     int k = 0;
     for (int b = 0; b < nb; ++b) {
-        const int nbb = sp->bs[b];
+        const int nbb = sp->bm.bs[b];
         for (int c = 0; c < nbb; ++c) {
-            Ap[sp->boff[b] + c] = k;
+            Ap[sp->bm.boff[b] + c] = k;
             for (int u = sp->up_start[b]; u < sp->up_start[b + 1]; ++u) {
                 const int a = sp->up_list[u];
                 const int e = ccb_sparse_find_edge(sp, a, b);
-                for (int r = 0; r < sp->bs[a]; ++r) {
-                    Ai[k] = sp->boff[a] + r;
-                    sp->pos[sp->edge_off[e] + (size_t)r * nbb + c] = k++;
+                for (int r = 0; r < sp->bm.bs[a]; ++r) {
+                    Ai[k] = sp->bm.boff[a] + r;
+                    sp->pos[sp->bm.up_off[e] + (size_t)r * nbb + c] = k++;
                 }
             }
             for (int r = 0; r <= c; ++r) {
-                Ai[k] = sp->boff[b] + r;
-                sp->pos[sp->diag_off[b] + (size_t)r * nbb + c] = k++;
+                Ai[k] = sp->bm.boff[b] + r;
+                sp->pos[sp->bm.diag_off[b] + (size_t)r * nbb + c] = k++;
             }
         }
     }
@@ -345,46 +306,19 @@ long ccb_sparse_analyses(const ccb_sparse* sp) {
 
 static ccb_status ccb_sparse_set_pattern_impl(ccb_sparse* sp, int nb, const int* bs, int nedge,
                                               const int* edges, char* msg, size_t msgn) {
-    if (same_pattern(sp, nb, bs, nedge, edges)) {
+    if (ccb_blockmat_same(&sp->bm, nb, bs, nedge, edges)) {
         return CCB_OK;
     }
-    void** const bi[] = {(void**)&sp->bs, (void**)&sp->boff, (void**)&sp->diag_off};
-    const size_t bsz[] = {sizeof(int), sizeof(int), sizeof(size_t)};
-    int cap_up_start = sp->cap_up;
-    if (ccb_grow_many(bi, bsz, 3, &sp->cap_nb, nb > 0 ? nb : 1) ||
-        ccb_grow((void**)&sp->up_start, &cap_up_start, nb + 1, sizeof(int))) {
+    sp->have_factor = 0;
+    if (ccb_blockmat_set(&sp->bm, nb, bs, nedge, edges) != CCB_OK) {
         return nomem(msg, msgn);
     }
-    sp->cap_up = cap_up_start;
-    void** const ei[] = {(void**)&sp->edges, (void**)&sp->edge_off, (void**)&sp->up_list};
-    const size_t esz[] = {2 * sizeof(int), sizeof(size_t), sizeof(int)};
-    if (ccb_grow_many(ei, esz, 3, &sp->cap_edge, nedge > 0 ? nedge : 1)) {
-        return nomem(msg, msgn);
-    }
-    sp->nb = nb;
-    sp->nedge = nedge;
-    memcpy(sp->bs, bs, (size_t)nb * sizeof(int));
-    if (nedge > 0) {
-        memcpy(sp->edges, edges, 2 * (size_t)nedge * sizeof(int));
-    }
-    size_t off = 0;
-    int n = 0;
-    for (int b = 0; b < nb; ++b) {
-        sp->boff[b] = n;
-        n += bs[b];
-        sp->diag_off[b] = off;
-        off += (size_t)bs[b] * bs[b];
-    }
-    for (int e = 0; e < nedge; ++e) {
-        sp->edge_off[e] = off;
-        off += (size_t)bs[edges[2 * e]] * bs[edges[2 * e + 1]];
-    }
-    sp->n = n;
-    sp->nvals = off;
-    const int needv = off > (size_t)nb ? (int)off : (nb > 0 ? nb : 1);
-    if (ccb_grow((void**)&sp->vals, &sp->cap_vals, needv, sizeof(double)) ||
-        ccb_grow((void**)&sp->pos, &sp->cap_pos, needv, sizeof(int))) {
-        sp->nb = -1;
+    /* the CHOLMOD map (pos: nvals, and its head as nb cursors) and the upper neighbour lists */
+    const size_t nv = sp->bm.nvals > (size_t)nb ? sp->bm.nvals : (size_t)(nb > 0 ? nb : 1);
+    if (ccb_grow((void**)&sp->pos, &sp->cap_pos, (int)nv, sizeof(int)) ||
+        ccb_grow((void**)&sp->up_start, &sp->cap_up, nb + 1, sizeof(int)) ||
+        ccb_grow((void**)&sp->up_list, &sp->cap_up_list, nedge > 0 ? nedge : 1, sizeof(int))) {
+        sp->bm.nb = -1;
         return nomem(msg, msgn);
     }
     sp->need_analysis = 1;
@@ -401,31 +335,20 @@ ccb_status ccb_sparse_set_pattern(ccb_sparse* sp, int nb, const int* bs, int ned
 }
 
 void ccb_sparse_to_dense(const ccb_sparse* sp, double* H) {
-    const int n = sp->n;
-    memset(H, 0, (size_t)n * n * sizeof(double));
-    for (int b = 0; b < sp->nb; ++b) {
-        ccb_dense_put_block(H, n, sp->boff[b], sp->boff[b], sp->vals + sp->diag_off[b], sp->bs[b],
-                            sp->bs[b], 0);
-    }
-    for (int e = 0; e < sp->nedge; ++e) { /* upper block (a, b) and its transpose at (b, a) */
-        const int a = sp->edges[2 * e], b = sp->edges[2 * e + 1];
-        const double* E = sp->vals + sp->edge_off[e];
-        ccb_dense_put_block(H, n, sp->boff[a], sp->boff[b], E, sp->bs[a], sp->bs[b], 0);
-        ccb_dense_put_block(H, n, sp->boff[b], sp->boff[a], E, sp->bs[a], sp->bs[b], 1);
-    }
+    ccb_blockmat_to_dense(&sp->bm, H);
 }
 
-static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_linear_solver solver, char* msg,
+static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_sparse_backend solver, char* msg,
                                          size_t msgn) {
     sp->have_factor = 0;
-    if (sp->nb < 0) {
+    if (sp->bm.nb < 0) {
         return ccb_errorf(msg, msgn, CCB_E_INTERNAL, "sparse: factor before set_pattern");
     }
-    const int n = sp->n;
-    if (solver == CCB_LINSOLVE_AUTO) {
-        solver = sp->nb == 1 ? CCB_LINSOLVE_DENSE : CCB_LINSOLVE_CHOLMOD;
+    const int n = sp->bm.n;
+    if (solver == CCB_SPARSE_AUTO) {
+        solver = sp->bm.nb == 1 ? CCB_SPARSE_DENSE : CCB_SPARSE_CHOLMOD;
     }
-    if (solver == CCB_LINSOLVE_DENSE) {
+    if (solver == CCB_SPARSE_DENSE) {
         if (ccb_grow((void**)&sp->Hd, &sp->cap_Hd, n * n > 0 ? n * n : 1, sizeof(double))) {
             return nomem(msg, msgn);
         }
@@ -437,7 +360,7 @@ static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_linear_solver solve
                               "at column %d of %d)",
                               bad - 1, n);
         }
-        sp->factored = CCB_LINSOLVE_DENSE;
+        sp->factored = CCB_SPARSE_DENSE;
         sp->have_factor = 1;
         return CCB_OK;
     }
@@ -450,9 +373,9 @@ static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_linear_solver solve
         sp->nanalyses++;
     }
     double* x = sp->S->x;
-    for (size_t k = 0; k < sp->nvals; ++k) {
+    for (size_t k = 0; k < sp->bm.nvals; ++k) {
         if (sp->pos[k] >= 0) {
-            x[sp->amap[sp->pos[k]]] = sp->vals[k];
+            x[sp->amap[sp->pos[k]]] = sp->bm.vals[k];
         }
     }
     double beta[2] = {0.0, 0.0};
@@ -467,12 +390,12 @@ static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_linear_solver solve
     if (!ok || sp->cm.status < 0) {
         return cholmod_failure(sp, "factorization", msg, msgn);
     }
-    sp->factored = CCB_LINSOLVE_CHOLMOD;
+    sp->factored = CCB_SPARSE_CHOLMOD;
     sp->have_factor = 1;
     return CCB_OK;
 }
 
-ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg, size_t msgn) {
+ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_sparse_backend solver, char* msg, size_t msgn) {
     ccb_ss_pool* prev = ccb_ss_pool_enter(sp->pool);
     const ccb_status s = ccb_sparse_factor_impl(sp, solver, msg, msgn);
     ccb_ss_pool_leave(prev);
@@ -481,11 +404,11 @@ ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg
 
 static ccb_status ccb_sparse_solve_impl(ccb_sparse* sp, const double* b, double* x, char* msg,
                                         size_t msgn) {
-    const int n = sp->n;
+    const int n = sp->bm.n;
     if (!sp->have_factor) {
         return ccb_errorf(msg, msgn, CCB_E_INTERNAL, "sparse: solve without a factorization");
     }
-    if (sp->factored == CCB_LINSOLVE_DENSE) {
+    if (sp->factored == CCB_SPARSE_DENSE) {
         if (x != b) {
             memcpy(x, b, (size_t)n * sizeof(double));
         }
@@ -521,8 +444,8 @@ ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* ms
 }
 
 void ccb_sparse_factor_stats(const ccb_sparse* sp, double* nnz_L, double* flops) {
-    const double n = sp->n;
-    if (sp->have_factor && sp->factored == CCB_LINSOLVE_DENSE) {
+    const double n = sp->bm.n;
+    if (sp->have_factor && sp->factored == CCB_SPARSE_DENSE) {
         *nnz_L = n * (n + 1) / 2;
         *flops = n * n * n / 3;
         return;

@@ -1,19 +1,26 @@
 /* sparse: the block-sparse SPD Newton matrix H = A + J^T G J and its factorization
- * (spec: formulation-convex §8.2). Internal to the library; CHOLMOD lives only here.
+ * (spec: formulation-convex §8.2), and the non-symmetric matrix of TAMSI and its LU. Internal to
+ * the library; CHOLMOD and UMFPACK live only here.
  *
- * Blocks are the participating cliques; block (a, b), a < b, exists iff some contact couples
- * cliques a and b. Values are written into dense row-major blocks (diagonal blocks n_a x n_a,
- * edge blocks n_a x n_b for a < b), then scattered into CHOLMOD's upper-triangular CSC matrix
- * through a map computed with the pattern. */
+ * The block pattern and the dense row-major blocks are a ccb_blockmat (blockmat.h) under every
+ * back-end; the Cholesky back-end scatters them into CHOLMOD's upper-triangular CSC matrix
+ * through a map computed with the pattern, the LU back-end into UMFPACK's compressed columns. */
 #ifndef CCB_SPARSE_H
 #define CCB_SPARSE_H
 
 #include <stddef.h>
 
-#include "ccb/newton.h"
+#include "blockmat.h"
 #include "ccb/status.h"
 
 typedef struct ccb_sparse ccb_sparse;
+
+/* Factorization back-ends of the SPD matrix (ccb_linear_solver maps onto these). */
+typedef enum ccb_sparse_backend {
+    CCB_SPARSE_AUTO = 0,    /* dense for one block, CHOLMOD otherwise */
+    CCB_SPARSE_CHOLMOD = 1, /* supernodal Cholesky, AMD ordering */
+    CCB_SPARSE_DENSE = 2    /* LAPACK-style dense Cholesky of the assembled matrix */
+} ccb_sparse_backend;
 
 ccb_status ccb_sparse_create(ccb_sparse** sp);
 void ccb_sparse_destroy(ccb_sparse* sp);
@@ -31,15 +38,14 @@ int ccb_sparse_n(const ccb_sparse* sp);
 /* Dense storage of diagonal block a / edge block e (valid until the next set_pattern). */
 double* ccb_sparse_diag_block(ccb_sparse* sp, int a);
 double* ccb_sparse_edge_block(ccb_sparse* sp, int e);
-/* Index of the pair (a, b) in the sorted unique pair list edges (2 nedge), or -1. */
-int ccb_edge_find(const int* edges, int nedge, int a, int b);
 /* Index of the edge (a, b), a < b, or -1. */
 int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b);
 /* Sets all block values to zero. */
 void ccb_sparse_zero(ccb_sparse* sp);
 /* Numeric factorization with the chosen solver (AUTO: dense for one block, CHOLMOD otherwise). CCB_E_FACTOR (naming the failing column) if H is
  * not positive definite, CCB_E_NOMEM, CCB_E_INTERNAL on other CHOLMOD failures. */
-ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_linear_solver solver, char* msg, size_t msg_size);
+ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_sparse_backend solver, char* msg,
+                             size_t msg_size);
 /* x = H^{-1} b with the last factorization (x and b may alias). */
 ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* msg, size_t msg_size);
 /* Full dense symmetric copy of H (n x n row-major) into H. */

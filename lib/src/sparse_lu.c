@@ -21,22 +21,12 @@
 #include "sparse.h"
 
 struct ccb_sparse_lu {
-    /* pattern */
-    int nb, nedge, n;
-    int *bs, *boff; /* nb */
-    int* edges;     /* 2 nedge, sorted (a, b), a < b */
-    int cap_nb, cap_edge;
-    /* values */
-    double* vals;
-    size_t* diag_off;        /* nb */
-    size_t *up_off, *lo_off; /* nedge */
-    size_t nvals;
-    int cap_vals;
+    ccb_blockmat bm; /* pattern and block values (upper and lower blocks) */
     /* compressed columns (UMFPACK) */
     int *Ap, *Ai; /* n + 1, nnz */
     double* Ax;   /* nnz */
     int* pos;     /* nvals: index into Ax of each block entry */
-    int cap_n, cap_nnz;
+    int cap_n, cap_nnz, cap_pos;
     int* Wi;   /* n */
     double* W; /* 5 n */
     double* x; /* n: UMFPACK's solve may not alias b and x */
@@ -62,7 +52,7 @@ ccb_status ccb_sparse_lu_create(ccb_sparse_lu** out) {
     umfpack_di_defaults(lu->control);
     lu->control[UMFPACK_PRL] = 0;    /* never print */
     lu->control[UMFPACK_IRSTEP] = 0; /* no iterative refinement: a plain Newton direction */
-    lu->nb = -1;
+    ccb_blockmat_init(&lu->bm, 1);
     *out = lu;
     return CCB_OK;
 }
@@ -82,9 +72,8 @@ static void ccb_sparse_lu_destroy_impl(ccb_sparse_lu* lu) {
         return;
     }
     free_umfpack(lu);
-    void* const ptrs[] = {lu->bs,     lu->boff, lu->edges, lu->vals, lu->diag_off, lu->up_off,
-                          lu->lo_off, lu->Ap,   lu->Ai,    lu->Ax,   lu->pos,      lu->Wi,
-                          lu->W,      lu->x,    lu->Hd,    lu->piv};
+    ccb_blockmat_free(&lu->bm);
+    void* const ptrs[] = {lu->Ap, lu->Ai, lu->Ax, lu->pos, lu->Wi, lu->W, lu->x, lu->Hd, lu->piv};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) {
         ccb_free(ptrs[k]);
     }
@@ -103,24 +92,24 @@ void ccb_sparse_lu_destroy(ccb_sparse_lu* lu) {
 }
 
 int ccb_sparse_lu_n(const ccb_sparse_lu* lu) {
-    return lu->n;
+    return lu->bm.n;
 }
 double* ccb_sparse_lu_diag_block(ccb_sparse_lu* lu, int a) {
-    return lu->vals + lu->diag_off[a];
+    return ccb_blockmat_diag(&lu->bm, a);
 }
 double* ccb_sparse_lu_edge_block(ccb_sparse_lu* lu, int e, int lower) {
-    return lu->vals + (lower ? lu->lo_off[e] : lu->up_off[e]);
+    return ccb_blockmat_edge(&lu->bm, e, lower);
 }
 long ccb_sparse_lu_analyses(const ccb_sparse_lu* lu) {
     return lu->nanalyses;
 }
 
 int ccb_sparse_lu_find_edge(const ccb_sparse_lu* lu, int a, int b) {
-    return ccb_edge_find(lu->edges, lu->nedge, a, b);
+    return ccb_blockmat_find_edge(&lu->bm, a, b);
 }
 
 void ccb_sparse_lu_zero(ccb_sparse_lu* lu) {
-    memset(lu->vals, 0, lu->nvals * sizeof(double));
+    ccb_blockmat_zero(&lu->bm);
 }
 
 static ccb_status nomem(char* msg, size_t n) {
@@ -129,18 +118,18 @@ static ccb_status nomem(char* msg, size_t n) {
 
 /* Compressed columns of the full block pattern, rows sorted, and the value map `pos`. */
 static ccb_status build_columns(ccb_sparse_lu* lu, char* msg, size_t msgn) {
-    const int nb = lu->nb, n = lu->n;
+    const int nb = lu->bm.nb, n = lu->bm.n;
     /* neighbours of every block (both directions), sorted ascending with the block itself */
     int* deg = ccb_calloc((size_t)nb + 1, sizeof(int));
-    int* nbr = ccb_alloc((size_t)(2 * lu->nedge + nb + 1) * sizeof(int));
+    int* nbr = ccb_alloc((size_t)(2 * lu->bm.nedge + nb + 1) * sizeof(int));
     if (deg == NULL || nbr == NULL) {
         ccb_free(deg);
         ccb_free(nbr);
         return nomem(msg, msgn);
     }
-    for (int e = 0; e < lu->nedge; ++e) {
-        deg[lu->edges[2 * e] + 1]++;
-        deg[lu->edges[2 * e + 1] + 1]++;
+    for (int e = 0; e < lu->bm.nedge; ++e) {
+        deg[lu->bm.edges[2 * e] + 1]++;
+        deg[lu->bm.edges[2 * e + 1] + 1]++;
     }
     for (int b = 0; b < nb; ++b) {
         deg[b + 1] += deg[b] + 1; /* + the block itself */
@@ -151,20 +140,20 @@ static ccb_status build_columns(ccb_sparse_lu* lu, char* msg, size_t msgn) {
          * by (a, b), so scanning it in order lists lower neighbours a < b ascending, then the
          * block itself, then upper neighbours c > b ascending */
         int k = deg[b];
-        for (int e = 0; e < lu->nedge; ++e) {
-            if (lu->edges[2 * e + 1] == b) {
-                nbr[k++] = lu->edges[2 * e];
+        for (int e = 0; e < lu->bm.nedge; ++e) {
+            if (lu->bm.edges[2 * e + 1] == b) {
+                nbr[k++] = lu->bm.edges[2 * e];
             }
         }
         nbr[k++] = b;
-        for (int e = 0; e < lu->nedge; ++e) {
-            if (lu->edges[2 * e] == b) {
-                nbr[k++] = lu->edges[2 * e + 1];
+        for (int e = 0; e < lu->bm.nedge; ++e) {
+            if (lu->bm.edges[2 * e] == b) {
+                nbr[k++] = lu->bm.edges[2 * e + 1];
             }
         }
         CCB_ASSERT(k == deg[b + 1]);
         for (int u = deg[b]; u < deg[b + 1]; ++u) {
-            nnz += (size_t)lu->bs[nbr[u]] * (size_t)lu->bs[b];
+            nnz += (size_t)lu->bm.bs[nbr[u]] * (size_t)lu->bm.bs[b];
         }
     }
     void** const zi[] = {(void**)&lu->Ai, (void**)&lu->Ax};
@@ -176,20 +165,20 @@ static ccb_status build_columns(ccb_sparse_lu* lu, char* msg, size_t msgn) {
     }
     int q = 0;
     for (int b = 0; b < nb; ++b) {
-        const int nbb = lu->bs[b];
+        const int nbb = lu->bm.bs[b];
         for (int c = 0; c < nbb; ++c) {
-            lu->Ap[lu->boff[b] + c] = q;
+            lu->Ap[lu->bm.boff[b] + c] = q;
             for (int u = deg[b]; u < deg[b + 1]; ++u) {
-                const int a = nbr[u], na = lu->bs[a];
+                const int a = nbr[u], na = lu->bm.bs[a];
                 for (int r = 0; r < na; ++r) {
-                    lu->Ai[q] = lu->boff[a] + r;
+                    lu->Ai[q] = lu->bm.boff[a] + r;
                     size_t at;
                     if (a == b) {
-                        at = lu->diag_off[b] + (size_t)r * nbb + c;
+                        at = lu->bm.diag_off[b] + (size_t)r * nbb + c;
                     } else if (a < b) { /* upper block (a, b): n_a x n_b */
-                        at = lu->up_off[ccb_sparse_lu_find_edge(lu, a, b)] + (size_t)r * nbb + c;
+                        at = lu->bm.up_off[ccb_sparse_lu_find_edge(lu, a, b)] + (size_t)r * nbb + c;
                     } else { /* lower block (a, b), a > b: stored as edge (b, a) lower, n_a x n_b */
-                        at = lu->lo_off[ccb_sparse_lu_find_edge(lu, b, a)] + (size_t)r * nbb + c;
+                        at = lu->bm.lo_off[ccb_sparse_lu_find_edge(lu, b, a)] + (size_t)r * nbb + c;
                     }
                     lu->pos[at] = q++;
                 }
@@ -205,46 +194,22 @@ static ccb_status build_columns(ccb_sparse_lu* lu, char* msg, size_t msgn) {
 static ccb_status ccb_sparse_lu_set_pattern_impl(ccb_sparse_lu* lu, int nb, const int* bs,
                                                  int nedge, const int* edges, char* msg,
                                                  size_t msgn) {
-    if (lu->nb == nb && lu->nedge == nedge &&
-        (nb == 0 || memcmp(lu->bs, bs, (size_t)nb * sizeof(int)) == 0) &&
-        (nedge == 0 || memcmp(lu->edges, edges, 2 * (size_t)nedge * sizeof(int)) == 0)) {
+    if (ccb_blockmat_same(&lu->bm, nb, bs, nedge, edges)) {
         return CCB_OK;
     }
     free_umfpack(lu);
     lu->factored = 0;
-    void** const bi[] = {(void**)&lu->bs, (void**)&lu->boff, (void**)&lu->diag_off};
-    const size_t bsz[] = {sizeof(int), sizeof(int), sizeof(size_t)};
-    void** const ei[] = {(void**)&lu->edges, (void**)&lu->up_off, (void**)&lu->lo_off};
-    const size_t esz[] = {2 * sizeof(int), sizeof(size_t), sizeof(size_t)};
-    if (ccb_grow_many(bi, bsz, 3, &lu->cap_nb, nb > 0 ? nb : 1) ||
-        ccb_grow_many(ei, esz, 3, &lu->cap_edge, nedge > 0 ? nedge : 1)) {
-        lu->nb = -1;
+    if (ccb_blockmat_set(&lu->bm, nb, bs, nedge, edges) != CCB_OK) {
         return nomem(msg, msgn);
     }
-    int n = 0;
-    size_t nvals = 0;
-    for (int a = 0; a < nb; ++a) {
-        lu->bs[a] = bs[a];
-        lu->boff[a] = n;
-        lu->diag_off[a] = nvals;
-        n += bs[a];
-        nvals += (size_t)bs[a] * bs[a];
-    }
-    for (int e = 0; e < nedge; ++e) {
-        lu->edges[2 * e] = edges[2 * e];
-        lu->edges[2 * e + 1] = edges[2 * e + 1];
-        const size_t m = (size_t)bs[edges[2 * e]] * bs[edges[2 * e + 1]];
-        lu->up_off[e] = nvals;
-        lu->lo_off[e] = nvals + m;
-        nvals += 2 * m;
-    }
-    lu->nb = -1; /* until the storage below exists */
-    int cap_pos = lu->cap_vals;
-    if (nvals > (size_t)1 << 30 ||
-        ccb_grow((void**)&lu->vals, &lu->cap_vals, nvals > 0 ? (int)nvals : 1, sizeof(double)) ||
-        ccb_grow((void**)&lu->pos, &cap_pos, nvals > 0 ? (int)nvals : 1, sizeof(int))) {
+    const int n = lu->bm.n;
+    const size_t nvals = lu->bm.nvals;
+    lu->bm.nb = -1; /* until the storage below exists */
+    int cap_pos = lu->cap_pos;
+    if (ccb_grow((void**)&lu->pos, &cap_pos, nvals > 0 ? (int)nvals : 1, sizeof(int))) {
         return nomem(msg, msgn);
     }
+    lu->cap_pos = cap_pos;
     void** const ni[] = {(void**)&lu->Ap, (void**)&lu->Wi, (void**)&lu->piv};
     const size_t nsz[] = {sizeof(int), sizeof(int), sizeof(int)};
     void** const di[] = {(void**)&lu->W, (void**)&lu->x};
@@ -255,10 +220,7 @@ static ccb_status ccb_sparse_lu_set_pattern_impl(ccb_sparse_lu* lu, int nb, cons
         ccb_grow((void**)&lu->Hd, &lu->cap_Hd, n > 0 ? n * n : 1, sizeof(double))) {
         return nomem(msg, msgn);
     }
-    lu->nb = nb;
-    lu->nedge = nedge;
-    lu->n = n;
-    lu->nvals = nvals;
+    lu->bm.nb = nb;
     lu->need_analysis = 1;
     return CCB_OK;
 }
@@ -272,25 +234,13 @@ ccb_status ccb_sparse_lu_set_pattern(ccb_sparse_lu* lu, int nb, const int* bs, i
 }
 
 void ccb_sparse_lu_to_dense(const ccb_sparse_lu* lu, double* H) {
-    const int n = lu->n;
-    memset(H, 0, (size_t)n * n * sizeof(double));
-    for (int a = 0; a < lu->nb; ++a) {
-        ccb_dense_put_block(H, n, lu->boff[a], lu->boff[a], lu->vals + lu->diag_off[a], lu->bs[a],
-                            lu->bs[a], 0);
-    }
-    for (int e = 0; e < lu->nedge; ++e) { /* upper (a, b), n_a x n_b; lower (b, a), n_b x n_a */
-        const int a = lu->edges[2 * e], b = lu->edges[2 * e + 1];
-        ccb_dense_put_block(H, n, lu->boff[a], lu->boff[b], lu->vals + lu->up_off[e], lu->bs[a],
-                            lu->bs[b], 0);
-        ccb_dense_put_block(H, n, lu->boff[b], lu->boff[a], lu->vals + lu->lo_off[e], lu->bs[b],
-                            lu->bs[a], 0);
-    }
+    ccb_blockmat_to_dense(&lu->bm, H);
 }
 
 static ccb_status ccb_sparse_lu_factor_impl(ccb_sparse_lu* lu, int use_umfpack, char* msg,
                                             size_t msgn) {
     lu->factored = 0;
-    const int n = lu->n;
+    const int n = lu->bm.n;
     if (!use_umfpack) {
         ccb_sparse_lu_to_dense(lu, lu->Hd);
         const int bad = ccb_dense_lu(n, lu->Hd, lu->piv);
@@ -309,8 +259,8 @@ static ccb_status ccb_sparse_lu_factor_impl(ccb_sparse_lu* lu, int use_umfpack, 
             return s;
         }
     }
-    for (size_t k = 0; k < lu->nvals; ++k) {
-        lu->Ax[lu->pos[k]] = lu->vals[k];
+    for (size_t k = 0; k < lu->bm.nvals; ++k) {
+        lu->Ax[lu->pos[k]] = lu->bm.vals[k];
     }
     double info[UMFPACK_INFO];
     if (lu->need_analysis) {
@@ -353,7 +303,7 @@ ccb_status ccb_sparse_lu_factor(ccb_sparse_lu* lu, int use_umfpack, char* msg, s
 
 static ccb_status ccb_sparse_lu_solve_impl(ccb_sparse_lu* lu, const double* b, double* x, char* msg,
                                            size_t msgn) {
-    const int n = lu->n;
+    const int n = lu->bm.n;
     if (lu->factored == 1) {
         if (x != b) {
             memcpy(x, b, (size_t)n * sizeof(double));
