@@ -7,14 +7,13 @@
 # at the papers' settings; it belongs to the CTest configuration Full, so only `ctest -C Full`
 # (`make test-full`) runs it. A FAIL fails the test; a documented expected failure (XFAIL) does
 # not. Measured seconds: quick (under make test) and full (make test-full).
-#             case      quick  full   (measured seconds, 2026-11-24: fresh clone; quick idle, full
-#                                      with other jobs on the machine, so an upper bound)
-set(CCB_GATES conveyor  1.53   4.92
-              sphere    0.09   0.41
-              rod       11.6   22.8
-              box       6.99   141
-              clutter   55.0   724
-              coin      36.5   241)
+#             case      quick  full   (measured seconds, 2026-11-24: fresh clone, idle machine)
+set(CCB_GATES conveyor  1.53   2.80
+              sphere    0.09   0.25
+              rod       11.6   13.6
+              box       6.99   134
+              clutter   55.0   592
+              coin      36.5   214)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}
