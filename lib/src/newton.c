@@ -241,8 +241,10 @@ static double dot(const double* a, const double* b, int n) {
  * iteration whose bound reaches r_i makes it "near": its v_c is replayed through the past
  * iterations exactly as the incremental update computes it (vc += alpha J dv), so every number
  * the solver computes is the one it computes when it evaluates every contact at every iterate
- * (the skipped terms are exact zeros). At convergence the far contacts get v_c = J v + b, gamma
- * = 0 and G = 0. */
+ * (the skipped terms are exact zeros). Contacts the problem deferred (problem.c,
+ * defer_inactive) start far with the problem's radius and bound scales and are completed (rows,
+ * constants, v_c(v_g) = J v_g + b) when promoted. At convergence the far contacts get
+ * v_c = J v + b (deferred ones: the bodies' point velocities), gamma = 0 and G = 0. */
 
 static double clique_A_norm(const ccb_problem* pb, int a, const double* x) {
     const int c = pb->pclique[a];
