@@ -46,8 +46,8 @@ expect 0 "valid range"           -- "$CCB" info conveyor
 expect 0 "5/7"                   -- "$CCB" info sphere
 expect 0 "ic_gap"                -- "$CCB" info rod
 expect 2 "out of range"          -- "$CCB" run rod --set theta0=90 --out "$tmp/a"
-# --peers: a scene the MuJoCo peer cannot translate (a planar body), or a build without MuJoCo
-expect 2 "peers: "                -- "$CCB" bench sphere --peers --repeat 1
+# --peers: a scene the MuJoCo peer cannot translate (a prescribed belt), or a build without MuJoCo
+expect 2 "peers: "                -- "$CCB" bench conveyor --peers --repeat 1
 expect 2 "exceed the radius"     -- "$CCB" run sphere --set z0=0.01 --out "$tmp/a"
 expect 2 "stop-scale"            -- "$CCB" run rod --stop-scale nonsense --out "$tmp/a"
 expect 2 "unknown case"          -- "$CCB" info nosuchcase

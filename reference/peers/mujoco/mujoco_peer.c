@@ -87,9 +87,11 @@ static int put_geom(text* t, const ccb_shape_def* s, const ccb_pose* X, char* ms
         put(t, "<geom type=\"plane\" size=\"0 0 1\"");
         break;
     default:
-        snprintf(msg, n, "the MuJoCo peer translates spheres, boxes and half-spaces, not shape "
-                         "type %d",
-                 (int)s->type);
+        snprintf(msg, n, "the MuJoCo peer translates spheres, boxes and half-spaces, not %s",
+                 s->type == CCB_SHAPE_CAPSULE  ? "capsules"
+                 : s->type == CCB_SHAPE_HYDRO  ? "hydroelastic meshes"
+                 : s->type == CCB_SHAPE_POINTS ? "point sets"
+                                               : "this shape type");
         return -1;
     }
     put_pose(t, X);
@@ -152,11 +154,13 @@ static char* mjcf(const ccb_model* m, double dt, peer_geometry geometry, char* m
         ccb_model_body_def_get(m, b, &d);
         ccb_pose X;
         ccb_model_body_pose(m, b, 0.0, q, &X);
-        const int is_free = d.mobilizer == CCB_MOBILIZER_FREE;
-        if (!is_free && d.mobilizer != CCB_MOBILIZER_FIXED) {
-            snprintf(msg, n, "the MuJoCo peer translates fixed and free bodies; body '%s' has "
-                             "another mobilizer",
-                     ccb_model_body_name(m, b));
+        const int planar = d.mobilizer == CCB_MOBILIZER_PLANAR;
+        const int is_free = d.mobilizer == CCB_MOBILIZER_FREE || planar; /* a body of its own */
+        if ((!is_free && d.mobilizer != CCB_MOBILIZER_FIXED) || d.force != NULL) {
+            snprintf(msg, n, "the MuJoCo peer translates fixed, free and planar bodies without "
+                             "applied loads; body '%s' has %s",
+                     ccb_model_body_name(m, b),
+                     d.force ? "an applied load" : "a prescribed motion");
             rc = -1;
             break;
         }
@@ -164,10 +168,39 @@ static char* mjcf(const ccb_model* m, double dt, peer_geometry geometry, char* m
             put(&t, "<body name=\"%s\"", ccb_model_body_name(m, b));
             put_pose(&t, &X);
             const double* I = d.inertia.m;
-            put(&t,
-                ">\n<freejoint/>\n<inertial pos=\"0 0 0\" mass=\"%.17g\" "
-                "fullinertia=\"%.17g %.17g %.17g %.17g %.17g %.17g\"/>\n",
-                d.mass, I[0], I[4], I[8], I[1], I[2], I[5]);
+            if (planar) { /* slides along world x and z (axes in the body frame), hinge about y */
+                const double* R = X.R.m;
+                static const char* const names[3] = {"x", "z", "theta"};
+                const unsigned lock[3] = {CCB_LOCK_X, CCB_LOCK_Z, CCB_LOCK_THETA};
+                put(&t, ">\n");
+                for (int k = 0; k < 3; ++k) {
+                    if (d.locked & lock[k]) {
+                        continue;
+                    }
+                    if (k < 2) { /* R^T e_x or R^T e_z */
+                        const int c = k == 0 ? 0 : 2;
+                        put(&t,
+                            "<joint name=\"%s_%s\" type=\"slide\" axis=\"%.17g %.17g %.17g\" "
+                            "damping=\"%.17g\"/>\n",
+                            ccb_model_body_name(m, b), names[k], R[c], R[3 + c], R[6 + c],
+                            d.damping[k]);
+                    } else {
+                        put(&t,
+                            "<joint name=\"%s_%s\" type=\"hinge\" axis=\"0 1 0\" "
+                            "damping=\"%.17g\"/>\n",
+                            ccb_model_body_name(m, b), names[k], d.damping[k]);
+                    }
+                }
+                put(&t,
+                    "<inertial pos=\"0 0 0\" mass=\"%.17g\" diaginertia=\"%.17g %.17g "
+                    "%.17g\"/>\n",
+                    d.mass, I[4], I[4], I[4]);
+            } else {
+                put(&t,
+                    ">\n<freejoint/>\n<inertial pos=\"0 0 0\" mass=\"%.17g\" "
+                    "fullinertia=\"%.17g %.17g %.17g %.17g %.17g %.17g\"/>\n",
+                    d.mass, I[0], I[4], I[8], I[1], I[2], I[5]);
+            }
         }
         ccb_vec3 h;
         double mu = 0;
@@ -260,22 +293,32 @@ int peer_mujoco_run(const ccb_model* m, double dt, double t_final, peer_geometry
     for (int b = 0, j = 0; ok && b < ccb_model_nbodies(m); ++b) {
         ccb_body_def bd;
         ccb_model_body_def_get(m, b, &bd);
-        if (bd.mobilizer != CCB_MOBILIZER_FREE) {
+        if (bd.mobilizer != CCB_MOBILIZER_FREE && bd.mobilizer != CCB_MOBILIZER_PLANAR) {
             continue;
         }
         ccb_pose X;
         ccb_twist V;
         ccb_model_body_pose(m, b, 0.0, q, &X);
         ccb_model_body_twist(m, b, 0.0, q, v, &V);
+        double* qv = d->qvel + j;
+        if (bd.mobilizer == CCB_MOBILIZER_PLANAR) { /* the joints' rates: v_x, v_z, omega_y */
+            const double rate[3] = {V.v.x, V.v.z, V.w.y};
+            const unsigned lock[3] = {CCB_LOCK_X, CCB_LOCK_Z, CCB_LOCK_THETA};
+            for (int k = 0; k < 3; ++k) {
+                if (!(bd.locked & lock[k])) {
+                    d->qvel[j++] = rate[k];
+                }
+            }
+            continue;
+        }
         const double* R = X.R.m;
-        double* qv = d->qvel + 6 * j;
         qv[0] = V.v.x;
         qv[1] = V.v.y;
         qv[2] = V.v.z;
         qv[3] = R[0] * V.w.x + R[3] * V.w.y + R[6] * V.w.z;
         qv[4] = R[1] * V.w.x + R[4] * V.w.y + R[7] * V.w.z;
         qv[5] = R[2] * V.w.x + R[5] * V.w.y + R[8] * V.w.z;
-        j++;
+        j += 6;
     }
     free(q);
     free(v);

@@ -1,6 +1,6 @@
 /* mujoco_peer — a ccb scene stepped by MuJoCo (optional peer of `ccb bench --peers`).
  *
- * Translates a finalized ccb model (fixed and free bodies; spheres, boxes and half-spaces) into
+ * Translates a finalized ccb model (fixed, free and planar bodies; spheres, boxes, half-spaces) into
  * MuJoCo's MJCF in memory (nothing is written) and times MuJoCo's stepping loop with the same
  * time step, gravity, masses, inertias, friction and initial state. MuJoCo's settings and the
  * contact-stiffness mapping are listed by peer_mujoco_describe(); README "Speed" explains them.
