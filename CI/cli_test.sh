@@ -46,8 +46,9 @@ expect 0 "valid range"           -- "$CCB" info conveyor
 expect 0 "5/7"                   -- "$CCB" info sphere
 expect 0 "ic_gap"                -- "$CCB" info rod
 expect 2 "out of range"          -- "$CCB" run rod --set theta0=90 --out "$tmp/a"
-# --peers: a scene the MuJoCo peer cannot translate (a prescribed belt), or a build without MuJoCo
-expect 2 "peers: "                -- "$CCB" bench conveyor --peers --repeat 1
+# --peers: a scene the MuJoCo peer cannot translate (the rod's capsule), or a build without MuJoCo
+expect 2 "peers: "                -- "$CCB" bench rod --peers --repeat 1
+expect 2 "unknown variant 'mujoco-x'" -- "$CCB" run sphere --variant mujoco-x --out "$tmp/a"
 expect 2 "exceed the radius"     -- "$CCB" run sphere --set z0=0.01 --out "$tmp/a"
 expect 2 "stop-scale"            -- "$CCB" run rod --stop-scale nonsense --out "$tmp/a"
 expect 2 "unknown case"          -- "$CCB" info nosuchcase
@@ -249,5 +250,29 @@ for m in sap similar lagged; do
     || { echo "FAIL: the reused $m steps.csv differs from a fresh one"; stop; }
   pass=$((pass + 1))
 done
+
+# --- the MuJoCo peer (only in a build with MuJoCo): a peer run is recorded like a ccb run -------
+if "$CCB" list | grep -q '^  mujoco '; then
+  expect 2 "no observables for a peer run" -- "$CCB" run rod --variant mujoco --out "$tmp/a"
+  # One free-flight step (no contact yet) is semi-implicit Euler with the same rotation update in
+  # both: MuJoCo's state mapped to ccb's coordinates (planar x, z, theta; free p, quaternion, world
+  # omega, v) equals ccb's step to round-off (measured 4.4e-16; bound 1e-12 absolute).
+  for c in sphere clutter; do
+    "$CCB" run $c --variant mujoco --t-final 0.002 --out "$tmp/pm_$c" >/dev/null 2>&1 \
+      && "$CCB" run $c --variant lagged --t-final 0.002 --out "$tmp/pl_$c" >/dev/null 2>&1 \
+      || { echo "FAIL: $c: a one-step run of mujoco or lagged failed"; stop; }
+    grep -q '"name":[[:space:]]*"mujoco"' "$tmp/pm_$c/meta.json" \
+      || { echo "FAIL: $c: meta.json of the peer run does not name mujoco"; stop; }
+    d=$(paste -d, <(sed -n 1p "$tmp/pm_$c/trajectory.csv") <(sed -n 2p "$tmp/pm_$c/trajectory.csv") \
+                  <(sed -n 2p "$tmp/pl_$c/trajectory.csv") | awk -F, '{
+          n = NF / 3; m = 0
+          for (i = 2; i <= n; ++i) if (index($i, ".") > 0) {   # body coordinates: "ball.x [m]"
+            e = $(n + i) - $(2 * n + i); if (e < 0) e = -e; if (e > m) m = e }
+          printf "%.3g", m }')
+    awk -v d="$d" 'BEGIN { exit !(d <= 1e-12) }' \
+      || { echo "FAIL: $c: MuJoCo's free-flight step differs from ccb's by $d (bound 1e-12)"; stop; }
+    pass=$((pass + 1))
+  done
+fi
 
 echo "cli_test: $pass passed"

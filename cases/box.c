@@ -1223,4 +1223,6 @@ const case_desc case_box = {
     k_quick,
     NULL, /* bench: every approximation, TAMSI and implicit Euler */
     &k_std,
+    NULL, /* no peer runs: the MuJoCo peer does not translate its applied load */
+    NULL,
 };

@@ -39,6 +39,16 @@ struct study_ctx;
 struct study_batch;
 struct run_record;
 
+/* What a peer run (the variants mujoco, mujoco-k: reference/peers/mujoco) reports of its contacts
+ * after a step, beside the state. */
+typedef struct run_peer_step {
+    int ncon;            /* contacts */
+    double pen_mean;     /* mean penetration of the penetrating contacts [m] (0: none) */
+    double pen_max;      /* largest penetration [m] */
+    const double* f_body; /* total contact force on each body of the model, world frame [N]:
+                             3 per body (bodies that do not move under forces: 0) */
+} run_peer_step;
+
 /* One run of a paper-figure study (figure.c). */
 typedef struct fig_run {
     const char* variant;        /* registry name (cases/variant.c) */
@@ -105,6 +115,8 @@ typedef struct fig_study {
     int (*make_runs)(struct study_ctx* ctx, struct study_batch* b);
     int kappa;              /* record kappa_2(H) per step (listed runs) */
     int serial;             /* one run at a time (the study's point is wall time) */
+    int peer;               /* runs peer variants (mujoco): skipped, with a line in the report,
+                               in a build without MuJoCo */
     int rows;               /* trajectory rows written per listed run (0: every step) */
     const char* columns;    /* names (with units) of the values row() gives, comma-separated;
                                NULL: the report has no run table (finish writes its own) */
@@ -200,6 +212,13 @@ typedef struct case_desc {
     const char* bench_approx; /* `ccb bench CASE` default: this approximation only (NULL: every
                                  approximation, TAMSI and implicit Euler) */
     const case_std* std;      /* the standard studies' error metric and ladders */
+    /* Optional: the observables of a peer run, from the state (sim holds it, without contacts:
+     * its contact list is empty) and the peer's contact summary. NULL: the peer variants do not
+     * apply to the case. Observables without a counterpart in the peer are 0 and named by
+     * peer_note. */
+    void (*peer_observe)(const ccb_sim* sim, const void* data, const double* P,
+                         const run_peer_step* c, double* out);
+    const char* peer_note;
 } case_desc;
 
 /* One variant of one case in `ccb compare`: its errors over the ladder (dt, or accuracy levels
@@ -282,7 +301,11 @@ typedef struct solver_cfg {
     ccb_ode_params ode;     /* ODE integrator options; ode.h = 0: the sampling interval dt */
     int friction;           /* -1: the case's regularization; else a ccb_friction_model for TAMSI
                                and the continuous model */
+    int peer;               /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
 } solver_cfg;
+/* Peers (reference/peers): MuJoCo with the time-constant stiffness mapping, and with ccb's k used
+ * literally (README "Speed"). */
+enum { RUN_PEER_NONE = 0, RUN_PEER_MUJOCO = 1, RUN_PEER_MUJOCO_K = 2 };
 void solver_cfg_default(solver_cfg* s);
 
 typedef struct run_config {
@@ -335,7 +358,8 @@ typedef struct run_record {
  * The registry of named solver variants: the convex approximations of libccb's registry (read at
  * every call, so registered ones join), TAMSI with its options, implicit Euler (FN/QN x fixed/
  * error control x TALS), RK3 and the GSL reference. */
-enum { VSET_CONVEX = 1u, VSET_PAPER = 2u }; /* named sets; "all" is every variant */
+/* named sets; "all" is every variant of ccb (the peers only by name or as the set "peers") */
+enum { VSET_CONVEX = 1u, VSET_PAPER = 2u, VSET_PEER = 4u };
 typedef enum variant_kind {
     VARIANT_FIXED = 0,   /* a fixed step: studies sweep dt */
     VARIANT_ADAPTIVE = 1 /* error control: studies sweep its accuracy level at the case's dt */
@@ -348,6 +372,7 @@ typedef struct variant_opts {
     int quasi;             /* implicit Euler: quasi Newton */
     int tals;              /* TALS (TAMSI, implicit Euler) */
     int error_control;     /* implicit Euler: error control */
+    int peer;              /* RUN_PEER_*: a peer steps the run (the case's peer_observe) */
 } variant_opts;
 typedef struct variant_def {
     char name[32];      /* "lagged", "tamsi-1way", "ie-qn-ec-tals", "gsl-rk8pd" */

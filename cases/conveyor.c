@@ -214,6 +214,19 @@ static void conveyor_observe(const ccb_sim* sim, const void* data, const double*
     o[O_GLIDE] = glide_height(sim, P, o[O_VT]);
 }
 
+/* A peer run (MuJoCo): the same observables from the state, the contact force on the box from
+ * the peer; the stiction tolerance and the closed-form gliding height are ccb's (0). */
+static void conveyor_peer_observe(const ccb_sim* sim, const void* data, const double* P,
+                                  const run_peer_step* c, double* o) {
+    conveyor_observe(sim, data, P, o); /* no contacts in sim: v_t, v_n of the box relative to
+                                          the belt (rotation locked: the bottom face's) */
+    const double* f = c->f_body + 3 * 1; /* body 1: the box */
+    o[O_FT] = f[0];
+    o[O_FN] = f[2];
+    o[O_GLIDE] = 0.0;
+    o[O_STOL] = 0.0;
+}
+
 /* ---- helpers shared by the studies ------------------------------------------------------------- */
 
 #define SLIP_FACTOR 10.0 /* slip iff |v_t| > 10 v_s (notes) */
@@ -444,12 +457,129 @@ static const case_std k_std = {
     "smallest dt / 10.",
     std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {5e-2, 1e-2, 2e-3}, 3, {5e-2, 1e-2}, 2, NULL};
 
+/* ---- study peers (MuJoCo beside the convex models) -------------------------------------------- */
+
+/* What the bottom face does while the box slips and while it sticks (|v_t| > 10 v_s: slip). */
+typedef struct peers_facts {
+    long nslip, nstick, nfree;        /* steps of each phase; steps without a normal force */
+    double vn_slip, vn_stick;         /* max |v_n| */
+    double phi_slip_max, pen_stick;   /* highest bottom while slipping; mean -phi while sticking */
+} peers_facts;
+
+static peers_facts peers_analyse(const double* P, const run_record* r) {
+    peers_facts f = {0, 0, 0, 0, 0, -INFINITY, 0};
+    for (long k = 1; k <= r->nsteps; ++k) {
+        const double vn = fabs(run_obs(r, k, O_VN)), phi = run_obs(r, k, O_PHI);
+        f.nfree += run_obs(r, k, O_FN) <= 0;
+        if (fabs(run_obs(r, k, O_VT)) > SLIP_FACTOR * P[P_VS]) {
+            f.nslip++;
+            f.vn_slip = fmax(f.vn_slip, vn);
+            f.phi_slip_max = fmax(f.phi_slip_max, phi);
+        } else {
+            f.nstick++;
+            f.vn_stick = fmax(f.vn_stick, vn);
+            f.pen_stick += -phi;
+        }
+    }
+    f.pen_stick = f.nstick ? f.pen_stick / (double)f.nstick : NAN;
+    f.phi_slip_max = f.nslip ? f.phi_slip_max : NAN;
+    return f;
+}
+
+static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
+    const double* P = ctx->params;
+    const peers_facts f = peers_analyse(P, r);
+    fig3_facts e;
+    fig3_analyse(P, r, &e);
+    char name[32];
+    variant_name(&r->cfg, name, sizeof name);
+    const double row[10] = {e.onset, e.onset_err, e.restick, e.restick_err, (double)f.nslip,
+                            f.vn_slip, f.vn_stick, f.phi_slip_max, f.pen_stick, (double)f.nfree};
+    memcpy(v, row, sizeof row);
+    study_set_metricf(ctx, e.onset_err, "peers.%s.onset_err", name);
+    study_set_metricf(ctx, e.restick_err, "peers.%s.restick_err", name);
+    study_set_metricf(ctx, f.vn_slip, "peers.%s.vn_slip_max", name);
+    study_set_metricf(ctx, f.vn_stick, "peers.%s.vn_stick_max", name);
+    study_set_metricf(ctx, f.phi_slip_max, "peers.%s.phi_slip_max", name);
+    study_set_metricf(ctx, f.pen_stick, "peers.%s.penetration_stick_mean", name);
+    study_set_metricf(ctx, (double)f.nfree, "peers.%s.steps_without_normal_force", name);
+}
+
+static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    (void)dir;
+    const double* P = ctx->params;
+    study_report(ctx, "Static penetration of a point contact m g / (n k) = %.3g m; slip means "
+                      "|v_t| > %g v_s.\n\n",
+                 P[P_MASS] * P[P_G] / (P[P_CONTACTS] * P[P_K]), SLIP_FACTOR);
+    for (int i = 0; i < fd->b->n; ++i) {
+        const run_record* r = &fd->b->rec[i];
+        char name[32];
+        variant_name(&r->cfg, name, sizeof name);
+        if (r->status != CCB_OK) {
+            study_report(ctx, "- %s: failed (%s).\n", name, r->msg);
+            continue;
+        }
+        const peers_facts f = peers_analyse(P, r);
+        char stick[160] = "it never sticks (|v_t| > 10 v_s at every step)";
+        if (f.nstick > 0) {
+            snprintf(stick, sizeof stick,
+                     "while sticking |v_n| <= %.3g m/s, mean penetration %.3g m", f.vn_stick,
+                     f.pen_stick);
+        }
+        study_report(ctx,
+                     "- %s: while slipping |v_n| <= %.3g m/s and the bottom reaches %.3g m "
+                     "above the belt; %s; %ld of %ld steps without a normal force.\n",
+                     name, f.vn_slip, f.phi_slip_max, stick, f.nfree, r->nsteps);
+    }
+    study_report(ctx, "\nSAP and Similar glide: while slipping the box rises on the belt by "
+                      "mu (dt + tau_d) |v_t| (ICF Table I), Lagged does not. MuJoCo has no "
+                      "speculative contact: a box that leaves the belt falls one whole step "
+                      "before its contact is found again, so it hops (steps without a normal "
+                      "force) instead of gliding; its friction is a soft constraint that lets "
+                      "the box creep, so by the 10 v_s criterion it need not stick at all. "
+                      "mujoco-k uses ccb's k literally (README \"Speed\").\n\n");
+    return 0;
+}
+
+static const fig_run k_peers_runs[] = {
+    {"sap", "sap", NULL, 0, NULL},
+    {"similar", "similar", NULL, 0, NULL},
+    {"lagged", "lagged", NULL, 0, NULL},
+    {"mujoco", "mujoco", NULL, 0, NULL},
+    {"mujoco-k", "mujoco-k", NULL, 0, NULL},
+};
+
+static const fig_plot k_peers_plots[] = {
+    {"contact_grid.gp", "peers",
+     "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
+     "title='Conveyor: the convex models and MuJoCo (time constant 2 dt), dt = 0.01 s'"},
+    {NULL, NULL, NULL},
+};
+
+static const fig_study k_peers = {
+    .claim = "ccb's convex models beside MuJoCo on the same scene: the normal velocity and "
+             "the penetration of the box while it slips and while it sticks (SAP's and "
+             "Similar's gliding, Lagged's none, MuJoCo's), and the slip events against ideal "
+             "Coulomb friction.",
+    .peer = 1,
+    .runs = k_peers_runs,
+    .nruns = (int)(sizeof k_peers_runs / sizeof k_peers_runs[0]),
+    .columns = "onset_t [s],onset_err [s],restick_t [s],restick_err [s],slip_steps,"
+               "vn_slip_max [m/s],vn_stick_max [m/s],phi_slip_max [m],penetration_stick_mean [m],"
+               "steps_without_normal_force",
+    .row = peers_row,
+    .finish = peers_finish,
+    .plots = k_peers_plots,
+};
+
 static const case_study k_studies[] = {
     {"fig3", "contact velocity and force at dt = 0.01 s: SAP, Similar, Lagged", "ICF Fig. 3",
      &k_fig3, NULL},
     {"fig4",
      "e_q against dt in {2e-3, 1e-2, 5e-2} (reference Lagged 2e-4) and an extended sweep to 1e-4",
      "ICF Fig. 4", &k_fig4, NULL},
+    {"peers", "SAP, Similar, Lagged and MuJoCo: normal velocity and penetration in slip and stick",
+     "ccb peer comparison", &k_peers, NULL},
 };
 
 static const char* const k_quick[] = {"fig3", "fig4", NULL};
@@ -477,4 +607,7 @@ const case_desc case_conveyor = {
     k_quick,
     NULL, /* bench: every approximation, TAMSI and implicit Euler */
     &k_std,
+    conveyor_peer_observe,
+    "ft, fn: the total contact force on the box; phi_glide and stiction_tol have no counterpart "
+    "(0)",
 };

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "mujoco_peer.h"
 
 #define FIG_MAX_COLS 24
 #define FIG_MAX_RUNS 64
@@ -346,6 +347,14 @@ static void fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const 
 static int fig_study_run(study_ctx* ctx, const case_study* st) {
     const fig_study* d = st->decl;
     const case_desc* cs = ctx->cs;
+    if (d->peer && !peer_mujoco_available()) {
+        study_report(ctx,
+                     "### %s — %s (%s)\n\nNot run: this ccb was built without MuJoCo (`make "
+                     "reproduce` installs Debian's libmujoco-dev; README \"Speed\").\n\n",
+                     st->name, st->title, st->figure);
+        fprintf(stderr, "ccb: %s/%s: skipped (built without MuJoCo)\n", cs->name, st->name);
+        return 0;
+    }
     char(*names)[32] = calloc(FIG_MAX_RUNS, sizeof *names);
     fig_sweep_result* sw = d->nsweeps ? calloc((size_t)d->nsweeps, sizeof *sw) : NULL;
     study_batch b = {0};

@@ -436,17 +436,30 @@ static int cmd_list(int argc, char** argv) {
             printf("    study %-16s %s (%s)\n", st->name, st->title, st->figure);
         }
     }
-    printf("\nvariants (ccb run --variant NAME; sets for --variants: convex, paper, all):\n");
+    printf("\nvariants (ccb run --variant NAME; sets for --variants: convex, paper, peers, all =\n"
+           "every variant but the peers):\n");
     for (int i = 0; i < variant_count(); ++i) {
         variant_def v;
         variant_get(i, &v);
         char sets[32];
-        snprintf(sets, sizeof sets, "%s%s%s", v.sets & VSET_CONVEX ? "convex" : "",
+        snprintf(sets, sizeof sets, "%s%s%s%s", v.sets & VSET_CONVEX ? "convex" : "",
                  (v.sets & VSET_CONVEX) && (v.sets & VSET_PAPER) ? "," : "",
-                 v.sets & VSET_PAPER ? "paper" : "");
+                 v.sets & VSET_PAPER ? "paper" : "", v.sets & VSET_PEER ? "peers" : "");
+        char cases[128] = "";
+        size_t len = 0;
+        int all = 1;
+        for (int c = 0; c < case_count(); ++c) { /* the cases it applies to */
+            if (variant_applies(&v, case_get(c))) {
+                len += (size_t)snprintf(cases + len, sizeof cases - len, "%s%s", len ? " " : "",
+                                        case_get(c)->name);
+                len = len < sizeof cases ? len : sizeof cases - 1;
+            } else {
+                all = 0;
+            }
+        }
         printf("  %-14s %-8s %-13s %-32s %s\n", v.name,
                v.kind == VARIANT_ADAPTIVE ? "adaptive" : "fixed", sets[0] ? sets : "-",
-               strcmp(v.cases, "*") == 0 ? "every case" : v.cases, v.title);
+               all ? "every case" : cases, v.title);
     }
     printf("\napproximations:");
     for (int i = 0; i < ccb_approx_count(); ++i) {
@@ -1077,9 +1090,9 @@ static int bench_peers(const case_desc* cs, const run_config* cfg, const char* v
         run_record_free(&rec);
         for (int p = 1; p < NP && rc == 0; ++p) {
             peer_result pr;
-            if (peer_mujoco_run(model, cfg->dt, cfg->t_final,
-                                p == 1 ? PEER_SAME_GEOMETRY : PEER_NATIVE_BOXES, &pr, msg,
-                                sizeof msg) != 0) {
+            const peer_options po = {p == 1 ? PEER_SAME_GEOMETRY : PEER_NATIVE_BOXES,
+                                     PEER_STIFF_TIMECONST};
+            if (peer_mujoco_run(model, cfg->dt, cfg->t_final, &po, &pr, msg, sizeof msg) != 0) {
                 fprintf(stderr, "ccb: --peers: %s\n", msg);
                 rc = EXIT_USAGE;
                 break;
@@ -1103,7 +1116,8 @@ static int bench_peers(const case_desc* cs, const run_config* cfg, const char* v
         printf("\n# --peers: %d alternating runs each of %s and MuJoCo %s, stepping loop only; "
                "median [min, max]\n",
                repeat, variant, peer_mujoco_version());
-        peer_mujoco_describe(cfg->dt, describe_line, NULL);
+        const peer_options po = {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST};
+        peer_mujoco_describe(cfg->dt, &po, describe_line, NULL);
         printf("%-22s %-8s %-12s %-25s %-14s %-10s %-10s %s\n", "solver", "steps", "wall [s]",
                "spread [s]", "per step [us]", "mean it.", "contacts", "status");
         double med[NP];

@@ -613,4 +613,6 @@ const case_desc case_rod = {
     k_quick,
     NULL, /* bench: every approximation, TAMSI and implicit Euler */
     &k_std,
+    NULL, /* no peer runs: the MuJoCo peer does not translate its capsule */
+    NULL,
 };

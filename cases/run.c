@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "case.h"
+#include "mujoco_peer.h"
 
 static double now(void) {
     struct timespec ts;
@@ -55,6 +56,72 @@ void run_record_free(run_record* rec) {
     rec->iters = rec->ls = NULL;
 }
 
+/* The peer's options for a run configuration. */
+static peer_options peer_opts(const run_config* cfg) {
+    const peer_options o = {PEER_SAME_GEOMETRY, cfg->solver.peer == RUN_PEER_MUJOCO_K
+                                                    ? PEER_STIFF_LITERAL
+                                                    : PEER_STIFF_TIMECONST};
+    return o;
+}
+
+typedef struct peer_meta {
+    ccb_meta* m;
+    char key[96];
+} peer_meta;
+/* One setting of peer_mujoco_describe as solver.peer.<key> (spaces as '_'). */
+static void peer_meta_line(const char* key, const char* value, void* user) {
+    peer_meta* pm = user;
+    snprintf(pm->key, sizeof pm->key, "solver.peer.%s", key);
+    for (char* c = pm->key; *c; ++c) {
+        *c = *c == ' ' ? '_' : *c;
+    }
+    ccb_meta_set_string(pm->m, pm->key, value);
+}
+
+/* A step of the run: by ccb's solver, or by the peer (whose state the sim then holds, for the
+ * case's observables). */
+typedef struct stepper {
+    ccb_sim* sim;
+    peer_mujoco* peer;  /* NULL: ccb steps */
+    ccb_step_stats st;  /* the peer's step */
+    peer_step_info info;
+    double *q, *v;      /* the peer's state in ccb's coordinates */
+    char msg[256];
+} stepper;
+
+static ccb_status stepper_step(stepper* sp, double* wall, const ccb_step_stats** st) {
+    if (sp->peer == NULL) {
+        const double tic = now();
+        const ccb_status s = ccb_sim_step(sp->sim);
+        *wall = now() - tic;
+        *st = ccb_sim_step_stats(sp->sim);
+        return s;
+    }
+    ccb_step_stats* ps = &sp->st;
+    for (int c = 0; c < CCB_CNT_COUNT; ++c) {
+        ps->counter[c] = NAN; /* the rows of ccb's solvers do not apply */
+    }
+    ps->solver = CCB_SOLVER_NEWTON;
+    ps->time_geometry = ps->time_problem = 0.0;
+    const double tic = now();
+    const int rc = peer_mujoco_step(sp->peer, &sp->info, sp->msg, sizeof sp->msg);
+    *wall = now() - tic;
+    ps->time_solve = *wall;
+    ps->counter[CCB_CNT_ITERATIONS] = sp->info.iterations;
+    ps->ncontacts = sp->info.ncon;
+    ps->status = CCB_OK;
+    *st = ps;
+    if (rc == 0) {
+        peer_mujoco_state(sp->peer, sp->q, sp->v);
+        if (ccb_sim_set_state(sp->sim, peer_mujoco_time(sp->peer), sp->q, sp->v) == CCB_OK) {
+            return CCB_OK;
+        }
+        snprintf(sp->msg, sizeof sp->msg, "%s", ccb_sim_last_error(sp->sim));
+    }
+    ps->status = CCB_E_NONFINITE;
+    return CCB_E_NONFINITE;
+}
+
 static int write_meta(const run_config* cfg, const run_record* rec, const ccb_model* model,
                       const ccb_sim* sim, char* msg, size_t n) {
     ccb_meta* m = NULL;
@@ -75,7 +142,18 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     char variant[64];
     variant_name(cfg, variant, sizeof variant);
     ccb_meta_set_string(m, "solver.variant", variant);
-    ccb_meta_set_sim(m, sim); /* solver.name, its settings and work (the library's description) */
+    if (cfg->solver.peer != RUN_PEER_NONE) { /* the peer's settings; the sim only held the state */
+        peer_meta pm = {m, ""};
+        const peer_options po = peer_opts(cfg);
+        ccb_meta_set_string(m, "solver.name", "mujoco");
+        ccb_meta_set_string(m, "solver.peer.version", peer_mujoco_version());
+        peer_mujoco_describe(cfg->dt, &po, peer_meta_line, &pm);
+        if (cs->peer_note) {
+            ccb_meta_set_string(m, "solver.peer.observables", cs->peer_note);
+        }
+    } else {
+        ccb_meta_set_sim(m, sim); /* solver.name, its settings and work (the library's account) */
+    }
     ccb_meta_set_number(m, "statistics.steps_with_substeps", (double)rec->substeps);
     ccb_meta_set_number(m, "dt", cfg->dt);
     ccb_meta_set_number(m, "t_final", cfg->t_final);
@@ -176,10 +254,29 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     ccb_sim* sim = NULL;
     int rc = 2;
     ccb_writer *wt = NULL, *ws = NULL;
+    stepper stp;
+    memset(&stp, 0, sizeof stp);
     if (ccb_sim_create(model, &sp, &sim, msg, msgn) != CCB_OK) {
         goto done;
     }
+    stp.sim = sim;
     const int nq = ccb_model_nq(model), nv = ccb_model_nv(model), no = cs->nobs;
+    if (cfg->solver.peer != RUN_PEER_NONE) {
+        const peer_options po = peer_opts(cfg);
+        if (cs->peer_observe == NULL) {
+            snprintf(msg, msgn, "case %s has no observables for a peer run", cs->name);
+            goto done;
+        }
+        stp.q = calloc((size_t)nq + 1, sizeof(double));
+        stp.v = calloc((size_t)nv + 1, sizeof(double));
+        if (stp.q == NULL || stp.v == NULL) {
+            snprintf(msg, msgn, "out of memory");
+            goto done;
+        }
+        if (peer_mujoco_open(model, cfg->dt, &po, &stp.peer, msg, msgn) != 0) {
+            goto done;
+        }
+    }
     for (int i = 0; i < nq && i < CASE_MAX_Q; ++i) {
         snprintf(rec->qname[i], sizeof rec->qname[i], "%s [%s]", ccb_model_q_name(model, i),
                  ccb_model_q_unit(model, i));
@@ -255,10 +352,10 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     rec->status = CCB_OK;
     for (long k = 1; k <= N; ++k) {
         const double t0 = ccb_sim_time(sim);
-        const double tic = now();
-        const ccb_status s = ccb_sim_step(sim);
-        rec->wall_time += now() - tic;
-        const ccb_step_stats* st = ccb_sim_step_stats(sim);
+        double wall = 0;
+        const ccb_step_stats* st = NULL;
+        const ccb_status s = stepper_step(&stp, &wall, &st);
+        rec->wall_time += wall;
         const double* cnt = st->counter; /* NAN: the row does not apply to the solver */
         rec->iters[k] = isnan(cnt[CCB_CNT_ITERATIONS]) ? 0 : (int)cnt[CCB_CNT_ITERATIONS];
         rec->ls[k] = isnan(cnt[CCB_CNT_LS_EVALS]) ? 0 : (int)cnt[CCB_CNT_LS_EVALS];
@@ -290,14 +387,20 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         if (s != CCB_OK) {
             rec->status = s;
             rec->fail_step = k;
-            snprintf(rec->msg, sizeof rec->msg, "%s", ccb_sim_last_error(sim));
+            snprintf(rec->msg, sizeof rec->msg, "%s", stp.peer ? stp.msg : ccb_sim_last_error(sim));
             break;
         }
         rec->nsteps = k;
         memcpy(rec->q + (size_t)k * nq, ccb_sim_q(sim), (size_t)nq * sizeof(double));
         memcpy(rec->v + (size_t)k * nv, ccb_sim_v(sim), (size_t)nv * sizeof(double));
         double* o = rec->obs + (size_t)k * no;
-        cs->observe(sim, data, cfg->params, o);
+        if (stp.peer) {
+            const run_peer_step ps = {stp.info.ncon, stp.info.pen_mean, stp.info.pen_max,
+                                      stp.info.f_body};
+            cs->peer_observe(sim, data, cfg->params, &ps, o);
+        } else {
+            cs->observe(sim, data, cfg->params, o);
+        }
         if (files && (k % cfg->record_every == 0 || k == N)) {
             row[0] = ccb_sim_time(sim);
             memcpy(row + 1, ccb_sim_q(sim), (size_t)nq * sizeof(double));
@@ -328,6 +431,9 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     }
     rc = 0;
 done:
+    peer_mujoco_close(stp.peer);
+    free(stp.q);
+    free(stp.v);
     ccb_writer_abort(wt);
     ccb_writer_abort(ws);
     ccb_sim_destroy(sim);

@@ -122,6 +122,17 @@ static void sphere_observe(const ccb_sim* sim, const void* data, const double* P
     o[O_UWR] = v[0] - v[2] * R;
 }
 
+/* A peer run (MuJoCo): the same observables from the state, the contact force on the ball from
+ * the peer; the stiction tolerance is ccb's (0). */
+static void sphere_peer_observe(const ccb_sim* sim, const void* data, const double* P,
+                                const run_peer_step* c, double* o) {
+    sphere_observe(sim, data, P, o); /* no contacts in sim: v_t, v_n of the lowest point */
+    const double* f = c->f_body + 3 * 1; /* body 1: the ball */
+    o[O_FT] = f[0];
+    o[O_FN] = f[2];
+    o[O_STOL] = 0.0;
+}
+
 /* ---- analysis of one run ------------------------------------------------------------------- */
 
 typedef struct sphere_run_facts {
@@ -282,6 +293,99 @@ static const fig_study k_fig6 = {
     .plot = "title='Falling sphere, contact velocity and force, dt = 2e-3 s (ICF Fig. 6)'",
 };
 
+/* ---- study peers (MuJoCo beside the convex models) -------------------------------------------- */
+
+/* per run: rolling onset, final speed against 5/7 U0, the normal velocity while sliding */
+static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
+    const double* P = ctx->params;
+    const sphere_run_facts f = analyse(r, P);
+    char name[32];
+    variant_name(&r->cfg, name, sizeof name);
+    const double U0 = P[P_U0], z = r->q[(size_t)r->nsteps * r->nq + 1];
+    const double u_err = (f.u_final - U0 / 1.4) / (U0 / 1.4); /* signed, against 5/7 U0 */
+    const double row[8] = {f.t_roll,        f.u_final,       u_err,          f.slip_final,
+                           f.vn_after_first, f.vn_sliding, P[P_RADIUS] - z, z};
+    memcpy(v, row, sizeof row);
+    study_set_metricf(ctx, f.t_roll, "peers.%s.roll_onset_t", name);
+    study_set_metricf(ctx, u_err, "peers.%s.u_final_err_rel", name);
+    study_set_metricf(ctx, f.slip_final, "peers.%s.slip_final", name);
+    study_set_metricf(ctx, f.vn_sliding, "peers.%s.vn_sliding_max", name);
+    study_set_metricf(ctx, f.vn_after_first, "peers.%s.vn_after_first_contact_max", name);
+    study_set_metricf(ctx, P[P_RADIUS] - z, "peers.%s.penetration_final", name);
+}
+
+/* together: what the peer does differently, in numbers */
+static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    (void)dir;
+    const double* P = ctx->params;
+    const double t_exact = 2 * P[P_U0] / (7 * P[P_MU] * P[P_G]);
+    study_report(ctx, "Closed forms: rolling onset %.5f s after first contact at ideal "
+                      "Coulomb friction, final rolling speed %.6f m/s (5/7 U0), static "
+                      "penetration m g / k = %.3g m.\n\n",
+                 t_exact, P[P_U0] / 1.4, P[P_MASS] * P[P_G] / P[P_K]);
+    for (int i = 0; i < fd->b->n; ++i) {
+        const run_record* r = &fd->b->rec[i];
+        char name[32];
+        variant_name(&r->cfg, name, sizeof name);
+        if (r->status != CCB_OK) {
+            study_report(ctx, "- %s: failed (%s).\n", name, r->msg);
+            continue;
+        }
+        const sphere_run_facts f = analyse(r, P);
+        const double z = r->q[(size_t)r->nsteps * r->nq + 1];
+        study_report(ctx,
+                     "- %s: rolling from %.3f s, final speed %.6f m/s (%+.2f %% of 5/7 U0), "
+                     "contact slip at the end %.3g m/s, largest |v_n| after the first contact "
+                     "%.3g m/s, height of the centre %.6g m (penetration %.3g m).\n",
+                     name, f.t_roll, f.u_final,
+                     100 * (f.u_final - P[P_U0] / 1.4) / (P[P_U0] / 1.4), f.slip_final,
+                     f.vn_after_first, z, P[P_RADIUS] - z);
+    }
+    const double dt = fd->b->n > 0 ? fd->b->rec[0].cfg.dt : ctx->cs->dt_default;
+    study_report(ctx,
+                 "\nMuJoCo (contact margin 0) finds the contact only after the ball has "
+                 "penetrated, and its soft constraint pushes it back out: the ball rebounds "
+                 "(largest |v_n| above) before it settles. Its friction is a soft constraint "
+                 "too: a rolling ball keeps creeping at the contact and rolls slower than 5/7 "
+                 "U0; the contact spring, set by a time constant of 2 dt, sinks deeper than "
+                 "m g / k. Used literally (mujoco-k), "
+                 "k = %g N/m on %g kg is a spring of period %.3g ms at dt = %g ms, which "
+                 "MuJoCo's constraint reference treats explicitly.\n\n",
+                 P[P_K], P[P_MASS], 1e3 * 2 * CCB_PI * sqrt(P[P_MASS] / P[P_K]), 1e3 * dt);
+    return 0;
+}
+
+static const fig_run k_peers_runs[] = {
+    {"sap", "sap", NULL, 0, NULL},
+    {"similar", "similar", NULL, 0, NULL},
+    {"lagged", "lagged", NULL, 0, NULL},
+    {"mujoco", "mujoco", NULL, 0, NULL},
+    {"mujoco-k", "mujoco-k", NULL, 0, NULL},
+};
+
+static const fig_plot k_peers_plots[] = {
+    {"contact_grid.gp", "peers",
+     "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
+     "title='Falling sphere: the convex models and MuJoCo (time constant 2 dt), dt = 2e-3 s'"},
+    {NULL, NULL, NULL},
+};
+
+static const fig_study k_peers = {
+    .claim = "ccb's convex models beside MuJoCo on the same scene: the rolling onset and the "
+             "final rolling speed against the closed forms (5/7 U0), and what MuJoCo's soft "
+             "contact does with the paper's stiffness used as its time constant (mujoco) and "
+             "literally (mujoco-k).",
+    .peer = 1,
+    .runs = k_peers_runs,
+    .nruns = (int)(sizeof k_peers_runs / sizeof k_peers_runs[0]),
+    .columns = "roll_onset_t [s],u_final [m/s],u_final_err_rel [-],contact_slip_final [m/s],"
+               "vn_after_first_contact_max [m/s],vn_sliding_max [m/s],penetration_final [m],"
+               "z_final [m]",
+    .row = peers_row,
+    .finish = peers_finish,
+    .plots = k_peers_plots,
+};
+
 /* ---- study convergence (ICF Fig. 7) ------------------------------------------------------------ */
 
 static void fig7_inspect(study_ctx* ctx, const fig_sweep_result* sw, int variant, int idt,
@@ -351,6 +455,8 @@ static const case_study k_studies[] = {
      &k_fig6, NULL},
     {"fig7", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7",
      &k_fig7, NULL},
+    {"peers", "SAP, Similar, Lagged and MuJoCo: rolling onset, final speed, penetration",
+     "ccb peer comparison", &k_peers, NULL},
 };
 
 static const char* const k_quick[] = {"fig6", "fig7", NULL};
@@ -378,4 +484,6 @@ const case_desc case_sphere = {
     k_quick,
     NULL, /* bench: every approximation, TAMSI and implicit Euler */
     &k_std,
+    sphere_peer_observe,
+    "ft, fn: the total contact force on the ball; stiction_tol has no counterpart (0)",
 };

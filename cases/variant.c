@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "mujoco_peer.h"
 
 /* Accuracy levels of the adaptive variants in the standard studies (work against precision):
  * implicit Euler's error target a (spec formulation-tamsi-hydro §B.6) and GSL's tolerance (rk8pd
@@ -30,35 +31,48 @@ static const double k_levels_gsl[] = {1e-4, 1e-6, 1e-8};
 #define IE_CASES "conveyor sphere rod box"
 static const variant_def k_solvers[] = {
     {"tamsi", "TAMSI, two-way coupling, TALS (TAMSI paper)", VSET_PAPER, VARIANT_FIXED, "*",
-     NULL, {CCB_SOLVER_TAMSI, 0, 0, 0, 1, 0}, NULL, 0},
+     NULL, {CCB_SOLVER_TAMSI, 0, 0, 0, 1, 0, 0}, NULL, 0},
     {"tamsi-1way", "TAMSI, one-way coupling (normal forces lagged), TALS", 0, VARIANT_FIXED, "box",
-     NULL, {CCB_SOLVER_TAMSI, 0, 1, 0, 1, 0}, NULL, 0},
+     NULL, {CCB_SOLVER_TAMSI, 0, 1, 0, 1, 0, 0}, NULL, 0},
     {"tamsi-notals", "TAMSI without TALS (full Newton steps)", 0, VARIANT_FIXED, "box", NULL,
-     {CCB_SOLVER_TAMSI, 0, 0, 0, 0, 0}, NULL, 0},
+     {CCB_SOLVER_TAMSI, 0, 0, 0, 0, 0, 0}, NULL, 0},
     {"ie-fn", "implicit Euler, full Newton, fixed step", VSET_PAPER, VARIANT_FIXED, IE_CASES, NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 0}, NULL, 0},
+     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 0, 0}, NULL, 0},
     {"ie-fn-tals", "implicit Euler, full Newton + TALS, fixed step", VSET_PAPER, VARIANT_FIXED,
-     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 0}, NULL, 0},
+     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 0, 0}, NULL, 0},
     {"ie-qn", "implicit Euler, quasi Newton, fixed step", VSET_PAPER, VARIANT_FIXED, IE_CASES, NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 0}, NULL, 0},
+     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 0, 0}, NULL, 0},
     {"ie-qn-tals", "implicit Euler, quasi Newton + TALS, fixed step", VSET_PAPER, VARIANT_FIXED,
-     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 0}, NULL, 0},
+     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 0, 0}, NULL, 0},
     {"ie-fn-ec", "implicit Euler, full Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
-     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 1}, LEVELS(k_levels_ie)},
+     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 1, 0}, LEVELS(k_levels_ie)},
     {"ie-fn-ec-tals", "implicit Euler, full Newton + TALS, error control", VSET_PAPER,
-     VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 1},
+     VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 1, 0},
      LEVELS(k_levels_ie)},
     {"ie-qn-ec", "implicit Euler, quasi Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
-     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 1}, LEVELS(k_levels_ie)},
+     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 1, 0}, LEVELS(k_levels_ie)},
     {"ie-qn-ec-tals", "implicit Euler, quasi Newton + TALS, error control", VSET_PAPER,
-     VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 1},
+     VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 1, 0},
      LEVELS(k_levels_ie)},
     {"rk3", "explicit RK3 (Drake's tableau), fixed step", 0, VARIANT_FIXED, "box", NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_RK3, 0, 0, 0, 0}, NULL, 0},
+     {CCB_SOLVER_ODE, CCB_ODE_RK3, 0, 0, 0, 0, 0}, NULL, 0},
     {"gsl-rk8pd", "GSL rk8pd, adaptive (reference integrator)", 0, VARIANT_ADAPTIVE, "box", NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_GSL, 0, 0, 0, 0}, LEVELS(k_levels_gsl)},
+     {CCB_SOLVER_ODE, CCB_ODE_GSL, 0, 0, 0, 0, 0}, LEVELS(k_levels_gsl)},
 };
 #define NSOLVERS ((int)(sizeof k_solvers / sizeof k_solvers[0]))
+
+/* The peers: listed when this build has them (reference/peers/mujoco; CMake finds MuJoCo). They
+ * apply to the cases whose descriptor observes a peer run (case_desc.peer_observe). */
+static const variant_def k_peers[] = {
+    {"mujoco", "MuJoCo 2.2 Newton, elliptic cones; stiffness as time constant 2 dt (peer)",
+     VSET_PEER, VARIANT_FIXED, "*", NULL, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 0, RUN_PEER_MUJOCO},
+     NULL, 0},
+    {"mujoco-k", "MuJoCo 2.2 Newton, elliptic cones; ccb's k used literally (peer)", VSET_PEER,
+     VARIANT_FIXED, "*", NULL, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 0, RUN_PEER_MUJOCO_K}, NULL, 0},
+};
+static int npeers(void) {
+    return peer_mujoco_available() ? (int)(sizeof k_peers / sizeof k_peers[0]) : 0;
+}
 
 /* Cases of the built-in approximations ("*" for any other, registered ones too): SAP and Similar
  * do not apply to the coin, whose sliding faces they lift off (case notes of coin.c). */
@@ -74,13 +88,17 @@ static int builtin_approx(const ccb_approx* a) {
 }
 
 int variant_count(void) {
-    return ccb_approx_count() + NSOLVERS;
+    return ccb_approx_count() + NSOLVERS + npeers();
 }
 
 int variant_get(int i, variant_def* out) {
     const int na = ccb_approx_count();
-    if (i < 0 || i >= na + NSOLVERS) {
+    if (i < 0 || i >= na + NSOLVERS + npeers()) {
         return -1;
+    }
+    if (i >= na + NSOLVERS) {
+        *out = k_peers[i - na - NSOLVERS];
+        return 0;
     }
     if (i >= na) {
         *out = k_solvers[i - na];
@@ -118,6 +136,9 @@ static int in_list(const char* list, const char* word) {
 }
 
 int variant_applies(const variant_def* v, const case_desc* cs) {
+    if (v->opts.peer != RUN_PEER_NONE && cs->peer_observe == NULL) {
+        return 0;
+    }
     return strcmp(v->cases, "*") == 0 || in_list(v->cases, cs->name);
 }
 
@@ -130,6 +151,7 @@ void variant_configure(const variant_def* v, run_config* cfg, double level) {
     }
     const variant_opts* o = &v->opts;
     s->solver = o->solver;
+    s->peer = o->peer;
     s->tamsi.coupling = o->one_way ? CCB_TAMSI_ONE_WAY : CCB_TAMSI_TWO_WAY;
     s->tamsi.tals = s->ode.tals = o->tals;
     s->ode.method = o->method;
@@ -149,6 +171,8 @@ static int set_of(const char* word, unsigned* set) {
         *set = VSET_CONVEX;
     } else if (strcmp(word, "paper") == 0) {
         *set = VSET_PAPER;
+    } else if (strcmp(word, "peers") == 0) {
+        *set = VSET_PEER;
     } else if (strcmp(word, "all") == 0) {
         *set = ~0u;
     } else {
@@ -171,14 +195,23 @@ int variant_select(const char* spec, const case_desc* cs, variant_def* out, int 
         const int is_set = set_of(w, &set) == 0;
         variant_def v;
         if (!is_set && variant_find(w, &v) != 0) {
-            snprintf(msg, n,
-                     "unknown variant '%s' (a name of `ccb list`, or a set: convex, paper, all)",
-                     w);
+            if (strncmp(w, "mujoco", 6) == 0 && !peer_mujoco_available()) {
+                snprintf(msg, n, "variant '%s': this ccb was built without MuJoCo (install "
+                                 "libmujoco-dev and rebuild)", w);
+            } else {
+                snprintf(msg, n,
+                         "unknown variant '%s' (a name of `ccb list`, or a set: convex, paper, "
+                         "peers, all)",
+                         w);
+            }
             return -1;
         }
         for (int i = 0; i < variant_count(); ++i) {
-            const int in_set = set == ~0u || (v.sets & set);
-            if (variant_get(i, &v) != 0 || (is_set ? !in_set : strcmp(v.name, w) != 0)) {
+            if (variant_get(i, &v) != 0) {
+                continue;
+            }
+            const int in_set = set == ~0u ? !(v.sets & VSET_PEER) : (v.sets & set) != 0;
+            if (is_set ? !in_set : strcmp(v.name, w) != 0) {
                 continue;
             }
             if (cs && !variant_applies(&v, cs)) {
@@ -202,6 +235,10 @@ int variant_select(const char* spec, const case_desc* cs, variant_def* out, int 
 
 void variant_name(const run_config* cfg, char* out, size_t n) {
     const solver_cfg* s = &cfg->solver;
+    if (s->peer != RUN_PEER_NONE) {
+        snprintf(out, n, "%s", s->peer == RUN_PEER_MUJOCO_K ? "mujoco-k" : "mujoco");
+        return;
+    }
     switch (s->solver) {
     case CCB_SOLVER_NEWTON: snprintf(out, n, "%s", cfg->approx->name); return;
     case CCB_SOLVER_TAMSI:

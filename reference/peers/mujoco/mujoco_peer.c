@@ -126,7 +126,63 @@ static int bounding_box(const ccb_model* m, int body, ccb_vec3* h, double* mu) {
     return count >= 8;
 }
 
-static char* mjcf(const ccb_model* m, double dt, peer_geometry geometry, char* msg, size_t n) {
+/* Radius of the sphere that stands for a contact point (CCB_SHAPE_POINTS): it touches the point
+ * from above in the shape frame, so against a horizontal surface its lowest point is the point. */
+#define PEER_POINT_RADIUS 1e-3
+/* Mass of a body of prescribed motion: its state is reset every step; contact impulses change
+ * its velocity by less than 1e-6 of a moving body's between resets. */
+#define PEER_PRESCRIBED_MASS 1e6
+
+static const char* const k_slide[3] = {"px", "py", "pz"};
+static const char* const k_planar[3] = {"x", "z", "theta"};
+
+/* contact points: spheres of PEER_POINT_RADIUS */
+static void put_points(text* t, const ccb_shape_def* s, const ccb_pose* X) {
+    for (int i = 0; i < s->npoints; ++i) {
+        const ccb_vec3 c =
+            ccb_v3(s->points[i].x, s->points[i].y, s->points[i].z + PEER_POINT_RADIUS);
+        const ccb_vec3 p = ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, c));
+        put(t, "<geom type=\"sphere\" size=\"%.17g\" pos=\"%.17g %.17g %.17g\" friction=\"%.17g "
+               "0.005 0.0001\"/>\n",
+            PEER_POINT_RADIUS, p.x, p.y, p.z, s->material.mu);
+    }
+}
+
+/* A half-space on a moving body (MuJoCo's planes are static): a slab PEER_SLAB_HALF wide and
+ * deep whose top face is the half-space's boundary. */
+#define PEER_SLAB_HALF 10.0
+static void put_slab(text* t, const ccb_shape_def* s, const ccb_pose* X) {
+    ccb_pose Y = *X;
+    Y.p = ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, ccb_v3(0, 0, -PEER_SLAB_HALF)));
+    put(t, "<geom type=\"box\" size=\"%.17g %.17g %.17g\"", PEER_SLAB_HALF, PEER_SLAB_HALF,
+        PEER_SLAB_HALF);
+    put_pose(t, &Y);
+    put(t, " friction=\"%.17g 0.005 0.0001\"/>\n", s->material.mu);
+}
+
+/* The lightest moving body [kg] and the stiffest finite contact stiffness [N/m] of the model. */
+static void literal_scales(const ccb_model* m, double* mass, double* k) {
+    *mass = INFINITY;
+    *k = 0;
+    for (int b = 0; b < ccb_model_nbodies(m); ++b) {
+        ccb_body_def d;
+        ccb_model_body_def_get(m, b, &d);
+        if (d.mobilizer == CCB_MOBILIZER_FREE || d.mobilizer == CCB_MOBILIZER_PLANAR) {
+            *mass = fmin(*mass, d.mass);
+        }
+    }
+    for (int i = 0; i < ccb_model_nshapes(m); ++i) {
+        ccb_shape_def s;
+        int b;
+        ccb_model_shape_def_get(m, i, &b, &s);
+        if (isfinite(s.material.k)) {
+            *k = fmax(*k, s.material.k);
+        }
+    }
+}
+
+static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const double* q, char* msg,
+                  size_t n) {
     text t = {0};
     const ccb_vec3 g = ccb_model_gravity(m);
     put(&t, "<mujoco model=\"ccb\">\n");
@@ -135,19 +191,22 @@ static char* mjcf(const ccb_model* m, double dt, peer_geometry geometry, char* m
         "cone=\"elliptic\" iterations=\"100\" tolerance=\"1e-8\" integrator=\"Euler\"/>\n",
         dt, g.x, g.y, g.z);
     put(&t, "<size njmax=\"3000\" nconmax=\"1000\"/>\n");
-    put(&t, "<default><geom condim=\"3\" solref=\"%.17g 1\"/></default>\n", 2 * dt);
+    if (o->stiffness == PEER_STIFF_LITERAL) {
+        double mass, k;
+        literal_scales(m, &mass, &k);
+        if (!(k > 0) || !isfinite(mass)) {
+            snprintf(msg, n, "the literal stiffness mapping needs a compliant shape and a moving "
+                             "body");
+            free(t.s);
+            return NULL;
+        }
+        put(&t, "<default><geom condim=\"3\" solref=\"%.17g %.17g\"/></default>\n", -k / mass,
+            -2.0 * sqrt(k / mass));
+    } else {
+        put(&t, "<default><geom condim=\"3\" solref=\"%.17g 1\"/></default>\n", 2 * dt);
+    }
     put(&t, "<worldbody>\n");
     const int nb = ccb_model_nbodies(m), ns = ccb_model_nshapes(m);
-    double* q = calloc((size_t)ccb_model_nq(m) + 1, sizeof(double));
-    double* v = calloc((size_t)ccb_model_nv(m) + 1, sizeof(double));
-    const int have = q && v && ccb_model_initial_state(m, q, v) == CCB_OK;
-    free(v);
-    if (!have) {
-        free(q);
-        free(t.s);
-        snprintf(msg, n, "out of memory or no initial state");
-        return NULL;
-    }
     int rc = 0;
     for (int b = 0; b < nb && rc == 0; ++b) {
         ccb_body_def d;
@@ -155,24 +214,29 @@ static char* mjcf(const ccb_model* m, double dt, peer_geometry geometry, char* m
         ccb_pose X;
         ccb_model_body_pose(m, b, 0.0, q, &X);
         const int planar = d.mobilizer == CCB_MOBILIZER_PLANAR;
-        const int is_free = d.mobilizer == CCB_MOBILIZER_FREE || planar; /* a body of its own */
-        if ((!is_free && d.mobilizer != CCB_MOBILIZER_FIXED) || d.force != NULL) {
-            snprintf(msg, n, "the MuJoCo peer translates fixed, free and planar bodies without "
-                             "applied loads; body '%s' has %s",
-                     ccb_model_body_name(m, b),
-                     d.force ? "an applied load" : "a prescribed motion");
+        const int prescribed = d.mobilizer == CCB_MOBILIZER_PRESCRIBED;
+        const int own = d.mobilizer != CCB_MOBILIZER_FIXED; /* a body of its own in MJCF */
+        if (d.force != NULL) {
+            snprintf(msg, n, "the MuJoCo peer translates bodies without applied loads; body '%s' "
+                             "has one", ccb_model_body_name(m, b));
             rc = -1;
             break;
         }
-        if (is_free) {
+        if (own) {
             put(&t, "<body name=\"%s\"", ccb_model_body_name(m, b));
             put_pose(&t, &X);
+            put(&t, ">\n");
             const double* I = d.inertia.m;
-            if (planar) { /* slides along world x and z (axes in the body frame), hinge about y */
-                const double* R = X.R.m;
-                static const char* const names[3] = {"x", "z", "theta"};
+            const double* R = X.R.m;
+            if (prescribed) { /* slides along world x, y, z (axes R^T e_k in the body frame) */
+                for (int k = 0; k < 3; ++k) {
+                    put(&t, "<joint name=\"%s_%s\" type=\"slide\" axis=\"%.17g %.17g %.17g\"/>\n",
+                        ccb_model_body_name(m, b), k_slide[k], R[3 * k], R[3 * k + 1], R[3 * k + 2]);
+                }
+                put(&t, "<inertial pos=\"0 0 0\" mass=\"%.17g\" diaginertia=\"1 1 1\"/>\n",
+                    PEER_PRESCRIBED_MASS);
+            } else if (planar) { /* slides along world x and z, hinge about y */
                 const unsigned lock[3] = {CCB_LOCK_X, CCB_LOCK_Z, CCB_LOCK_THETA};
-                put(&t, ">\n");
                 for (int k = 0; k < 3; ++k) {
                     if (d.locked & lock[k]) {
                         continue;
@@ -182,13 +246,13 @@ static char* mjcf(const ccb_model* m, double dt, peer_geometry geometry, char* m
                         put(&t,
                             "<joint name=\"%s_%s\" type=\"slide\" axis=\"%.17g %.17g %.17g\" "
                             "damping=\"%.17g\"/>\n",
-                            ccb_model_body_name(m, b), names[k], R[c], R[3 + c], R[6 + c],
+                            ccb_model_body_name(m, b), k_planar[k], R[3 * c], R[3 * c + 1], R[3 * c + 2],
                             d.damping[k]);
                     } else {
                         put(&t,
                             "<joint name=\"%s_%s\" type=\"hinge\" axis=\"0 1 0\" "
                             "damping=\"%.17g\"/>\n",
-                            ccb_model_body_name(m, b), names[k], d.damping[k]);
+                            ccb_model_body_name(m, b), k_planar[k], d.damping[k]);
                     }
                 }
                 put(&t,
@@ -197,14 +261,15 @@ static char* mjcf(const ccb_model* m, double dt, peer_geometry geometry, char* m
                     d.mass, I[4], I[4], I[4]);
             } else {
                 put(&t,
-                    ">\n<freejoint/>\n<inertial pos=\"0 0 0\" mass=\"%.17g\" "
+                    "<freejoint name=\"%s_free\"/>\n<inertial pos=\"0 0 0\" mass=\"%.17g\" "
                     "fullinertia=\"%.17g %.17g %.17g %.17g %.17g %.17g\"/>\n",
-                    d.mass, I[0], I[4], I[8], I[1], I[2], I[5]);
+                    ccb_model_body_name(m, b), d.mass, I[0], I[4], I[8], I[1], I[2], I[5]);
             }
         }
         ccb_vec3 h;
         double mu = 0;
-        if (is_free && geometry == PEER_NATIVE_BOXES && bounding_box(m, b, &h, &mu)) {
+        if (d.mobilizer == CCB_MOBILIZER_FREE && o->geometry == PEER_NATIVE_BOXES &&
+            bounding_box(m, b, &h, &mu)) {
             put(&t,
                 "<geom type=\"box\" size=\"%.17g %.17g %.17g\" friction=\"%.17g 0.005 "
                 "0.0001\"/>\n",
@@ -218,16 +283,39 @@ static char* mjcf(const ccb_model* m, double dt, peer_geometry geometry, char* m
                     continue;
                 }
                 /* world geoms in the world frame, body geoms in the body frame */
-                const ccb_pose Xs = is_free ? s.pose : ccb_pose_compose(&X, &s.pose);
-                rc = put_geom(&t, &s, &Xs, msg, n);
+                const ccb_pose Xs = own ? s.pose : ccb_pose_compose(&X, &s.pose);
+                if (s.type == CCB_SHAPE_POINTS) {
+                    put_points(&t, &s, &Xs);
+                } else if (s.type == CCB_SHAPE_HALFSPACE && own) {
+                    put_slab(&t, &s, &Xs);
+                } else {
+                    rc = put_geom(&t, &s, &Xs, msg, n);
+                }
             }
         }
-        if (is_free) {
+        if (own) {
             put(&t, "</body>\n");
         }
     }
-    free(q);
-    put(&t, "</worldbody>\n</mujoco>\n");
+    put(&t, "</worldbody>\n<contact>\n");
+    /* bodies that do not move under forces do not touch each other (as in ccb) */
+    for (int a = 0; a < nb; ++a) {
+        ccb_body_def da;
+        ccb_model_body_def_get(m, a, &da);
+        if (da.mobilizer != CCB_MOBILIZER_PRESCRIBED) {
+            continue;
+        }
+        put(&t, "<exclude body1=\"world\" body2=\"%s\"/>\n", ccb_model_body_name(m, a));
+        for (int b = a + 1; b < nb; ++b) {
+            ccb_body_def db;
+            ccb_model_body_def_get(m, b, &db);
+            if (db.mobilizer == CCB_MOBILIZER_PRESCRIBED) {
+                put(&t, "<exclude body1=\"%s\" body2=\"%s\"/>\n", ccb_model_body_name(m, a),
+                    ccb_model_body_name(m, b));
+            }
+        }
+    }
+    put(&t, "</contact>\n</mujoco>\n");
     if (rc != 0 || t.oom) {
         if (t.oom) {
             snprintf(msg, n, "out of memory for the MJCF text");
@@ -237,6 +325,30 @@ static char* mjcf(const ccb_model* m, double dt, peer_geometry geometry, char* m
     }
     return t.s;
 }
+
+/* Where a ccb body's coordinates live in MuJoCo. */
+typedef struct peer_body {
+    ccb_mobilizer kind;
+    int qoff, nq, voff, nv; /* ccb */
+    int qadr[3], dadr[3];   /* MuJoCo: per ccb coordinate (planar, prescribed slides); free:
+                               [0] is the free joint's */
+    ccb_vec3 p0;            /* prescribed: initial position */
+    ccb_mat3 R0;            /* prescribed: the orientation it must keep */
+    double mass;
+} peer_body;
+
+struct peer_mujoco {
+    const ccb_model* m;
+    mjModel* mm;
+    mjData* d;
+    double dt;
+    double* q0; /* ccb initial state: the planar coordinates' origins */
+    int nb;
+    peer_body* body;
+    ccb_vec3 g;
+    int* ccb_body;  /* MuJoCo body id -> ccb body (-1: the world, or a body that does not move) */
+    double* f_body; /* 3 per ccb body */
+};
 
 int peer_mujoco_available(void) {
     return 1;
@@ -249,97 +361,296 @@ const char* peer_mujoco_version(void) {
     return v;
 }
 
-int peer_mujoco_run(const ccb_model* m, double dt, double t_final, peer_geometry geometry,
-                    peer_result* out, char* msg, size_t n) {
-    memset(out, 0, sizeof *out);
-    char* xml = mjcf(m, dt, geometry, msg, n);
-    if (xml == NULL) {
-        return -1;
+static int joint_index(const mjModel* mm, const char* body, const char* suffix) {
+    char name[128];
+    snprintf(name, sizeof name, "%s_%s", body, suffix);
+    return mj_name2id(mm, mjOBJ_JOINT, name);
+}
+
+/* Prescribed bodies: their state at time t, and the force that cancels gravity on them. */
+static int set_prescribed(peer_mujoco* p, double t, char* msg, size_t n) {
+    for (int b = 0; b < p->nb; ++b) {
+        const peer_body* pb = &p->body[b];
+        if (pb->kind != CCB_MOBILIZER_PRESCRIBED) {
+            continue;
+        }
+        ccb_pose X;
+        ccb_twist V;
+        ccb_model_body_pose(p->m, b, t, p->q0, &X);
+        ccb_model_body_twist(p->m, b, t, p->q0, NULL, &V);
+        double dR = fabs(V.w.x) + fabs(V.w.y) + fabs(V.w.z);
+        for (int k = 0; k < 9; ++k) {
+            dR += fabs(X.R.m[k] - pb->R0.m[k]);
+        }
+        if (dR > 1e-12) {
+            snprintf(msg, n, "the MuJoCo peer translates prescribed translations; body '%s' "
+                             "rotates at t = %g s", ccb_model_body_name(p->m, b), t);
+            return -1;
+        }
+        const double dp[3] = {X.p.x - pb->p0.x, X.p.y - pb->p0.y, X.p.z - pb->p0.z};
+        const double vel[3] = {V.v.x, V.v.y, V.v.z}, gk[3] = {p->g.x, p->g.y, p->g.z};
+        for (int k = 0; k < 3; ++k) {
+            p->d->qpos[pb->qadr[k]] = dp[k];
+            p->d->qvel[pb->dadr[k]] = vel[k];
+            p->d->qfrc_applied[pb->dadr[k]] = -PEER_PRESCRIBED_MASS * gk[k];
+        }
     }
+    return 0;
+}
+
+void peer_mujoco_close(peer_mujoco* p) {
+    if (p == NULL) {
+        return;
+    }
+    if (p->d) {
+        mj_deleteData(p->d);
+    }
+    if (p->mm) {
+        mj_deleteModel(p->mm);
+    }
+    free(p->q0);
+    free(p->body);
+    free(p->ccb_body);
+    free(p->f_body);
+    free(p);
+}
+
+static mjModel* compile(const char* xml, char* msg, size_t n) {
     mjVFS* vfs = malloc(sizeof *vfs);
     if (vfs == NULL) {
-        free(xml);
         snprintf(msg, n, "out of memory");
-        return -1;
+        return NULL;
     }
     mj_defaultVFS(vfs);
     const int len = (int)strlen(xml);
     if (mj_makeEmptyFileVFS(vfs, "ccb_scene.xml", len) != 0) {
-        free(xml);
         free(vfs);
         snprintf(msg, n, "MuJoCo: cannot create the in-memory scene file");
-        return -1;
+        return NULL;
     }
     memcpy(vfs->filedata[mj_findFileVFS(vfs, "ccb_scene.xml")], xml, (size_t)len);
-    free(xml);
     char err[1000] = "";
     mjModel* mm = mj_loadXML("ccb_scene.xml", vfs, err, sizeof err);
     mj_deleteVFS(vfs);
     free(vfs);
     if (mm == NULL) {
         snprintf(msg, n, "MuJoCo rejected the scene: %s", err);
-        return -1;
     }
-    mjData* d = mj_makeData(mm);
-    if (d == NULL) {
-        mj_deleteModel(mm);
-        snprintf(msg, n, "MuJoCo: out of memory for mjData");
-        return -1;
-    }
-    /* initial velocities: freejoint qvel = (v of the origin in W, omega in the body frame) */
-    double* q = calloc((size_t)ccb_model_nq(m) + 1, sizeof(double));
-    double* v = calloc((size_t)ccb_model_nv(m) + 1, sizeof(double));
-    int ok = q && v && ccb_model_initial_state(m, q, v) == CCB_OK;
-    for (int b = 0, j = 0; ok && b < ccb_model_nbodies(m); ++b) {
-        ccb_body_def bd;
-        ccb_model_body_def_get(m, b, &bd);
-        if (bd.mobilizer != CCB_MOBILIZER_FREE && bd.mobilizer != CCB_MOBILIZER_PLANAR) {
-            continue;
-        }
-        ccb_pose X;
-        ccb_twist V;
-        ccb_model_body_pose(m, b, 0.0, q, &X);
-        ccb_model_body_twist(m, b, 0.0, q, v, &V);
-        double* qv = d->qvel + j;
-        if (bd.mobilizer == CCB_MOBILIZER_PLANAR) { /* the joints' rates: v_x, v_z, omega_y */
-            const double rate[3] = {V.v.x, V.v.z, V.w.y};
-            const unsigned lock[3] = {CCB_LOCK_X, CCB_LOCK_Z, CCB_LOCK_THETA};
-            for (int k = 0; k < 3; ++k) {
-                if (!(bd.locked & lock[k])) {
-                    d->qvel[j++] = rate[k];
-                }
-            }
-            continue;
-        }
-        const double* R = X.R.m;
-        qv[0] = V.v.x;
-        qv[1] = V.v.y;
-        qv[2] = V.v.z;
-        qv[3] = R[0] * V.w.x + R[3] * V.w.y + R[6] * V.w.z;
-        qv[4] = R[1] * V.w.x + R[4] * V.w.y + R[7] * V.w.z;
-        qv[5] = R[2] * V.w.x + R[5] * V.w.y + R[8] * V.w.z;
-        j += 6;
-    }
-    free(q);
-    free(v);
-    if (!ok) {
-        mj_deleteData(d);
-        mj_deleteModel(mm);
+    return mm;
+}
+
+int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_mujoco** out,
+                     char* msg, size_t n) {
+    *out = NULL;
+    peer_mujoco* p = calloc(1, sizeof *p);
+    const int nq = ccb_model_nq(m), nv = ccb_model_nv(m), nb = ccb_model_nbodies(m);
+    double* v = calloc((size_t)nv + 1, sizeof(double));
+    if (p == NULL || v == NULL || (p->q0 = calloc((size_t)nq + 1, sizeof(double))) == NULL ||
+        (p->body = calloc((size_t)nb + 1, sizeof(peer_body))) == NULL ||
+        ccb_model_initial_state(m, p->q0, v) != CCB_OK) {
+        free(v);
+        peer_mujoco_close(p);
         snprintf(msg, n, "out of memory or no initial state");
         return -1;
     }
-    mj_forward(mm, d);
+    p->m = m;
+    p->dt = dt;
+    p->nb = nb;
+    p->g = ccb_model_gravity(m);
+    char* xml = mjcf(m, dt, o, p->q0, msg, n);
+    if (xml == NULL || (p->mm = compile(xml, msg, n)) == NULL) {
+        free(xml);
+        free(v);
+        peer_mujoco_close(p);
+        return -1;
+    }
+    free(xml);
+    if ((p->d = mj_makeData(p->mm)) == NULL) {
+        free(v);
+        peer_mujoco_close(p);
+        snprintf(msg, n, "MuJoCo: out of memory for mjData");
+        return -1;
+    }
+    /* the map of coordinates, and the initial velocities */
+    for (int b = 0; b < nb; ++b) {
+        peer_body* pb = &p->body[b];
+        ccb_body_def d;
+        ccb_model_body_def_get(m, b, &d);
+        pb->kind = d.mobilizer;
+        pb->mass = d.mass;
+        ccb_model_body_coords(m, b, &pb->qoff, &pb->nq, &pb->voff, &pb->nv);
+        const char* name = ccb_model_body_name(m, b);
+        ccb_pose X;
+        ccb_twist V;
+        ccb_model_body_pose(m, b, 0.0, p->q0, &X);
+        ccb_model_body_twist(m, b, 0.0, p->q0, v, &V);
+        if (pb->kind == CCB_MOBILIZER_PRESCRIBED) {
+            pb->p0 = X.p;
+            pb->R0 = X.R;
+            for (int k = 0; k < 3; ++k) {
+                const int j = joint_index(p->mm, name, k_slide[k]);
+                pb->qadr[k] = p->mm->jnt_qposadr[j];
+                pb->dadr[k] = p->mm->jnt_dofadr[j];
+            }
+        } else if (pb->kind == CCB_MOBILIZER_PLANAR) {
+            const unsigned lock[3] = {CCB_LOCK_X, CCB_LOCK_Z, CCB_LOCK_THETA};
+            for (int k = 0, c = 0; k < 3; ++k) { /* ccb's coordinates: the unlocked ones, in order */
+                if (d.locked & lock[k]) {
+                    continue;
+                }
+                const int j = joint_index(p->mm, name, k_planar[k]);
+                pb->qadr[c] = p->mm->jnt_qposadr[j];
+                pb->dadr[c] = p->mm->jnt_dofadr[j];
+                p->d->qvel[pb->dadr[c]] = v[pb->voff + c];
+                c++;
+            }
+        } else if (pb->kind == CCB_MOBILIZER_FREE) {
+            /* free joint qvel = (v of the origin in W, omega in the body frame) */
+            const int j = joint_index(p->mm, name, "free");
+            pb->qadr[0] = p->mm->jnt_qposadr[j];
+            pb->dadr[0] = p->mm->jnt_dofadr[j];
+            double* qv = p->d->qvel + pb->dadr[0];
+            const double* R = X.R.m;
+            qv[0] = V.v.x;
+            qv[1] = V.v.y;
+            qv[2] = V.v.z;
+            qv[3] = R[0] * V.w.x + R[3] * V.w.y + R[6] * V.w.z;
+            qv[4] = R[1] * V.w.x + R[4] * V.w.y + R[7] * V.w.z;
+            qv[5] = R[2] * V.w.x + R[5] * V.w.y + R[8] * V.w.z;
+        }
+    }
+    free(v);
+    p->ccb_body = malloc((size_t)p->mm->nbody * sizeof(int));
+    p->f_body = calloc(3 * (size_t)nb + 1, sizeof(double));
+    if (p->ccb_body == NULL || p->f_body == NULL) {
+        peer_mujoco_close(p);
+        snprintf(msg, n, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < p->mm->nbody; ++i) {
+        p->ccb_body[i] = -1;
+    }
+    for (int b = 0; b < nb; ++b) {
+        if (p->body[b].kind == CCB_MOBILIZER_FREE || p->body[b].kind == CCB_MOBILIZER_PLANAR) {
+            p->ccb_body[mj_name2id(p->mm, mjOBJ_BODY, ccb_model_body_name(m, b))] = b;
+        }
+    }
+    if (set_prescribed(p, 0.0, msg, n) != 0) {
+        peer_mujoco_close(p);
+        return -1;
+    }
+    mj_forward(p->mm, p->d);
+    *out = p;
+    return 0;
+}
+
+void peer_mujoco_state(const peer_mujoco* p, double* q, double* v) {
+    const mjData* d = p->d;
+    memcpy(q, p->q0, (size_t)ccb_model_nq(p->m) * sizeof(double));
+    for (int b = 0; b < p->nb; ++b) {
+        const peer_body* pb = &p->body[b];
+        if (pb->kind == CCB_MOBILIZER_PLANAR) { /* x0 + slide, theta0 + hinge angle */
+            for (int k = 0; k < pb->nv; ++k) {
+                q[pb->qoff + k] = p->q0[pb->qoff + k] + d->qpos[pb->qadr[k]];
+                v[pb->voff + k] = d->qvel[pb->dadr[k]];
+            }
+        } else if (pb->kind == CCB_MOBILIZER_FREE) { /* (p, quaternion w x y z) as ccb's q */
+            const double* qp = d->qpos + pb->qadr[0];
+            const double* qv = d->qvel + pb->dadr[0];
+            memcpy(q + pb->qoff, qp, 7 * sizeof(double));
+            const ccb_mat3 R = ccb_m3_from_quat(qp + 3);
+            const double* r = R.m; /* omega_W = R omega_B; ccb's v = (omega_W, v_W) */
+            double* vb = v + pb->voff;
+            vb[0] = r[0] * qv[3] + r[1] * qv[4] + r[2] * qv[5];
+            vb[1] = r[3] * qv[3] + r[4] * qv[4] + r[5] * qv[5];
+            vb[2] = r[6] * qv[3] + r[7] * qv[4] + r[8] * qv[5];
+            vb[3] = qv[0];
+            vb[4] = qv[1];
+            vb[5] = qv[2];
+        }
+    }
+}
+
+double peer_mujoco_time(const peer_mujoco* p) {
+    return p->d->time;
+}
+
+static int finite_state(const peer_mujoco* p) {
+    int ok = 1;
+    for (int i = 0; i < p->mm->nq; ++i) {
+        ok &= isfinite(p->d->qpos[i]);
+    }
+    for (int i = 0; i < p->mm->nv; ++i) {
+        ok &= isfinite(p->d->qvel[i]);
+    }
+    return ok;
+}
+
+int peer_mujoco_step(peer_mujoco* p, peer_step_info* info, char* msg, size_t n) {
+    memset(info, 0, sizeof *info);
+    if (set_prescribed(p, p->d->time, msg, n) != 0) {
+        return -1;
+    }
+    mj_step(p->mm, p->d);
+    const mjData* d = p->d;
+    info->iterations = d->solver_iter;
+    info->ncon = d->ncon;
+    int npen = 0;
+    memset(p->f_body, 0, 3 * (size_t)p->nb * sizeof(double));
+    info->f_body = p->f_body;
+    for (int c = 0; c < d->ncon; ++c) {
+        /* the force on geom2 in the contact frame (rows: normal from geom1 to geom2, t1, t2) */
+        double f[6];
+        mj_contactForce(p->mm, d, c, f);
+        info->fn_sum += f[0];
+        const mjtNum* F = d->contact[c].frame;
+        const double fw[3] = {F[0] * f[0] + F[3] * f[1] + F[6] * f[2],
+                              F[1] * f[0] + F[4] * f[1] + F[7] * f[2],
+                              F[2] * f[0] + F[5] * f[1] + F[8] * f[2]};
+        const int b1 = p->ccb_body[p->mm->geom_bodyid[d->contact[c].geom1]];
+        const int b2 = p->ccb_body[p->mm->geom_bodyid[d->contact[c].geom2]];
+        for (int k = 0; k < 3; ++k) {
+            if (b1 >= 0) {
+                p->f_body[3 * b1 + k] -= fw[k];
+            }
+            if (b2 >= 0) {
+                p->f_body[3 * b2 + k] += fw[k];
+            }
+        }
+        if (d->contact[c].dist < 0) {
+            info->pen_mean -= d->contact[c].dist;
+            info->pen_max = fmax(info->pen_max, -d->contact[c].dist);
+            npen++;
+        }
+    }
+    info->pen_mean = npen ? info->pen_mean / npen : 0.0;
+    if (!finite_state(p)) {
+        snprintf(msg, n, "MuJoCo: the state became non-finite at t = %g s", d->time);
+        return -1;
+    }
+    return 0;
+}
+
+int peer_mujoco_run(const ccb_model* m, double dt, double t_final, const peer_options* o,
+                    peer_result* out, char* msg, size_t n) {
+    memset(out, 0, sizeof *out);
+    peer_mujoco* p = NULL;
+    if (peer_mujoco_open(m, dt, o, &p, msg, n) != 0) {
+        return -1;
+    }
     const long steps = lround(t_final / dt);
     double iters = 0, ncon = 0, pen = 0;
     long npen = 0;
+    int rc = 0;
     const double tic = wall_time();
-    for (long s = 0; s < steps; ++s) {
-        mj_step(mm, d);
-        iters += d->solver_iter;
-        ncon += d->ncon;
-        for (int c = 0; c < d->ncon; ++c) {
-            if (d->contact[c].dist < 0) {
-                pen -= d->contact[c].dist;
+    for (long s = 0; s < steps && rc == 0; ++s) {
+        rc = set_prescribed(p, p->d->time, msg, n);
+        mj_step(p->mm, p->d);
+        iters += p->d->solver_iter;
+        ncon += p->d->ncon;
+        for (int c = 0; c < p->d->ncon; ++c) {
+            if (p->d->contact[c].dist < 0) {
+                pen -= p->d->contact[c].dist;
                 npen++;
             }
         }
@@ -349,16 +660,16 @@ int peer_mujoco_run(const ccb_model* m, double dt, double t_final, peer_geometry
     out->mean_iter = steps ? iters / (double)steps : 0;
     out->mean_ncon = steps ? ncon / (double)steps : 0;
     out->mean_pen = npen ? pen / (double)npen : 0;
-    out->ok = 1;
-    for (int i = 0; i < mm->nq; ++i) {
-        out->ok &= isfinite(d->qpos[i]);
-    }
-    mj_deleteData(d);
-    mj_deleteModel(mm);
-    return 0;
+    out->ok = finite_state(p);
+    peer_mujoco_close(p);
+    return rc;
 }
 
 #else /* without MuJoCo */
+
+struct peer_mujoco {
+    int unused;
+};
 
 int peer_mujoco_available(void) {
     return 0;
@@ -366,9 +677,32 @@ int peer_mujoco_available(void) {
 const char* peer_mujoco_version(void) {
     return NULL;
 }
-int peer_mujoco_run(const ccb_model* m, double dt, double t_final, peer_geometry geometry,
+int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_mujoco** out,
+                     char* msg, size_t n) {
+    (void)m, (void)dt, (void)o;
+    *out = NULL;
+    snprintf(msg, n, "this ccb was built without MuJoCo (install libmujoco-dev and rebuild)");
+    return -1;
+}
+void peer_mujoco_state(const peer_mujoco* p, double* q, double* v) {
+    (void)p, (void)q, (void)v;
+}
+int peer_mujoco_step(peer_mujoco* p, peer_step_info* info, char* msg, size_t n) {
+    (void)p;
+    memset(info, 0, sizeof *info);
+    snprintf(msg, n, "this ccb was built without MuJoCo");
+    return -1;
+}
+double peer_mujoco_time(const peer_mujoco* p) {
+    (void)p;
+    return 0.0;
+}
+void peer_mujoco_close(peer_mujoco* p) {
+    (void)p;
+}
+int peer_mujoco_run(const ccb_model* m, double dt, double t_final, const peer_options* o,
                     peer_result* out, char* msg, size_t n) {
-    (void)m, (void)dt, (void)t_final, (void)geometry;
+    (void)m, (void)dt, (void)t_final, (void)o;
     memset(out, 0, sizeof *out);
     snprintf(msg, n, "this ccb was built without MuJoCo (install libmujoco-dev and rebuild)");
     return -1;
@@ -376,12 +710,26 @@ int peer_mujoco_run(const ccb_model* m, double dt, double t_final, peer_geometry
 
 #endif
 
-void peer_mujoco_describe(double dt, void (*line)(const char* key, const char* value, void* user),
+void peer_mujoco_describe(double dt, const peer_options* o,
+                          void (*line)(const char* key, const char* value, void* user),
                           void* user) {
-    char b[128];
+    char b[200];
     line("peer", "MuJoCo (mj_step), Newton solver, elliptic cones, condim 3", user);
     line("tolerance", "1e-8 (MuJoCo's default), at most 100 iterations", user);
-    snprintf(b, sizeof b, "solref = (%g s, 1): time constant 2 dt, critically damped", 2 * dt);
-    line("stiffness", b, user);
+    if (o->stiffness == PEER_STIFF_LITERAL) {
+        line("stiffness", "solref = (-k/m, -2 sqrt(k/m)): ccb's k per unit mass of the lightest "
+                          "moving body, critically damped (the literal mapping)", user);
+    } else {
+        snprintf(b, sizeof b, "solref = (%g s, 1): time constant 2 dt, critically damped", 2 * dt);
+        line("stiffness", b, user);
+    }
     line("margin", "0 (MuJoCo's default; ccb's speculative margin has no counterpart)", user);
+    line("geometry", o->geometry == PEER_NATIVE_BOXES
+                         ? "a free body of >= 8 spheres as the box that bounds them"
+                         : "every ccb shape as it is; a contact point as a 1 mm sphere touching "
+                           "it from above",
+         user);
+    line("prescribed motion", "a body of 1e6 kg on three slides, reset to the motion at the start "
+                              "of every step, gravity cancelled; its half-spaces as 20 m slabs",
+         user);
 }
