@@ -592,11 +592,12 @@ static const char* k_run_help =
     "                         (spec §8.5, Drake; too loose for small dt)\n"
     "  --kappa                record the condition number kappa_2(H) of every step\n"
     "  --delassus diag|full   Delassus approximation for SAP's w (default diag)\n"
-    "  --linear-solver auto|cholmod|dense   (default auto: dense Cholesky for one clique,\n"
-    "                         CHOLMOD supernodal with AMD for two or more)\n"
-    "  --pattern all|near     Hessian block pattern: the clique pairs of every contact (default;\n"
-    "                         the reference), or of the near contacts only (sparser, not\n"
-    "                         bit-identical: the ordering changes the round-off)\n"
+    "  --linear-solver auto|block|cholmod|dense   (default auto: dense Cholesky for one\n"
+    "                         clique, the block Cholesky (AMD on the clique graph, dense block\n"
+    "                         kernels) for two or more; cholmod: CHOLMOD supernodal with AMD)\n"
+    "  --pattern near|all     Hessian block pattern: the clique pairs of the contacts that may\n"
+    "                         carry an impulse (default), or of every contact; the same matrix\n"
+    "                         in another fill-reducing order (another round-off)\n"
     "  --record-every N       write every N-th step to trajectory.csv (default 1)\n" VARIANT_HELP
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step) and\n"
@@ -710,7 +711,7 @@ static const char* k_study_help =
     "  --set NAME=VALUE  override a case parameter (repeatable)\n"
     "  --rtol X, --max-iterations N, --stop-scale step|momentum, --kappa,\n"
     "  --delassus diag|full,\n"
-    "  --linear-solver auto|cholmod|dense, --pattern all|near   solver options as for ccb run\n"
+    "  --linear-solver auto|block|cholmod|dense, --pattern near|all   as for ccb run\n"
     "  --no-figures      skip gnuplot\n";
 
 static int cmd_study(int argc, char** argv) {
@@ -1032,7 +1033,7 @@ static const char* k_bench_help =
     "  --variants SPEC   variant names and sets (convex, paper, all), comma-separated\n"
     "  --approx NAME     only this approximation\n"
     "  --dt S, --t-final S, --set NAME=VALUE, --rtol X\n"
-    "  --linear-solver auto|cholmod|dense, --pattern all|near   as for ccb run\n"
+    "  --linear-solver auto|block|cholmod|dense, --pattern near|all   as for ccb run\n"
     "  --peers           the first variant against MuJoCo on the same scene, in alternating\n"
     "                    runs: the same geometry (every ccb shape) and native boxes (a body of\n"
     "                    spheres as the box that bounds them); prints one line\n"

@@ -26,7 +26,7 @@ static const name_row k_rows[CCB_ENUM_COUNT] = {
     [CCB_ENUM_IE_NEWTON] = {"implicit Euler Newton variant", {"full", "quasi", NULL}},
     [CCB_ENUM_IE_ESTIMATOR] = {"implicit Euler error estimate", {"trapezoid", "doubling", NULL}},
     [CCB_ENUM_GSL_METHOD] = {"GSL method", {"rk8pd", "rkf45", "rkck", "msadams", NULL}},
-    [CCB_ENUM_LINEAR_SOLVER] = {"Newton linear solver", {"auto", "cholmod", "dense", NULL}},
+    [CCB_ENUM_LINEAR_SOLVER] = {"Newton linear solver", {"auto", "cholmod", "dense", "block", NULL}},
     [CCB_ENUM_STOP_SCALE] = {"stopping scale", {"step", "momentum", NULL}},
     [CCB_ENUM_DELASSUS] = {"Delassus approximation", {"diag", "full", NULL}},
 };

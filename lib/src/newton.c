@@ -98,6 +98,7 @@ ccb_newton_params ccb_newton_params_default(void) {
     p.linear_solver = CCB_LINSOLVE_AUTO;
     p.stop_scale = CCB_STOP_STEP_MOMENTUM;
     p.time_phases = 1;
+    p.pattern_near = 1;
     return p;
 }
 
@@ -146,7 +147,7 @@ ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t
         return ccb_errorf(msg, n, CCB_E_INVALID, "kappa_max_nv must be >= 1");
     }
     if (p->linear_solver != CCB_LINSOLVE_AUTO && p->linear_solver != CCB_LINSOLVE_CHOLMOD &&
-        p->linear_solver != CCB_LINSOLVE_DENSE) {
+        p->linear_solver != CCB_LINSOLVE_DENSE && p->linear_solver != CCB_LINSOLVE_BLOCK) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "unknown linear solver %d", (int)p->linear_solver);
     }
     return CCB_OK;
@@ -618,6 +619,7 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
 static ccb_sparse_backend backend(ccb_linear_solver s) {
     return s == CCB_LINSOLVE_CHOLMOD ? CCB_SPARSE_CHOLMOD
            : s == CCB_LINSOLVE_DENSE ? CCB_SPARSE_DENSE
+           : s == CCB_LINSOLVE_BLOCK ? CCB_SPARSE_BLOCK
                                      : CCB_SPARSE_AUTO;
 }
 

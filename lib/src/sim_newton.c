@@ -71,6 +71,7 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     DESCRIBE_TEXT("solver.approximation", p->approx->name);
     DESCRIBE_TEXT("solver.approximation_title", p->approx->title);
     DESCRIBE_TEXT("solver.linear_solver", ccb_enum_name(CCB_ENUM_LINEAR_SOLVER, np->linear_solver));
+    DESCRIBE_TEXT("solver.hessian_pattern", np->pattern_near ? "near" : "all");
     DESCRIBE_TEXT("solver.delassus", ccb_enum_name(CCB_ENUM_DELASSUS, p->problem.delassus));
     DESCRIBE_TEXT("solver.stop_scale", ccb_enum_name(CCB_ENUM_STOP_SCALE, np->stop_scale));
     DESCRIBE_NUM("solver.eps_a", np->eps_a);

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "blockchol.h"
 #include "ccb/alloc.h"
 #include "dense.h"
 #include "internal.h"
@@ -46,6 +47,8 @@ struct ccb_sparse {
     int need_analysis; /* the pattern changed since the last symbolic analysis */
     long nanalyses;
     ccb_ss_pool* pool; /* recycles CHOLMOD's per-call workspaces */
+    ccb_blockchol* bc; /* block back-end (created on first use) */
+    int need_block;    /* the pattern changed since its block analysis */
     double nnz_L, flops;
 };
 
@@ -114,6 +117,7 @@ static void ccb_sparse_destroy_impl(ccb_sparse* sp) {
     ccb_free(sp->up_start);
     ccb_free(sp->up_list);
     ccb_free(sp->Hd);
+    ccb_blockchol_destroy(sp->bc);
     ccb_free(sp);
 }
 
@@ -322,6 +326,7 @@ static ccb_status ccb_sparse_set_pattern_impl(ccb_sparse* sp, int nb, const int*
         return nomem(msg, msgn);
     }
     sp->need_analysis = 1;
+    sp->need_block = 1;
     sp->have_factor = 0;
     return CCB_OK;
 }
@@ -346,7 +351,7 @@ static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_sparse_backend solv
     }
     const int n = sp->bm.n;
     if (solver == CCB_SPARSE_AUTO) {
-        solver = sp->bm.nb == 1 ? CCB_SPARSE_DENSE : CCB_SPARSE_CHOLMOD;
+        solver = sp->bm.nb == 1 ? CCB_SPARSE_DENSE : CCB_SPARSE_BLOCK;
     }
     if (solver == CCB_SPARSE_DENSE) {
         if (ccb_grow((void**)&sp->Hd, &sp->cap_Hd, n * n > 0 ? n * n : 1, sizeof(double))) {
@@ -361,6 +366,26 @@ static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_sparse_backend solv
                               bad - 1, n);
         }
         sp->factored = CCB_SPARSE_DENSE;
+        sp->have_factor = 1;
+        return CCB_OK;
+    }
+    if (solver == CCB_SPARSE_BLOCK) {
+        if (sp->bc == NULL && (sp->bc = ccb_blockchol_create()) == NULL) {
+            return nomem(msg, msgn);
+        }
+        if (sp->need_block) {
+            const ccb_status s = ccb_blockchol_analyze(sp->bc, &sp->bm, &sp->cm, msg, msgn);
+            if (s != CCB_OK) {
+                return s;
+            }
+            sp->need_block = 0;
+            sp->nanalyses++;
+        }
+        const ccb_status s = ccb_blockchol_factor(sp->bc, &sp->bm, msg, msgn);
+        if (s != CCB_OK) {
+            return s;
+        }
+        sp->factored = CCB_SPARSE_BLOCK;
         sp->have_factor = 1;
         return CCB_OK;
     }
@@ -415,6 +440,10 @@ static ccb_status ccb_sparse_solve_impl(ccb_sparse* sp, const double* b, double*
         ccb_dense_chol_solve(n, sp->Hd, x);
         return CCB_OK;
     }
+    if (sp->factored == CCB_SPARSE_BLOCK) {
+        ccb_blockchol_solve(sp->bc, b, x);
+        return CCB_OK;
+    }
     /* CHOLMOD 3.0's cholmod_solve2 does not check its own workspace allocations (a failed one
      * is dereferenced): give it X, Y and E in exactly the shapes it asks for (n x 1, n x 1 and
      * 1 x maxesize for one right-hand side), allocated here where a failure is reported. */
@@ -448,6 +477,10 @@ void ccb_sparse_factor_stats(const ccb_sparse* sp, double* nnz_L, double* flops)
     if (sp->have_factor && sp->factored == CCB_SPARSE_DENSE) {
         *nnz_L = n * (n + 1) / 2;
         *flops = n * n * n / 3;
+        return;
+    }
+    if (sp->have_factor && sp->factored == CCB_SPARSE_BLOCK) {
+        ccb_blockchol_stats(sp->bc, nnz_L, flops);
         return;
     }
     *nnz_L = sp->nnz_L;

@@ -17,9 +17,11 @@ typedef struct ccb_sparse ccb_sparse;
 
 /* Factorization back-ends of the SPD matrix (ccb_linear_solver maps onto these). */
 typedef enum ccb_sparse_backend {
-    CCB_SPARSE_AUTO = 0,    /* dense for one block, CHOLMOD otherwise */
+    CCB_SPARSE_AUTO = 0,    /* dense for one block, BLOCK otherwise */
     CCB_SPARSE_CHOLMOD = 1, /* supernodal Cholesky, AMD ordering */
-    CCB_SPARSE_DENSE = 2    /* LAPACK-style dense Cholesky of the assembled matrix */
+    CCB_SPARSE_DENSE = 2,   /* LAPACK-style dense Cholesky of the assembled matrix */
+    CCB_SPARSE_BLOCK = 3    /* Cholesky on the block structure, AMD on the block graph
+                               (blockchol.h) */
 } ccb_sparse_backend;
 
 ccb_status ccb_sparse_create(ccb_sparse** sp);
@@ -42,8 +44,9 @@ double* ccb_sparse_edge_block(ccb_sparse* sp, int e);
 int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b);
 /* Sets all block values to zero. */
 void ccb_sparse_zero(ccb_sparse* sp);
-/* Numeric factorization with the chosen solver (AUTO: dense for one block, CHOLMOD otherwise). CCB_E_FACTOR (naming the failing column) if H is
- * not positive definite, CCB_E_NOMEM, CCB_E_INTERNAL on other CHOLMOD failures. */
+/* Numeric factorization with the chosen back-end (AUTO: dense for one block, BLOCK otherwise).
+ * CCB_E_FACTOR (naming the failing column) if H is not positive definite, CCB_E_NOMEM,
+ * CCB_E_INTERNAL on other CHOLMOD failures. */
 ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_sparse_backend solver, char* msg,
                              size_t msg_size);
 /* x = H^{-1} b with the last factorization (x and b may alias). */

@@ -460,6 +460,13 @@ static void test_descent_convergence_and_backends(void) {
             CHECK_ABS(v[k], vd[k], TOL_SOLVER * (vnorm(M.vstar, 9) + 1.0),
                       "CHOLMOD and dense Cholesky agree");
         }
+        /* and the block back-end */
+        npd.linear_solver = CCB_LINSOLVE_BLOCK;
+        CHECK(ccb_newton_solve(nd, pb, &npd, NULL, vd, NULL) == CCB_OK, "block solve");
+        for (int k = 0; k < 9; ++k) {
+            CHECK_ABS(v[k], vd[k], TOL_SOLVER * (vnorm(M.vstar, 9) + 1.0),
+                      "CHOLMOD and block Cholesky agree");
+        }
     }
     ccb_newton_destroy(nd);
     fixture_free(&f);
@@ -470,8 +477,9 @@ static void test_descent_convergence_and_backends(void) {
  * history), and contacts that start far and end active are promoted on the way. */
 static void test_far_contacts(void) {
     fixture f = fixture_make();
-    ccb_newton* na = NULL;
+    ccb_newton *na = NULL, *nn = NULL;
     ccb_newton_create(&na);
+    ccb_newton_create(&nn);
     int far_total = 0, promoted = 0;
     for (int trial = 0; trial < 200; ++trial) {
         multi M;
@@ -484,6 +492,7 @@ static void test_far_contacts(void) {
         const ccb_approx* ap = REGISTRY(trial);
         CHECK(set_multi(f.pb, ap, &M) == CCB_OK, "set_raw: %s", ccb_problem_last_error(f.pb));
         ccb_newton_params np = ccb_newton_params_default();
+        np.pattern_near = 0; /* the same block pattern in both: bit-identical factorizations */
         ccb_newton_params npa = np;
         npa.evaluate_all = 1;
         double v[9], va[9];
@@ -501,6 +510,15 @@ static void test_far_contacts(void) {
         const double* ga = ccb_newton_impulses(na);
         for (int k = 0; k < 18; ++k) {
             CHECK(g[k] == ga[k], "%s: same impulses", ap->name);
+        }
+        /* the default pattern (near contacts only) factors the same matrix in another order */
+        const ccb_newton_params npn = ccb_newton_params_default();
+        double vn[9];
+        CHECK(npn.pattern_near == 1, "pattern_near is the default");
+        CHECK(ccb_newton_solve(nn, f.pb, &npn, NULL, vn, NULL) == CCB_OK, "solve, near pattern");
+        for (int k = 0; k < 9; ++k) {
+            CHECK_ABS(vn[k], v[k], TOL_SOLVER * (vnorm(M.vstar, 9) + 1.0),
+                      "the near-contact pattern gives the same solution");
         }
         /* contact velocities: bit for bit, except contacts still far at exit (no impulse), whose
          * v_c = J v + b differs from the incremental update by round-off
@@ -524,6 +542,7 @@ static void test_far_contacts(void) {
     CHECK(far_total > 50, "far contacts exercised: %d", far_total);
     CHECK(promoted > 10, "far contacts promoted during a solve: %d", promoted);
     ccb_newton_destroy(na);
+    ccb_newton_destroy(nn);
     fixture_free(&f);
 }
 

@@ -818,7 +818,9 @@ static void test_free_body_tumbling(void) {
 /* Deferred contacts (problem.c) and far contacts (newton.c): a pile of spheres falling on a
  * half-space and on each other, stepped with every contact complete and evaluated
  * (newton.evaluate_all = 1) and with the defaults, gives bit for bit the same states and impulses,
- * for every built-in approximation; contacts deferred at the build are completed on the way. */
+ * for every built-in approximation; contacts deferred at the build are completed on the way. Both
+ * factor the same block pattern (pattern_near = 0): the default pattern of the near contacts
+ * changes the ordering, hence the round-off (test_newton: test_far_contacts compares it). */
 static void test_deferred_contacts(void) {
     const ccb_approx* ap[4] = {&ccb_approx_sap, &ccb_approx_similar, &ccb_approx_lagged,
                                &ccb_approx_lagged_reg};
@@ -861,6 +863,7 @@ static void test_deferred_contacts(void) {
             p.approx = ap[a];
             p.margin = 0.1;
             p.newton.evaluate_all = e;
+            p.newton.pattern_near = 0;
             char msg[256];
             CHECK(ccb_sim_create(m, &p, &sim[e], msg, sizeof msg) == CCB_OK, "sim: %s", msg);
         }
