@@ -88,6 +88,11 @@ typedef struct fig_data {
     int nsw;
 } fig_data;
 
+/* The runs of a case's `peers` study (figure.c): SAP, Similar, Lagged, mujoco and mujoco-k at the
+ * case's step, labelled by their variant names. */
+#define FIG_PEER_NRUNS 5
+extern const fig_run fig_peer_runs[FIG_PEER_NRUNS];
+
 /* Index of a variant in a sweep's results (-1: not there). */
 int fig_variant_index(const fig_sweep_result* sw, const char* variant);
 

@@ -541,14 +541,6 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     return 0;
 }
 
-static const fig_run k_peers_runs[] = {
-    {"sap", "sap", NULL, 0, NULL},
-    {"similar", "similar", NULL, 0, NULL},
-    {"lagged", "lagged", NULL, 0, NULL},
-    {"mujoco", "mujoco", NULL, 0, NULL},
-    {"mujoco-k", "mujoco-k", NULL, 0, NULL},
-};
-
 static const fig_plot k_peers_plots[] = {
     {"contact_grid.gp", "peers",
      "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
@@ -562,8 +554,8 @@ static const fig_study k_peers = {
              "Similar's gliding, Lagged's none, MuJoCo's), and the slip events against ideal "
              "Coulomb friction.",
     .peer = 1,
-    .runs = k_peers_runs,
-    .nruns = (int)(sizeof k_peers_runs / sizeof k_peers_runs[0]),
+    .runs = fig_peer_runs,
+    .nruns = FIG_PEER_NRUNS,
     .columns = "onset_t [s],onset_err [s],restick_t [s],restick_err [s],slip_steps,"
                "vn_slip_max [m/s],vn_stick_max [m/s],phi_slip_max [m],penetration_stick_mean [m],"
                "steps_without_normal_force",

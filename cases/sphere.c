@@ -355,14 +355,6 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     return 0;
 }
 
-static const fig_run k_peers_runs[] = {
-    {"sap", "sap", NULL, 0, NULL},
-    {"similar", "similar", NULL, 0, NULL},
-    {"lagged", "lagged", NULL, 0, NULL},
-    {"mujoco", "mujoco", NULL, 0, NULL},
-    {"mujoco-k", "mujoco-k", NULL, 0, NULL},
-};
-
 static const fig_plot k_peers_plots[] = {
     {"contact_grid.gp", "peers",
      "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
@@ -376,8 +368,8 @@ static const fig_study k_peers = {
              "contact does with the paper's stiffness used as its time constant (mujoco) and "
              "literally (mujoco-k).",
     .peer = 1,
-    .runs = k_peers_runs,
-    .nruns = (int)(sizeof k_peers_runs / sizeof k_peers_runs[0]),
+    .runs = fig_peer_runs,
+    .nruns = FIG_PEER_NRUNS,
     .columns = "roll_onset_t [s],u_final [m/s],u_final_err_rel [-],contact_slip_final [m/s],"
                "vn_after_first_contact_max [m/s],vn_sliding_max [m/s],penetration_final [m],"
                "z_final [m]",

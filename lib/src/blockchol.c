@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ccb/alloc.h"
+#include "dense.h"
 #include "internal.h"
 
 struct ccb_blockchol {
@@ -333,26 +334,12 @@ ccb_status ccb_blockchol_factor(ccb_blockchol* bc, const ccb_blockmat* bm, char*
         const int c = bc->bs[k], R = bc->rows[k];
         double* P = L + bc->poff[k];
         /* dense Cholesky of the diagonal block (lower, in place) */
-        for (int j = 0; j < c; ++j) {
-            double d = P[j * c + j];
-            for (int t = 0; t < j; ++t) {
-                d -= P[j * c + t] * P[j * c + t];
-            }
-            if (!(d > 0) || !isfinite(d)) {
-                return ccb_errorf(msg, n, CCB_E_FACTOR,
-                                  "Newton matrix H is not positive definite (block Cholesky: "
-                                  "pivot %.3g at unknown %d of block %d of %d in the AMD order)",
-                                  d, j, k, nb);
-            }
-            d = sqrt(d);
-            P[j * c + j] = d;
-            for (int i = j + 1; i < c; ++i) {
-                double v = P[i * c + j];
-                for (int t = 0; t < j; ++t) {
-                    v -= P[i * c + t] * P[j * c + t];
-                }
-                P[i * c + j] = v / d;
-            }
+        const int bad = ccb_dense_cholesky(c, P);
+        if (bad) {
+            return ccb_errorf(msg, n, CCB_E_FACTOR,
+                              "Newton matrix H is not positive definite (block Cholesky: unknown "
+                              "%d of block %d of %d in the AMD order)",
+                              bad - 1, k, nb);
         }
         /* the blocks below: each row x solves x L_kk^T = h (forward substitution) */
         for (int r = c; r < R; ++r) {
