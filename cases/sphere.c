@@ -318,11 +318,13 @@ static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
 static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
-    const double t_exact = 2 * P[P_U0] / (7 * P[P_MU] * P[P_G]);
-    study_report(ctx, "Closed forms: rolling onset %.5f s after first contact at ideal "
-                      "Coulomb friction, final rolling speed %.6f m/s (5/7 U0), static "
-                      "penetration m g / k = %.3g m.\n\n",
-                 t_exact, P[P_U0] / 1.4, P[P_MASS] * P[P_G] / P[P_K]);
+    ccb_ref_sphere_result ref;
+    reference_numbers(P, &ref);
+    study_report(ctx, "Closed forms (rigid contact, ideal Coulomb friction; reference/sphere_ref.c): "
+                      "first contact %.5f s, rolling from %.5f s after release (the table's "
+                      "roll_onset_t), final rolling speed %.6f m/s (5/7 U0); static penetration "
+                      "m g / k = %.3g m.\n\n",
+                 ref.t_contact, ref.t_roll, ref.u_final, P[P_MASS] * P[P_G] / P[P_K]);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
