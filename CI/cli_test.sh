@@ -68,6 +68,26 @@ expect 2 "finite number"         -- "$CCB" run conveyor --dt nan --out "$tmp/a"
 expect 2 "whole number"          -- "$CCB" run conveyor --dt 0.01 --t-final 0.015 --out "$tmp/a"
 expect 2 "unknown approximation" -- "$CCB" run conveyor --approx tamsi --out "$tmp/a"
 expect 2 "unknown option"        -- "$CCB" run conveyor --frobnicate
+# getopt_long(3): flags take no value, misspellings get a suggestion, short options and options
+# of another command are named as such, an option without a name is rejected
+expect 2 "takes no value"        -- "$CCB" run conveyor --kappa=0 --out "$tmp/a"
+expect 2 "takes no value"        -- "$CCB" run conveyor --solver ie --error-control=no --out "$tmp/a"
+expect 2 "did you mean --approx" -- "$CCB" run conveyor --aprox sap --out "$tmp/a"
+expect 2 "ambiguous option"      -- "$CCB" run conveyor --t 1 --out "$tmp/a"
+expect 2 "options are long"      -- "$CCB" run conveyor -o "$tmp/a"
+expect 2 "has no name"           -- "$CCB" run conveyor --=3 --out "$tmp/a"
+expect 2 "does not apply"        -- "$CCB" run conveyor --peers --out "$tmp/a"
+# every option is validated, whether or not it applies to the solver chosen
+expect 2 "accuracy must be"      -- "$CCB" run conveyor --accuracy -5 --out "$tmp/a"
+expect 2 "gsl-tol must be"       -- "$CCB" run conveyor --gsl-tol 5 --out "$tmp/a"
+expect 2 "--tals expects"        -- "$CCB" run conveyor --tals maybe --out "$tmp/a"
+expect 2 "--friction expects"    -- "$CCB" run conveyor --friction sticky --out "$tmp/a"
+[ ! -e "$tmp/a" ] || { echo "FAIL: rejected options created $tmp/a"; stop; }
+# output that cannot be written is an error, not a success
+if [ -w /dev/full ]; then
+  expect 2 "cannot write to standard output" -- sh -c "\"$CCB\" list > /dev/full"
+  expect 2 "cannot write to standard output" -- sh -c "\"$CCB\" run --help > /dev/full"
+fi
 expect 2 "needs a value"         -- "$CCB" run conveyor --dt
 expect 2 "rtol"                  -- "$CCB" run conveyor --rtol 2 --out "$tmp/a"
 expect 2 "unknown study"         -- "$CCB" study conveyor nosuch --out "$tmp/s"
@@ -79,8 +99,8 @@ expect 2 "--solver expects one of newton, tamsi, ie, rk3, gsl" -- "$CCB" run box
 expect 2 "--coupling expects"    -- "$CCB" run box --solver tamsi --coupling both --out "$tmp/a"
 expect 2 "--friction expects"    -- "$CCB" run box --solver tamsi --friction coulomb --out "$tmp/a"
 expect 2 "--tals expects"        -- "$CCB" run box --solver ie --tals maybe --out "$tmp/a"
-expect 2 "accuracy a must be in" -- "$CCB" run box --solver ie --accuracy 2 --out "$tmp/a"
-expect 2 "accuracy a must be in" -- "$CCB" run box --solver ie --accuracy -1 --out "$tmp/a"
+expect 2 "accuracy must be in" -- "$CCB" run box --solver ie --accuracy 2 --out "$tmp/a"
+expect 2 "accuracy must be in" -- "$CCB" run box --solver ie --accuracy -1 --out "$tmp/a"
 expect 2 "--h must be > 0"       -- "$CCB" run box --solver ie --h 0 --out "$tmp/a"
 expect 2 "whole number of fixed" -- "$CCB" run box --solver ie --h 3e-4 --out "$tmp/a"
 expect 2 "out of range"          -- "$CCB" run box --set friction=7 --out "$tmp/a"
