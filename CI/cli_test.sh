@@ -181,6 +181,15 @@ fi
 # --- a solver failure: exit 1, recorded as failed, never as success ------------------------------
 expect 1 "did not converge" -- "$CCB" run conveyor --approx similar --max-iterations 1 --rtol 1e-12 --out "$tmp/fail"
 grep -q '"status":[[:space:]]*"failed"' "$tmp/fail/meta.json" || { echo "FAIL: failed run not recorded as failed"; stop; }
+# numerical breakdown from in-range parameters is a solver failure (exit 1, a failed record
+# naming the step and the quantity), not bad input (exit 2, nothing written)
+for a in "--approx sap --set sigma=1e-300" "--set vs=1e-300" "--set mass=1e-300"; do
+  rm -rf "$tmp/brk"
+  # shellcheck disable=SC2086
+  expect 1 "solver failure at step 1" -- "$CCB" run conveyor $a --out "$tmp/brk"
+  grep -q '"status":[[:space:]]*"failed"' "$tmp/brk/meta.json" && grep -q '"step":[[:space:]]*1' "$tmp/brk/meta.json" \
+    || { echo "FAIL: breakdown ($a) not recorded as a failure at step 1"; stop; }
+done
 
 # --- every solver runs through the same command; a TAMSI failure is a failure ----------------------
 for sv in "--solver tamsi" "--solver tamsi --coupling one-way" "--solver ie" \

@@ -6,7 +6,10 @@
  *   <dir>/meta.json       what produced them: case, parameters, approximation, solver options,
  *                         dt, final time, library version, git revision, wall time, status.
  * All three are written atomically. A step whose solve fails ends the run; the files then hold
- * the steps up to and including the failing one and meta.json says "status": "failed". */
+ * the steps up to and including the failing one and meta.json says "status": "failed". A step
+ * that reports success with a non-finite statistic, state or observable broke down just the
+ * same: it ends the run as a failure (CCB_E_NONFINITE, the quantity named in meta.json), and
+ * the files hold the steps before it. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -120,6 +123,52 @@ static ccb_status stepper_step(stepper* sp, double* wall, const ccb_step_stats**
     }
     ps->status = CCB_E_NONFINITE;
     return CCB_E_NONFINITE;
+}
+
+/* 1 (with the statistic's name in why) if a counter of the step is neither NAN (does not apply)
+ * nor finite. */
+static int nonfinite_stats(const ccb_step_stats* st, char* why, size_t n) {
+    for (int c = 0; c < CCB_CNT_COUNT; ++c) {
+        const double x = st->counter[c];
+        if (!isnan(x) && !isfinite(x)) {
+            snprintf(why, n, "the solver's %s is %g after the step", ccb_counter_name((ccb_counter)c),
+                     x);
+            return 1;
+        }
+    }
+    for (int c = 0; c < CCB_CNT_COUNT; ++c) { /* a NaN where the solver reports the row */
+        if (isnan(st->counter[c]) && c == CCB_CNT_RESIDUAL && st->solver != CCB_SOLVER_ODE &&
+            !isnan(st->counter[CCB_CNT_TOLERANCE])) {
+            snprintf(why, n, "the solver's %s is NaN after the step",
+                     ccb_counter_name((ccb_counter)c));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* 1 (naming the first such column in why) if the state or an observable is not finite. */
+static int nonfinite_state(const ccb_model* m, const case_desc* cs, const double* q,
+                           const double* v, const double* o, char* why, size_t n) {
+    for (int i = 0; i < ccb_model_nq(m); ++i) {
+        if (!isfinite(q[i])) {
+            snprintf(why, n, "%s is %g", ccb_model_q_name(m, i), q[i]);
+            return 1;
+        }
+    }
+    for (int i = 0; i < ccb_model_nv(m); ++i) {
+        if (!isfinite(v[i])) {
+            snprintf(why, n, "%s is %g", ccb_model_v_name(m, i), v[i]);
+            return 1;
+        }
+    }
+    for (int i = 0; i < cs->nobs; ++i) {
+        if (!isfinite(o[i])) {
+            snprintf(why, n, "observable %s is %g", cs->obs_names[i], o[i]);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static int write_meta(const run_config* cfg, const run_record* rec, const ccb_model* model,
@@ -378,37 +427,58 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         if (rec->iters[k] > rec->max_iters) {
             rec->max_iters = rec->iters[k];
         }
-        const int keep = k % cfg->record_every == 0 || k == N || s != CCB_OK;
-        if (files && keep && ccb_steps_row(ws, k, t0, st) != CCB_OK) {
-            snprintf(msg, msgn, "%s: non-finite solver statistics at step %ld", cfg->label, k);
-            free(row);
-            goto done;
+        /* a step that "succeeded" with a non-finite statistic, state or observable broke down:
+         * it is recorded as the run's failure (exit 1, meta.json "failed"), not as bad input */
+        ccb_status sf = s;
+        char why[200] = "";
+        const int bad_stats = nonfinite_stats(st, why, sizeof why);
+        if (sf == CCB_OK && bad_stats) {
+            sf = CCB_E_NONFINITE;
         }
-        if (s != CCB_OK) {
-            rec->status = s;
+        double* o = rec->obs + (size_t)k * no;
+        if (sf == CCB_OK) {
+            if (stp.peer) {
+                const run_peer_step ps = {stp.info.ncon, stp.info.pen_mean, stp.info.pen_max,
+                                          stp.info.f_body};
+                cs->peer_observe(sim, data, cfg->params, &ps, o);
+            } else {
+                cs->observe(sim, data, cfg->params, o);
+            }
+            if (nonfinite_state(model, cs, ccb_sim_q(sim), ccb_sim_v(sim), o, why, sizeof why)) {
+                sf = CCB_E_NONFINITE;
+            }
+        }
+        const int keep = k % cfg->record_every == 0 || k == N || sf != CCB_OK;
+        if (files && keep && !bad_stats && !(sf == CCB_E_NONFINITE && s == CCB_OK)) {
+            const ccb_status ws_s = ccb_steps_row(ws, k, t0, st);
+            if (ws_s != CCB_OK) {
+                snprintf(msg, msgn, "%s: cannot write steps.csv at step %ld", cfg->label, k);
+                free(row);
+                goto done;
+            }
+        }
+        if (sf != CCB_OK) {
+            rec->status = sf;
             rec->fail_step = k;
-            snprintf(rec->msg, sizeof rec->msg, "%s", stp.peer ? stp.msg : ccb_sim_last_error(sim));
+            if (s != CCB_OK) {
+                snprintf(rec->msg, sizeof rec->msg, "%s",
+                         stp.peer ? stp.msg : ccb_sim_last_error(sim));
+            } else {
+                snprintf(rec->msg, sizeof rec->msg, "t = %g: %s", ccb_sim_time(sim), why);
+            }
             break;
         }
         rec->nsteps = k;
         memcpy(rec->q + (size_t)k * nq, ccb_sim_q(sim), (size_t)nq * sizeof(double));
         memcpy(rec->v + (size_t)k * nv, ccb_sim_v(sim), (size_t)nv * sizeof(double));
-        double* o = rec->obs + (size_t)k * no;
-        if (stp.peer) {
-            const run_peer_step ps = {stp.info.ncon, stp.info.pen_mean, stp.info.pen_max,
-                                      stp.info.f_body};
-            cs->peer_observe(sim, data, cfg->params, &ps, o);
-        } else {
-            cs->observe(sim, data, cfg->params, o);
-        }
         if (files && (k % cfg->record_every == 0 || k == N)) {
             row[0] = ccb_sim_time(sim);
             memcpy(row + 1, ccb_sim_q(sim), (size_t)nq * sizeof(double));
             memcpy(row + 1 + nq, ccb_sim_v(sim), (size_t)nv * sizeof(double));
             memcpy(row + 1 + nq + nv, o, (size_t)no * sizeof(double));
-            if (ccb_csv_row(wt, ncol, row) != CCB_OK) {
-                snprintf(msg, msgn, "%s: non-finite value in the trajectory at step %ld",
-                         cfg->label, k);
+            if (ccb_csv_row(wt, ncol, row) != CCB_OK) { /* finite (checked): a write error */
+                snprintf(msg, msgn, "%s: cannot write trajectory.csv at step %ld", cfg->label,
+                         k);
                 free(row);
                 goto done;
             }
