@@ -178,6 +178,27 @@ if ls "$tmp/ok" | grep -q tmp; then
   stop
 fi
 
+# --- signals and file modes --------------------------------------------------------------------
+# SIGTERM/SIGINT during a run: the process dies of the signal and leaves no temporary file
+for sig in TERM INT; do
+  rm -rf "$tmp/sig"
+  "$CCB" run clutter --out "$tmp/sig" >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 50); do ls "$tmp/sig"/*.tmp.* >/dev/null 2>&1 && break; sleep 0.1; done
+  kill -"$sig" "$pid"
+  rc=0; wait "$pid" || rc=$?
+  [ "$rc" -ge 128 ] || { echo "FAIL: SIG$sig: exit $rc, expected death by the signal"; stop; }
+  if ls "$tmp/sig"/*.tmp.* >/dev/null 2>&1 || [ -e "$tmp/sig/meta.json" ]; then
+    echo "FAIL: SIG$sig left $(ls "$tmp/sig")"; stop
+  fi
+  pass=$((pass + 1))
+done
+# result files follow the umask (not mkstemp's 0600)
+( umask 027 && "$CCB" run conveyor --t-final 0.05 --out "$tmp/um" >/dev/null 2>&1 )
+[ "$(stat -c %a "$tmp/um/trajectory.csv")" = 640 ] && [ "$(stat -c %a "$tmp/um/meta.json")" = 640 ] \
+  || { echo "FAIL: umask 027 gave modes $(stat -c %a "$tmp/um"/*)"; stop; }
+pass=$((pass + 1))
+
 # --- a solver failure: exit 1, recorded as failed, never as success ------------------------------
 expect 1 "did not converge" -- "$CCB" run conveyor --approx similar --max-iterations 1 --rtol 1e-12 --out "$tmp/fail"
 grep -q '"status":[[:space:]]*"failed"' "$tmp/fail/meta.json" || { echo "FAIL: failed run not recorded as failed"; stop; }

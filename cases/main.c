@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1534,8 +1535,28 @@ static int dispatch(int argc, char** argv) {
     die_usage("unknown command '%s'", argv[1]);
 }
 
+/* SIGINT, SIGTERM, SIGHUP: remove the temporary files of the results being written (nothing
+ * half-written is left; committed files stay), then die of the signal as usual. */
+static void on_signal(int sig) {
+    ccb_writer_remove_pending();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signal_handlers(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int ccb_cli_main(int argc, char** argv) {
     single_threaded_openmp(argv);
+    install_signal_handlers();
     const int rc = dispatch(argc, argv);
     /* what went to standard output must have arrived (`ccb list > /dev/full`) */
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -5,17 +5,20 @@
  *                         ...), plus any step that failed; totals over all steps in meta.json;
  *   <dir>/meta.json       what produced them: case, parameters, approximation, solver options,
  *                         dt, final time, library version, git revision, wall time, status.
- * All three are written atomically. A step whose solve fails ends the run; the files then hold
+ * All three are written atomically, meta.json last: it marks a complete set (a directory without
+ * it holds no complete run; the previous run's meta.json is removed first). A step whose solve fails ends the run; the files then hold
  * the steps up to and including the failing one and meta.json says "status": "failed". A step
  * that reports success with a non-finite statistic, state or observable broke down just the
  * same: it ends the run as a failure (CCB_E_NONFINITE, the quantity named in meta.json), and
  * the files hold the steps before it. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "case.h"
 #include "mujoco_peer.h"
@@ -488,6 +491,15 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     ccb_sim_factor_counts(sim, &rec->analyses, &rec->factorizations);
     rec->work = ccb_sim_ode_work(sim);
     if (files) {
+        /* meta.json is the commit marker of the set: the old one goes before the new data
+         * replaces the old, the new one comes last, so a directory never pairs one run's
+         * meta.json with another's trajectory */
+        char meta[PATH_MAX + 32];
+        snprintf(meta, sizeof meta, "%s/meta.json", cfg->out_dir);
+        if (unlink(meta) != 0 && errno != ENOENT) {
+            snprintf(msg, msgn, "cannot replace '%s': %s", meta, strerror(errno));
+            goto done;
+        }
         const ccb_status s1 = ccb_writer_commit(wt, msg, msgn);
         wt = NULL;
         const ccb_status s2 = s1 == CCB_OK ? ccb_writer_commit(ws, msg, msgn) : CCB_E_IO;

@@ -284,6 +284,12 @@ static int cache_serve(const study_ctx* ctx, const cache_entry* e, const run_con
         return 2;
     }
     static const char* const k_files[] = {"trajectory.csv", "steps.csv", "meta.json"};
+    char old_meta[PATH_MAX + 32]; /* meta.json marks a complete set (run.c): it goes first */
+    snprintf(old_meta, sizeof old_meta, "%s/meta.json", cfg->out_dir);
+    if (unlink(old_meta) != 0 && errno != ENOENT) {
+        snprintf(msg, n, "cannot replace '%s': %s", old_meta, strerror(errno));
+        return 2;
+    }
     for (int f = 0; f < 3; ++f) {
         char from[PATH_MAX + 32], to[PATH_MAX + 32];
         snprintf(from, sizeof from, "%s/%s", e->rec.cfg.out_dir, k_files[f]);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ccb/alloc.h"
@@ -19,7 +21,57 @@ struct ccb_writer {
     char* path;
     char* tmp;
     int failed; /* a write failed: commit will refuse */
+    int slot;   /* its entry in the pending list, or -1 */
 };
+
+/* The temporary files of open writers, for ccb_writer_remove_pending (a signal handler): fixed
+ * storage, a slot is claimed under a mutex and published by an atomic flag that the handler
+ * reads. A path longer than the slot, or a writer beyond the slots, is not listed. */
+#define PENDING_SLOTS 256
+#define PENDING_PATH 2048
+static char g_pending_path[PENDING_SLOTS][PENDING_PATH];
+static int g_pending_used[PENDING_SLOTS];
+static pthread_mutex_t g_pending_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int pending_add(const char* tmp) {
+    if (strlen(tmp) >= PENDING_PATH) {
+        return -1;
+    }
+    int slot = -1;
+    pthread_mutex_lock(&g_pending_lock);
+    for (int i = 0; i < PENDING_SLOTS && slot < 0; ++i) {
+        if (!__atomic_load_n(&g_pending_used[i], __ATOMIC_ACQUIRE)) {
+            slot = i;
+            memcpy(g_pending_path[i], tmp, strlen(tmp) + 1);
+            __atomic_store_n(&g_pending_used[i], 1, __ATOMIC_RELEASE);
+        }
+    }
+    pthread_mutex_unlock(&g_pending_lock);
+    return slot;
+}
+
+static void pending_remove(int slot) {
+    if (slot >= 0) {
+        __atomic_store_n(&g_pending_used[slot], 0, __ATOMIC_RELEASE);
+    }
+}
+
+void ccb_writer_remove_pending(void) {
+    for (int i = 0; i < PENDING_SLOTS; ++i) {
+        if (__atomic_load_n(&g_pending_used[i], __ATOMIC_ACQUIRE)) {
+            unlink(g_pending_path[i]);
+        }
+    }
+}
+
+/* Result files get the permissions of an ordinary created file, 0666 less the umask (mkstemp
+ * creates 0600). The umask is read once: reading it means setting it. */
+static mode_t g_umask;
+static pthread_once_t g_umask_once = PTHREAD_ONCE_INIT;
+static void read_umask(void) {
+    g_umask = umask(022);
+    umask(g_umask);
+}
 
 static char* dup_str(const char* s) {
     const size_t n = strlen(s) + 1;
@@ -50,11 +102,22 @@ ccb_status ccb_writer_open(const char* path, ccb_writer** out, char* msg, size_t
         ccb_free(w), ccb_free(tmp), ccb_free(p);
         return ccb_errorf(msg, msgn, CCB_E_IO, "cannot create '%s': %s", path, strerror(e));
     }
+    pthread_once(&g_umask_once, read_umask);
+    if (fchmod(fd, (mode_t)0666 & ~g_umask) != 0) {
+        const int e = errno;
+        close(fd);
+        unlink(tmp);
+        ccb_free(w), ccb_free(tmp), ccb_free(p);
+        return ccb_errorf(msg, msgn, CCB_E_IO, "cannot set the mode of '%s': %s", path,
+                          strerror(e));
+    }
+    w->slot = pending_add(tmp);
     w->f = fdopen(fd, "w");
     if (w->f == NULL) {
         const int e = errno;
         close(fd);
         unlink(tmp);
+        pending_remove(w->slot);
         ccb_free(w), ccb_free(tmp), ccb_free(p);
         return ccb_errorf(msg, msgn, CCB_E_IO, "cannot open '%s': %s", path, strerror(e));
     }
@@ -65,6 +128,7 @@ ccb_status ccb_writer_open(const char* path, ccb_writer** out, char* msg, size_t
 }
 
 static void writer_free(ccb_writer* w) {
+    pending_remove(w->slot);
     ccb_free(w->tmp);
     ccb_free(w->path);
     ccb_free(w);

@@ -26,6 +26,11 @@ CCB_API ccb_status ccb_writer_printf(ccb_writer* w, const char* fmt, ...)
 CCB_API ccb_status ccb_writer_commit(ccb_writer* w, char* msg, size_t msg_size);
 /* Removes the temporary file and frees w. Accepts NULL. */
 CCB_API void ccb_writer_abort(ccb_writer* w);
+/* Removes the temporary files of every writer still open (up to 256 writers whose temporary
+ * path is shorter than 2048 bytes). Async-signal-safe (it only calls unlink(2)): for a program's
+ * SIGINT/SIGTERM handler, which then re-raises the signal. The library installs no handler. The
+ * files a writer commits get mode 0666 less the process's umask, read once at the first open. */
+CCB_API void ccb_writer_remove_pending(void);
 
 /* CSV header from n column names (written as given; quote-free names only). */
 CCB_API ccb_status ccb_csv_header(ccb_writer* w, int n, const char* const* names);
