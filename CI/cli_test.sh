@@ -178,6 +178,15 @@ if ls "$tmp/ok" | grep -q tmp; then
   stop
 fi
 
+# --- work limits: a run that cannot make progress ends, as a failure, with the limit named ------
+for sv in "--solver ie" "--solver ie --error-control" "--solver gsl"; do
+  rm -rf "$tmp/lim"
+  # shellcheck disable=SC2086
+  expect 1 "work limit\|h_min" -- timeout 60 "$CCB" run sphere $sv --set vs=1e-300 --out "$tmp/lim"
+  grep -q '"status":[[:space:]]*"work limit reached"' "$tmp/lim/meta.json" \
+    || { echo "FAIL: $sv: the limit is not recorded in meta.json"; stop; }
+done
+
 # --- signals and file modes --------------------------------------------------------------------
 # SIGTERM/SIGINT during a run: the process dies of the signal and leaves no temporary file
 for sig in TERM INT; do

@@ -25,6 +25,8 @@ ccb_ode_params ccb_ode_params_default(void) {
     p.gsl_method = CCB_GSL_RK8PD;
     p.gsl_atol = 1e-10;
     p.gsl_rtol = 1e-10;
+    p.h_min = 1e-9;
+    p.max_f_evals = 2000000;
     return p;
 }
 
@@ -56,6 +58,15 @@ ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t n) {
     if (!(isfinite(p->h) && p->h > 0)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: step h must be finite and > 0 s (got %g)",
                           p->h);
+    }
+    if (!(isfinite(p->h_min) && p->h_min > 0 && p->h_min <= p->h)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "ODE: h_min must be finite, > 0 and <= h = %g s (got %g)", p->h,
+                          p->h_min);
+    }
+    if (p->max_f_evals < 1) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: max_f_evals must be >= 1 (got %ld)",
+                          p->max_f_evals);
     }
     if (!(isfinite(p->h_max) && p->h_max >= 0)) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
@@ -215,5 +226,6 @@ ccb_status ccb_ode_advance(ccb_ode* o, double t_end) {
     if (t_end == o->t) {
         return CCB_OK;
     }
+    o->f_limit = o->work.n_f + o->prm.max_f_evals; /* the work limit of this interval */
     return method_type(o->prm.method)->advance(o, t_end);
 }

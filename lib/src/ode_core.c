@@ -8,6 +8,12 @@
 #include "ode_internal.h"
 
 ccb_status ccb_ode_eval(ccb_ode* o, double t, const double* x, double* xdot, int cache) {
+    if (o->f_limit > 0 && o->work.n_f >= o->f_limit) { /* inside ccb_ode_advance */
+        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_LIMIT,
+                          "work limit: more than %ld evaluations of f in one interval, at t = "
+                          "%.17g (ccb_ode_params.max_f_evals)",
+                          o->prm.max_f_evals, t);
+    }
     o->work.n_f++;
     if (o->counting_errest) {
         o->work.n_f_errest++;

@@ -54,6 +54,10 @@ static ccb_status gsl_create(ccb_ode* o) {
         ccb_free(g);
         return CCB_E_NOMEM;
     }
+    /* the work limits: GSL's smallest step, and at most max_f_evals steps per advance (each
+     * step evaluates f at least once; the evaluation count itself is checked in f) */
+    gsl_odeiv2_driver_set_hmin(g->driver, o->prm.h_min);
+    gsl_odeiv2_driver_set_nmax(g->driver, (unsigned long)o->prm.max_f_evals);
     o->gsl = g;
     return CCB_OK;
 }
@@ -82,8 +86,11 @@ static ccb_status gsl_advance(ccb_ode* o, double t_end) {
         if (st == GSL_EBADFUNC && g->failure != CCB_OK) {
             return g->failure; /* the message is already set */
         }
-        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_NOTCONV, "GSL %s failed at t = %.17g (%s)",
-                          ccb_ode_gsl_method_name(o->prm.gsl_method), t, gsl_strerror(st));
+        const int limit = st == GSL_ENOPROG || st == GSL_EMAXITER; /* hmin, nmax */
+        return ccb_errorf(o->msg, sizeof o->msg, limit ? CCB_E_LIMIT : CCB_E_NOTCONV,
+                          "GSL %s failed at t = %.17g (%s)%s",
+                          ccb_ode_gsl_method_name(o->prm.gsl_method), t, gsl_strerror(st),
+                          limit ? ": a work limit (h_min, max_f_evals)" : "");
     }
     o->t = t_end;
     return CCB_OK;

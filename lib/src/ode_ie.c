@@ -309,9 +309,11 @@ static ccb_status fixed_interval(ccb_ode* o, double t0, double t1) {
         return s;
     }
     o->work.n_fail_newton++;
-    if (0.5 * h < h_floor(t0)) {
-        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_NOTCONV,
-                          "implicit Euler: Newton fails at t = %.17g even with step %.3g s", t0, h);
+    if (0.5 * h < fmax(h_floor(t0), o->prm.h_min)) {
+        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_LIMIT,
+                          "implicit Euler: Newton fails at t = %.17g even with step %.3g s (the "
+                          "smallest step is h_min = %g s)",
+                          t0, h, o->prm.h_min);
     }
     const double tm = t0 + 0.5 * h;
     const ccb_status s1 = fixed_interval(o, t0, tm);
@@ -358,11 +360,12 @@ static ccb_status ec_advance(ccb_ode* o, double t_end) {
             h = rem;
             last = 1;
         }
-        if (h < h_floor(t0)) {
-            return ccb_errorf(o->msg, sizeof o->msg, CCB_E_NOTCONV,
+        /* the controller's step (not the remainder that lands on t_end) has a floor */
+        if (h < h_floor(t0) || (h < o->prm.h_min && !last)) {
+            return ccb_errorf(o->msg, sizeof o->msg, CCB_E_LIMIT,
                               "implicit Euler (error control, a = %g): step size %.3g s fell "
-                              "below the working minimum at t = %.17g",
-                              o->prm.accuracy, h, t0);
+                              "below the smallest step h_min = %g s at t = %.17g",
+                              o->prm.accuracy, h, o->prm.h_min, t0);
         }
         const double t1 = last ? t_end : t0 + h;
         const int doubling = o->prm.estimator == CCB_IE_STEP_DOUBLING;

@@ -15,6 +15,8 @@ struct ccb_ode {
     double t;
     double* x; /* nx */
     ccb_ode_work work;
+    long f_limit; /* work.n_f at which the current advance stops (ccb_ode_params.max_f_evals);
+                     0: no advance yet (direct evaluations, e.g. the Newton trace) */
     char msg[CCB_MSG_SIZE];
     /* RK3 stages / general scratch (nx each) */
     double *k1, *k2, *k3, *xs;

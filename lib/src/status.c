@@ -29,6 +29,7 @@ const char* ccb_status_string(ccb_status status) {
     case CCB_E_IO: return "input/output error";
     case CCB_E_INTERNAL: return "internal error";
     case CCB_CONTINUE: return "iteration not converged yet";
+    case CCB_E_LIMIT: return "work limit reached";
     }
     return "unknown status";
 }

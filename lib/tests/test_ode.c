@@ -334,6 +334,72 @@ static void test_errors(void) {
     }
 }
 
+/* ---- work limits: a run that cannot make progress ends with a message ------------------------ */
+
+/* x' = -1e30 sign(x): Newton on implicit Euler cycles across x = 0 at any step, explicit and
+ * adaptive methods chatter on a step that shrinks without end. */
+static ccb_status sign_f(void* user, double t, const double* x, double* xd) {
+    (void)user;
+    (void)t;
+    xd[0] = x[0] > 0 ? -1e30 : 1e30;
+    return CCB_OK;
+}
+
+static void test_work_limits(void) {
+    char msg[256];
+    const ccb_ode_system sys = {1, sign_f, NULL, 0, 0, NULL};
+    const double x0[1] = {1.0};
+    /* IE fixed step (halving) and error control stop at h_min; GSL at its hmin; RK3 (a fixed
+     * step, nothing to shrink) and a tight evaluation budget stop at max_f_evals */
+    const struct {
+        ccb_ode_method method;
+        int ec;
+        long max_f;
+        const char* word;
+    } k[] = {{CCB_ODE_IE, 0, 2000000, "h_min"},
+             {CCB_ODE_IE, 1, 2000000, "h_min"},
+             {CCB_ODE_GSL, 0, 2000000, "GSL"},
+             {CCB_ODE_RK3, 0, 1000, "work limit"},
+             {CCB_ODE_IE, 0, 1000, "work limit"}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
+        ccb_ode_params p = ccb_ode_params_default();
+        p.method = k[i].method;
+        p.error_control = k[i].ec;
+        p.h = 1e-3;
+        p.max_f_evals = k[i].max_f;
+        ccb_ode* ode = NULL;
+        /* the last case: a smooth oscillator that IE integrates fine, at 1e7 steps of 1e-6 s */
+        const osc o = {0.5, 4.0};
+        const ccb_ode_system smooth = {2, osc_f, NULL, 0, 0, (void*)&o};
+        const int last = i + 1 == sizeof k / sizeof k[0];
+        if (last) {
+            p.h = 1e-6;
+            p.h_min = 1e-9;
+        }
+        CHECK(ccb_ode_create(last ? &smooth : &sys, &p, &ode, msg, sizeof msg) == CCB_OK,
+              "create: %s", msg);
+        const double xs[2] = {1.0, 0.0};
+        ccb_ode_set_state(ode, 0.0, last ? xs : x0);
+        const ccb_status st = ccb_ode_advance(ode, 10.0); /* 1e4 steps of h for RK3 */
+        CHECK(st == CCB_E_LIMIT, "case %zu: status %d, expected CCB_E_LIMIT", i, (int)st);
+        CHECK(strstr(ccb_ode_last_error(ode), k[i].word) != NULL, "case %zu: message: %s", i,
+              ccb_ode_last_error(ode));
+        /* bounded work [exact: the budget of one advance, plus the evaluations of the attempt
+         * under way (IE: a Jacobian column and its base)] */
+        CHECK(ccb_ode_get_work(ode)->n_f <= k[i].max_f + 4, "case %zu: %ld evaluations", i,
+              ccb_ode_get_work(ode)->n_f);
+        ccb_ode_destroy(ode);
+    }
+    ccb_ode_params p = ccb_ode_params_default();
+    p.h_min = 2 * p.h;
+    ccb_ode* ode = NULL;
+    CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_E_INVALID, "h_min > h rejected");
+    p = ccb_ode_params_default();
+    p.max_f_evals = 0;
+    CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_E_INVALID,
+          "max_f_evals = 0 rejected");
+}
+
 /* ---- the continuous contact model: the box as a ccb_model --------------------------------- */
 
 static void box_force(double t, const ccb_pose* X, const ccb_twist* V, void* user, ccb_vec3* f,
@@ -473,6 +539,7 @@ static void test_sphere_ie_tals(void) {
 
 int main(void) {
     RUN(test_rk3_order);
+    RUN(test_work_limits);
     RUN(test_ie_order_and_counts);
     RUN(test_ie_error_control);
     RUN(test_ie_error_control_sampled);

@@ -90,6 +90,12 @@ typedef struct ccb_ode_params {
     /* GSL */
     ccb_ode_gsl_method gsl_method; /* default rk8pd */
     double gsl_atol, gsl_rtol;     /* default 1e-10, 1e-10 */
+    /* Work limits (every method): a step below h_min (IE halving and error control, GSL) or more
+     * than max_f_evals evaluations of f in one ccb_ode_advance end it with CCB_E_LIMIT and a
+     * message naming the limit, instead of a run that does not end. Defaults 1e-9 s and 2e6
+     * (about two seconds of f on the cases' models per sampling interval). */
+    double h_min;
+    long max_f_evals;
 } ccb_ode_params;
 
 CCB_API ccb_ode_params ccb_ode_params_default(void);

@@ -29,7 +29,8 @@ typedef enum ccb_status {
     CCB_E_FACTOR = 5,    /* a factorization failed (matrix not positive definite) */
     CCB_E_IO = 6,        /* file could not be read, written or renamed */
     CCB_E_INTERNAL = 7,  /* broken internal invariant (a bug in ccb) */
-    CCB_CONTINUE = 8     /* not an error: an iteration has not converged yet (like GSL_CONTINUE) */
+    CCB_CONTINUE = 8,    /* not an error: an iteration has not converged yet (like GSL_CONTINUE) */
+    CCB_E_LIMIT = 9      /* a work limit was reached (smallest step, evaluation budget) */
 } ccb_status;
 
 /* Short constant text for a status code, e.g. "solver did not converge". Never NULL. */
