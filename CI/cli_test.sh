@@ -178,6 +178,14 @@ if ls "$tmp/ok" | grep -q tmp; then
   stop
 fi
 
+# --- figures: a path cannot reach gnuplot as code; a figure that cannot be drawn is an error -----
+expect 2 "must not contain quotes" -- "$CCB" study conveyor fig3 --out "$tmp/x'); system('touch $tmp/pwned"
+[ ! -e "$tmp/pwned" ] || { echo "FAIL: a quote in --out ran gnuplot code"; stop; }
+expect 2 "could not be drawn"    -- env PATH=/nonexistent "$CCB" study conveyor fig3 --out "$tmp/nognuplot"
+expect 0 ""                      -- env PATH=/nonexistent "$CCB" study conveyor fig3 --no-figures --out "$tmp/nognuplot"
+expect 2 "not a number"          -- "$CCB" study conveyor fig3 --set mu=abc --out "$tmp/nd"
+[ ! -e "$tmp/nd" ] || { echo "FAIL: a rejected study created its output directory"; stop; }
+
 # --- work limits: a run that cannot make progress ends, as a failure, with the limit named ------
 for sv in "--solver ie" "--solver ie --error-control" "--solver gsl"; do
   rm -rf "$tmp/lim"

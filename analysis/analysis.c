@@ -6,11 +6,13 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_fit.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 int ccb_an_rms_error(long na, double dt_a, const double* qa, long nref, double dt_ref,
                      const double* qref, int nq, double* e_total, double* e_comp, char* msg,
@@ -254,36 +256,67 @@ double ccb_an_loglog_at(int n, const double* x, const double* y, double x0) {
 }
 
 int ccb_an_plot(const char* script, const char* assignments, char* msg, size_t msgn) {
-    if (strpbrk(assignments, "\"\\`$") || strpbrk(script, "'\"\\`$")) {
-        snprintf(msg, msgn, "plot: paths must not contain quotes, backslashes, ` or $");
+    /* gnuplot reads the assignments as its own code: a quote in a path would end a string and
+     * let the rest run (its system() included), so paths with quotes, backslashes or control
+     * characters are refused; gnuplot itself runs without a shell (fork + execvp) */
+    for (const char* c = assignments; *c; ++c) {
+        if (*c == '"' || *c == '\\' || *c == '`' || (unsigned char)*c < 0x20) {
+            snprintf(msg, msgn, "plot: refusing an assignment with a quote, backslash or control "
+                                "character");
+            return -1;
+        }
+    }
+    for (const char* c = script; *c; ++c) {
+        if (*c == '\'' || *c == '"' || *c == '\\' || (unsigned char)*c < 0x20) {
+            snprintf(msg, msgn, "plot: script path '%s' has a quote, backslash or control "
+                                "character", script);
+            return -1;
+        }
+    }
+    int fd[2];
+    if (pipe(fd) != 0) {
+        snprintf(msg, msgn, "plot: cannot create a pipe: %s", strerror(errno));
         return -1;
     }
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        snprintf(msg, msgn,
-                 "gnuplot is not installed (apt-get install gnuplot-nox); figures were not drawn");
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        snprintf(msg, msgn, "plot: cannot start gnuplot: %s", strerror(errno));
         return -1;
     }
-    const size_t n = strlen(script) + strlen(assignments) + 64;
-    char* cmd = malloc(n);
-    if (cmd == NULL) {
-        snprintf(msg, msgn, "plot: out of memory");
-        return -1;
+    if (pid == 0) { /* gnuplot's output and errors go to the pipe */
+        dup2(fd[1], 1);
+        dup2(fd[1], 2);
+        close(fd[0]);
+        close(fd[1]);
+        char* const argv[] = {"gnuplot", "-e", (char*)assignments, (char*)script, NULL};
+        execvp("gnuplot", argv);
+        _exit(127);
     }
-    snprintf(cmd, n, "gnuplot -e \"%s\" '%s' 2>&1", assignments, script);
-    FILE* p = popen(cmd, "r");
-    free(cmd);
-    if (p == NULL) {
-        snprintf(msg, msgn, "plot: cannot start gnuplot");
-        return -1;
-    }
+    close(fd[1]);
+    FILE* p = fdopen(fd[0], "r");
     char line[512], first[512] = "";
-    while (fgets(line, sizeof line, p)) {
+    while (p && fgets(line, sizeof line, p)) {
         if (first[0] == '\0') {
             snprintf(first, sizeof first, "%s", line);
         }
     }
-    const int rc = pclose(p);
-    if (rc != 0) {
+    if (p) {
+        fclose(p);
+    } else {
+        close(fd[0]);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && first[0] == '\0') {
+        snprintf(msg, msgn,
+                 "gnuplot is not installed (apt-get install gnuplot-nox); figures were not drawn");
+        return -1;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         first[strcspn(first, "\n")] = '\0';
         snprintf(msg, msgn, "gnuplot failed on %s: %s", script, first);
         return -1;

@@ -82,6 +82,7 @@ static int write_text(const char* out, const char* name, const char* text) {
 
 int compare_write(const char* out, const std_summary* s, int n, int quick, int figures) {
     strbuf csv = {0}, md = {0};
+    int figfail = 0;
     strbuf_printf(&csv, "case,variant,kind");
     for (int j = 0; j < STD_MAX_DT; ++j) {
         strbuf_printf(&csv, ",x%d,e%d", j + 1, j + 1);
@@ -247,6 +248,7 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
                      out, k_metrics[m].name, nvn, k_metrics[m].label, k_metrics[m].logscale);
             if (ccb_an_plot(script, vars, msg, sizeof msg) != 0) {
                 fprintf(stderr, "ccb: figure compare_%s: %s\n", k_metrics[m].name, msg);
+                figfail++; /* an output that was asked for and not made */
             }
             strbuf_printf(&md, "![%s](compare_%s.png)\n\n", k_metrics[m].label,
                           k_metrics[m].name);
@@ -257,5 +259,5 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
     }
     free(csv.s);
     free(md.s);
-    return rc;
+    return rc != 0 ? rc : figfail ? 2 : 0;
 }

@@ -315,6 +315,13 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
                 die_usage("--out expects a path of 1 to %d characters (got %zu)",
                           CASE_MAX_ROOT - 1, strlen(val));
             }
+            for (const char* ch = val; *ch; ++ch) { /* the path reaches gnuplot as a string */
+                if (strchr("'\"\\`$", *ch) || (unsigned char)*ch < 0x20) {
+                    die_usage("--out: the path must not contain quotes, backslashes, ` or $ or "
+                              "control characters (it is handed to gnuplot): '%s'",
+                              val);
+                }
+            }
             o->out = val;
             break;
         case OPT_JOBS: o->jobs = parse_int("--jobs", val, 1, 64); break;
@@ -915,7 +922,7 @@ static int cmd_study(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
                "out jobs tier set rtol max-iterations stop-scale kappa delassus linear-solver "
-               "no-figures",
+               "pattern no-figures",
                &o, k_study_help);
     if (o.npos != 2) {
         die_usage("study needs CASE and STUDY");
@@ -932,12 +939,13 @@ static int cmd_study(int argc, char** argv) {
     }
     const char* out = o.out ? o.out : "results";
     char msg[600];
+    study_ctx ctx;
+    setup_ctx(&ctx, cs, &o, out); /* validates every option before anything is created */
     if (mkdir_p(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
+        study_ctx_free(&ctx);
         return EXIT_USAGE;
     }
-    study_ctx ctx;
-    setup_ctx(&ctx, cs, &o, out);
     const int rc = case_study_run(&ctx, st);
     if (rc == 0) {
         printf("%s/%s: written under %s/%s/%s\n", cs->name, st->name, out, cs->name, st->name);
@@ -945,9 +953,14 @@ static int cmd_study(int argc, char** argv) {
             printf("  %-48s %.6g\n", ctx.metrics[i].name, ctx.metrics[i].value);
         }
     }
-    const int failures = ctx.failures;
+    const int failures = ctx.failures, warnings = ctx.warnings;
     study_ctx_free(&ctx);
     if (rc != 0) {
+        return EXIT_USAGE;
+    }
+    if (warnings) { /* an output that was asked for and not made */
+        fprintf(stderr, "ccb: %d figure(s) could not be drawn (--no-figures skips them)\n",
+                warnings);
         return EXIT_USAGE;
     }
     return failures ? EXIT_GATE : 0;
@@ -1008,7 +1021,7 @@ static int cmd_gate(int argc, char** argv) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
     }
-    int failed = 0, solver_failures = 0;
+    int failed = 0, solver_failures = 0, warnings = 0;
     for (int i = 0; i < n; ++i) {
         const case_desc* cs = cases[i];
         study_ctx ctx;
@@ -1024,6 +1037,7 @@ static int cmd_gate(int argc, char** argv) {
             }
         }
         solver_failures += ctx.failures;
+        warnings += ctx.warnings;
         study_ctx_free(&ctx);
         if (rc != 0) {
             return EXIT_USAGE;
@@ -1033,6 +1047,10 @@ static int cmd_gate(int argc, char** argv) {
         fprintf(stderr, "ccb: %d run(s) ended with a solver failure\n", solver_failures);
     }
     printf("%s: %d gate(s) failed\n", failed || solver_failures ? "FAIL" : "PASS", failed);
+    if (warnings) { /* an output that was asked for and not made: an output error */
+        fprintf(stderr, "ccb: %d figure(s) could not be drawn\n", warnings);
+        return EXIT_USAGE;
+    }
     return failed || solver_failures ? EXIT_GATE : 0;
 }
 
@@ -1091,12 +1109,14 @@ static int cmd_reproduce(int argc, char** argv) {
     if (rc != 0) {
         return EXIT_USAGE;
     }
-    if (warnings) {
-        fprintf(stderr, "ccb: %d figure(s) could not be drawn\n", warnings);
-    }
     printf("%s: %d gate(s) failed, %d solver failure(s)\n",
            failed || solver_failures ? "FAIL" : "PASS", failed, solver_failures);
-    return failed || solver_failures || warnings ? EXIT_GATE : 0;
+    if (warnings) { /* an output that was asked for and not made: an output error */
+        fprintf(stderr, "ccb: %d figure(s) could not be drawn (--no-figures skips them)\n",
+                warnings);
+        return EXIT_USAGE;
+    }
+    return failed || solver_failures ? EXIT_GATE : 0;
 }
 
 /* ---- compare ----------------------------------------------------------------------------------- */
