@@ -40,6 +40,14 @@ set_tests_properties(unit.toy_variant PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(unit.toy_variant 8.7)
 
+# Allocation failure at every point of a short run of every case and solver (issue 13, class 7)
+add_executable(test_alloc_sweep ${PROJECT_SOURCE_DIR}/cases/tests/alloc_sweep.c)
+target_link_libraries(test_alloc_sweep PRIVATE ccb_cases)
+add_test(NAME unit.alloc_sweep COMMAND test_alloc_sweep)
+set_tests_properties(unit.alloc_sweep PROPERTIES LABELS unit
+                     ENVIRONMENT "CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+ccb_test_budget(unit.alloc_sweep 20)
+
 add_test(NAME cli.contract COMMAND bash ${PROJECT_SOURCE_DIR}/CI/cli_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.contract PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})

@@ -13,16 +13,21 @@ static atomic_size_t g_live = 0;
 static atomic_long g_count = 0;
 static atomic_long g_fail_after = 0; /* 0: never fail */
 
+/* The countdown is one atomic compare-and-swap, so concurrent allocations (study threads) each
+ * take one step of it: the k-th allocation fails, whichever thread makes it. */
 static int injected_failure(void) {
     long n = atomic_load(&g_fail_after);
-    if (n <= 0) {
-        return 0;
+    for (;;) {
+        if (n <= 0) {
+            return 0;
+        }
+        if (n == 1) {
+            return 1; /* stays at 1: every later allocation fails too, until reset */
+        }
+        if (atomic_compare_exchange_weak(&g_fail_after, &n, n - 1)) {
+            return 0;
+        }
     }
-    if (n == 1) {
-        return 1; /* stays at 1: every later allocation fails too, until reset */
-    }
-    atomic_fetch_sub(&g_fail_after, 1);
-    return 0;
 }
 
 void* ccb_alloc(size_t size) {

@@ -158,8 +158,41 @@ static void test_backends_agree(void) {
     ccb_sparse_destroy(sp);
 }
 
+/* The log hook (ccb/status.h): CHOLMOD's report of an indefinite matrix reaches it, and nothing
+ * does once it is removed. */
+static int g_logs = 0;
+static char g_last[256];
+static void capture(ccb_log_level level, const char* message, void* user) {
+    (void)level;
+    (*(int*)user)++;
+    snprintf(g_last, sizeof g_last, "%s", message);
+}
+
+static void test_log_hook(void) {
+    ccb_sparse* sp = NULL;
+    CHECK(ccb_sparse_create(&sp) == CCB_OK, "create");
+    static pattern p;
+    char msg[256];
+    make_pattern(&p, 5, 0);
+    CHECK(ccb_sparse_set_pattern(sp, p.nb, p.bs, p.ne, p.edges, msg, sizeof msg) == CCB_OK,
+          "pattern");
+    fill(sp, &p, 2);
+    ccb_set_log_fn(capture, &g_logs);
+    CHECK(ccb_sparse_factor(sp, CCB_SPARSE_CHOLMOD, msg, sizeof msg) == CCB_E_FACTOR,
+          "indefinite");
+    CHECK(g_logs >= 1 && strstr(g_last, "CHOLMOD") != NULL, "the hook saw CHOLMOD (%d: %s)",
+          g_logs, g_last);
+    const int seen = g_logs;
+    ccb_set_log_fn(NULL, NULL);
+    CHECK(ccb_sparse_factor(sp, CCB_SPARSE_CHOLMOD, msg, sizeof msg) == CCB_E_FACTOR,
+          "indefinite again");
+    CHECK(g_logs == seen, "no call after the hook is removed");
+    ccb_sparse_destroy(sp);
+}
+
 int main(void) {
     g_test_name = "unit.sparse";
     test_backends_agree();
+    test_log_hook();
     return TEST_SUMMARY();
 }

@@ -1,4 +1,21 @@
-/* ccb/ccb.h — umbrella header of libccb, the ccb contact-solver library. */
+/* ccb/ccb.h — umbrella header of libccb, the ccb contact-solver library.
+ *
+ * Process-wide effects. libccb keeps no hidden state per call except these, each documented
+ * where it is declared:
+ *  - SuiteSparse's allocator: the first sparse factorization object (a Newton or TAMSI solve with
+ *    two or more cliques) points SuiteSparse_config's malloc/calloc/realloc/free at libccb's
+ *    allocator, once (pthread_once), so CHOLMOD's and UMFPACK's memory is counted and can be
+ *    failed by injection. A program that uses SuiteSparse itself sees its memory go through
+ *    libccb's allocator too (which calls malloc; nothing else changes).
+ *  - GSL's error handler: creating a GSL integrator (ccb_ode with CCB_ODE_GSL) turns it off
+ *    (gsl_set_error_handler_off), so GSL errors come back as status codes instead of abort().
+ *  - The allocation counters and the failure-injection hook (ccb/alloc.h) are process-wide and
+ *    atomic; injection is a test hook.
+ *  - The log hook (ccb_set_log_fn, ccb/status.h) is one process-wide function pointer; set it
+ *    before starting threads.
+ *  - Result files (ccb/record.h): the process umask is read once, at the first writer; open
+ *    writers' temporary paths are kept in a fixed table for ccb_writer_remove_pending. libccb
+ *    installs no signal handler (the ccb program does). */
 #ifndef CCB_CCB_H
 #define CCB_CCB_H
 
