@@ -40,6 +40,12 @@ set_tests_properties(unit.toy_variant PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(unit.toy_variant 8.7)
 
+# The install: a relocated prefix, consumers by find_package and pkg-config, the installed ccb
+add_test(NAME install.consumer COMMAND bash ${PROJECT_SOURCE_DIR}/CI/install_test.sh
+                                        ${PROJECT_BINARY_DIR})
+set_tests_properties(install.consumer PROPERTIES LABELS unit)
+ccb_test_budget(install.consumer 10)
+
 # Allocation failure at every point of a short run of every case and solver (issue 13, class 7)
 add_executable(test_alloc_sweep ${PROJECT_SOURCE_DIR}/cases/tests/alloc_sweep.c)
 target_link_libraries(test_alloc_sweep PRIVATE ccb_cases)

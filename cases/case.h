@@ -552,7 +552,8 @@ int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n);
 /* Draws analysis/gnuplot/<script> with gnuplot variable assignments (datadir, out, ...); a
  * failure is reported on stderr and counted in ctx->warnings. No-op if figures are off. */
 void study_plot(study_ctx* ctx, const char* script, const char* assignments);
-/* util.c: the source tree (compile-time default, overridable with CCB_SOURCE_DIR); a directory
+/* util.c: where the data (reference/, analysis/gnuplot/) are: CCB_SOURCE_DIR, else an installed
+ * program's share/ccb beside its bin/, else the source tree it was built from; a directory
  * and its parents (0, or -1 with a message if it cannot be created or written). */
 const char* ccb_source_dir(void);
 int mkdir_p(const char* path, char* msg, size_t n);

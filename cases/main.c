@@ -1538,7 +1538,7 @@ static int dispatch(int argc, char** argv) {
         return argc < 2 ? EXIT_USAGE : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("ccb %s (git %s)\n", ccb_version(), ccb_revision());
+        printf("ccb %s (git %s)\ndata: %s\n", ccb_version(), ccb_revision(), ccb_source_dir());
         return 0;
     }
     static const struct {

@@ -2,6 +2,7 @@
  * (run.c and study.c both use it; neither uses the other's internals, study.c calls run.c.) */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +12,38 @@
 
 #include "case.h"
 
+/* The data directory of an installed ccb: <dir of the executable>/CCB_BINDIR_TO_DATA when it
+ * holds reference/ (the install puts it there), else "" (a build-tree program). */
+static char g_data[PATH_MAX];
+static pthread_once_t g_data_once = PTHREAD_ONCE_INIT;
+static void find_installed_data(void) {
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        return;
+    }
+    exe[n] = '\0';
+    char* slash = strrchr(exe, '/');
+    if (slash == NULL) {
+        return;
+    }
+    *slash = '\0';
+    char cand[PATH_MAX + 64], probe[PATH_MAX + 96];
+    snprintf(cand, sizeof cand, "%s/%s", exe, CCB_BINDIR_TO_DATA);
+    snprintf(probe, sizeof probe, "%s/reference/conveyor.json", cand);
+    struct stat st;
+    if (strlen(cand) < sizeof g_data && stat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
+        memcpy(g_data, cand, strlen(cand) + 1);
+    }
+}
+
 const char* ccb_source_dir(void) {
     const char* env = getenv("CCB_SOURCE_DIR");
-    return (env && env[0]) ? env : CCB_DEFAULT_SOURCE_DIR;
+    if (env && env[0]) {
+        return env;
+    }
+    pthread_once(&g_data_once, find_installed_data);
+    return g_data[0] ? g_data : CCB_DEFAULT_SOURCE_DIR;
 }
 
 int mkdir_p(const char* path, char* msg, size_t n) {

@@ -1,6 +1,7 @@
 /* status: codes, message formatting, log hook, version, the monotonic clock. */
 #define _POSIX_C_SOURCE 200809L
 #include "ccb/status.h"
+#include "ccb/version.h"
 
 #include <math.h>
 #include <time.h>

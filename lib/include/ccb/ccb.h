@@ -34,5 +34,6 @@
 #include "ccb/sim.h"
 #include "ccb/status.h"
 #include "ccb/tamsi.h"
+#include "ccb/version.h"
 
 #endif

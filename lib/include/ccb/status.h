@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#if defined(CCB_SHARED_BUILD)
+#if defined(CCB_BUILDING)
 #define CCB_API __attribute__((visibility("default")))
 #else
 #define CCB_API

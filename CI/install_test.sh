@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# install.consumer (CTest, label unit): `cmake --install` of the build tree into a temporary
+# prefix, which is then moved elsewhere (the install is relocatable and needs neither the build
+# nor the source tree), and a program outside the tree built against it three ways: CMake's
+# find_package (shared and static targets), pkg-config (shared), pkg-config --static (static).
+# Each must run. The installed `ccb` finds its data under share/ccb and runs a gate.
+# Usage: CI/install_test.sh BUILD_DIR
+set -euo pipefail
+build=${1:?usage: install_test.sh BUILD_DIR}
+src=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "install_test: FAIL: $*"; exit 1; }
+
+cmake --install "$build" --prefix "$tmp/stage" >/dev/null
+mv "$tmp/stage" "$tmp/prefix" # relocated after installation
+prefix=$tmp/prefix
+libdir=$(dirname "$(find "$prefix" -name 'libccb.so' | head -1)")
+[ -n "$libdir" ] || fail "no libccb.so installed"
+[ -e "$libdir/libccb.a" ] || fail "no libccb.a installed"
+soname=$(objdump -p "$libdir/libccb.so" | awk '/SONAME/ {print $2}')
+[ "$soname" = libccb.so.0 ] || fail "soname '$soname', expected libccb.so.0"
+grep -q CCB_VERSION_MAJOR "$prefix/include/ccb/version.h" || fail "no ccb/version.h"
+
+# 1. find_package: shared and static targets
+cmake -S "$src/consumer" -B "$tmp/cb" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null \
+  || fail "find_package(ccb) did not configure"
+cmake --build "$tmp/cb" >/dev/null || fail "the find_package consumer did not build"
+LD_LIBRARY_PATH=$libdir "$tmp/cb/consumer" || fail "find_package consumer (shared) failed"
+"$tmp/cb/consumer_static" || fail "find_package consumer (static) failed"
+ldd "$tmp/cb/consumer_static" | grep -q libccb && fail "the static consumer links libccb.so"
+
+# 2. pkg-config, from the relocated prefix
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+[ "$(pkg-config --variable=prefix ccb)" -ef "$prefix" ] || fail "ccb.pc's prefix is not relocatable"
+# shellcheck disable=SC2046
+cc "$src/consumer/consumer.c" -o "$tmp/pc_shared" $(pkg-config --cflags --libs ccb) -lm \
+  || fail "pkg-config consumer (shared) did not build"
+LD_LIBRARY_PATH=$libdir "$tmp/pc_shared" >/dev/null || fail "pkg-config consumer (shared) failed"
+# shellcheck disable=SC2046
+cc "$src/consumer/consumer.c" -o "$tmp/pc_static" $(pkg-config --cflags ccb) "$libdir/libccb.a" \
+  $(pkg-config --static --libs ccb | sed 's/-lccb\b//') -lm \
+  || fail "pkg-config --static consumer did not build"
+"$tmp/pc_static" >/dev/null || fail "pkg-config consumer (static) failed"
+
+# 3. the installed program with its data, without CCB_SOURCE_DIR
+unset CCB_SOURCE_DIR
+"$prefix/bin/ccb" --version | grep -q "data: $prefix/bin/../share/ccb" \
+  || fail "the installed ccb does not use its share/ccb: $("$prefix/bin/ccb" --version)"
+"$prefix/bin/ccb" gate sphere --tier quick --out "$tmp/gate" >/dev/null \
+  || fail "the installed ccb gate sphere failed"
+"$prefix/bin/ccb" study sphere fig6 --out "$tmp/study" >/dev/null \
+  || fail "the installed ccb study sphere fig6 failed"
+[ -e "$tmp/study/sphere/fig6.png" ] || fail "the installed ccb drew no figure"
+echo "install_test: installed, relocated, 4 consumers built and run, the installed ccb gates"
