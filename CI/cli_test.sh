@@ -144,11 +144,17 @@ if command -v python3 >/dev/null; then
                 'del g[0]["tier"]|needs a non-empty string "tier"' \
                 'g[0]["tier"] = "nightly"|"tier" must be "quick", "full" or "both"' \
                 'del g[0]["basis"]|needs a non-empty string "basis"' \
-                'g[0]["op"] = "=="|op must be'; do
+                'g[0]["op"] = "=="|op must be' \
+                '[x.pop("xfail_value") for x in g if x.get("expect")]|needs "xfail_value"'; do
     bad_gates "${defect%%|*}"
     expect 2 "${defect#*|}" -- env CCB_SOURCE_DIR="$src" "$CCB" gate conveyor --out "$tmp/g"
   done
   [ -e "$tmp/g" ] && { echo "FAIL: a rejected gate file let ccb gate write $tmp/g"; stop; }
+fi
+# an expected failure whose value drifts beyond its stated spread fails the gate (XDRIFT)
+if command -v python3 >/dev/null; then
+  bad_gates '[x.update(xfail_value=x["xfail_value"] * 1.01) for x in g if x.get("expect")]'
+  expect 1 "XDRIFT" -- env CCB_SOURCE_DIR="$src" "$CCB" gate conveyor --tier quick --out "$tmp/gd"
 fi
 rm -f "$src/reference/conveyor.json" && mkdir "$src/reference/conveyor.json"
 expect 2 "not a regular file" -- env CCB_SOURCE_DIR="$src" "$CCB" gate conveyor --out "$tmp/g"

@@ -236,7 +236,7 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
     char** av = argv + first - 1;
     const int ac = argc - first + 1;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* GNU: 0 reinitializes getopt completely (a second parse, the fuzzer) */
     for (;;) {
         const int prev = optind;
         const int c = getopt_long(ac, av, ":h", k_long, NULL);

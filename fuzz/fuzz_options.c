@@ -1,0 +1,67 @@
+/* Fuzz target: the command-line parser of `ccb` (cases/main.c: getopt_long, number and
+ * enumeration validation, --set). The input is argv: words separated by NUL bytes; its first
+ * byte picks the command whose option list applies. Every way out of the parser is either a
+ * return or exit() (a usage error), which this harness turns into a return (longjmp), so one
+ * process runs every input. */
+#define _POSIX_C_SOURCE 200809L /* as cases/main.c, before any header */
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+
+static jmp_buf g_fuzz_exit;
+static void ccb_fuzz_exit(int code) __attribute__((noreturn));
+static void ccb_fuzz_exit(int code) {
+    (void)code;
+    longjmp(g_fuzz_exit, 1);
+}
+#define exit(c) ccb_fuzz_exit(c)
+#include "../cases/main.c"
+#undef exit
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    static const char* const k_allowed[] = {
+        "approx dt t-final set out rtol max-iterations stop-scale kappa delassus linear-solver "
+        "pattern record-every variant " VARIANT_OPTS,
+        "out jobs tier set rtol max-iterations stop-scale kappa delassus linear-solver pattern "
+        "no-figures",
+        "out jobs tier", "cases variants quick out jobs no-figures",
+        "repeat variants approx dt t-final set rtol peers linear-solver pattern " VARIANT_OPTS};
+    if (size < 1 || size > 4096) {
+        return 0;
+    }
+    static char buf[4098];
+    memcpy(buf, data + 1, size - 1);
+    buf[size - 1] = '\0';
+    static char* argv[40];
+    static int argc;
+    argc = 0;
+    argv[argc++] = (char*)"ccb";
+    argv[argc++] = (char*)"cmd";
+    for (size_t i = 0; i < size - 1 && argc < 39;) {
+        argv[argc++] = buf + i;
+        i += strlen(buf + i) + 1;
+    }
+    argv[argc] = NULL;
+    static FILE* devnull;
+    if (devnull == NULL) {
+        devnull = fopen("/dev/null", "w");
+    }
+    static opts o; /* static: not clobbered by the longjmp */
+    if (setjmp(g_fuzz_exit) == 0) {
+        parse_opts(argc, argv, 2, k_allowed[data[0] % 5], &o, "help\n");
+        /* what the commands do next with the values: the parameters of a case */
+        double params[CASE_MAX_PARAMS];
+        const case_desc* cs = case_get(data[0] % case_count());
+        case_default_params(cs, params);
+        char msg[512];
+        for (int i = 0; i < o.nsets; ++i) {
+            (void)case_set_param(cs, params, o.sets[i], msg, sizeof msg);
+        }
+        ccb_newton_params np = ccb_newton_params_default();
+        ccb_delassus del = CCB_DELASSUS_DIAG_INVERSE;
+        apply_solver_opts(&o, &np, &del);
+    }
+    (void)devnull;
+    return 0;
+}
