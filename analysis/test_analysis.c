@@ -178,7 +178,14 @@ static void test_gates(void) {
           "{\"id\": \"F\", \"metric\": \"m.half\", \"op\": \"in\", \"range\": [0.6, 1], \"kind\": "
           "\"hard\", \"tier\": \"quick\", \"basis\": \"b\"},\n"
           "{\"id\": \"X\", \"metric\": \"m.half\", \"op\": \">\", \"value\": 1, \"kind\": \"trend\", "
-          "\"tier\": \"both\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\"},\n"
+          "\"tier\": \"both\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\", "
+          "\"xfail_value\": 0.5, \"xfail_spread\": 1e-6, \"xfail_basis\": \"exact\"},\n"
+          "{\"id\": \"D\", \"metric\": \"m.half\", \"op\": \">\", \"value\": 1, \"kind\": \"trend\", "
+          "\"tier\": \"quick\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\", "
+          "\"xfail_value\": 0.4, \"xfail_spread\": 0.1, \"xfail_basis\": \"drifted\"},\n"
+          "{\"id\": \"Y\", \"metric\": \"m.half\", \"op\": \"<\", \"value\": 1, \"kind\": \"trend\", "
+          "\"tier\": \"quick\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\", "
+          "\"xfail_value\": 2, \"xfail_spread\": 0.1, \"xfail_basis\": \"passes now\"},\n"
           "{\"id\": \"N\", \"metric\": \"m.nan\", \"op\": \"<\", \"value\": 1, \"kind\": \"hard\", "
           "\"tier\": \"quick\", \"basis\": \"a NaN metric fails\"},\n"
           "{\"id\": \"M\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
@@ -192,17 +199,21 @@ static void test_gates(void) {
     char msg[256];
     CHECK(ccb_gates_evaluate(path, CCB_GATE_QUICK, lookup, NULL, g, 8, &n, msg, sizeof msg) == 0,
           "%s", msg);
-    CHECK(n == 6, "six gates (%d)", n);
-    CHECK(g[0].pass && !g[1].pass && !g[2].pass && g[2].expect_fail && !g[3].pass &&
-              !g[4].pass && !g[5].evaluated,
-          "PASS, FAIL, XFAIL, NaN fails, missing fails, the full-tier gate skipped");
+    CHECK(n == 8, "eight gates (%d)", n);
+    CHECK(g[0].pass && !g[1].pass && !g[2].pass && g[2].expect_fail && !g[2].drifted &&
+              g[3].drifted && g[4].pass && g[4].expect_fail && !g[5].pass && !g[6].pass &&
+              !g[7].evaluated,
+          "PASS, FAIL, XFAIL, XDRIFT (0.5 against 0.4 +- 10 %%), XPASS, NaN fails, missing "
+          "fails, the full-tier gate skipped");
     char* csv = NULL;
     size_t ncsv = 0;
     FILE* fc = open_memstream(&csv, &ncsv);
     const int failed = ccb_gates_report(g, n, CCB_GATE_QUICK, "toy", path, NULL, fc, NULL);
     fclose(fc);
-    CHECK(failed == 3, "three failures: F, N, M; XFAIL is not one (%d)", failed);
+    CHECK(failed == 5, "five failures: F, XDRIFT, XPASS, N, M; XFAIL is not one (%d)", failed);
     CHECK(csv && strstr(csv, "X,both,\"trend\",m.half,0.5,>,1,1,XFAIL,quick") &&
+              strstr(csv, "D,quick,\"trend\",m.half,0.5,>,1,1,XDRIFT,quick") &&
+              strstr(csv, "Y,quick,\"trend\",m.half,0.5,<,1,1,XPASS,quick") &&
               strstr(csv, "N,quick,\"hard\",m.nan,0,<,1,1,MISSING,quick") &&
               strstr(csv, "S,full,\"hard\",m.missing,0,<,1,1,SKIP,"),
           "gates.csv rows: %s", csv ? csv : "(none)");

@@ -556,6 +556,9 @@ void study_plot(study_ctx* ctx, const char* script, const char* assignments);
  * program's share/ccb beside its bin/, else the source tree it was built from; a directory
  * and its parents (0, or -1 with a message if it cannot be created or written). */
 const char* ccb_source_dir(void);
+/* The command line of this process (ccb_cli_main records it; "" before), for meta.json. */
+void ccb_set_command_line(int argc, char** argv);
+const char* ccb_command_line(void);
 int mkdir_p(const char* path, char* msg, size_t n);
 
 /* label helpers: "lagged_dt0.01" */

@@ -1577,6 +1577,7 @@ static void install_signal_handlers(void) {
 int ccb_cli_main(int argc, char** argv) {
     single_threaded_openmp(argv);
     install_signal_handlers();
+    ccb_set_command_line(argc, argv);
     const int rc = dispatch(argc, argv);
     /* what went to standard output must have arrived (`ccb list > /dev/full`) */
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -183,6 +183,11 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     }
     const case_desc* cs = cfg->cs;
     char key[160];
+    /* provenance: the format of this file, what made it (README "Outputs") */
+    ccb_meta_set_number(m, "format_version", 1);
+    ccb_meta_set_string(m, "command_line", ccb_command_line());
+    ccb_meta_set_string(m, "build.type", CCB_BUILD_TYPE);
+    ccb_meta_set_string(m, "build.compiler", CCB_COMPILER);
     ccb_meta_set_string(m, "case", cs->name);
     ccb_meta_set_string(m, "title", cs->title);
     ccb_meta_set_string(m, "paper", cs->paper);

@@ -37,6 +37,24 @@ static void find_installed_data(void) {
     }
 }
 
+static char g_cmdline[2048];
+
+void ccb_set_command_line(int argc, char** argv) {
+    size_t k = 0;
+    g_cmdline[0] = '\0';
+    for (int i = 0; i < argc && k + 1 < sizeof g_cmdline; ++i) {
+        const int w = snprintf(g_cmdline + k, sizeof g_cmdline - k, "%s%s", i ? " " : "", argv[i]);
+        k += w > 0 ? (size_t)w : 0;
+    }
+    if (k >= sizeof g_cmdline) { /* cut: say so */
+        memcpy(g_cmdline + sizeof g_cmdline - 5, " ...", 5);
+    }
+}
+
+const char* ccb_command_line(void) {
+    return g_cmdline;
+}
+
 const char* ccb_source_dir(void) {
     const char* env = getenv("CCB_SOURCE_DIR");
     if (env && env[0]) {
