@@ -47,7 +47,7 @@ if(NOT CCB_SANITIZE)
   add_test(NAME install.consumer COMMAND bash ${PROJECT_SOURCE_DIR}/CI/install_test.sh
                                           ${PROJECT_BINARY_DIR})
   set_tests_properties(install.consumer PROPERTIES LABELS unit)
-  ccb_test_budget(install.consumer 10)
+  ccb_test_budget(install.consumer 2.0)
 endif()
 
 # Allocation failure at every point of a short run of every case and solver (issue 13, class 7)
@@ -56,7 +56,7 @@ target_link_libraries(test_alloc_sweep PRIVATE ccb_cases)
 add_test(NAME unit.alloc_sweep COMMAND test_alloc_sweep)
 set_tests_properties(unit.alloc_sweep PROPERTIES LABELS unit
                      ENVIRONMENT "CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
-ccb_test_budget(unit.alloc_sweep 20)
+ccb_test_budget(unit.alloc_sweep 16)
 
 add_test(NAME cli.contract COMMAND bash ${PROJECT_SOURCE_DIR}/CI/cli_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.contract PROPERTIES LABELS unit
