@@ -192,6 +192,11 @@ expect 0 ""                      -- env PATH=/nonexistent "$CCB" study conveyor 
 expect 2 "not a number"          -- "$CCB" study conveyor fig3 --set mu=abc --out "$tmp/nd"
 [ ! -e "$tmp/nd" ] || { echo "FAIL: a rejected study created its output directory"; stop; }
 
+# a value that does not exist for the parameters is an empty field, never "nan" (the rigid rod
+# has no Painleve singularity at mu = 1)
+expect 0 "no rigid singularity\|rigid.t_singular" -- "$CCB" study rod rigid --set mu=1 --no-figures --out "$tmp/rr"
+grep -qi nan "$tmp/rr/rod/rigid/rigid.csv" && { echo "FAIL: rigid.csv holds nan"; stop; }
+
 # --- work limits: a run that cannot make progress ends, as a failure, with the limit named ------
 for sv in "--solver ie" "--solver ie --error-control" "--solver gsl"; do
   rm -rf "$tmp/lim"

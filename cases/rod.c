@@ -539,10 +539,21 @@ static int rigid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     study_set_metric(ctx, "rigid.t_singular", ok ? r.t_singular : NAN);
     char path[PATH_MAX + 64];
     strbuf t = {0};
-    strbuf_printf(&t, "%.10f,%.6f,%.6f,%.8f,%.4f,%.4f,%.4f,%.4f,%.4f,%d\n",
-                  ccb_ref_rod_a(&p, deg(P[P_THETA0])), lo * 180 / CCB_PI, hi * 180 / CCB_PI,
-                  r.t_singular, r.theta_singular * 180 / CCB_PI, r.N0, r.N_at, r.U0_min,
-                  r.end_slide_speed, r.reached);
+    /* a value that does not exist for these parameters (no band, no singularity) is an empty
+     * field, never "nan" */
+    strbuf_printf(&t, "%.10f,", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
+    if (band) {
+        strbuf_printf(&t, "%.6f,%.6f,", lo * 180 / CCB_PI, hi * 180 / CCB_PI);
+    } else {
+        strbuf_printf(&t, ",,");
+    }
+    if (ok) {
+        strbuf_printf(&t, "%.8f,%.4f,%.4f,%.4f,%.4f,%.4f,%d\n", r.t_singular,
+                      r.theta_singular * 180 / CCB_PI, r.N0, r.N_at, r.U0_min, r.end_slide_speed,
+                      r.reached);
+    } else {
+        strbuf_printf(&t, ",,,,,,0\n");
+    }
     snprintf(path, sizeof path, "%s/rigid.csv", dir);
     const int rc = study_write_table(
         path,
@@ -550,6 +561,15 @@ static int rigid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         "N_20ms [N],U0_min [m/s],end_slide_speed_at_cutoff [m/s],singularity_reached",
         t.s);
     free(t.s);
+    if (!ok) {
+        study_report(ctx,
+                     "a(%.0f deg) = %.4f for mu = %.2f: %s; no rigid singularity to report "
+                     "(`rod/rigid/rigid.csv` leaves its columns empty).\n\n",
+                     P[P_THETA0], ccb_ref_rod_a(&p, deg(P[P_THETA0])), P[P_MU],
+                     band ? "the rod slides from outside the Painleve band"
+                          : "there is no Painleve band");
+        return rc;
+    }
     study_report(ctx,
                  "a(%.0f deg) = %.4f; Painleve band (a < 0) for mu = %.2f: %.3f deg to %.3f deg. "
                  "Rigid sliding from %.0f deg at rest in rotation: N(0) = %.2f N, N(20 ms) = "
