@@ -76,3 +76,9 @@ function(ccb_unit_test name source library seconds)
 endfunction()
 ccb_unit_test(reference ${PROJECT_SOURCE_DIR}/reference/test_reference.c ccb_reference 13.8)
 ccb_unit_test(analysis ${PROJECT_SOURCE_DIR}/analysis/test_analysis.c ccb_analysis 0.01)
+
+# Every section citation in the repository resolves to a heading of docs/ (docs/README.md), and
+# the check itself fails on each kind of bad citation.
+add_test(NAME docs.citations COMMAND bash ${PROJECT_SOURCE_DIR}/CI/docs_test.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.citations PROPERTIES LABELS unit)
+ccb_test_budget(docs.citations 1.0)

@@ -1,5 +1,5 @@
 /* Case BOX — the 2-D stick-slip box of the TAMSI paper (spec: cases.md §7; formulation-tamsi-
- * hydro §G.2; TAMSI paper §IV-A, Figs. 2-5).
+ * hydro formulation-tamsi-hydro §G.2; TAMSI paper §IV-A, Figs. 2-5).
  *
  * A box of mass m on a horizontal plane with friction mu is pushed by f(t) = F sin(2 pi t) and
  * sticks and slips periodically. Its only free coordinate is x: the model is a planar body with
@@ -56,7 +56,8 @@ static const case_param k_params[P_COUNT] = {
      "[TAMSI]"},
     {"frequency", 1.0, "Hz", 0, 1e3, 1, 0, 0, "force frequency", "[TAMSI]"},
     {"phase", 0.0, "rad", -10, 10, 0, 0, 0,
-     "force phase (0: sine from rest; pi/2: the cosine variant of spec §G.2)", "[default?]"},
+     "force phase (0: sine from rest; pi/2: the cosine variant of formulation-tamsi-hydro §G.2)",
+     "[default?]"},
     {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (regularized friction)", "[TAMSI]"},
     {"friction", 0, "-", 0, 3, 0, 0, 1,
      "regularization mu~: 0 lin (paper eq. 7), 1 quad, 2 stribeck5, 3 atan", "[TAMSI]"},
@@ -70,9 +71,10 @@ static const case_param k_params[P_COUNT] = {
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,
     CASE_PARAM_MARGIN,
-    {"dw", 0.025, "s", 0, 10, 1, 0, 0, "window of the localized error e_v (spec §E.2)", "[TAMSI]"},
-    {"h_ref", 1e-7, "s", 0, 1e-3, 1, 0, 0, "step of the RK3 reference of e_v (spec §E.2)",
-     "[TAMSI]"},
+    {"dw", 0.025, "s", 0, 10, 1, 0, 0,
+     "window of the localized error e_v (formulation-tamsi-hydro §E.2)", "[TAMSI]"},
+    {"h_ref", 1e-7, "s", 0, 1e-3, 1, 0, 0,
+     "step of the RK3 reference of e_v (formulation-tamsi-hydro §E.2)", "[TAMSI]"},
     {"a_fixed", 1e-6, "-", 0, 0.5, 1, 0, 0,
      "implicit Euler accuracy of the fixed-step study runs (Newton tolerance 0.05 a)",
      "[default?]"},
@@ -200,7 +202,8 @@ static void box_observe(const ccb_sim* sim, const void* data, const double* P, d
     }
 }
 
-/* ---- shared helpers --------------------------------------------------------------------------- */
+/* ---- shared helpers ---------------------------------------------------------------------------
+ * */
 
 #define NH_WP 8
 static const double k_h_wp[NH_WP] = {2.5e-2, 1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4};
@@ -236,8 +239,8 @@ static void ie_config(study_ctx* ctx, run_config* cfg, const char* study, int qn
     cfg->solver = tmp.solver;
 }
 
-/* Windowed error e_v of a run (spec §E.2-E.3): test samples every `dw` (a whole number of the
- * run's steps), reference RK3 at h_ref from each test state over one window. */
+/* Windowed error e_v of a run (formulation-tamsi-hydro §E.2-E.3): test samples every `dw` (a whole
+ * number of the run's steps), reference RK3 at h_ref from each test state over one window. */
 typedef struct wjob {
     const run_record* rec;
     ccb_ref_box ref;
@@ -281,10 +284,10 @@ static void windowed_error_job(void* user, int i) {
 }
 
 /* The runs of a study with their error jobs: allocated together, freed together. */
-/* The RK3 step of the windowed references: h_ref (1e-7 s, spec §E.2) in the full tier; the quick
- * tier uses at most 1e-6 s, 10x cheaper: RK3's error there is third order in h and stays below
- * 1e-6 of every e_v of the studies (measured: e_v, slopes, work ratios and orders agree with the
- * 1e-7 reference to six digits). */
+/* The RK3 step of the windowed references: h_ref (1e-7 s, formulation-tamsi-hydro §E.2) in the full
+ * tier; the quick tier uses at most 1e-6 s, 10x cheaper: RK3's error there is third order in h and
+ * stays below 1e-6 of every e_v of the studies (measured: e_v, slopes, work ratios and orders agree
+ * with the 1e-7 reference to six digits). */
 #define H_REF_QUICK 1e-6
 static double windowed_h_ref(const study_ctx* ctx) {
     const double h = ctx->params[P_HREF];
@@ -519,7 +522,8 @@ out:
     return rc;
 }
 
-/* ---- study fig4 (TAMSI Fig. 4, BOX-2) --------------------------------------------------------- */
+/* ---- study fig4 (TAMSI Fig. 4, BOX-2) ---------------------------------------------------------
+ * */
 
 /* First slide -> stick step of a run: |v| >= 10 v_s at step k-1 and < v_s at step k. */
 static long first_restick(const run_record* r, double vs) {
@@ -692,7 +696,8 @@ static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     return rc;
 }
 
-/* ---- study fig5: work against precision (TAMSI Fig. 5, BOX-3, BOX-4) ---------------------------- */
+/* ---- study fig5: work against precision (TAMSI Fig. 5, BOX-3, BOX-4) ----------------------------
+ * */
 
 static const char* const k_wp_variant[4] = {"ie-fn", "ie-fn-tals", "ie-qn", "ie-qn-tals"};
 
@@ -838,7 +843,8 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     return rc;
 }
 
-/* ---- study tamsi-convex: TAMSI and the convex approximations ----------------------------------- */
+/* ---- study tamsi-convex: TAMSI and the convex approximations -----------------------------------
+ * */
 
 #define NH_CONV 7
 static const double k_h_conv[NH_CONV] = {1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4};
@@ -967,7 +973,8 @@ static int tamsi_convex_finish(study_ctx* ctx, const fig_data* fd, const char* d
     return rc;
 }
 
-/* ---- study variants: every solver at h = 10 ms and 1 ms ---------------------------------------- */
+/* ---- study variants: every solver at h = 10 ms and 1 ms ----------------------------------------
+ * */
 
 #define NV_DISCRETE 7
 static const char* const k_var_discrete[NV_DISCRETE] = {

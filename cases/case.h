@@ -297,7 +297,8 @@ int case_set_param(const case_desc* cs, double* params, const char* assignment, 
                    size_t n);
 void case_default_params(const case_desc* cs, double* params);
 
-/* ---- one run (run.c) ---------------------------------------------------------------------------- */
+/* ---- one run (run.c) ----------------------------------------------------------------------------
+ * */
 
 /* Which solver a run uses and its options (ARCHITECTURE.md "Variants are data"). */
 typedef struct solver_cfg {
@@ -356,13 +357,14 @@ typedef struct run_record {
     int ncontacts_max;
     /* wall-time split summed over the steps [s] */
     double t_geometry, t_problem, t_solve, t_assemble, t_factor, t_linesearch, t_eval, t_kappa;
-    ccb_ode_work work; /* ODE: work of the whole run (spec §B.8) */
+    ccb_ode_work work; /* ODE: work of the whole run (formulation-tamsi-hydro §B.8) */
 } run_record;
 
-/* ---- variants (variant.c) ------------------------------------------------------------------------
- * The registry of named solver variants: the convex approximations of libccb's registry (read at
- * every call, so registered ones join), TAMSI with its options, implicit Euler (FN/QN x fixed/
- * error control x TALS), RK3 and the GSL reference. */
+/* ---- variants (variant.c)
+ * ------------------------------------------------------------------------ The registry of named
+ * solver variants: the convex approximations of libccb's registry (read at every call, so
+ * registered ones join), TAMSI with its options, implicit Euler (FN/QN x fixed/ error control x
+ * TALS), RK3 and the GSL reference. */
 /* named sets; "all" is every variant of ccb (the peers only by name or as the set "peers") */
 enum { VSET_CONVEX = 1u, VSET_PAPER = 2u, VSET_PEER = 4u };
 typedef enum variant_kind {
@@ -427,7 +429,8 @@ typedef struct strbuf {
 void strbuf_printf(strbuf* b, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(strbuf* b, const char* fmt, va_list ap);
 
-/* ---- studies (study.c) --------------------------------------------------------------------------- */
+/* ---- studies (study.c)
+ * --------------------------------------------------------------------------- */
 
 /* Gate tiers (`ccb gate --tier`, README "Gates"): the quick tier runs the case's quick studies at
  * their smallest settings that still test each claim (`make test`); the full tier runs every study
@@ -531,7 +534,8 @@ void run_overrides(strbuf* b, const study_ctx* ctx, const run_record* r);
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
 int study_write_table(const char* path, const char* header, const char* body);
 
-/* ---- the suite (suite.c): a case's studies of a tier, its gates, the report ------------------- */
+/* ---- the suite (suite.c): a case's studies of a tier, its gates, the report -------------------
+ * */
 #define SUITE_MAX_GATES 256 /* gates per gate file */
 /* reference/CASE.json under the source tree */
 void suite_gate_file(const case_desc* cs, char* path, size_t n);

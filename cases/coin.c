@@ -88,8 +88,8 @@ static const char* const k_notes[] = {
     "the ground rigid: per face k = A 2E/L, total 5.3e6 N/m, static sink m g/k = 1.05e-8 m.",
     "The coin starts flat at its static sink, so no impact disturbs the start (cases.md §2.1).",
     "--set compliant=1 swaps the roles: a rigid coin (the mesh's surface triangles, each cap a "
-    "fan of 152) on a compliant floor of modulus E and slab L/2 (same g = 2E/L, spec §F.2 third "
-    "case); its faces are exactly the 152 fan triangles (cases.md's fan152, no slivers) and it "
+    "fan of 152) on a compliant floor of modulus E and slab L/2 (same g = 2E/L, "
+    "formulation-tamsi-hydro §F.2, third case); its faces are exactly the 152 fan triangles (cases.md's fan152, no slivers) and it "
     "gives the same results to 1e-5 (fixed point 0.644238 for both).",
     "com_height = 0 [default?]: the centre of mass lies in the contact face, so friction exerts "
     "no tipping moment and the load stays uniform, as the Farkas analysis assumes. A real coin "
@@ -123,7 +123,8 @@ static const char* const k_obs[] = {"vx [m/s]", "vy [m/s]", "omega [rad/s]", "ep
                                     "S [m/s]",  "z [m]",    "fn [N]",        "faces [-]"};
 enum { O_VX, O_VY, O_W, O_EPS, O_S, O_Z, O_FN, O_FACES, O_COUNT };
 
-/* ---- model ------------------------------------------------------------------------------------ */
+/* ---- model ------------------------------------------------------------------------------------
+ * */
 
 static ccb_hydro_disk disk_def(const double* P) {
     ccb_hydro_disk d;
@@ -222,7 +223,8 @@ static void coin_observe(const ccb_sim* sim, const void* data, const double* P, 
     o[O_FACES] = nc;
 }
 
-/* ---- analysis ---------------------------------------------------------------------------------- */
+/* ---- analysis ----------------------------------------------------------------------------------
+ * */
 
 #define NLEV 3
 static const double k_levels[NLEV] = {1e-1, 1e-2, 1e-3};
@@ -345,7 +347,8 @@ static double point_set_fixed_point(const double* P, const point_set* ps) {
     return ccb_ref_coin_solve(&c, 0.653, 1.0, lev, 1, &e, &t, &lat, msg, sizeof msg) == 0 ? e : NAN;
 }
 
-/* ---- studies ----------------------------------------------------------------------------------- */
+/* ---- studies -----------------------------------------------------------------------------------
+ * */
 
 /* A run of `solver` ("lagged", "sap", ..., or "tamsi") with parameter overrides. */
 static void coin_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
@@ -996,7 +999,8 @@ static int continuous_finish(study_ctx* ctx, const fig_data* fd, const char* dir
     return 0;
 }
 
-/* ---- standard studies (std.c): e_v against the same solver at dt / 10 (PFC Fig. 6) ------------ */
+/* ---- standard studies (std.c): e_v against the same solver at dt / 10 (PFC Fig. 6) ------------
+ * */
 static double coin_std_error(const run_record* r, const run_record* ref, const double* P) {
     (void)P;
     return ref ? rel_error(r, ref, k_vcols, 2) : NAN;

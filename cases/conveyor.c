@@ -2,7 +2,7 @@
  *
  * A box (planar body, rotation locked: 2 dof x, z) rides a rigid belt whose position is
  * x_b(t) = A sin(2 pi f t + phase). Contact: one point at the bottom-face centre (or the two bottom
- * corners), normal +z. The belt's velocity enters the contact as a bias (spec §0):
+ * corners), normal +z. The belt's velocity enters the contact as a bias (formulation-convex §0):
  * v_c = (v_box - v_b(t0 + dt), 0, v_z). Ideal Coulomb analysis (reference/conveyor_ref.c): stick
  * while |a_b| <= mu g, slip otherwise; with the defaults stick [0, 0.16785], slip
  * [0.16785, 0.41662], then periodic with period 1/f.
@@ -71,7 +71,7 @@ static const char* const k_notes[] = {
     "The belt velocity enters the contact bias at the end of the step, t0 + dt (velocity-level "
     "implicit); Lagged's previous-step normal velocity uses the belt at t0.",
     "Contact point on the rigid belt surface (stiffness-weighted point, rigid side wins).",
-    "Delassus approximation w = |J diag(A)^-1 J^T|_F / 3 (current Drake, spec §4.2); "
+    "Delassus approximation w = |J diag(A)^-1 J^T|_F / 3 (current Drake, formulation-convex §4.2); "
     "--delassus full selects the SAP paper's J A^-1 J^T.",
     "Newton stopping: eps_r = 1e-5 (ICF §XII), eps_a = 1e-14; every step solved to tolerance.",
     "SAP near-rigid cap beta = 1 (ICF never states beta) [default?]; with dt = 0.01 the cap is "
@@ -153,8 +153,8 @@ static void conveyor_sim_options(const double* P, ccb_sim_params* sp) {
     case_contact_options(sp, P[P_VS], P[P_SIGMA], P[P_BETA], P[P_MARGIN]);
 }
 
-/* Closed-form steady gliding height of the bottom face at slip speed |v_t| (spec §11 fact 8,
- * ICF Table I, eq. (24)), with W = m g / nc the load per contact:
+/* Closed-form steady gliding height of the bottom face at slip speed |v_t| (formulation-convex §11
+ * fact 8, ICF Table I, eq. (24)), with W = m g / nc the load per contact:
  *   Lagged  -W/k (no gliding);
  *   Similar mu dt |v_t|_s - W/(k (1 + mu d |v_t|_s));
  *   SAP     mu (dt + tau_d)|v_t| - W dt (dt + tau_d) R_n (1 + mu_tilde^2)   (sliding region,
@@ -227,11 +227,13 @@ static void conveyor_peer_observe(const ccb_sim* sim, const void* data, const do
     o[O_STOL] = 0.0;
 }
 
-/* ---- helpers shared by the studies ------------------------------------------------------------- */
+/* ---- helpers shared by the studies -------------------------------------------------------------
+ * */
 
 #define SLIP_FACTOR 10.0 /* slip iff |v_t| > 10 v_s (notes) */
 
-/* ---- study fig3 (ICF Fig. 3) ------------------------------------------------------------------- */
+/* ---- study fig3 (ICF Fig. 3) -------------------------------------------------------------------
+ * */
 
 /* What one run of fig3 shows (ICF §XI-A), against the ideal Coulomb events of
  * reference/conveyor_ref.c: slip iff |v_t| > 10 v_s. */
@@ -391,7 +393,8 @@ static const fig_study k_fig3 = {
     .plot_params = fig3_plot,
 };
 
-/* ---- study fig4 (ICF Fig. 4) -------------------------------------------------------------------- */
+/* ---- study fig4 (ICF Fig. 4) --------------------------------------------------------------------
+ * */
 
 /* the paper's sweep (reference Lagged 2e-4 s), and an extended one where SAP's plateau shows */
 static const fig_sweep k_fig4_sweeps[] = {
@@ -450,14 +453,16 @@ static const fig_study k_fig4 = {
     .plots = k_fig4_plots,
 };
 
-/* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 4 protocol) ---------------------------- */
+/* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 4 protocol)
+ * ---------------------------- */
 static const case_std k_std = {
     "e_q", "m",
     "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
     "smallest dt / 10.",
     std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {5e-2, 1e-2, 2e-3}, 3, {5e-2, 1e-2}, 2, NULL};
 
-/* ---- study peers (MuJoCo beside the convex models) -------------------------------------------- */
+/* ---- study peers (MuJoCo beside the convex models) --------------------------------------------
+ * */
 
 /* What the bottom face does while the box slips and while it sticks (|v_t| > 10 v_s: slip). */
 typedef struct peers_facts {

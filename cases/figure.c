@@ -216,7 +216,7 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
     if (study_batch_alloc(&b, nrun) != 0) {
         return 2;
     }
-    res->dt_ref = sw->dts[ndt - 1] / 10.0; /* 10x smaller than the smallest step (§1.4) */
+    res->dt_ref = sw->dts[ndt - 1] / 10.0; /* 10x smaller than the smallest step (cases §1.4) */
     char label[96], name[64];
     snprintf(name, sizeof name, "%.40s-reference-lagged", sw->tag);
     run_label(label, sizeof label, name, res->dt_ref);

@@ -389,8 +389,9 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             break;
         case OPT_ACCURACY:
             o->accuracy = parse_num("--accuracy", val);
-            if (!(o->accuracy > 0 && o->accuracy <= 0.5)) { /* spec §B.7 */
-                die_usage("--accuracy must be in (0, 0.5] (got %g; spec §B.7)", o->accuracy);
+            if (!(o->accuracy > 0 && o->accuracy <= 0.5)) { /* formulation-tamsi-hydro §B.7 */
+                die_usage("--accuracy must be in (0, 0.5] (got %g; formulation-tamsi-hydro §B.7)",
+                          o->accuracy);
             }
             o->have_accuracy = 1;
             break;
@@ -622,7 +623,8 @@ static void apply_variant_opts(const opts* o, run_config* cfg) {
     }
 }
 
-/* ---- list / info ------------------------------------------------------------------------------- */
+/* ---- list / info -------------------------------------------------------------------------------
+ * */
 
 static int cmd_list(int argc, char** argv) {
     opts o;
@@ -675,14 +677,16 @@ static int cmd_list(int argc, char** argv) {
 
 
 
-/* Choices of the non-convex solvers that the papers or the spec leave open (spec §H). */
+/* Choices of the non-convex solvers that the papers or the spec leave open
+ * (formulation-tamsi-hydro §H). */
 static const char* const k_solver_notes[] = {
     "newton: Newton with exact line search on the convex approximation (--approx); stopping "
     "test scaled by the momentum change of the step A (v - v0) (--stop-scale momentum: the "
     "spec's A v); eps_r = 1e-5.",
     "tamsi: two-way coupling, TALS on (theta_max = pi/3, rho = 1e-2), regularization quad "
     "(Drake's TamsiSolver) unless the case sets one, v_s from the case; 20 iterations per "
-    "attempt and retries with 2..20 equal substeps (Drake's TamsiDriver, spec §D.5); across "
+    "attempt and retries with 2..20 equal substeps (Drake's TamsiDriver, "
+    "formulation-tamsi-hydro §D.5); across "
     "substeps ccb updates phi <- phi + hs vn instead of Drake's clamped fn0 <- (fn0 - hs k vn)+ "
     "(same in contact, right for speculative contacts); the one-way variant solves its SPD "
     "Jacobian by the same LU; dense LU for one participating clique, UMFPACK otherwise.",
@@ -696,7 +700,8 @@ static const char* const k_solver_notes[] = {
     "interval [spec H-B4]; error control: implicit-trapezoid estimate [spec H-B1, UNVERIFIED] "
     "(--estimator doubling: Drake's current one), Drake's step-size rule; TALS (--tals on) "
     "limits the whole update by the smallest contact alpha and also acts in the trapezoid "
-    "solve; the Newton tests read the whole update dx, not the applied alpha dx [spec §C.4, "
+    "solve; the Newton tests read the whole update dx, not the applied alpha dx "
+    "[formulation-tamsi-hydro §C.4, "
     "H-B2 leave it open; the applied update let a tiny alpha pass for convergence far from the "
     "root: the sphere at 4x its speed, unit.ode].",
     "rk3: Drake's RungeKutta3 tableau with the fewest equal steps <= h per sampling interval; "
@@ -776,7 +781,8 @@ static int cmd_info(int argc, char** argv) {
     return 0;
 }
 
-/* ---- run --------------------------------------------------------------------------------------- */
+/* ---- run ---------------------------------------------------------------------------------------
+ * */
 
 static const char* k_run_help =
     "usage: ccb run CASE [options]\n"
@@ -793,7 +799,7 @@ static const char* k_run_help =
     "                         substep attempt, default 20; implicit Euler: per trial, 10)\n"
     "  --stop-scale step|momentum   scale of the relative optimality test: the momentum\n"
     "                         change of the step A(v - v0) (default) or the momentum A v\n"
-    "                         (spec §8.5, Drake; too loose for small dt)\n"
+    "                         (formulation-convex §8.5, Drake; too loose for small dt)\n"
     "  --kappa                record the condition number kappa_2(H) of every step\n"
     "  --delassus diag|full   Delassus approximation for SAP's w (default diag)\n"
     "  --linear-solver auto|block|cholmod|dense   (default auto: dense Cholesky for one\n"
@@ -890,7 +896,8 @@ static int cmd_run(int argc, char** argv) {
     return failed ? EXIT_GATE : 0;
 }
 
-/* ---- study / gate / reproduce ------------------------------------------------------------------ */
+/* ---- study / gate / reproduce ------------------------------------------------------------------
+ * */
 
 
 static void setup_ctx(study_ctx* ctx, const case_desc* cs, const opts* o, const char* out) {
@@ -1119,7 +1126,8 @@ static int cmd_reproduce(int argc, char** argv) {
     return failed || solver_failures ? EXIT_GATE : 0;
 }
 
-/* ---- compare ----------------------------------------------------------------------------------- */
+/* ---- compare -----------------------------------------------------------------------------------
+ * */
 
 static const char* k_compare_help =
     "usage: ccb compare [options]\n"
@@ -1231,7 +1239,8 @@ static int cmd_compare(int argc, char** argv) {
     return rc;
 }
 
-/* ---- bench ------------------------------------------------------------------------------------- */
+/* ---- bench -------------------------------------------------------------------------------------
+ * */
 
 static int cmp_double(const void* a, const void* b) {
     const double x = *(const double*)a, y = *(const double*)b;

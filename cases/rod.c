@@ -149,7 +149,8 @@ static void rod_observe(const ccb_sim* sim, const void* data, const double* P, d
     o[O_PHI] = q[1] - l * sin(q[2]) - cap_radius(P);
 }
 
-/* ---- analysis of one run ----------------------------------------------------------------------- */
+/* ---- analysis of one run -----------------------------------------------------------------------
+ * */
 
 typedef struct rod_facts {
     double t_jam;     /* first time with |v_t| < v_s (NAN: the impact was missed) */
@@ -201,9 +202,10 @@ static const ccb_approx* const k_models[3] = {&ccb_approx_sap, &ccb_approx_simil
                                               &ccb_approx_lagged};
 
 /* Initial gap of the lower end at which the model's normal impulse vanishes for the initial slip
- * U0 (spec §11 fact 8, ICF eq. 24): Lagged 0, Similar mu dt U0, SAP mu (dt + tau_d) U0. Starting
- * there ("touching" in the model's own sense) avoids a t = 0 push of k mu (dt + tau_d) U0 that the
- * gliding models would otherwise apply to a rod placed at phi0 = 0 (920 N for SAP in case B). */
+ * U0 (formulation-convex §11 fact 8, ICF eq. 24): Lagged 0, Similar mu dt U0, SAP mu (dt + tau_d)
+ * U0. Starting there ("touching" in the model's own sense) avoids a t = 0 push of k mu (dt + tau_d)
+ * U0 that the gliding models would otherwise apply to a rod placed at phi0 = 0 (920 N for SAP in
+ * case B). */
 static double gliding_gap(const ccb_approx* ap, double dt, const double* P) {
     if (ap == &ccb_approx_similar) {
         return P[P_MU] * dt * P[P_U0];
@@ -229,7 +231,8 @@ static void case_params(const study_ctx* ctx, int case_b, double* P) {
     }
 }
 
-/* ---- studies fig9-10 and fig11-12 (reference runs at dt = 1e-7) ----------------------------------- */
+/* ---- studies fig9-10 and fig11-12 (reference runs at dt = 1e-7)
+ * ----------------------------------- */
 
 #define REF_DT 1e-7
 #define REF_RECORD_EVERY 50 /* trajectory.csv every 5 us: 10^4 rows per run */
@@ -398,7 +401,8 @@ static const fig_study k_fig11 = {
     .finish = fig11_finish,
 };
 
-/* ---- study convergence (ICF Fig. 13) ------------------------------------------------------------- */
+/* ---- study convergence (ICF Fig. 13)
+ * ------------------------------------------------------------- */
 
 /* ROD-3: every run with dt <= 1.6e-4 jams and lifts off before 0.04 s */
 static void fig13_inspect(study_ctx* ctx, const fig_sweep_result* sw, int variant, int idt,
@@ -516,7 +520,8 @@ static const fig_study k_fig13 = {
     .plots = k_fig13_plots,
 };
 
-/* ---- study rigid (cases.md §5.2) ------------------------------------------------------------------- */
+/* ---- study rigid (cases.md §5.2)
+ * ------------------------------------------------------------------- */
 
 static int rigid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     (void)fd;
@@ -589,7 +594,8 @@ static const fig_study k_rigid = {
     .finish = rigid_finish,
 };
 
-/* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 13 protocol, case A) ---------------------------- */
+/* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 13 protocol, case A)
+ * ---------------------------- */
 static const case_std k_std = {
     "e_q", "m and rad",
     "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "

@@ -12,8 +12,9 @@
  * s f(t) falls back to mu W.
  * Regularized model (TAMSI paper eq. 7, mu~ = mu min(s, 1), s = |v|/v_s):
  *   x' = v,  m v' = f(t) - mu~(|v|/v_s) W sgn(v) = f(t) - W mu min(1/v_s, 1/|v|) v
- * integrated by the explicit RK3 of the work-precision reference (spec §E.2, Drake's tableau) in
- * a tight loop (the force at the end of a step is reused at the start of the next). */
+ * integrated by the explicit RK3 of the work-precision reference (formulation-tamsi-hydro §E.2,
+ * Drake's tableau) in a tight loop (the force at the end of a step is reused at the start of the
+ * next). */
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdio.h>

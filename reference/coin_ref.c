@@ -1,5 +1,5 @@
 /* Sliding and spinning disk under Coulomb friction (spec: cases.md §2.2, formulation-tamsi-hydro
- * §G.1; Farkas, Bartels, Unger, Wolf, PRL 90, 248302, 2003).
+ * formulation-tamsi-hydro §G.1; Farkas, Bartels, Unger, Wolf, PRL 90, 248302, 2003).
  *
  * Uniform pressure, eps = v/(R omega), closed forms with complete elliptic integrals K, E of
  * parameter m (GSL takes the modulus k = sqrt m):

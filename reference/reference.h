@@ -121,8 +121,9 @@ void ccb_ref_box_exact(const ccb_ref_box* p, const ccb_ref_box_events* ev, doubl
                        double* v);
 /* The regularized model x' = v, m v' = f(t) - mu min(|v|/v_s, 1) W sgn(v) (TAMSI eq. 7). */
 void ccb_ref_box_f(const ccb_ref_box* p, double t, const double x[2], double xdot[2]);
-/* Its flow over tau from (t0, x) by explicit RK3 with the fewest equal steps <= h (spec §E.2);
- * x is updated in place. Returns the number of evaluations of the right-hand side. */
+/* Its flow over tau from (t0, x) by explicit RK3 with the fewest equal steps <= h
+ * (formulation-tamsi-hydro §E.2); x is updated in place. Returns the number of evaluations of the
+ * right-hand side. */
 long ccb_ref_box_rk3(const ccb_ref_box* p, double t0, double x[2], double tau, double h);
 
 /* ---- sliding and spinning coin (spec: cases.md §2.2; Farkas et al., PRL 90, 248302, 2003) -------

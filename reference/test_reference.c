@@ -73,11 +73,11 @@ static void test_box(void) {
     CHECK_ABS(v, 0.0, TOL_ROOT, "v = 0 at re-stick");
     ccb_ref_box_exact(&p, &ev, 0.1, NULL, &v);
     CHECK(v == 0.0, "stuck before the first slip");
-    /* cosine forcing (spec §G.2): slides from t = 0, first re-stick ~0.1759 s */
+    /* cosine forcing (formulation-tamsi-hydro §G.2): slides from t = 0, first re-stick ~0.1759 s */
     const ccb_ref_box pc = {0.33, 1.0, 9.8, 4.0, 1.0, 3.14159265358979323846 / 2, 1e-4};
     CHECK(ccb_ref_box_solve(&pc, 1.0, &ev, msg, sizeof msg) == 0 && ev.n >= 1, "cosine");
     CHECK(ev.t_on[0] == 0.0, "cosine forcing slides at once");
-    /* [spec §G.2 quotes ~0.1759 s] */
+    /* [formulation-tamsi-hydro §G.2 quotes ~0.1759 s] */
     CHECK_ABS(ev.t_off[0], 0.1759, 5e-5, "cosine forcing: first re-stick");
     /* regularized model: max |v - v_exact| = v_s (cases.md §7.2: the creep in stiction) */
     const double vss[2] = {1e-2, 1e-3};
@@ -96,8 +96,8 @@ static void test_box(void) {
         CHECK_REL(emax, pr.vs, 1e-2, 0, "max |v - v_exact| = v_s (cases.md §7.2)");
     }
     /* RK3 is third order on the regularized model in stiction (v_s = 1e-2: lambda = -98 1/s,
-     * h lambda <= 0.012, from rest over [0, 0.1] s; measured ratios 3.08, 3.04); while sliding the right-hand side depends on t
-     * only and RK3 reduces to Simpson's rule (fourth order) */
+     * h lambda <= 0.012, from rest over [0, 0.1] s; measured ratios 3.08, 3.04); while sliding the
+     * right-hand side depends on t only and RK3 reduces to Simpson's rule (fourth order) */
     ccb_ref_box ps = p;
     ps.vs = 1e-2;
     double e[3], xr[2] = {0, 0};

@@ -4,7 +4,7 @@
 
 #include "ccb/approx.h"
 
-/* Soft slip quantities of a tangential velocity vt[2] (spec §3):
+/* Soft slip quantities of a tangential velocity vt[2] (formulation-convex §3):
  * rho = sqrt(|vt|^2 + eps^2), t_s = vt/rho (soft unit vector), |vt|_s = rho - eps. */
 typedef struct soft_slip {
     double rho;
@@ -20,7 +20,7 @@ void ccb_constraint_init(const ccb_approx_options* opt, const ccb_contact_input*
 /* Lagged cost/impulse/Hessian, shared by Lagged and regularized Lagged (they differ only in
  * eps_s, set by prepare). */
 double ccb_lagged_eval(const ccb_constraint* c, const double vc[3], double gamma[3], double G[9]);
-/* gamma_n0 = dt k (-phi0)_+ (1 - d vn0)_+ (spec §5). */
+/* gamma_n0 = dt k (-phi0)_+ (1 - d vn0)_+ (formulation-convex §5). */
 double ccb_lagged_gn0(const ccb_approx_options* opt, const ccb_contact_input* in);
 /* Returns eps_s of the constraint (Lagged, Similar). */
 double ccb_eps_s_tolerance(const ccb_constraint* c, const double gamma[3]);

@@ -3,7 +3,8 @@
  * Friction uses the previous-step normal impulse, the normal impulse is implicit:
  *   gamma_n0 = dt k (-phi0)_+ (1 - d vn0)_+                     (frozen for the step)
  *   gamma_t  = -mu gamma_n0 t_s,   t_s = v_t / sqrt(|v_t|^2 + eps_s^2)
- *   gamma_n  = n(v_n)                                             (Hunt & Crossley, §2.2)
+ *   gamma_n  = n(v_n)                                             (Hunt & Crossley,
+ * formulation-convex §2.2)
  *   l(v_c)   = mu gamma_n0 |v_t|_s + l_n(v_n)                     (separable)
  *   G        = [ mu gamma_n0 (I - t_s t_s^T)/rho   0 ;  0   -n'(v_n) ],  rho = sqrt(|v_t|^2+eps^2)
  * Properties: |gamma_t| < mu gamma_n0, G_t(v_t = 0) = mu gamma_n0/eps_s, no gliding, consistent. */

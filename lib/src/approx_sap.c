@@ -1,16 +1,18 @@
 /* SAP approximation (spec: formulation-convex §4; Castro, Permenter, Han 2022; ICF §V-A).
  *
- * Per-step regularization and bias (§4.3):
+ * Per-step regularization and bias (formulation-convex §4.3):
  *   R_t = sigma w,  R_n = max(beta^2 w / (4 pi^2), 1/(dt k (dt + tau_d))),
  *   vhat_c = [0, 0, vn_hat],  vn_hat = -phi0 / (dt + tau_d).
- * Unprojected impulse (§4.4): y = -R^{-1}(v_c - vhat_c), y_r = |y_t|, that = y_t / y_r,
+ * Unprojected impulse (formulation-convex §4.4): y = -R^{-1}(v_c - vhat_c), y_r = |y_t|, that = y_t
+ * / y_r,
  *   mu_tilde = mu sqrt(R_t/R_n), mu_hat = mu R_t/R_n.
- * Projection on the friction cone in the R norm, three regions tested in this order (§4.5):
+ * Projection on the friction cone in the R norm, three regions tested in this order
+ * (formulation-convex §4.5):
  *   stiction    y_r <= mu y_n          gamma = y                     l = 1/2 y^T R y
  *   sliding     y_n > -mu_hat y_r      gamma_n = (y_n + mu_hat y_r)/(1 + mu_tilde^2),
- *                                      gamma_t = mu gamma_n that     l = 1/2 R_n (1+mu_tilde^2) gamma_n^2
+ *                                gamma_t = mu gamma_n that     l = 1/2 R_n (1+mu_tilde^2) gamma_n^2
  *   separation  otherwise              gamma = 0                     l = 0
- * Hessian G = -dgamma/dv_c (§4.6): stiction R^{-1}; separation 0; sliding
+ * Hessian G = -dgamma/dv_c (formulation-convex §4.6): stiction R^{-1}; separation 0; sliding
  *   G = u u^T / (R_n (1 + mu_tilde^2)) + mu gamma_n/(R_t y_r) [P_perp(that) 0; 0 0],
  *   u = [mu that; 1].
  * For mu = 0 the sliding region is y_n > 0 and the tangential term vanishes; y_r > 0 holds in
@@ -28,11 +30,12 @@ static void sap_prepare(const ccb_approx_options* opt, const ccb_contact_input* 
     const double w = in->w;
     const double four_pi2 = 4.0 * CCB_PI * CCB_PI;
     c->sigma_w = opt->sigma * w;
-    c->Rt = opt->sigma * w;                                                              /* §4.3 */
-    c->Rn = fmax(opt->beta * opt->beta * w / four_pi2, 1.0 / (dt * in->k * (dt + tau))); /* §4.3 */
-    c->vn_hat = -in->phi0 / (dt + tau);                                                  /* §4.3 */
-    c->mu_tilde2 = in->mu * in->mu * c->Rt / c->Rn;                                      /* §4.4 */
-    c->mu_hat = in->mu * c->Rt / c->Rn;                                                  /* §4.4 */
+    /* R_t, R_n and vhat_n: formulation-convex §4.3; mu_tilde^2 and mu_hat: §4.4 */
+    c->Rt = opt->sigma * w;
+    c->Rn = fmax(opt->beta * opt->beta * w / four_pi2, 1.0 / (dt * in->k * (dt + tau)));
+    c->vn_hat = -in->phi0 / (dt + tau);
+    c->mu_tilde2 = in->mu * in->mu * c->Rt / c->Rn;
+    c->mu_hat = in->mu * c->Rt / c->Rn;
 }
 
 static double sap_eval(const ccb_constraint* c, const double vc[3], double gamma[3], double G[9]) {

@@ -5,8 +5,9 @@
  *   l(v_c)  = l_n(z)                                              (eq. 21)
  *   G_tt = -mu^2 n'(z) t_s t_s^T + mu n(z) (I - t_s t_s^T)/rho,
  *   G_tn = G_nt^T = mu n'(z) t_s,   G_nn = -n'(z).
- * The coefficient of the n' t_s t_s^T term is mu^2 (the ICF text prints mu; spec §6 and §12.3
- * explain the typo; verified by the finite-difference tests in lib/tests/test_approx.c). */
+ * The coefficient of the n' t_s t_s^T term is mu^2 (the ICF text prints mu; formulation-convex §6
+ * and §12 item 3 explain the typo; verified by the finite-difference tests in
+ * lib/tests/test_approx.c). */
 #include "approx_internal.h"
 
 static void similar_prepare(const ccb_approx_options* opt, const ccb_contact_input* in,

@@ -6,7 +6,7 @@
  * row-major with bs[k] columns: L_kk (lower triangular) first, then each row block. struct(k) is
  * the block fill: the lower blocks of column k of P H P^T, and for every child c of k in the
  * elimination tree, struct(c) without k (George and Liu, Computer Solution of Large Sparse
- * Positive Definite Systems, 1981, §5; applied to the block graph).
+ * Positive Definite Systems, 1981, formulation-convex §5; applied to the block graph).
  *
  * Factorization of column k (right-looking): L_kk L_kk^T = H'_kk (dense Cholesky), L_ik =
  * H'_ik L_kk^{-T} row by row, then for every pair i >= j of struct(k):

@@ -1,5 +1,5 @@
 /* friction: the regularized friction coefficients of spec formulation-tamsi-hydro §A.3 and the
- * soft-norm friction force and gradient of §A.4-§A.5. */
+ * soft-norm friction force and gradient of formulation-tamsi-hydro §A.4-§A.5. */
 #include "ccb/friction.h"
 
 #include <math.h>
@@ -21,8 +21,8 @@ ccb_status ccb_friction_parse(const char* name, ccb_friction_model* m) {
     return CCB_OK;
 }
 
-/* atan(x)/x, with the alternating series through x^16/17 for x <= 0.12 (spec §A.4: the
- * truncation error x^18/19 < 2.6e-18 there, below round-off). */
+/* atan(x)/x, with the alternating series through x^16/17 for x <= 0.12
+ * (formulation-tamsi-hydro §A.4: the truncation error x^18/19 < 2.6e-18 there, below round-off). */
 static double atan_over_x(double x) {
     if (x > 0.12) {
         return atan(x) / x;
@@ -80,7 +80,7 @@ double ccb_friction_ratio(ccb_friction_model m, double mu, double s) {
 
 void ccb_friction_soft(ccb_friction_model m, double mu, double fn, const double vt[2], double vs,
                        double eps_v, double ft[2], double Dt[4], double* mu_s, double t_out[2]) {
-    /* spec §A.4: soft norm, soft unit vector t (|t| < 1 when eps_v > 0) */
+    /* formulation-tamsi-hydro §A.4: soft norm, soft unit vector t (|t| < 1 when eps_v > 0) */
     const double ns = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + eps_v * eps_v);
     double t[2] = {0.0, 0.0};
     if (ns > 0.0) {
@@ -93,8 +93,8 @@ void ccb_friction_soft(ccb_friction_model m, double mu, double fn, const double 
     ft[0] = -mus * fn * t[0];
     ft[1] = -mus * fn * t[1];
     if (Dt) {
-        /* spec §A.5: -dft/dvt = fn [(mu~/|vt|_s)(I - t t^T) + (mu~'/v_s) t t^T]; at vt = 0 with
-         * eps_v = 0 the limit along any direction is fn mu~'(0)/v_s I. */
+        /* formulation-tamsi-hydro §A.5: -dft/dvt = fn [(mu~/|vt|_s)(I - t t^T) + (mu~'/v_s) t t^T];
+         * at vt = 0 with eps_v = 0 the limit along any direction is fn mu~'(0)/v_s I. */
         const double a = ns > 0.0 ? mus / ns : dmu / vs, b = dmu / vs;
         for (int i = 0; i < 2; ++i) {
             for (int j = 0; j < 2; ++j) {

@@ -210,10 +210,10 @@ static ccb_status box_sphere_contact(const ccb_model* m, const geo_ws* ws, int a
 }
 
 /* Half-space A vs hydroelastic mesh B: one point contact per face (spec: formulation-tamsi-hydro
- * §F.4) of the slice of B's tetrahedra (rigid A, compliant B) or of B's surface triangles clipped
- * to A (`soft`: compliant A, rigid B): at the face centroid, k = A g, phi0 = -p0/g, normal from
- * A into B (the plane's normal, or minus the rigid triangle's); dissipation, relaxation time and
- * friction from the pair rule. Feature = face index. */
+ * formulation-tamsi-hydro §F.4) of the slice of B's tetrahedra (rigid A, compliant B) or of B's
+ * surface triangles clipped to A (`soft`: compliant A, rigid B): at the face centroid, k = A g,
+ * phi0 = -p0/g, normal from A into B (the plane's normal, or minus the rigid triangle's);
+ * dissipation, relaxation time and friction from the pair rule. Feature = face index. */
 static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b, int soft,
                                  ccb_contact_set* out, char* msg, size_t msz) {
     const ccb_pose* XH = &ws->X[a];

@@ -300,7 +300,8 @@ const int* ccb_hydro_mesh_surface(const ccb_hydro_mesh* m) {
     return m ? m->bt : NULL;
 }
 
-/* ---- disk meshes (spec §F.1) ---------------------------------------------------------------- */
+/* ---- disk meshes (formulation-tamsi-hydro §F.1)
+ * ---------------------------------------------------------------- */
 
 /* Cap triangulation of the unit disk: np points (xy), nt2 counter-clockwise triangles, nrim rim
  * edges (counter-clockwise). */
@@ -483,7 +484,7 @@ ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* d, ccb_hydro_mesh** out, ch
         st = ccb_errorf(msg, n, CCB_E_NOMEM, "hydro disk: out of memory");
     } else {
         /* vertex layers: bottom cap (z = -H, p = 0), top cap (z = H, p = 0), medial mid-plane
-         * disk scaled by (R - H)/R (z = 0, p = E): p = E d/H, spec §F.1 */
+         * disk scaled by (R - H)/R (z = 0, p = E): p = E d/H, formulation-tamsi-hydro §F.1 */
         for (int k = 0; k < np; ++k) {
             const double cx = R * cap.xy[2 * k], cy = R * cap.xy[2 * k + 1];
             x[k] = ccb_v3(cx, cy, -H);
@@ -517,7 +518,8 @@ ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* d, ccb_hydro_mesh** out, ch
     return st;
 }
 
-/* ---- slice by a half-space (spec §F.2 "compliant tet mesh vs rigid half-space") --------------- */
+/* ---- slice by a half-space (formulation-tamsi-hydro §F.2 "compliant tet mesh vs rigid
+ * half-space") --------------- */
 
 void ccb_hydro_surface_free(ccb_hydro_surface* s) {
     if (s == NULL) {
@@ -543,8 +545,8 @@ static ccb_vec3 cut_point(const ccb_vec3* xw, const double* h, int i, int j) {
     return ccb_v3_add(xw[i], ccb_v3_scale(t, ccb_v3_sub(xw[j], xw[i])));
 }
 
-/* Area and area centroid of a convex polygon counter-clockwise about n (spec §F.3: fan about
- * vertex 0, w_j = ((v_j - v_0) x (v_{j+1} - v_0)) . n). */
+/* Area and area centroid of a convex polygon counter-clockwise about n
+ * (formulation-tamsi-hydro §F.3: fan about vertex 0, w_j = ((v_j - v_0) x (v_{j+1} - v_0)) . n). */
 static void polygon_area(const ccb_vec3* v, int m, ccb_vec3 n, double* area, ccb_vec3* c) {
     double W = 0;
     ccb_vec3 s = ccb_v3(0, 0, 0);
@@ -568,7 +570,7 @@ static void polygon_area(const ccb_vec3* v, int m, ccb_vec3 n, double* area, ccb
 
 static ccb_status push_face(ccb_hydro_surface* out, const ccb_hydro_face* f) {
     if (!(f->area > CCB_HYDRO_MIN_AREA) || !(f->gradient >= CCB_HYDRO_MIN_GRADIENT)) {
-        out->nskipped++; /* spec §F.4 steps 1-2 */
+        out->nskipped++; /* formulation-tamsi-hydro §F.4 steps 1-2 */
         return CCB_OK;
     }
     if (out->n == out->cap &&
@@ -580,8 +582,8 @@ static ccb_status push_face(ccb_hydro_surface* out, const ccb_hydro_face* f) {
 }
 
 /* Emits polygon f (vertices counter-clockwise about f->normal, normal and gradient set) as one
- * face or as triangles about its centroid (spec §F.3), with pressures from the linear field
- * p(x) = p_ref + gW . (x - x_ref). */
+ * face or as triangles about its centroid (formulation-tamsi-hydro §F.3), with pressures from the
+ * linear field p(x) = p_ref + gW . (x - x_ref). */
 static ccb_status emit_faces(ccb_hydro_surface* out, ccb_hydro_face* f, ccb_hydro_repr repr,
                              double p_ref, ccb_vec3 gW, ccb_vec3 x_ref) {
     double A;
@@ -714,7 +716,8 @@ ccb_status ccb_hydro_slice(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 
     return CCB_OK;
 }
 
-/* ---- rigid surface mesh vs compliant half-space (spec §F.2, third case) ------------------------ */
+/* ---- rigid surface mesh vs compliant half-space (formulation-tamsi-hydro §F.2, third case)
+ * ------------------------ */
 
 ccb_status ccb_hydro_clip(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o, ccb_vec3 nrm,
                           double modulus, double slab, ccb_hydro_repr repr, ccb_hydro_surface* out,
@@ -731,7 +734,8 @@ ccb_status ccb_hydro_clip(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o
     if (pc != 0) {
         return pc > 0 ? CCB_OK : (ccb_status)(-pc);
     }
-    /* half-space field p = -h E/H_s, gradient -(E/H_s) n (into the half-space), spec §F.1 */
+    /* half-space field p = -h E/H_s, gradient -(E/H_s) n (into the half-space),
+     * formulation-tamsi-hydro §F.1 */
     const double s = modulus / slab;
     const ccb_vec3 gW = ccb_v3_scale(-s, nrm);
     const double cos_max = cos(0.625 * CCB_PI); /* 5 pi / 8 */

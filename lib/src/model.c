@@ -1,8 +1,8 @@
 /* model: bodies, mobilizers, shapes, materials; kinematics of each mobilizer.
  *
  * Free mobilizer: q = (p, quat) (7), v = (w_W, v_W) (6), velocity map S = I, mass matrix
- * diag(I_W, m I), qdot = (v, 1/2 (0, w) (x) quat); the step q = q0 + dt N(q0) v (spec §1.1) is
- * followed by renormalizing the quaternion.
+ * diag(I_W, m I), qdot = (v, 1/2 (0, w) (x) quat); the step q = q0 + dt N(q0) v
+ * (formulation-convex §1.1) is followed by renormalizing the quaternion.
  *
  * Planar mobilizer (spec: formulation-convex §1.1 with N = I): position (x, y0, z), rotation
  * R_y(theta); twist w = (0, thetadot, 0), v = (xdot, 0, zdot). Its velocity map S (6 x nv) picks
@@ -515,8 +515,9 @@ ccb_pair_kind ccb_shape_pair_kind(const ccb_model* m, int i, int j, int* a, int*
             *a = j;
             *b = i;
         }
-        /* hydroelastic pairs need exactly one compliant side (spec §F.2): a compliant
-         * half-space meets only rigid surface meshes, a rigid one compliant meshes or points */
+        /* hydroelastic pairs need exactly one compliant side (formulation-tamsi-hydro §F.2): a
+         * compliant half-space meets only rigid surface meshes, a rigid one compliant meshes or
+         * points */
         const int soft_h = m->shapes[*a].def.hydro_slab > 0,
                   hydro = m->shapes[*b].def.type == CCB_SHAPE_HYDRO,
                   rigid_b = isinf(m->shapes[*b].def.material.k);
@@ -990,7 +991,7 @@ void ccb_body_generalized_force(const ccb_model* m, const ccb_body* b, double t,
         force = ccb_v3_add(force, fu);
         torque = ccb_v3_add(torque, tu);
     }
-    /* gyroscopic term -w x (I_W w), explicit (k2 of spec §1.1) */
+    /* gyroscopic term -w x (I_W w), explicit (k2 of formulation-convex §1.1) */
     const ccb_mat3 RT = ccb_m3_transpose(&X.R);
     const ccb_vec3 wB = ccb_m3_mul_v(&RT, V.w);
     const ccb_vec3 IwW = ccb_m3_mul_v(&X.R, ccb_m3_mul_v(&b->def.inertia, wB));
@@ -1022,7 +1023,7 @@ void ccb_body_qdot(const ccb_body* b, const double* qb, const double* vb, double
         return;
     }
     for (int k = 0; k < b->nq; ++k) {
-        qdot[k] = vb[k]; /* planar: N = I (spec §1.1) */
+        qdot[k] = vb[k]; /* planar: N = I (formulation-convex §1.1) */
     }
 }
 
@@ -1041,7 +1042,7 @@ void ccb_body_integrate(const ccb_body* b, const double* q0b, const double* vb, 
         return;
     }
     for (int k = 0; k < b->nq; ++k) {
-        qb[k] = q0b[k] + dt * vb[k]; /* planar: N = I (spec §1.1) */
+        qb[k] = q0b[k] + dt * vb[k]; /* planar: N = I (formulation-convex §1.1) */
     }
 }
 

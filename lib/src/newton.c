@@ -12,7 +12,7 @@
  *   search    root of f = l'/(-l'(0)) on [0, alpha_max] by rtsafe (Numerical Recipes §9.4):
  *             Newton steps on f kept inside a shrinking bracket, bisection when Newton leaves
  *             the bracket or is slow (2|f| > |dx_prev f'|); stops at |f| < f_tol or
- *             |dx| < alpha_tol                                                             (§8.4)
+ *             |dx| < alpha_tol                                          (formulation-convex §8.4)
  *   stop      |D r| <= eps_a + eps_r max(|D p|, |D j|), D = diag(A)^{-1/2}, j = J^T gamma,
  *             p = A (v - v0) (momentum change of the step; the spec's p = A v is an option,
  *             see ccb_stop_scale in newton.h for why); or the cost stalled (relative change
@@ -522,7 +522,8 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
             ws->v[ir] = guess[iv];
             ws->vs[ir] = pb->vstar[iv];
             ws->v0[ir] = pb->v0[iv];
-            ws->dinv[ir] = 1.0 / sqrt(pb->Adiag[iv]); /* D = diag(A)^{-1/2} (§8.5) */
+            /* D = diag(A)^{-1/2} (formulation-convex §8.5) */
+            ws->dinv[ir] = 1.0 / sqrt(pb->Adiag[iv]);
         }
     }
     if (!ccb_all_finite(ws->v, (size_t)ws->npv)) {
@@ -564,7 +565,8 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     return CCB_OK;
 }
 
-/* ---- stopping test (§8.5) -------------------------------------------------------------------- */
+/* ---- stopping test (formulation-convex §8.5)
+ * -------------------------------------------------------------------- */
 
 static double scaled_norm(const ccb_newton* ws, const double* x) {
     double s = 0.0;
@@ -583,7 +585,7 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     double* p = ws->dp; /* scratch: A v */
     Jt_mul(ws, ws->gamma, j);
     if (ws->prm.stop_scale == CCB_STOP_MOMENTUM) {
-        A_mul(ws, ws->v, p); /* p = A v (spec §8.5, Drake) */
+        A_mul(ws, ws->v, p); /* p = A v (formulation-convex §8.5, Drake) */
     } else {
         for (int k = 0; k < ws->npv; ++k) {
             ws->tmp[k] = ws->v[k] - ws->v0[k];
@@ -614,7 +616,8 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     return CCB_CONTINUE;
 }
 
-/* ---- Hessian assembly (§8.2) ----------------------------------------------------------------- */
+/* ---- Hessian assembly (formulation-convex §8.2)
+ * ----------------------------------------------------------------- */
 
 static ccb_sparse_backend backend(ccb_linear_solver s) {
     return s == CCB_LINSOLVE_CHOLMOD ? CCB_SPARSE_CHOLMOD
@@ -708,16 +711,17 @@ static void assemble(ccb_newton* ws) {
     }
 }
 
-/* ---- exact line search (§8.3-§8.4) ------------------------------------------------------------ */
+/* ---- exact line search (formulation-convex §8.3-§8.4)
+ * ------------------------------------------------------------ */
 
 typedef struct line {
     double a; /* dv^T A dv */
     double b; /* dp . (v - v*) */
 } line;
 
-/* l(alpha) and its derivatives (§8.3). With `flag` set (the first evaluation, at alpha_max),
- * every contact is evaluated and the ones with zero impulse at both ends of the segment are
- * dropped from ws->ls_active: gamma = 0 means vc minimizes the convex l_i, the minimizer set is
+/* l(alpha) and its derivatives (formulation-convex §8.3). With `flag` set (the first evaluation, at
+ * alpha_max), every contact is evaluated and the ones with zero impulse at both ends of the segment
+ * are dropped from ws->ls_active: gamma = 0 means vc minimizes the convex l_i, the minimizer set is
  * convex, so l_i is constant (gamma = 0, G = 0) on the whole segment and its cost is kept in
  * ws->ls_flat_cost. Later evaluations visit the remaining contacts only. */
 static void line_eval(ccb_newton* ws, const line* L, double alpha, int flag, double* f,
@@ -850,7 +854,8 @@ static double phase_clock(const ccb_newton* ws) {
     return ws->prm.time_phases ? ccb_wall_time() : 0.0;
 }
 
-/* ---- one iteration ------------------------------------------------------------------------------ */
+/* ---- one iteration ------------------------------------------------------------------------------
+ * */
 
 ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (ws == NULL || !ws->initialized) {
@@ -947,7 +952,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     h->slope = slope0;
     h->alpha = alpha;
     h->ls_evals = evals;
-    /* update and re-evaluate; cost-stall criterion (§8.5) */
+    /* update and re-evaluate; cost-stall criterion (formulation-convex §8.5) */
     const double cost_prev = ws->cost;
     for (int k = 0; k < ws->npv; ++k) {
         ws->v[k] += alpha * ws->dv[k];
@@ -968,7 +973,8 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     return CCB_OK;
 }
 
-/* ---- condition number (§8.9) -------------------------------------------------------------------- */
+/* ---- condition number (formulation-convex §8.9)
+ * -------------------------------------------------------------------- */
 
 static void compute_kappa(ccb_newton* ws) {
     ws->kappa = -1;
@@ -997,7 +1003,8 @@ static void compute_kappa(ccb_newton* ws) {
     }
 }
 
-/* ---- driver and accessors ------------------------------------------------------------------------- */
+/* ---- driver and accessors
+ * ------------------------------------------------------------------------- */
 
 ccb_newton_stats ccb_newton_get_stats(const ccb_newton* ws) {
     ccb_newton_stats st;

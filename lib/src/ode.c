@@ -77,7 +77,9 @@ ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t n) {
     }
     if (!(p->accuracy > 0 && p->accuracy <= 0.5)) { /* Drake: loosest allowed accuracy 0.5 */
         return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "ODE: accuracy a must be in (0, 0.5] (got %g; spec §B.7)", p->accuracy);
+                          "ODE: accuracy a must be in (0, 0.5] (got %g; "
+                          "formulation-tamsi-hydro §B.7)",
+                          p->accuracy);
     }
     if (!(p->newton_kappa > 0 && p->newton_kappa < 1)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: newton_kappa must be in (0, 1) (got %g)",

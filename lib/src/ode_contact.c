@@ -4,12 +4,13 @@
  *   q' = N(q) v
  *   M(q) v' = k2(t, q, v) - D v + sum_i J_i(q)^T f_i          (k2: gravity, applied, gyroscopic)
  *   f_i = (ft1, ft2, fn) in the contact frame of contact i at q:
- *     fn = k (1 - d vn)+ (-phi)+                                          (eq. 5, §A.2)
- *     ft = -mu~(s) fn vt/|vt| = -fn (mu~(s)/s) vt/v_s,  s = |vt|/v_s       (eqs. 6-7, §A.3)
- * with the contact set of the model's geometry at q (only phi < 0 touches), J_i the contact
- * Jacobian of problem.c (rows t1, t2, n; body B minus body A), vc = J v plus the velocity of
- * bodies without coordinates at time t. The configuration is not frozen: every evaluation
- * queries the geometry at its own q. mu~(s)/s is evaluated without the 0/0 at vt = 0
+ *     fn = k (1 - d vn)+ (-phi)+                                          (eq. 5,
+ * formulation-tamsi-hydro §A.2)
+ *     ft = -mu~(s) fn vt/|vt| = -fn (mu~(s)/s) vt/v_s,  s = |vt|/v_s       (eqs. 6-7,
+ * formulation-tamsi-hydro §A.3) with the contact set of the model's geometry at q (only phi < 0
+ * touches), J_i the contact Jacobian of problem.c (rows t1, t2, n; body B minus body A), vc = J v
+ * plus the velocity of bodies without coordinates at time t. The configuration is not frozen: every
+ * evaluation queries the geometry at its own q. mu~(s)/s is evaluated without the 0/0 at vt = 0
  * (ccb_friction_ratio), so no soft norm is needed in the continuous model. */
 #include <math.h>
 #include <string.h>
@@ -85,10 +86,10 @@ static ccb_status eval_contacts(ccb_contact_ode* co, double t, const double* q, 
         vc[0] += bC.x;
         vc[1] += bC.y;
         vc[2] += bC.z;
-        /* spec §A.2: fn = k (1 - d vn)+ (-phi)+ */
+        /* formulation-tamsi-hydro §A.2: fn = k (1 - d vn)+ (-phi)+ */
         const double x1 = 1.0 - ct->material.d * vc[2], delta = -ct->phi0;
         const double fn = ct->material.k * (x1 > 0 ? x1 : 0.0) * (delta > 0 ? delta : 0.0);
-        /* spec §A.3: ft = -fn (mu~(s)/s) vt/v_s */
+        /* formulation-tamsi-hydro §A.3: ft = -fn (mu~(s)/s) vt/v_s */
         const double s_ = sqrt(vc[0] * vc[0] + vc[1] * vc[1]) / p->vs;
         const double ratio = ccb_friction_ratio(p->friction, ct->material.mu, s_);
         double* f = co->f + 3 * i;

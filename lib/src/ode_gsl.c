@@ -1,7 +1,8 @@
-/* ode_gsl: an adaptive GSL odeiv2 integrator as an independent reference (spec §E.2 names RK3
- * with h = 1e-7; GSL's embedded pairs with error control are a second opinion). The driver
- * lands exactly on t_end. GSL's aborting default error handler is switched off once per process
- * and its codes are translated to ccb_status. GSL lives only here in lib/. */
+/* ode_gsl: an adaptive GSL odeiv2 integrator as an independent reference
+ * (formulation-tamsi-hydro §E.2 names RK3 with h = 1e-7; GSL's embedded pairs with error control
+ * are a second opinion). The driver lands exactly on t_end. GSL's aborting default error handler is
+ * switched off once per process and its codes are translated to ccb_status. GSL lives only here in
+ * lib/. */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
 #include <pthread.h>

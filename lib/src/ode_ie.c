@@ -3,31 +3,32 @@
  *
  * Step t0 -> t1 = t0 + h: solve r(x) = x - x0 - h f(t1, x) = 0 by Newton from x = x0 with
  * iteration matrix A = I - h J (LU with partial pivoting), J = df/dx by forward differences:
- * column i uses delta_i = sqrt(eps) max(1, |x_i|), rounded to a representable increment (§B.2).
- * Update x <- x + alpha dx, alpha = 1 or TALS's alpha (§C.4: tangential slip of the contacts
- * present at x and at x + dx, limited by §C.2). The tests below read the whole update dx, not
- * the applied alpha dx: the spec leaves this open (§C.4, H-B2), and with the applied update a
- * tiny alpha passed the rate test far from the root (a sliding sphere accepted at 4x its speed;
- * unit.ode test_sphere_ie_tals).
- * Convergence (Hairer & Wanner II §IV.8; §B.3), with |.| the infinity norm over x (§B.7):
+ * column i uses delta_i = sqrt(eps) max(1, |x_i|), rounded to a representable increment
+ * (formulation-tamsi-hydro §B.2). Update x <- x + alpha dx, alpha = 1 or TALS's alpha
+ * (formulation-tamsi-hydro §C.4: tangential slip of the contacts present at x and at x + dx,
+ * limited by formulation-tamsi-hydro §C.2). The tests below read the whole update dx, not the
+ * applied alpha dx: the spec leaves this open (formulation-tamsi-hydro §C.4, H-B2), and with the
+ * applied update a tiny alpha passed the rate test far from the root (a sliding sphere accepted at
+ * 4x its speed; unit.ode test_sphere_ie_tals). Convergence (Hairer & Wanner II §IV.8; §B.3), with
+ * |.| the infinity norm over x (§B.7):
  *   every |dx_i| <= 10 eps max(1, |x_i|)                  converged (tested after the update)
  *   from the third iteration: theta = |dx_k|/|dx_{k-1}| > 1 diverged; eta = theta/(1 - theta),
  *   eta |dx_k| < kappa a                                   converged
  *   at most max_newton iterations per trial.
  * Full Newton recomputes J at every iterate (t1, x_k) and refactors; quasi Newton keeps J and the
- * factored A across iterations, steps and step sizes and, when Newton fails, escalates (§B.4):
- * trial 1 reuse the factored A; 2 refactor A with the old J and current h; 3 recompute J at
- * (t0, x0) and refactor, unless J is fresh; 4 give up. J is "fresh" from its computation until a
- * step succeeds (Drake sets fresh = !success after each attempt).
- * Fixed step (§B.5): a failed step is redone as two halves, recursively, finishing the original
- * interval (ccb's choice, §H-B4; Drake instead continues from the shortened step).
- * Error control (§B.6): the implicit-trapezoid estimate (x_TR from x0 with
- * x - x0 - h/2 (f(t0, x0) + f(t1, x)) = 0, matrix I - h/2 J, guess x_IE; e = x_IE - x_TR; x_IE
- * is kept) or step doubling (x_full vs two half steps; the half steps are kept); error norm
- * |e|_inf, order 2; step rule of Drake/Simbody: h_new = 0.9 h (a/err)^(1/2) (err = 0: 5h; NaN:
- * reject with 0.1h), grow only by >= 1.2x, keep h if err <= a, otherwise shrink to <= 0.9h,
- * clamp to [0.1h, 5h]; accepted iff h_new >= h; then clamp to h_max. A Newton failure halves h. A step
- * shortened to land on t_end does not change the step target. */
+ * factored A across iterations, steps and step sizes and, when Newton fails, escalates
+ * (formulation-tamsi-hydro §B.4): trial 1 reuse the factored A; 2 refactor A with the old J and
+ * current h; 3 recompute J at (t0, x0) and refactor, unless J is fresh; 4 give up. J is "fresh"
+ * from its computation until a step succeeds (Drake sets fresh = !success after each attempt).
+ * Fixed step (formulation-tamsi-hydro §B.5): a failed step is redone as two halves, recursively,
+ * finishing the original interval (ccb's choice, formulation-tamsi-hydro §H-B4; Drake instead
+ * continues from the shortened step). Error control (formulation-tamsi-hydro §B.6): the
+ * implicit-trapezoid estimate (x_TR from x0 with x - x0 - h/2 (f(t0, x0) + f(t1, x)) = 0, matrix I
+ * - h/2 J, guess x_IE; e = x_IE - x_TR; x_IE is kept) or step doubling (x_full vs two half steps;
+ * the half steps are kept); error norm |e|_inf, order 2; step rule of Drake/Simbody: h_new = 0.9 h
+ * (a/err)^(1/2) (err = 0: 5h; NaN: reject with 0.1h), grow only by >= 1.2x, keep h if err <= a,
+ * otherwise shrink to <= 0.9h, clamp to [0.1h, 5h]; accepted iff h_new >= h; then clamp to h_max. A
+ * Newton failure halves h. A step shortened to land on t_end does not change the step target. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -60,7 +61,7 @@ static ccb_status eval_cached(ccb_ode* o, double t, const double* x, double* out
     return ccb_ode_eval(o, t, x, out, 1);
 }
 
-/* J = df/dx at (t, x) by forward differences (spec §B.2). */
+/* J = df/dx at (t, x) by forward differences (formulation-tamsi-hydro §B.2). */
 static ccb_status jacobian(ccb_ode* o, double t, const double* x) {
     const int n = o->nx;
     int hit;
@@ -110,8 +111,8 @@ static int factor(ccb_ode* o, int kind, double c) {
     return 0;
 }
 
-/* Quasi Newton: prepares the iteration matrix for `trial` (spec §B.4). *ok = 0: nothing left to
- * try. */
+/* Quasi Newton: prepares the iteration matrix for `trial` (formulation-tamsi-hydro §B.4). *ok = 0:
+ * nothing left to try. */
 static ccb_status freshen(ccb_ode* o, int kind, double t0, const double* x0, double c, int trial,
                           int* ok) {
     *ok = 1;
@@ -147,7 +148,7 @@ static ccb_status freshen(ccb_ode* o, int kind, double t0, const double* x0, dou
     }
 }
 
-/* TALS (spec §C.4): alpha for the update dx of the iterate x at time t. */
+/* TALS (formulation-tamsi-hydro §C.4): alpha for the update dx of the iterate x at time t. */
 static ccb_status tals_alpha(ccb_ode* o, double t, const double* x, const double* dx,
                              double* alpha) {
     *alpha = 1.0;
@@ -261,7 +262,7 @@ static ccb_status newton(ccb_ode* o, int kind, double t0, const double* x0, doub
             /* x += alpha dx; the tests read the whole update dx, not the applied alpha dx: a
              * limited update says nothing about the distance to the root (alpha can be tiny far
              * from it, and a small alpha dx would pass for convergence). ccb's reading of spec
-             * §C.4 / H-B2, see the header. */
+             * formulation-tamsi-hydro §C.4 / H-B2, see the header. */
             int zero = 1;
             for (int i = 0; i < n; ++i) {
                 x[i] += alpha * o->dx[i];

@@ -1,8 +1,7 @@
 /* problem: assembly of the per-step contact problem (spec: formulation-convex §1, §4.2, §8.2).
- *
  *   A_c  = M_c(q0) + dt D_c,   v*_c = v0_c + dt A_c^{-1} (k2_c - D_c v0_c)      (§1.1)
  *   J_i  = R_WC^T [ J_B(C) ; -J_A(C) ]  (blocks per clique; A's block enters with a minus sign
- *          because v_c = v_B - v_A, spec §0)
+ *          because v_c = v_B - v_A, formulation-convex §0)
  *   b_i  = R_WC^T (v_B(C) - v_A(C)) of bodies without coordinates, at t0 + dt
  *   vn0  = (J_i v0 + b_i(t0))_n                                                    (§5)
  *   w_i  = |W_ii|_F / 3,  W_ii = sum_c J_ic X_c J_ic^T, X_c = diag(A_c)^{-1} or A_c^{-1}  (§4.2)
@@ -181,7 +180,7 @@ static ccb_status factor_blocks(ccb_problem* p) {
 }
 
 /* W += J_b X J_b^T for one block of n columns, X = A^-1 (full inverse, through L) or
- * diag(A)^-1 (spec §4.2). */
+ * diag(A)^-1 (formulation-convex §4.2). */
 static inline void delassus_block(const double* J, const double* A,
                                                                  const double* L, int n, int full,
                                                                  double* y, double W[9]) {
@@ -222,7 +221,7 @@ static double delassus_w(ccb_problem* p, const ccb_pcontact* pc) {
     for (int i = 0; i < 9; ++i) {
         f += W[i] * W[i];
     }
-    return sqrt(f) / 3.0; /* RMS of the 9 entries (spec §4.2) */
+    return sqrt(f) / 3.0; /* RMS of the 9 entries (formulation-convex §4.2) */
 }
 
 static int cmp_edge(const void* a, const void* b) {
@@ -490,7 +489,7 @@ static void set_inputs(ccb_pcontact* pc, const ccb_contact* ct, double vn0) {
 }
 
 /* The rows of a contact whose blocks and storage the build assigned: Jacobian blocks, bias at
- * t0 + dt, vn0 and the material inputs, then their checks (spec §1.1-§1.3, §5). */
+ * t0 + dt, vn0 and the material inputs, then their checks (formulation-convex §1.1-§1.3, §5). */
 static ccb_status contact_rows(ccb_problem* p, ccb_pcontact* pc) {
     const ccb_model* m = p->model;
     const ccb_contact* ct = &p->cset->items[pc->contact];
@@ -532,7 +531,7 @@ static ccb_status contact_rows(ccb_problem* p, ccb_pcontact* pc) {
     return check_input(p, pc->contact, &pc->in);
 }
 
-/* w and the approximation's constants of a contact with rows (spec §4.2) */
+/* w and the approximation's constants of a contact with rows (formulation-convex §4.2) */
 static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc) {
     pc->in.w = delassus_w(p, pc);
     if (!(pc->in.w > 0) || !isfinite(pc->in.w)) {
@@ -679,7 +678,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     p->nclique = m->nclique;
     p->nv = m->nv;
     p->A_n = nA;
-    /* A and v* per clique (spec §1.1) */
+    /* A and v* per clique (formulation-convex §1.1) */
     size_t aoff = 0;
     for (int c = 0; c < m->nclique; ++c) {
         const ccb_body* b = &m->bodies[m->clique_body[c]];

@@ -49,7 +49,7 @@ struct ccb_problem {
     double* jdata;
     size_t j_n;
     int cap_j;
-    /* participation: cliques touched by >= 1 contact, in index order (spec §8.2) */
+    /* participation: cliques touched by >= 1 contact, in index order (formulation-convex §8.2) */
     int np;           /* number of participating cliques */
     int npv;          /* number of participating velocities */
     int* pclique;     /* np: clique of participating index */
@@ -79,12 +79,12 @@ static inline const double* ccb_pc_block(const ccb_problem* p, const ccb_pcontac
 ccb_vec3 ccb_passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W);
 /* Jacobian block of contact ct for body b (with coordinates) at its positions qb: 3 x nv rows
  * t1, t2, n of sign R_WC^T J_p, J_p the Jacobian of b's material point at the contact point
- * (sign +1 for body B, -1 for body A: v_c = v_B - v_A, spec §0). */
+ * (sign +1 for body B, -1 for body A: v_c = v_B - v_A, formulation-convex §0). */
 void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_contact* ct,
                                 double sign, double* J);
 
-/* Operations on the reduced vector of participating velocities (npv entries; spec §8.2):
- * offset of a participating clique's velocities in it, */
+/* Operations on the reduced vector of participating velocities (npv entries;
+ * formulation-convex §8.2): offset of a participating clique's velocities in it, */
 static inline int ccb_problem_coff(const ccb_problem* p, int clique) {
     return p->pvoff[p->clique_pidx[clique]];
 }

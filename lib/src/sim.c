@@ -267,7 +267,7 @@ ccb_status ccb_sim_step(ccb_sim* sim) {
     if (record_contacts(sim, vc, g) != CCB_OK) {
         return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "step: out of memory");
     }
-    /* q = q0 + dt N(q0) v (spec §1.1), per body */
+    /* q = q0 + dt N(q0) v (formulation-convex §1.1), per body */
     for (int i = 0; i < m->nbodies; ++i) {
         const ccb_body* b = &m->bodies[i];
         if (b->nq > 0) {

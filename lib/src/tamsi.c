@@ -3,28 +3,31 @@
  * spec: formulation-tamsi-hydro §D (TAMSI paper §V, eqs. 10-23; Drake TamsiSolver and
  * TamsiDriver). The step problem is a ccb_problem: mass blocks A = M + h D, free velocities v*
  * (A v* = p*: the explicit non-contact impulse, eq. 11), contact Jacobians J (rows t1, t2, n),
- * bias b, phi0 and materials, all frozen at the start of the step (§D.1). For a (sub)step of
- * length hs from velocities vs with the signed distances phi of its start:
+ * bias b, phi0 and materials, all frozen at the start of the step (formulation-tamsi-hydro §D.1).
+ * For a (sub)step of length hs from velocities vs with the signed distances phi of its start:
  *   A_s    = A - (h - hs) D                                   (= M + hs D)
  *   p_s    = (A - h D) vs + (hs/h) g,  g = A (v* - v0) + h D v0  (= M vs + hs k2; p_s = A v* if
  *                                                                  hs = h, vs = v0)
  *   vc     = J v + b,  vn = row n, vt = rows t1, t2
  *   fn     = (1 - d vn)+ (fn0 - hs k vn)+,  fn0 = -k phi                        (eq. 19, two-way)
- *          = k (1 - d vn0)+ (-phi)+  (frozen)                                   (§D.2, one-way)
+ *          = k (1 - d vn0)+ (-phi)+  (frozen)
+ * (formulation-tamsi-hydro §D.2, one-way)
  *   ft     = -mu~(s) fn t,  t = vt/|vt|_s,  s = |vt|_s/v_s,  |vt|_s = sqrt(|vt|^2 + (rho v_s)^2)
  *   r(v)   = A_s v - p_s - hs J^T f                                              (eq. 21)
  *   dr/dv  = A_s + hs J^T G J                                                    (eq. 23)
- *   G      = [[Dt, mu~ t dfn], [0 0, -dfn]],  dfn = dfn/dvn <= 0,  Dt = -dft/dvt (§A.5)
+ *   G      = [[Dt, mu~ t dfn], [0 0, -dfn]],  dfn = dfn/dvn <= 0,  Dt = -dft/dvt
+ * (formulation-tamsi-hydro §A.5)
  *            (one-way: dfn = 0, so dr/dv = A_s + hs Jt^T Dt Jt is SPD)
- * Newton: dv = -(dr/dv)^{-1} r; TALS alpha = min(1, alpha_i) over the contacts (§C.2) from vt
- * and the full update dvt; v += alpha dv. Converged at the top of an iteration when both update
- * sizes of the previous one, e_t = |dvt|_2 and e_n = |dvn|_2 over all contacts, are below
- * eps_v = rho v_s (both start at 2 eps_v, so at least one iteration is made) (§D.4).
- * Substeps (§D.5): if the step fails, it is retried from v0 with N = 2, 3, ... equal substeps of
- * the same frozen problem, each starting from the previous substep's velocities, with
- * phi <- phi + hs vn after each substep (Drake clamps the elastic force instead,
- * fn0 <- (fn0 - hs k vn)+; the two agree in contact and phi stays right for speculative
- * contacts). The velocity bias b is held at its end-of-step value over the substeps. */
+ * Newton: dv = -(dr/dv)^{-1} r; TALS alpha = min(1, alpha_i) over the contacts
+ * (formulation-tamsi-hydro §C.2) from vt and the full update dvt; v += alpha dv. Converged at the
+ * top of an iteration when both update sizes of the previous one, e_t = |dvt|_2 and e_n = |dvn|_2
+ * over all contacts, are below eps_v = rho v_s (both start at 2 eps_v, so at least one iteration is
+ * made) (formulation-tamsi-hydro §D.4). Substeps (formulation-tamsi-hydro §D.5): if the step fails,
+ * it is retried from v0 with N = 2, 3, ... equal substeps of the same frozen problem, each starting
+ * from the previous substep's velocities, with phi <- phi + hs vn after each substep (Drake clamps
+ * the elastic force instead, fn0 <- (fn0 - hs k vn)+; the two agree in contact and phi stays right
+ * for speculative contacts). The velocity bias b is held at its end-of-step value over the
+ * substeps. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -179,7 +182,7 @@ static ccb_status push_hist(ccb_tamsi* ws, const ccb_tamsi_iter* it) {
 }
 
 /* Forces f (and, if G != NULL, their Jacobian G = -df/dvc) of every contact at the stored vc,
- * for a substep of length hs (spec §D.2-§D.3, §A.3-§A.5). */
+ * for a substep of length hs (formulation-tamsi-hydro §D.2-§D.3, §A.3-§A.5). */
 static void eval_forces(ccb_tamsi* ws, double hs, int with_G) {
     const ccb_problem* pb = ws->pb;
     const ccb_tamsi_params* p = &ws->prm;
@@ -194,7 +197,7 @@ static void eval_forces(ccb_tamsi* ws, double hs, int with_G) {
             fn = p1 * p2;
             /* Heaviside with H(0) = 1 (spec conventions) */
             dfn = -(in->d * (x1 >= 0 ? 1.0 : 0.0) * p2 + hs * in->k * p1 * (x2 >= 0 ? 1.0 : 0.0));
-        } else { /* frozen: pi(delta0, vn0) (§D.2) */
+        } else { /* frozen: pi(delta0, vn0) (formulation-tamsi-hydro §D.2) */
             const double x1 = 1.0 - in->d * in->vn0, x2 = -ws->phi[i];
             fn = in->k * (x1 > 0 ? x1 : 0.0) * (x2 > 0 ? x2 : 0.0);
             dfn = 0.0;
@@ -276,7 +279,8 @@ static void assemble(ccb_tamsi* ws, double h, double hs) {
     }
 }
 
-/* Newton-TALS iterations of one (sub)step from the guess in ws->v (spec §D.4). */
+/* Newton-TALS iterations of one (sub)step from the guess in ws->v (formulation-tamsi-hydro §D.4).
+ * */
 static ccb_status solve_substep(ccb_tamsi* ws, double h, double hs, int attempt, int sub) {
     const ccb_problem* pb = ws->pb;
     const ccb_tamsi_params* p = &ws->prm;
@@ -315,7 +319,7 @@ static ccb_status solve_substep(ccb_tamsi* ws, double h, double hs, int attempt,
             return fail(ws, s, "TAMSI attempt %d, substep %d, iteration %d: %s", attempt, sub, it,
                         ccb_tamsi_last_error(ws));
         }
-        /* update sizes and TALS (§C.2) */
+        /* update sizes and TALS (formulation-tamsi-hydro §C.2) */
         ccb_problem_J_mul(pb, ws->dv, 0, ws->dvc);
         double st2 = 0.0, sn2 = 0.0, alpha = 1.0;
         int limited = 0;
@@ -464,7 +468,8 @@ ccb_status ccb_tamsi_solve(ccb_tamsi* ws, const ccb_problem* pb, const ccb_tamsi
         return CCB_E_INVALID;
     }
     ccb_status s = setup(ws, pb, prm, v_guess);
-    if (s != CCB_OK || ws->npv == 0) { /* no contact: v = v* (spec §D.4, nc = 0) */
+    /* no contact: v = v* (formulation-tamsi-hydro §D.4, nc = 0) */
+    if (s != CCB_OK || ws->npv == 0) {
         ws->st.attempts = ws->st.substeps = s == CCB_OK ? 1 : 0;
         goto out;
     }

@@ -13,13 +13,13 @@ static const double TOL_FD_GRAD = 1e-6;
 static const double TOL_FD_HESS = 1e-5;
 /* [round-off: closed forms evaluated two ways agree to k*eps with k ~ 100 operations] */
 static const double TOL_CLOSED = 1e-12;
-/* [PSD: smallest eigenvalue >= -1e-12 |G| (spec §11 fact 1)] */
+/* [PSD: smallest eigenvalue >= -1e-12 |G| (formulation-convex §11 fact 1)] */
 static const double TOL_PSD = 1e-12;
 /* [exact: symmetric by construction up to the order of two products: 4 eps] */
 static const double TOL_SYM = 1e-15;
 
-/* The properties of spec §11 that every convex approximation must have (facts 1 and 4) are
- * checked on every entry of the registry; the closed forms of each built-in by name. */
+/* The properties of formulation-convex §11 that every convex approximation must have (facts 1 and
+ * 4) are checked on every entry of the registry; the closed forms of each built-in by name. */
 static const ccb_approx* const BUILTIN[4] = {&ccb_approx_sap, &ccb_approx_similar,
                                              &ccb_approx_lagged, &ccb_approx_lagged_reg};
 
@@ -219,7 +219,7 @@ static void test_hunt_crossley(void) {
                              (fabs(c->phi0) + c->dt * (fabs(v) + fabs(c->vhat))) *
                              (1 + c->d * (fabs(v) + fabs(c->vhat)));
         CHECK_ABS(l, lspec, 1e-13 * scale + 1e-300,
-                  "l_n = -N+(v) + N+(vhat) (spec §2.2), round-off of the spec form");
+                  "l_n = -N+(v) + N+(vhat) (formulation-convex §2.2), round-off of the spec form");
         const double h = 1e-6 * fmax(fabs(v), 1e-3 * s.vscale);
         double np, nm;
         const double lp = ccb_hc_eval(c, v + h, &np, NULL);

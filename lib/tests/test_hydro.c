@@ -275,7 +275,8 @@ static void sums(const ccb_hydro_surface* s, double* F, ccb_vec3* M) {
 }
 
 /* Polygons and triangles carry the same net force (each polygon's triangles integrate the same
- * linear field over the same area); moments differ at O(face size^2) (spec §F.5). */
+ * linear field over the same area); moments differ at O(face size^2)
+ * (formulation-tamsi-hydro §F.5). */
 static void test_representations(void) {
     const double R = 0.1, L = 0.02, E = 1e6, H = 0.01;
     ccb_hydro_mesh* m = fan_disk(40, R, L, E);
@@ -398,7 +399,8 @@ static ccb_model* disk_on_plane(ccb_hydro_mesh* mesh, double m, double R, double
 }
 
 /* The geometry query turns each face into a point contact: k = A g, phi0 = -p0/g, so that
- * k (-phi0) = A p0 (spec §F.4 eqs 15-16), all at the face centroids, normal +z. */
+ * k (-phi0) = A p0 (formulation-tamsi-hydro §F.4 eqs 15-16), all at the face centroids, normal +z.
+ * */
 static void test_geometry_contacts(void) {
     const double R = 0.05, L = 0.01, E = 2e6, H = 0.005, delta = 1e-5;
     ccb_hydro_mesh* mesh = fan_disk(16, R, L, E);
@@ -433,10 +435,11 @@ static void test_geometry_contacts(void) {
 }
 
 /* Rigid fan disk (its surface triangles) pressed to depth delta into a compliant half-space of
- * modulus E and slab H_s (spec §F.2, third case): the faces are the n bottom fan triangles and
- * the side triangles' parts below the plane; the fan carries exactly E delta/H_s x the n-gon area
- * (the clipped triangles lie in the plane z = -delta: uniform pressure), the side parts face
- * sideways (g = 0: skipped). Tilted, the force stays continuous and polygons = triangles. */
+ * modulus E and slab H_s (formulation-tamsi-hydro §F.2, third case): the faces are the n bottom fan
+ * triangles and the side triangles' parts below the plane; the fan carries exactly E delta/H_s x
+ * the n-gon area (the clipped triangles lie in the plane z = -delta: uniform pressure), the side
+ * parts face sideways (g = 0: skipped). Tilted, the force stays continuous and polygons =
+ * triangles. */
 static void test_clip_rigid_disk(void) {
     const double R = 0.1, L = 0.02, E = 1e6, H = 0.01, Hs = 0.05, delta = 1e-4;
     const int n = 32;

@@ -26,7 +26,8 @@ typedef struct pm {
     ccb_problem_params prm;
 } pm;
 
-/* A point mass (A = m I) with one contact whose Jacobian is a rotation (spec §11 notation). */
+/* A point mass (A = m I) with one contact whose Jacobian is a rotation (formulation-convex §11
+ * notation). */
 static pm random_point_mass(double vscale) {
     pm p;
     p.m = loguniform(0.1, 10.0);
@@ -138,7 +139,7 @@ static void test_sap_point_mass_closed_form(void) {
         CHECK(set_pm(pb, &ccb_approx_sap, &p) == CCB_OK, "set_raw: %s", ccb_problem_last_error(pb));
         const ccb_constraint* c = ccb_problem_constraint(pb, 0);
         CHECK_REL(ccb_problem_contact_input(pb, 0)->w, 1.0 / (sqrt(3.0) * p.m), TOL_ROUND, 0,
-                  "w = 1/(sqrt(3) m) for a point mass (spec §4.2)");
+                  "w = 1/(sqrt(3) m) for a point mass (formulation-convex §4.2)");
         double vx[3], gx[3];
         const int region = sap_closed_form(c, &p, vx, gx);
         if (hits[region] >= 10) {
@@ -580,7 +581,7 @@ static void test_pattern_reuse_and_kappa(void) {
     const ccb_constraint* c = ccb_problem_constraint(pb, 0);
     const double e1 = p.m + 1 / c->Rt, e2 = p.m + 1 / c->Rn;
     CHECK_REL(st.kappa, fmax(e1, e2) / fmin(e1, e2), 1e-10, 0,
-              "kappa_2(H) = lambda_max/lambda_min (spec §8.9), LAPACK round-off");
+              "kappa_2(H) = lambda_max/lambda_min (formulation-convex §8.9), LAPACK round-off");
     fixture_free(&f);
 }
 
@@ -642,10 +643,10 @@ static void test_failures(void) {
 }
 
 /* The line search ends once its bracket is a few ulps wide, even when the step and residual
- * tolerances are below round-off (spec §8.4; at extreme stiffness alpha_tol = 1e-8 alpha_0 can be
- * smaller than one ulp of the root): with ls_ftol = ls_alpha_rtol = 1e-300 only that test can
- * stop it, and it must do so well inside ls_max_evals (bisection from [0, 1.5] reaches one ulp of
- * alpha in ~55 halvings). */
+ * tolerances are below round-off (formulation-convex §8.4; at extreme stiffness alpha_tol = 1e-8
+ * alpha_0 can be smaller than one ulp of the root): with ls_ftol = ls_alpha_rtol = 1e-300 only that
+ * test can stop it, and it must do so well inside ls_max_evals (bisection from [0, 1.5] reaches one
+ * ulp of alpha in ~55 halvings). */
 static void test_line_search_machine_precision(void) {
     fixture f = fixture_make();
     for (int trial = 0; trial < 12; ++trial) {

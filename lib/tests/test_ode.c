@@ -184,7 +184,8 @@ static void test_gsl_reference(void) {
     }
 }
 
-/* ---- the stick-slip box of cases.md §7 as a closed-form ODE ----------------------------------- */
+/* ---- the stick-slip box of cases.md §7 as a closed-form ODE -----------------------------------
+ * */
 
 typedef struct box {
     double m, W, mu, vs, amp;
@@ -470,7 +471,8 @@ static void test_contact_ode_box(void) {
     ccb_model_destroy(m);
 }
 
-/* ---- TALS and the Newton convergence test (spec §C.4, H-B2): a falling, sliding sphere ------- */
+/* ---- TALS and the Newton convergence test (formulation-tamsi-hydro §C.4, H-B2): a falling,
+ * sliding sphere ------- */
 
 /* The sphere of cases.md §4.1 (R = 2.5 cm, m = 0.5 kg, released at z = 5 cm sliding at U0 = 2 m/s,
  * mu = 0.5, k = 1e7 N/m, d = 500 s/m, v_s = 1e-4 m/s) on the continuous model, implicit Euler FN

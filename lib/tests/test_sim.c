@@ -79,12 +79,13 @@ static double run_steady(ccb_model* m, const ccb_approx* ap, double dt, double T
 }
 
 static void test_conveyor_offsets_fact8(void) {
-    /* spec §11 fact 8: m = 1, dt = 0.01, k = 1e5, d = 20, tau_d = 0.005, mu = 0.7, U = 1 */
+    /* formulation-convex §11 fact 8: m = 1, dt = 0.01, k = 1e5, d = 20, tau_d = 0.005, mu = 0.7, U
+     * = 1 */
     slider_cfg cfg = {1.0, 1e5, 20.0, 0.005, 0.7, 1.0, -9.81e-5, CCB_LOCK_X | CCB_LOCK_THETA};
     ccb_model* m = slider_model(&cfg);
     const double dt = 0.01, g = 9.81, vs = 1e-4, sigma = 1e-3;
     const double Us = sqrt(cfg.U * cfg.U + vs * vs) - vs;
-    const double w = 1.0 / (3.0 * cfg.m); /* slider: J = [0, 0, 1]^T (spec §4.2) */
+    const double w = 1.0 / (3.0 * cfg.m); /* slider: J = [0, 0, 1]^T (formulation-convex §4.2) */
     const double Rt = sigma * w, Rn = 1.0 / (dt * cfg.k * (dt + cfg.tau));
     const double expect[3] = {
         -cfg.m * g / cfg.k, cfg.mu * dt * Us - cfg.m * g / (cfg.k * (1 + cfg.mu * cfg.d * Us)),
@@ -99,7 +100,8 @@ static void test_conveyor_offsets_fact8(void) {
          *  few steps), so after 300 steps only solver round-off remains: 1e-9 relative] */
         CHECK_REL(z, expect[i], 1e-9, 0, "steady offset = closed form of fact 8");
         /* [the spec quotes 5 significant digits] */
-        CHECK_REL(z, spec_quoted[i], 5e-5, 0, "steady offset = value quoted in spec §11 fact 8");
+        CHECK_REL(z, spec_quoted[i], 5e-5, 0,
+                  "steady offset = value quoted in formulation-convex §11 fact 8");
         CHECK_ABS(vz, 0.0, 1e-9, "v_n -> 0 at steady state");
     }
     ccb_model_destroy(m);
@@ -107,7 +109,7 @@ static void test_conveyor_offsets_fact8(void) {
 
 static void test_resting_contact_fact9(void) {
     /* a 2-dof box resting on a fixed belt: gamma_n -> m g dt, v -> 0; Lagged/Similar sink
-     * m g / k, SAP sink m g / k_eff with the near-rigid cap (spec §4.3) */
+     * m g / k, SAP sink m g / k_eff with the near-rigid cap (formulation-convex §4.3) */
     slider_cfg cfg = {1.3, 1e8, 10.0, 1e-3, 0.5, 0.0, 0.0, CCB_LOCK_THETA};
     ccb_model* m = slider_model(&cfg);
     const double dt = 0.01, g = 9.81;
@@ -138,8 +140,8 @@ static void test_resting_contact_fact9(void) {
 
 /* Fact 9 for the non-convex solvers: TAMSI (two-way, one-way) and implicit Euler on the
  * continuous model settle at the same rest state as Lagged, phi = -m g / k, with fn = m g.
- * The one-way variant treats the normal force explicitly (spec §D.2), so it needs
- * omega dt < 2 (omega = sqrt(k/m) = 877 rad/s): dt = 1e-3 for it, 1e-2 for the others. */
+ * The one-way variant treats the normal force explicitly (formulation-tamsi-hydro §D.2), so it
+ * needs omega dt < 2 (omega = sqrt(k/m) = 877 rad/s): dt = 1e-3 for it, 1e-2 for the others. */
 static void test_resting_contact_tamsi_ode(void) {
     slider_cfg cfg = {1.3, 1e6, 10.0, 1e-3, 0.5, 0.0, 0.0, CCB_LOCK_THETA};
     ccb_model* m = slider_model(&cfg);
@@ -181,7 +183,8 @@ static void test_resting_contact_tamsi_ode(void) {
     ccb_model_destroy(m);
 }
 
-/* ---- kinematics and geometry ------------------------------------------------------------------ */
+/* ---- kinematics and geometry ------------------------------------------------------------------
+ * */
 
 static void test_planar_jacobian(void) {
     ccb_model* m = NULL;
@@ -291,7 +294,8 @@ static void test_box_halfspace_query(void) {
     ccb_model_destroy(m);
 }
 
-/* Sphere and capsule against a rigid half-space: phi = n.(p - o) - r, contact point on the plane. */
+/* Sphere and capsule against a rigid half-space: phi = n.(p - o) - r, contact point on the plane.
+ * */
 static void test_sphere_capsule_query(void) {
     ccb_model* m = NULL;
     ccb_model_create(&m);
@@ -523,7 +527,8 @@ static void test_model_validation(void) {
     ccb_model_destroy(m);
 }
 
-/* ---- determinism and failure ------------------------------------------------------------------ */
+/* ---- determinism and failure ------------------------------------------------------------------
+ * */
 
 static void test_determinism_and_failure(void) {
     slider_cfg cfg = {1.0, 1e7, 500.0, 1e-3, 0.7, 1.2566, -9.81e-7, CCB_LOCK_THETA};

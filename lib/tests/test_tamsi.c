@@ -1,8 +1,9 @@
 /* Unit tests of the friction regularizations (lib/src/friction.c), TALS (tamsi_tals.c) and the
  * TAMSI solver (tamsi.c, sparse_lu.c): spec formulation-tamsi-hydro §A.3-§A.5, the TALS
- * reference table of §C.3, TAMSI against the exact solution of a one-contact frictionless step,
- * a finite-difference check of the TAMSI Jacobian (eq. 23), dense LU against UMFPACK, the
- * Newton cycling that TALS cures (paper Fig. 2/4), substep retries and failure reporting. */
+ * reference table of formulation-tamsi-hydro §C.3, TAMSI against the exact solution of a
+ * one-contact frictionless step, a finite-difference check of the TAMSI Jacobian (eq. 23), dense LU
+ * against UMFPACK, the Newton cycling that TALS cures (paper Fig. 2/4), substep retries and failure
+ * reporting. */
 #include <stdlib.h>
 
 #include "ccb/alloc.h"
@@ -23,7 +24,8 @@ static const double TOL_FD = 1e-6;
  *  quadratically, so the last update leaves an error far below it; relative 1e-9 of O(1) m/s] */
 static const double TOL_SOLVE = 1e-9;
 
-/* ---- friction regularizations (§A.3) -------------------------------------------------------- */
+/* ---- friction regularizations (formulation-tamsi-hydro §A.3)
+ * -------------------------------------------------------- */
 
 static void test_friction_models(void) {
     const double mu = 0.7;
@@ -65,14 +67,16 @@ static void test_friction_models(void) {
     for (int k = 1; k <= 12; ++k) {
         const double x = 0.01 * k;
         CHECK_REL(ccb_friction_ratio(CCB_FRICTION_ATAN, 1.0, x), (2.0 / CCB_PI) * atan(x) / x,
-                  1e-15, 1e-300, "series through x^16/17: truncation < x^18/19 (spec §A.4)");
+                  1e-15, 1e-300,
+                  "series through x^16/17: truncation < x^18/19 (formulation-tamsi-hydro §A.4)");
     }
     ccb_friction_model m;
     CHECK(ccb_friction_parse("quad", &m) == CCB_OK && m == CCB_FRICTION_TAMSI_QUAD, "parse");
     CHECK(ccb_friction_parse("bogus", &m) == CCB_E_INVALID, "parse rejects unknown names");
 }
 
-/* Dt = -dft/dvt of the soft-norm force (§A.5) against central differences. */
+/* Dt = -dft/dvt of the soft-norm force (formulation-tamsi-hydro §A.5) against central differences.
+ * */
 static void test_friction_gradient(void) {
     for (int trial = 0; trial < 200; ++trial) {
         const ccb_friction_model m = (ccb_friction_model)(trial % CCB_FRICTION_NMODELS);
@@ -103,7 +107,8 @@ static void test_friction_gradient(void) {
     }
 }
 
-/* ---- TALS (§C.3 reference table) ------------------------------------------------------------ */
+/* ---- TALS (formulation-tamsi-hydro §C.3 reference table)
+ * ------------------------------------------------------------ */
 
 static void test_tals_table(void) {
     const ccb_tals_params p = ccb_tals_params_default();
@@ -126,7 +131,7 @@ static void test_tals_table(void) {
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; ++k) {
         ccb_tals_case w;
         const double a = ccb_tals_alpha(&p, rows[k].v, rows[k].dv, &w);
-        CHECK_ABS(a, rows[k].alpha, TOL_TABLE, "spec §C.3 table");
+        CHECK_ABS(a, rows[k].alpha, TOL_TABLE, "formulation-tamsi-hydro §C.3 table");
         CHECK(w == rows[k].which, "row %zu: case %d, expected %d", k, (int)w, (int)rows[k].which);
     }
     /* the exact angle case: sqrt(3)/(1 + sqrt(3)) */
@@ -155,7 +160,8 @@ static void test_tals_table(void) {
     }
 }
 
-/* ---- TAMSI ------------------------------------------------------------------------------------ */
+/* ---- TAMSI ------------------------------------------------------------------------------------
+ * */
 
 typedef struct pm {
     double m, A[9], J[9], vstar[3], v0[3], b[3];

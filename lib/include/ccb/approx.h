@@ -23,10 +23,12 @@ extern "C" {
 /* Global per-step options shared by all contacts. */
 typedef struct ccb_approx_options {
     double dt; /* time step [s], finite > 0 */
-    double vs; /* stiction tolerance v_s for Lagged/Similar [m/s], finite > 0 (spec §5, §6) */
-    double
-        sigma; /* SAP R_t = sigma*w and eq. (26) regularization [-], finite > 0 (spec §4.3, §7) */
-    double beta; /* SAP near-rigid parameter [-], >= 0; 0 disables the cap (spec §4.3) */
+    /* stiction tolerance v_s for Lagged/Similar [m/s], finite > 0 (formulation-convex §5, §6) */
+    double vs;
+    /* SAP R_t = sigma*w and eq. (26) regularization [-], finite > 0 (formulation-convex §4.3, §7) */
+    double sigma;
+    /* SAP near-rigid parameter [-], >= 0; 0 disables the cap (formulation-convex §4.3) */
+    double beta;
 } ccb_approx_options;
 
 /* Defaults of formulation-convex §8.8: v_s = 1e-4 m/s,
@@ -44,7 +46,7 @@ typedef struct ccb_contact_input {
     double mu;    /* Coulomb friction coefficient [-], finite >= 0 */
     double phi0;  /* signed distance at the start of the step [m], < 0 overlap */
     double vn0;   /* previous-step normal contact velocity [m/s] (Lagged's gamma_n0) */
-    double w;     /* Delassus diagonal approximation [1/kg] (spec §4.2), finite > 0 */
+    double w;     /* Delassus diagonal approximation [1/kg] (formulation-convex §4.2), finite > 0 */
 } ccb_contact_input;
 
 /* Per-contact constants of one step, filled by `prepare`. Fields not used by a variant are 0.
@@ -52,14 +54,16 @@ typedef struct ccb_contact_input {
 #define CCB_CONSTRAINT_USER 8
 typedef struct ccb_constraint {
     double dt, k, d, mu, phi0; /* copies of the inputs [s, N/m, s/m, -, m] */
-    /* Hunt & Crossley normal impulse n(v) = dt k (-(phi0 + dt v))_+ (1 - d v)_+ (spec §2.2,
-     * eq. (22)-(23)), held in a shifted-origin form about the breaking velocity vhat: */
+    /* Hunt & Crossley normal impulse n(v) = dt k (-(phi0 + dt v))_+ (1 - d v)_+
+     * (formulation-convex §2.2, eq. (22)-(23)), held in a shifted-origin form about the breaking
+     * velocity vhat: */
     double vhat;  /* breaking velocity min(-phi0/dt, 1/d) [m/s] (eq. 23) */
     double xhat;  /* -phi0 - dt*vhat >= 0 [m] */
     double chat;  /* 1 - d*vhat >= 0 [-] */
-    double gn0;   /* Lagged: previous-step normal impulse dt f_n(phi0, vn0) [N s] (spec §5) */
-    double eps_s; /* soft-norm regularization of the slip [m/s] (spec §5, §7) */
-    /* SAP (spec §4.3-§4.4) */
+    double gn0;   /* Lagged: previous-step normal impulse dt f_n(phi0, vn0) [N s]
+                     (formulation-convex §5) */
+    double eps_s; /* soft-norm regularization of the slip [m/s] (formulation-convex §5, §7) */
+    /* SAP (formulation-convex §4.3-§4.4) */
     double Rt, Rn;    /* regularization [1/kg] */
     double vn_hat;    /* bias velocity -phi0/(dt + tau_d) [m/s] */
     double mu_tilde2; /* mu^2 Rt/Rn [-] */
@@ -89,11 +93,11 @@ typedef struct ccb_approx {
     double (*inactive_radius)(const ccb_constraint* c, const double vc[3]);
 } ccb_approx;
 
-CCB_API extern const ccb_approx ccb_approx_sap;     /* spec §4 */
-CCB_API extern const ccb_approx ccb_approx_similar; /* spec §6 */
-CCB_API extern const ccb_approx ccb_approx_lagged;  /* spec §5, eps_s = v_s */
+CCB_API extern const ccb_approx ccb_approx_sap;     /* formulation-convex §4 */
+CCB_API extern const ccb_approx ccb_approx_similar; /* formulation-convex §6 */
+CCB_API extern const ccb_approx ccb_approx_lagged;  /* formulation-convex §5, eps_s = v_s */
 CCB_API extern const ccb_approx
-    ccb_approx_lagged_reg; /* spec §7, eps_s = max(v_s, sigma w mu gn0) */
+    ccb_approx_lagged_reg; /* formulation-convex §7, eps_s = max(v_s, sigma w mu gn0) */
 
 /* Registry: the built-in approximations first, then the registered ones, in order.
  * ccb_approx_get returns NULL outside [0, count); ccb_approx_find NULL for an unknown name. */
@@ -107,8 +111,8 @@ CCB_API const ccb_approx* ccb_approx_find(const char* name);
 #define CCB_APPROX_MAX_REGISTERED 16
 CCB_API ccb_status ccb_approx_register(const ccb_approx* approx, char* msg, size_t msg_size);
 
-/* ---- Hunt & Crossley normal law (spec §2.2), shared by Lagged, Similar and their tests ----
- * Fills the H&C fields (vhat, xhat, chat) of c from dt, k, d, phi0 already set in c. */
+/* ---- Hunt & Crossley normal law (formulation-convex §2.2), shared by Lagged, Similar and their
+ * tests ---- Fills the H&C fields (vhat, xhat, chat) of c from dt, k, d, phi0 already set in c. */
 CCB_API void ccb_hc_prepare(ccb_constraint* c);
 /* Normal potential l_n(v) = -(N(v) - N(vhat)) [J], i.e. the spec's -N(v) shifted by the
  * constant N(vhat) so that an inactive contact costs exactly 0; n(v) = -dl_n/dv [N s] and

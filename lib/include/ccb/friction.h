@@ -4,14 +4,16 @@
  * continuous point contact). The friction force of a contact with normal force fn >= 0 and
  * tangential velocity vt (2-vector, contact frame) is
  *     ft = -mu~(s) fn vt/|vt|,   s = |vt|/v_s,
- * where mu~ is one of four regularizations of the Coulomb coefficient mu (table in §A.3):
+ * where mu~ is one of four regularizations of the Coulomb coefficient mu (table in
+ * formulation-tamsi-hydro §A.3):
  *     LIN         mu s (s <= 1), mu (s > 1)                          C0, paper eq. (7)
  *     TAMSI_QUAD  mu s (2 - s) (s < 1), mu (s >= 1)                   C1, Drake TAMSI default
  *     STRIBECK5   mu S(s) (s < 1), mu (s >= 1), S = 10s^3-15s^4+6s^5   C2, Drake continuous
  *     ATAN        mu (2/pi) atan(s)                                   Cinf, Drake hydroelastic
  * (STRIBECK5 with equal static and dynamic coefficients, as every ccb case uses.) All four are
- * non-decreasing (mu~' >= 0), so the friction Jacobian is SPSD (§A.5). At the LIN kink the
- * derivative of the branch containing s is used (0 at s = 1 exactly, Drake's convention). */
+ * non-decreasing (mu~' >= 0), so the friction Jacobian is SPSD (formulation-tamsi-hydro §A.5). At
+ * the LIN kink the derivative of the branch containing s is used (0 at s = 1 exactly, Drake's
+ * convention). */
 #ifndef CCB_FRICTION_H
 #define CCB_FRICTION_H
 
@@ -41,13 +43,15 @@ CCB_API double ccb_friction_mu(ccb_friction_model m, double mu, double s, double
  * ft = -fn (mu~(s)/s) vt/v_s without dividing by |vt|. */
 CCB_API double ccb_friction_ratio(ccb_friction_model m, double mu, double s);
 
-/* Regularized friction of one contact with the soft norm of Drake's discrete solver (§A.4):
- * |vt|_s = sqrt(|vt|^2 + eps_v^2), t = vt/|vt|_s, s = |vt|_s/v_s; writes
+/* Regularized friction of one contact with the soft norm of Drake's discrete solver
+ * (formulation-tamsi-hydro §A.4): |vt|_s = sqrt(|vt|^2 + eps_v^2), t = vt/|vt|_s, s = |vt|_s/v_s;
+ * writes
  *   ft[2]  = -mu~(s) fn t                                                       [N]
  *   Dt[4]  = -dft/dvt = fn [ (mu~/|vt|_s)(I - t t^T) + (mu~'/v_s) t t^T ]  (2x2 row-major,
  *            SPSD; may be NULL)                                               [N s/m]
  *   *mu_s  = mu~(s) (may be NULL), *t_out[2] = t (may be NULL).
- * fn >= 0 [N], v_s > 0 [m/s], eps_v >= 0 [m/s]. Exact derivative also for eps_v > 0 (§A.5). */
+ * fn >= 0 [N], v_s > 0 [m/s], eps_v >= 0 [m/s]. Exact derivative also for eps_v > 0
+ * (formulation-tamsi-hydro §A.5). */
 CCB_API void ccb_friction_soft(ccb_friction_model m, double mu, double fn, const double vt[2],
                                double vs, double eps_v, double ft[2], double Dt[4], double* mu_s,
                                double t_out[2]);

@@ -3,8 +3,8 @@
  * Conventions (spec: formulation-convex §0): the contact normal n points from body A into body
  * B; phi is the signed distance along n (< 0 overlap); the contact frame C has columns
  * (t1, t2, n) (tangential first, right-handed, see ccb_contact_frame). A half-space is always
- * body A of its pairs. Pairs are reported while phi0 < margin ("speculative" contacts, ICF
- * §X-A: 10 cm by default); they stay inactive until the approach velocity closes the gap.
+ * body A of its pairs. Pairs are reported while phi0 < margin ("speculative" contacts,
+ * ICF §X-A: 10 cm by default); they stay inactive until the approach velocity closes the gap.
  *
  * Queries: half-space vs box corners, point markers, spheres and capsules; sphere vs sphere;
  * box vs sphere. A broad phase (a uniform grid over bounding spheres grown by the margin)

@@ -3,19 +3,20 @@
  * spec: formulation-tamsi-hydro §F (Masterjohn et al. RA-L 2022; Elandt et al. IROS 2019).
  * A compliant body carries a tetrahedral volume mesh with a piecewise-linear pressure field
  * p(x) [Pa] (one value per vertex, constant gradient per tetrahedron; zero on the surface and the
- * hydroelastic modulus E on the medial axis, §F.1). Against a rigid half-space the contact
- * surface is the slice of the tetrahedra by the plane (§F.2, marching tetrahedra), kept either
- * as one polygon per tetrahedron (≤ 4 vertices; the paper's representation) or with every
- * polygon split into triangles around its centroid (Elandt 2019; §F.3). Each face becomes one
- * point contact at its centroid c with area A, pressure p0 = p(c), gradient g = ∇p·n
- * (rigid limit of §F.4 step 3), stiffness k = A g and signed distance φ0 = −p0/g (§F.4, eqs
- * 15-16): the compliant force (fn0 − h k vn)+ of P2 eq. 16 is then exactly the point-contact
- * law every ccb solver already uses. Faces with A ≤ 1e-14 m² or g < 1e-14 Pa/m are skipped
- * (§F.4 steps 1-2).
+ * hydroelastic modulus E on the medial axis, formulation-tamsi-hydro §F.1). Against a rigid
+ * half-space the contact surface is the slice of the tetrahedra by the plane
+ * (formulation-tamsi-hydro §F.2, marching tetrahedra), kept either as one polygon per tetrahedron
+ * (≤ 4 vertices; the paper's representation) or with every polygon split into triangles around its
+ * centroid (Elandt 2019; formulation-tamsi-hydro §F.3). Each face becomes one point contact at its
+ * centroid c with area A, pressure p0 = p(c), gradient g = ∇p·n (rigid limit of
+ * formulation-tamsi-hydro §F.4 step 3), stiffness k = A g and signed distance φ0 = −p0/g (§F.4, eqs
+ * 15-16): the compliant force (fn0 − h k vn)+ of P2 eq. 16 is then exactly the point-contact law
+ * every ccb solver already uses. Faces with A ≤ 1e-14 m² or g < 1e-14 Pa/m are skipped
+ * (formulation-tamsi-hydro §F.4 steps 1-2).
  *
- * The other way round (§F.2, third case), the mesh's surface triangles act as a rigid triangle
- * mesh against a compliant half-space (modulus E, slab H_s, p = E depth/H_s): each triangle facing
- * the half-space is clipped to it (ccb_hydro_clip), one face per triangle.
+ * The other way round (formulation-tamsi-hydro §F.2, third case), the mesh's surface triangles act
+ * as a rigid triangle mesh against a compliant half-space (modulus E, slab H_s, p = E depth/H_s):
+ * each triangle facing the half-space is clipped to it (ccb_hydro_clip), one face per triangle.
  *
  * Model use: a shape of type CCB_SHAPE_HYDRO (ccb/model.h) holds a copy of a mesh; ccb_geometry_
  * query turns its slice by every rigid half-space (compliant mesh) or its clip by every compliant
@@ -32,7 +33,7 @@
 extern "C" {
 #endif
 
-/* Area and gradient thresholds of the skip rule (spec §F.4 steps 1-2). */
+/* Area and gradient thresholds of the skip rule (formulation-tamsi-hydro §F.4 steps 1-2). */
 #define CCB_HYDRO_MIN_AREA 1e-14     /* [m^2] */
 #define CCB_HYDRO_MIN_GRADIENT 1e-14 /* [Pa/m] */
 
@@ -50,7 +51,8 @@ CCB_API ccb_status ccb_hydro_mesh_create(int nverts, const ccb_vec3* verts, cons
 /* Cap layouts of a disk mesh. */
 typedef enum ccb_disk_layout {
     CCB_DISK_FAN = 0,  /* each cap a fan of n triangles around its centre (Drake's short-cylinder
-                          mesh, spec §F.1): n = max(3, ceil(2 pi R / h)) rim vertices */
+                          mesh, formulation-tamsi-hydro §F.1): n = max(3, ceil(2 pi R / h)) rim
+                          vertices */
     CCB_DISK_POLAR = 1 /* each cap a polar grid of Nr = max(1, ceil(R / h)) rings x 8 Nr sectors
                           (cases.md §2.1 polar(Nr)); ring 1 triangles, the other cells quads split
                           along alternating diagonals (checkerboard, so the point set keeps a
@@ -67,14 +69,14 @@ typedef struct ccb_hydro_disk {
 } ccb_hydro_disk;
 
 /* Medial-axis conforming tetrahedral mesh of a short cylinder (axis z, centred at the origin) and
- * its pressure field p = E d/H, d = distance to the boundary, H = L/2 (spec §F.1, margin 0).
- * The medial axis of the disk is the mid-plane disk of radius R - H and the two cones from its
- * rim to the rim circles; the mesh has one vertex layer on each cap (p = 0), one on the
- * mid-plane disk scaled by (R - H)/R (p = E) and, per cap triangle, a prism of 3 tetrahedra to
- * each cap, plus a prism of 3 tetrahedra per rim edge between the mid-plane rim and both cap
- * rims. FAN: 9n tetrahedra, 3n + 3 vertices, as Drake's MakeCylinderVolumeMeshWithMa. The field
- * is exactly E d/H of the polygonal cylinder. CCB_E_INVALID for bad parameters or too many
- * elements (> 5e6 tetrahedra). */
+ * its pressure field p = E d/H, d = distance to the boundary, H = L/2
+ * (formulation-tamsi-hydro §F.1, margin 0). The medial axis of the disk is the mid-plane disk of
+ * radius R - H and the two cones from its rim to the rim circles; the mesh has one vertex layer on
+ * each cap (p = 0), one on the mid-plane disk scaled by (R - H)/R (p = E) and, per cap triangle, a
+ * prism of 3 tetrahedra to each cap, plus a prism of 3 tetrahedra per rim edge between the
+ * mid-plane rim and both cap rims. FAN: 9n tetrahedra, 3n + 3 vertices, as Drake's
+ * MakeCylinderVolumeMeshWithMa. The field is exactly E d/H of the polygonal cylinder. CCB_E_INVALID
+ * for bad parameters or too many elements (> 5e6 tetrahedra). */
 CCB_API ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* def, ccb_hydro_mesh** out, char* msg,
                                        size_t msg_size);
 
@@ -98,7 +100,7 @@ CCB_API int ccb_hydro_mesh_rim(const ccb_hydro_mesh* mesh);
 CCB_API int ccb_hydro_mesh_nsurface(const ccb_hydro_mesh* mesh);
 CCB_API const int* ccb_hydro_mesh_surface(const ccb_hydro_mesh* mesh);
 
-/* Face representation (spec §F.3). */
+/* Face representation (formulation-tamsi-hydro §F.3). */
 typedef enum ccb_hydro_repr {
     CCB_HYDRO_POLYGONS = 0, /* one face per sliced tetrahedron (P2) */
     CCB_HYDRO_TRIANGLES = 1 /* each polygon as triangles around its centroid (Elandt 2019) */
@@ -109,7 +111,8 @@ typedef struct ccb_hydro_face {
     double area;       /* A [m^2] */
     double pressure;   /* p0 = p(c) [Pa] */
     double gradient;   /* g [Pa/m]: slice: ∇p . n of the mesh's field; clip: the half-space's
-                          gradient along the face normal (spec §F.4 step 2, rigid limit) */
+                          gradient along the face normal (formulation-tamsi-hydro §F.4 step 2,
+                          rigid limit) */
     ccb_vec3 normal;   /* contact normal, from the half-space into the mesh body: slice: the
                           plane's outward normal; clip: minus the rigid triangle's normal */
     int tet;           /* slice: tetrahedron the face lies in; clip: surface triangle */
@@ -139,11 +142,11 @@ CCB_API ccb_status ccb_hydro_slice(const ccb_hydro_mesh* mesh, const ccb_pose* X
 
 /* The mesh's surface (ccb_hydro_mesh_surface) as a RIGID triangle mesh at pose X_WM against a
  * COMPLIANT half-space {x : n.(x - o) <= 0} with hydroelastic modulus E and slab thickness H_s,
- * p = -n.(x - o) E/H_s (spec §F.1, §F.2 third case): every surface triangle facing into the
- * half-space (its outward normal within 5 pi/8 of the half-space's pressure gradient -n) is
- * clipped to the half-space (Sutherland-Hodgman); the face's normal is minus the triangle's,
- * g = -(E/H_s) n . n_t (= E/H_s for a face parallel to the plane), p0 = p(c); faces as in
- * ccb_hydro_slice (representation, skip rule). CCB_E_INVALID for E, H_s not finite > 0. */
+ * p = -n.(x - o) E/H_s (formulation-tamsi-hydro §F.1, §F.2 third case): every surface triangle
+ * facing into the half-space (its outward normal within 5 pi/8 of the half-space's pressure
+ * gradient -n) is clipped to the half-space (Sutherland-Hodgman); the face's normal is minus the
+ * triangle's, g = -(E/H_s) n . n_t (= E/H_s for a face parallel to the plane), p0 = p(c); faces as
+ * in ccb_hydro_slice (representation, skip rule). CCB_E_INVALID for E, H_s not finite > 0. */
 CCB_API ccb_status ccb_hydro_clip(const ccb_hydro_mesh* mesh, const ccb_pose* X_WM, ccb_vec3 o,
                                   ccb_vec3 n, double modulus, double slab, ccb_hydro_repr repr,
                                   ccb_hydro_surface* out, char* msg, size_t msg_size);

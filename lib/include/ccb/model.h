@@ -47,8 +47,9 @@ typedef enum ccb_mobilizer {
  * body origin; world frame) at time t [s]. Must be deterministic and defined for every t. */
 typedef void (*ccb_motion_fn)(double t, void* user, ccb_pose* X_WB, ccb_twist* V_WB);
 
-/* Applied load (explicit, part of k2 in spec §1.1): writes a force f_W [N] through the centre
- * of mass and a torque tau_W [N m], world frame, at time t with the body at X_WB, V_WB. */
+/* Applied load (explicit, part of k2 in formulation-convex §1.1): writes a force f_W [N] through
+ * the centre of mass and a torque tau_W [N m], world frame, at time t with the body at X_WB, V_WB.
+ * */
 typedef void (*ccb_force_fn)(double t, const ccb_pose* X_WB, const ccb_twist* V_WB, void* user,
                              ccb_vec3* f_W, ccb_vec3* tau_W);
 
@@ -64,8 +65,8 @@ typedef struct ccb_body_def {
                              initial pose (R a rotation matrix) */
     ccb_twist twist;      /* PLANAR: initial twist (planar: v_y = 0, w = (0, omega, 0)); FREE:
                              initial twist */
-    double damping[3];    /* PLANAR: joint damping on (x, z, theta), implicit (spec §1.1),
-                                 [N s/m, N s/m, N m s/rad], finite >= 0 */
+    double damping[3];    /* PLANAR: joint damping on (x, z, theta), implicit
+                             (formulation-convex §1.1), [N s/m, N s/m, N m s/rad], finite >= 0 */
     ccb_motion_fn motion; /* PRESCRIBED: required */
     void* motion_user;    /* passed to motion */
     ccb_force_fn force;   /* optional applied load (NULL: none) */
@@ -109,14 +110,15 @@ typedef struct ccb_shape_def {
     double radius;          /* SPHERE: > 0; CAPSULE: >= 0 [m] */
     double half_length;     /* CAPSULE: > 0 [m] */
     const ccb_hydro_mesh* mesh; /* HYDRO: the mesh in the shape frame (copied) */
-    ccb_hydro_repr hydro_repr;  /* HYDRO: polygons (default) or triangles, spec §F.3; also
-                                   used by a compliant half-space's faces */
+    ccb_hydro_repr hydro_repr;  /* HYDRO: polygons (default) or triangles,
+                                   formulation-tamsi-hydro §F.3; also used by a compliant
+                                   half-space's faces */
     double hydro_slab;      /* HALFSPACE: 0 (default) rigid; > 0 a compliant hydroelastic
                                half-space of this slab thickness H_s [m] and modulus
-                               material.k (spec §F.1); it touches only rigid HYDRO shapes */
+                               material.k (formulation-tamsi-hydro §F.1); it touches only rigid HYDRO shapes */
     ccb_material material;  /* HYDRO and compliant half-space: k stands for the modulus E
                                (INFINITY: a rigid HYDRO surface; weights the dissipation in the
-                               pair rule, spec §F.4 step 6); each face has k = A g */
+                               pair rule, formulation-tamsi-hydro §F.4 step 6); each face has k = A g */
 } ccb_shape_def;
 
 /* A rigid, frictionless half-space at the identity pose. */

@@ -4,11 +4,11 @@
  *   l(v) = 1/2 |v - v*|_A^2 + sum_i l_i(J_i v + b_i)
  * over the velocities of the participating cliques (the others keep v = v*):
  *   r = A (v - v*) - J^T gamma,  H = A + J^T G J,  H dv = -r,  v <- v + alpha dv,
- * alpha from an exact line search (Newton-Raphson with bracketing and bisection, §8.4).
- * Stopping (§8.5), D = diag(A)^{-1/2}:
+ * alpha from an exact line search (Newton-Raphson with bracketing and bisection, formulation-convex
+ * §8.4). Stopping (formulation-convex §8.5), D = diag(A)^{-1/2}:
  *   optimality  |D r| <= eps_a + eps_r max(|D p|, |D j|),  j = J^T gamma,
  *               p = A (v - v0), the momentum change of the step (default), or p = A v, the
- *               momentum itself (spec §8.5, Drake; see ccb_stop_scale),
+ *               momentum itself (formulation-convex §8.5, Drake; see ccb_stop_scale),
  *   cost stall  |l_m - l_{m+1}| < eps_ca + eps_cr (|l_m| + |l_{m+1}|)/2  and  alpha > 0.5,
  * tested at the top of every iteration (0 factorizations if the guess already satisfies it).
  * The reported iteration count is the number of factorizations.
@@ -25,12 +25,12 @@ extern "C" {
 
 typedef struct ccb_newton ccb_newton;
 
-/* Factorization of H = A + J^T G J (spec §8.2). With one participating clique H is a single
- * dense block: `auto` factors it with the dense Cholesky kernel. With two or more cliques `auto`
- * uses the block Cholesky: AMD on the graph of cliques, the block fill computed once per pattern,
- * dense kernels on the 3x3 and 6x6 blocks (no scalar sparse matrix, no BLAS). On the clutter's
- * 240-velocity Hessians it factors and solves in 37 us against CHOLMOD's supernodal 88 us and
- * its simplicial 113 us (README "Speed"); CHOLMOD stays selectable and is the reference of the
+/* Factorization of H = A + J^T G J (formulation-convex §8.2). With one participating clique H is a
+ * single dense block: `auto` factors it with the dense Cholesky kernel. With two or more cliques
+ * `auto` uses the block Cholesky: AMD on the graph of cliques, the block fill computed once per
+ * pattern, dense kernels on the 3x3 and 6x6 blocks (no scalar sparse matrix, no BLAS). On the
+ * clutter's 240-velocity Hessians it factors and solves in 37 us against CHOLMOD's supernodal 88 us
+ * and its simplicial 113 us (README "Speed"); CHOLMOD stays selectable and is the reference of the
  * unit tests. */
 typedef enum ccb_linear_solver {
     CCB_LINSOLVE_AUTO = 0,    /* dense for one clique, block otherwise (default) */
@@ -40,15 +40,15 @@ typedef enum ccb_linear_solver {
                                  dense block kernels (no scalar sparse matrix, no BLAS) */
 } ccb_linear_solver;
 
-/* Momentum scale of the optimality test. The spec (§8.5) and Drake use the momentum p = A v.
- * Its size does not shrink with dt while the impulses of a step do, so for small steps the test
- * accepts iterates whose error is a fixed fraction of the momentum per step: at dt = 1e-7 the
- * Painleve rod (cases.md §5) is accepted at its initial guess in every step and never feels
- * gravity or contact. The momentum change of the step, A (v - v0) = dt (forces) + J^T gamma at
- * the solution, scales with dt, so the accumulated error stays O(eps_r T). */
+/* Momentum scale of the optimality test. The spec (formulation-convex §8.5) and Drake use the
+ * momentum p = A v. Its size does not shrink with dt while the impulses of a step do, so for small
+ * steps the test accepts iterates whose error is a fixed fraction of the momentum per step: at dt =
+ * 1e-7 the Painleve rod (cases.md §5) is accepted at its initial guess in every step and never
+ * feels gravity or contact. The momentum change of the step, A (v - v0) = dt (forces) + J^T gamma
+ * at the solution, scales with dt, so the accumulated error stays O(eps_r T). */
 typedef enum ccb_stop_scale {
     CCB_STOP_STEP_MOMENTUM = 0, /* p = A (v - v0) (default) */
-    CCB_STOP_MOMENTUM = 1       /* p = A v (spec §8.5, Drake SapSolverParameters) */
+    CCB_STOP_MOMENTUM = 1       /* p = A v (formulation-convex §8.5, Drake SapSolverParameters) */
 } ccb_stop_scale;
 
 typedef struct ccb_newton_params {
@@ -61,7 +61,8 @@ typedef struct ccb_newton_params {
     int ls_max_evals;     /* line-search evaluations before CCB_E_NOTCONV; default 100 */
     double ls_ftol;       /* |l'(alpha)|/|l'(0)| accepted as a root; default 1e-8 (Drake) */
     double ls_alpha_rtol; /* step-size tolerance relative to the first guess; default 1e-8 */
-    int compute_kappa;    /* 1: condition number kappa_2(H) at the solution (§8.9); default 0 */
+    int compute_kappa;    /* 1: condition number kappa_2(H) at the solution
+                             (formulation-convex §8.9); default 0 */
     int kappa_max_nv;     /* largest participating size for the dense eigen-solve; default 2000 */
     ccb_linear_solver linear_solver;
     ccb_stop_scale stop_scale; /* default CCB_STOP_STEP_MOMENTUM */
@@ -121,8 +122,8 @@ CCB_API void ccb_newton_destroy(ccb_newton* ws); /* accepts NULL */
 CCB_API const char* ccb_newton_last_error(const ccb_newton* ws);
 
 /* Starts a solve of `problem` (borrowed: must stay unchanged until the solve ends) from v_guess
- * (full nv vector; NULL means the problem's v0, the warm start of spec §8.7). Evaluates the
- * cost at the guess. */
+ * (full nv vector; NULL means the problem's v0, the warm start of formulation-convex §8.7).
+ * Evaluates the cost at the guess. */
 CCB_API ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* problem,
                                    const ccb_newton_params* params, const double* v_guess);
 /* CCB_OK if the current iterate meets the stopping criteria, CCB_CONTINUE if not, an error code

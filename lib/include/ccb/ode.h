@@ -2,26 +2,32 @@
  * continuous compliant-contact model with regularized friction as such an ODE.
  *
  * spec: formulation-tamsi-hydro §A (model), §B (implicit Euler as in Drake's
- * ImplicitEulerIntegrator), §C.4 (TALS inside implicit Euler), §E (RK3 reference, work metric).
+ * ImplicitEulerIntegrator), formulation-tamsi-hydro §C.4 (TALS inside implicit Euler), §E (RK3
+ * reference, work metric).
  *
  * Methods (ccb_ode_method):
  *   IE    implicit Euler, r(x) = x - x_{n-1} - h f(t_n, x) = 0 by Newton with an iteration
- *         matrix I - h J, J by forward differences (§B.1-§B.2), the Hairer-Wanner convergence
- *         test (§B.3), full Newton (J at every iterate) or quasi Newton (J reused across
- *         iterations, steps and step sizes, with Drake's escalating retries) (§B.4), fixed step
+ *         matrix I - h J, J by forward differences (formulation-tamsi-hydro §B.1-§B.2), the
+ * Hairer-Wanner convergence
+ *         test (formulation-tamsi-hydro §B.3), full Newton (J at every iterate) or quasi Newton (J
+ * reused across
+ *         iterations, steps and step sizes, with Drake's escalating retries)
+ * (formulation-tamsi-hydro §B.4), fixed step
  *         with convergence control (a failed step is redone as two halves, recursively, so the
- *         original interval is finished; §B.5, §H-B4) or error control with accuracy a and the
- *         implicit-trapezoid or step-doubling error estimate (§B.6), TALS on or off (§C.4);
+ *         original interval is finished; formulation-tamsi-hydro §B.5, §H-B4) or error control with
+ * accuracy a and the
+ *         implicit-trapezoid or step-doubling error estimate (formulation-tamsi-hydro §B.6), TALS
+ * on or off (§C.4);
  *   RK3   explicit third-order Runge-Kutta (Drake's RungeKutta3Integrator tableau) with a fixed
- *         step: the reference of the work-precision study (§E.2);
+ *         step: the reference of the work-precision study (formulation-tamsi-hydro §E.2);
  *   GSL   an adaptive GSL odeiv2 stepper (rk8pd, rkf45, rkck or msadams) with absolute and
  *         relative tolerances: a second, independent reference.
  * Every method lands exactly on the time it is asked to reach (ccb_ode_advance), so sampled
- * windows of the work-precision metric (§E.2) are hard boundaries.
+ * windows of the work-precision metric (formulation-tamsi-hydro §E.2) are hard boundaries.
  *
- * Work (§B.8) counts every real call of f: FD Jacobian columns and their base evaluations
- * (the base is shared with a residual evaluation at the same (t, x), as Drake's cache does),
- * error-estimator calls and calls made in failed or rejected attempts. */
+ * Work (formulation-tamsi-hydro §B.8) counts every real call of f: FD Jacobian columns and their
+ * base evaluations (the base is shared with a residual evaluation at the same (t, x), as Drake's
+ * cache does), error-estimator calls and calls made in failed or rejected attempts. */
 #ifndef CCB_ODE_H
 #define CCB_ODE_H
 
@@ -32,7 +38,7 @@
 extern "C" {
 #endif
 
-/* The tangential slip of one contact at a state, for TALS (spec §C.4). */
+/* The tangential slip of one contact at a state, for TALS (formulation-tamsi-hydro §C.4). */
 typedef struct ccb_ode_slip {
     long long key; /* identifies the contact across states (same key = same contact) */
     double vt[2];  /* tangential velocity in the contact frame [m/s] */
@@ -46,7 +52,8 @@ typedef struct ccb_ode_system {
      * increasing key; *out is borrowed until the next call. */
     ccb_status (*slip)(void* user, double t, const double* x, const ccb_ode_slip** out, int* n);
     double vs;  /* TALS: stiction tolerance [m/s] of the system's friction */
-    double rho; /* TALS: relative tolerance, eps_v = rho v_s (spec §C.2; default 1e-2) */
+    double rho; /* TALS: relative tolerance, eps_v = rho v_s (formulation-tamsi-hydro §C.2);
+                   default 1e-2 */
     void* user;
 } ccb_ode_system;
 
@@ -57,7 +64,7 @@ typedef enum ccb_ode_method {
 } ccb_ode_method;
 
 typedef enum ccb_ie_newton {
-    CCB_IE_FULL_NEWTON = 0, /* FN: J at every iterate (spec §B.4) */
+    CCB_IE_FULL_NEWTON = 0, /* FN: J at every iterate (formulation-tamsi-hydro §B.4) */
     CCB_IE_QUASI_NEWTON = 1 /* QN: J reused, Drake's trials 1-3 on failure */
 } ccb_ie_newton;
 
@@ -81,12 +88,14 @@ typedef struct ccb_ode_params {
     ccb_ie_newton newton;       /* default CCB_IE_FULL_NEWTON */
     int error_control;          /* 0: fixed step (default); 1: error control */
     double accuracy;            /* a: error target of EC and Newton tolerance kappa a in both
-                                   modes (spec §B.3, §B.7); default 0.1 (Drake) */
-    double newton_kappa;        /* kappa of the Hairer test; default 0.05 (spec §B.3) */
-    int max_newton;             /* Newton iterations per trial; default 10 (spec §B.3) */
-    int tals;                   /* TALS on the Newton update (spec §C.4); default 0 */
+                                   modes (formulation-tamsi-hydro §B.3, §B.7); default 0.1 (Drake) */
+    double newton_kappa;        /* kappa of the Hairer test; default 0.05
+                                   (formulation-tamsi-hydro §B.3) */
+    int max_newton;     /* Newton iterations per trial; default 10 (formulation-tamsi-hydro §B.3) */
+    int tals;              /* TALS on the Newton update (formulation-tamsi-hydro §C.4); default 0 */
     double theta_max;           /* TALS turn limit [rad]; default pi/3 */
-    ccb_ie_estimator estimator; /* default CCB_IE_TRAPEZOID (spec §B.6, [UNVERIFIED] H-B1) */
+    ccb_ie_estimator estimator; /* default CCB_IE_TRAPEZOID (formulation-tamsi-hydro §B.6,
+                                   §H-B1: inferred, not confirmed) */
     /* GSL */
     ccb_ode_gsl_method gsl_method; /* default rk8pd */
     double gsl_atol, gsl_rtol;     /* default 1e-10, 1e-10 */
@@ -104,7 +113,8 @@ CCB_API ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size
 CCB_API const char* ccb_ode_method_name(ccb_ode_method m);
 CCB_API const char* ccb_ode_gsl_method_name(ccb_ode_gsl_method m);
 
-/* Work done (spec §B.8), cumulative since creation or the last ccb_ode_reset_work. */
+/* Work done (formulation-tamsi-hydro §B.8), cumulative since creation or the last
+ * ccb_ode_reset_work. */
 typedef struct ccb_ode_work {
     long n_f;            /* all calls of f */
     long n_f_jacobian;   /* of which for finite-difference Jacobians */
@@ -152,12 +162,15 @@ CCB_API ccb_status ccb_ode_ie_newton_trace(const ccb_ode_system* sys, double t0,
                                            double r_tol, double* rnorm, int* n, double* x_out,
                                            int* converged, char* msg, size_t msg_size);
 
-/* ---- the continuous contact model (spec §A) ---------------------------------------------------- */
+/* ---- the continuous contact model (formulation-tamsi-hydro §A)
+ * ---------------------------------------------------- */
 
 /* Options of the continuous model: x = (q, v), q' = N(q) v, M v' = k2 + J^T f - D v with the
  * compliant point contacts of the model's geometry at q (only phi < 0 pushes):
- *   fn = k (1 - d vn)+ (-phi)+                                       (spec §A.2, eq. 5)
- *   ft = -mu~(s) fn vt/|vt|,  s = |vt|/v_s, evaluated as -fn (mu~(s)/s) vt/v_s (no 0/0)  (§A.3) */
+ *   fn = k (1 - d vn)+ (-phi)+                                       (formulation-tamsi-hydro §A.2,
+ * eq. 5)
+ *   ft = -mu~(s) fn vt/|vt|,  s = |vt|/v_s, evaluated as -fn (mu~(s)/s) vt/v_s (no 0/0)
+ * (formulation-tamsi-hydro §A.3) */
 typedef struct ccb_contact_ode_params {
     ccb_friction_model friction; /* default CCB_FRICTION_STRIBECK5 (Drake continuous) */
     double vs;                   /* stiction tolerance [m/s], finite > 0; default 1e-4 */

@@ -1,14 +1,17 @@
 /* ccb/problem.h — the per-step contact problem (frozen for the step).
  *
  * spec: formulation-convex §1. For a step from (t0, q0, v0) with step dt:
- *   A    = blockdiag(A_c), A_c = M_c(q0) + dt D_c       (one SPD block per clique, §1.1)
- *   v*   = v0 + dt A^{-1} (k2(q0, v0) - D v0)            (free-motion velocities, §1.1)
+ *   A    = blockdiag(A_c), A_c = M_c(q0) + dt D_c       (one SPD block per clique,
+ * formulation-convex §1.1)
+ *   v*   = v0 + dt A^{-1} (k2(q0, v0) - D v0)            (free-motion velocities,
+ * formulation-convex §1.1)
  *   v_c  = J v + b                                       (3 rows per contact, tangential first)
  * with J evaluated at q0 and b the velocity bias of bodies without coordinates (prescribed
  * motion, e.g. a conveyor belt) at the end of the step, t0 + dt. Per contact it also holds
  * phi0, the previous-step normal velocity vn0 = (J v0 + b(t0))_n, the material, the Delassus
- * approximation w (§4.2) and the approximation's per-step constants (prepare()).
- * The Newton solver minimizes l(v) = 1/2 |v - v*|_A^2 + sum_i l_i(J_i v + b_i) (§1.2). */
+ * approximation w (formulation-convex §4.2) and the approximation's per-step constants (prepare()).
+ * The Newton solver minimizes l(v) = 1/2 |v - v*|_A^2 + sum_i l_i(J_i v + b_i) (formulation-convex
+ * §1.2). */
 #ifndef CCB_PROBLEM_H
 #define CCB_PROBLEM_H
 
@@ -22,7 +25,7 @@ extern "C" {
 
 typedef struct ccb_problem ccb_problem;
 
-/* Delassus diagonal approximation w_i = |W_ii|_F / 3 (spec §4.2) built from */
+/* Delassus diagonal approximation w_i = |W_ii|_F / 3 (formulation-convex §4.2) built from */
 typedef enum ccb_delassus {
     CCB_DELASSUS_DIAG_INVERSE = 0, /* J_ic diag(A_c)^{-1} J_ic^T (current Drake; default) */
     CCB_DELASSUS_FULL_INVERSE = 1  /* J_ic A_c^{-1} J_ic^T (SAP paper, original Drake) */

@@ -8,9 +8,9 @@
  *      (ccb_newton_solve, warm-started at v0); or TAMSI (ccb_tamsi_solve, from v0);
  *   4. q = q0 + dt N(q0) v,  t = t_start + (n + 1) dt.
  * With the ODE solver a step integrates the continuous model x = (q, v) of ccb_contact_ode
- * (configuration not frozen; spec §A) from t0 to t0 + dt with the chosen integrator (implicit
- * Euler, RK3, GSL); dt is then the sampling interval and the integrator's own step is
- * `ode.h` (0: dt), so the contact results are those of the continuous model at t0 + dt
+ * (configuration not frozen; formulation-tamsi-hydro §A) from t0 to t0 + dt with the chosen
+ * integrator (implicit Euler, RK3, GSL); dt is then the sampling interval and the integrator's own
+ * step is `ode.h` (0: dt), so the contact results are those of the continuous model at t0 + dt
  * (force = the contact force at that instant, gamma = force dt).
  * A step whose solve fails leaves (t, q, v) bit-identical and returns the failure; its
  * statistics stay readable. Time is counted in whole steps from the last set_state, so long

@@ -4,23 +4,26 @@
  * TALS (spec: formulation-tamsi-hydro §C; paper §III-A): given the tangential velocity v of a
  * contact at a Newton iterate and the update dv, returns the largest fraction alpha in (0, 1]
  * of the update that neither jumps across the stiction disk |vt| < v_s nor turns the velocity
- * by more than theta_max. The six cases of §C.2 are numbered I-VI as in the spec.
+ * by more than theta_max. The six cases of formulation-tamsi-hydro §C.2 are numbered I-VI as in the
+ * spec.
  *
- * TAMSI (spec §D; paper §V, eqs. 10-23) solves the per-step problem of a ccb_problem
- * (frozen configuration: mass blocks A = M + dt D, free velocities v* with A v* = p*, contact
- * Jacobians J rows (t1, t2, n), bias b, phi0 and materials) for the velocities v:
+ * TAMSI (formulation-tamsi-hydro §D; paper §V, eqs. 10-23) solves the per-step problem of a
+ * ccb_problem (frozen configuration: mass blocks A = M + dt D, free velocities v* with A v* = p*,
+ * contact Jacobians J rows (t1, t2, n), bias b, phi0 and materials) for the velocities v:
  *   vc     = J v + b                          contact velocities (vt = rows t1, t2; vn = row n)
  *   fn(vn) = (1 - d vn)+ (fn0 - dt k vn)+,    fn0 = -k phi0          (two-way coupling, eq. 19)
- *   ft     = -mu~(s) fn t                     (spec §A.3-§A.4, soft norm eps_v = rho v_s)
+ *   ft     = -mu~(s) fn t                     (formulation-tamsi-hydro §A.3-§A.4, soft norm eps_v =
+ * rho v_s)
  *   r(v)   = A (v - v*) - dt J^T f(J v + b)                                          (eq. 21)
  *   dr/dv  = A + dt J^T G J,  G = -df/dvc = [[Dt, mu~ t dfn/dvn], [0, -dfn/dvn]]      (eq. 23)
  * with Newton steps dv = -(dr/dv)^{-1} r (LU with partial pivoting; dense for one participating
  * clique, UMFPACK otherwise) limited by TALS, until the largest full update of the tangential
  * and normal contact velocities, |dvt|_2 and |dvn|_2 over all contacts, is below rho v_s
- * (spec §D.4). The one-way variant (§D.2) freezes fn = k (1 - d vn0)+ (-phi0)+ and drops the
- * normal terms (dr/dv = A + dt Jt^T Dt Jt, SPD; solved by the same LU, where Drake uses LDL^T:
- * the same direction up to round-off). On failure the step is retried with N = 2, 3,
- * ..., max_substeps equal substeps of the frozen problem (Drake's TamsiDriver, §D.5). */
+ * (formulation-tamsi-hydro §D.4). The one-way variant (§D.2) freezes fn = k (1 - d vn0)+ (-phi0)+
+ * and drops the normal terms (dr/dv = A + dt Jt^T Dt Jt, SPD; solved by the same LU, where Drake
+ * uses LDL^T: the same direction up to round-off). On failure the step is retried with N = 2, 3,
+ * ..., max_substeps equal substeps of the frozen problem (Drake's TamsiDriver,
+ * formulation-tamsi-hydro §D.5). */
 #ifndef CCB_TAMSI_H
 #define CCB_TAMSI_H
 
@@ -32,7 +35,8 @@
 extern "C" {
 #endif
 
-/* ---- TALS (spec §C.2) ------------------------------------------------------------------------ */
+/* ---- TALS (formulation-tamsi-hydro §C.2)
+ * ------------------------------------------------------------------------ */
 
 typedef enum ccb_tals_case {
     CCB_TALS_SMALL_UPDATE = 1, /* I:   |dv| < eps_v: alpha = 1 */
@@ -61,11 +65,13 @@ CCB_API ccb_status ccb_tals_params_check(const ccb_tals_params* p, char* msg, si
 CCB_API double ccb_tals_alpha(const ccb_tals_params* p, const double v[2], const double dv[2],
                               ccb_tals_case* which);
 
-/* ---- TAMSI ------------------------------------------------------------------------------------ */
+/* ---- TAMSI ------------------------------------------------------------------------------------
+ * */
 
 typedef enum ccb_tamsi_coupling {
-    CCB_TAMSI_TWO_WAY = 0, /* TAMSI proper: implicit normal forces (spec §D.3) */
-    CCB_TAMSI_ONE_WAY = 1  /* semi-implicit friction only, normal forces frozen (§D.2) */
+    CCB_TAMSI_TWO_WAY = 0, /* TAMSI proper: implicit normal forces (formulation-tamsi-hydro §D.3) */
+    CCB_TAMSI_ONE_WAY = 1  /* semi-implicit friction only, normal forces frozen
+                              (formulation-tamsi-hydro §D.2) */
 } ccb_tamsi_coupling;
 
 typedef enum ccb_tamsi_linear_solver {
@@ -76,7 +82,8 @@ typedef enum ccb_tamsi_linear_solver {
 
 typedef struct ccb_tamsi_params {
     ccb_tamsi_coupling coupling; /* default two-way */
-    ccb_friction_model friction; /* default CCB_FRICTION_TAMSI_QUAD (Drake, spec §D.5) */
+    ccb_friction_model friction; /* default CCB_FRICTION_TAMSI_QUAD (Drake,
+                                    formulation-tamsi-hydro §D.5) */
     double vs;                   /* stiction tolerance [m/s]; default 1e-4 */
     double rho;                  /* relative tolerance [-]; eps_v = rho v_s; default 1e-2 */
     double theta_max;            /* TALS angle limit [rad]; default pi/3 */
@@ -90,7 +97,8 @@ typedef struct ccb_tamsi_params {
 CCB_API ccb_tamsi_params ccb_tamsi_params_default(void);
 CCB_API ccb_status ccb_tamsi_params_check(const ccb_tamsi_params* p, char* msg, size_t msg_size);
 
-/* One TAMSI iteration (spec §D.6: the residual history the paper's Fig. 4 plots). */
+/* One TAMSI iteration (formulation-tamsi-hydro §D.6: the residual history the paper's Fig. 4
+ * plots). */
 typedef struct ccb_tamsi_iter {
     double residual;  /* |r|_2 at the iterate before the update [N s] */
     double e_t;       /* |dvt|_2 of the full update [m/s] */
