@@ -173,12 +173,18 @@ expect 2 "cannot create directory" -- "$CCB" run conveyor --out /proc/ccb-cannot
 
 # --- a good run: files complete, status ok -------------------------------------------------------
 expect 0 "status ok" -- "$CCB" run conveyor --approx lagged --out "$tmp/ok"
-for f in trajectory.csv steps.csv meta.json; do
+for f in trajectory.csv steps.csv times.csv meta.json; do
   [ -s "$tmp/ok/$f" ] || { echo "FAIL: missing $f"; stop; }
 done
 grep -q '"status":[[:space:]]*"ok"' "$tmp/ok/meta.json" || { echo "FAIL: meta status"; stop; }
 [ "$(wc -l <"$tmp/ok/trajectory.csv")" -eq 201 ] || { echo "FAIL: 200 rows + header expected"; stop; }
 head -1 "$tmp/ok/trajectory.csv" | grep -q '^t \[s\],box.x \[m\]' || { echo "FAIL: header units"; stop; }
+# wall times only in times.csv (steps.csv holds results alone), and the format says so
+head -1 "$tmp/ok/steps.csv" | grep -q 'time' && { echo "FAIL: steps.csv has wall-time columns"; stop; }
+head -1 "$tmp/ok/times.csv" | grep -q '^step,time_geometry \[s\],time_problem \[s\],time_solve \[s\],time_assemble' \
+  || { echo "FAIL: times.csv header: $(head -1 "$tmp/ok/times.csv")"; stop; }
+[ "$(wc -l <"$tmp/ok/times.csv")" -eq "$(wc -l <"$tmp/ok/steps.csv")" ] || { echo "FAIL: times.csv rows"; stop; }
+grep -q '"format_version":[[:space:]]*2' "$tmp/ok/meta.json" || { echo "FAIL: format_version 2"; stop; }
 if ls "$tmp/ok" | grep -q tmp; then
   echo "FAIL: temporary files left in $tmp/ok"
   stop
@@ -251,11 +257,13 @@ grep -q '"work.f_evaluations"\|"f_evaluations"' "$tmp/sv/meta.json" || { echo "F
 expect 1 "TAMSI failed with 1..20 substeps" -- "$CCB" run box --solver tamsi --tals off --dt 0.01 --t-final 1 --out "$tmp/tf"
 grep -q '"status":[[:space:]]*"failed"' "$tmp/tf/meta.json" || { echo "FAIL: TAMSI failure not recorded"; stop; }
 
-# --- determinism: identical inputs, bit-identical trajectories -----------------------------------
+# --- determinism: identical inputs, bit-identical trajectories and step statistics ----------------
+# (wall times live in times.csv, the only data file that may differ)
+same_run() { cmp -s "$1/trajectory.csv" "$2/trajectory.csv" && cmp -s "$1/steps.csv" "$2/steps.csv"; }
 for m in sap similar lagged lagged-reg; do
   "$CCB" run conveyor --approx "$m" --out "$tmp/d1_$m" >/dev/null 2>&1
   "$CCB" run conveyor --approx "$m" --out "$tmp/d2_$m" >/dev/null 2>&1
-  if ! cmp -s "$tmp/d1_$m/trajectory.csv" "$tmp/d2_$m/trajectory.csv"; then
+  if ! same_run "$tmp/d1_$m" "$tmp/d2_$m"; then
     echo "FAIL: $m trajectories differ between identical runs"
     stop
   else
@@ -267,7 +275,7 @@ for sv in "--solver tamsi" "--solver ie --tals on --jacobian quasi" "--solver ie
   "$CCB" run box $sv --out "$tmp/e1" >/dev/null 2>&1
   # shellcheck disable=SC2086
   "$CCB" run box $sv --out "$tmp/e2" >/dev/null 2>&1
-  if cmp -s "$tmp/e1/trajectory.csv" "$tmp/e2/trajectory.csv"; then
+  if same_run "$tmp/e1" "$tmp/e2"; then
     pass=$((pass + 1))
   else
     echo "FAIL: box $sv trajectories differ between identical runs"
@@ -277,7 +285,7 @@ done
 # 3-D free bodies through the broad phase and CHOLMOD: bit-identical too
 "$CCB" run clutter --t-final 0.3 --out "$tmp/c1" >/dev/null 2>&1
 "$CCB" run clutter --t-final 0.3 --out "$tmp/c2" >/dev/null 2>&1
-if [ -s "$tmp/c1/trajectory.csv" ] && cmp -s "$tmp/c1/trajectory.csv" "$tmp/c2/trajectory.csv"; then
+if [ -s "$tmp/c1/trajectory.csv" ] && same_run "$tmp/c1" "$tmp/c2"; then
   pass=$((pass + 1))
 else
   echo "FAIL: clutter trajectories missing or different between identical runs"
@@ -287,7 +295,7 @@ fi
 for rp in "repr=0" "repr=1" "compliant=1"; do
   "$CCB" run coin --set $rp --t-final 0.02 --out "$tmp/h1" >/dev/null 2>&1
   "$CCB" run coin --set $rp --t-final 0.02 --out "$tmp/h2" >/dev/null 2>&1
-  if [ -s "$tmp/h1/trajectory.csv" ] && cmp -s "$tmp/h1/trajectory.csv" "$tmp/h2/trajectory.csv"; then
+  if [ -s "$tmp/h1/trajectory.csv" ] && same_run "$tmp/h1" "$tmp/h2"; then
     pass=$((pass + 1))
   else
     echo "FAIL: coin ($rp) trajectories missing or different between identical runs"
@@ -314,7 +322,7 @@ pass=$((pass + 1))
 
 # identical runs of a case execute once: in the conveyor's gate the runs at dt = 0.01 of the
 # convergence sweep of fig4 are fig3's runs (same configuration), copied with their provenance;
-# they equal the runs of fig4 alone (trajectory bytes; steps.csv without its wall times)
+# they equal the runs of fig4 alone (trajectory and step statistics, byte for byte)
 "$CCB" gate conveyor --out "$tmp/gc" >/dev/null 2>&1
 "$CCB" study conveyor fig4 --no-figures --out "$tmp/gs" >/dev/null 2>&1
 for m in sap similar lagged; do
@@ -324,7 +332,7 @@ for m in sap similar lagged; do
   grep -q "\"reused_from\"" "$b/meta.json" && { echo "FAIL: $b ran alone yet is marked reused"; stop; }
   cmp -s "$a/trajectory.csv" "$b/trajectory.csv" \
     || { echo "FAIL: the reused $m run differs from a fresh one"; stop; }
-  cmp -s <(cut -d, -f1-12 "$a/steps.csv") <(cut -d, -f1-12 "$b/steps.csv") \
+  cmp -s "$a/steps.csv" "$b/steps.csv" \
     || { echo "FAIL: the reused $m steps.csv differs from a fresh one"; stop; }
   pass=$((pass + 1))
 done

@@ -82,3 +82,13 @@ ccb_unit_test(analysis ${PROJECT_SOURCE_DIR}/analysis/test_analysis.c ccb_analys
 add_test(NAME docs.citations COMMAND bash ${PROJECT_SOURCE_DIR}/CI/docs_test.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.citations PROPERTIES LABELS unit)
 ccb_test_budget(docs.citations 1.0)
+
+# A short run of every case and solver family against the data stored in reference/golden/:
+# byte identity of trajectory.csv and steps.csv, or — on another CPU's libm — a deviation within
+# the run's stated round-off tolerance (reference/golden/runs.txt). CI/golden_test.sh --update
+# rewrites the stored data after a deliberate change of the physics.
+add_test(NAME golden.digests COMMAND bash ${PROJECT_SOURCE_DIR}/CI/golden_test.sh
+                                          $<TARGET_FILE:ccb_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(golden.digests PROPERTIES LABELS unit
+                     ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(golden.digests 1.5)

@@ -44,7 +44,8 @@ static const char* k_usage =
     "  list                      the canonical cases, their studies, the solver variants\n"
     "  info CASE                 parameters (defaults, units, ranges, sources), studies, gates,\n"
     "                            and the documented modelling choices of a case\n"
-    "  run CASE [options]        one simulation; writes trajectory.csv, steps.csv, meta.json\n"
+    "  run CASE [options]        one simulation; writes trajectory.csv, steps.csv, times.csv,\n"
+    "                            meta.json\n"
     "  study CASE STUDY          one study (runs, tables, figure) under results/CASE/STUDY\n"
     "  gate [CASE...]            run the studies of a gate tier and check reference/CASE.json\n"
     "  reproduce                 every study, figure and gate; writes results/README.md\n"
@@ -810,8 +811,8 @@ static const char* k_run_help =
     "                         in another fill-reducing order (another round-off)\n"
     "  --record-every N       write every N-th step to trajectory.csv (default 1)\n" VARIANT_HELP
     "\n"
-    "Writes trajectory.csv (header with units), steps.csv (solver statistics per step) and\n"
-    "meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"
+    "Writes trajectory.csv (header with units), steps.csv (solver statistics per step),\n"
+    "times.csv (wall times per step) and meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"
     "says \"failed\").\n";
 
 static int cmd_run(int argc, char** argv) {

@@ -3,9 +3,12 @@
  *                         record_every), header with units;
  *   <dir>/steps.csv       solver statistics of the same steps (status, iterations, residual,
  *                         ...), plus any step that failed; totals over all steps in meta.json;
+ *   <dir>/times.csv       the wall times of the same steps (geometry, problem, solve and its
+ *                         split): apart, so that trajectory.csv and steps.csv are bit-identical
+ *                         between identical runs;
  *   <dir>/meta.json       what produced them: case, parameters, approximation, solver options,
  *                         dt, final time, library version, git revision, wall time, status.
- * All three are written atomically, meta.json last: it marks a complete set (a directory without
+ * All four are written atomically, meta.json last: it marks a complete set (a directory without
  * it holds no complete run; the previous run's meta.json is removed first). A step whose solve fails ends the run; the files then hold
  * the steps up to and including the failing one and meta.json says "status": "failed". A step
  * that reports success with a non-finite statistic, state or observable broke down just the
@@ -183,8 +186,9 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     }
     const case_desc* cs = cfg->cs;
     char key[160];
-    /* provenance: the format of this file, what made it (README "Outputs") */
-    ccb_meta_set_number(m, "format_version", 1);
+    /* provenance: the format of the run directory, what made it (README "Outputs"); 2: the wall
+     * times moved from steps.csv to times.csv */
+    ccb_meta_set_number(m, "format_version", 2);
     ccb_meta_set_string(m, "command_line", ccb_command_line());
     ccb_meta_set_string(m, "build.type", CCB_BUILD_TYPE);
     ccb_meta_set_string(m, "build.compiler", CCB_COMPILER);
@@ -310,7 +314,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     }
     ccb_sim* sim = NULL;
     int rc = 2;
-    ccb_writer *wt = NULL, *ws = NULL;
+    ccb_writer *wt = NULL, *ws = NULL, *wtm = NULL;
     stepper stp;
     memset(&stp, 0, sizeof stp);
     if (ccb_sim_create(model, &sp, &sim, msg, msgn) != CCB_OK) {
@@ -379,6 +383,11 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             free(row);
             goto done;
         }
+        snprintf(path, sizeof path, "%s/times.csv", cfg->out_dir);
+        if (ccb_writer_open(path, &wtm, msg, msgn) != CCB_OK) {
+            free(row);
+            goto done;
+        }
         char(*names)[160] = calloc((size_t)ncol, sizeof *names);
         const char** ptr = calloc((size_t)ncol, sizeof(char*));
         if (!names || !ptr) {
@@ -403,6 +412,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         }
         ccb_csv_header(wt, ncol, ptr);
         ccb_steps_header(ws);
+        ccb_times_header(wtm);
         free(names);
         free(ptr);
     }
@@ -464,6 +474,11 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
                 free(row);
                 goto done;
             }
+            if (ccb_times_row(wtm, k, st) != CCB_OK) {
+                snprintf(msg, msgn, "%s: cannot write times.csv at step %ld", cfg->label, k);
+                free(row);
+                goto done;
+            }
         }
         if (sf != CCB_OK) {
             rec->status = sf;
@@ -512,7 +527,12 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             ccb_writer_abort(ws);
         }
         ws = NULL;
-        if (s2 != CCB_OK || write_meta(cfg, rec, model, sim, msg, msgn) != 0) {
+        const ccb_status s3 = s2 == CCB_OK ? ccb_writer_commit(wtm, msg, msgn) : CCB_E_IO;
+        if (s2 != CCB_OK) {
+            ccb_writer_abort(wtm);
+        }
+        wtm = NULL;
+        if (s3 != CCB_OK || write_meta(cfg, rec, model, sim, msg, msgn) != 0) {
             goto done;
         }
     }
@@ -523,6 +543,7 @@ done:
     free(stp.v);
     ccb_writer_abort(wt);
     ccb_writer_abort(ws);
+    ccb_writer_abort(wtm);
     ccb_sim_destroy(sim);
     ccb_model_destroy(model);
     if (cs->destroy) {

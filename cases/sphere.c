@@ -293,6 +293,90 @@ static const fig_study k_fig6 = {
     .plot = "title='Falling sphere, contact velocity and force, dt = 2e-3 s (ICF Fig. 6)'",
 };
 
+/* ---- study accuracy: the Newton solve's own error (SPH-6) ---------------------------------------
+ * Lagged and SAP at dt = 2e-3 with the study's eps_r (default 1e-5), 100x looser and 100x
+ * tighter, against the same run solved to eps_r = 1e-10: the largest |q - q_tight| over the
+ * run, q = (x, z, theta) as e_q. It measures the solver, not the time discretization. */
+#define ACC_NMODEL 2
+#define ACC_NLEVEL 4
+static const double k_acc_scale[ACC_NLEVEL] = {100.0, 1.0, 0.01, 0.0}; /* 0: the tight 1e-10 */
+#define ACC_TIGHT 1e-10
+
+static const ccb_approx* acc_model(int i) {
+    return i == 0 ? &ccb_approx_lagged : &ccb_approx_sap;
+}
+
+static int accuracy_runs(study_ctx* ctx, study_batch* b) {
+    const double dt = 2e-3, T = ctx->cs->t_final_default;
+    if (study_batch_alloc(b, ACC_NMODEL * ACC_NLEVEL) != 0) {
+        return 2;
+    }
+    for (int m = 0; m < ACC_NMODEL; ++m) {
+        for (int l = 0; l < ACC_NLEVEL; ++l) {
+            run_config* cfg = &b->cfg[m * ACC_NLEVEL + l];
+            const double eps = k_acc_scale[l] > 0 ? k_acc_scale[l] * ctx->newton.eps_r : ACC_TIGHT;
+            char label[96];
+            snprintf(label, sizeof label, "%s_rtol%g", acc_model(m)->name, eps);
+            study_config(ctx, cfg, "accuracy", label, acc_model(m), dt, T);
+            cfg->newton.eps_r = eps;
+        }
+    }
+    b->n = ACC_NMODEL * ACC_NLEVEL;
+    return 0;
+}
+
+static void accuracy_row(study_ctx* ctx, const run_record* r, double* v) {
+    (void)ctx;
+    v[0] = r->cfg.newton.eps_r;
+}
+
+/* largest |q - q_ref| over the common steps (q: the first three coordinates, x, z, theta) */
+static double acc_deviation(const run_record* a, const run_record* ref) {
+    if (a->status != CCB_OK || ref->status != CCB_OK || a->nsteps != ref->nsteps) {
+        return NAN;
+    }
+    double worst = 0;
+    for (long k = 0; k <= a->nsteps; ++k) {
+        double s = 0;
+        for (int i = 0; i < 3 && i < a->nq; ++i) {
+            const double d = a->q[(size_t)k * a->nq + i] - ref->q[(size_t)k * ref->nq + i];
+            s += d * d;
+        }
+        worst = fmax(worst, sqrt(s));
+    }
+    return worst;
+}
+
+static int accuracy_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const study_batch* b = fd->b;
+    (void)dir;
+    study_report(ctx, "| model | eps_r | max \\|q - q(eps_r = 1e-10)\\| [m, rad] |\n|---|---|---|\n");
+    for (int m = 0; m < ACC_NMODEL; ++m) {
+        const run_record* ref = &b->rec[m * ACC_NLEVEL + ACC_NLEVEL - 1];
+        double e[ACC_NLEVEL - 1];
+        for (int l = 0; l + 1 < ACC_NLEVEL; ++l) {
+            const run_record* r = &b->rec[m * ACC_NLEVEL + l];
+            e[l] = acc_deviation(r, ref);
+            study_report(ctx, "| %s | %g | %.3e |\n", acc_model(m)->name, r->cfg.newton.eps_r, e[l]);
+        }
+        study_set_metricf(ctx, e[1], "accuracy.%s.e_solver", acc_model(m)->name);
+        study_set_metricf(ctx, e[0] / e[1], "accuracy.%s.loose_over_default", acc_model(m)->name);
+        study_set_metricf(ctx, e[2] / e[1], "accuracy.%s.tight_over_default", acc_model(m)->name);
+    }
+    study_report(ctx, "\n");
+    return 0;
+}
+
+static const fig_study k_accuracy = {
+    .claim = "ccb: the Newton solve's own error at the default tolerance, against the same run "
+             "solved to eps_r = 1e-10 (SPH-6); it must stay far below the time-discretization "
+             "error and grow when the tolerance is loosened.",
+    .make_runs = accuracy_runs,
+    .columns = "eps_r",
+    .row = accuracy_row,
+    .finish = accuracy_finish,
+};
+
 /* ---- study peers (MuJoCo beside the convex models) -------------------------------------------- */
 
 /* per run: rolling onset, final speed against 5/7 U0, the normal velocity while sliding */
@@ -451,9 +535,11 @@ static const case_study k_studies[] = {
      &k_fig7, NULL},
     {"peers", "SAP, Similar, Lagged and MuJoCo: rolling onset, final speed, penetration",
      "ccb peer comparison", &k_peers, NULL},
+    {"accuracy", "the Newton solve's own error: Lagged and SAP at eps_r/100, eps_r, 100 eps_r "
+     "against eps_r = 1e-10", "ccb solver check (SPH-6)", &k_accuracy, NULL},
 };
 
-static const char* const k_quick[] = {"fig6", "fig7", NULL};
+static const char* const k_quick[] = {"fig6", "fig7", "accuracy", NULL};
 
 const case_desc case_sphere = {
     "sphere",

@@ -283,18 +283,19 @@ static int cache_serve(const study_ctx* ctx, const cache_entry* e, const run_con
     if (mkdir_p(cfg->out_dir, msg, n) != 0) {
         return 2;
     }
-    static const char* const k_files[] = {"trajectory.csv", "steps.csv", "meta.json"};
+    static const char* const k_files[] = {"trajectory.csv", "steps.csv", "times.csv",
+                                          "meta.json"};
     char old_meta[PATH_MAX + 32]; /* meta.json marks a complete set (run.c): it goes first */
     snprintf(old_meta, sizeof old_meta, "%s/meta.json", cfg->out_dir);
     if (unlink(old_meta) != 0 && errno != ENOENT) {
         snprintf(msg, n, "cannot replace '%s': %s", old_meta, strerror(errno));
         return 2;
     }
-    for (int f = 0; f < 3; ++f) {
+    for (int f = 0; f < 4; ++f) {
         char from[PATH_MAX + 32], to[PATH_MAX + 32];
         snprintf(from, sizeof from, "%s/%s", e->rec.cfg.out_dir, k_files[f]);
         snprintf(to, sizeof to, "%s/%s", cfg->out_dir, k_files[f]);
-        const int rc = f < 2 ? copy_file(from, to, msg, n)
+        const int rc = f < 3 ? copy_file(from, to, msg, n)
                              : copy_meta(ctx, from, to, cfg, &e->rec.cfg, msg, n);
         if (rc != 0) {
             return 2;

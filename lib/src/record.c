@@ -210,23 +210,23 @@ ccb_status ccb_csv_row(ccb_writer* w, int n, const double* x) {
     return ccb_writer_printf(w, "\n");
 }
 
+/* The counters that are results of the computation (bit-identical between identical runs); the
+ * wall-time counters, from CCB_CNT_TIME_ASSEMBLE on, go to the times file. */
+#define STEPS_NCOUNTERS CCB_CNT_TIME_ASSEMBLE
+
 ccb_status ccb_steps_header(ccb_writer* w) {
     ccb_status s = ccb_writer_printf(w, "step,t [s],status");
-    for (int c = 0; c < CCB_CNT_COUNT && s == CCB_OK; ++c) {
+    for (int c = 0; c < STEPS_NCOUNTERS && s == CCB_OK; ++c) {
         s = ccb_writer_printf(w, ",%s", ccb_counter_name((ccb_counter)c));
     }
-    if (s != CCB_OK) {
-        return s;
-    }
-    return ccb_writer_printf(w, ",contacts,time_geometry [s],time_problem [s],time_solve [s]\n");
+    return s == CCB_OK ? ccb_writer_printf(w, ",contacts\n") : s;
 }
 
-/* A step row: the solver's counters (an empty field where a row does not apply: NAN), then the
- * contacts and the wall times. Non-finite statistics fail the row. */
+/* A step row: the solver's counters (an empty field where a row does not apply: NAN) and the
+ * contacts. Non-finite statistics fail the row. */
 ccb_status ccb_steps_row(ccb_writer* w, long step, double t, const ccb_step_stats* st) {
-    const double times[3] = {st->time_geometry, st->time_problem, st->time_solve};
-    int finite = isfinite(t) && ccb_all_finite(times, 3);
-    for (int c = 0; c < CCB_CNT_COUNT; ++c) {
+    int finite = isfinite(t);
+    for (int c = 0; c < STEPS_NCOUNTERS; ++c) {
         finite &= isnan(st->counter[c]) || isfinite(st->counter[c]);
     }
     if (!finite) {
@@ -234,19 +234,37 @@ ccb_status ccb_steps_row(ccb_writer* w, long step, double t, const ccb_step_stat
         return CCB_E_NONFINITE;
     }
     ccb_status s = ccb_writer_printf(w, "%ld,%.17g,%d", step, t, (int)st->status);
-    for (int c = 0; c < CCB_CNT_COUNT && s == CCB_OK; ++c) {
+    for (int c = 0; c < STEPS_NCOUNTERS && s == CCB_OK; ++c) {
         const double v = st->counter[c];
-        if (isnan(v)) {
-            s = ccb_writer_printf(w, ",");
-        } else {
-            s = ccb_writer_printf(w, c >= CCB_CNT_TIME_ASSEMBLE ? ",%.9g" : ",%.17g", v);
-        }
+        s = isnan(v) ? ccb_writer_printf(w, ",") : ccb_writer_printf(w, ",%.17g", v);
     }
-    if (s != CCB_OK) {
-        return s;
+    return s == CCB_OK ? ccb_writer_printf(w, ",%d\n", st->ncontacts) : s;
+}
+
+ccb_status ccb_times_header(ccb_writer* w) {
+    ccb_status s = ccb_writer_printf(w, "step,time_geometry [s],time_problem [s],time_solve [s]");
+    for (int c = STEPS_NCOUNTERS; c < CCB_CNT_COUNT && s == CCB_OK; ++c) {
+        s = ccb_writer_printf(w, ",%s", ccb_counter_name((ccb_counter)c));
     }
-    return ccb_writer_printf(w, ",%d,%.9g,%.9g,%.9g\n", st->ncontacts, st->time_geometry,
-                             st->time_problem, st->time_solve);
+    return s == CCB_OK ? ccb_writer_printf(w, "\n") : s;
+}
+
+ccb_status ccb_times_row(ccb_writer* w, long step, const ccb_step_stats* st) {
+    const double times[3] = {st->time_geometry, st->time_problem, st->time_solve};
+    int finite = ccb_all_finite(times, 3);
+    for (int c = STEPS_NCOUNTERS; c < CCB_CNT_COUNT; ++c) {
+        finite &= isnan(st->counter[c]) || isfinite(st->counter[c]);
+    }
+    if (!finite) {
+        w->failed = 1;
+        return CCB_E_NONFINITE;
+    }
+    ccb_status s = ccb_writer_printf(w, "%ld,%.9g,%.9g,%.9g", step, times[0], times[1], times[2]);
+    for (int c = STEPS_NCOUNTERS; c < CCB_CNT_COUNT && s == CCB_OK; ++c) {
+        const double v = st->counter[c];
+        s = isnan(v) ? ccb_writer_printf(w, ",") : ccb_writer_printf(w, ",%.9g", v);
+    }
+    return s == CCB_OK ? ccb_writer_printf(w, "\n") : s;
 }
 
 /* ---- JSON metadata --------------------------------------------------------------------------- */

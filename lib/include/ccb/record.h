@@ -38,10 +38,16 @@ CCB_API ccb_status ccb_csv_header(ccb_writer* w, int n, const char* const* names
 CCB_API ccb_status ccb_csv_row(ccb_writer* w, int n, const double* values);
 
 /* Step-statistics CSV: header and one row per step (step index, time at the start of the step,
- * status, iterations, line-search evaluations, residual, tolerance, cost, contacts, kappa, and
- * the wall times of the step phases). */
+ * status, the solver's counters up to CCB_CNT_SUBSTEPS — iterations, line-search evaluations,
+ * residual, tolerance, cost, kappa, smallest alpha, f evaluations, substeps — and the contacts).
+ * Everything in it is a result of the computation: identical runs give identical files. */
 CCB_API ccb_status ccb_steps_header(ccb_writer* w);
 CCB_API ccb_status ccb_steps_row(ccb_writer* w, long step, double t, const ccb_step_stats* st);
+/* Wall-time CSV, the same steps: geometry, problem assembly and solve, then the solve's split
+ * (the counters from CCB_CNT_TIME_ASSEMBLE on). Kept apart from the step statistics because it
+ * differs between identical runs. */
+CCB_API ccb_status ccb_times_header(ccb_writer* w);
+CCB_API ccb_status ccb_times_row(ccb_writer* w, long step, const ccb_step_stats* st);
 
 /* JSON metadata document. Keys may be dotted paths ("solver.eps_r") which create nested objects.
  * Setting an existing key replaces it. Non-finite numbers are refused (CCB_E_NONFINITE). */
