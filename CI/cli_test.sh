@@ -82,6 +82,13 @@ expect 2 "accuracy must be"      -- "$CCB" run conveyor --accuracy -5 --out "$tm
 expect 2 "gsl-tol must be"       -- "$CCB" run conveyor --gsl-tol 5 --out "$tmp/a"
 expect 2 "--tals expects"        -- "$CCB" run conveyor --tals maybe --out "$tmp/a"
 expect 2 "--friction expects"    -- "$CCB" run conveyor --friction sticky --out "$tmp/a"
+# a valid option that the run's one solver would ignore is an error, not silently dropped
+expect 2 "--h applies to --solver ie, rk3 and gsl only; this run (tamsi)" \
+                                 -- "$CCB" run box --solver tamsi --h 1e-5 --out "$tmp/a"
+expect 2 "--accuracy applies to --solver ie only" -- "$CCB" run box --solver rk3 --accuracy 0.01 --out "$tmp/a"
+expect 2 "--rtol applies to --solver newton only" -- "$CCB" run box --solver gsl --rtol 1e-6 --out "$tmp/a"
+expect 2 "--coupling applies to --solver tamsi only" -- "$CCB" run box --coupling one-way --out "$tmp/a"
+expect 2 "below the smallest step h_min" -- "$CCB" run box --solver ie --error-control --h 1e-12 --out "$tmp/a"
 [ ! -e "$tmp/a" ] || { echo "FAIL: rejected options created $tmp/a"; stop; }
 # output that cannot be written is an error, not a success
 if [ -w /dev/full ]; then

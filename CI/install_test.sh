@@ -43,7 +43,11 @@ cc "$src/consumer/consumer.c" -o "$tmp/pc_static" $(pkg-config --cflags ccb) "$l
   || fail "pkg-config --static consumer did not build"
 "$tmp/pc_static" >/dev/null || fail "pkg-config consumer (static) failed"
 
-# 3. the installed program with its data, without CCB_SOURCE_DIR
+# 3. the installed program with its data, without CCB_SOURCE_DIR, and the theory it cites
+for d in README.md LICENSE docs/README.md docs/formulation-convex.md docs/formulation-tamsi-hydro.md \
+         docs/cases.md; do
+  [ -s "$prefix/share/doc/ccb/$d" ] || fail "share/doc/ccb/$d not installed"
+done
 unset CCB_SOURCE_DIR
 "$prefix/bin/ccb" --version | grep -q "data: $prefix/bin/../share/ccb" \
   || fail "the installed ccb does not use its share/ccb: $("$prefix/bin/ccb" --version)"

@@ -330,6 +330,7 @@ typedef struct run_config {
     char label[96];
     double cost; /* expected relative run time: study_execute starts the costliest runs first
                     so that parallel jobs end together (0 for all: in order) */
+    int progress; /* 1: report the progress of a long run on stderr (`ccb run`; run.c) */
 } run_config;
 
 typedef struct run_record {

@@ -556,6 +556,45 @@ static int pick(const char* opt, const char* val, const char* const* names) {
     "  --estimator trapezoid|doubling   error estimate (default trapezoid)\n"                      \
     "  --gsl-method rk8pd|rkf45|rkck|msadams, --gsl-tol T   GSL stepper and tolerance\n"
 
+/* `ccb run` has one solver: an option that only another solver reads would be ignored without a
+ * word, so it is an error naming the solvers it applies to (issue 13, class 3). bench and compare
+ * run several variants and apply each option where it applies. */
+static void check_applicable(const opts* o, const run_config* cfg) {
+    const solver_cfg* sc = &cfg->solver;
+    const int ode = sc->solver == CCB_SOLVER_ODE && sc->peer == RUN_PEER_NONE;
+    const int ie = ode && sc->ode.method == CCB_ODE_IE, gsl = ode && sc->ode.method == CCB_ODE_GSL;
+    const int tamsi = sc->solver == CCB_SOLVER_TAMSI && sc->peer == RUN_PEER_NONE;
+    const int newton = sc->solver == CCB_SOLVER_NEWTON && sc->peer == RUN_PEER_NONE;
+    char solver[64];
+    variant_name(cfg, solver, sizeof solver);
+    const struct {
+        int given, applies;
+        const char *name, *where;
+    } k[] = {
+        {o->have_h, ode, "--h", "ie, rk3 and gsl"},
+        {o->have_accuracy, ie, "--accuracy", "ie"},
+        {o->error_control, ie, "--error-control", "ie"},
+        {o->jacobian != NULL, ie, "--jacobian", "ie"},
+        {o->estimator != NULL, ie, "--estimator", "ie"},
+        {o->have_gsl_tol, gsl, "--gsl-tol", "gsl"},
+        {o->gsl_method != NULL, gsl, "--gsl-method", "gsl"},
+        {o->coupling != NULL, tamsi, "--coupling", "tamsi"},
+        {o->tals != NULL, tamsi || ie, "--tals", "tamsi and ie"},
+        {o->friction != NULL, tamsi || ode, "--friction", "tamsi, ie, rk3 and gsl"},
+        {o->have_rtol, newton, "--rtol", "newton"},
+        {o->linsolve != NULL, newton, "--linear-solver", "newton"},
+        {o->pattern != NULL, newton, "--pattern", "newton"},
+        {o->stop_scale != NULL, newton, "--stop-scale", "newton"},
+        {o->kappa, newton, "--kappa", "newton"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
+        if (k[i].given && !k[i].applies) {
+            die_usage("%s applies to --solver %s only; this run (%s) would ignore it",
+                      k[i].name, k[i].where, solver);
+        }
+    }
+}
+
 static void apply_variant_opts(const opts* o, run_config* cfg) {
     solver_cfg* sc = &cfg->solver;
     if (o->solver) { /* a solver of the library's table, or an ODE method for the ODE solver */
@@ -856,7 +895,9 @@ static int cmd_run(int argc, char** argv) {
     }
     apply_solver_opts(&o, &cfg.newton, &cfg.delassus);
     apply_variant_opts(&o, &cfg);
+    check_applicable(&o, &cfg);
     cfg.record_every = o.record_every;
+    cfg.progress = 1;
     char variant[64];
     variant_name(&cfg, variant, sizeof variant);
     run_label(cfg.label, sizeof cfg.label, variant, cfg.dt);

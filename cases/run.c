@@ -98,6 +98,46 @@ typedef struct stepper {
     char msg[256];
 } stepper;
 
+/* Progress of a long run (cfg->progress, `ccb run`): after 2 s of stepping, a line on stderr —
+ * rewritten in place every second on a terminal, a new line every 10 s otherwise (logs) — with
+ * the simulated time, the steps, the elapsed wall time and an estimate of what is left. */
+typedef struct progress {
+    int on, tty, shown;
+    double t_start, next;
+} progress;
+
+static void progress_start(progress* p, int on) {
+    p->on = on;
+    p->tty = on && isatty(STDERR_FILENO);
+    p->shown = 0;
+    p->t_start = now();
+    p->next = 2.0;
+}
+
+static void progress_step(progress* p, const run_config* cfg, long k, long N, double t) {
+    if (!p->on) {
+        return;
+    }
+    const double el = now() - p->t_start;
+    if (el < p->next) {
+        return;
+    }
+    const double left = k < N ? el * (double)(N - k) / (double)k : 0.0;
+    fprintf(stderr, "%sccb: %s: t = %.6g of %.6g s, step %ld of %ld (%.0f %%), %.0f s elapsed, "
+                    "about %.0f s left%s",
+            p->tty ? "\r" : "", cfg->label, t, cfg->t_final, k, N, 100.0 * (double)k / (double)N,
+            el, left, p->tty ? "   " : "\n");
+    fflush(stderr);
+    p->shown = 1;
+    p->next = el + (p->tty ? 1.0 : 10.0);
+}
+
+static void progress_end(progress* p) {
+    if (p->on && p->tty && p->shown) {
+        fputc('\n', stderr);
+    }
+}
+
 static ccb_status stepper_step(stepper* sp, double* wall, const ccb_step_stats** st) {
     if (sp->peer == NULL) {
         const double tic = now();
@@ -417,6 +457,8 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         free(ptr);
     }
     rec->status = CCB_OK;
+    progress prog;
+    progress_start(&prog, cfg->progress);
     for (long k = 1; k <= N; ++k) {
         const double t0 = ccb_sim_time(sim);
         double wall = 0;
@@ -492,6 +534,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             break;
         }
         rec->nsteps = k;
+        progress_step(&prog, cfg, k, N, ccb_sim_time(sim));
         memcpy(rec->q + (size_t)k * nq, ccb_sim_q(sim), (size_t)nq * sizeof(double));
         memcpy(rec->v + (size_t)k * nv, ccb_sim_v(sim), (size_t)nv * sizeof(double));
         if (files && (k % cfg->record_every == 0 || k == N)) {
@@ -508,6 +551,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         }
     }
     free(row);
+    progress_end(&prog);
     ccb_sim_factor_counts(sim, &rec->analyses, &rec->factorizations);
     rec->work = ccb_sim_ode_work(sim);
     if (files) {

@@ -91,6 +91,7 @@ static void cache_key(const run_config* cfg, run_config* key) {
     memset(key->label, 0, sizeof key->label);
     key->cost = 0;
     key->expect_failure = NULL;
+    key->progress = 0;
 }
 
 static size_t record_rows(const run_record* r) {

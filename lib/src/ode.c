@@ -59,10 +59,15 @@ ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t n) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: step h must be finite and > 0 s (got %g)",
                           p->h);
     }
-    if (!(isfinite(p->h_min) && p->h_min > 0 && p->h_min <= p->h)) {
-        return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "ODE: h_min must be finite, > 0 and <= h = %g s (got %g)", p->h,
+    if (!(isfinite(p->h_min) && p->h_min > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: h_min must be finite and > 0 s (got %g)",
                           p->h_min);
+    }
+    if (p->h < p->h_min) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "ODE: the step h = %g s is below the smallest step h_min = %g s (the "
+                          "work limit that ends a run whose step collapses)",
+                          p->h, p->h_min);
     }
     if (p->max_f_evals < 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: max_f_evals must be >= 1 (got %ld)",
