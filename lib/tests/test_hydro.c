@@ -164,6 +164,57 @@ static void test_disk_mesh(void) {
     (void)H;
 }
 
+/* The surface of a disk mesh (ccb_hydro_mesh_surface): 4n triangles for a fan (n per cap, 2 per
+ * rim edge), closed (every edge in exactly two triangles, traversed once each way: consistently
+ * oriented), facing outwards: by the divergence theorem (1/3) sum over triangles of c . A n equals
+ * the mesh volume [to round-off of the sums], and sum A n = 0. */
+static void test_disk_surface(void) {
+    char msg[256];
+    const ccb_hydro_disk defs[] = {{0.1, 0.02, 1e6, CCB_DISK_FAN, 0, 7},
+                                   {0.1, 0.02, 1e6, CCB_DISK_POLAR, 0, 3}};
+    for (int d = 0; d < 2; ++d) {
+        ccb_hydro_mesh* m = NULL;
+        CHECK(ccb_hydro_mesh_disk(&defs[d], &m, msg, sizeof msg) == CCB_OK, "%s", msg);
+        const int nt = ccb_hydro_mesh_nsurface(m), nv = ccb_hydro_mesh_nverts(m);
+        const int* tri = ccb_hydro_mesh_surface(m);
+        const ccb_vec3* x = ccb_hydro_mesh_verts(m);
+        if (d == 0) {
+            CHECK(nt == 4 * 7, "FAN(7) surface: 4n = 28 triangles (got %d)", nt);
+        }
+        /* directed edges: each must occur once, and its reverse once */
+        int* cnt = calloc((size_t)nv * (size_t)nv, sizeof(int));
+        double vol = 0;
+        ccb_vec3 sum = ccb_v3(0, 0, 0);
+        for (int t = 0; t < nt && cnt; ++t) {
+            const int* v = tri + 3 * t;
+            for (int e = 0; e < 3; ++e) {
+                cnt[v[e] * nv + v[(e + 1) % 3]]++;
+            }
+            const ccb_vec3 an = ccb_v3_scale(
+                0.5, ccb_v3_cross(ccb_v3_sub(x[v[1]], x[v[0]]), ccb_v3_sub(x[v[2]], x[v[0]])));
+            const ccb_vec3 c =
+                ccb_v3_scale(1.0 / 3.0, ccb_v3_add(ccb_v3_add(x[v[0]], x[v[1]]), x[v[2]]));
+            vol += ccb_v3_dot(c, an) / 3.0;
+            sum = ccb_v3_add(sum, an);
+        }
+        int open = 0, twice = 0;
+        for (int i = 0; i < nv && cnt; ++i) {
+            for (int j = 0; j < nv; ++j) {
+                open += cnt[i * nv + j] != cnt[j * nv + i];
+                twice += cnt[i * nv + j] > 1;
+            }
+        }
+        CHECK(cnt != NULL && open == 0 && twice == 0,
+              "layout %d: closed and consistently oriented (%d unmatched, %d repeated edges)", d,
+              open, twice);
+        CHECK_REL(vol, ccb_hydro_mesh_volume(m), TOL_ROUND, 0,
+                  "divergence theorem: the surface faces outwards and encloses the mesh");
+        CHECK_ABS(ccb_v3_norm(sum), 0, TOL_ROUND * 0.1 * 0.1, "closed surface: sum of A n = 0");
+        free(cnt);
+        ccb_hydro_mesh_destroy(m);
+    }
+}
+
 static void test_mesh_quality(void) {
     const ccb_vec3 v[5] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}};
     const double p[5] = {0, 0, 0, 1, 0};
@@ -661,6 +712,7 @@ int main(void) {
     RUN(test_disk_steps_without_allocation);
     RUN(test_single_tet);
     RUN(test_disk_mesh);
+    RUN(test_disk_surface);
     RUN(test_mesh_quality);
     RUN(test_pressed_disk);
     RUN(test_representations);

@@ -183,6 +183,57 @@ static void test_resting_contact_tamsi_ode(void) {
     ccb_model_destroy(m);
 }
 
+/* The borrowed views of a step (ccb_sim_problem, ccb_problem_*, ccb_sim_newton, ccb_sim_tamsi,
+ * ccb_tamsi_forces) describe the step just taken: a slider (x, z) pressed into a belt moving at
+ * U, one contact. v0 is the velocity before the step [exact copy], v* - v0 = dt g on z and 0 on x
+ * (no damping, gravity the only force) [round-off of one multiply-add], the problem's approximation
+ * and sizes are the configured ones, the solver workspace of the other solver is NULL, and
+ * TAMSI's contact forces are the sim's reported forces [gamma/dt of the same numbers:
+ * round-off]. */
+static void test_step_views(void) {
+    slider_cfg cfg = {1.0, 1e5, 0.0, 0.0, 0.5, 0.3, -1e-4, CCB_LOCK_THETA};
+    ccb_model* m = slider_model(&cfg);
+    const double dt = 1e-3, g = 9.81;
+    for (int tamsi = 0; tamsi < 2; ++tamsi) {
+        ccb_sim_params p = ccb_sim_params_default();
+        p.dt = dt;
+        p.approx = &ccb_approx_lagged;
+        p.solver = tamsi ? CCB_SOLVER_TAMSI : CCB_SOLVER_NEWTON;
+        ccb_sim* sim = NULL;
+        char msg[256];
+        CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+        CHECK(ccb_sim_step(sim) == CCB_OK, "first step: %s", ccb_sim_last_error(sim));
+        double v_before[2];
+        memcpy(v_before, ccb_sim_v(sim), sizeof v_before);
+        CHECK(ccb_sim_step(sim) == CCB_OK, "second step: %s", ccb_sim_last_error(sim));
+        const ccb_problem* pb = ccb_sim_problem(sim);
+        CHECK(pb != NULL, "the step's problem");
+        if (pb == NULL) {
+            ccb_sim_destroy(sim);
+            continue;
+        }
+        CHECK(ccb_problem_nv(pb) == 2 && ccb_problem_nc(pb) == 1 && ccb_sim_ncontacts(sim) == 1,
+              "sizes: nv %d (2), nc %d (1)", ccb_problem_nv(pb), ccb_problem_nc(pb));
+        CHECK(ccb_problem_approx(pb) == &ccb_approx_lagged, "the configured approximation");
+        const double *v0 = ccb_problem_v0(pb), *vs = ccb_problem_vstar(pb);
+        CHECK(v0[0] == v_before[0] && v0[1] == v_before[1], "v0 = the velocity before the step");
+        CHECK_ABS(vs[0] - v0[0], 0.0, 0.0, "v* - v0 = 0 on x (no force but contact)");
+        CHECK_REL(vs[1] - v0[1], -g * dt, 1e-12, 0, "v* - v0 = -g dt on z");
+        CHECK((ccb_sim_newton(sim) != NULL) == !tamsi && (ccb_sim_tamsi(sim) != NULL) == tamsi,
+              "solver %d: only its own workspace is exposed", tamsi);
+        if (tamsi && ccb_sim_tamsi(sim)) {
+            const double* f = ccb_tamsi_forces(ccb_sim_tamsi(sim));
+            const ccb_contact_result* c = ccb_sim_contact(sim, 0);
+            for (int k = 0; k < 3; ++k) {
+                CHECK_REL(f[k], c->force[k], 1e-14, 1e-12, "TAMSI's force = the reported force");
+            }
+            CHECK(f[2] > 0, "pressed in: fn > 0 (%g)", f[2]);
+        }
+        ccb_sim_destroy(sim);
+    }
+    ccb_model_destroy(m);
+}
+
 /* ---- kinematics and geometry ------------------------------------------------------------------
  * */
 
@@ -1138,6 +1189,7 @@ int main(void) {
     RUN(test_sphere_box_queries);
     RUN(test_deferred_contacts);
     RUN(test_planar_damping);
+    RUN(test_step_views);
     RUN(test_broad_phase_complete);
     return TEST_SUMMARY();
 }

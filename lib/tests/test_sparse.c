@@ -1,6 +1,6 @@
 /* unit.sparse: the Cholesky back-ends of the block-sparse Newton matrix (sparse.c, blockchol.c)
- * agree on random block patterns: cliques of 3 and 6 unknowns, chains, stars, random graphs and
- * disconnected groups, from 1 to 80 blocks; a matrix that is not positive definite is reported
+ * agree on random block patterns: cliques of 1, 2, 3 and 6 unknowns, chains, stars, random graphs
+ * and disconnected groups, from 1 to 80 blocks; a matrix that is not positive definite is reported
  * by each of them as CCB_E_FACTOR; a changed pattern is analysed again. */
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +32,10 @@ static void make_pattern(pattern* p, int nb, int kind) {
     p->nb = nb;
     p->n = 0;
     for (int a = 0; a < nb; ++a) {
-        p->bs[a] = urand() < 0.5 ? 3 : 6;
+        /* cliques of a planar body (3), a free body (6), and planar bodies with locked
+         * coordinates (2, 1: the block kernel's general-width path) */
+        const double r = urand();
+        p->bs[a] = r < 0.4 ? 3 : r < 0.8 ? 6 : r < 0.9 ? 2 : 1;
         p->n += p->bs[a];
     }
     int ne = 0;
