@@ -28,10 +28,9 @@ typedef struct ccb_newton ccb_newton;
 /* Factorization of H = A + J^T G J (formulation-convex §8.2). With one participating clique H is a
  * single dense block: `auto` factors it with the dense Cholesky kernel. With two or more cliques
  * `auto` uses the block Cholesky: AMD on the graph of cliques, the block fill computed once per
- * pattern, dense kernels on the 3x3 and 6x6 blocks (no scalar sparse matrix, no BLAS). On the
- * clutter's 240-velocity Hessians it factors and solves in 37 us against CHOLMOD's supernodal 88 us
- * and its simplicial 113 us (README "Speed"); CHOLMOD stays selectable and is the reference of the
- * unit tests. */
+ * pattern, dense kernels on the blocks (unrolled for 3 and 6 unknowns; no scalar sparse matrix, no
+ * BLAS). On the clutter it is the fastest of the three back-ends (README "Speed" has the measured
+ * times); CHOLMOD stays selectable and is the reference of the unit tests. */
 typedef enum ccb_linear_solver {
     CCB_LINSOLVE_AUTO = 0,    /* dense for one clique, block otherwise (default) */
     CCB_LINSOLVE_CHOLMOD = 1, /* always CHOLMOD: supernodal sparse Cholesky, AMD ordering */
