@@ -92,3 +92,11 @@ add_test(NAME golden.digests COMMAND bash ${PROJECT_SOURCE_DIR}/CI/golden_test.s
 set_tests_properties(golden.digests PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(golden.digests 1.5)
+
+# Studies outside the process (README "Studies on a cluster"): --emit-manifest, the runs in
+# separate processes, --from; the analysis must equal the in-process study.
+add_test(NAME cli.manifest COMMAND bash ${PROJECT_SOURCE_DIR}/CI/manifest_test.sh
+                                        $<TARGET_FILE:ccb_cli>)
+set_tests_properties(cli.manifest PROPERTIES LABELS unit
+                     ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(cli.manifest 13.3)

@@ -417,6 +417,15 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t n);
  * rec->status; a failed step ends the run and is recorded as such), or 2 for invalid input or an
  * output error, with a message. */
 int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t n);
+/* The run's effective parameters (into rec->cfg), model and simulator before its first step:
+ * run_execute's setup. 0, or 2 with a message; the caller destroys what was made. */
+int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** data,
+              ccb_sim** sim, char* msg, size_t n);
+/* A finished run directory (trajectory.csv, steps.csv and meta.json recorded at every step) read
+ * back into the record run_execute would have made for cfg (manifest.c; `ccb study --from`).
+ * meta.json must describe cfg: case, variant, dt, t_final and every parameter, bit for bit.
+ * 0, or 2 with a message. */
+int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg, size_t n);
 void run_record_free(run_record* rec);
 void run_config_default(const case_desc* cs, run_config* cfg);
 
@@ -466,6 +475,15 @@ typedef struct study_ctx {
     void* std_sweep;                /* the standard studies' sweep, shared by the three (std.c) */
     void (*std_sweep_free)(void*); /* its destructor */
     int reused;              /* runs served from the cache */
+    /* Studies outside the process (manifest.c). emit != NULL: study_execute hands every run
+     * that would execute to emit (its directory relative to out_root in `rel`) instead of
+     * running it, and the study's analysis sees runs that did not happen (main.c discards it).
+     * from_root non-empty: every such run is read from <from_root>/<rel> (run_load). */
+    int (*emit)(void* user, const struct study_ctx* ctx, const char* study,
+                const run_config* cfg, const char* rel);
+    void* emit_user;
+    int batch; /* study_execute calls so far (emit: a run is new unless an earlier call had it) */
+    char from_root[CASE_MAX_ROOT];
     int failures;  /* runs that ended with a solver failure */
     int warnings;  /* e.g. figures that could not be drawn */
 } study_ctx;
@@ -492,6 +510,12 @@ void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char
  * already executed for this case (every field but out_dir, label, cost and expect_failure; runs
  * are deterministic) is not run again: it gets a copy of that record and of its files. */
 int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_record* recs, int n);
+/* 1 if two configurations make the same run (the run cache's test). */
+int study_same_run(const run_config* a, const run_config* b);
+/* The directory of a study's run relative to ctx->out_root (a run without files:
+ * <case>/<study>/<label>). 0, or -1 if it lies outside out_root or is too long. */
+int study_run_rel(const study_ctx* ctx, const char* study, const run_config* cfg, char* rel,
+                  size_t n);
 /* Calls fn(user, i) for i = 0..n-1 on ctx->jobs threads (analysis work such as reference
  * solutions; fn must only write its own outputs). */
 void study_parallel_for(study_ctx* ctx, int n, void (*fn)(void* user, int i), void* user);

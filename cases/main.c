@@ -5,14 +5,18 @@
  *
  * Data go to files and stdout, progress and diagnostics to stderr (a progress bar when stderr is a
  * terminal). Exit codes: 0 success, 1 a gate or a solver failed, 2 usage or input error. */
-#define _POSIX_C_SOURCE 200809L
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* POSIX 2008 with nftw(3) and realpath(3) */
+#endif
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +77,8 @@ typedef struct opts {
     int record_every;
     int repeat;
     int max_iter;
+    const char* manifest; /* --emit-manifest FILE (study) */
+    const char* from;     /* --from ROOT (study) */
     int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
     int quick;          /* --quick (compare) */
     int peers;          /* --peers (bench) */
@@ -115,7 +121,8 @@ enum {
     OPT_RTOL, OPT_DELASSUS, OPT_LINSOLVE, OPT_PATTERN, OPT_STOP_SCALE, OPT_RECORD_EVERY,
     OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_JACOBIAN,
     OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
-    OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER
+    OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
+    OPT_FROM
 };
 static const struct option k_long[] = {
     {"help", no_argument, NULL, 'h'},
@@ -152,6 +159,8 @@ static const struct option k_long[] = {
     {"quick", no_argument, NULL, OPT_QUICK},
     {"peers", no_argument, NULL, OPT_PEERS},
     {"tier", required_argument, NULL, OPT_TIER},
+    {"emit-manifest", required_argument, NULL, OPT_EMIT_MANIFEST},
+    {"from", required_argument, NULL, OPT_FROM},
     {NULL, 0, NULL, 0},
 };
 
@@ -421,6 +430,15 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
                 die_usage("--tier expects quick or full (got '%s')", val);
             }
             o->tier = strcmp(val, "quick") == 0 ? CASE_TIER_QUICK : CASE_TIER_FULL;
+            break;
+        case OPT_EMIT_MANIFEST:
+        case OPT_FROM:
+            if (val[0] == '\0' || strlen(val) >= CASE_MAX_ROOT) {
+                die_usage("--%s expects a path of 1 to %d characters (got %zu)",
+                          c == OPT_FROM ? "from" : "emit-manifest", CASE_MAX_ROOT - 1,
+                          strlen(val));
+            }
+            *(c == OPT_FROM ? &o->from : &o->manifest) = val;
             break;
         default: die_usage("unknown option '%s'", arg);
         }
@@ -854,49 +872,56 @@ static const char* k_run_help =
     "times.csv (wall times per step) and meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"
     "says \"failed\").\n";
 
-static int cmd_run(int argc, char** argv) {
-    opts o;
-    parse_opts(argc, argv, 2,
-               "variant approx dt t-final set out rtol max-iterations stop-scale kappa delassus "
-               "linear-solver pattern record-every " VARIANT_OPTS,
-               &o, k_run_help);
-    if (o.npos != 1) {
+#define RUN_OPTS                                                                                   \
+    "variant approx dt t-final set out rtol max-iterations stop-scale kappa delassus "             \
+    "linear-solver pattern record-every " VARIANT_OPTS
+
+/* The configuration `ccb run` builds from its options (also the check of a manifest's lines). */
+static void run_config_from_opts(const opts* o, run_config* cfg) {
+    if (o->npos != 1) {
         die_usage("run needs exactly one CASE");
     }
-    const case_desc* cs = need_case(o.pos[0]);
-    run_config cfg;
-    run_config_default(cs, &cfg);
-    apply_sets(cs, cfg.params, &o);
-    if (o.variant) {
-        if (o.approx || o.solver) {
+    const case_desc* cs = need_case(o->pos[0]);
+    run_config_default(cs, cfg);
+    apply_sets(cs, cfg->params, o);
+    if (o->variant) {
+        if (o->approx || o->solver) {
             die_usage("--variant names the whole solver configuration; it takes no --approx or "
                       "--solver");
         }
         variant_def v;
-        if (variant_find(o.variant, &v) != 0) {
-            die_usage("unknown variant '%s' (ccb list shows them)", o.variant);
+        if (variant_find(o->variant, &v) != 0) {
+            die_usage("unknown variant '%s' (ccb list shows them)", o->variant);
         }
-        variant_configure(&v, &cfg, NAN);
+        variant_configure(&v, cfg, NAN);
     }
-    if (o.approx) {
-        cfg.approx = need_approx(o.approx);
+    if (o->approx) {
+        cfg->approx = need_approx(o->approx);
     }
-    if (o.have_dt) {
-        cfg.dt = o.dt;
+    if (o->have_dt) {
+        cfg->dt = o->dt;
     }
-    if (o.have_t) {
-        cfg.t_final = o.t_final;
+    if (o->have_t) {
+        cfg->t_final = o->t_final;
     }
-    if (!(cfg.dt > 0)) {
-        die_usage("--dt must be > 0 (got %g)", cfg.dt);
+    if (!(cfg->dt > 0)) {
+        die_usage("--dt must be > 0 (got %g)", cfg->dt);
     }
-    if (!(cfg.t_final > 0)) {
-        die_usage("--t-final must be > 0 (got %g)", cfg.t_final);
+    if (!(cfg->t_final > 0)) {
+        die_usage("--t-final must be > 0 (got %g)", cfg->t_final);
     }
-    apply_solver_opts(&o, &cfg.newton, &cfg.delassus);
-    apply_variant_opts(&o, &cfg);
-    check_applicable(&o, &cfg);
-    cfg.record_every = o.record_every;
+    apply_solver_opts(o, &cfg->newton, &cfg->delassus);
+    apply_variant_opts(o, cfg);
+    check_applicable(o, cfg);
+    cfg->record_every = o->record_every;
+}
+
+static int cmd_run(int argc, char** argv) {
+    opts o;
+    parse_opts(argc, argv, 2, RUN_OPTS, &o, k_run_help);
+    run_config cfg;
+    run_config_from_opts(&o, &cfg);
+    const case_desc* cs = cfg.cs;
     cfg.progress = 1;
     char variant[64];
     variant_name(&cfg, variant, sizeof variant);
@@ -965,16 +990,288 @@ static const char* k_study_help =
     "  --rtol X, --max-iterations N, --stop-scale step|momentum, --kappa,\n"
     "  --delassus diag|full,\n"
     "  --linear-solver auto|block|cholmod|dense, --pattern near|all   as for ccb run\n"
-    "  --no-figures      skip gnuplot\n";
+    "  --no-figures      skip gnuplot\n"
+    "  --emit-manifest FILE   run nothing: write each run of the study as one `ccb run ...\n"
+    "                    --out ROOT/CASE/STUDY/RUN` line to FILE (for GNU parallel or a Slurm\n"
+    "                    array; README \"Studies on a cluster\")\n"
+    "  --from ROOT       run nothing: read the study's runs from ROOT (made by the manifest's\n"
+    "                    lines) and analyse them; the outputs go to --out (default ROOT)\n";
+
+/* ---- manifests: a study's runs as `ccb run` command lines (issue 14) --------------------------
+ * Each run the study would execute becomes one line (the executable's absolute path, `run`,
+ * the case, the solver and its options, dt, t_final, every parameter that differs from the
+ * case's default with %.17g, --record-every 1 so that `--from` can read every step, and --out
+ * ROOT/<the run's path>). Every line is parsed back with `ccb run`'s own code and must give the
+ * study's configuration, or the manifest is refused: a line never runs something else. */
+typedef struct manifest_out {
+    strbuf text;
+    char exe[PATH_MAX];
+    const char* root; /* the runs' results root (--out of the study) */
+    run_config* seen; /* runs written so far, with the study_execute call that wrote them */
+    int* seen_batch;
+    int nseen, cap;
+} manifest_out;
+
+/* A run configuration without what its solver does not read, for comparing two of them. */
+static void manifest_normalize(run_config* c) {
+    if (c->solver.solver != CCB_SOLVER_NEWTON || c->solver.peer != RUN_PEER_NONE) {
+        c->newton = ccb_newton_params_default();
+        c->delassus = CCB_DELASSUS_DIAG_INVERSE;
+    }
+    if (c->solver.solver != CCB_SOLVER_TAMSI) {
+        c->solver.tamsi = ccb_tamsi_params_default();
+    }
+    if (c->solver.solver != CCB_SOLVER_ODE) {
+        c->solver.ode = ccb_ode_params_default();
+    }
+    c->record_every = 1;
+}
+
+static void shell_word(strbuf* b, const char* s) {
+    if (s[0] != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                  "0123456789_./=:+-,@%") == strlen(s)) {
+        strbuf_printf(b, "%s", s);
+        return;
+    }
+    strbuf_printf(b, "'");
+    for (const char* p = s; *p; ++p) {
+        strbuf_printf(b, *p == '\'' ? "'\\''" : "%c", *p);
+    }
+    strbuf_printf(b, "'");
+}
+
+static int emit_run(void* user, const study_ctx* ctx, const char* study, const run_config* cfg,
+                    const char* rel) {
+    manifest_out* mo = user;
+    for (int j = 0; j < mo->nseen; ++j) { /* served from an earlier call's run, as in memory */
+        if (mo->seen_batch[j] < ctx->batch && study_same_run(&mo->seen[j], cfg)) {
+            return 0;
+        }
+    }
+    if (mo->nseen == mo->cap) {
+        const int cap = mo->cap ? 2 * mo->cap : 64;
+        run_config* s = realloc(mo->seen, (size_t)cap * sizeof *s);
+        int* sb = s ? realloc(mo->seen_batch, (size_t)cap * sizeof *sb) : NULL;
+        if (s) {
+            mo->seen = s;
+        }
+        if (sb == NULL) {
+            fprintf(stderr, "ccb: out of memory\n");
+            return 2;
+        }
+        mo->seen_batch = sb;
+        mo->cap = cap;
+    }
+    mo->seen[mo->nseen] = *cfg;
+    mo->seen_batch[mo->nseen++] = ctx->batch;
+
+    const case_desc* cs = cfg->cs;
+    run_config def;
+    run_config_default(cs, &def);
+    char store[128][CASE_MAX_ROOT + PATH_MAX];
+    const char* av[130];
+    int ac = 0;
+#define ARG(...) (snprintf(store[ac], sizeof store[ac], __VA_ARGS__), av[ac] = store[ac], ac++)
+    ARG("ccb");
+    ARG("run");
+    ARG("%s", cs->name);
+    const solver_cfg* sc = &cfg->solver;
+    if (sc->peer != RUN_PEER_NONE) {
+        ARG("--variant");
+        ARG("%s", sc->peer == RUN_PEER_MUJOCO ? "mujoco" : "mujoco-k");
+    } else {
+        if (cfg->approx != def.approx) {
+            ARG("--approx");
+            ARG("%s", cfg->approx->name);
+        }
+        if (sc->solver == CCB_SOLVER_TAMSI) {
+            ARG("--solver");
+            ARG("tamsi");
+            ARG("--coupling");
+            ARG("%s", ccb_enum_name(CCB_ENUM_COUPLING, (int)sc->tamsi.coupling));
+            ARG("--tals");
+            ARG("%s", sc->tamsi.tals ? "on" : "off");
+            if (sc->tamsi.max_iterations != def.solver.tamsi.max_iterations) {
+                ARG("--max-iterations");
+                ARG("%d", sc->tamsi.max_iterations);
+            }
+        } else if (sc->solver == CCB_SOLVER_ODE) {
+            const ccb_ode_params* od = &sc->ode;
+            ARG("--solver");
+            ARG("%s", ccb_enum_name(CCB_ENUM_ODE_METHOD, (int)od->method));
+            if (od->h > 0) {
+                ARG("--h");
+                ARG("%.17g", od->h);
+            }
+            if (od->method == CCB_ODE_IE) {
+                ARG("--jacobian");
+                ARG("%s", ccb_enum_name(CCB_ENUM_IE_NEWTON, (int)od->newton));
+                ARG("--tals");
+                ARG("%s", od->tals ? "on" : "off");
+                ARG("--accuracy");
+                ARG("%.17g", od->accuracy);
+                ARG("--estimator");
+                ARG("%s", ccb_enum_name(CCB_ENUM_IE_ESTIMATOR, (int)od->estimator));
+                if (od->error_control) {
+                    ARG("--error-control");
+                }
+                if (od->max_newton != def.solver.ode.max_newton) {
+                    ARG("--max-iterations");
+                    ARG("%d", od->max_newton);
+                }
+            } else if (od->method == CCB_ODE_GSL) {
+                ARG("--gsl-method");
+                ARG("%s", ccb_enum_name(CCB_ENUM_GSL_METHOD, (int)od->gsl_method));
+                ARG("--gsl-tol");
+                ARG("%.17g", od->gsl_rtol);
+            }
+        } else {
+            const ccb_newton_params *np = &cfg->newton, *nd = &def.newton;
+            if (np->eps_r != nd->eps_r) {
+                ARG("--rtol");
+                ARG("%.17g", np->eps_r);
+            }
+            if (np->max_iterations != nd->max_iterations) {
+                ARG("--max-iterations");
+                ARG("%d", np->max_iterations);
+            }
+            if (np->compute_kappa) {
+                ARG("--kappa");
+            }
+            if (np->linear_solver != nd->linear_solver) {
+                ARG("--linear-solver");
+                ARG("%s", ccb_enum_name(CCB_ENUM_LINEAR_SOLVER, (int)np->linear_solver));
+            }
+            if (np->pattern_near != nd->pattern_near) {
+                ARG("--pattern");
+                ARG("%s", np->pattern_near ? "near" : "all");
+            }
+            if (np->stop_scale != nd->stop_scale) {
+                ARG("--stop-scale");
+                ARG("%s", ccb_enum_name(CCB_ENUM_STOP_SCALE, (int)np->stop_scale));
+            }
+            if (cfg->delassus != def.delassus) {
+                ARG("--delassus");
+                ARG("%s", ccb_enum_name(CCB_ENUM_DELASSUS, (int)cfg->delassus));
+            }
+        }
+        if (sc->friction >= 0) {
+            ARG("--friction");
+            ARG("%s", ccb_enum_name(CCB_ENUM_FRICTION, sc->friction));
+        }
+    }
+    ARG("--dt");
+    ARG("%.17g", cfg->dt);
+    ARG("--t-final");
+    ARG("%.17g", cfg->t_final);
+    for (int i = 0; i < cs->nparams && ac < 124; ++i) {
+        if (memcmp(&cfg->params[i], &def.params[i], sizeof(double)) != 0) {
+            ARG("--set");
+            ARG("%s=%.17g", cs->params[i].name, cfg->params[i]);
+        }
+    }
+    ARG("--record-every");
+    ARG("1");
+    ARG("--out");
+    ARG("%s/%s", mo->root, rel);
+#undef ARG
+    /* the line, parsed back by `ccb run`'s code, must be this run */
+    opts o;
+    char* parse_av[130]; /* getopt_long permutes its argv: the printed line stays as built */
+    memcpy(parse_av, av, (size_t)ac * sizeof av[0]);
+    parse_opts(ac, parse_av, 2, RUN_OPTS, &o, k_run_help);
+    run_config back, want = *cfg;
+    run_config_from_opts(&o, &back);
+    manifest_normalize(&want);
+    manifest_normalize(&back);
+    if (!study_same_run(&want, &back)) {
+        fprintf(stderr,
+                "ccb: %s/%s/%s: this run cannot be written as a `ccb run` command line (a "
+                "setting of the study has no option); no manifest written\n",
+                cs->name, study, cfg->label);
+        return 2;
+    }
+    shell_word(&mo->text, mo->exe);
+    for (int i = 1; i < ac; ++i) {
+        strbuf_printf(&mo->text, " ");
+        shell_word(&mo->text, av[i]);
+    }
+    strbuf_printf(&mo->text, "\n");
+    return 0;
+}
+
+static int rm_entry(const char* path, const struct stat* sb, int flag, struct FTW* ftw) {
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* `ccb study ... --emit-manifest FILE`: the study runs without running anything (its analysis
+ * goes to a temporary directory that is removed), and FILE gets one line per run. */
+static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts* o,
+                               const char* root) {
+    manifest_out mo;
+    memset(&mo, 0, sizeof mo);
+    mo.root = root;
+    if (realpath("/proc/self/exe", mo.exe) == NULL) {
+        snprintf(mo.exe, sizeof mo.exe, "ccb");
+    }
+    char tmp[] = "/tmp/ccb-manifest-XXXXXX";
+    if (mkdtemp(tmp) == NULL) {
+        fprintf(stderr, "ccb: cannot create a temporary directory: %s\n", strerror(errno));
+        return EXIT_USAGE;
+    }
+    snprintf(ctx->out_root, sizeof ctx->out_root, "%s", tmp);
+    ctx->emit = emit_run;
+    ctx->emit_user = &mo;
+    ctx->figures = 0;
+    ctx->progress = 0;
+    const int rc = case_study_run(ctx, st);
+    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    int out = EXIT_USAGE;
+    if (rc == 0 && mo.nseen == 0) {
+        fprintf(stderr, "ccb: %s/%s runs nothing; no manifest written\n", ctx->cs->name,
+                st->name);
+    } else if (rc == 0) {
+        char msg[600];
+        ccb_writer* w = NULL;
+        if (ccb_writer_open(o->manifest, &w, msg, sizeof msg) != CCB_OK ||
+            ccb_writer_printf(w, "%s", mo.text.s) != CCB_OK ||
+            ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
+            ccb_writer_abort(w);
+            fprintf(stderr, "ccb: cannot write the manifest '%s': %s\n", o->manifest, msg);
+        } else {
+            int lines = 0;
+            for (const char* p = mo.text.s; *p; ++p) {
+                lines += *p == '\n';
+            }
+            printf("%s/%s: %d runs written to %s, one `ccb run` per line; when they have run:\n"
+                   "  ccb study %s %s --from %s%s\n",
+                   ctx->cs->name, st->name, lines, o->manifest, ctx->cs->name, st->name, root,
+                   ctx->tier == CASE_TIER_QUICK ? " --tier quick" : "");
+            out = 0;
+        }
+    }
+    free(mo.text.s);
+    free(mo.seen);
+    free(mo.seen_batch);
+    return out;
+}
 
 static int cmd_study(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
                "out jobs tier set rtol max-iterations stop-scale kappa delassus linear-solver "
-               "pattern no-figures",
+               "pattern no-figures emit-manifest from",
                &o, k_study_help);
     if (o.npos != 2) {
         die_usage("study needs CASE and STUDY");
+    }
+    if (o.manifest && o.from) {
+        die_usage("--emit-manifest writes the runs down, --from reads them back: one at a time");
+    }
+    struct stat sf;
+    if (o.from && (stat(o.from, &sf) != 0 || !S_ISDIR(sf.st_mode))) {
+        die_usage("--from: '%s' is not a directory", o.from);
     }
     const case_desc* cs = need_case(o.pos[0]);
     const case_study* st = case_find_study(cs, o.pos[1]);
@@ -986,10 +1283,18 @@ static int cmd_study(int argc, char** argv) {
         fputc('\n', stderr);
         return EXIT_USAGE;
     }
-    const char* out = o.out ? o.out : "results";
+    const char* out = o.out ? o.out : o.from ? o.from : "results";
     char msg[600];
     study_ctx ctx;
     setup_ctx(&ctx, cs, &o, out); /* validates every option before anything is created */
+    if (o.manifest) {
+        const int rc = study_emit_manifest(&ctx, st, &o, out);
+        study_ctx_free(&ctx);
+        return rc;
+    }
+    if (o.from) {
+        snprintf(ctx.from_root, sizeof ctx.from_root, "%s", o.from);
+    }
     if (mkdir_p(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         study_ctx_free(&ctx);

@@ -322,22 +322,19 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn
     return 0;
 }
 
-int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) {
-    memset(rec, 0, sizeof *rec);
+/* The effective parameters of a run (the case may adapt some to the model and step) into
+ * rec->cfg, its model and its simulator: what run_execute steps and run_load (manifest.c) reads
+ * the initial state from. 0, or 2 with a message (*model and *sim may then be set: the caller
+ * frees them). */
+int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** data,
+              ccb_sim** sim, char* msg, size_t msgn) {
     rec->cfg = *cfg;
     const case_desc* cs = cfg->cs;
-    long N = 0;
-    if (run_config_check(cfg, &N, msg, msgn) != 0) {
-        return 2;
-    }
-    /* effective parameters of this run (the case may adapt some to the model and step) */
     if (cs->adjust) {
         cs->adjust(cfg->approx, cfg->dt, rec->cfg.params);
     }
     cfg = &rec->cfg;
-    ccb_model* model = NULL;
-    void* data = NULL;
-    if (cs->build(cfg->params, &model, &data, msg, msgn) != 0) {
+    if (cs->build(cfg->params, model, data, msg, msgn) != 0) {
         return 2;
     }
     ccb_sim_params sp = ccb_sim_params_default();
@@ -352,12 +349,27 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     if (cfg->solver.friction >= 0) {
         sp.tamsi.friction = sp.contact_ode.friction = (ccb_friction_model)cfg->solver.friction;
     }
+    return ccb_sim_create(*model, &sp, sim, msg, msgn) == CCB_OK ? 0 : 2;
+}
+
+int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) {
+    memset(rec, 0, sizeof *rec);
+    rec->cfg = *cfg;
+    const case_desc* cs = cfg->cs;
+    long N = 0;
+    if (run_config_check(cfg, &N, msg, msgn) != 0) {
+        return 2;
+    }
+    ccb_model* model = NULL;
+    void* data = NULL;
     ccb_sim* sim = NULL;
     int rc = 2;
     ccb_writer *wt = NULL, *ws = NULL, *wtm = NULL;
     stepper stp;
     memset(&stp, 0, sizeof stp);
-    if (ccb_sim_create(model, &sp, &sim, msg, msgn) != CCB_OK) {
+    const int setup = run_setup(cfg, rec, &model, &data, &sim, msg, msgn);
+    cfg = &rec->cfg;
+    if (setup != 0) {
         goto done;
     }
     stp.sim = sim;

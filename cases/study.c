@@ -94,6 +94,13 @@ static void cache_key(const run_config* cfg, run_config* key) {
     key->progress = 0;
 }
 
+int study_same_run(const run_config* a, const run_config* b) {
+    run_config ka, kb;
+    cache_key(a, &ka);
+    cache_key(b, &kb);
+    return memcmp(&ka, &kb, sizeof ka) == 0;
+}
+
 static size_t record_rows(const run_record* r) {
     return (size_t)(r->nplanned > 0 ? r->nplanned : 0) + 1;
 }
@@ -217,6 +224,38 @@ static int copy_file(const char* src, const char* dst, char* msg, size_t n) {
     return ccb_writer_commit(w, msg, n) == CCB_OK ? 0 : -1;
 }
 
+/* cJSON prints a number with 15 digits when that reads back within DBL_EPSILON, i.e. possibly one
+ * unit in the last place off: the numbers of a parsed meta.json go back as raw text that reads
+ * back exactly (as ccb_meta_set_number writes them). */
+static void exact_numbers(cJSON* o) {
+    for (cJSON* c = o ? o->child : NULL; c != NULL; c = c->next) {
+        if (!cJSON_IsNumber(c)) {
+            exact_numbers(c);
+            continue;
+        }
+        char buf[40];
+        for (int digits = 15; digits <= 17; ++digits) {
+            snprintf(buf, sizeof buf, "%.*g", digits, c->valuedouble);
+            if (strtod(buf, NULL) == c->valuedouble) {
+                break;
+            }
+        }
+        cJSON* r = cJSON_CreateRaw(buf);
+        char* key = c->string ? malloc(strlen(c->string) + 1) : NULL;
+        if (r == NULL || (c->string && key == NULL)) {
+            cJSON_Delete(r);
+            free(key);
+            continue; /* out of memory: this number keeps cJSON's text */
+        }
+        if (key) {
+            strcpy(key, c->string);
+        }
+        r->string = key;
+        cJSON_ReplaceItemViaPointer(o, c, r);
+        c = r;
+    }
+}
+
 /* Writes the cached run's meta.json as `dst` with the label of cfg and "reused_from": the cached
  * run's directory relative to the results root. 0, or -1 with a message. */
 static int copy_meta(const study_ctx* ctx, const char* src, const char* dst, const run_config* cfg,
@@ -249,6 +288,7 @@ static int copy_meta(const study_ctx* ctx, const char* src, const char* dst, con
         cJSON_DeleteItemFromObjectCaseSensitive(root, "reused_from");
         cJSON_AddStringToObject(root, "label", cfg->label);
         cJSON_AddStringToObject(root, "reused_from", rel);
+        exact_numbers(root);
         out = cJSON_Print(root);
         cJSON_Delete(root);
     }
@@ -341,7 +381,7 @@ typedef struct job_queue {
     run_record* recs;
     const int* order; /* execution order: costliest first */
     int n, next, done, error;
-    char msg[sizeof(((run_config*)0)->label) + 520]; /* label + ": " + run message */
+    char msg[sizeof(((run_config*)0)->label) + 2 * PATH_MAX + 520]; /* label + ": " + message */
     pthread_mutex_t lock;
 } job_queue;
 
@@ -361,6 +401,38 @@ static void progress(job_queue* q) {
     fflush(stderr);
 }
 
+/* `--from`: the run read from <from_root>/<rel>, its files copied to its own directory when that
+ * is another one (the study's figures read them there). */
+static int load_run(const study_ctx* ctx, const char* study, const run_config* cfg,
+                    run_record* rec, char* msg, size_t n) {
+    char rel[PATH_MAX], dir[PATH_MAX + CASE_MAX_ROOT + 2];
+    if (study_run_rel(ctx, study, cfg, rel, sizeof rel) != 0) {
+        snprintf(msg, n, "the run's directory '%s' is not below '%s'", cfg->out_dir, ctx->out_root);
+        return 2;
+    }
+    snprintf(dir, sizeof dir, "%s/%s", ctx->from_root, rel);
+    if (run_load(cfg, dir, rec, msg, n) != 0) {
+        return 2;
+    }
+    if (cfg->out_dir[0] == '\0' || strcmp(cfg->out_dir, dir) == 0) {
+        return 0;
+    }
+    if (mkdir_p(cfg->out_dir, msg, n) != 0) {
+        return 2;
+    }
+    static const char* const k_files[] = {"trajectory.csv", "steps.csv", "times.csv",
+                                          "meta.json"};
+    for (int f = 0; f < 4; ++f) {
+        char from[PATH_MAX + CASE_MAX_ROOT + 32], to[PATH_MAX + 32];
+        snprintf(from, sizeof from, "%s/%s", dir, k_files[f]);
+        snprintf(to, sizeof to, "%s/%s", cfg->out_dir, k_files[f]);
+        if (copy_file(from, to, msg, n) != 0) {
+            return 2;
+        }
+    }
+    return 0;
+}
+
 static void* worker(void* arg) {
     job_queue* q = arg;
     for (;;) {
@@ -371,8 +443,10 @@ static void* worker(void* arg) {
             return NULL;
         }
         const int i = q->order[slot];
-        char msg[512] = "";
-        const int rc = run_execute(&q->cfgs[i], &q->recs[i], msg, sizeof msg);
+        char msg[2 * PATH_MAX + 512] = "";
+        const int rc = q->ctx->from_root[0]
+                           ? load_run(q->ctx, q->study, &q->cfgs[i], &q->recs[i], msg, sizeof msg)
+                           : run_execute(&q->cfgs[i], &q->recs[i], msg, sizeof msg);
         pthread_mutex_lock(&q->lock);
         if (rc != 0 && !q->error) {
             q->error = rc;
@@ -398,6 +472,26 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
         return 2;
     }
     memset(recs, 0, (size_t)n * sizeof *recs);
+    ctx->batch++;
+    if (ctx->emit) { /* --emit-manifest: the runs are written down, not run */
+        free(order);
+        for (int i = 0; i < n; ++i) {
+            char rel[PATH_MAX];
+            if (study_run_rel(ctx, study, &cfgs[i], rel, sizeof rel) != 0) {
+                fprintf(stderr, "ccb: %s: the run's directory '%s' is not below '%s'\n",
+                        cfgs[i].label, cfgs[i].out_dir, ctx->out_root);
+                return 2;
+            }
+            const int rc = ctx->emit(ctx->emit_user, ctx, study, &cfgs[i], rel);
+            if (rc != 0) {
+                return rc;
+            }
+            recs[i].cfg = cfgs[i];
+            recs[i].status = CCB_E_INVALID;
+            snprintf(recs[i].msg, sizeof recs[i].msg, "not run: written to the manifest");
+        }
+        return 0;
+    }
     /* runs already executed for this case are copied, the others queued */
     int nq = 0;
     char* served = calloc((size_t)(n > 0 ? n : 1), 1);

@@ -3,7 +3,7 @@
  * byte picks the command whose option list applies. Every way out of the parser is either a
  * return or exit() (a usage error), which this harness turns into a return (longjmp), so one
  * process runs every input. */
-#define _POSIX_C_SOURCE 200809L /* as cases/main.c, before any header */
+#define _XOPEN_SOURCE 700 /* as cases/main.c, before any header */
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>

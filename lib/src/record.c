@@ -350,6 +350,22 @@ ccb_status ccb_meta_set_string(ccb_meta* m, const char* key, const char* value) 
     return meta_set(m, key, cJSON_CreateString(value));
 }
 
+/* A finite number as the shortest of %.15g, %.16g, %.17g that reads back as the same double:
+ * cJSON's own printer accepts a 15-digit text within a relative DBL_EPSILON of the value, so a
+ * number written by it could come back one unit in the last place off (t_final = 0.052 for
+ * 0.052000000000000005); meta.json must hold every number exactly (`ccb study --from` checks a
+ * run's settings bit for bit). */
+static cJSON* exact_number(double value) {
+    char buf[40];
+    for (int digits = 15; digits <= 17; ++digits) {
+        snprintf(buf, sizeof buf, "%.*g", digits, value);
+        if (strtod(buf, NULL) == value) {
+            break;
+        }
+    }
+    return cJSON_CreateRaw(buf);
+}
+
 ccb_status ccb_meta_set_number(ccb_meta* m, const char* key, double value) {
     if (key == NULL) {
         return CCB_E_INVALID;
@@ -357,7 +373,7 @@ ccb_status ccb_meta_set_number(ccb_meta* m, const char* key, double value) {
     if (!isfinite(value)) {
         return CCB_E_NONFINITE;
     }
-    return meta_set(m, key, cJSON_CreateNumber(value));
+    return meta_set(m, key, exact_number(value));
 }
 
 ccb_status ccb_meta_set_bool(ccb_meta* m, const char* key, int value) {
