@@ -50,7 +50,8 @@ static const cJSON* jget(const cJSON* root, const char* dotted) {
     char key[128];
     snprintf(key, sizeof key, "%s", dotted);
     const cJSON* o = root;
-    for (char *save = NULL, *p = strtok_r(key, ".", &save); p && o; p = strtok_r(NULL, ".", &save)) {
+    for (char *save = NULL, *p = strtok_r(key, ".", &save); p && o;
+         p = strtok_r(NULL, ".", &save)) {
         o = cJSON_GetObjectItemCaseSensitive(o, p);
     }
     return o;
@@ -94,8 +95,7 @@ static int parse_row(char* line, double* out, int n) {
 
 /* The meta.json of the directory must describe this configuration: case, variant, dt, t_final,
  * every effective parameter, bit for bit. */
-static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, char* msg,
-                      size_t n) {
+static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, char* msg, size_t n) {
     const case_desc* cs = cfg->cs;
     const cJSON* c = jget(m, "case");
     if (!cJSON_IsString(c) || strcmp(c->valuestring, cs->name) != 0) {
@@ -111,8 +111,9 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
         return 2;
     }
     if (jnum(m, "dt", NAN) != cfg->dt || jnum(m, "t_final", NAN) != cfg->t_final) {
-        snprintf(msg, n, "%s: made with dt = %.17g, t_final = %.17g; the study's run has %.17g, %.17g",
-                 dir, jnum(m, "dt", NAN), jnum(m, "t_final", NAN), cfg->dt, cfg->t_final);
+        snprintf(msg, n,
+                 "%s: made with dt = %.17g, t_final = %.17g; the study's run has %.17g, %.17g", dir,
+                 jnum(m, "dt", NAN), jnum(m, "t_final", NAN), cfg->dt, cfg->t_final);
         return 2;
     }
     for (int i = 0; i < cs->nparams; ++i) {
@@ -135,13 +136,22 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
     return 0;
 }
 
-/* trajectory.csv: rows 1..nsteps of q, v and the observables. */
-static int load_trajectory(run_record* r, const char* dir, char* msg, size_t n) {
+/* The text of the file `name` of a run directory, or NULL with a message naming it. */
+static char* read_run_file(const char* dir, const char* name, char* msg, size_t n) {
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/trajectory.csv", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     char* text = read_all(path);
     if (text == NULL) {
         snprintf(msg, n, "cannot read %s: %s", path, strerror(errno));
+    }
+    return text;
+}
+
+/* trajectory.csv: rows 1..nsteps of q, v and the observables. */
+static int load_trajectory(run_record* r, const char* dir, char* msg, size_t n) {
+    const char* path = "trajectory.csv";
+    char* text = read_run_file(dir, path, msg, n);
+    if (text == NULL) {
         return 2;
     }
     const int ncol = 1 + r->nq + r->nv + r->nobs;
@@ -155,8 +165,8 @@ static int load_trajectory(run_record* r, const char* dir, char* msg, size_t n) 
             continue; /* header */
         }
         if (k - 1 > r->nsteps || parse_row(line, row, ncol) != ncol) {
-            snprintf(msg, n, "%s: row %ld does not match the run (%d columns, %ld steps)", path,
-                     k - 1, ncol, r->nsteps);
+            snprintf(msg, n, "%s/%s: row %ld does not match the run (%d columns, %ld steps)", dir,
+                     path, k - 1, ncol, r->nsteps);
             rc = 2;
             break;
         }
@@ -166,7 +176,7 @@ static int load_trajectory(run_record* r, const char* dir, char* msg, size_t n) 
                (size_t)r->nobs * sizeof(double));
     }
     if (rc == 0 && k - 1 != r->nsteps) {
-        snprintf(msg, n, "%s: %ld rows for %ld completed steps", path, k - 1, r->nsteps);
+        snprintf(msg, n, "%s/%s: %ld rows for %ld completed steps", dir, path, k - 1, r->nsteps);
         rc = 2;
     }
     free(row);
@@ -176,15 +186,27 @@ static int load_trajectory(run_record* r, const char* dir, char* msg, size_t n) 
 
 /* steps.csv: per step iterations, line search, kappa and contacts (also the failing step). */
 static int load_steps(run_record* r, const char* dir, char* msg, size_t n) {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/steps.csv", dir);
-    char* text = read_all(path);
+    const char* path = "steps.csv";
+    char* text = read_run_file(dir, path, msg, n);
     if (text == NULL) {
-        snprintf(msg, n, "cannot read %s: %s", path, strerror(errno));
         return 2;
     }
-    enum { C_STEP, C_T, C_STATUS, C_ITER, C_LS, C_RES, C_TOL, C_COST, C_KAPPA, C_ALPHA, C_F,
-           C_SUB, C_CONTACTS, C_N };
+    enum {
+        C_STEP,
+        C_T,
+        C_STATUS,
+        C_ITER,
+        C_LS,
+        C_RES,
+        C_TOL,
+        C_COST,
+        C_KAPPA,
+        C_ALPHA,
+        C_F,
+        C_SUB,
+        C_CONTACTS,
+        C_N
+    };
     double row[C_N + 1];
     int rc = 0;
     long line_no = 0;
@@ -195,7 +217,7 @@ static int load_steps(run_record* r, const char* dir, char* msg, size_t n) {
         }
         const long k = parse_row(line, row, C_N + 1) == C_N ? lround(row[C_STEP]) : -1;
         if (k < 1 || k > r->nplanned) {
-            snprintf(msg, n, "%s: line %ld is not a step of the run", path, line_no);
+            snprintf(msg, n, "%s/%s: line %ld is not a step of the run", dir, path, line_no);
             rc = 2;
             break;
         }
