@@ -192,6 +192,17 @@ head -1 "$tmp/ok/times.csv" | grep -q '^step,time_geometry \[s\],time_problem \[
   || { echo "FAIL: times.csv header: $(head -1 "$tmp/ok/times.csv")"; stop; }
 [ "$(wc -l <"$tmp/ok/times.csv")" -eq "$(wc -l <"$tmp/ok/steps.csv")" ] || { echo "FAIL: times.csv rows"; stop; }
 grep -q '"format_version":[[:space:]]*2' "$tmp/ok/meta.json" || { echo "FAIL: format_version 2"; stop; }
+# physics metrics (formulation-convex §14): per run in meta.json, per step on request
+grep -q '"physics":' "$tmp/ok/meta.json" && grep -q '"complementarity":' "$tmp/ok/meta.json" \
+  || { echo "FAIL: physics metrics in meta.json"; stop; }
+[ ! -e "$tmp/ok/physics.csv" ] || { echo "FAIL: physics.csv written without --physics"; stop; }
+expect 0 "status ok" -- "$CCB" run conveyor --approx sap --physics --t-final 0.5 --out "$tmp/ph"
+head -1 "$tmp/ph/physics.csv" | grep -q '^step,momentum_residual,signorini \[N s m\],cone_violation \[N s\],dissipation_gap \[J\],complementarity \[J\]$' \
+  || { echo "FAIL: physics.csv header"; stop; }
+[ "$(wc -l <"$tmp/ph/physics.csv")" -eq 51 ] || { echo "FAIL: physics.csv: a row per step"; stop; }
+# SAP's impulse is a projection on the cone: the cone column is 0 in every step
+[ "$(tail -n +2 "$tmp/ph/physics.csv" | cut -d, -f4 | sort -u)" = "0" ] \
+  || { echo "FAIL: SAP outside its friction cone"; stop; }
 if ls "$tmp/ok" | grep -q tmp; then
   echo "FAIL: temporary files left in $tmp/ok"
   stop

@@ -239,6 +239,7 @@ typedef struct std_summary {
     ccb_an_fit fit;
     double iters_mean, iters_max, kappa_mean, wall_per_step;
     int failures;
+    double phys_max[5]; /* the largest physics metrics over the variant's runs (RUN_PHYS_*) */
 } std_summary;
 /* Runs the standard sweep of ctx's case (variants ctx->variants, tier ctx->tier) into
  * <root>/<case>/compare/ and fills up to max summaries. Returns their number, or -2 on an
@@ -331,6 +332,8 @@ typedef struct run_config {
     double cost; /* expected relative run time: study_execute starts the costliest runs first
                     so that parallel jobs end together (0 for all: in order) */
     int progress; /* 1: report the progress of a long run on stderr (`ccb run`; run.c) */
+    int physics;  /* 1: write the physics metrics of every step to physics.csv (`ccb run
+                     --physics`; formulation-convex §14) */
 } run_config;
 
 typedef struct run_record {
@@ -359,7 +362,14 @@ typedef struct run_record {
     /* wall-time split summed over the steps [s] */
     double t_geometry, t_problem, t_solve, t_assemble, t_factor, t_linesearch, t_eval, t_kappa;
     ccb_ode_work work; /* ODE: work of the whole run (formulation-tamsi-hydro §B.8) */
+    /* physics metrics (ccb/metrics.h, formulation-convex §14): the largest over the steps of
+     * momentum, signorini, cone, dissipation, complementarity (RUN_PHYS_*); NaN where they do
+     * not apply (momentum of the continuous model; a peer run) */
+    double phys_max[5];
 } run_record;
+enum { RUN_PHYS_MOMENTUM, RUN_PHYS_SIGNORINI, RUN_PHYS_CONE, RUN_PHYS_DISSIPATION, RUN_PHYS_COMP };
+/* Their names in meta.json ("physics.max.NAME"). */
+extern const char* const run_phys_name[5];
 
 /* ---- variants (variant.c)
  * ------------------------------------------------------------------------ The registry of named
@@ -543,11 +553,14 @@ static inline ccb_an_series run_series(const run_record* r) {
 static inline double run_mean_iterations(const run_record* r) {
     return r->nsteps > 0 ? (double)r->total_iters / (double)r->nsteps : 0.0;
 }
-/* The work and conditioning columns of a run in every study table (study.c): mean and max Newton
+/* The physics, work and conditioning columns of a run in every study table (study.c): the largest
+ * per-step physics metrics (formulation-convex §14), mean and max Newton
  * iterations, mean and max line-search evaluations per step, factorizations, f evaluations
  * (continuous-model integrators; empty for the others), mean and max kappa_2(H) (empty unless
  * recorded), failed (0/1), wall time. */
 #define RUN_WORK_HEADER                                                                          \
+    "max_momentum_residual,max_signorini [N s m],max_cone_violation [N s],"                      \
+    "max_dissipation_gap [J],max_complementarity [J],"                                           \
     "mean_newton_iterations,max_newton_iterations,mean_line_search,max_line_search,"             \
     "factorizations,f_evaluations,mean_kappa,max_kappa,failed,wall_time [s]"
 void run_work_columns(strbuf* b, const run_record* r);

@@ -88,7 +88,9 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
         strbuf_printf(&csv, ",x%d,e%d", j + 1, j + 1);
     }
     strbuf_printf(&csv, ",order,order_ci95,iterations_mean,iterations_max,kappa_mean,failures,"
-                        "wall_per_step [s],error_metric\n");
+                        "wall_per_step [s],error_metric,max_momentum_residual,"
+                        "max_signorini [N s m],max_cone_violation [N s],max_dissipation_gap [J],"
+                        "max_complementarity [J]\n");
     strbuf_printf(&md,
                   "# ccb compare%s\n\nEvery variant on every case through the standard sweep "
                   "(`ccb study CASE convergence`): the error of the case's metric at each step of "
@@ -163,9 +165,16 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
                     strbuf_printf(&csv, ",,");
                 }
             }
-            strbuf_printf(&csv, ",%.6f,%.6f,%.4f,%.0f,%.6e,%d,%.6e,%s\n", metric_of(r, 1),
+            strbuf_printf(&csv, ",%.6f,%.6f,%.4f,%.0f,%.6e,%d,%.6e,%s", metric_of(r, 1),
                           r->fit.ci95, r->iters_mean, r->iters_max, r->kappa_mean, r->failures,
                           r->wall_per_step, r->error_name);
+            for (int k = 0; k < 5; ++k) { /* formulation-convex §14; empty where n/a */
+                strbuf_printf(&csv, ",");
+                if (isfinite(r->phys_max[k])) {
+                    strbuf_printf(&csv, "%.6e", r->phys_max[k]);
+                }
+            }
+            strbuf_printf(&csv, "\n");
             if (r->adaptive) { /* its accuracy levels and errors in the name cell */
                 strbuf_printf(&md, "| %s (levels", r->variant);
                 for (int j = 0; j < r->npts; ++j) {

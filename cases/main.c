@@ -79,6 +79,7 @@ typedef struct opts {
     int max_iter;
     const char* manifest; /* --emit-manifest FILE (study) */
     const char* from;     /* --from ROOT (study) */
+    int physics;          /* --physics (run) */
     int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
     int quick;          /* --quick (compare) */
     int peers;          /* --peers (bench) */
@@ -122,7 +123,7 @@ enum {
     OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_JACOBIAN,
     OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
     OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
-    OPT_FROM
+    OPT_FROM, OPT_PHYSICS
 };
 static const struct option k_long[] = {
     {"help", no_argument, NULL, 'h'},
@@ -161,6 +162,7 @@ static const struct option k_long[] = {
     {"tier", required_argument, NULL, OPT_TIER},
     {"emit-manifest", required_argument, NULL, OPT_EMIT_MANIFEST},
     {"from", required_argument, NULL, OPT_FROM},
+    {"physics", no_argument, NULL, OPT_PHYSICS},
     {NULL, 0, NULL, 0},
 };
 
@@ -431,6 +433,7 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             }
             o->tier = strcmp(val, "quick") == 0 ? CASE_TIER_QUICK : CASE_TIER_FULL;
             break;
+        case OPT_PHYSICS: o->physics = 1; break;
         case OPT_EMIT_MANIFEST:
         case OPT_FROM:
             if (val[0] == '\0' || strlen(val) >= CASE_MAX_ROOT) {
@@ -866,7 +869,10 @@ static const char* k_run_help =
     "  --pattern near|all     Hessian block pattern: the clique pairs of the contacts that may\n"
     "                         carry an impulse (default), or of every contact; the same matrix\n"
     "                         in another fill-reducing order (another round-off)\n"
-    "  --record-every N       write every N-th step to trajectory.csv (default 1)\n" VARIANT_HELP
+    "  --record-every N       write every N-th step to trajectory.csv (default 1)\n"
+    "  --physics              also write physics.csv: the physics metrics of every step\n"
+    "                         (Signorini, friction cone, maximum dissipation, complementarity,\n"
+    "                         momentum balance; docs/formulation-convex.md §14)\n" VARIANT_HELP
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step),\n"
     "times.csv (wall times per step) and meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"
@@ -874,7 +880,7 @@ static const char* k_run_help =
 
 #define RUN_OPTS                                                                                   \
     "variant approx dt t-final set out rtol max-iterations stop-scale kappa delassus "             \
-    "linear-solver pattern record-every " VARIANT_OPTS
+    "linear-solver pattern record-every physics " VARIANT_OPTS
 
 /* The configuration `ccb run` builds from its options (also the check of a manifest's lines). */
 static void run_config_from_opts(const opts* o, run_config* cfg) {
@@ -923,6 +929,7 @@ static int cmd_run(int argc, char** argv) {
     run_config_from_opts(&o, &cfg);
     const case_desc* cs = cfg.cs;
     cfg.progress = 1;
+    cfg.physics = o.physics;
     char variant[64];
     variant_name(&cfg, variant, sizeof variant);
     run_label(cfg.label, sizeof cfg.label, variant, cfg.dt);

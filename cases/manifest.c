@@ -316,6 +316,11 @@ int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg,
     }
     if (rc == 0) {
         rec->wall_time = jnum(m, "wall_time_s", 0);
+        for (int i = 0; i < 5; ++i) {
+            char key[64];
+            snprintf(key, sizeof key, "physics.max.%s", run_phys_name[i]);
+            rec->phys_max[i] = jnum(m, key, NAN);
+        }
         rec->analyses = (long)jnum(m, "statistics.symbolic_analyses", 0);
         rec->factorizations = (long)jnum(m, "statistics.factorizations", 0);
         rec->substeps = (long)jnum(m, "statistics.steps_with_substeps", 0);

@@ -277,6 +277,12 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     ccb_meta_set_number(m, "statistics.line_search_evaluations_total", (double)rec->total_ls);
     ccb_meta_set_number(m, "statistics.symbolic_analyses", (double)rec->analyses);
     ccb_meta_set_number(m, "statistics.factorizations", (double)rec->factorizations);
+    for (int i = 0; i < 5; ++i) { /* formulation-convex §14; absent where they do not apply */
+        if (isfinite(rec->phys_max[i])) {
+            snprintf(key, sizeof key, "physics.max.%s", run_phys_name[i]);
+            ccb_meta_set_number(m, key, rec->phys_max[i]);
+        }
+    }
     ccb_meta_set_number(m, "wall_time_s", rec->wall_time);
     ccb_meta_set_number(m, "statistics.contacts_mean",
                         rec->nsteps > 0 ? (double)rec->ncontacts_total / (double)rec->nsteps : 0.0);
@@ -326,6 +332,33 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn
  * rec->cfg, its model and its simulator: what run_execute steps and run_load (manifest.c) reads
  * the initial state from. 0, or 2 with a message (*model and *sim may then be set: the caller
  * frees them). */
+const char* const run_phys_name[5] = {"momentum_residual", "signorini", "cone_violation",
+                                      "dissipation_gap", "complementarity"};
+
+/* The largest physics metrics (ccb/metrics.h) over the steps so far; NaN where they do not
+ * apply. 0, or CCB_E_NOMEM. */
+static ccb_status update_physics(ccb_sim* sim, run_record* rec, long k, ccb_writer* w) {
+    ccb_physics_metrics pm;
+    const ccb_status s = ccb_sim_physics_metrics(sim, &pm);
+    if (s != CCB_OK) {
+        return s;
+    }
+    const double v[5] = {pm.momentum, pm.signorini, pm.cone, pm.dissipation, pm.complementarity};
+    if (w != NULL) { /* `ccb run --physics`: every step; an empty field where n/a */
+        ccb_status ws = ccb_writer_printf(w, "%ld", k);
+        for (int i = 0; i < 5 && ws == CCB_OK; ++i) {
+            ws = isfinite(v[i]) ? ccb_writer_printf(w, ",%.17g", v[i]) : ccb_writer_printf(w, ",");
+        }
+        if (ws != CCB_OK || ccb_writer_printf(w, "\n") != CCB_OK) {
+            return CCB_E_IO;
+        }
+    }
+    for (int i = 0; i < 5; ++i) {
+        rec->phys_max[i] = k == 1 || isnan(rec->phys_max[i]) ? v[i] : fmax(rec->phys_max[i], v[i]);
+    }
+    return CCB_OK;
+}
+
 int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** data,
               ccb_sim** sim, char* msg, size_t msgn) {
     rec->cfg = *cfg;
@@ -364,7 +397,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     void* data = NULL;
     ccb_sim* sim = NULL;
     int rc = 2;
-    ccb_writer *wt = NULL, *ws = NULL, *wtm = NULL;
+    ccb_writer *wt = NULL, *ws = NULL, *wtm = NULL, *wph = NULL;
     stepper stp;
     memset(&stp, 0, sizeof stp);
     const int setup = run_setup(cfg, rec, &model, &data, &sim, msg, msgn);
@@ -440,6 +473,15 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             free(row);
             goto done;
         }
+        snprintf(path, sizeof path, "%s/physics.csv", cfg->out_dir);
+        if (cfg->physics && (ccb_writer_open(path, &wph, msg, msgn) != CCB_OK ||
+                             ccb_writer_printf(wph, "step,%s,%s [N s m],%s [N s],%s [J],%s [J]\n",
+                                               run_phys_name[0], run_phys_name[1],
+                                               run_phys_name[2], run_phys_name[3],
+                                               run_phys_name[4]) != CCB_OK)) {
+            free(row);
+            goto done;
+        }
         char(*names)[160] = calloc((size_t)ncol, sizeof *names);
         const char** ptr = calloc((size_t)ncol, sizeof(char*));
         if (!names || !ptr) {
@@ -469,6 +511,9 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         free(ptr);
     }
     rec->status = CCB_OK;
+    for (int i = 0; i < 5; ++i) {
+        rec->phys_max[i] = NAN;
+    }
     progress prog;
     progress_start(&prog, cfg->progress);
     for (long k = 1; k <= N; ++k) {
@@ -546,6 +591,15 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             break;
         }
         rec->nsteps = k;
+        const ccb_status ps = stp.peer == NULL ? update_physics(sim, rec, k, wph) : CCB_OK;
+        if (ps != CCB_OK) {
+            snprintf(msg, msgn, "%s: %s at step %ld", cfg->label,
+                     ps == CCB_E_NOMEM ? "out of memory for the physics metrics"
+                                       : "cannot write physics.csv",
+                     k);
+            free(row);
+            goto done;
+        }
         progress_step(&prog, cfg, k, N, ccb_sim_time(sim));
         memcpy(rec->q + (size_t)k * nq, ccb_sim_q(sim), (size_t)nq * sizeof(double));
         memcpy(rec->v + (size_t)k * nv, ccb_sim_v(sim), (size_t)nv * sizeof(double));
@@ -588,6 +642,11 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             ccb_writer_abort(wtm);
         }
         wtm = NULL;
+        if (wph != NULL && (s3 != CCB_OK || ccb_writer_commit(wph, msg, msgn) != CCB_OK)) {
+            wph = NULL;
+            goto done;
+        }
+        wph = NULL;
         if (s3 != CCB_OK || write_meta(cfg, rec, model, sim, msg, msgn) != 0) {
             goto done;
         }
@@ -600,6 +659,7 @@ done:
     ccb_writer_abort(wt);
     ccb_writer_abort(ws);
     ccb_writer_abort(wtm);
+    ccb_writer_abort(wph);
     ccb_sim_destroy(sim);
     ccb_model_destroy(model);
     if (cs->destroy) {

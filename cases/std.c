@@ -668,6 +668,9 @@ int std_compare_case(study_ctx* ctx, std_summary* out, int max) {
         long steps = 0, nk = 0;
         double iters = 0, wall = 0, ksum = 0;
         o->iters_max = 0;
+        for (int k = 0; k < 5; ++k) {
+            o->phys_max[k] = NAN;
+        }
         for (int j = 0; j < np; ++j) {
             const sweep_run* r = &s->run[idx[j]];
             const run_record* rec = &s->b.rec[idx[j]];
@@ -678,6 +681,9 @@ int std_compare_case(study_ctx* ctx, std_summary* out, int max) {
             iters += (double)rec->total_iters;
             wall += rec->wall_time;
             o->iters_max = fmax(o->iters_max, r->st.iters_max);
+            for (int k = 0; k < 5; ++k) { /* fmax ignores a NaN */
+                o->phys_max[k] = fmax(o->phys_max[k], rec->phys_max[k]);
+            }
             if (r->st.nkappa > 0) {
                 ksum += r->st.kappa_mean * (double)r->st.nkappa;
                 nk += r->st.nkappa;

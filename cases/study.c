@@ -92,6 +92,7 @@ static void cache_key(const run_config* cfg, run_config* key) {
     key->cost = 0;
     key->expect_failure = NULL;
     key->progress = 0;
+    key->physics = 0;
 }
 
 int study_same_run(const run_config* a, const run_config* b) {
@@ -710,6 +711,10 @@ static void csv_num(strbuf* b, const char* fmt, double v) {
 }
 
 void run_work_columns(strbuf* b, const run_record* r) {
+    for (int k = 0; k < 5; ++k) {
+        csv_num(b, "%.6e", r->phys_max[k]);
+        strbuf_printf(b, ",");
+    }
     ccb_an_steps st;
     ccb_an_step_stats(r->nsteps, r->iters, r->ls, r->kappa, &st);
     strbuf_printf(b, "%.4f,%d,", run_mean_iterations(r), r->max_iters);

@@ -143,6 +143,7 @@ void ccb_sim_destroy(ccb_sim* sim) {
     ccb_free(sim->qn);
     ccb_free(sim->v);
     ccb_free(sim->results);
+    ccb_free(sim->metrics_ws);
     ccb_free(sim);
 }
 

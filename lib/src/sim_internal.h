@@ -28,6 +28,8 @@ struct ccb_sim {
     ccb_contact_result* results;
     int nresults, cap_results;
     ccb_step_stats stats;
+    double* metrics_ws; /* ccb_sim_physics_metrics' vectors, grown once (metrics.c) */
+    int cap_metrics;
     char msg[CCB_MSG_SIZE];
 };
 

@@ -234,6 +234,69 @@ static void test_step_views(void) {
     ccb_model_destroy(m);
 }
 
+/* Physics metrics (ccb/metrics.h, formulation-convex §14) on hand-built contact states whose
+ * values are known [round-off of a few products: 1e-15], and on solved steps: SAP's impulse is
+ * an exact projection on the cone [cone = 0 to round-off], Newton's momentum residual is what its
+ * stopping test bounds [<= eps_r], the sliding slider of SAP glides (its gap is positive while it
+ * pushes: signorini > 0, the model's known artefact), Lagged's does not. */
+static void test_physics_metrics(void) {
+    const double tol = 1e-15;
+    struct {
+        double g[3], vc[3], phi, mu;
+        double sig, cone, diss, comp;
+        const char* what;
+    } k[] = {
+        {{0.3, 0.4, 1.0}, {0, 0, 0}, 0, 0.8, 0, 0, 0, 0, "exact stick"},
+        {{-0.6, 0.8, 2.0}, {0.6, -0.8, 0}, 0, 0.5, 0, 0, 0, 0, "exact slide"},
+        {{1.0, 0, 1.0}, {0, 0, 0}, 0, 0.5, 0, 0.5, 0, 0, "outside the cone"},
+        {{0, 0.5, 1.0}, {1, 0, 0}, 0, 0.5, 0, 0, 0.5, 0.5, "friction across the slip"},
+        {{0, 0, 2.0}, {0, 0, 0}, 0.01, 0.5, 0.02, 0, 0, 0, "pushing across a gap"},
+        {{0, 0, 2.0}, {0, 0, 0.1}, 0, 0.5, 0, 0, 0, 0.2, "pushing while separating"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
+        ccb_physics_metrics m;
+        memset(&m, 0, sizeof m);
+        ccb_physics_add_contact(k[i].g, k[i].vc, k[i].phi, k[i].mu, &m);
+        CHECK_ABS(m.signorini, k[i].sig, tol, k[i].what);
+        CHECK_ABS(m.cone, k[i].cone, tol, k[i].what);
+        CHECK_ABS(m.dissipation, k[i].diss, tol, k[i].what);
+        CHECK_ABS(m.complementarity, k[i].comp, tol, k[i].what);
+    }
+    /* the slider held in x on a belt at 1 m/s: it slides all the time (fact 8) */
+    slider_cfg cfg = {1.0, 1e5, 20.0, 5e-3, 0.7, 1.0, -9.81e-5, CCB_LOCK_X | CCB_LOCK_THETA};
+    ccb_model* m = slider_model(&cfg);
+    const ccb_approx* aps[2] = {&ccb_approx_sap, &ccb_approx_lagged};
+    double signorini[2] = {0, 0};
+    for (int a = 0; a < 2; ++a) {
+        ccb_sim_params p = ccb_sim_params_default();
+        p.dt = 0.01;
+        p.approx = aps[a];
+        ccb_sim* sim = NULL;
+        char msg[256];
+        CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+        ccb_physics_metrics pm;
+        CHECK(ccb_sim_physics_metrics(sim, &pm) == CCB_E_INVALID, "no metrics before a step");
+        for (int s = 0; s < 100; ++s) {
+            CHECK(ccb_sim_step(sim) == CCB_OK, "%s step %d: %s", aps[a]->name, s,
+                  ccb_sim_last_error(sim));
+            CHECK(ccb_sim_physics_metrics(sim, &pm) == CCB_OK, "metrics");
+            CHECK(pm.momentum <= p.newton.eps_r * (1 + 1e-9), "%s: momentum residual %g > eps_r",
+                  aps[a]->name, pm.momentum);
+            if (a == 0) {
+                CHECK_ABS(pm.cone, 0.0, tol * 10, "SAP: the impulse is in the cone");
+            }
+            CHECK(pm.dissipation >= -tol, "%s: dissipation gap >= 0 (%g)", aps[a]->name,
+                  pm.dissipation);
+        }
+        signorini[a] = pm.signorini;
+        ccb_sim_destroy(sim);
+    }
+    CHECK(signorini[0] > 100 * signorini[1] && signorini[0] > 0,
+          "SAP glides while it pushes (signorini %g), Lagged does not (%g)", signorini[0],
+          signorini[1]);
+    ccb_model_destroy(m);
+}
+
 /* ---- kinematics and geometry ------------------------------------------------------------------
  * */
 
@@ -1190,6 +1253,7 @@ int main(void) {
     RUN(test_deferred_contacts);
     RUN(test_planar_damping);
     RUN(test_step_views);
+    RUN(test_physics_metrics);
     RUN(test_broad_phase_complete);
     return TEST_SUMMARY();
 }

@@ -25,6 +25,7 @@
 #include "ccb/geometry.h"
 #include "ccb/hydro.h"
 #include "ccb/math.h"
+#include "ccb/metrics.h"
 #include "ccb/model.h"
 #include "ccb/names.h"
 #include "ccb/newton.h"
