@@ -35,9 +35,9 @@ CCB_API void ccb_physics_add_contact(const double gamma[3], const double vc[3], 
 
 /* The metrics of the sim's last step. Frozen-step solvers (Newton, TAMSI): all five; the ODE
  * integrators (configuration not frozen, no step problem): the contact terms from the contacts
- * queried at the end of the sampling interval with gamma = f dt and phi their gap, momentum NaN. CCB_E_INVALID before the
- * first step; CCB_E_NOMEM (its vectors are grown once and reused, so a run of steps allocates
- * nothing after the first). */
+ * queried at the end of the sampling interval with gamma = f dt and phi their gap, momentum NaN.
+ * CCB_E_INVALID before the first step; CCB_E_NOMEM (its vectors are grown once and reused, so a
+ * run of steps allocates nothing after the first). */
 CCB_API ccb_status ccb_sim_physics_metrics(ccb_sim* sim, ccb_physics_metrics* m);
 
 #ifdef __cplusplus
