@@ -70,8 +70,9 @@ ccb_status ccb_sim_physics_metrics(ccb_sim* sim, ccb_physics_metrics* m) {
     const int frozen = sim->solver->solve != NULL; /* geometry at the step's start */
     for (int i = 0; i < sim->nresults; ++i) {
         const ccb_contact_result* r = &sim->results[i];
-        /* the gap at the end of the step: first order in a frozen step (formulation-convex
-         * §1.3); an integrator's contacts are queried at the end of the interval */
+        /* the gap at the end of the step: first order in a frozen step
+         * (formulation-convex §1.3); an integrator's contacts are queried at the end of the
+         * interval */
         const double phi = r->geometry.phi0 + (frozen ? sim->prm.dt * r->vc[2] : 0.0);
         ccb_physics_add_contact(r->gamma, r->vc, phi, r->geometry.material.mu, m);
     }
