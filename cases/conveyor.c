@@ -322,6 +322,10 @@ static void fig3_row(study_ctx* ctx, const run_record* r, double* v) {
     fig3_facts f;
     fig3_analyse(ctx->params, r, &f);
     const char* name = r->cfg.approx->name;
+    /* the physics metrics (formulation-convex §14) of the three models: CONV-6 */
+    for (int k = 0; k < 5; ++k) {
+        study_set_metricf(ctx, r->phys_max[k], "fig3.%s.physics.%s", name, run_phys_name[k]);
+    }
     study_set_metricf(ctx, f.fn_dev, "fig3.%s.fn_dev_rel_max", name);
     study_set_metricf(ctx, f.z_dev, "fig3.%s.z_dev_max", name);
     study_set_metricf(ctx, f.fn_max, "fig3.%s.fn_max_rel", name);
