@@ -96,7 +96,10 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
                   "(`ccb study CASE convergence`): the error of the case's metric at each step of "
                   "its ladder (adaptive variants: at each accuracy level), the observed order with "
                   "its 95 %% interval, Newton iterations per step pooled over the runs, mean "
-                  "kappa_2(H) (Newton variants), failed runs and wall time per step. The best "
+                  "kappa_2(H) (Newton variants), failed runs, wall time per step, and the "
+                  "largest per-step physics metrics of its runs (docs/formulation-convex.md §14: "
+                  "relative momentum residual, Signorini, friction cone, maximum dissipation, "
+                  "complementarity with De Saxcé's correction). The best "
                   "value of each column is in bold (smallest; largest order); — marks a value that does "
                   "not apply (kappa without Newton, iterations of an explicit method, the order "
                   "of an adaptive variant) or a failed run. Runs: "
@@ -118,14 +121,22 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
         for (int j = 0; j < nx; ++j) {
             strbuf_printf(&md, " dt = %g |", lad->x[j]);
         }
-        strbuf_printf(&md, " order | mean it. | max it. | mean kappa | failed | wall/step [us] |\n"
-                           "|---|");
-        for (int j = 0; j < nx + 6; ++j) {
+        strbuf_printf(&md, " order | mean it. | max it. | mean kappa | failed | wall/step [us] |"
+                           " momentum | Signorini [N s m] | cone [N s] | dissipation [J] |"
+                           " complementarity [J] |\n|---|");
+        for (int j = 0; j < nx + 11; ++j) {
             strbuf_printf(&md, "---|");
         }
         strbuf_printf(&md, "\n");
         double col[64];
-        double best_e[STD_MAX_DT], best_m[6];
+        double best_e[STD_MAX_DT], best_m[6], best_p[5];
+        for (int m = 0; m < 5; ++m) { /* the physics metrics: smallest is best */
+            int k = 0;
+            for (int i = a; i < b && k < 64; ++i) {
+                col[k++] = s[i].phys_max[m];
+            }
+            best_p[m] = best_of(col, k, 0);
+        }
         for (int j = 0; j < nx; ++j) {
             int k = 0;
             for (int i = a; i < b && k < 64; ++i) {
@@ -202,6 +213,9 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
             md_value(&md, r->kappa_mean, best_m[3], "%.3g");
             md_value(&md, r->failures, best_m[5], "%.0f");
             md_value(&md, 1e6 * r->wall_per_step, 1e6 * best_m[4], "%.3g");
+            for (int m = 0; m < 5; ++m) {
+                md_value(&md, r->phys_max[m], best_p[m], "%.2g");
+            }
             strbuf_printf(&md, "\n");
         }
         strbuf_printf(&md, "\n");
