@@ -436,6 +436,10 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
  * meta.json must describe cfg: case, variant, dt, t_final and every parameter, bit for bit.
  * 0, or 2 with a message. */
 int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg, size_t n);
+/* The record of a run that did not happen (`--emit-manifest`): a failure at its first step with
+ * the initial state and zeroed arrays of the planned size, so that a study's analysis treats it
+ * like any failed run. 0, or 2 with a message. */
+int run_dry(const run_config* cfg, run_record* rec, char* msg, size_t n);
 void run_record_free(run_record* rec);
 void run_config_default(const case_desc* cs, run_config* cfg);
 

@@ -1017,6 +1017,7 @@ typedef struct manifest_out {
     run_config* seen; /* runs written so far, with the study_execute call that wrote them */
     int* seen_batch;
     int nseen, cap;
+    int refused; /* a run could not be written: no manifest */
 } manifest_out;
 
 /* A run configuration without what its solver does not read, for comparing two of them. */
@@ -1064,6 +1065,7 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
         }
         if (sb == NULL) {
             fprintf(stderr, "ccb: out of memory\n");
+            mo->refused = 1;
             return 2;
         }
         mo->seen_batch = sb;
@@ -1196,6 +1198,7 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
                 "ccb: %s/%s/%s: this run cannot be written as a `ccb run` command line (a "
                 "setting of the study has no option); no manifest written\n",
                 cs->name, study, cfg->label);
+        mo->refused = 1;
         return 2;
     }
     shell_word(&mo->text, mo->exe);
@@ -1232,29 +1235,51 @@ static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts*
     ctx->emit_user = &mo;
     ctx->figures = 0;
     ctx->progress = 0;
+    /* the analysis sees runs that did not happen; a study whose analysis needs their results
+     * stops with an error after asking for all of its runs (its runs come in batches fixed by
+     * the configuration): the manifest is complete, and --from says so if it ever is not */
     const int rc = case_study_run(ctx, st);
     nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     int out = EXIT_USAGE;
-    if (rc == 0 && mo.nseen == 0) {
-        fprintf(stderr, "ccb: %s/%s runs nothing; no manifest written\n", ctx->cs->name,
-                st->name);
-    } else if (rc == 0) {
+    if (mo.refused) {
+        free(mo.text.s);
+        free(mo.seen);
+        free(mo.seen_batch);
+        return EXIT_USAGE;
+    }
+    if (rc != 0 && mo.nseen > 0) {
+        fprintf(stderr,
+                "ccb: %s/%s: its analysis needs the runs' results (the message above); the "
+                "manifest holds every run it asked for\n",
+                ctx->cs->name, st->name);
+    }
+    if (mo.nseen == 0 && rc == 0) {
+        printf("%s/%s runs nothing (it computes its result directly: ccb study %s %s); "
+               "empty manifest written to %s\n",
+               ctx->cs->name, st->name, ctx->cs->name, st->name, o->manifest);
+    }
+    if (rc != 0 && mo.nseen == 0) {
+        fprintf(stderr, "ccb: %s/%s failed before asking for any run; no manifest written\n",
+                ctx->cs->name, st->name);
+    } else {
         char msg[600];
         ccb_writer* w = NULL;
         if (ccb_writer_open(o->manifest, &w, msg, sizeof msg) != CCB_OK ||
-            ccb_writer_printf(w, "%s", mo.text.s) != CCB_OK ||
+            ccb_writer_printf(w, "%s", mo.text.s ? mo.text.s : "") != CCB_OK ||
             ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
             ccb_writer_abort(w);
             fprintf(stderr, "ccb: cannot write the manifest '%s': %s\n", o->manifest, msg);
         } else {
             int lines = 0;
-            for (const char* p = mo.text.s; *p; ++p) {
+            for (const char* p = mo.text.s ? mo.text.s : ""; *p; ++p) {
                 lines += *p == '\n';
             }
-            printf("%s/%s: %d runs written to %s, one `ccb run` per line; when they have run:\n"
-                   "  ccb study %s %s --from %s%s\n",
-                   ctx->cs->name, st->name, lines, o->manifest, ctx->cs->name, st->name, root,
-                   ctx->tier == CASE_TIER_QUICK ? " --tier quick" : "");
+            if (lines > 0) {
+                printf("%s/%s: %d runs written to %s, one `ccb run` per line; when they have "
+                       "run:\n  ccb study %s %s --from %s%s\n",
+                       ctx->cs->name, st->name, lines, o->manifest, ctx->cs->name, st->name,
+                       root, ctx->tier == CASE_TIER_QUICK ? " --tier quick" : "");
+            }
             out = 0;
         }
     }

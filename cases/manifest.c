@@ -370,3 +370,53 @@ int study_run_rel(const study_ctx* ctx, const char* study, const run_config* cfg
     }
     return snprintf(rel, n, "%s", cfg->out_dir + len + 1) >= (int)n ? -1 : 0;
 }
+
+int run_dry(const run_config* cfg, run_record* rec, char* msg, size_t n) {
+    memset(rec, 0, sizeof *rec);
+    long N = 0;
+    if (run_config_check(cfg, &N, msg, n) != 0) {
+        return 2;
+    }
+    ccb_model* model = NULL;
+    void* data = NULL;
+    ccb_sim* sim = NULL;
+    int rc = run_setup(cfg, rec, &model, &data, &sim, msg, n);
+    if (rc == 0) {
+        const size_t rows = (size_t)N + 1;
+        rec->nplanned = N;
+        rec->nq = ccb_model_nq(model);
+        rec->nv = ccb_model_nv(model);
+        rec->nobs = cfg->cs->nobs;
+        rec->q = calloc(rows * (size_t)(rec->nq > 0 ? rec->nq : 1), sizeof(double));
+        rec->v = calloc(rows * (size_t)(rec->nv > 0 ? rec->nv : 1), sizeof(double));
+        rec->obs = calloc(rows * (size_t)(rec->nobs > 0 ? rec->nobs : 1), sizeof(double));
+        rec->iters = calloc(rows, sizeof(int));
+        rec->ls = calloc(rows, sizeof(int));
+        rec->kappa = calloc(rows, sizeof(double));
+        if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->ls || !rec->kappa) {
+            snprintf(msg, n, "out of memory for %ld steps", N);
+            rc = 2;
+        } else {
+            memcpy(rec->q, ccb_sim_q(sim), (size_t)rec->nq * sizeof(double));
+            memcpy(rec->v, ccb_sim_v(sim), (size_t)rec->nv * sizeof(double));
+            for (size_t k = 0; k < rows; ++k) {
+                rec->kappa[k] = -1;
+            }
+            for (int k = 0; k < 5; ++k) {
+                rec->phys_max[k] = NAN;
+            }
+            rec->status = CCB_E_INVALID;
+            rec->fail_step = 1;
+            snprintf(rec->msg, sizeof rec->msg, "not run: written to the manifest");
+        }
+    }
+    ccb_sim_destroy(sim);
+    ccb_model_destroy(model);
+    if (cfg->cs->destroy) {
+        cfg->cs->destroy(data);
+    }
+    if (rc != 0) {
+        run_record_free(rec);
+    }
+    return rc;
+}

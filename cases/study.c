@@ -487,9 +487,11 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
             if (rc != 0) {
                 return rc;
             }
-            recs[i].cfg = cfgs[i];
-            recs[i].status = CCB_E_INVALID;
-            snprintf(recs[i].msg, sizeof recs[i].msg, "not run: written to the manifest");
+            char msg[512];
+            if (run_dry(&cfgs[i], &recs[i], msg, sizeof msg) != 0) {
+                fprintf(stderr, "ccb: %s: %s\n", cfgs[i].label, msg);
+                return 2;
+            }
         }
         return 0;
     }
