@@ -261,32 +261,7 @@ int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg,
     if (rc == 0) {
         rc = check_meta(m, &rec->cfg, dir, msg, n);
     }
-    const int nq = model ? ccb_model_nq(model) : 0, nv = model ? ccb_model_nv(model) : 0;
-    const size_t rows = (size_t)N + 1;
     if (rc == 0) {
-        rec->nplanned = N;
-        rec->nq = nq;
-        rec->nv = nv;
-        rec->nobs = cfg->cs->nobs;
-        for (int i = 0; i < nq && i < CASE_MAX_Q; ++i) {
-            snprintf(rec->qname[i], sizeof rec->qname[i], "%s [%s]", ccb_model_q_name(model, i),
-                     ccb_model_q_unit(model, i));
-        }
-        rec->q = calloc(rows * (size_t)(nq > 0 ? nq : 1), sizeof(double));
-        rec->v = calloc(rows * (size_t)(nv > 0 ? nv : 1), sizeof(double));
-        rec->obs = calloc(rows * (size_t)(rec->nobs > 0 ? rec->nobs : 1), sizeof(double));
-        rec->iters = calloc(rows, sizeof(int));
-        rec->ls = calloc(rows, sizeof(int));
-        rec->kappa = calloc(rows, sizeof(double));
-        if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->ls || !rec->kappa) {
-            snprintf(msg, n, "out of memory for %ld steps", N);
-            rc = 2;
-        }
-    }
-    if (rc == 0) {
-        memcpy(rec->q, ccb_sim_q(sim), (size_t)nq * sizeof(double));
-        memcpy(rec->v, ccb_sim_v(sim), (size_t)nv * sizeof(double));
-        rec->kappa[0] = -1;
         const cJSON* st = jget(m, "status");
         rec->nsteps = (long)jnum(m, "steps_completed", -1);
         if (!cJSON_IsString(st) || rec->nsteps < 0 || rec->nsteps > N) {
@@ -373,42 +348,17 @@ int study_run_rel(const study_ctx* ctx, const char* study, const run_config* cfg
 
 int run_dry(const run_config* cfg, run_record* rec, char* msg, size_t n) {
     memset(rec, 0, sizeof *rec);
-    long N = 0;
-    if (run_config_check(cfg, &N, msg, n) != 0) {
-        return 2;
-    }
     ccb_model* model = NULL;
     void* data = NULL;
     ccb_sim* sim = NULL;
-    int rc = run_setup(cfg, rec, &model, &data, &sim, msg, n);
+    const int rc = run_setup(cfg, rec, &model, &data, &sim, msg, n);
     if (rc == 0) {
-        const size_t rows = (size_t)N + 1;
-        rec->nplanned = N;
-        rec->nq = ccb_model_nq(model);
-        rec->nv = ccb_model_nv(model);
-        rec->nobs = cfg->cs->nobs;
-        rec->q = calloc(rows * (size_t)(rec->nq > 0 ? rec->nq : 1), sizeof(double));
-        rec->v = calloc(rows * (size_t)(rec->nv > 0 ? rec->nv : 1), sizeof(double));
-        rec->obs = calloc(rows * (size_t)(rec->nobs > 0 ? rec->nobs : 1), sizeof(double));
-        rec->iters = calloc(rows, sizeof(int));
-        rec->ls = calloc(rows, sizeof(int));
-        rec->kappa = calloc(rows, sizeof(double));
-        if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->ls || !rec->kappa) {
-            snprintf(msg, n, "out of memory for %ld steps", N);
-            rc = 2;
-        } else {
-            memcpy(rec->q, ccb_sim_q(sim), (size_t)rec->nq * sizeof(double));
-            memcpy(rec->v, ccb_sim_v(sim), (size_t)rec->nv * sizeof(double));
-            for (size_t k = 0; k < rows; ++k) {
-                rec->kappa[k] = -1;
-            }
-            for (int k = 0; k < 5; ++k) {
-                rec->phys_max[k] = NAN;
-            }
-            rec->status = CCB_E_INVALID;
-            rec->fail_step = 1;
-            snprintf(rec->msg, sizeof rec->msg, "not run: written to the manifest");
+        for (long k = 0; k <= rec->nplanned; ++k) {
+            rec->kappa[k] = -1;
         }
+        rec->status = CCB_E_INVALID;
+        rec->fail_step = 1;
+        snprintf(rec->msg, sizeof rec->msg, "not run: written to the manifest");
     }
     ccb_sim_destroy(sim);
     ccb_model_destroy(model);

@@ -329,9 +329,9 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn
 }
 
 /* The effective parameters of a run (the case may adapt some to the model and step) into
- * rec->cfg, its model and its simulator: what run_execute steps and run_load (manifest.c) reads
- * the initial state from. 0, or 2 with a message (*model and *sim may then be set: the caller
- * frees them). */
+ * rec->cfg, its model and its simulator, and the record's arrays for the planned steps with the
+ * initial state in row 0: what run_execute steps, run_load and run_dry (manifest.c) fill. 0, or 2
+ * with a message (*model and *sim may then be set: the caller frees them). */
 const char* const run_phys_name[5] = {"momentum_residual", "signorini", "cone_violation",
                                       "dissipation_gap", "complementarity"};
 
@@ -382,17 +382,44 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
     if (cfg->solver.friction >= 0) {
         sp.tamsi.friction = sp.contact_ode.friction = (ccb_friction_model)cfg->solver.friction;
     }
-    return ccb_sim_create(*model, &sp, sim, msg, msgn) == CCB_OK ? 0 : 2;
+    long N = 0;
+    if (run_config_check(cfg, &N, msg, msgn) != 0 ||
+        ccb_sim_create(*model, &sp, sim, msg, msgn) != CCB_OK) {
+        return 2;
+    }
+    const int nq = ccb_model_nq(*model), nv = ccb_model_nv(*model), no = cfg->cs->nobs;
+    for (int i = 0; i < nq && i < CASE_MAX_Q; ++i) {
+        snprintf(rec->qname[i], sizeof rec->qname[i], "%s [%s]", ccb_model_q_name(*model, i),
+                 ccb_model_q_unit(*model, i));
+    }
+    rec->nplanned = N;
+    rec->nq = nq;
+    rec->nv = nv;
+    rec->nobs = no;
+    const size_t rows = (size_t)N + 1;
+    rec->q = calloc(rows * (size_t)(nq > 0 ? nq : 1), sizeof(double));
+    rec->v = calloc(rows * (size_t)(nv > 0 ? nv : 1), sizeof(double));
+    rec->obs = calloc(rows * (size_t)(no > 0 ? no : 1), sizeof(double));
+    rec->iters = calloc(rows, sizeof(int));
+    rec->ls = calloc(rows, sizeof(int));
+    rec->kappa = calloc(rows, sizeof(double));
+    if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->ls || !rec->kappa) {
+        snprintf(msg, msgn, "out of memory for %ld steps", N);
+        return 2;
+    }
+    memcpy(rec->q, ccb_sim_q(*sim), (size_t)nq * sizeof(double));
+    memcpy(rec->v, ccb_sim_v(*sim), (size_t)nv * sizeof(double));
+    rec->kappa[0] = -1;
+    for (int i = 0; i < 5; ++i) {
+        rec->phys_max[i] = NAN;
+    }
+    return 0;
 }
 
 int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) {
     memset(rec, 0, sizeof *rec);
     rec->cfg = *cfg;
     const case_desc* cs = cfg->cs;
-    long N = 0;
-    if (run_config_check(cfg, &N, msg, msgn) != 0) {
-        return 2;
-    }
     ccb_model* model = NULL;
     void* data = NULL;
     ccb_sim* sim = NULL;
@@ -406,7 +433,8 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         goto done;
     }
     stp.sim = sim;
-    const int nq = ccb_model_nq(model), nv = ccb_model_nv(model), no = cs->nobs;
+    const long N = rec->nplanned;
+    const int nq = rec->nq, nv = rec->nv, no = rec->nobs;
     if (cfg->solver.peer != RUN_PEER_NONE) {
         const peer_options po = peer_opts(cfg);
         if (cs->peer_observe == NULL) {
@@ -423,28 +451,6 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             goto done;
         }
     }
-    for (int i = 0; i < nq && i < CASE_MAX_Q; ++i) {
-        snprintf(rec->qname[i], sizeof rec->qname[i], "%s [%s]", ccb_model_q_name(model, i),
-                 ccb_model_q_unit(model, i));
-    }
-    rec->nplanned = N;
-    rec->nq = nq;
-    rec->nv = nv;
-    rec->nobs = no;
-    const size_t rows = (size_t)N + 1;
-    rec->q = calloc(rows * (size_t)(nq > 0 ? nq : 1), sizeof(double));
-    rec->v = calloc(rows * (size_t)(nv > 0 ? nv : 1), sizeof(double));
-    rec->obs = calloc(rows * (size_t)(no > 0 ? no : 1), sizeof(double));
-    rec->iters = calloc(rows, sizeof(int));
-    rec->ls = calloc(rows, sizeof(int));
-    rec->kappa = calloc(rows, sizeof(double));
-    if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->ls || !rec->kappa) {
-        snprintf(msg, msgn, "out of memory for %ld steps", N);
-        goto done;
-    }
-    memcpy(rec->q, ccb_sim_q(sim), (size_t)nq * sizeof(double));
-    memcpy(rec->v, ccb_sim_v(sim), (size_t)nv * sizeof(double));
-    rec->kappa[0] = -1;
     const int files = cfg->out_dir[0] != '\0';
     const int ncol = 1 + nq + nv + no;
     double* row = calloc((size_t)ncol, sizeof(double));
@@ -511,9 +517,6 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         free(ptr);
     }
     rec->status = CCB_OK;
-    for (int i = 0; i < 5; ++i) {
-        rec->phys_max[i] = NAN;
-    }
     progress prog;
     progress_start(&prog, cfg->progress);
     for (long k = 1; k <= N; ++k) {
