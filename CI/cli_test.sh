@@ -85,7 +85,11 @@ expect 2 "--friction expects"    -- "$CCB" run conveyor --friction sticky --out 
 # a valid option that the run's one solver would ignore is an error, not silently dropped
 expect 2 "--h applies to --solver ie, rk3 and gsl only; this run (tamsi)" \
                                  -- "$CCB" run box --solver tamsi --h 1e-5 --out "$tmp/a"
-expect 2 "--accuracy applies to --solver ie only" -- "$CCB" run box --solver rk3 --accuracy 0.01 --out "$tmp/a"
+expect 2 "--accuracy applies to --solver ie and newton only" -- "$CCB" run box --solver rk3 --accuracy 0.01 --out "$tmp/a"
+expect 2 "--error-control applies to --solver ie and newton only; this run (tamsi)" \
+                                 -- "$CCB" run box --solver tamsi --error-control --out "$tmp/a"
+expect 2 "--error-control applies to --solver ie and newton only; this run (rk3)" \
+                                 -- "$CCB" run box --solver rk3 --error-control --out "$tmp/a"
 expect 2 "--rtol applies to --solver newton only" -- "$CCB" run box --solver gsl --rtol 1e-6 --out "$tmp/a"
 expect 2 "--coupling applies to --solver tamsi only" -- "$CCB" run box --coupling one-way --out "$tmp/a"
 expect 2 "below the smallest step h_min" -- "$CCB" run box --solver ie --error-control --h 1e-12 --out "$tmp/a"

@@ -1154,7 +1154,7 @@ static const case_std k_std = {
     "their model difference in stiction, O(v_s)).",
     box_std_error, STD_REF_NONE, NULL, 10.0, 0, 0,
     {1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4}, 7, {1.25e-2, 2.5e-3, 5e-4}, 3,
-    box_std_params};
+    box_std_params, 0};
 
 static const fig_study k_reference = {
     .claim = "the regularized model (v_s) follows the exact Coulomb solution of the stick-slip box "

@@ -183,6 +183,9 @@ typedef struct case_std {
     int ndt_quick;
     /* NULL, or sets the parameters of the standard studies (quick: for ccb compare --quick) */
     void (*params)(double* P, int quick);
+    /* the sampling interval of the adaptive variants (their largest step); 0: the case's
+     * dt_default (it must be a multiple of the reference run's dt) */
+    double dt_adaptive;
 } case_std;
 /* The standard error of the cases with a reference run: e_q, the RMS over the run of |q - q_ref|
  * on the run's grid (cases.md §1.4; analysis ccb_an_rms_error). */
@@ -306,6 +309,7 @@ typedef struct solver_cfg {
     ccb_solver solver;      /* newton (default) | tamsi | ode */
     ccb_tamsi_params tamsi; /* TAMSI options (v_s comes from the case) */
     ccb_ode_params ode;     /* ODE integrator options; ode.h = 0: the sampling interval dt */
+    ccb_sim_ec_params ec;   /* newton: error control of the convex step (variant "lagged-ec") */
     int friction;           /* -1: the case's regularization; else a ccb_friction_model for TAMSI
                                and the continuous model */
     int peer;               /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
@@ -402,6 +406,8 @@ typedef struct variant_def {
     variant_opts opts;        /* the other solvers: their options (data, not code) */
     const double* levels; /* ADAPTIVE: accuracy levels of the standard studies */
     int nlevels;
+    const double* levels_quick; /* those of the quick tier; NULL: the first two of levels */
+    int nlevels_quick;
 } variant_def;
 int variant_count(void);
 /* Entry i (approximations first); 0, or -1 out of range. */

@@ -949,7 +949,7 @@ static const case_std k_std = {
     "moves single objects by centimetres, e_q ~ 0.2 with no order), so e_q would measure "
     "divergence, not error. Figs. 15-19 study the whole 3 s.",
     std_error_q, STD_REF_RUN, "lagged", 10.0, 0.16, 0.16, {4e-3, 2e-3, 1e-3}, 3, {4e-3, 2e-3}, 2,
-    NULL};
+    NULL, 0};
 
 static const fig_study k_fig15 = {
     .claim = "impacts dominate until ~2 s with more iterations and higher kappa; Lagged needs "

@@ -1010,7 +1010,7 @@ static const case_std k_std = {
     "|v - v_ref|_2 / |v_ref|_2 over the samples at the run's step, v = (v_x, v_y), v_ref: the "
     "same variant at the smallest dt / 10 (PFC Fig. 6, fan152, eps0 = 1).",
     coin_std_error, STD_REF_SELF, "lagged", 10.0, 0, 0, {1e-3, 5e-4, 2.5e-4}, 3, {1e-3, 5e-4}, 2,
-    NULL};
+    NULL, 1e-3 /* adaptive variants: the coarsest step of the ladder */};
 
 static const fig_study k_fig5 = {
     .claim = "eps = v/(R omega) tends to a fixed point (0.653 for uniform pressure) whatever eps0, "

@@ -463,7 +463,7 @@ static const case_std k_std = {
     "e_q", "m",
     "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
     "smallest dt / 10.",
-    std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {5e-2, 1e-2, 2e-3}, 3, {5e-2, 1e-2}, 2, NULL};
+    std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {5e-2, 1e-2, 2e-3}, 3, {5e-2, 1e-2}, 2, NULL, 0};
 
 /* ---- study peers (MuJoCo beside the convex models) --------------------------------------------
  * */

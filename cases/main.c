@@ -569,9 +569,11 @@ static int pick(const char* opt, const char* val, const char* const* names) {
     "                         for the continuous model)\n"                                         \
     "  --tals on|off          TALS (default on for TAMSI, off for implicit Euler)\n"               \
     "  --jacobian full|quasi  implicit Euler Newton variant (default full)\n"                      \
-    "  --error-control        implicit Euler with error control (default fixed step)\n"            \
-    "  --accuracy A           implicit Euler accuracy a (error target, Newton tolerance 0.05 a;\n" \
-    "                         default 0.1)\n"                                                      \
+    "  --error-control        error control: implicit Euler, or the convex step by step\n"       \
+    "                         doubling (newton; default fixed step)\n"                            \
+    "  --accuracy A           error target a: implicit Euler (weighted max-norm of x, Newton\n"   \
+    "                         tolerance 0.05 a; default 0.1), newton (max-norm of the error of q\n" \
+    "                         [m, rad] per internal step; default 1e-4)\n"                        \
     "  --h S                  integrator step (fixed) or first step (error control, GSL)\n"        \
     "                         [s] (default dt; dt must be a whole number of fixed steps)\n"        \
     "  --estimator trapezoid|doubling   error estimate (default trapezoid)\n"                      \
@@ -593,8 +595,8 @@ static void check_applicable(const opts* o, const run_config* cfg) {
         const char *name, *where;
     } k[] = {
         {o->have_h, ode, "--h", "ie, rk3 and gsl"},
-        {o->have_accuracy, ie, "--accuracy", "ie"},
-        {o->error_control, ie, "--error-control", "ie"},
+        {o->have_accuracy, ie || newton, "--accuracy", "ie and newton"},
+        {o->error_control, ie || newton, "--error-control", "ie and newton"},
         {o->jacobian != NULL, ie, "--jacobian", "ie"},
         {o->estimator != NULL, ie, "--estimator", "ie"},
         {o->have_gsl_tol, gsl, "--gsl-tol", "gsl"},
@@ -653,8 +655,13 @@ static void apply_variant_opts(const opts* o, run_config* cfg) {
         sc->ode.gsl_method = (ccb_ode_gsl_method)need_enum("--gsl-method", CCB_ENUM_GSL_METHOD,
                                                            o->gsl_method);
     }
-    if (o->have_accuracy) {
-        sc->ode.accuracy = o->accuracy;
+    const int newton = sc->solver == CCB_SOLVER_NEWTON && sc->peer == RUN_PEER_NONE;
+    if (o->have_accuracy) { /* implicit Euler's a, or the convex step's (formulation-convex §15) */
+        if (newton) {
+            sc->ec.accuracy = o->accuracy;
+        } else {
+            sc->ode.accuracy = o->accuracy;
+        }
     }
     if (o->have_h) {
         if (!(o->h > 0)) {
@@ -666,7 +673,11 @@ static void apply_variant_opts(const opts* o, run_config* cfg) {
         sc->ode.gsl_atol = sc->ode.gsl_rtol = o->gsl_tol;
     }
     if (o->error_control) {
-        sc->ode.error_control = 1;
+        if (newton) {
+            sc->ec.enabled = 1;
+        } else {
+            sc->ode.error_control = 1;
+        }
     }
     if (o->max_iter > 0) {
         sc->tamsi.max_iterations = o->max_iter;
@@ -678,6 +689,7 @@ static void apply_variant_opts(const opts* o, run_config* cfg) {
     sp.solver = sc->solver;
     sp.tamsi = sc->tamsi;
     sp.ode = sc->ode;
+    sp.ec = sc->ec;
     char msg[512];
     if (ccb_sim_params_check(&sp, msg, sizeof msg) != CCB_OK) {
         die_usage("%s", msg);
@@ -1136,6 +1148,11 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
             }
         } else {
             const ccb_newton_params *np = &cfg->newton, *nd = &def.newton;
+            if (sc->ec.enabled) { /* formulation-convex §15 */
+                ARG("--error-control");
+                ARG("--accuracy");
+                ARG("%.17g", sc->ec.accuracy);
+            }
             if (np->eps_r != nd->eps_r) {
                 ARG("--rtol");
                 ARG("%.17g", np->eps_r);

@@ -38,6 +38,8 @@ void solver_cfg_default(solver_cfg* s) {
     s->tamsi = ccb_tamsi_params_default();
     s->ode = ccb_ode_params_default();
     s->ode.h = 0.0;
+    const ccb_sim_params d = ccb_sim_params_default(); /* bytes with padding: configs compare */
+    memcpy(&s->ec, &d.ec, sizeof s->ec);               /* bytewise (study_same_run) */
     s->friction = -1;
 }
 
@@ -378,6 +380,7 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
     sp.solver = cfg->solver.solver;
     sp.tamsi = cfg->solver.tamsi;
     sp.ode = cfg->solver.ode;
+    sp.ec = cfg->solver.ec;
     cs->sim_options(cfg->params, &sp); /* may set the case's friction regularization */
     if (cfg->solver.friction >= 0) {
         sp.tamsi.friction = sp.contact_ode.friction = (ccb_friction_model)cfg->solver.friction;
@@ -623,6 +626,14 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     progress_end(&prog);
     ccb_sim_factor_counts(sim, &rec->analyses, &rec->factorizations);
     rec->work = ccb_sim_ode_work(sim);
+    if (cfg->solver.ec.enabled) { /* the convex step's error control: its steps in the same slots */
+        const ccb_sim_ec_work ew = ccb_sim_get_ec_work(sim);
+        rec->work.n_steps = ew.n_steps;
+        rec->work.n_reject_error = ew.n_reject;
+        rec->work.n_fail_newton = ew.n_fail;
+        rec->work.h_min = ew.h_min;
+        rec->work.h_max = ew.h_max;
+    }
     if (files) {
         /* meta.json is the commit marker of the set: the old one goes before the new data
          * replaces the old, the new one comes last, so a directory never pairs one run's

@@ -526,7 +526,7 @@ static const case_std k_std = {
     "e_q", "m and rad",
     "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
     "smallest dt / 10.",
-    std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {1e-2, 2e-3, 4e-4}, 3, {1e-2, 2e-3}, 2, NULL};
+    std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {1e-2, 2e-3, 4e-4}, 3, {1e-2, 2e-3}, 2, NULL, 0};
 
 static const case_study k_studies[] = {
     {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",

@@ -63,8 +63,19 @@ typedef struct sweep {
     char spec[256]; /* the variant selection it ran */
 } sweep;
 
+/* The accuracy levels of an adaptive variant in this tier. */
+static const double* levels_of(const sweep* s, const variant_def* v, int* n) {
+    if (s->quick && v->levels_quick) {
+        *n = v->nlevels_quick;
+        return v->levels_quick;
+    }
+    *n = s->quick && v->nlevels > 2 ? 2 : v->nlevels;
+    return v->levels;
+}
 static int nlevels(const sweep* s, const variant_def* v) {
-    return s->quick && v->nlevels > 2 ? 2 : v->nlevels;
+    int n;
+    levels_of(s, v, &n);
+    return n;
 }
 
 /* One configuration: the variant at step dt (level for adaptive variants). */
@@ -216,8 +227,10 @@ static int sweep_run_all(study_ctx* ctx, sweep* s, const char* study) {
         const int np = vd->kind == VARIANT_ADAPTIVE ? nlevels(s, vd) : s->ndt;
         for (int j = 0; j < np; ++j) {
             const int ad = vd->kind == VARIANT_ADAPTIVE;
-            const double x = ad ? vd->levels[j] : s->dts[j];
-            sweep_config(ctx, s, study, i, vd, ad ? cs->dt_default : x, ad ? x : NAN, 0);
+            int nl;
+            const double x = ad ? levels_of(s, vd, &nl)[j] : s->dts[j];
+            const double dt_ad = sd->dt_adaptive > 0 ? sd->dt_adaptive : cs->dt_default;
+            sweep_config(ctx, s, study, i, vd, ad ? dt_ad : x, ad ? x : NAN, 0);
             s->run[i] = mk_run(v, x, 0, ref);
             i++;
         }

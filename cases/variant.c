@@ -23,6 +23,10 @@
  * with atol = rtol). */
 static const double k_levels_ie[] = {1e-1, 1e-2, 1e-3, 1e-4};
 static const double k_levels_gsl[] = {1e-4, 1e-6, 1e-8};
+/* The error-controlled convex step's target a on the local error of q [m, rad] (formulation-convex
+ * §15.3); the quick tier's two: where it starts to refine on most cases, and two decades deeper. */
+static const double k_levels_ec[] = {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8};
+static const double k_levels_ec_quick[] = {1e-4, 1e-6};
 
 #define LEVELS(a) a, (int)(sizeof a / sizeof a[0])
 /* The continuous-model integrators apply where their cost is bounded: implicit Euler's
@@ -30,34 +34,42 @@ static const double k_levels_gsl[] = {1e-4, 1e-6, 1e-8};
  * 300-8000 faces at dt = 1e-4, takes minutes per run. */
 #define IE_CASES "conveyor sphere rod box"
 static const variant_def k_solvers[] = {
+    /* the consistent convex approximations with error control (CENIC; formulation-convex §15.4
+     * says why not SAP and Similar) */
+    {"lagged-ec", "Lagged, error control by step doubling (CENIC)", VSET_CONVEX,
+     VARIANT_ADAPTIVE, "*", &ccb_approx_lagged, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 1, 0},
+     LEVELS(k_levels_ec), LEVELS(k_levels_ec_quick)},
+    {"lagged-reg-ec", "regularized Lagged, error control by step doubling", VSET_CONVEX,
+     VARIANT_ADAPTIVE, "*", &ccb_approx_lagged_reg, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 1, 0},
+     LEVELS(k_levels_ec), LEVELS(k_levels_ec_quick)},
     {"tamsi", "TAMSI, two-way coupling, TALS (TAMSI paper)", VSET_PAPER, VARIANT_FIXED, "*",
-     NULL, {CCB_SOLVER_TAMSI, 0, 0, 0, 1, 0, 0}, NULL, 0},
+     NULL, {CCB_SOLVER_TAMSI, 0, 0, 0, 1, 0, 0}, NULL, 0, NULL, 0},
     {"tamsi-1way", "TAMSI, one-way coupling (normal forces lagged), TALS", 0, VARIANT_FIXED, "box",
-     NULL, {CCB_SOLVER_TAMSI, 0, 1, 0, 1, 0, 0}, NULL, 0},
+     NULL, {CCB_SOLVER_TAMSI, 0, 1, 0, 1, 0, 0}, NULL, 0, NULL, 0},
     {"tamsi-notals", "TAMSI without TALS (full Newton steps)", 0, VARIANT_FIXED, "box", NULL,
-     {CCB_SOLVER_TAMSI, 0, 0, 0, 0, 0, 0}, NULL, 0},
+     {CCB_SOLVER_TAMSI, 0, 0, 0, 0, 0, 0}, NULL, 0, NULL, 0},
     {"ie-fn", "implicit Euler, full Newton, fixed step", VSET_PAPER, VARIANT_FIXED, IE_CASES, NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 0, 0}, NULL, 0},
+     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 0, 0}, NULL, 0, NULL, 0},
     {"ie-fn-tals", "implicit Euler, full Newton + TALS, fixed step", VSET_PAPER, VARIANT_FIXED,
-     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 0, 0}, NULL, 0},
+     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 0, 0}, NULL, 0, NULL, 0},
     {"ie-qn", "implicit Euler, quasi Newton, fixed step", VSET_PAPER, VARIANT_FIXED, IE_CASES, NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 0, 0}, NULL, 0},
+     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 0, 0}, NULL, 0, NULL, 0},
     {"ie-qn-tals", "implicit Euler, quasi Newton + TALS, fixed step", VSET_PAPER, VARIANT_FIXED,
-     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 0, 0}, NULL, 0},
+     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 0, 0}, NULL, 0, NULL, 0},
     {"ie-fn-ec", "implicit Euler, full Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
-     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 1, 0}, LEVELS(k_levels_ie)},
+     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 1, 0}, LEVELS(k_levels_ie), NULL, 0},
     {"ie-fn-ec-tals", "implicit Euler, full Newton + TALS, error control", VSET_PAPER,
      VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 1, 0},
-     LEVELS(k_levels_ie)},
+     LEVELS(k_levels_ie), NULL, 0},
     {"ie-qn-ec", "implicit Euler, quasi Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
-     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 1, 0}, LEVELS(k_levels_ie)},
+     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 1, 0}, LEVELS(k_levels_ie), NULL, 0},
     {"ie-qn-ec-tals", "implicit Euler, quasi Newton + TALS, error control", VSET_PAPER,
      VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 1, 0},
-     LEVELS(k_levels_ie)},
+     LEVELS(k_levels_ie), NULL, 0},
     {"rk3", "explicit RK3 (Drake's tableau), fixed step", 0, VARIANT_FIXED, "box", NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_RK3, 0, 0, 0, 0, 0}, NULL, 0},
+     {CCB_SOLVER_ODE, CCB_ODE_RK3, 0, 0, 0, 0, 0}, NULL, 0, NULL, 0},
     {"gsl-rk8pd", "GSL rk8pd, adaptive (reference integrator)", 0, VARIANT_ADAPTIVE, "box", NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_GSL, 0, 0, 0, 0, 0}, LEVELS(k_levels_gsl)},
+     {CCB_SOLVER_ODE, CCB_ODE_GSL, 0, 0, 0, 0, 0}, LEVELS(k_levels_gsl), NULL, 0},
 };
 #define NSOLVERS ((int)(sizeof k_solvers / sizeof k_solvers[0]))
 
@@ -66,9 +78,10 @@ static const variant_def k_solvers[] = {
 static const variant_def k_peers[] = {
     {"mujoco", "MuJoCo 2.2 Newton, elliptic cones; stiffness as time constant 2 dt (peer)",
      VSET_PEER, VARIANT_FIXED, "*", NULL, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 0, RUN_PEER_MUJOCO},
-     NULL, 0},
+     NULL, 0, NULL, 0},
     {"mujoco-k", "MuJoCo 2.2 Newton, elliptic cones; ccb's k used literally (peer)", VSET_PEER,
-     VARIANT_FIXED, "*", NULL, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 0, RUN_PEER_MUJOCO_K}, NULL, 0},
+     VARIANT_FIXED, "*", NULL, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 0, RUN_PEER_MUJOCO_K}, NULL, 0,
+     NULL, 0},
 };
 static int npeers(void) {
     return peer_mujoco_available() ? (int)(sizeof k_peers / sizeof k_peers[0]) : 0;
@@ -147,6 +160,10 @@ void variant_configure(const variant_def* v, run_config* cfg, double level) {
     solver_cfg_default(s);
     if (v->approx) {
         cfg->approx = v->approx;
+        s->ec.enabled = v->opts.error_control; /* formulation-convex §15 */
+        if (v->opts.error_control && !isnan(level)) {
+            s->ec.accuracy = level;
+        }
         return;
     }
     const variant_opts* o = &v->opts;
@@ -240,7 +257,9 @@ void variant_name(const run_config* cfg, char* out, size_t n) {
         return;
     }
     switch (s->solver) {
-    case CCB_SOLVER_NEWTON: snprintf(out, n, "%s", cfg->approx->name); return;
+    case CCB_SOLVER_NEWTON:
+        snprintf(out, n, "%s%s", cfg->approx->name, s->ec.enabled ? "-ec" : "");
+        return;
     case CCB_SOLVER_TAMSI:
         snprintf(out, n, "tamsi%s%s", s->tamsi.coupling == CCB_TAMSI_ONE_WAY ? "-1way" : "",
                  s->tamsi.tals ? "" : "-notals");

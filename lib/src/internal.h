@@ -44,4 +44,15 @@ ccb_status ccb_grow(void** p, int* cap, int need, size_t elsize);
  * are simply larger than recorded, which is safe). */
 ccb_status ccb_grow_many(void** const* arrays, const size_t* elsize, int count, int* cap, int need);
 
+/* Error control (errctl.c; formulation-tamsi-hydro §B.6). ccb_errctl_adjust: from the error
+ * estimate err of a step h and the accuracy a, the next step *h_new (at most h_max); returns 1 if
+ * the step is accepted. ccb_errctl_step: the step to try from t0 towards t_end given the ideal
+ * step (the remainder if it is within 5 % below or 0.1 % above: *last = 1; *limited = 1 if the
+ * step was shortened, so the ideal step is kept for the next interval). ccb_errctl_floor: the
+ * smallest step that still advances t by round-off-free amounts. */
+int ccb_errctl_adjust(double a, double err, double h, double h_max, double* h_new);
+double ccb_errctl_step(double h_ideal, double h_max, double t0, double t_end, int* limited,
+                       int* last);
+double ccb_errctl_floor(double t);
+
 #endif

@@ -73,7 +73,7 @@ ccb_status ccb_sim_physics_metrics(ccb_sim* sim, ccb_physics_metrics* m) {
         /* the gap at the end of the step: first order in a frozen step
          * (formulation-convex §1.3); an integrator's contacts are queried at the end of the
          * interval */
-        const double phi = r->geometry.phi0 + (frozen ? sim->prm.dt * r->vc[2] : 0.0);
+        const double phi = r->geometry.phi0 + (frozen ? sim->h_last * r->vc[2] : 0.0);
         ccb_physics_add_contact(r->gamma, r->vc, phi, r->geometry.material.mu, m);
     }
     m->momentum = NAN;

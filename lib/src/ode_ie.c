@@ -47,7 +47,7 @@ static double norm_inf(const double* v, int n) {
 
 /* Smallest step the integrator takes before giving up [s]: a few ulps of t. */
 static double h_floor(double t) {
-    return 64.0 * DBL_EPSILON * fmax(1.0, fabs(t));
+    return ccb_errctl_floor(t);
 }
 
 /* f at (t, x) into out, from the cache when (t, x) is the last cached evaluation. */
@@ -321,46 +321,17 @@ static ccb_status fixed_interval(ccb_ode* o, double t0, double t1) {
     return s1 != CCB_OK ? s1 : fixed_interval(o, tm, t1);
 }
 
-/* Step-size rule of Drake's IntegratorBase::CalcAdjustedStepSize (error order 2). */
+/* Step-size rule of Drake's IntegratorBase::CalcAdjustedStepSize (error order 2; errctl.c). */
 static int adjust_step(const ccb_ode* o, double err, double h, double* h_new) {
-    const double a = o->prm.accuracy;
-    double hn;
-    if (!isfinite(err)) {
-        *h_new = 0.1 * h;
-        return 0;
-    }
-    hn = err == 0.0 ? 5.0 * h : 0.9 * h * sqrt(a / err);
-    if (hn > h && hn < 1.2 * h) {
-        hn = h; /* hysteresis: not worth growing */
-    }
-    if (hn < h && err <= a) {
-        hn = h; /* within accuracy: keep the step */
-    }
-    if (hn < h) {
-        hn = fmin(hn, 0.9 * h);
-    }
-    hn = fmin(hn, 5.0 * h);
-    hn = fmax(hn, 0.1 * h);
-    /* accepted iff the error does not ask for a smaller step; decided before the h_max clamp,
-     * which would otherwise reject a step stretched a hair beyond h_max to land on t_end */
-    const int accepted = hn >= h;
-    *h_new = fmin(hn, o->prm.h_max);
-    return accepted;
+    return ccb_errctl_adjust(o->prm.accuracy, err, h, o->prm.h_max, h_new);
 }
 
 static ccb_status ec_advance(ccb_ode* o, double t_end) {
     const int n = o->nx;
     while (o->t < t_end) {
-        const double t0 = o->t, rem = t_end - t0;
-        double h = fmin(o->h_ideal, o->prm.h_max);
-        int limited = 0, last = 0;
-        if (rem < 0.95 * h) { /* Drake's near_enough_smaller / larger */
-            h = rem;
-            limited = last = 1;
-        } else if (rem < 1.001 * h) {
-            h = rem;
-            last = 1;
-        }
+        const double t0 = o->t;
+        int limited, last;
+        const double h = ccb_errctl_step(o->h_ideal, o->prm.h_max, t0, t_end, &limited, &last);
         /* the controller's step (not the remainder that lands on t_end) has a floor */
         if (h < h_floor(t0) || (h < o->prm.h_min && !last)) {
             return ccb_errorf(o->msg, sizeof o->msg, CCB_E_LIMIT,

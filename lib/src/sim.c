@@ -45,6 +45,10 @@ ccb_sim_params ccb_sim_params_default(void) {
     p.problem = ccb_problem_params_default();
     p.newton = ccb_newton_params_default();
     p.margin = CCB_DEFAULT_MARGIN;
+    p.ec.enabled = 0;
+    p.ec.accuracy = 1e-4;
+    p.ec.h_min = 1e-9;
+    p.ec.max_solves = 1000000;
     return p;
 }
 
@@ -65,6 +69,29 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
     }
     if ((int)p->solver < 0 || (int)p->solver >= NSOLVERS) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "unknown solver %d", (int)p->solver);
+    }
+    const ccb_sim_ec_params* ec = &p->ec;
+    if (ec->enabled != 0 && ec->enabled != 1) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "error control: enabled must be 0 or 1 (got %d)",
+                          ec->enabled);
+    }
+    if (ec->enabled && p->solver != CCB_SOLVER_NEWTON) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "error control of the convex step applies to the Newton solver only "
+                          "(the ODE solver has its own: ode.error_control)");
+    }
+    if (!(isfinite(ec->accuracy) && ec->accuracy > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "error control: accuracy must be finite and > 0 (got %g)", ec->accuracy);
+    }
+    if (!(isfinite(ec->h_min) && ec->h_min > 0 && ec->h_min <= p->dt)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "error control: h_min must be finite, > 0 and <= dt = %g s (got %g)",
+                          p->dt, ec->h_min);
+    }
+    if (ec->max_solves < 3) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "error control: max_solves must be >= 3 (got %ld)", ec->max_solves);
     }
     ccb_problem_params pp = p->problem;
     pp.approx.dt = p->dt;
@@ -104,12 +131,27 @@ ccb_status ccb_sim_create(const ccb_model* m, const ccb_sim_params* prm, ccb_sim
     sim->q = ccb_calloc(nq, sizeof(double));
     sim->qn = ccb_calloc(nq, sizeof(double));
     sim->v = ccb_calloc(nv, sizeof(double));
-    if (sim->q == NULL || sim->qn == NULL || sim->v == NULL ||
+    int ec_ok = 1;
+    if (prm->ec.enabled) { /* the interval's state and its three candidates; the guess */
+        double** ecq[] = {&sim->ec_q, &sim->ec_qf, &sim->ec_qh, &sim->ec_q2};
+        double** ecv[] = {&sim->ec_v, &sim->ec_vf, &sim->ec_vh, &sim->ec_v2, &sim->ec_g};
+        for (int k = 0; k < 4; ++k) {
+            *ecq[k] = ccb_calloc(nq, sizeof(double));
+            ec_ok &= *ecq[k] != NULL;
+        }
+        for (int k = 0; k < 5; ++k) {
+            *ecv[k] = ccb_calloc(nv, sizeof(double));
+            ec_ok &= *ecv[k] != NULL;
+        }
+    }
+    if (!ec_ok || sim->q == NULL || sim->qn == NULL || sim->v == NULL ||
         ccb_problem_create(&sim->problem) != CCB_OK) {
         ccb_sim_destroy(sim);
         return ccb_errorf(msg, msgn, CCB_E_NOMEM, "sim_create: out of memory");
     }
     ccb_model_initial_state(m, sim->q, sim->v);
+    sim->ec_h = prm->dt;
+    sim->h_last = prm->dt;
     sim->prm.tamsi.vs = sim->prm.problem.approx.vs;
     sim->prm.contact_ode.vs = sim->prm.problem.approx.vs;
     if (sim->prm.ode.h == 0.0) {
@@ -143,6 +185,11 @@ void ccb_sim_destroy(ccb_sim* sim) {
     ccb_free(sim->qn);
     ccb_free(sim->v);
     ccb_free(sim->results);
+    double* ec[] = {sim->ec_q,  sim->ec_v,  sim->ec_qf, sim->ec_vf, sim->ec_qh,
+                    sim->ec_vh, sim->ec_q2, sim->ec_v2, sim->ec_g};
+    for (size_t k = 0; k < sizeof ec / sizeof ec[0]; ++k) {
+        ccb_free(ec[k]);
+    }
     ccb_free(sim->metrics_ws);
     ccb_free(sim);
 }
@@ -168,6 +215,8 @@ ccb_status ccb_sim_set_state(ccb_sim* sim, double t, const double* q, const doub
     memmove(sim->v, v, (size_t)nv * sizeof(double));
     sim->t_start = t;
     sim->nsteps = 0;
+    sim->ec_h = sim->prm.dt; /* error control starts from one step per interval */
+    memset(&sim->ec_work, 0, sizeof sim->ec_work);
     if (sim->solver->set_state) {
         const ccb_status s = sim->solver->set_state(sim, t);
         if (s != CCB_OK) {
@@ -196,8 +245,9 @@ ccb_status ccb_sim_reserve_results(ccb_sim* sim, int nc) {
     return CCB_OK;
 }
 
-/* Contact results of a frozen step from the solver's contact velocities and impulses. */
-static ccb_status record_contacts(ccb_sim* sim, const double* vc, const double* g) {
+/* Contact results of a frozen step of size h from the solver's contact velocities and
+ * impulses. */
+static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, const double* g) {
     const int nc = sim->contacts.n;
     if (ccb_sim_reserve_results(sim, nc) != CCB_OK) {
         return CCB_E_NOMEM;
@@ -208,11 +258,222 @@ static ccb_status record_contacts(ccb_sim* sim, const double* vc, const double* 
         for (int k = 0; k < 3; ++k) {
             r->vc[k] = vc[3 * i + k];
             r->gamma[k] = g[3 * i + k];
-            r->force[k] = g[3 * i + k] / sim->prm.dt;
+            r->force[k] = g[3 * i + k] / h;
         }
         r->stiction_tol = sim->solver->stiction(sim, i, r->gamma);
     }
     sim->nresults = nc;
+    return CCB_OK;
+}
+
+/* One frozen step of size h from (t0, q, v) (formulation-convex §1.1): the contacts at (t0, q)
+ * (unless `reuse`: those of the last query, made at the same (t0, q)), the step problem with
+ * dt = h, the solver from `guess`, the contact results, q_out = q + h N(q) v. On success *v_out
+ * borrows the solver's velocities. The timings add up in sim->stats; the solver's counters are
+ * those of this solve. */
+static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q, const double* v,
+                              const double* guess, int reuse, double* q_out,
+                              const double** v_out) {
+    const ccb_model* m = sim->model;
+    double tic = ccb_wall_time(), toc;
+    ccb_status s = CCB_OK;
+    if (!reuse) {
+        s = ccb_geometry_query(m, t0, q, sim->prm.margin, &sim->contacts, sim->msg,
+                               sizeof sim->msg);
+        toc = ccb_wall_time(); /* one clock read per phase boundary */
+        sim->stats.time_geometry += toc - tic;
+        sim->stats.ncontacts = sim->contacts.n;
+        if (s != CCB_OK) {
+            sim->stats.status = s;
+            return s;
+        }
+        tic = toc;
+    }
+    /* the Newton solver completes only the contacts it needs (ccb_problem_params.defer_inactive;
+     * results bit-identical); the other solvers read every contact's rows */
+    ccb_problem_params pp = sim->prm.problem;
+    pp.approx.dt = h;
+    pp.defer_inactive = sim->prm.solver == CCB_SOLVER_NEWTON && !sim->prm.newton.evaluate_all;
+    s = ccb_problem_build(sim->problem, m, sim->prm.approx, &pp, t0, q, v, &sim->contacts);
+    toc = ccb_wall_time();
+    sim->stats.time_problem += toc - tic;
+    if (s != CCB_OK) {
+        ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0,
+                   ccb_problem_last_error(sim->problem));
+        sim->stats.status = s;
+        return s;
+    }
+    tic = toc;
+    const double *vn = NULL, *vc = NULL, *g = NULL;
+    sim->h_last = h;
+    s = sim->solver->solve(sim, guess, &vn, &vc, &g);
+    sim->stats.time_solve += ccb_wall_time() - tic;
+    sim->stats.status = s;
+    if (s != CCB_OK) { /* the last iterate stays readable through the solver's workspace */
+        ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0, sim->solver->last_error(sim));
+        return s;
+    }
+    if (record_contacts(sim, h, vc, g) != CCB_OK) {
+        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "step: out of memory");
+    }
+    /* q = q0 + h N(q0) v (formulation-convex §1.1), per body */
+    for (int i = 0; i < m->nbodies; ++i) {
+        const ccb_body* b = &m->bodies[i];
+        if (b->nq > 0) {
+            ccb_body_integrate(b, q + b->qoff, vn + b->voff, h, q_out + b->qoff);
+        }
+    }
+    if (!ccb_all_finite(q_out, (size_t)m->nq) || !ccb_all_finite(vn, (size_t)m->nv)) {
+        sim->stats.status = CCB_E_NONFINITE;
+        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NONFINITE,
+                          "t = %.9g: the step produced a non-finite state", t0);
+    }
+    *v_out = vn;
+    return CCB_OK;
+}
+
+/* The counters of the solves of one error-controlled interval: iterations, line-search
+ * evaluations and times add up, the residual, tolerance and cost are the last solve's, kappa the
+ * largest, alpha_min the smallest (NAN: a row the solver does not fill). */
+static void merge_counters(double* acc, const double* c) {
+    for (int k = 0; k < CCB_CNT_COUNT; ++k) {
+        if (isnan(c[k])) {
+            continue;
+        }
+        if (isnan(acc[k])) {
+            acc[k] = c[k];
+            continue;
+        }
+        switch ((ccb_counter)k) {
+        case CCB_CNT_RESIDUAL:
+        case CCB_CNT_TOLERANCE:
+        case CCB_CNT_COST: acc[k] = c[k]; break;
+        case CCB_CNT_KAPPA: acc[k] = fmax(acc[k], c[k]); break;
+        case CCB_CNT_ALPHA_MIN: acc[k] = fmin(acc[k], c[k]); break;
+        default: acc[k] += c[k]; break;
+        }
+    }
+}
+
+/* One error-controlled attempt of step h from (t, ec_q, ec_v): the full step, the two half steps
+ * (formulation-convex §15.1), their solves' counters merged into acc; *err = |q_full - q_half|_inf.
+ * The candidates are ec_q2/ec_v2. */
+static ccb_status ec_attempt(ccb_sim* sim, double t, double h, double* acc, double* err) {
+    const ccb_model* m = sim->model;
+    const size_t nv = (size_t)m->nv;
+    const double* v = NULL;
+    ccb_status s = frozen_step(sim, t, h, sim->ec_q, sim->ec_v, sim->ec_v, 0, sim->ec_qf, &v);
+    merge_counters(acc, sim->stats.counter);
+    sim->ec_work.n_solves++;
+    if (s != CCB_OK) {
+        return s;
+    }
+    memcpy(sim->ec_vf, v, nv * sizeof(double));
+    /* first half step: same start and contacts, guess (v0 + v_full)/2 (CENIC) */
+    for (size_t i = 0; i < nv; ++i) {
+        sim->ec_g[i] = 0.5 * (sim->ec_v[i] + sim->ec_vf[i]);
+    }
+    s = frozen_step(sim, t, 0.5 * h, sim->ec_q, sim->ec_v, sim->ec_g, 1, sim->ec_qh, &v);
+    merge_counters(acc, sim->stats.counter);
+    sim->ec_work.n_solves++;
+    if (s != CCB_OK) {
+        return s;
+    }
+    memcpy(sim->ec_vh, v, nv * sizeof(double));
+    /* second half step from (t + h/2, q_half1), guess v_full */
+    s = frozen_step(sim, t + 0.5 * h, 0.5 * h, sim->ec_qh, sim->ec_vh, sim->ec_vf, 0, sim->ec_q2,
+                    &v);
+    merge_counters(acc, sim->stats.counter);
+    sim->ec_work.n_solves++;
+    if (s != CCB_OK) {
+        return s;
+    }
+    memcpy(sim->ec_v2, v, nv * sizeof(double));
+    double e = 0.0;
+    for (int i = 0; i < m->nq; ++i) { /* CENIC §V-E: infinity norm over q */
+        e = fmax(e, fabs(sim->ec_qf[i] - sim->ec_q2[i]));
+    }
+    *err = e;
+    return CCB_OK;
+}
+
+/* One sampling interval [t0, t0 + dt] in error-controlled internal steps (formulation-convex §15;
+ * the rules of formulation-tamsi-hydro §B.6). The state changes only if the whole interval
+ * succeeds. */
+static ccb_status ec_interval(ccb_sim* sim, double t0) {
+    const ccb_model* m = sim->model;
+    const ccb_sim_ec_params* ec = &sim->prm.ec;
+    const double dt = sim->prm.dt;
+    const double t_end = sim->t_start + (double)(sim->nsteps + 1) * dt;
+    double acc[CCB_CNT_COUNT];
+    for (int k = 0; k < CCB_CNT_COUNT; ++k) {
+        acc[k] = NAN;
+    }
+    memcpy(sim->ec_q, sim->q, (size_t)m->nq * sizeof(double));
+    memcpy(sim->ec_v, sim->v, (size_t)m->nv * sizeof(double));
+    const long solves0 = sim->ec_work.n_solves;
+    long accepted = 0;
+    double t = t0;
+    ccb_status s = CCB_OK;
+    while (t < t_end) {
+        int limited, last;
+        double h = ccb_errctl_step(sim->ec_h, dt, t, t_end, &limited, &last);
+        const double h_nominal = fmin(sim->ec_h, dt);
+        if (last && fabs(h - h_nominal) <= ccb_errctl_floor(t_end)) {
+            h = h_nominal; /* t_end - t differs from it by round-off only: the step stays exact */
+        }
+        if (h < ccb_errctl_floor(t) || (h < ec->h_min && !last)) {
+            s = ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_LIMIT,
+                           "t = %.9g: error control (accuracy %g): the step h = %.3g s is below "
+                           "the smallest step h_min = %g s",
+                           t, ec->accuracy, h, ec->h_min);
+            break;
+        }
+        if (sim->ec_work.n_solves - solves0 + 3 > ec->max_solves) {
+            s = ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_LIMIT,
+                           "t = %.9g: error control (accuracy %g): more than %ld convex solves in "
+                           "one sampling interval (ccb_sim_ec_params.max_solves)",
+                           t, ec->accuracy, ec->max_solves);
+            break;
+        }
+        double err = NAN, h_new;
+        s = ec_attempt(sim, t, h, acc, &err);
+        if (s == CCB_E_NOTCONV) { /* as implicit Euler: halve before the error test */
+            sim->ec_work.n_fail++;
+            sim->ec_h = 0.5 * h;
+            s = CCB_OK;
+            continue;
+        }
+        if (s != CCB_OK) {
+            break;
+        }
+        sim->ec_work.err_last = err;
+        if (ccb_errctl_adjust(ec->accuracy, err, h, dt, &h_new)) {
+            memcpy(sim->ec_q, sim->ec_q2, (size_t)m->nq * sizeof(double));
+            memcpy(sim->ec_v, sim->ec_v2, (size_t)m->nv * sizeof(double));
+            t = last ? t_end : t + h;
+            ccb_sim_ec_work* w = &sim->ec_work;
+            w->h_min = w->n_steps == 0 ? h : fmin(w->h_min, h);
+            w->h_max = fmax(w->h_max, h);
+            w->n_steps++;
+            accepted++;
+            if (!limited) {
+                sim->ec_h = h_new;
+            }
+        } else {
+            sim->ec_work.n_reject++;
+            sim->ec_h = h_new;
+        }
+    }
+    memcpy(sim->stats.counter, acc, sizeof acc);
+    sim->stats.counter[CCB_CNT_SUBSTEPS] = (double)accepted;
+    sim->stats.status = s;
+    if (s != CCB_OK) {
+        return s;
+    }
+    memcpy(sim->q, sim->ec_q, (size_t)m->nq * sizeof(double));
+    memcpy(sim->v, sim->ec_v, (size_t)m->nv * sizeof(double));
+    sim->nsteps++;
     return CCB_OK;
 }
 
@@ -231,54 +492,14 @@ ccb_status ccb_sim_step(ccb_sim* sim) {
     if (sim->solver->advance) {
         return sim->solver->advance(sim, t0);
     }
-    double tic = ccb_wall_time();
-    ccb_status s = ccb_geometry_query(m, t0, sim->q, sim->prm.margin, &sim->contacts, sim->msg,
-                                      sizeof sim->msg);
-    double toc = ccb_wall_time(); /* one clock read per phase boundary */
-    sim->stats.time_geometry = toc - tic;
-    sim->stats.ncontacts = sim->contacts.n;
+    if (sim->prm.ec.enabled) {
+        return ec_interval(sim, t0);
+    }
+    const double* v = NULL;
+    const ccb_status s =
+        frozen_step(sim, t0, sim->prm.dt, sim->q, sim->v, sim->v, 0, sim->qn, &v);
     if (s != CCB_OK) {
-        sim->stats.status = s;
         return s;
-    }
-    tic = toc;
-    /* the Newton solver completes only the contacts it needs (ccb_problem_params.defer_inactive;
-     * results bit-identical); the other solvers read every contact's rows */
-    ccb_problem_params pp = sim->prm.problem;
-    pp.defer_inactive = sim->prm.solver == CCB_SOLVER_NEWTON && !sim->prm.newton.evaluate_all;
-    s = ccb_problem_build(sim->problem, m, sim->prm.approx, &pp, t0, sim->q, sim->v,
-                          &sim->contacts);
-    toc = ccb_wall_time();
-    sim->stats.time_problem = toc - tic;
-    if (s != CCB_OK) {
-        ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0,
-                   ccb_problem_last_error(sim->problem));
-        sim->stats.status = s;
-        return s;
-    }
-    tic = toc;
-    const double *v = NULL, *vc = NULL, *g = NULL;
-    s = sim->solver->solve(sim, &v, &vc, &g);
-    sim->stats.time_solve = ccb_wall_time() - tic;
-    sim->stats.status = s;
-    if (s != CCB_OK) { /* the last iterate stays readable through the solver's workspace */
-        ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0, sim->solver->last_error(sim));
-        return s;
-    }
-    if (record_contacts(sim, vc, g) != CCB_OK) {
-        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "step: out of memory");
-    }
-    /* q = q0 + dt N(q0) v (formulation-convex §1.1), per body */
-    for (int i = 0; i < m->nbodies; ++i) {
-        const ccb_body* b = &m->bodies[i];
-        if (b->nq > 0) {
-            ccb_body_integrate(b, sim->q + b->qoff, v + b->voff, sim->prm.dt, sim->qn + b->qoff);
-        }
-    }
-    if (!ccb_all_finite(sim->qn, (size_t)m->nq) || !ccb_all_finite(v, (size_t)m->nv)) {
-        sim->stats.status = CCB_E_NONFINITE;
-        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NONFINITE,
-                          "t = %.9g: the step produced a non-finite state", t0);
     }
     memcpy(sim->q, sim->qn, (size_t)m->nq * sizeof(double));
     memcpy(sim->v, v, (size_t)m->nv * sizeof(double));
@@ -306,6 +527,14 @@ const ccb_tamsi* ccb_sim_tamsi(const ccb_sim* sim) {
 }
 const ccb_ode* ccb_sim_ode(const ccb_sim* sim) {
     return sim && sim->solver == &ccb_sim_solver_ode ? ccb_sim_ode_integrator(sim) : NULL;
+}
+ccb_sim_ec_work ccb_sim_get_ec_work(const ccb_sim* sim) {
+    ccb_sim_ec_work w;
+    memset(&w, 0, sizeof w);
+    if (sim) {
+        w = sim->ec_work;
+    }
+    return w;
 }
 ccb_ode_work ccb_sim_ode_work(const ccb_sim* sim) {
     ccb_ode_work w;

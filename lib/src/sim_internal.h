@@ -28,6 +28,12 @@ struct ccb_sim {
     ccb_contact_result* results;
     int nresults, cap_results;
     ccb_step_stats stats;
+    double h_last; /* step of the last frozen solve [s] (dt, or error control's internal h) */
+    /* error control of the convex step (sim.c): the state of the interval and its three
+     * candidates, the step to try next, the work */
+    double *ec_q, *ec_v, *ec_qf, *ec_vf, *ec_qh, *ec_vh, *ec_q2, *ec_v2, *ec_g;
+    double ec_h;
+    ccb_sim_ec_work ec_work;
     double* metrics_ws; /* ccb_sim_physics_metrics' vectors, grown once (metrics.c) */
     int cap_metrics;
     char msg[CCB_MSG_SIZE];
@@ -39,9 +45,10 @@ struct sim_solver {
     /* Creates sim->ws for sim->model and sim->prm (checked). */
     ccb_status (*create)(ccb_sim* sim, char* msg, size_t n);
     void (*destroy)(ccb_sim* sim); /* accepts a NULL sim->ws */
-    /* Frozen-step solvers: solves sim->problem from sim->v; on success *v, *vc, *gamma point at
+    /* Frozen-step solvers: solves sim->problem from the guess (nv); on success *v, *vc, *gamma point at
      * the new velocities, contact velocities and impulses (borrowed). NULL for integrators. */
-    ccb_status (*solve)(ccb_sim* sim, const double** v, const double** vc, const double** gamma);
+    ccb_status (*solve)(ccb_sim* sim, const double* guess, const double** v, const double** vc,
+                        const double** gamma);
     /* Integrators: advances (t, q, v) by one step from t0, with the contact results; on failure
      * the state is unchanged. NULL for frozen-step solvers. */
     ccb_status (*advance)(ccb_sim* sim, double t0);

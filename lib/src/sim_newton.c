@@ -27,10 +27,11 @@ static void destroy(ccb_sim* sim) {
     sim->ws = NULL;
 }
 
-static ccb_status solve(ccb_sim* sim, const double** v, const double** vc, const double** g) {
+static ccb_status solve(ccb_sim* sim, const double* guess, const double** v, const double** vc,
+                        const double** g) {
     ccb_newton* nw = sim->ws;
     ccb_newton_stats st;
-    const ccb_status s = ccb_newton_solve(nw, sim->problem, &sim->prm.newton, sim->v, NULL, &st);
+    const ccb_status s = ccb_newton_solve(nw, sim->problem, &sim->prm.newton, guess, NULL, &st);
     double* c = sim->stats.counter;
     c[CCB_CNT_ITERATIONS] = st.iterations;
     c[CCB_CNT_LS_EVALS] = st.ls_evals;
@@ -81,6 +82,20 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     DESCRIBE_NUM("solver.max_iterations", np->max_iterations);
     DESCRIBE_NUM("solver.line_search_alpha_max", np->ls_alpha_max);
     DESCRIBE_FLAG("solver.compute_kappa", np->compute_kappa);
+    DESCRIBE_FLAG("solver.error_control", p->ec.enabled);
+    if (p->ec.enabled) { /* formulation-convex §15 */
+        const ccb_sim_ec_work* w = &sim->ec_work;
+        DESCRIBE_NUM("solver.accuracy", p->ec.accuracy);
+        DESCRIBE_TEXT("solver.error_estimator", "doubling");
+        DESCRIBE_NUM("solver.h_max", p->dt);
+        DESCRIBE_NUM("solver.h_min", p->ec.h_min);
+        DESCRIBE_NUM("work.steps", w->n_steps);
+        DESCRIBE_NUM("work.error_rejections", w->n_reject);
+        DESCRIBE_NUM("work.newton_failures", w->n_fail);
+        DESCRIBE_NUM("work.convex_solves", w->n_solves);
+        DESCRIBE_NUM("work.h_min", w->h_min);
+        DESCRIBE_NUM("work.h_max", w->h_max);
+    }
 }
 
 const sim_solver ccb_sim_solver_newton = {check,         create,     destroy, solve,

@@ -27,10 +27,11 @@ static void destroy(ccb_sim* sim) {
     sim->ws = NULL;
 }
 
-static ccb_status solve(ccb_sim* sim, const double** v, const double** vc, const double** g) {
+static ccb_status solve(ccb_sim* sim, const double* guess, const double** v, const double** vc,
+                        const double** g) {
     ccb_tamsi* ts = sim->ws;
     ccb_tamsi_stats st;
-    const ccb_status s = ccb_tamsi_solve(ts, sim->problem, &sim->prm.tamsi, sim->v, NULL, &st);
+    const ccb_status s = ccb_tamsi_solve(ts, sim->problem, &sim->prm.tamsi, guess, NULL, &st);
     double* c = sim->stats.counter;
     c[CCB_CNT_ITERATIONS] = st.iterations;
     c[CCB_CNT_RESIDUAL] = st.residual;

@@ -11,7 +11,9 @@
  * (configuration not frozen; formulation-tamsi-hydro §A) from t0 to t0 + dt with the chosen
  * integrator (implicit Euler, RK3, GSL); dt is then the sampling interval and the integrator's own
  * step is `ode.h` (0: dt), so the contact results are those of the continuous model at t0 + dt
- * (force = the contact force at that instant, gamma = force dt).
+ * (force = the contact force at that instant, gamma = force dt). With error control of the
+ * convex step (ccb_sim_ec_params) a step covers dt in internal steps and the contact results are
+ * those of its last internal step h (gamma its impulse, force = gamma / h).
  * A step whose solve fails leaves (t, q, v) bit-identical and returns the failure; its
  * statistics stay readable. Time is counted in whole steps from the last set_state, so long
  * runs accumulate no round-off in t. The stiction tolerance of every solver is
@@ -40,6 +42,32 @@ typedef enum ccb_solver {
 /* "newton", "tamsi", "ode", or NULL. */
 CCB_API const char* ccb_solver_name(ccb_solver s);
 
+/* Error control of the convex step (CENIC: Kurtz & Castro, arXiv 2511.08771, 2025;
+ * formulation-convex §15). With `enabled`, one ccb_sim_step still advances the sampling interval
+ * dt, but in internal steps h <= dt chosen by step doubling: from (t, q, v) one convex step of h
+ * (q_full) and two of h/2 (q_half; the first from the guess (v + v_full)/2 with the contacts of
+ * the full step, the second from (t + h/2, q_half1) with the guess v_full), error estimate
+ * e = |q_full - q_half|_inf over the generalized positions, the step-size rule of
+ * formulation-tamsi-hydro §B.6 (error order 2), the two half steps propagated. A solve that
+ * does not converge halves h. Off, a step is one convex step of dt, bit for bit as before. */
+typedef struct ccb_sim_ec_params {
+    int enabled;     /* 0: fixed steps of dt (default); 1: error control (solver NEWTON only) */
+    double accuracy; /* a [m, rad]: bound on e per internal step; finite > 0; default 1e-4 */
+    double h_min;    /* smallest internal step [s] (CCB_E_LIMIT below it); default 1e-9 */
+    long max_solves; /* work limit: convex solves per sampling interval (CCB_E_LIMIT beyond it);
+                        default 1000000 */
+} ccb_sim_ec_params;
+
+/* Work of the error control since the last set_state (zeros when it is off). */
+typedef struct ccb_sim_ec_work {
+    long n_steps;        /* accepted internal steps */
+    long n_reject;       /* internal steps rejected by the error test */
+    long n_fail;         /* internal steps given up because a solve did not converge (h halved) */
+    long n_solves;       /* convex solves: three per attempt that reached the error test */
+    double h_min, h_max; /* smallest and largest accepted internal step [s] (0 before the first) */
+    double err_last;     /* error estimate e of the last attempt that reached the test [m, rad] */
+} ccb_sim_ec_work;
+
 typedef struct ccb_sim_params {
     ccb_solver solver;          /* default CCB_SOLVER_NEWTON */
     double dt;                  /* time step [s] (ODE: sampling interval), finite > 0 */
@@ -50,6 +78,7 @@ typedef struct ccb_sim_params {
     ccb_ode_params ode;         /* ODE integrator options; ode.h = 0 means dt */
     ccb_contact_ode_params contact_ode; /* continuous model (vs from problem.approx.vs) */
     double margin; /* speculative contact margin [m]; default CCB_DEFAULT_MARGIN */
+    ccb_sim_ec_params ec; /* error control of the convex step; default off */
 } ccb_sim_params;
 
 CCB_API ccb_sim_params ccb_sim_params_default(void);
@@ -60,7 +89,7 @@ typedef struct ccb_contact_result {
     ccb_contact geometry; /* query at the start of the step */
     double vc[3];         /* contact velocity at the end of the step, frame C [m/s] */
     double gamma[3];      /* impulse on body B, frame C [N s] */
-    double force[3];      /* gamma / dt [N] */
+    double force[3];      /* gamma / dt [N] (error control: gamma / h of the last internal step) */
     double stiction_tol;  /* effective stiction tolerance of the approximation [m/s] */
 } ccb_contact_result;
 
@@ -144,6 +173,8 @@ typedef enum ccb_describe_kind {
 typedef void (*ccb_describe_fn)(void* user, const char* key, ccb_describe_kind kind,
                                 const char* text, double number);
 CCB_API void ccb_sim_describe(const ccb_sim* sim, ccb_describe_fn fn, void* user);
+/* Work of the error control of the convex step since the last set_state (zeros when off). */
+CCB_API ccb_sim_ec_work ccb_sim_get_ec_work(const ccb_sim* sim);
 /* Work of the ODE integrator since the last set_state (zeros for other solvers). */
 CCB_API ccb_ode_work ccb_sim_ode_work(const ccb_sim* sim);
 CCB_API const ccb_model* ccb_sim_model(const ccb_sim* sim);
