@@ -1189,6 +1189,25 @@ static const fig_study k_variants = {
     .finish = variants_finish,
 };
 
+/* ---- study error-control: lagged-ec against fixed steps (formulation-convex §15;
+ * errctl_study.c) ---------------------------------------------------------------------------- */
+static const errctl_def k_ec_def = {1e-2, 5e-6, 0, 5};
+static int ec_runs(study_ctx* ctx, study_batch* b) {
+    return errctl_runs(ctx, b, &k_ec_def);
+}
+static int ec_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    return errctl_finish(ctx, fd, dir, &k_ec_def);
+}
+static const fig_study k_error_control = {
+    .claim = "ccb: error control of the convex step (CENIC, step doubling on q) at accuracies "
+             "1e-3 ... 1e-8 against fixed-step Lagged; the error must fall as the accuracy is "
+             "tightened, and the work it takes is compared with fixed steps at equal error.",
+    .make_runs = ec_runs,
+    .finish = ec_finish,
+    .script = "error_control.gp",
+    .plot = "title='box: error control of the convex step against fixed steps'",
+};
+
 static const case_study k_studies[] = {
     {"reference", "regularized model (RK3 1e-7, GSL) against the exact Coulomb solution",
      "cases.md §7.2", &k_reference, NULL},
@@ -1202,9 +1221,12 @@ static const case_study k_studies[] = {
      &k_tamsi_convex, NULL},
     {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison",
      &k_variants, NULL},
+    {"error-control", "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
+     "against Lagged at h = 5e-6", "ccb (CENIC; BOX-8)", &k_error_control, NULL},
 };
 
-static const char* const k_quick[] = {"reference", "fig4", "fig5", "tamsi-convex", NULL};
+static const char* const k_quick[] = {"reference", "fig4", "fig5", "tamsi-convex",
+                                      "error-control", NULL};
 
 const case_desc case_box = {
     "box",

@@ -579,6 +579,21 @@ void run_work_columns(strbuf* b, const run_record* r);
 void run_overrides(strbuf* b, const study_ctx* ctx, const run_record* r);
 
 
+/* ---- the error-control study (errctl_study.c; formulation-convex §15) -------------------------
+ * lagged-ec at accuracies 1e-3 ... 1e-8 and fixed-step Lagged at dt, dt/2, ... (nfixed runs),
+ * against fixed Lagged at dt_ref (dt a multiple of it). A case's study wraps these two with its
+ * definition. */
+#define ERRCTL_NLEVEL 6
+#define ERRCTL_MAX_FIXED 8
+typedef struct errctl_def {
+    double dt;      /* sampling interval = largest internal step [s] */
+    double dt_ref;  /* the reference's step [s] */
+    double t_final; /* 0: the case's */
+    int nfixed;     /* fixed-step runs, <= ERRCTL_MAX_FIXED */
+} errctl_def;
+int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d);
+int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const errctl_def* d);
+
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
 int study_write_table(const char* path, const char* header, const char* body);
 

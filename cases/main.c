@@ -756,6 +756,12 @@ static const char* const k_solver_notes[] = {
     "newton: Newton with exact line search on the convex approximation (--approx); stopping "
     "test scaled by the momentum change of the step A (v - v0) (--stop-scale momentum: the "
     "spec's A v); eps_r = 1e-5.",
+    "newton --error-control (variants lagged-ec, lagged-reg-ec; CENIC, formulation-convex §15): "
+    "step doubling on the convex step, error = max-norm of q_full - q_half [m, rad] (CENIC's "
+    "norm), accuracy a = 1e-4 by default, first and largest internal step dt, implicit Euler's "
+    "step-size rule (error order 2), Newton's own tolerance kept (CENIC: 1e-3 a), h_min = 1e-9 s, "
+    "at most 1e6 solves per interval; not offered for SAP and Similar (their models change with "
+    "the step).",
     "tamsi: two-way coupling, TALS on (theta_max = pi/3, rho = 1e-2), regularization quad "
     "(Drake's TamsiSolver) unless the case sets one, v_s from the case; 20 iterations per "
     "attempt and retries with 2..20 equal substeps (Drake's TamsiDriver, "

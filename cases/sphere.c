@@ -528,6 +528,25 @@ static const case_std k_std = {
     "smallest dt / 10.",
     std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {1e-2, 2e-3, 4e-4}, 3, {1e-2, 2e-3}, 2, NULL, 0};
 
+/* ---- study error-control: lagged-ec against fixed steps (formulation-convex §15;
+ * errctl_study.c) ---------------------------------------------------------------------------- */
+static const errctl_def k_ec_def = {2e-3, 1e-5, 0, 4};
+static int ec_runs(study_ctx* ctx, study_batch* b) {
+    return errctl_runs(ctx, b, &k_ec_def);
+}
+static int ec_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    return errctl_finish(ctx, fd, dir, &k_ec_def);
+}
+static const fig_study k_error_control = {
+    .claim = "ccb: error control of the convex step (CENIC, step doubling on q) at accuracies "
+             "1e-3 ... 1e-8 against fixed-step Lagged; the error must fall as the accuracy is "
+             "tightened, and the work it takes is compared with fixed steps at equal error.",
+    .make_runs = ec_runs,
+    .finish = ec_finish,
+    .script = "error_control.gp",
+    .plot = "title='sphere: error control of the convex step against fixed steps'",
+};
+
 static const case_study k_studies[] = {
     {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",
      &k_fig6, NULL},
@@ -537,9 +556,11 @@ static const case_study k_studies[] = {
      "ccb peer comparison", &k_peers, NULL},
     {"accuracy", "the Newton solve's own error: Lagged and SAP at eps_r/100, eps_r, 100 eps_r "
      "against eps_r = 1e-10", "ccb solver check (SPH-6)", &k_accuracy, NULL},
+    {"error-control", "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
+     "against Lagged at dt = 1e-5", "ccb (CENIC; SPH-7)", &k_error_control, NULL},
 };
 
-static const char* const k_quick[] = {"fig6", "fig7", "accuracy", NULL};
+static const char* const k_quick[] = {"fig6", "fig7", "accuracy", "error-control", NULL};
 
 const case_desc case_sphere = {
     "sphere",

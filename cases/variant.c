@@ -23,8 +23,8 @@
  * with atol = rtol). */
 static const double k_levels_ie[] = {1e-1, 1e-2, 1e-3, 1e-4};
 static const double k_levels_gsl[] = {1e-4, 1e-6, 1e-8};
-/* The error-controlled convex step's target a on the local error of q [m, rad] (formulation-convex
- * §15.3); the quick tier's two: where it starts to refine on most cases, and two decades deeper. */
+/* The error-controlled convex step's target a on the local error of q [m, rad]
+ * (formulation-convex §15.3); the quick tier's two: where it starts to refine on most cases, and two decades deeper. */
 static const double k_levels_ec[] = {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8};
 static const double k_levels_ec_quick[] = {1e-4, 1e-6};
 

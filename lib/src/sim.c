@@ -390,7 +390,7 @@ static ccb_status ec_attempt(ccb_sim* sim, double t, double h, double* acc, doub
     }
     memcpy(sim->ec_v2, v, nv * sizeof(double));
     double e = 0.0;
-    for (int i = 0; i < m->nq; ++i) { /* CENIC §V-E: infinity norm over q */
+    for (int i = 0; i < m->nq; ++i) { /* CENIC, Sec. V-E: infinity norm over q */
         e = fmax(e, fabs(sim->ec_qf[i] - sim->ec_q2[i]));
     }
     *err = e;
