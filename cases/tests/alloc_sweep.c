@@ -22,7 +22,7 @@ typedef struct solver_pick {
     const char* variant; /* registry name; NULL: the case's default approximation */
 } solver_pick;
 
-static const char* const k_variants[] = {NULL, "tamsi", "ie-fn", "rk3", "gsl-rk8pd"};
+static const char* const k_variants[] = {NULL, "lagged-ec", "tamsi", "ie-fn", "rk3", "gsl-rk8pd"};
 
 /* One run of `steps` steps of cs with variant v (NULL: default). 0 and the status, or 2. */
 static int run_once(const case_desc* cs, const char* variant, int steps, run_record* rec,
