@@ -1364,6 +1364,136 @@ static void test_error_control(void) {
     ccb_model_destroy(m);
 }
 
+/* The step problem in FCLIB's global form (ccb_problem_to_global, formulation-convex §16), on a
+ * pile of spheres after 60 steps (contacts with the ground and between spheres, deferred ones
+ * among them): M is A (symmetric, f = A v* [round-off of one product]); u = H^T v + w is the
+ * contacts' velocity J v + b in the order (n, t1, t2) with phi0/dt added to the normal
+ * [round-off: 1e-12 m/s]; and the step's Newton solution balances momentum in that form,
+ * |M v - H r - f| <= 1e-5 |f| (the momentum residual that the Newton test bounds by eps_r,
+ * formulation-convex §8.5; measured 6e-8 relative). */
+static void test_global_problem(void) {
+    ccb_model* m = NULL;
+    ccb_model_create(&m);
+    ccb_body_def gd = ccb_body_def_default();
+    gd.name = "ground";
+    gd.mobilizer = CCB_MOBILIZER_FIXED;
+    int ig;
+    ccb_model_add_body(m, &gd, &ig);
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.material = (ccb_material){INFINITY, 0, 0, 0.6};
+    ccb_model_add_shape(m, ig, &hs, NULL);
+    for (int k = 0; k < 6; ++k) {
+        ccb_body_def bd = ccb_body_def_default();
+        char name[16];
+        snprintf(name, sizeof name, "s%d", k);
+        bd.name = name;
+        bd.mobilizer = CCB_MOBILIZER_FREE;
+        bd.mass = 0.5;
+        bd.inertia = (ccb_mat3){{2e-3, 0, 0, 0, 2e-3, 0, 0, 0, 2e-3}};
+        bd.pose = ccb_pose_translation(ccb_v3(0.09 * (k % 3), 0.02 * (k % 2), 0.06 + 0.1 * (k / 3)));
+        bd.twist.v = ccb_v3(0.2 * (k % 2), 0, 0);
+        int ib;
+        ccb_model_add_body(m, &bd, &ib);
+        ccb_shape_def sp = ccb_shape_def_default();
+        sp.type = CCB_SHAPE_SPHERE;
+        sp.radius = 0.05;
+        sp.material = (ccb_material){1e5, 2.0, 1e-3, 0.6};
+        ccb_model_add_shape(m, ib, &sp, NULL);
+    }
+    CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+    ccb_sim_params p = ccb_sim_params_default();
+    p.dt = 2e-3;
+    p.margin = 0.05;
+    ccb_sim* sim = NULL;
+    char msg[256];
+    CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_OK, "sim: %s", msg);
+    for (int s = 0; s < 60; ++s) {
+        CHECK(ccb_sim_step(sim) == CCB_OK, "step %d: %s", s, ccb_sim_last_error(sim));
+    }
+    const ccb_problem* pb = ccb_sim_problem(sim);
+    ccb_global_problem g;
+    CHECK(ccb_problem_to_global(pb, &g) == CCB_OK, "to_global");
+    const int nv = g.nv, nc = g.nc;
+    int two_block = 0;
+    for (int i = 0; i < nc; ++i) {
+        two_block += pb->contacts[i].nblk == 2;
+    }
+    CHECK(nc >= 6 && two_block >= 1, "contacts %d, between spheres %d", nc, two_block);
+    CHECK(g.M_colptr[nv] == 36 * 6 && g.dt == 2e-3, "M: 6 blocks of 6 x 6");
+    double* Mv = calloc((size_t)nv, sizeof(double));
+    double* Hr = calloc((size_t)nv, sizeof(double));
+    double* r = calloc(3 * (size_t)nc, sizeof(double));
+    double* u = calloc(3 * (size_t)nc, sizeof(double));
+    const double* vs = ccb_problem_vstar(pb);
+    const double* v = ccb_sim_v(sim); /* the step's solution */
+    double fnorm = 0, asym = 0;
+    for (int j = 0; j < nv; ++j) {
+        for (int a = g.M_colptr[j]; a < g.M_colptr[j + 1]; ++a) {
+            Mv[g.M_row[a]] += g.M_val[a] * vs[j];
+            for (int b = g.M_colptr[g.M_row[a]]; b < g.M_colptr[g.M_row[a] + 1]; ++b) {
+                if (g.M_row[b] == j) {
+                    asym = fmax(asym, fabs(g.M_val[b] - g.M_val[a]));
+                }
+            }
+        }
+    }
+    for (int j = 0; j < nv; ++j) {
+        CHECK_REL(Mv[j], g.f[j], 1e-14, 1e-14, "f = A v* [round-off]");
+        fnorm = fmax(fnorm, fabs(g.f[j]));
+    }
+    CHECK(asym == 0.0, "M symmetric (exactly: A's blocks are)");
+    /* u = H^T v + w against J v + b */
+    for (int c = 0; c < 3 * nc; ++c) {
+        u[c] = g.w[c];
+        for (int a = g.H_colptr[c]; a < g.H_colptr[c + 1]; ++a) {
+            u[c] += g.H_val[a] * v[g.H_row[a]];
+        }
+    }
+    for (int i = 0; i < nc; ++i) {
+        double vc[3];
+        ccb_problem_contact_velocity(pb, i, v, vc);
+        const double phi = ccb_problem_contact_input(pb, i)->phi0;
+        /* [round-off of sums of terms up to ~1 m/s (and phi0/dt ~ 10 m/s): 1e-12 absolute] */
+        CHECK_REL(u[3 * i] - phi / g.dt, vc[2], 1e-12, 10.0, "u_n = v_n + phi0/dt");
+        CHECK_REL(u[3 * i + 1], vc[0], 1e-12, 1.0, "u_t1 = v_t1");
+        CHECK_REL(u[3 * i + 2], vc[1], 1e-12, 1.0, "u_t2 = v_t2");
+    }
+    /* momentum balance of the solution: M v - H r - f */
+    double gamma[3 * 64];
+    CHECK(nc <= 64, "room");
+    for (int i = 0; i < nc && i < 64; ++i) {
+        memcpy(gamma + 3 * i, ccb_sim_contact(sim, i)->gamma, 3 * sizeof(double));
+    }
+    ccb_global_from_ccb_order(nc, gamma, r);
+    double back[3 * 64];
+    ccb_global_to_ccb_order(nc, r, back);
+    CHECK(memcmp(back, gamma, 3 * (size_t)nc * sizeof(double)) == 0, "order round trip");
+    memset(Mv, 0, (size_t)nv * sizeof(double));
+    for (int j = 0; j < nv; ++j) {
+        for (int a = g.M_colptr[j]; a < g.M_colptr[j + 1]; ++a) {
+            Mv[g.M_row[a]] += g.M_val[a] * v[j];
+        }
+    }
+    for (int c = 0; c < 3 * nc; ++c) {
+        for (int a = g.H_colptr[c]; a < g.H_colptr[c + 1]; ++a) {
+            Hr[g.H_row[a]] += g.H_val[a] * r[c];
+        }
+    }
+    double res = 0;
+    for (int j = 0; j < nv; ++j) {
+        res = fmax(res, fabs(Mv[j] - Hr[j] - g.f[j]));
+    }
+    CHECK(res <= 1e-5 * fnorm, "momentum balance |M v - H r - f| = %g (|f| %g)", res, fnorm);
+    free(Mv);
+    free(Hr);
+    free(r);
+    free(u);
+    ccb_global_problem_free(&g);
+    ccb_global_problem_free(&g); /* twice: empty */
+    ccb_sim_destroy(sim);
+    ccb_model_destroy(m);
+}
+
 int main(void) {
     RUN(test_no_allocation_in_step_loop);
     RUN(test_planar_jacobian);
@@ -1383,6 +1513,7 @@ int main(void) {
     RUN(test_step_views);
     RUN(test_physics_metrics);
     RUN(test_error_control);
+    RUN(test_global_problem);
     RUN(test_broad_phase_complete);
     return TEST_SUMMARY();
 }

@@ -88,6 +88,35 @@ CCB_API const ccb_approx* ccb_problem_approx(const ccb_problem* problem);
 CCB_API ccb_status ccb_problem_contact_velocity(const ccb_problem* problem, int i, const double* v,
                                                 double vc[3]);
 
+/* The step problem as a rigid frictional contact problem in the "global" form of FCLIB
+ * (formulation-convex §16): find v, r with
+ *   M v = H r + f,   u = H^T v + w,   C*_mu ∋ u + (mu |u_t|, 0, 0) ⟂ r ∈ C_mu,
+ * M = A (nv x nv), f = A v*, H = J^T with each contact's columns in the order (n, t1, t2), and
+ * w_i = (b_n + phi0/dt, b_t1, b_t2): the rigid limit of the first-order gap phi0 + dt v_n >= 0
+ * (§1.3). Matrices in compressed sparse columns (0-based, rows ascending in each column). */
+typedef struct ccb_global_problem {
+    int nv, nc;   /* velocities; contacts (H has 3 nc columns) */
+    double dt;    /* the step [s] */
+    int* M_colptr; /* nv + 1 */
+    int* M_row;    /* M_colptr[nv] */
+    double* M_val;
+    int* H_colptr; /* 3 nc + 1 */
+    int* H_row;    /* H_colptr[3 nc] */
+    double* H_val;
+    double* f;  /* nv */
+    double* w;  /* 3 nc */
+    double* mu; /* nc */
+} ccb_global_problem;
+
+/* Fills g (zeroed storage of its own; release with ccb_global_problem_free) from a built problem,
+ * completing deferred contacts. CCB_E_INVALID, CCB_E_NOMEM (g left empty). */
+CCB_API ccb_status ccb_problem_to_global(const ccb_problem* problem, ccb_global_problem* g);
+CCB_API void ccb_global_problem_free(ccb_global_problem* g); /* accepts NULL and empty */
+/* Impulses in ccb's contact order (t1, t2, n) to the global form's (n, t1, t2) and back; nc
+ * contacts, in and out may not overlap. */
+CCB_API void ccb_global_from_ccb_order(int nc, const double* ccb, double* global);
+CCB_API void ccb_global_to_ccb_order(int nc, const double* global, double* ccb);
+
 #ifdef __cplusplus
 }
 #endif
