@@ -58,6 +58,14 @@ set_tests_properties(unit.alloc_sweep PROPERTIES LABELS unit
                      ENVIRONMENT "CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 ccb_test_budget(unit.alloc_sweep 16)
 
+# The FCLIB export read back with libfclib (formulation-convex §16); skipped (exit 77) in a build
+# without libfclib-dev.
+add_executable(test_fclib_roundtrip ${PROJECT_SOURCE_DIR}/cases/tests/fclib_roundtrip.c)
+target_link_libraries(test_fclib_roundtrip PRIVATE ccb_cases)
+add_test(NAME fclib.roundtrip COMMAND test_fclib_roundtrip)
+set_tests_properties(fclib.roundtrip PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+ccb_test_budget(fclib.roundtrip 6)
+
 add_test(NAME cli.contract COMMAND bash ${PROJECT_SOURCE_DIR}/CI/cli_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.contract PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})

@@ -319,6 +319,7 @@ typedef struct solver_cfg {
 enum { RUN_PEER_NONE = 0, RUN_PEER_MUJOCO = 1, RUN_PEER_MUJOCO_K = 2 };
 void solver_cfg_default(solver_cfg* s);
 
+#define RUN_MAX_EXPORT 32 /* steps exported to FCLIB per run */
 typedef struct run_config {
     const case_desc* cs;
     double params[CASE_MAX_PARAMS];
@@ -338,7 +339,16 @@ typedef struct run_config {
     int progress; /* 1: report the progress of a long run on stderr (`ccb run`; run.c) */
     int physics;  /* 1: write the physics metrics of every step to physics.csv (`ccb run
                      --physics`; formulation-convex §14) */
+    /* FCLIB export (`ccb run --export-fclib FILE --export-steps LIST`; formulation-convex §16):
+     * the step problems of the steps export_steps[0..nexport-1] (1-based, ascending) with ccb's
+     * solution, one file each; file: NULL for <out_dir>/step<k>.fclib.hdf5 (studies) */
+    const char* export_fclib;
+    long export_steps[RUN_MAX_EXPORT];
+    int nexport;
 } run_config;
+/* The file of exported step k: file itself for a single step, else file with "_<k>" before its
+ * extension; <out_dir>/step<k>.fclib.hdf5 without a file. */
+void run_export_path(const run_config* cfg, long k, char* out, size_t n);
 
 typedef struct run_record {
     run_config cfg;

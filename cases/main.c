@@ -80,6 +80,9 @@ typedef struct opts {
     const char* manifest; /* --emit-manifest FILE (study) */
     const char* from;     /* --from ROOT (study) */
     int physics;          /* --physics (run) */
+    const char* export_fclib; /* --export-fclib FILE (run) */
+    long export_steps[RUN_MAX_EXPORT]; /* --export-steps LIST (run) */
+    int nexport;
     int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
     int quick;          /* --quick (compare) */
     int peers;          /* --peers (bench) */
@@ -123,7 +126,7 @@ enum {
     OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_JACOBIAN,
     OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
     OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
-    OPT_FROM, OPT_PHYSICS
+    OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS
 };
 static const struct option k_long[] = {
     {"help", no_argument, NULL, 'h'},
@@ -163,6 +166,8 @@ static const struct option k_long[] = {
     {"emit-manifest", required_argument, NULL, OPT_EMIT_MANIFEST},
     {"from", required_argument, NULL, OPT_FROM},
     {"physics", no_argument, NULL, OPT_PHYSICS},
+    {"export-fclib", required_argument, NULL, OPT_EXPORT_FCLIB},
+    {"export-steps", required_argument, NULL, OPT_EXPORT_STEPS},
     {NULL, 0, NULL, 0},
 };
 
@@ -236,6 +241,33 @@ static void validate_solver(const char* val);
 
 /* allowed: the option names accepted by the command, e.g. "approx dt t-final set out". Every
  * option given is validated here, whether or not it applies to the configuration chosen. */
+/* --export-steps LIST: comma-separated positive step numbers, ascending (the run checks them
+ * against its length). */
+static void parse_steps(const char* val, opts* o) {
+    o->nexport = 0;
+    const char* p = val;
+    while (*p) {
+        char* end = NULL;
+        errno = 0;
+        const long k = strtol(p, &end, 10);
+        if (end == p || errno != 0 || k < 1 || (*end != ',' && *end != '\0')) {
+            die_usage("--export-steps expects positive step numbers separated by commas (got "
+                      "'%s')", val);
+        }
+        if (o->nexport == RUN_MAX_EXPORT) {
+            die_usage("--export-steps: at most %d steps", RUN_MAX_EXPORT);
+        }
+        if (o->nexport > 0 && k <= o->export_steps[o->nexport - 1]) {
+            die_usage("--export-steps: steps must be ascending (got '%s')", val);
+        }
+        o->export_steps[o->nexport++] = k;
+        p = *end == ',' ? end + 1 : end;
+        if (*end == ',' && *p == '\0') {
+            die_usage("--export-steps: a trailing comma in '%s'", val);
+        }
+    }
+}
+
 static void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o,
                        const char* help) {
     memset(o, 0, sizeof *o);
@@ -434,6 +466,13 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->tier = strcmp(val, "quick") == 0 ? CASE_TIER_QUICK : CASE_TIER_FULL;
             break;
         case OPT_PHYSICS: o->physics = 1; break;
+        case OPT_EXPORT_FCLIB:
+            if (val[0] == '\0') {
+                die_usage("--export-fclib needs a file name");
+            }
+            o->export_fclib = val;
+            break;
+        case OPT_EXPORT_STEPS: parse_steps(val, o); break;
         case OPT_EMIT_MANIFEST:
         case OPT_FROM:
             if (val[0] == '\0' || strlen(val) >= CASE_MAX_ROOT) {
@@ -890,7 +929,12 @@ static const char* k_run_help =
     "  --record-every N       write every N-th step to trajectory.csv (default 1)\n"
     "  --physics              also write physics.csv: the physics metrics of every step\n"
     "                         (Signorini, friction cone, maximum dissipation, complementarity,\n"
-    "                         momentum balance; docs/formulation-convex.md §14)\n" VARIANT_HELP
+    "                         momentum balance; docs/formulation-convex.md §14)\n"                 \
+    "  --export-fclib FILE --export-steps LIST   write the step problems of the steps in LIST\n" \
+    "                         (1-based, ascending, comma-separated, at most 32) as FCLIB global\n" \
+    "                         problems with ccb's solution (HDF5; one step: FILE, several:\n"      \
+    "                         FILE with _<step> before its extension; formulation-convex §16;\n"  \
+    "                         a build with libfclib)\n" VARIANT_HELP
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step),\n"
     "times.csv (wall times per step) and meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"
@@ -898,7 +942,7 @@ static const char* k_run_help =
 
 #define RUN_OPTS                                                                                   \
     "variant approx dt t-final set out rtol max-iterations stop-scale kappa delassus "             \
-    "linear-solver pattern record-every physics " VARIANT_OPTS
+    "linear-solver pattern record-every physics export-fclib export-steps " VARIANT_OPTS
 
 /* The configuration `ccb run` builds from its options (also the check of a manifest's lines). */
 static void run_config_from_opts(const opts* o, run_config* cfg) {
@@ -948,6 +992,12 @@ static int cmd_run(int argc, char** argv) {
     const case_desc* cs = cfg.cs;
     cfg.progress = 1;
     cfg.physics = o.physics;
+    if ((o.export_fclib != NULL) != (o.nexport > 0)) {
+        die_usage("--export-fclib FILE and --export-steps LIST go together");
+    }
+    cfg.export_fclib = o.export_fclib;
+    cfg.nexport = o.nexport;
+    memcpy(cfg.export_steps, o.export_steps, sizeof cfg.export_steps);
     char variant[64];
     variant_name(&cfg, variant, sizeof variant);
     run_label(cfg.label, sizeof cfg.label, variant, cfg.dt);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "case.h"
+#include "fclib_io.h"
 #include "mujoco_peer.h"
 
 static double now(void) {
@@ -324,10 +325,95 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn
         snprintf(msg, msgn, "record_every must be >= 1");
         return 2;
     }
+    if (cfg->nexport < 0 || cfg->nexport > RUN_MAX_EXPORT) {
+        snprintf(msg, msgn, "at most %d steps can be exported", RUN_MAX_EXPORT);
+        return 2;
+    }
+    if (cfg->nexport > 0) {
+        const solver_cfg* sc = &cfg->solver;
+        if (!fclib_io_available()) {
+            snprintf(msg, msgn, "--export-fclib: this ccb was built without FCLIB (install "
+                                "libfclib-dev and rebuild)");
+            return 2;
+        }
+        if (sc->peer != RUN_PEER_NONE || sc->solver == CCB_SOLVER_ODE || sc->ec.enabled) {
+            snprintf(msg, msgn, "--export-fclib applies to fixed-step newton and tamsi runs "
+                                "(their steps solve one step problem; formulation-convex §16)");
+            return 2;
+        }
+        for (int i = 0; i < cfg->nexport; ++i) {
+            const long k = cfg->export_steps[i];
+            if (k < 1 || k > N || (i > 0 && k <= cfg->export_steps[i - 1])) {
+                snprintf(msg, msgn,
+                         "--export-steps: step %ld is not in 1 .. %ld (the run's steps) or not "
+                         "after the previous one",
+                         k, N);
+                return 2;
+            }
+        }
+        if (cfg->export_fclib == NULL && cfg->out_dir[0] == '\0') {
+            snprintf(msg, msgn, "--export-steps needs --export-fclib FILE or an output directory");
+            return 2;
+        }
+    }
     if (nsteps) {
         *nsteps = N;
     }
     return 0;
+}
+
+void run_export_path(const run_config* cfg, long k, char* out, size_t n) {
+    if (cfg->export_fclib == NULL) {
+        snprintf(out, n, "%s/step%ld.fclib.hdf5", cfg->out_dir, k);
+        return;
+    }
+    if (cfg->nexport == 1) {
+        snprintf(out, n, "%s", cfg->export_fclib);
+        return;
+    }
+    const char* slash = strrchr(cfg->export_fclib, '/');
+    const char* dot = strrchr(slash ? slash : cfg->export_fclib, '.');
+    if (dot == NULL || dot == (slash ? slash + 1 : cfg->export_fclib)) {
+        snprintf(out, n, "%s_%ld", cfg->export_fclib, k);
+    } else {
+        snprintf(out, n, "%.*s_%ld%s", (int)(dot - cfg->export_fclib), cfg->export_fclib, k, dot);
+    }
+}
+
+/* Step k's problem and ccb's solution to FCLIB (formulation-convex §16). 0, or 2 with a message
+ * (an output error: the run is not a solver failure). */
+static int export_step(const run_config* cfg, const ccb_sim* sim, long k, char* msg, size_t n) {
+    ccb_global_problem g;
+    if (ccb_problem_to_global(ccb_sim_problem(sim), &g) != CCB_OK) {
+        snprintf(msg, n, "%s: step %ld: cannot form the global problem (out of memory)",
+                 cfg->label, k);
+        return 2;
+    }
+    double* gamma = malloc((size_t)(3 * g.nc + 1) * sizeof(double));
+    int rc = 2;
+    char path[PATH_MAX + 64], title[160], desc[400], why[512];
+    if (gamma == NULL || ccb_sim_problem_impulses(sim, gamma) != CCB_OK) {
+        snprintf(msg, n, "%s: step %ld: no impulses to export", cfg->label, k);
+    } else {
+        char variant[64];
+        variant_name(cfg, variant, sizeof variant);
+        run_export_path(cfg, k, path, sizeof path);
+        snprintf(title, sizeof title, "ccb %s step %ld (%s, dt = %g s)", cfg->cs->name, k,
+                 variant, cfg->dt);
+        snprintf(desc, sizeof desc,
+                 "the frozen step problem of ccb (velocity level, symplectic Euler) at t = %.17g "
+                 "s as a rigid global frictional contact problem; the stored solution is ccb's "
+                 "(%s), the compliant model it solves",
+                 (double)(k - 1) * cfg->dt, variant);
+        if (fclib_io_write(path, &g, ccb_sim_v(sim), gamma, title, desc, why, sizeof why) != 0) {
+            snprintf(msg, n, "%s: step %ld: %s", cfg->label, k, why);
+        } else {
+            rc = 0;
+        }
+    }
+    free(gamma);
+    ccb_global_problem_free(&g);
+    return rc;
 }
 
 /* The effective parameters of a run (the case may adapt some to the model and step) into
@@ -522,6 +608,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     rec->status = CCB_OK;
     progress prog;
     progress_start(&prog, cfg->progress);
+    int nexp = 0; /* exported steps so far */
     for (long k = 1; k <= N; ++k) {
         const double t0 = ccb_sim_time(sim);
         double wall = 0;
@@ -597,6 +684,13 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             break;
         }
         rec->nsteps = k;
+        if (nexp < cfg->nexport && cfg->export_steps[nexp] == k) {
+            if (export_step(cfg, sim, k, msg, msgn) != 0) {
+                free(row);
+                goto done;
+            }
+            nexp++;
+        }
         const ccb_status ps = stp.peer == NULL ? update_physics(sim, rec, k, wph) : CCB_OK;
         if (ps != CCB_OK) {
             snprintf(msg, msgn, "%s: %s at step %ld", cfg->label,

@@ -160,6 +160,10 @@ ccb_status ccb_writer_printf(ccb_writer* w, const char* fmt, ...) {
     return CCB_OK;
 }
 
+const char* ccb_writer_temp_path(const ccb_writer* w) {
+    return w ? w->tmp : NULL;
+}
+
 ccb_status ccb_writer_commit(ccb_writer* w, char* msg, size_t msgn) {
     if (w == NULL) {
         return ccb_errorf(msg, msgn, CCB_E_INVALID, "writer_commit: NULL writer");

@@ -519,6 +519,20 @@ const ccb_contact_result* ccb_sim_contact(const ccb_sim* sim, int i) {
 const ccb_problem* ccb_sim_problem(const ccb_sim* sim) {
     return sim ? sim->problem : NULL;
 }
+ccb_status ccb_sim_problem_impulses(const ccb_sim* sim, double* gamma) {
+    if (sim == NULL || gamma == NULL || sim->solver->advance != NULL) {
+        return CCB_E_INVALID;
+    }
+    const ccb_problem* p = sim->problem;
+    for (int i = 0; i < p->nc; ++i) {
+        const int c = p->contacts[i].contact;
+        if (c < 0 || c >= sim->nresults) {
+            return CCB_E_INVALID;
+        }
+        memcpy(gamma + 3 * i, sim->results[c].gamma, 3 * sizeof(double));
+    }
+    return CCB_OK;
+}
 ccb_newton* ccb_sim_newton(const ccb_sim* sim) {
     return sim && sim->solver == &ccb_sim_solver_newton ? sim->ws : NULL;
 }

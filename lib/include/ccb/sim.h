@@ -154,6 +154,10 @@ CCB_API const ccb_contact_result* ccb_sim_contact(const ccb_sim* sim, int i);
  * workspace of another solver is NULL: ccb_sim_newton unless solver = NEWTON, ccb_sim_tamsi
  * unless TAMSI, ccb_sim_ode unless ODE. */
 CCB_API const ccb_problem* ccb_sim_problem(const ccb_sim* sim);
+/* The impulses of the last step (3 per contact, frame C: t1, t2, n) in the order of the
+ * contacts of ccb_sim_problem (frozen-step solvers; the global form of ccb_problem_to_global
+ * uses that order). CCB_E_INVALID for the ODE solver or before a step. */
+CCB_API ccb_status ccb_sim_problem_impulses(const ccb_sim* sim, double* gamma);
 CCB_API ccb_newton* ccb_sim_newton(const ccb_sim* sim);
 CCB_API const ccb_tamsi* ccb_sim_tamsi(const ccb_sim* sim);
 CCB_API const ccb_ode* ccb_sim_ode(const ccb_sim* sim);
