@@ -90,6 +90,19 @@ static int parse_gate(const cJSON* g, const char* path, int i, ccb_gate_result* 
     snprintf(r->basis, sizeof r->basis, "%s", f[4]);
     copy_str(r->description, sizeof r->description,
              cJSON_GetObjectItemCaseSensitive(g, "description"));
+    const cJSON* rq = cJSON_GetObjectItemCaseSensitive(g, "requires");
+    if (rq != NULL) {
+        if (!cJSON_IsString(rq) || strlen(rq->valuestring) == 0 ||
+            strlen(rq->valuestring) >= sizeof r->requires ||
+            strspn(rq->valuestring, "abcdefghijklmnopqrstuvwxyz") != strlen(rq->valuestring)) {
+            snprintf(msg, msgn,
+                     "gate %s: \"requires\" must name a part of the build in lower-case letters "
+                     "(e.g. \"siconos\")",
+                     id);
+            return -1;
+        }
+        snprintf(r->requires, sizeof r->requires, "%s", rq->valuestring);
+    }
     r->tiers = strcmp(f[3], "quick") == 0  ? CCB_GATE_QUICK
                : strcmp(f[3], "full") == 0 ? CCB_GATE_FULL
                : strcmp(f[3], "both") == 0 ? CCB_GATE_BOTH
@@ -217,6 +230,12 @@ int ccb_gates_evaluate(const char* path, int tier, ccb_metric_lookup lookup, voi
         }
         r->measured = NAN;
         r->evaluated = (r->tiers & tier) != 0;
+        if (r->evaluated && r->requires[0]) { /* an optional part of the build */
+            char name[64];
+            double have = 0;
+            snprintf(name, sizeof name, "build.%s", r->requires);
+            r->evaluated = lookup(user, name, &have) == 0 && have == 1.0;
+        }
         double m = NAN;
         if (r->evaluated && lookup(user, r->metric, &m) == 0 && isfinite(m)) {
             r->measured = m;

@@ -38,6 +38,8 @@ typedef struct ccb_gate_result {
     char kind[24];
     char basis[512];
     char description[256];
+    char requires[24]; /* "" or an optional part of the build ("siconos"): the gate is evaluated
+                          only where the metric build.<requires> is 1 (else skipped) */
 } ccb_gate_result;
 
 typedef int (*ccb_metric_lookup)(void* user, const char* name, double* value);

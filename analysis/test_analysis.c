@@ -163,7 +163,11 @@ static int lookup(void* user, const char* name, double* v) {
         *v = NAN;
         return 0;
     }
-    return -1; /* m.missing */
+    if (strcmp(name, "build.yes") == 0 || strcmp(name, "build.no") == 0) {
+        *v = name[6] == 'y';
+        return 0;
+    }
+    return -1; /* m.missing, build.absent */
 }
 
 /* Gate evaluation and its report on a synthetic gate file: each outcome once. [exact] */
@@ -191,15 +195,23 @@ static void test_gates(void) {
           "{\"id\": \"M\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
           "\"hard\", \"tier\": \"quick\", \"basis\": \"a missing metric fails\"},\n"
           "{\"id\": \"S\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
-          "\"hard\", \"tier\": \"full\", \"basis\": \"not this tier\"}]}\n",
+          "\"hard\", \"tier\": \"full\", \"basis\": \"not this tier\"},\n"
+          "{\"id\": \"R1\", \"metric\": \"m.half\", \"op\": \"<\", \"value\": 1, \"kind\": "
+          "\"hard\", \"tier\": \"both\", \"basis\": \"b\", \"requires\": \"yes\"},\n"
+          "{\"id\": \"R0\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
+          "\"hard\", \"tier\": \"both\", \"basis\": \"b\", \"requires\": \"no\"},\n"
+          "{\"id\": \"RA\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
+          "\"hard\", \"tier\": \"both\", \"basis\": \"b\", \"requires\": \"absent\"}]}\n",
           f);
     fclose(f);
-    ccb_gate_result g[8];
+    ccb_gate_result g[12];
     int n = 0;
     char msg[256];
-    CHECK(ccb_gates_evaluate(path, CCB_GATE_QUICK, lookup, NULL, g, 8, &n, msg, sizeof msg) == 0,
+    CHECK(ccb_gates_evaluate(path, CCB_GATE_QUICK, lookup, NULL, g, 12, &n, msg, sizeof msg) == 0,
           "%s", msg);
-    CHECK(n == 8, "eight gates (%d)", n);
+    CHECK(n == 11, "eleven gates (%d)", n);
+    CHECK(g[8].evaluated && g[8].pass && !g[9].evaluated && !g[10].evaluated,
+          "\"requires\": evaluated where build.<part> is 1, skipped where it is 0 or missing");
     CHECK(g[0].pass && !g[1].pass && !g[2].pass && g[2].expect_fail && !g[2].drifted &&
               g[3].drifted && g[4].pass && g[4].expect_fail && !g[5].pass && !g[6].pass &&
               !g[7].evaluated,

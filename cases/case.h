@@ -604,6 +604,23 @@ typedef struct errctl_def {
 int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d);
 int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const errctl_def* d);
 
+/* ---- the rigid-limit study (rigid_study.c; formulation-convex §16.3) ---------------------------
+ * Lagged over the stiffnesses k[0..nk-1] at dt, Lagged and SAP at dt/4, dt/2, dt (the case's k),
+ * each exporting the steps at the times t_export[0..nt-1] to FCLIB; the rigid problem of each
+ * step solved by Siconos and compared with ccb's impulses. */
+#define RIGID_MAX_K 8
+#define RIGID_NDT 3
+typedef struct rigid_def {
+    double dt;
+    double k[RIGID_MAX_K];
+    int nk;
+    double k_default; /* the case's k (the dt runs) */
+    double t_export[RUN_MAX_EXPORT];
+    int nt;
+} rigid_def;
+int rigidlim_runs(study_ctx* ctx, study_batch* b, const rigid_def* d);
+int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const rigid_def* d);
+
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
 int study_write_table(const char* path, const char* header, const char* body);
 

@@ -1052,6 +1052,25 @@ static const fig_study k_peers = {
     .finish = peers_finish,
 };
 
+/* ---- study rigid-limit: exported steps against Siconos' rigid solution (formulation-convex
+ * §16.3; rigid_study.c) -------------------------------------------------------------------------- */
+static const rigid_def k_rigid_def = {2e-3, {1e5, 1e6, 1e7, 1e8, 1e9}, 5, 1e7, {0.2, 0.3}, 2};
+static int rigid_limit_runs(study_ctx* ctx, study_batch* b) {
+    return rigidlim_runs(ctx, b, &k_rigid_def);
+}
+static int rigid_limit_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    return rigidlim_finish(ctx, fd, dir, &k_rigid_def);
+}
+static const fig_study k_rigid_limit = {
+    .claim = "ccb: the convex models against the rigid Coulomb problem of the same step (exported "
+             "to FCLIB, solved by Siconos): Lagged approaches it as k grows, SAP in its near-rigid "
+             "regime; the gap of the impulses against k and dt.",
+    .make_runs = rigid_limit_runs,
+    .finish = rigid_limit_finish,
+    .script = "rigid_limit.gp",
+    .plot = "title='clutter: impulse gap to the rigid solution (Siconos) against k and dt'",
+};
+
 static const case_study k_studies[] = {
     {"fig15-16", "iterations, kappa(H) and stiction tolerance per step at dt = 2e-3 s",
      "ICF Figs. 15-16", &k_fig15, NULL},
@@ -1064,6 +1083,8 @@ static const case_study k_studies[] = {
      &k_scale, NULL},
     {"peers", "SAP, Similar, Lagged and MuJoCo: wall time, iterations, contacts, penetration",
      "ccb peer comparison", &k_peers, NULL},
+    {"rigid-limit", "steps at t = 0.2, 0.3 s exported to FCLIB and solved rigidly by Siconos: "
+     "Lagged over k, Lagged and SAP over dt", "ccb (CLU-9)", &k_rigid_limit, NULL},
 };
 
 static const char* const k_quick[] = {"fig15-16", "fig17", "fig18-19", NULL};

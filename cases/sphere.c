@@ -547,6 +547,52 @@ static const fig_study k_error_control = {
     .plot = "title='sphere: error control of the convex step against fixed steps'",
 };
 
+/* ---- study rigid-limit: exported steps against Siconos' rigid solution (formulation-convex
+ * §16.3; rigid_study.c) -------------------------------------------------------------------------- */
+static const rigid_def k_rigid_def = {2e-3, {1e5, 1e6, 1e7, 1e8, 1e9}, 5, 1e7, {0.08, 0.15, 0.25}, 3};
+static int rigid_limit_runs(study_ctx* ctx, study_batch* b) {
+    return rigidlim_runs(ctx, b, &k_rigid_def);
+}
+/* At rest (rolling at t = 0.25 s: no friction impulse) the compliant contact carries the
+ * weight, r = m g dt, at its static sink phi0 = -m g/k, while the rigid step also removes the sink
+ * in one step, r_rigid = m g dt + m |phi0|/dt: gap = 1/(1 + k dt^2/m) (formulation-convex §16.3).
+ * The largest relative deviation of the measured gaps from it over Lagged's k and dt runs. */
+static int rigid_limit_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const int rc = rigidlim_finish(ctx, fd, dir, &k_rigid_def);
+    const double t_rest = k_rigid_def.t_export[k_rigid_def.nt - 1];
+    double worst = 0;
+    int n = 0;
+    for (int i = 0; i < fd->b->n; ++i) {
+        const run_record* r = &fd->b->rec[i];
+        double gap;
+        char name[160];
+        snprintf(name, sizeof name, "rigid-limit.%s.gap_t%g", r->cfg.label, t_rest);
+        if (r->cfg.approx != &ccb_approx_lagged || study_get_metric(ctx, name, &gap) != 0) {
+            continue;
+        }
+        const double m = r->cfg.params[P_MASS], k = r->cfg.params[P_K], dt = r->cfg.dt;
+        const double exact = 1.0 / (1.0 + k * dt * dt / m);
+        worst = fmax(worst, fabs(gap / exact - 1.0));
+        n++;
+    }
+    study_set_metric(ctx, "rigid-limit.lagged.rest_gap_vs_analytic", n > 0 ? worst : NAN);
+    study_report(ctx,
+                 "At rest (t = %g s) the gap is 1/(1 + k dt^2/m) (the rigid step also removes the "
+                 "static sink m g/k in one step): the largest relative deviation over %d Lagged "
+                 "runs is %.3g.\n\n",
+                 t_rest, n, worst);
+    return rc;
+}
+static const fig_study k_rigid_limit = {
+    .claim = "ccb: the convex models against the rigid Coulomb problem of the same step (exported "
+             "to FCLIB, solved by Siconos): Lagged approaches it as k grows, SAP in its near-rigid "
+             "regime; the gap of the impulses against k and dt.",
+    .make_runs = rigid_limit_runs,
+    .finish = rigid_limit_finish,
+    .script = "rigid_limit.gp",
+    .plot = "title='sphere: impulse gap to the rigid solution (Siconos) against k and dt'",
+};
+
 static const case_study k_studies[] = {
     {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",
      &k_fig6, NULL},
@@ -558,9 +604,12 @@ static const case_study k_studies[] = {
      "against eps_r = 1e-10", "ccb solver check (SPH-6)", &k_accuracy, NULL},
     {"error-control", "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
      "against Lagged at dt = 1e-5", "ccb (CENIC; SPH-7)", &k_error_control, NULL},
+    {"rigid-limit", "steps at t = 0.08, 0.15, 0.25 s exported to FCLIB and solved rigidly by "
+     "Siconos: Lagged over k, Lagged and SAP over dt", "ccb (SPH-8)", &k_rigid_limit, NULL},
 };
 
-static const char* const k_quick[] = {"fig6", "fig7", "accuracy", "error-control", NULL};
+static const char* const k_quick[] = {"fig6", "fig7", "accuracy", "error-control",
+                                      "rigid-limit", NULL};
 
 const case_desc case_sphere = {
     "sphere",

@@ -17,8 +17,8 @@ int peer_siconos_available(void) {
 }
 
 const char* peer_siconos_describe(void) {
-    return "Siconos numerics (Debian libsiconos-numerics), gfc3d NSGS on the local "
-           "reformulation (SICONOS_GLOBAL_FRICTION_3D_NSGS_WR)";
+    return "Siconos 4.4 numerics (Debian libsiconos-numerics), gfc3d ADMM on the global problem "
+           "(SICONOS_GLOBAL_FRICTION_3D_ADMM)";
 }
 
 /* a dense (column-major) NumericsMatrix from compressed columns */
@@ -58,7 +58,7 @@ int peer_siconos_solve(const ccb_global_problem* g, double tol, int max_iter, do
     p->b = malloc((size_t)m * sizeof(double));
     p->mu = malloc((size_t)g->nc * sizeof(double));
     double* u = calloc((size_t)m, sizeof(double));
-    SolverOptions* o = solver_options_create(SICONOS_GLOBAL_FRICTION_3D_NSGS_WR);
+    SolverOptions* o = solver_options_create(SICONOS_GLOBAL_FRICTION_3D_ADMM);
     int rc = -1;
     if (p->M && p->H && p->q && p->b && p->mu && u && o) {
         memcpy(p->q, g->f, (size_t)nv * sizeof(double)); /* M v = q + H r: q = f */

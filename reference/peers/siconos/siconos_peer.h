@@ -3,8 +3,11 @@
  *
  * The step problem in FCLIB's global form (ccb_problem_to_global, formulation-convex §16) is
  * handed to Siconos numerics as a GlobalFrictionContactProblem (its convention M v = q + H r,
- * u = H^T v + b, so q = f and b = w) and solved with gfc3d's NSGS on the local reformulation
- * (SICONOS_GLOBAL_FRICTION_3D_NSGS_WR): the rigid Coulomb solution the convex models approach.
+ * u = H^T v + b, so q = f and b = w) and solved with gfc3d's ADMM on the global problem
+ * (SICONOS_GLOBAL_FRICTION_3D_ADMM): the rigid Coulomb solution the convex models approach.
+ * (NSGS on the local reformulation, SICONOS_GLOBAL_FRICTION_3D_NSGS_WR, gives the same gaps to
+ * 6 digits on the sphere but is 50x slower on planar models, whose zero out-of-plane rows make
+ * its one-contact Newton struggle, and prints the problem on stdout.)
  * Built only when CMake finds Siconos numerics (Debian: libsiconos-numerics-dev). */
 #ifndef CCB_SICONOS_PEER_H
 #define CCB_SICONOS_PEER_H
