@@ -590,7 +590,8 @@ static const fig_study k_rigid_limit = {
     .make_runs = rigid_limit_runs,
     .finish = rigid_limit_finish,
     .script = "rigid_limit.gp",
-    .plot = "title='sphere: impulse gap to the rigid solution (Siconos) against k and dt'",
+    .plot = "title='sphere: impulse gap to the rigid solution (Siconos) against k and dt'; "
+            "dt0 = 0.002; k0 = 1e7; mass = 0.5",
 };
 
 static const case_study k_studies[] = {
