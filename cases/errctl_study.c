@@ -134,18 +134,20 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
                                "variant,dt [s],accuracy,e_q,steps,error_rejections,"
                                "newton_failures,newton_iterations,wall [s]",
                                tab.s ? tab.s : "");
-    study_report(ctx,
-                 "e_q against fixed-step Lagged at dt = %g s (the discretization's own limit). "
-                 "lagged-ec samples every %g s, its largest step; steps are its accepted internal "
-                 "steps.\n\n| run | dt [s] | accuracy | e_q | steps | rejections | Newton iterations "
-                 "|\n|---|---|---|---|---|---|---|\n%s\nlagged-ec at a = 1e-3 ... 1e-8: e_q = ",
-                 d->dt_ref, d->dt, md.s ? md.s : "");
+    study_report(
+        ctx,
+        "e_q against fixed-step Lagged at dt = %g s (the discretization's own limit). "
+        "lagged-ec samples every %g s, its largest step; steps are its accepted internal "
+        "steps.\n\n| run | dt [s] | accuracy | e_q | steps | rejections | Newton iterations "
+        "|\n|---|---|---|---|---|---|---|\n%s\nlagged-ec at a = 1e-3 ... 1e-8: e_q = ",
+        d->dt_ref, d->dt, md.s ? md.s : "");
     for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
         study_report(ctx, "%s%.3e", l ? ", " : "", el[l]);
     }
     study_report(ctx,
                  "; finest/coarsest %.3g, slope of log e_q against log a over the three finest "
-                 "levels %.3f (1/2 if the global error is the sum of the local ones), largest rise between neighbouring levels %.3g; largest gain in "
+                 "levels %.3f (1/2 if the global error is the sum of the local ones), largest rise "
+                 "between neighbouring levels %.3g; largest gain in "
                  "Newton iterations over fixed steps at equal error %.3g (nan: no level inside the "
                  "fixed ladder's errors).\n\n",
                  el[ERRCTL_NLEVEL - 1] / el[0], fit.order, rise, gmax);

@@ -98,7 +98,7 @@ static void h_mul(const ccb_global_problem* g, const double* x, double* y) {
 
 /* One exported step: its gaps (NAN when Siconos is absent or did not converge). */
 typedef struct rigid_step {
-    int nc, active;     /* contacts; those with a rigid normal impulse > 0 */
+    int nc, active; /* contacts; those with a rigid normal impulse > 0 */
     double gap_r, gap_hr, gap_hn, gap_ht, r_norm, error; /* gap_hn, gap_ht: gap_Hr of the
                                                              normal and tangential parts */
     int iterations, info;
@@ -165,7 +165,7 @@ static int solve_step(const char* path, rigid_step* st, char* msg, size_t n) {
 typedef struct rigid_job {
     const study_batch* b;
     const rigid_def* d;
-    int* same; /* per run: an earlier run with the same configuration, or -1 */
+    int* same;      /* per run: an earlier run with the same configuration, or -1 */
     rigid_step* st; /* nruns x nt */
     int* failed;
     char (*why)[256];
@@ -191,8 +191,12 @@ static void job(void* user, int idx) {
 int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const rigid_def* d) {
     const study_batch* b = fd->b;
     const int n = nruns(d), ns = n * d->nt;
-    rigid_job j = {b, d, calloc((size_t)n, sizeof(int)), calloc((size_t)ns, sizeof(rigid_step)),
-                   calloc((size_t)ns, sizeof(int)), calloc((size_t)ns, sizeof *j.why)};
+    rigid_job j = {b,
+                   d,
+                   calloc((size_t)n, sizeof(int)),
+                   calloc((size_t)ns, sizeof(rigid_step)),
+                   calloc((size_t)ns, sizeof(int)),
+                   calloc((size_t)ns, sizeof *j.why)};
     if (!j.same || !j.st || !j.failed || !j.why) {
         free(j.same), free(j.st), free(j.failed), free(j.why);
         fprintf(stderr, "ccb: out of memory\n");
@@ -236,8 +240,8 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
             strbuf_printf(&tab, "%s,%g,%g,%ld,%.6g,%d,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%d,%.3e,%d\n",
                           model, kk, r->cfg.dt, r->cfg.export_steps[e],
                           (double)(r->cfg.export_steps[e] - 1) * r->cfg.dt, st->nc, st->active,
-                          st->r_norm, st->gap_r, st->gap_hr, st->gap_hn, st->gap_ht,
-                          st->iterations, st->error, st->info);
+                          st->r_norm, st->gap_r, st->gap_hr, st->gap_hn, st->gap_ht, st->iterations,
+                          st->error, st->info);
             study_set_metricf(ctx, st->gap_hr, "rigid-limit.%s.gap_t%g", r->cfg.label,
                               d->t_export[e]);
             if (isfinite(st->gap_hr)) {
@@ -264,16 +268,18 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
     study_set_metric(ctx, "rigid-limit.lagged.gap_stiffest_over_softest", lg[d->nk - 1] / lg[0]);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/rigid_limit.csv", dir);
-    if (study_write_table(path,
-                          "model,k [N/m],dt [s],step,t [s],contacts,active_rigid,rigid_impulse_norm "
-                          "[N s],gap_r,gap_Hr,gap_Hr_normal,gap_Hr_tangential,siconos_iterations,"
-                          "siconos_error,siconos_info",
-                          tab.s ? tab.s : "") != 0) {
+    if (study_write_table(
+            path,
+            "model,k [N/m],dt [s],step,t [s],contacts,active_rigid,rigid_impulse_norm "
+            "[N s],gap_r,gap_Hr,gap_Hr_normal,gap_Hr_tangential,siconos_iterations,"
+            "siconos_error,siconos_info",
+            tab.s ? tab.s : "") != 0) {
         rc = 2;
     }
     if (!have) {
-        study_report(ctx, "Siconos is not in this build (%s): the steps were exported (FCLIB "
-                          "files in the runs' directories) but not solved rigidly.\n\n",
+        study_report(ctx,
+                     "Siconos is not in this build (%s): the steps were exported (FCLIB "
+                     "files in the runs' directories) but not solved rigidly.\n\n",
                      peer_siconos_describe());
     } else {
         study_report(ctx,
@@ -283,16 +289,17 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
         for (int e = 0; e < d->nt; ++e) {
             study_report(ctx, "%s%g", e ? ", " : "", d->t_export[e]);
         }
-        study_report(ctx,
-                     " s); gap_Hr = |H (r_ccb - r_rigid)| / |H r_rigid| (generalized impulses), "
-                     "its normal and tangential parts, gap_r the contact impulses (not unique where "
-                     "contacts are redundant); a step the rigid solver did not converge on is not "
-                     "counted.\n\n"
-                     "| model | k [N/m] | dt [s] | steps solved | gap_Hr | normal | tangential | "
-                     "gap_r |\n|---|---|---|---|---|---|---|---|\n%s\nLagged: gap_Hr ~ k^%.2f over k = %g ... %g "
-                     "(stiffest/softest %.3g).\n\n",
-                     md.s ? md.s : "", fit.order, d->k[0], d->k[d->nk - 1],
-                     lg[d->nk - 1] / lg[0]);
+        study_report(
+            ctx,
+            " s); gap_Hr = |H (r_ccb - r_rigid)| / |H r_rigid| (generalized impulses), "
+            "its normal and tangential parts, gap_r the contact impulses (not unique where "
+            "contacts are redundant); a step the rigid solver did not converge on is not "
+            "counted.\n\n"
+            "| model | k [N/m] | dt [s] | steps solved | gap_Hr | normal | tangential | "
+            "gap_r |\n|---|---|---|---|---|---|---|---|\n%s\nLagged: gap_Hr ~ k^%.2f over k = %g "
+            "... %g "
+            "(stiffest/softest %.3g).\n\n",
+            md.s ? md.s : "", fit.order, d->k[0], d->k[d->nk - 1], lg[d->nk - 1] / lg[0]);
     }
     free(tab.s);
     free(md.s);

@@ -547,9 +547,10 @@ static const fig_study k_error_control = {
     .plot = "title='sphere: error control of the convex step against fixed steps'",
 };
 
-/* ---- study rigid-limit: exported steps against Siconos' rigid solution (formulation-convex
- * §16.3; rigid_study.c) -------------------------------------------------------------------------- */
-static const rigid_def k_rigid_def = {2e-3, {1e5, 1e6, 1e7, 1e8, 1e9}, 5, 1e7, {0.08, 0.15, 0.25}, 3};
+/* ---- study rigid-limit: exported steps against Siconos' rigid solution
+ * (formulation-convex §16.3; rigid_study.c) ---------------------------------------------------- */
+static const rigid_def k_rigid_def = {2e-3, {1e5, 1e6, 1e7, 1e8, 1e9}, 5, 1e7,
+                                      {0.08, 0.15, 0.25}, 3};
 static int rigid_limit_runs(study_ctx* ctx, study_batch* b) {
     return rigidlim_runs(ctx, b, &k_rigid_def);
 }

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../lib/tests/test.h"
 #include "case.h"
 #include "fclib_io.h"
-#include "../../lib/tests/test.h"
 
 static int same_ints(const int* a, const int* b, int n) {
     return n == 0 || memcmp(a, b, (size_t)n * sizeof(int)) == 0;
@@ -63,8 +63,8 @@ static void roundtrip(const char* case_name, const char* approx, const long* ste
         double *v = NULL, *r = NULL;
         CHECK(fclib_io_read(path, &h, &v, &r, msg, sizeof msg) == 0, "read %s: %s", path, msg);
         const int m = 3 * g.nc;
-        CHECK(h.nv == g.nv && h.nc == g.nc && h.dt == g.dt, "%s step %ld: sizes and dt",
-              case_name, k);
+        CHECK(h.nv == g.nv && h.nc == g.nc && h.dt == g.dt, "%s step %ld: sizes and dt", case_name,
+              k);
         CHECK(same_ints(h.M_colptr, g.M_colptr, g.nv + 1) &&
                   same_ints(h.M_row, g.M_row, g.M_colptr[g.nv]) &&
                   same_doubles(h.M_val, g.M_val, g.M_colptr[g.nv]),

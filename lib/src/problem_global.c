@@ -78,8 +78,8 @@ ccb_status ccb_problem_to_global(const ccb_problem* p, ccb_global_problem* g) {
     g->f = ccb_calloc(nv > 0 ? (size_t)nv : 1, sizeof(double));
     g->w = ccb_calloc(nc > 0 ? 3 * (size_t)nc : 1, sizeof(double));
     g->mu = ccb_calloc(nc > 0 ? (size_t)nc : 1, sizeof(double));
-    if (!g->M_colptr || !g->M_row || !g->M_val || !g->H_colptr || !g->H_row || !g->H_val ||
-        !g->f || !g->w || !g->mu) {
+    if (!g->M_colptr || !g->M_row || !g->M_val || !g->H_colptr || !g->H_row || !g->H_val || !g->f ||
+        !g->w || !g->mu) {
         ccb_global_problem_free(g);
         return CCB_E_NOMEM;
     }
@@ -122,7 +122,7 @@ ccb_status ccb_problem_to_global(const ccb_problem* p, ccb_global_problem* g) {
             }
             g->w[3 * i + comp] = pc->b[k_row[comp]];
         }
-        g->w[3 * i] += pc->in.phi0 / dt; /* the rigid limit of phi0 + dt v_n >= 0 (§1.3) */
+        g->w[3 * i] += pc->in.phi0 / dt; /* phi0 + dt v_n >= 0, formulation-convex §1.3 */
         g->mu[i] = pc->in.mu;
     }
     g->H_colptr[3 * nc] = at;

@@ -127,8 +127,8 @@ int fclib_io_read(const char* path, ccb_global_problem* g, double** v, double** 
         *r = NULL;
     }
     struct fclib_global* fg = fclib_read_global(path);
-    if (fg == NULL || fg->M == NULL || fg->H == NULL || fg->spacedim != 3 ||
-        fg->H->n % 3 != 0 || fg->M->m != fg->M->n || fg->H->m != fg->M->n) {
+    if (fg == NULL || fg->M == NULL || fg->H == NULL || fg->spacedim != 3 || fg->H->n % 3 != 0 ||
+        fg->M->m != fg->M->n || fg->H->m != fg->M->n) {
         snprintf(msg, n, "fclib: '%s' holds no three-dimensional global problem", path);
         if (fg) {
             fclib_delete_global(fg);

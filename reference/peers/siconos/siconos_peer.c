@@ -100,8 +100,9 @@ const char* peer_siconos_describe(void) {
 int peer_siconos_solve(const ccb_global_problem* g, double tol, int max_iter, double* v, double* r,
                        peer_siconos_result* res, char* msg, size_t n) {
     (void)g, (void)tol, (void)max_iter, (void)v, (void)r, (void)res;
-    snprintf(msg, n, "this ccb was built without Siconos (install libsiconos-numerics-dev and "
-                     "rebuild)");
+    snprintf(msg, n,
+             "this ccb was built without Siconos (install libsiconos-numerics-dev and "
+             "rebuild)");
     return -1;
 }
 
