@@ -107,4 +107,4 @@ add_test(NAME cli.manifest COMMAND bash ${PROJECT_SOURCE_DIR}/CI/manifest_test.s
                                         $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.manifest PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.manifest 34)
+ccb_test_budget(cli.manifest 40)

@@ -2,7 +2,8 @@
 # cli.manifest: studies outside the process (README "Studies on a cluster"). For a paper study
 # with convergence sweeps (conveyor fig4), a standard study (sphere convergence, quick tier) and
 # the work-precision study of the box (every variant: TAMSI, implicit Euler with fixed steps and
-# error control, TALS, RK3, GSL; quick tier): `ccb study ... --emit-manifest` writes the runs as `ccb run` lines, each line runs in a
+# error control, TALS, RK3, GSL, the error-controlled convex step; quick tier), and the sphere's
+# rigid-limit study (its runs export FCLIB files; when the build has FCLIB): `ccb study ... --emit-manifest` writes the runs as `ccb run` lines, each line runs in a
 # process of its own (two at a time, as GNU parallel would), and `ccb study ... --from` analyses
 # the finished directories. The analysis must equal the in-process study byte for byte: every
 # metric, every table of the study (wall times, the one thing that differs between two
@@ -56,6 +57,11 @@ round_trip() { # case study tier
 round_trip conveyor fig4 full
 round_trip sphere convergence quick
 round_trip box work-precision quick
+# the FCLIB files the runs export are read from the manifest's directories (formulation-convex
+# §16; with FCLIB and Siconos in the build)
+if "$CCB" run sphere --export-steps 1 --t-final 0.002 --out "$tmp/fclib-probe" >/dev/null 2>&1; then
+  round_trip sphere rigid-limit quick
+fi
 
 # every study of every case (quick tier) writes its manifest: exit 0, nothing run or created (its
 # analysis sees runs that did not happen and must cope, as with failed runs)

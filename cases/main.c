@@ -930,11 +930,7 @@ static const char* k_run_help =
     "  --physics              also write physics.csv: the physics metrics of every step\n"
     "                         (Signorini, friction cone, maximum dissipation, complementarity,\n"
     "                         momentum balance; docs/formulation-convex.md §14)\n"                 \
-    "  --export-fclib FILE --export-steps LIST   write the step problems of the steps in LIST\n" \
-    "                         (1-based, ascending, comma-separated, at most 32) as FCLIB global\n" \
-    "                         problems with ccb's solution (HDF5; one step: FILE, several:\n"      \
-    "                         FILE with _<step> before its extension; formulation-convex §16;\n"  \
-    "                         a build with libfclib)\n" VARIANT_HELP
+    "  --export-fclib FILE --export-steps LIST   FCLIB problems of the listed steps (README)\n" VARIANT_HELP
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step),\n"
     "times.csv (wall times per step) and meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"
@@ -982,6 +978,12 @@ static void run_config_from_opts(const opts* o, run_config* cfg) {
     apply_variant_opts(o, cfg);
     check_applicable(o, cfg);
     cfg->record_every = o->record_every;
+    if (o->export_fclib != NULL && o->nexport == 0) {
+        die_usage("--export-fclib FILE needs --export-steps LIST");
+    }
+    cfg->export_fclib = o->export_fclib; /* NULL: OUT/step<k>.fclib.hdf5 */
+    cfg->nexport = o->nexport;
+    memcpy(cfg->export_steps, o->export_steps, sizeof cfg->export_steps);
 }
 
 static int cmd_run(int argc, char** argv) {
@@ -992,12 +994,6 @@ static int cmd_run(int argc, char** argv) {
     const case_desc* cs = cfg.cs;
     cfg.progress = 1;
     cfg.physics = o.physics;
-    if ((o.export_fclib != NULL) != (o.nexport > 0)) {
-        die_usage("--export-fclib FILE and --export-steps LIST go together");
-    }
-    cfg.export_fclib = o.export_fclib;
-    cfg.nexport = o.nexport;
-    memcpy(cfg.export_steps, o.export_steps, sizeof cfg.export_steps);
     char variant[64];
     variant_name(&cfg, variant, sizeof variant);
     run_label(cfg.label, sizeof cfg.label, variant, cfg.dt);
@@ -1251,6 +1247,16 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
             ARG("--set");
             ARG("%s=%.17g", cs->params[i].name, cfg->params[i]);
         }
+    }
+    if (cfg->nexport > 0) { /* the study's FCLIB steps, into the run's directory */
+        char list[RUN_MAX_EXPORT * 21] = "";
+        size_t at = 0;
+        for (int i = 0; i < cfg->nexport && at < sizeof list; ++i) {
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%ld", i ? "," : "",
+                                   cfg->export_steps[i]);
+        }
+        ARG("--export-steps");
+        ARG("%s", list);
     }
     ARG("--record-every");
     ARG("1");

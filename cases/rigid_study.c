@@ -68,7 +68,7 @@ int rigidlim_runs(study_ctx* ctx, study_batch* b, const rigid_def* d) {
         if (!isnan(k)) {
             c->params[ik] = k;
         }
-        c->nexport = d->nt;
+        c->nexport = fclib_io_available() ? d->nt : 0; /* without FCLIB: the runs only */
         for (int j = 0; j < d->nt; ++j) {
             c->export_steps[j] = lround(d->t_export[j] / dt);
         }
@@ -191,6 +191,12 @@ static void job(void* user, int idx) {
 int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const rigid_def* d) {
     const study_batch* b = fd->b;
     const int n = nruns(d), ns = n * d->nt;
+    if (!fclib_io_available()) {
+        study_set_metric(ctx, "build.siconos", 0); /* its gates are skipped */
+        study_report(ctx, "This ccb was built without FCLIB (libfclib-dev): the runs were made "
+                          "but no step was exported or solved rigidly.\n\n");
+        return 0;
+    }
     rigid_job j = {b,
                    d,
                    calloc((size_t)n, sizeof(int)),

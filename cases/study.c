@@ -213,7 +213,7 @@ static int copy_file(const char* src, const char* dst, char* msg, size_t n) {
     size_t got;
     int ok = 1;
     while (ok && (got = fread(buf, 1, sizeof buf, in)) > 0) {
-        ok = ccb_writer_printf(w, "%.*s", (int)got, buf) == CCB_OK;
+        ok = ccb_writer_write(w, buf, got) == CCB_OK; /* binary files too (FCLIB) */
     }
     ok = ok && !ferror(in);
     fclose(in);
@@ -224,6 +224,26 @@ static int copy_file(const char* src, const char* dst, char* msg, size_t n) {
     }
     return ccb_writer_commit(w, msg, n) == CCB_OK ? 0 : -1;
 }
+
+/* The FCLIB files a run exported into its directory (run_config.export_steps without a file of
+ * its own), copied from the directory `from` to cfg's. 0, or 2 with a message. */
+static int copy_exports(const char* from, const run_config* cfg, char* msg, size_t n) {
+    if (cfg->export_fclib != NULL) {
+        return 0;
+    }
+    run_config src = *cfg;
+    snprintf(src.out_dir, sizeof src.out_dir, "%s", from);
+    for (int i = 0; i < cfg->nexport; ++i) {
+        char a[PATH_MAX + 64], b[PATH_MAX + 64];
+        run_export_path(&src, cfg->export_steps[i], a, sizeof a);
+        run_export_path(cfg, cfg->export_steps[i], b, sizeof b);
+        if (copy_file(a, b, msg, n) != 0) {
+            return 2;
+        }
+    }
+    return 0;
+}
+
 
 /* cJSON prints a number with 15 digits when that reads back within DBL_EPSILON, i.e. possibly one
  * unit in the last place off: the numbers of a parsed meta.json go back as raw text that reads
@@ -333,6 +353,9 @@ static int cache_serve(const study_ctx* ctx, const cache_entry* e, const run_con
         snprintf(msg, n, "cannot replace '%s': %s", old_meta, strerror(errno));
         return 2;
     }
+    if (copy_exports(e->rec.cfg.out_dir, cfg, msg, n) != 0) {
+        return 2;
+    }
     for (int f = 0; f < 4; ++f) {
         char from[PATH_MAX + 32], to[PATH_MAX + 32];
         snprintf(from, sizeof from, "%s/%s", e->rec.cfg.out_dir, k_files[f]);
@@ -431,7 +454,7 @@ static int load_run(const study_ctx* ctx, const char* study, const run_config* c
             return 2;
         }
     }
-    return 0;
+    return copy_exports(dir, cfg, msg, n);
 }
 
 static void* worker(void* arg) {

@@ -160,6 +160,17 @@ ccb_status ccb_writer_printf(ccb_writer* w, const char* fmt, ...) {
     return CCB_OK;
 }
 
+ccb_status ccb_writer_write(ccb_writer* w, const void* data, size_t n) {
+    if (w == NULL || w->f == NULL || (data == NULL && n > 0)) {
+        return CCB_E_INVALID;
+    }
+    if (n > 0 && fwrite(data, 1, n, w->f) != n) {
+        w->failed = 1;
+        return CCB_E_IO;
+    }
+    return CCB_OK;
+}
+
 const char* ccb_writer_temp_path(const ccb_writer* w) {
     return w ? w->tmp : NULL;
 }

@@ -24,6 +24,8 @@ CCB_API ccb_status ccb_writer_printf(ccb_writer* w, const char* fmt, ...)
 /* Flushes, syncs, closes and renames the temporary file to its path, then frees w (also on
  * failure, after removing the temporary file). */
 CCB_API ccb_status ccb_writer_commit(ccb_writer* w, char* msg, size_t msg_size);
+/* Writes n bytes as they are (binary data). */
+CCB_API ccb_status ccb_writer_write(ccb_writer* w, const void* data, size_t n);
 /* The temporary file's path, for a writer of another library that writes to a path (HDF5):
  * it writes there, nothing goes through w, and commit syncs and renames it as any other. */
 CCB_API const char* ccb_writer_temp_path(const ccb_writer* w);
