@@ -57,8 +57,8 @@ round_trip() { # case study tier
 round_trip conveyor fig4 full
 round_trip sphere convergence quick
 round_trip box work-precision quick
-# the FCLIB files the runs export are read from the manifest's directories (formulation-convex
-# §16; with FCLIB and Siconos in the build)
+# the FCLIB files the runs export are read from the manifest's directories
+# (formulation-convex §16; with FCLIB and Siconos in the build)
 if "$CCB" run sphere --export-steps 1 --t-final 0.002 --out "$tmp/fclib-probe" >/dev/null 2>&1; then
   round_trip sphere rigid-limit quick
 fi
