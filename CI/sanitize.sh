@@ -10,6 +10,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCCB_SANITIZE=ON -DCCB_WERROR
   -DCCB_TEST_TIMEOUT_SCALE=20
 cmake --build build-asan -j "${JOBS:-2}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$PWD/CI/lsan.supp # third-party leaks only (the file says which)
 export CCB_SOURCE_DIR=$PWD
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
