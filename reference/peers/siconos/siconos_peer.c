@@ -11,7 +11,6 @@
 #include <NonSmoothDrivers.h>
 #include <NumericsMatrix.h>
 #include <SolverOptions.h>
-#include <gfc3d_Solvers.h>
 
 int peer_siconos_available(void) {
     return 1;
@@ -76,7 +75,6 @@ int peer_siconos_solve(const ccb_global_problem* g, double tol, int max_iter, do
         res->info = gfc3d_driver(p, r, u, v, o);
         res->iterations = o->iparam[SICONOS_IPARAM_ITER_DONE];
         res->error = o->dparam[SICONOS_DPARAM_RESIDU];
-        gfc3d_ADMM_free(p, o); /* the driver leaves ADMM's workspace allocated */
         rc = 0;
     } else {
         snprintf(msg, n, "siconos: out of memory");
