@@ -934,6 +934,42 @@ static void test_free_body_tumbling(void) {
     CHECK(e1 < 1e-2, "drift after 1 s at dt = 1e-3: %g", e1);
 }
 
+/* Twelve spinning spheres (r = 0.05 m, 0.5 kg, k = 1e5 N/m) in two layers above a half-space,
+ * close enough to hit the ground and each other within 0.15 s at dt = 2e-3 s. */
+static ccb_model* sphere_pile(void) {
+    ccb_model* m = NULL;
+    ccb_model_create(&m);
+    ccb_body_def gd = ccb_body_def_default();
+    gd.name = "ground";
+    gd.mobilizer = CCB_MOBILIZER_FIXED;
+    int ig;
+    ccb_model_add_body(m, &gd, &ig);
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.material = (ccb_material){INFINITY, 0, 0, 0.6};
+    ccb_model_add_shape(m, ig, &hs, NULL);
+    for (int k = 0; k < 12; ++k) {
+        ccb_body_def bd = ccb_body_def_default();
+        char name[16];
+        snprintf(name, sizeof name, "s%d", k);
+        bd.name = name;
+        bd.mobilizer = CCB_MOBILIZER_FREE;
+        bd.mass = 0.5;
+        bd.inertia = (ccb_mat3){{2e-3, 0, 0, 0, 2e-3, 0, 0, 0, 2e-3}};
+        bd.pose = ccb_pose_translation(
+            ccb_v3(0.09 * (k % 3) + 0.01 * (k % 2), 0.09 * ((k / 3) % 2), 0.06 + 0.1 * (k / 6)));
+        bd.twist.w = ccb_v3(0.3 * (k % 4), -0.2, 0.1);
+        int ib;
+        ccb_model_add_body(m, &bd, &ib);
+        ccb_shape_def sp = ccb_shape_def_default();
+        sp.type = CCB_SHAPE_SPHERE;
+        sp.radius = 0.05;
+        sp.material = (ccb_material){1e5, 2.0, 1e-3, 0.6};
+        ccb_model_add_shape(m, ib, &sp, NULL);
+    }
+    CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+    return m;
+}
+
 /* Deferred contacts (problem.c) and far contacts (newton.c): a pile of spheres falling on a
  * half-space and on each other, stepped with every contact complete and evaluated
  * (newton.evaluate_all = 1) and with the defaults, gives bit for bit the same states and impulses,
@@ -945,36 +981,8 @@ static void test_deferred_contacts(void) {
                                &ccb_approx_lagged_reg};
     int deferred = 0, completed = 0;
     for (int a = 0; a < 4; ++a) {
-        ccb_model* m = NULL;
-        ccb_model_create(&m);
-        ccb_body_def gd = ccb_body_def_default();
-        gd.name = "ground";
-        gd.mobilizer = CCB_MOBILIZER_FIXED;
-        int ig;
-        ccb_model_add_body(m, &gd, &ig);
-        ccb_shape_def hs = ccb_shape_def_default();
-        hs.material = (ccb_material){INFINITY, 0, 0, 0.6};
-        ccb_model_add_shape(m, ig, &hs, NULL);
-        for (int k = 0; k < 12; ++k) {
-            ccb_body_def bd = ccb_body_def_default();
-            char name[16];
-            snprintf(name, sizeof name, "s%d", k);
-            bd.name = name;
-            bd.mobilizer = CCB_MOBILIZER_FREE;
-            bd.mass = 0.5;
-            bd.inertia = (ccb_mat3){{2e-3, 0, 0, 0, 2e-3, 0, 0, 0, 2e-3}};
-            bd.pose = ccb_pose_translation(
-                ccb_v3(0.09 * (k % 3) + 0.01 * (k % 2), 0.09 * ((k / 3) % 2), 0.06 + 0.1 * (k / 6)));
-            bd.twist.w = ccb_v3(0.3 * (k % 4), -0.2, 0.1);
-            int ib;
-            ccb_model_add_body(m, &bd, &ib);
-            ccb_shape_def sp = ccb_shape_def_default();
-            sp.type = CCB_SHAPE_SPHERE;
-            sp.radius = 0.05;
-            sp.material = (ccb_material){1e5, 2.0, 1e-3, 0.6};
-            ccb_model_add_shape(m, ib, &sp, NULL);
-        }
-        CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+        ccb_model* m = sphere_pile();
+
         ccb_sim* sim[2] = {NULL, NULL};
         for (int e = 0; e < 2; ++e) {
             ccb_sim_params p = ccb_sim_params_default();
@@ -1365,42 +1373,14 @@ static void test_error_control(void) {
 }
 
 /* The step problem in FCLIB's global form (ccb_problem_to_global, formulation-convex §16), on a
- * pile of spheres after 60 steps (contacts with the ground and between spheres, deferred ones
+ * pile of spheres (sphere_pile) after 60 steps (contacts with the ground and between spheres, deferred ones
  * among them): M is A (symmetric, f = A v* [round-off of one product]); u = H^T v + w is the
  * contacts' velocity J v + b in the order (n, t1, t2) with phi0/dt added to the normal
  * [round-off: 1e-12 m/s]; and the step's Newton solution balances momentum in that form,
  * |M v - H r - f| <= 1e-5 |f| (the momentum residual that the Newton test bounds by eps_r,
- * formulation-convex §8.5; measured 6e-8 relative). */
+ * formulation-convex §8.5; measured 3e-9 relative). */
 static void test_global_problem(void) {
-    ccb_model* m = NULL;
-    ccb_model_create(&m);
-    ccb_body_def gd = ccb_body_def_default();
-    gd.name = "ground";
-    gd.mobilizer = CCB_MOBILIZER_FIXED;
-    int ig;
-    ccb_model_add_body(m, &gd, &ig);
-    ccb_shape_def hs = ccb_shape_def_default();
-    hs.material = (ccb_material){INFINITY, 0, 0, 0.6};
-    ccb_model_add_shape(m, ig, &hs, NULL);
-    for (int k = 0; k < 6; ++k) {
-        ccb_body_def bd = ccb_body_def_default();
-        char name[16];
-        snprintf(name, sizeof name, "s%d", k);
-        bd.name = name;
-        bd.mobilizer = CCB_MOBILIZER_FREE;
-        bd.mass = 0.5;
-        bd.inertia = (ccb_mat3){{2e-3, 0, 0, 0, 2e-3, 0, 0, 0, 2e-3}};
-        bd.pose = ccb_pose_translation(ccb_v3(0.09 * (k % 3), 0.02 * (k % 2), 0.06 + 0.1 * (k / 3)));
-        bd.twist.v = ccb_v3(0.2 * (k % 2), 0, 0);
-        int ib;
-        ccb_model_add_body(m, &bd, &ib);
-        ccb_shape_def sp = ccb_shape_def_default();
-        sp.type = CCB_SHAPE_SPHERE;
-        sp.radius = 0.05;
-        sp.material = (ccb_material){1e5, 2.0, 1e-3, 0.6};
-        ccb_model_add_shape(m, ib, &sp, NULL);
-    }
-    CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+    ccb_model* m = sphere_pile();
     ccb_sim_params p = ccb_sim_params_default();
     p.dt = 2e-3;
     p.margin = 0.05;
@@ -1419,7 +1399,7 @@ static void test_global_problem(void) {
         two_block += pb->contacts[i].nblk == 2;
     }
     CHECK(nc >= 6 && two_block >= 1, "contacts %d, between spheres %d", nc, two_block);
-    CHECK(g.M_colptr[nv] == 36 * 6 && g.dt == 2e-3, "M: 6 blocks of 6 x 6");
+    CHECK(g.M_colptr[nv] == 36 * 12 && g.dt == 2e-3, "M: 12 blocks of 6 x 6");
     double* Mv = calloc((size_t)nv, sizeof(double));
     double* Hr = calloc((size_t)nv, sizeof(double));
     double* r = calloc(3 * (size_t)nc, sizeof(double));
