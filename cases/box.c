@@ -1191,17 +1191,9 @@ static const fig_study k_variants = {
 
 /* ---- study error-control: lagged-ec against fixed steps (formulation-convex §15;
  * errctl_study.c) ---------------------------------------------------------------------------- */
-static const errctl_def k_ec_def = {1e-2, 5e-6, 0, 5};
-static int ec_runs(study_ctx* ctx, study_batch* b) {
-    return errctl_runs(ctx, b, &k_ec_def);
-}
-static int ec_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
-    return errctl_finish(ctx, fd, dir, &k_ec_def);
-}
+STUDY_HOOKS(ec, errctl, errctl_def, {1e-2, 5e-6, 0, 5})
 static const fig_study k_error_control = {
-    .claim = "ccb: error control of the convex step (CENIC, step doubling on q) at accuracies "
-             "1e-3 ... 1e-8 against fixed-step Lagged; the error must fall as the accuracy is "
-             "tightened, and the work it takes is compared with fixed steps at equal error.",
+    .claim = ERRCTL_CLAIM,
     .make_runs = ec_runs,
     .finish = ec_finish,
     .script = "error_control.gp",

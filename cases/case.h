@@ -603,6 +603,20 @@ typedef struct errctl_def {
 } errctl_def;
 int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d);
 int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const errctl_def* d);
+#define ERRCTL_CLAIM                                                                               \
+    "ccb: error control of the convex step (CENIC, step doubling on q) at accuracies 1e-3 ... "   \
+    "1e-8 against fixed-step Lagged; the error must fall as the accuracy is tightened, and the "   \
+    "work it takes is compared with fixed steps at equal error."
+/* The hooks of a case's study (fig_study has no user data): prefix##_runs and prefix##_finish
+ * call fn##_runs and fn##_finish with the definition prefix##_def. */
+#define STUDY_HOOKS(prefix, fn, def_type, ...)                                                    \
+    static const def_type prefix##_def = __VA_ARGS__;                                             \
+    static int prefix##_runs(study_ctx* ctx, study_batch* b) {                                    \
+        return fn##_runs(ctx, b, &prefix##_def);                                                  \
+    }                                                                                             \
+    static int prefix##_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {             \
+        return fn##_finish(ctx, fd, dir, &prefix##_def);                                          \
+    }
 
 /* ---- the rigid-limit study (rigid_study.c; formulation-convex §16.3) ---------------------------
  * Lagged over the stiffnesses k[0..nk-1] at dt, Lagged and SAP at dt/4, dt/2, dt (the case's k),
@@ -620,6 +634,10 @@ typedef struct rigid_def {
 } rigid_def;
 int rigidlim_runs(study_ctx* ctx, study_batch* b, const rigid_def* d);
 int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const rigid_def* d);
+#define RIGID_CLAIM                                                                                \
+    "ccb: the convex models against the rigid Coulomb problem of the same step (exported to "     \
+    "FCLIB, solved by Siconos): Lagged approaches it as k grows, SAP in its near-rigid regime; "  \
+    "the gap of the impulses against k and dt."
 
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
 int study_write_table(const char* path, const char* header, const char* body);

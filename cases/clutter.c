@@ -1054,19 +1054,12 @@ static const fig_study k_peers = {
 
 /* ---- study rigid-limit: exported steps against Siconos' rigid solution
  * (formulation-convex §16.3; rigid_study.c) ---------------------------------------------------- */
-static const rigid_def k_rigid_def = {2e-3, {1e5, 1e6, 1e7, 1e8, 1e9}, 5, 1e7, {0.2, 0.3}, 2};
-static int rigid_limit_runs(study_ctx* ctx, study_batch* b) {
-    return rigidlim_runs(ctx, b, &k_rigid_def);
-}
-static int rigid_limit_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
-    return rigidlim_finish(ctx, fd, dir, &k_rigid_def);
-}
+STUDY_HOOKS(rigidlim_clutter, rigidlim, rigid_def,
+            {2e-3, {1e5, 1e6, 1e7, 1e8, 1e9}, 5, 1e7, {0.2, 0.3}, 2})
 static const fig_study k_rigid_limit = {
-    .claim = "ccb: the convex models against the rigid Coulomb problem of the same step (exported "
-             "to FCLIB, solved by Siconos): Lagged approaches it as k grows, SAP in its near-rigid "
-             "regime; the gap of the impulses against k and dt.",
-    .make_runs = rigid_limit_runs,
-    .finish = rigid_limit_finish,
+    .claim = RIGID_CLAIM,
+    .make_runs = rigidlim_clutter_runs,
+    .finish = rigidlim_clutter_finish,
     .script = "rigid_limit.gp",
     .plot = "title='clutter: impulse gap to the rigid solution (Siconos) against k and dt'; "
             "dt0 = 0.002; k0 = 1e7",
