@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCCB_WERROR=ON >/dev/null
 cmake --build build -j "${JOBS:-2}"
-export OMP_THREAD_LIMIT=1 # as ccb sets for itself (it restarts only outside valgrind)
+export OMP_THREAD_LIMIT=1 OPENBLAS_NUM_THREADS=1 # as ccb sets (it restarts only outside valgrind)
 vg="valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet
     --suppressions=$PWD/CI/valgrind.supp" # third-party leaks only (the file says which)
 for t in build/lib/tests/test_*; do

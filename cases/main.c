@@ -1980,9 +1980,14 @@ static int cmd_bench(int argc, char** argv) {
  * with an explicit num_threads(4) inside every supernodal factorization of more than 128 rows:
  * waking those threads costs ~20 % of a clutter step and occupies the other cores that parallel
  * studies use. OMP_THREAD_LIMIT caps them, but libgomp reads it when it is loaded, so ccb sets it
- * and restarts itself once (a user's own setting is kept). */
+ * and restarts itself once (a user's own setting is kept). The same for OpenBLAS: where Debian's
+ * alternatives make it the system BLAS and LAPACK (installing Siconos does), its thread pool
+ * spins in sched_yield between the small dense solves of every step — the clutter's quick gates
+ * took 121 s instead of 49 s with two jobs — so OPENBLAS_NUM_THREADS = 1 as well. */
 static void single_threaded_openmp(char** argv) {
-    if (getenv("OMP_THREAD_LIMIT") != NULL) {
+    const int omp = getenv("OMP_THREAD_LIMIT") == NULL;
+    const int blas = getenv("OPENBLAS_NUM_THREADS") == NULL;
+    if (!omp && !blas) {
         return;
     }
     /* restart only the program itself: under valgrind /proc/self/exe is the tool */
@@ -1992,7 +1997,8 @@ static void single_threaded_openmp(char** argv) {
          self.st_ino != prog.st_ino || self.st_dev != prog.st_dev)) {
         return;
     }
-    if (setenv("OMP_THREAD_LIMIT", "1", 1) == 0) {
+    if ((!omp || setenv("OMP_THREAD_LIMIT", "1", 1) == 0) &&
+        (!blas || setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)) {
         execv("/proc/self/exe", argv);
     }
     /* exec failed: go on with OpenMP as configured */
