@@ -1282,7 +1282,8 @@ static ccb_sim* ec_sim(const ccb_model* m, double dt, int ec, double accuracy) {
  * true local error of the propagated solution (ratio 1 +- 2 %; measured 1.0043 and 1.0041 at
  * h = 1e-3 and 5e-4, the reference — 512 fixed steps of h/512 — being off by ~1/256 of it).
  * With an accuracy nothing is rejected at, a step of dt is two fixed steps of dt/2, bit for bit
- * (contact-free: the guesses do not matter). The work limits end the step with CCB_E_LIMIT and the state unchanged; the parameters are checked. */
+ * (contact-free: the guesses do not matter). The work limits end the step with CCB_E_LIMIT and
+ * the state unchanged; the parameters are checked. */
 static void test_error_control(void) {
     const double g = 9.81;
     ccb_model* m = ec_body(g, ccb_v3(0, 0, 0));
