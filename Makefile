@@ -18,9 +18,10 @@ RESULTS ?= results
 # cJSON, gnuplot. Nothing is downloaded at build time.
 DEB_PACKAGES := build-essential cmake pkg-config libgsl-dev libsuitesparse-dev liblapack-dev \
                 libcjson-dev gnuplot-nox
-# Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (README "Speed").
-# Installed when run as root; its absence only leaves the peer out.
-OPTIONAL_PACKAGES := libmujoco-dev
+# Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (README "Speed"),
+# and FCLIB and Siconos numerics (the FCLIB export and the rigid-limit studies, docs
+# formulation-convex §16). Installed when run as root; their absence only leaves those out.
+OPTIONAL_PACKAGES := libmujoco-dev libfclib-dev libsiconos-numerics-dev
 
 .PHONY: all deps deps-optional configure build test test-full reproduce clean
 
@@ -53,7 +54,7 @@ deps-optional:
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || \
 	      { echo "make deps-optional: installing $$p"; \
 	        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$p || \
-	        echo "make deps-optional: $$p not installed; ccb bench --peers is left out"; }; \
+	        echo "make deps-optional: $$p not installed; the part that needs it is left out"; }; \
 	  done; \
 	fi; true
 
