@@ -12,8 +12,8 @@ set(CCB_GATES conveyor  1.53   2.80
               sphere    0.26   0.75
               rod       11.6   13.6
               box       6.99   134
-              clutter   40.8   622
-              coin      28.3   214)
+              clutter   40.8   450
+              coin      28.3   243)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}
