@@ -515,7 +515,7 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
         const ccb_shape* sh = &m->shapes[s];
         const ccb_body* bd = &m->bodies[sh->body];
         ccb_pose XB;
-        ccb_body_pose(bd, t, bd->nq ? q + bd->qoff : NULL, &XB);
+        ccb_model_pose_of(m, sh->body, t, q, &XB);
         ws->X[s] = ccb_pose_compose(&XB, &sh->def.pose);
         if (!ccb_v3_isfinite(ws->X[s].p) || !ccb_all_finite(ws->X[s].R.m, 9)) {
             return ccb_errorf(msg, msg_size, CCB_E_NONFINITE,

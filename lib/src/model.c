@@ -34,6 +34,10 @@ ccb_body_def ccb_body_def_default(void) {
     d.mass = 1.0;
     d.inertia = ccb_m3_identity();
     d.pose = ccb_pose_planar(0, 0, 0);
+    d.joint.parent = -1;
+    d.joint.X_PF = ccb_pose_translation(ccb_v3(0, 0, 0));
+    d.joint.X_BM = d.joint.X_PF;
+    d.joint.axis = ccb_v3(1, 0, 0);
     return d;
 }
 
@@ -72,6 +76,10 @@ void ccb_model_destroy(ccb_model* m) {
     ccb_free(m->halfspaces);
     ccb_free(m->bounded);
     ccb_free(m->clique_body);
+    ccb_free(m->clique_nv);
+    ccb_free(m->clique_voff);
+    ccb_free(m->clique_bstart);
+    ccb_free(m->clique_blist);
     ccb_free(m->qnames);
     ccb_free(m->vnames);
     ccb_free(m->qunits);
@@ -136,14 +144,15 @@ static double planar_angle(const ccb_mat3* R) {
     return th;
 }
 
-/* A free body: mass > 0, SPD inertia, a rotation matrix as initial orientation, finite twist. */
-static ccb_status check_free_body(ccb_model* m, const ccb_body_def* d, const char* name) {
+/* Mass finite > 0 and a finite, symmetric, positive definite inertia (free and jointed bodies). */
+static ccb_status check_mass_inertia(ccb_model* m, const ccb_body_def* d, const char* name) {
     if (!(isfinite(d->mass) && d->mass > 0)) {
         return fail(m, CCB_E_INVALID, "body '%s': mass must be finite and > 0 kg (got %g)", name,
                     d->mass);
     }
     if (d->locked != 0) {
-        return fail(m, CCB_E_INVALID, "body '%s': a free body has no lockable coordinates", name);
+        return fail(m, CCB_E_INVALID, "body '%s': only a planar body has lockable coordinates",
+                    name);
     }
     const double* I = d->inertia.m;
     const double scale = fabs(I[0]) + fabs(I[4]) + fabs(I[8]);
@@ -155,31 +164,93 @@ static ccb_status check_free_body(ccb_model* m, const ccb_body_def* d, const cha
                       I[2] * (I[3] * I[7] - I[4] * I[6]);
     if (!finite_mat(&d->inertia) || !sym || !(m1 > 0 && m2 > 0 && m3 > 0)) {
         return fail(m, CCB_E_INVALID,
-                    "body '%s': free body inertia must be finite, symmetric and positive "
-                    "definite (diagonal %g, %g, %g kg m^2)",
+                    "body '%s': inertia must be finite, symmetric and positive definite "
+                    "(diagonal %g, %g, %g kg m^2)",
                     name, I[0], I[4], I[8]);
     }
-    if (!ccb_v3_isfinite(d->pose.p) || !finite_mat(&d->pose.R)) {
-        return fail(m, CCB_E_INVALID, "body '%s': initial pose must be finite", name);
+    return CCB_OK;
+}
+
+/* A finite pose whose R is a rotation matrix. */
+static ccb_status check_rotation(ccb_model* m, const ccb_pose* X, const char* name,
+                                 const char* what) {
+    if (!ccb_v3_isfinite(X->p) || !finite_mat(&X->R)) {
+        return fail(m, CCB_E_INVALID, "body '%s': %s must be finite", name, what);
     }
-    const ccb_mat3 RT = ccb_m3_transpose(&d->pose.R);
-    const ccb_mat3 RtR = ccb_m3_mul(&RT, &d->pose.R);
+    const ccb_mat3 RT = ccb_m3_transpose(&X->R);
+    const ccb_mat3 RtR = ccb_m3_mul(&RT, &X->R);
     double err = 0.0;
     for (int i = 0; i < 9; ++i) {
         err = fmax(err, fabs(RtR.m[i] - (i % 4 == 0 ? 1.0 : 0.0)));
     }
-    const double* R = d->pose.R.m;
+    const double* R = X->R.m;
     const double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
                        R[2] * (R[3] * R[7] - R[4] * R[6]);
     /* [round-off: a rotation built from trigonometric products is orthonormal to ~1e-15] */
     if (!(err <= 1e-9 && det > 0)) {
         return fail(m, CCB_E_INVALID,
-                    "body '%s': initial orientation is not a rotation matrix (|R^T R - I| = %g, "
+                    "body '%s': %s: orientation is not a rotation matrix (|R^T R - I| = %g, "
                     "det = %g)",
-                    name, err, det);
+                    name, what, err, det);
+    }
+    return CCB_OK;
+}
+
+/* A free body: mass > 0, SPD inertia, a rotation matrix as initial orientation, finite twist. */
+static ccb_status check_free_body(ccb_model* m, const ccb_body_def* d, const char* name) {
+    ccb_status s = check_mass_inertia(m, d, name);
+    if (s == CCB_OK) {
+        s = check_rotation(m, &d->pose, name, "initial pose");
+    }
+    if (s != CCB_OK) {
+        return s;
     }
     if (!ccb_v3_isfinite(d->twist.v) || !ccb_v3_isfinite(d->twist.w)) {
         return fail(m, CCB_E_INVALID, "body '%s': initial twist must be finite", name);
+    }
+    return CCB_OK;
+}
+
+/* A prismatic / revolute body: rigid-body data, a parent added before, frames, a non-zero axis,
+ * finite initial state and joint force parameters; a prescribed parent needs its acceleration. */
+static ccb_status check_joint_body(ccb_model* m, const ccb_body_def* d, const char* name) {
+    const ccb_joint_def* j = &d->joint;
+    ccb_status s = check_mass_inertia(m, d, name);
+    if (s == CCB_OK) {
+        s = check_rotation(m, &j->X_PF, name, "joint frame X_PF");
+    }
+    if (s == CCB_OK) {
+        s = check_rotation(m, &j->X_BM, name, "joint frame X_BM");
+    }
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (j->parent < -1 || j->parent >= m->nbodies) {
+        return fail(m, CCB_E_INVALID,
+                    "body '%s': joint parent %d is not the world (-1) or a body added before "
+                    "(0..%d)",
+                    name, j->parent, m->nbodies - 1);
+    }
+    if (j->parent >= 0) {
+        const ccb_body_def* pd = &m->bodies[j->parent].def;
+        if (pd->mobilizer == CCB_MOBILIZER_PRESCRIBED && pd->accel == NULL) {
+            return fail(m, CCB_E_INVALID,
+                        "body '%s': its parent '%s' is prescribed without an acceleration "
+                        "function (ccb_body_def.accel), which the joint forces need",
+                        name, m->bodies[j->parent].name);
+        }
+    }
+    const double an = ccb_v3_norm(j->axis);
+    if (!(isfinite(an) && an > 0)) {
+        return fail(m, CCB_E_INVALID, "body '%s': joint axis must be finite and non-zero", name);
+    }
+    const double vals[5] = {j->q0, j->v0, j->damping, j->stiffness, j->q_rest};
+    static const char* const what[5] = {"q0", "v0", "damping", "stiffness", "q_rest"};
+    for (int i = 0; i < 5; ++i) {
+        if (!isfinite(vals[i]) || ((i == 2 || i == 3) && vals[i] < 0)) {
+            return fail(m, CCB_E_INVALID, "body '%s': joint %s must be finite%s (got %g)", name,
+                        what[i], (i == 2 || i == 3) ? " and >= 0" : "", vals[i]);
+        }
     }
     return CCB_OK;
 }
@@ -200,6 +271,9 @@ static ccb_status check_body(ccb_model* m, const ccb_body_def* d, const char* na
     }
     if (d->mobilizer == CCB_MOBILIZER_FREE) {
         return check_free_body(m, d, name);
+    }
+    if (ccb_mobilizer_is_joint(d->mobilizer)) {
+        return check_joint_body(m, d, name);
     }
     if (d->mobilizer != CCB_MOBILIZER_PLANAR) {
         return fail(m, CCB_E_INVALID, "body '%s': unknown mobilizer type %d", name,
@@ -300,10 +374,20 @@ ccb_status ccb_model_add_body(ccb_model* m, const ccb_body_def* d, int* body_id)
         b->free0[2] = d->pose.p.z;
         ccb_quat_from_m3(&d->pose.R, b->free0 + 3);
     }
-    if (body_id) {
-        *body_id = m->nbodies;
+    b->parent = -1;
+    if (ccb_mobilizer_is_joint(d->mobilizer)) {
+        b->parent = d->joint.parent;
+        b->def.joint.axis = ccb_v3_scale(1.0 / ccb_v3_norm(d->joint.axis), d->joint.axis);
     }
+    const int id = m->nbodies;
     m->nbodies++;
+    if (b->parent >= 0 && ccb_model_filter_pair(m, b->parent, id) != CCB_OK) {
+        m->nbodies--; /* the model is unchanged on failure */
+        return fail(m, CCB_E_NOMEM, "add_body: out of memory");
+    }
+    if (body_id) {
+        *body_id = id;
+    }
     return CCB_OK;
 }
 
@@ -673,13 +757,14 @@ ccb_status ccb_model_finalize(ccb_model* m) {
     if (m->finalized) {
         return CCB_OK;
     }
-    int nq = 0, nv = 0, nclique = 0;
+    /* mobilizer sizes and trees: a free or planar body, or a jointed body whose parent has no
+     * coordinates, roots a tree; a jointed body on a parent with coordinates joins its tree */
+    int nq = 0, nv = 0, nclique = 0, ntb = 0;
     for (int i = 0; i < m->nbodies; ++i) {
         ccb_body* b = &m->bodies[i];
-        b->qoff = nq;
-        b->voff = nv;
         b->nq = b->nv = 0;
         b->clique = -1;
+        b->up = b->anchor = -1;
         if (b->def.mobilizer == CCB_MOBILIZER_PLANAR) {
             for (int c = 0; c < 3; ++c) {
                 if (!(b->def.locked & (1u << c))) {
@@ -692,15 +777,99 @@ ccb_status ccb_model_finalize(ccb_model* m) {
             b->nq = 7;
             b->nv = 6;
         }
-        if (b->nv > 0) {
+        if (ccb_mobilizer_is_joint(b->def.mobilizer)) {
+            b->nq = b->nv = 1;
+            const ccb_body* pb = b->parent >= 0 ? &m->bodies[b->parent] : NULL;
+            if (pb != NULL && pb->nv > 0) {
+                b->up = b->parent;
+                b->clique = pb->clique;
+            } else {
+                b->anchor = b->parent; /* -1: hangs from the world */
+            }
+        }
+        if (b->nv > 0 && b->clique < 0) {
             b->clique = nclique++;
         }
         nq += b->nq;
         nv += b->nv;
+        ntb += b->nv > 0;
     }
     m->nq = nq;
     m->nv = nv;
     m->nclique = nclique;
+    m->ntree_bodies = ntb;
+    const int nc1 = nclique > 0 ? nclique : 1;
+    ccb_free(m->clique_body), ccb_free(m->clique_nv), ccb_free(m->clique_voff);
+    ccb_free(m->clique_bstart), ccb_free(m->clique_blist);
+    m->clique_body = ccb_alloc((size_t)nc1 * sizeof(int));
+    m->clique_nv = ccb_alloc((size_t)nc1 * sizeof(int));
+    m->clique_voff = ccb_alloc((size_t)nc1 * sizeof(int));
+    m->clique_bstart = ccb_alloc((size_t)(nclique + 1) * sizeof(int));
+    m->clique_blist = ccb_alloc((size_t)(ntb > 0 ? ntb : 1) * sizeof(int));
+    if (!m->clique_body || !m->clique_nv || !m->clique_voff || !m->clique_bstart ||
+        !m->clique_blist) {
+        return fail(m, CCB_E_NOMEM, "finalize: out of memory");
+    }
+    /* bodies grouped by tree (counting sort, stable: index order within a tree, parents first) */
+    for (int c = 0; c <= nclique; ++c) {
+        m->clique_bstart[c] = 0;
+    }
+    for (int i = 0; i < m->nbodies; ++i) {
+        if (m->bodies[i].clique >= 0) {
+            m->clique_bstart[m->bodies[i].clique + 1]++;
+        }
+    }
+    for (int c = 0; c < nclique; ++c) {
+        m->clique_bstart[c + 1] += m->clique_bstart[c];
+    }
+    {
+        int* next = ccb_alloc((size_t)nc1 * sizeof(int));
+        if (next == NULL) {
+            return fail(m, CCB_E_NOMEM, "finalize: out of memory");
+        }
+        for (int c = 0; c < nclique; ++c) {
+            next[c] = m->clique_bstart[c];
+        }
+        for (int i = 0; i < m->nbodies; ++i) {
+            if (m->bodies[i].clique >= 0) {
+                m->clique_blist[next[m->bodies[i].clique]++] = i;
+            }
+        }
+        ccb_free(next);
+    }
+    /* coordinates numbered tree by tree; bodies without coordinates take none */
+    int qo = 0, vo = 0;
+    for (int c = 0; c < nclique; ++c) {
+        const int* bl = m->clique_blist + m->clique_bstart[c];
+        const int nb = m->clique_bstart[c + 1] - m->clique_bstart[c];
+        m->clique_body[c] = bl[0];
+        m->clique_voff[c] = vo;
+        for (int k = 0; k < nb; ++k) {
+            ccb_body* b = &m->bodies[bl[k]];
+            b->qoff = qo;
+            b->voff = vo;
+            b->tvoff = vo - m->clique_voff[c];
+            if (ccb_mobilizer_is_joint(b->def.mobilizer) && b->up >= 0) {
+                b->anchor = m->bodies[b->up].anchor;
+            }
+            qo += b->nq;
+            vo += b->nv;
+        }
+        m->clique_nv[c] = vo - m->clique_voff[c];
+        if (nb > CCB_MAX_TREE_BODIES || m->clique_nv[c] > CCB_MAX_TREE_NV) {
+            return fail(m, CCB_E_INVALID,
+                        "finalize: the tree rooted at body '%s' has %d bodies and %d velocity "
+                        "coordinates (at most %d and %d)",
+                        m->bodies[bl[0]].name, nb, m->clique_nv[c], CCB_MAX_TREE_BODIES,
+                        CCB_MAX_TREE_NV);
+        }
+    }
+    for (int i = 0; i < m->nbodies; ++i) {
+        if (m->bodies[i].nv == 0) {
+            m->bodies[i].qoff = qo;
+            m->bodies[i].voff = vo;
+        }
+    }
     if (m->nfilters > 1) {
         qsort(m->filters, (size_t)m->nfilters, 2 * sizeof(int), cmp_filter);
     }
@@ -727,25 +896,29 @@ ccb_status ccb_model_finalize(ccb_model* m) {
             m->bounded[m->nbounded++] = i;
         }
     }
-    const int nc1 = nclique > 0 ? nclique : 1, nq1 = nq > 0 ? nq : 1, nv1 = nv > 0 ? nv : 1;
-    m->clique_body = ccb_alloc((size_t)nc1 * sizeof(int));
+    const int nq1 = nq > 0 ? nq : 1, nv1 = nv > 0 ? nv : 1;
     m->qnames = ccb_alloc((size_t)nq1 * sizeof *m->qnames);
     m->vnames = ccb_alloc((size_t)nv1 * sizeof *m->vnames);
     m->qunits = ccb_alloc((size_t)nq1 * sizeof(char*));
     m->vunits = ccb_alloc((size_t)nv1 * sizeof(char*));
-    if (!m->clique_body || !m->qnames || !m->vnames || !m->qunits || !m->vunits) {
-        ccb_free(m->clique_body), ccb_free(m->qnames), ccb_free(m->vnames);
+    if (!m->qnames || !m->vnames || !m->qunits || !m->vunits) {
+        ccb_free(m->qnames), ccb_free(m->vnames);
         ccb_free(m->qunits), ccb_free(m->vunits);
-        m->clique_body = NULL, m->qnames = NULL, m->vnames = NULL;
+        m->qnames = NULL, m->vnames = NULL;
         m->qunits = NULL, m->vunits = NULL;
         return fail(m, CCB_E_NOMEM, "finalize: out of memory");
     }
     for (int i = 0; i < m->nbodies; ++i) {
         const ccb_body* b = &m->bodies[i];
-        if (b->clique >= 0) {
-            m->clique_body[b->clique] = i;
-        }
         const int free_body = b->def.mobilizer == CCB_MOBILIZER_FREE;
+        if (ccb_mobilizer_is_joint(b->def.mobilizer)) {
+            const int pr = b->def.mobilizer == CCB_MOBILIZER_PRISMATIC;
+            snprintf(m->qnames[b->qoff], sizeof m->qnames[0], "%s.%s", b->name, pr ? "s" : "angle");
+            snprintf(m->vnames[b->voff], sizeof m->vnames[0], "%s.%s", b->name, pr ? "vs" : "omega");
+            m->qunits[b->qoff] = pr ? "m" : "rad";
+            m->vunits[b->voff] = pr ? "m/s" : "rad/s";
+            continue;
+        }
         for (int k = 0; k < b->nq; ++k) {
             snprintf(m->qnames[b->qoff + k], sizeof m->qnames[0], "%s.%s", b->name,
                      free_body ? k_free_q[k] : k_planar_q[b->coord[k]]);
@@ -865,6 +1038,11 @@ ccb_status ccb_model_initial_state(const ccb_model* m, double* q, double* v) {
             memcpy(v + b->voff, v6, sizeof v6);
             continue;
         }
+        if (ccb_mobilizer_is_joint(b->def.mobilizer)) {
+            q[b->qoff] = b->def.joint.q0;
+            v[b->voff] = b->def.joint.v0;
+            continue;
+        }
         const double v3[3] = {b->def.twist.v.x, b->def.twist.v.z, b->def.twist.w.y};
         for (int k = 0; k < b->nv; ++k) {
             q[b->qoff + k] = b->planar0[b->coord[k]];
@@ -904,6 +1082,11 @@ void ccb_body_pose(const ccb_body* b, double t, const double* qb, ccb_pose* X) {
         X->p = ccb_v3(qb[0], qb[1], qb[2]);
         X->R = ccb_m3_from_quat(qb + 3);
         return;
+    case CCB_MOBILIZER_PRISMATIC:
+    case CCB_MOBILIZER_REVOLUTE: /* needs the parent: ccb_model_pose_of */
+        X->p = ccb_v3(NAN, NAN, NAN);
+        X->R.m[0] = NAN;
+        return;
     }
 }
 
@@ -930,6 +1113,10 @@ void ccb_body_twist(const ccb_body* b, double t, const double* qb, const double*
     case CCB_MOBILIZER_FREE:
         V->w = ccb_v3(vb[0], vb[1], vb[2]);
         V->v = ccb_v3(vb[3], vb[4], vb[5]);
+        return;
+    case CCB_MOBILIZER_PRISMATIC:
+    case CCB_MOBILIZER_REVOLUTE: /* needs the parent: ccb_model_twist_of */
+        V->w = V->v = ccb_v3(NAN, NAN, NAN);
         return;
     }
 }
@@ -1072,8 +1259,7 @@ ccb_status ccb_model_body_pose(const ccb_model* m, int i, double t, const double
         (m->bodies[i].nq > 0 && q == NULL)) {
         return CCB_E_INVALID;
     }
-    const ccb_body* b = &m->bodies[i];
-    ccb_body_pose(b, t, q ? q + b->qoff : NULL, X);
+    ccb_model_pose_of(m, i, t, q, X);
     return CCB_OK;
 }
 
@@ -1083,7 +1269,6 @@ ccb_status ccb_model_body_twist(const ccb_model* m, int i, double t, const doubl
         (m->bodies[i].nv > 0 && (q == NULL || v == NULL))) {
         return CCB_E_INVALID;
     }
-    const ccb_body* b = &m->bodies[i];
-    ccb_body_twist(b, t, q ? q + b->qoff : NULL, v ? v + b->voff : NULL, V);
+    ccb_model_twist_of(m, i, t, q, v, V);
     return CCB_OK;
 }

@@ -8,6 +8,11 @@
 #define CCB_NAME_MAX 48
 #define CCB_MAX_BODY_NV 6 /* largest velocity count of one mobilizer (free body) */
 
+/* 1 for the mobilizers that join a body to a parent (prismatic, revolute) */
+static inline int ccb_mobilizer_is_joint(ccb_mobilizer k) {
+    return k == CCB_MOBILIZER_PRISMATIC || k == CCB_MOBILIZER_REVOLUTE;
+}
+
 typedef struct ccb_body {
     char name[CCB_NAME_MAX];
     ccb_body_def def; /* copy; def.name points at `name` */
@@ -20,6 +25,11 @@ typedef struct ccb_body {
     double y0;         /* plane offset [m] */
     /* FREE */
     double free0[7]; /* initial (x, y, z, qw, qx, qy, qz) */
+    /* trees (finalized) */
+    int parent;  /* PRISMATIC/REVOLUTE: parent body, -1 world; -1 for every other mobilizer */
+    int up;      /* parent in the same clique, -1 for the root of a tree (or nv == 0) */
+    int anchor;  /* root of a tree hanging from a body without coordinates: that body, else -1 */
+    int tvoff;   /* offset of the body's velocity coordinates within its clique */
 } ccb_body;
 
 typedef struct ccb_shape {
@@ -66,13 +76,48 @@ struct ccb_model {
     ccb_vec3 gravity;
     int finalized;
     int nq, nv, nclique;
-    int* clique_body; /* nclique: body of each clique */
+    int* clique_body; /* nclique: root body of each clique (tree) */
+    int* clique_nv;   /* nclique: velocity coordinates of the tree */
+    int* clique_voff; /* nclique: offset of the tree's coordinates in v (contiguous) */
+    int* clique_bstart; /* nclique + 1: the tree's bodies are clique_blist[bstart[c]..bstart[c+1]) */
+    int* clique_blist;  /* bodies grouped by tree, in index order within a tree (parents first) */
+    int ntree_bodies;   /* bodies with velocity coordinates */
     char (*qnames)[2 * CCB_NAME_MAX];
     char (*vnames)[2 * CCB_NAME_MAX];
     const char** qunits;
     const char** vunits;
     char msg[CCB_MSG_SIZE];
 };
+
+/* ---- trees (tree.c; spec: formulation-convex §17) ------------------------------------------
+ * Clique-level functions take the full state q, v and the full contact Jacobian block of a
+ * tree. A tree of one free or planar body uses that body's closed forms below (bit-identical to
+ * the single-body model); other trees use the composite-rigid-body and recursive Newton-Euler
+ * algorithms in world-frame spatial vectors. */
+
+/* 1 if clique c is one free or planar body (the closed-form path). */
+int ccb_clique_is_single(const ccb_model* m, int c);
+/* Mass matrix A = M(q) of clique c (n x n row-major, n = clique_nv[c]). */
+void ccb_clique_mass_matrix(const ccb_model* m, int c, double t, const double* q, double* M);
+/* Explicit generalized force k2 of clique c at (t, q, v): gravity, applied loads, gyroscopic and
+ * Coriolis terms, prescribed-parent accelerations, joint actuation and springs; no damping. */
+void ccb_clique_generalized_force(const ccb_model* m, int c, double t, const double* q,
+                                  const double* v, double* f);
+/* Damping of velocity coordinate k of clique c. */
+double ccb_clique_damping(const ccb_model* m, int c, int k);
+/* Pose and twist of any body from the full state (q, v may be NULL for bodies without
+ * coordinates; v is not read by the pose). */
+void ccb_model_pose_of(const ccb_model* m, int body, double t, const double* q, ccb_pose* X);
+void ccb_model_twist_of(const ccb_model* m, int body, double t, const double* q, const double* v,
+                        ccb_twist* V);
+/* Point Jacobian of the material point of `body` (in a tree that is not a single body) at p_W:
+ * adds sign R^T Jp (3 x n, rows t1, t2, n of the frame R = R_WC) into J, the block of the body's
+ * clique; Jp v = velocity of the point relative to the tree's anchor. */
+void ccb_tree_point_jacobian(const ccb_model* m, int body, double t, const double* q, ccb_vec3 p_W,
+                             const ccb_mat3* R, double sign, double* J);
+/* Velocity of the material point at p_W of `body` due to its tree's anchor alone (joints at
+ * rest), at time t; 0 for trees without an anchor. */
+ccb_vec3 ccb_tree_anchor_point_velocity(const ccb_model* m, int body, double t, ccb_vec3 p_W);
 
 /* Velocity map of a body with nv > 0: twist (w; v) = S v_b, S is 6 x nv row-major. */
 void ccb_body_velocity_map(const ccb_body* b, const double* qb, double* S);

@@ -62,23 +62,35 @@ static ccb_status eval_contacts(ccb_contact_ode* co, double t, const double* q, 
     const ccb_contact_ode_params* p = &co->prm;
     for (int i = 0; i < nc; ++i) {
         const ccb_contact* ct = &co->cs.items[i];
-        const ccb_body* bodies[2] = {&m->bodies[ct->body_b], &m->bodies[ct->body_a]};
+        const int body[2] = {ct->body_b, ct->body_a};
         const double sign[2] = {1.0, -1.0};
-        double J[2][3 * CCB_MAX_BODY_NV];
+        double J[2][3 * CCB_MAX_TREE_NV];
+        int blk_clique[2] = {-1, -1}, nblk = 0;
         double* vc = co->vc + 3 * i;
         ccb_vec3 bias = ccb_v3(0, 0, 0);
         vc[0] = vc[1] = vc[2] = 0.0;
         for (int side = 0; side < 2; ++side) {
-            const ccb_body* b = bodies[side];
+            const ccb_body* b = &m->bodies[body[side]];
+            const ccb_vec3 u = b->nv == 0
+                                   ? ccb_passive_point_velocity(b, t, ct->p)
+                                   : ccb_tree_anchor_point_velocity(m, body[side], t, ct->p);
+            bias = ccb_v3_add(bias, ccb_v3_scale(sign[side], u));
             if (b->nv == 0) {
-                bias = ccb_v3_add(
-                    bias, ccb_v3_scale(sign[side], ccb_passive_point_velocity(b, t, ct->p)));
                 continue;
             }
-            ccb_contact_jacobian_block(b, q + b->qoff, ct, sign[side], J[side]);
+            /* both sides on one tree share its block (formulation-convex §17.5) */
+            const int shared = nblk == 1 && blk_clique[0] == b->clique;
+            ccb_contact_jacobian_block(m, body[side], t, q, ct, sign[side], !shared,
+                                       J[shared ? 0 : nblk]);
+            if (!shared) {
+                blk_clique[nblk++] = b->clique;
+            }
+        }
+        for (int k = 0; k < nblk; ++k) {
+            const int c = blk_clique[k], nvc = m->clique_nv[c], off = m->clique_voff[c];
             for (int r = 0; r < 3; ++r) {
-                for (int k = 0; k < b->nv; ++k) {
-                    vc[r] += J[side][r * b->nv + k] * v[b->voff + k];
+                for (int j = 0; j < nvc; ++j) {
+                    vc[r] += J[k][r * nvc + j] * v[off + j];
                 }
             }
         }
@@ -103,11 +115,11 @@ static ccb_status eval_contacts(ccb_contact_ode* co, double t, const double* q, 
         if (!add_to_tau || fn == 0.0) {
             continue;
         }
-        for (int side = 0; side < 2; ++side) { /* tau += J^T f */
-            const ccb_body* b = bodies[side];
-            for (int k = 0; k < b->nv; ++k) {
-                co->tau[b->voff + k] +=
-                    J[side][k] * f[0] + J[side][b->nv + k] * f[1] + J[side][2 * b->nv + k] * f[2];
+        for (int k = 0; k < nblk; ++k) { /* tau += J^T f */
+            const int c = blk_clique[k], nvc = m->clique_nv[c], off = m->clique_voff[c];
+            for (int j = 0; j < nvc; ++j) {
+                co->tau[off + j] +=
+                    J[k][j] * f[0] + J[k][nvc + j] * f[1] + J[k][2 * nvc + j] * f[2];
             }
         }
     }
@@ -119,15 +131,12 @@ static ccb_status ode_f(void* user, double t, const double* x, double* xdot) {
     const ccb_model* m = co->m;
     const double* q = x;
     const double* v = x + m->nq;
-    /* non-contact forces k2 - D v */
-    for (int i = 0; i < m->nbodies; ++i) {
-        const ccb_body* b = &m->bodies[i];
-        if (b->nv == 0) {
-            continue;
-        }
-        ccb_body_generalized_force(m, b, t, q + b->qoff, v + b->voff, co->tau + b->voff);
-        for (int k = 0; k < b->nv; ++k) {
-            co->tau[b->voff + k] -= ccb_body_damping(b, k) * v[b->voff + k];
+    /* non-contact forces k2 - D v, per tree */
+    for (int c = 0; c < m->nclique; ++c) {
+        const int nvc = m->clique_nv[c], off = m->clique_voff[c];
+        ccb_clique_generalized_force(m, c, t, q, v, co->tau + off);
+        for (int k = 0; k < nvc; ++k) {
+            co->tau[off + k] -= ccb_clique_damping(m, c, k) * v[off + k];
         }
     }
     /* contacts touching at q */
@@ -135,22 +144,25 @@ static ccb_status ode_f(void* user, double t, const double* x, double* xdot) {
     if (s != CCB_OK) {
         return s;
     }
-    /* v' = M^{-1} tau, q' = N(q) v, per body */
+    /* v' = M^{-1} tau per tree, q' = N(q) v per body */
+    for (int c = 0; c < m->nclique; ++c) {
+        const int nvc = m->clique_nv[c], off = m->clique_voff[c];
+        double M[CCB_MAX_TREE_NV * CCB_MAX_TREE_NV];
+        ccb_clique_mass_matrix(m, c, t, q, M);
+        if (ccb_dense_cholesky(nvc, M)) {
+            return ccb_errorf(co->msg, sizeof co->msg, CCB_E_FACTOR,
+                              "body '%s': mass matrix is not positive definite",
+                              m->bodies[m->clique_body[c]].name);
+        }
+        double* vd = xdot + m->nq + off;
+        memcpy(vd, co->tau + off, (size_t)nvc * sizeof(double));
+        ccb_dense_chol_solve(nvc, M, vd);
+    }
     for (int i = 0; i < m->nbodies; ++i) {
         const ccb_body* b = &m->bodies[i];
-        if (b->nv == 0) {
-            continue;
+        if (b->nv > 0) {
+            ccb_body_qdot(b, q + b->qoff, v + b->voff, xdot + b->qoff);
         }
-        double M[CCB_MAX_BODY_NV * CCB_MAX_BODY_NV];
-        ccb_body_mass_matrix(b, q + b->qoff, M);
-        if (ccb_dense_cholesky(b->nv, M)) {
-            return ccb_errorf(co->msg, sizeof co->msg, CCB_E_FACTOR,
-                              "body '%s': mass matrix is not positive definite", b->name);
-        }
-        double* vd = xdot + m->nq + b->voff;
-        memcpy(vd, co->tau + b->voff, (size_t)b->nv * sizeof(double));
-        ccb_dense_chol_solve(b->nv, M, vd);
-        ccb_body_qdot(b, q + b->qoff, v + b->voff, xdot + b->qoff);
     }
     return CCB_OK;
 }

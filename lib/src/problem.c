@@ -448,7 +448,7 @@ ccb_vec3 ccb_passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W) {
     return ccb_v3_add(V.v, ccb_v3_cross(V.w, ccb_v3_sub(p_W, X.p)));
 }
 
-void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_contact* ct,
+static void body_jacobian_block(const ccb_body* b, const double* qb, const ccb_contact* ct,
                                 double sign, double* J) {
     const int n = b->nv;
     if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
@@ -477,6 +477,19 @@ void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_c
     }
 }
 
+void ccb_contact_jacobian_block(const ccb_model* m, int body, double t, const double* q,
+                                const ccb_contact* ct, double sign, int fresh, double* J) {
+    const ccb_body* b = &m->bodies[body];
+    if (ccb_clique_is_single(m, b->clique)) { /* one body per clique: never shared, written */
+        body_jacobian_block(b, q + b->qoff, ct, sign, J);
+        return;
+    }
+    if (fresh) {
+        memset(J, 0, 3 * (size_t)m->clique_nv[b->clique] * sizeof(double));
+    }
+    ccb_tree_point_jacobian(m, body, t, q, ct->p, &ct->R_WC, sign, J);
+}
+
 /* The frozen inputs of a contact (w: computed with the rows, 0 until then). */
 static void set_inputs(ccb_pcontact* pc, const ccb_contact* ct, double vn0) {
     pc->in.k = ct->material.k;
@@ -495,26 +508,37 @@ static ccb_status contact_rows(ccb_problem* p, ccb_pcontact* pc) {
     const ccb_contact* ct = &p->cset->items[pc->contact];
     const double dt = p->params.approx.dt, t0 = p->t0;
     const double *q0 = p->q0, *v0 = p->v0_full;
-    const ccb_body* bodies[2] = {&m->bodies[ct->body_b], &m->bodies[ct->body_a]};
+    const int body[2] = {ct->body_b, ct->body_a};
     const double sign[2] = {1.0, -1.0};
     ccb_vec3 bias = ccb_v3(0, 0, 0), bias0 = ccb_v3(0, 0, 0);
     double vc0[3] = {0, 0, 0};
-    int k = 0;
-    for (int side = 0; side < 2; ++side) {
-        const ccb_body* b = bodies[side];
+    for (int side = 0, k = 0; side < 2; ++side) {
+        const ccb_body* b = &m->bodies[body[side]];
+        ccb_vec3 u1, u0; /* velocity of the passive body, or of the tree's anchor */
         if (b->nv == 0) {
-            const ccb_vec3 u1 = ccb_passive_point_velocity(b, t0 + dt, ct->p);
-            const ccb_vec3 u0 = ccb_passive_point_velocity(b, t0, ct->p);
-            bias = ccb_v3_add(bias, ccb_v3_scale(sign[side], u1));
-            bias0 = ccb_v3_add(bias0, ccb_v3_scale(sign[side], u0));
+            u1 = ccb_passive_point_velocity(b, t0 + dt, ct->p);
+            u0 = ccb_passive_point_velocity(b, t0, ct->p);
+        } else {
+            u1 = ccb_tree_anchor_point_velocity(m, body[side], t0 + dt, ct->p);
+            u0 = ccb_tree_anchor_point_velocity(m, body[side], t0, ct->p);
+        }
+        bias = ccb_v3_add(bias, ccb_v3_scale(sign[side], u1));
+        bias0 = ccb_v3_add(bias0, ccb_v3_scale(sign[side], u0));
+        if (b->nv == 0) {
             continue;
         }
-        const int n = b->nv;
-        double* J = p->jdata + pc->joff[k++];
-        ccb_contact_jacobian_block(b, q0 + b->qoff, ct, sign[side], J);
+        /* both sides on one tree share its block: J = J_B - J_A (formulation-convex §17.5) */
+        const int shared = k == 1 && pc->clique[0] == b->clique;
+        ccb_contact_jacobian_block(m, body[side], t0, q0, ct, sign[side], !shared,
+                                   p->jdata + pc->joff[shared ? 0 : k]);
+        k += !shared;
+    }
+    for (int k = 0; k < pc->nblk; ++k) {
+        const int c = pc->clique[k], n = m->clique_nv[c];
+        const double* J = p->jdata + pc->joff[k];
         for (int r = 0; r < 3; ++r) {
             for (int j = 0; j < n; ++j) {
-                vc0[r] += J[r * n + j] * v0[b->voff + j];
+                vc0[r] += J[r * n + j] * v0[m->clique_voff[c] + j];
             }
         }
     }
@@ -616,9 +640,9 @@ void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, c
     double* vf = p->work; /* the full velocities, then each moving body's twist */
     ccb_problem_expand(p, v, vf);
     ccb_twist* V = p->bV;
-    for (int b = 0; b < m->nbodies; ++b) {
+    for (int b = 0; b < m->nbodies; ++b) { /* deferred contacts touch single-body trees only */
         const ccb_body* bd = &m->bodies[b];
-        if (bd->nv > 0) {
+        if (bd->nv > 0 && ccb_clique_is_single(m, bd->clique)) {
             ccb_body_twist(bd, p->t0, p->q0 + bd->qoff, vf + bd->voff, &V[b]);
         }
     }
@@ -664,13 +688,15 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     const double dt = params->approx.dt;
     size_t nA = 0;
     for (int c = 0; c < m->nclique; ++c) {
-        const int n = m->bodies[m->clique_body[c]].nv;
+        const int n = m->clique_nv[c];
         nA += (size_t)n * n;
     }
     size_t nj = 0;
     for (int i = 0; i < contacts->n; ++i) {
-        nj += 3 * (size_t)(m->bodies[contacts->items[i].body_a].nv +
-                           m->bodies[contacts->items[i].body_b].nv);
+        const ccb_body* ba = &m->bodies[contacts->items[i].body_a];
+        const ccb_body* bb = &m->bodies[contacts->items[i].body_b];
+        nj += 3 * (size_t)((ba->nv ? m->clique_nv[ba->clique] : 0) +
+                           (bb->nv ? m->clique_nv[bb->clique] : 0));
     }
     if (reserve_cliques(p, m->nclique, m->nv, nA) || reserve_contacts(p, contacts->n, nj)) {
         return fail(p, CCB_E_NOMEM, "build: out of memory");
@@ -681,23 +707,22 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     /* A and v* per clique (formulation-convex §1.1) */
     size_t aoff = 0;
     for (int c = 0; c < m->nclique; ++c) {
-        const ccb_body* b = &m->bodies[m->clique_body[c]];
-        const int n = b->nv;
+        const ccb_body* b = &m->bodies[m->clique_body[c]]; /* the tree's root, for messages */
+        const int n = m->clique_nv[c], voff = m->clique_voff[c];
         p->clique_nv[c] = n;
-        p->clique_voff[c] = b->voff;
+        p->clique_voff[c] = voff;
         p->clique_aoff[c] = aoff;
         double* A = p->A + aoff;
         double* L = p->L + aoff;
-        const double* qb = q0 + b->qoff;
-        const double* vb = v0 + b->voff;
-        ccb_body_mass_matrix(b, qb, A);
-        double f[CCB_MAX_BODY_NV];
-        ccb_body_generalized_force(m, b, t0, qb, vb, f);
+        const double* vb = v0 + voff;
+        ccb_clique_mass_matrix(m, c, t0, q0, A);
+        double f[CCB_MAX_TREE_NV];
+        ccb_clique_generalized_force(m, c, t0, q0, v0, f);
         for (int k = 0; k < n; ++k) {
-            const double D = ccb_body_damping(b, k);
+            const double D = ccb_clique_damping(m, c, k);
             A[k * n + k] += dt * D;
             f[k] -= D * vb[k];
-            p->Ddiag[b->voff + k] = D;
+            p->Ddiag[voff + k] = D;
         }
         if (!ccb_all_finite(A, (size_t)n * n) || !ccb_all_finite(f, (size_t)n)) {
             return fail(p, CCB_E_NONFINITE,
@@ -712,8 +737,8 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         ccb_dense_chol_solve(n, L, f);
         p->clique_ainv[c] = ainv_bound(n, L, p->work); /* for deferral; finish() redoes it */
         for (int k = 0; k < n; ++k) {
-            p->v0[b->voff + k] = vb[k];
-            p->vstar[b->voff + k] = vb[k] + dt * f[k];
+            p->v0[voff + k] = vb[k];
+            p->vstar[voff + k] = vb[k] + dt * f[k];
         }
         aoff += (size_t)n * n;
     }
@@ -732,9 +757,9 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
                      sizeof(ccb_twist))) {
             return fail(p, CCB_E_NOMEM, "build: out of memory");
         }
-        for (int b = 0; b < m->nbodies; ++b) {
+        for (int b = 0; b < m->nbodies; ++b) { /* single-body trees only can be deferred */
             const ccb_body* bd = &m->bodies[b];
-            if (bd->nv > 0) {
+            if (bd->nv > 0 && ccb_clique_is_single(m, bd->clique)) {
                 ccb_body_pose(bd, t0, q0 + bd->qoff, &p->bX[b]);
                 ccb_body_twist(bd, t0, q0 + bd->qoff, v0 + bd->voff, &p->bV[b]);
             }
@@ -749,18 +774,20 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         pc->clique[0] = pc->clique[1] = -1;
         pc->contact = i;
         const ccb_body* bodies[2] = {&m->bodies[ct->body_b], &m->bodies[ct->body_a]};
-        int plain = 1; /* every moving side free or planar (|S|_2 = 1) */
+        int plain = 1; /* every moving side a single free or planar body (|S|_2 = 1) */
         for (int side = 0; side < 2; ++side) {
             const ccb_body* b = bodies[side];
             if (b->nv == 0) {
                 continue;
             }
-            plain &= b->def.mobilizer == CCB_MOBILIZER_FREE ||
-                     b->def.mobilizer == CCB_MOBILIZER_PLANAR;
+            plain &= ccb_clique_is_single(m, b->clique);
+            if (pc->nblk == 1 && pc->clique[0] == b->clique) {
+                continue; /* both sides on one tree: one block (formulation-convex §17.5) */
+            }
             pc->clique[pc->nblk] = b->clique;
             pc->joff[pc->nblk] = p->j_n;
             pc->nblk++;
-            p->j_n += 3 * (size_t)b->nv;
+            p->j_n += 3 * (size_t)m->clique_nv[b->clique];
         }
         if (pc->nblk == 0) {
             return fail(p, CCB_E_INTERNAL, "build: contact %d touches no body with coordinates", i);

@@ -77,11 +77,13 @@ static inline const double* ccb_pc_block(const ccb_problem* p, const ccb_pcontac
 /* Velocity of the material point at p_W of a body without coordinates (fixed or prescribed) at
  * time t [m/s]. */
 ccb_vec3 ccb_passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W);
-/* Jacobian block of contact ct for body b (with coordinates) at its positions qb: 3 x nv rows
- * t1, t2, n of sign R_WC^T J_p, J_p the Jacobian of b's material point at the contact point
- * (sign +1 for body B, -1 for body A: v_c = v_B - v_A, formulation-convex §0). */
-void ccb_contact_jacobian_block(const ccb_body* b, const double* qb, const ccb_contact* ct,
-                                double sign, double* J);
+/* Jacobian block of contact ct for `body` (with coordinates) at time t and positions q: the
+ * 3 x n block of the body's clique (n its velocity count), rows t1, t2, n of sign R_WC^T J_p,
+ * J_p the Jacobian of the body's material point at the contact point (sign +1 for body B, -1 for
+ * body A: v_c = v_B - v_A, formulation-convex §0). fresh: the block is written; else (the second
+ * side of a contact within one tree, formulation-convex §17.5) it is added to J. */
+void ccb_contact_jacobian_block(const ccb_model* m, int body, double t, const double* q,
+                                const ccb_contact* ct, double sign, int fresh, double* J);
 
 /* Operations on the reduced vector of participating velocities (npv entries;
  * formulation-convex §8.2): offset of a participating clique's velocities in it, */

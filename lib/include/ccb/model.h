@@ -11,8 +11,22 @@
  *               mass and a unit quaternion, scalar first), v = (w_W, v_W) (angular velocity and
  *               velocity of the centre of mass, world frame); qdot = N(q) v with
  *               quat' = 1/2 (0, w) (x) quat; the quaternion is renormalized after every step.
+ *   PRISMATIC  one translation q [m] along `joint.axis` relative to a parent body (or the world);
+ *   REVOLUTE   one rotation q [rad] about `joint.axis` relative to a parent body (or the world):
+ *               X_WB = X_WP X_PF X_FM(q) X_BM^-1, with F fixed on the parent and M on the body;
+ *               X_FM(q) translates by q axis (prismatic) or rotates by q about axis (revolute);
+ *               qdot = v. The parent may be any body added before, including a prescribed one
+ *               (a gripper moved along a path: its accelerations then enter the joint forces).
+ * Bodies joined by prismatic/revolute mobilizers form a tree whose root is a free or planar body
+ * or a jointed body whose parent has no coordinates (world, fixed, prescribed). Each tree is
+ * one clique; its mass matrix comes from the composite-rigid-body algorithm and its explicit
+ * forces (gravity, applied loads, gyroscopic and Coriolis terms, joint actuation and springs)
+ * from the recursive Newton-Euler algorithm (spec: formulation-convex §17). Contacts between a
+ * body and its parent are filtered.
  * The body frame origin is the centre of mass. Generalized coordinates of a planar body are the
  * unlocked ones among (x [m], z [m], theta [rad]) in that order, with qdot = v (N = I).
+ * Coordinates are numbered tree by tree (trees in the order of their roots, bodies of a tree in
+ * the order they were added).
  * Mass matrices are S^T diag(I_W, m I) S with I_W = R I_B R^T and S the body's velocity map;
  * the gyroscopic torque -w x (I_W w) is explicit (k2 of spec formulation-convex §1.1).
  * Every body with velocity coordinates is one clique of the contact solver (spec:
@@ -35,8 +49,14 @@ typedef enum ccb_mobilizer {
     CCB_MOBILIZER_FIXED = 0,
     CCB_MOBILIZER_PRESCRIBED = 1,
     CCB_MOBILIZER_PLANAR = 2,
-    CCB_MOBILIZER_FREE = 3
+    CCB_MOBILIZER_FREE = 3,
+    CCB_MOBILIZER_PRISMATIC = 4,
+    CCB_MOBILIZER_REVOLUTE = 5
 } ccb_mobilizer;
+
+/* Largest number of velocity coordinates of one tree (clique) and of bodies in one tree. */
+#define CCB_MAX_TREE_NV 32
+#define CCB_MAX_TREE_BODIES 32
 
 /* Lock bits of a planar mobilizer. */
 #define CCB_LOCK_X 1u
@@ -53,6 +73,30 @@ typedef void (*ccb_motion_fn)(double t, void* user, ccb_pose* X_WB, ccb_twist* V
 typedef void (*ccb_force_fn)(double t, const ccb_pose* X_WB, const ccb_twist* V_WB, void* user,
                              ccb_vec3* f_W, ccb_vec3* tau_W);
 
+/* Acceleration of a prescribed motion at time t: angular acceleration alpha_W [rad/s^2] and
+ * acceleration a_W [m/s^2] of the body origin, world frame; the time derivatives of the twist
+ * that ccb_motion_fn writes. */
+typedef void (*ccb_accel_fn)(double t, void* user, ccb_vec3* alpha_W, ccb_vec3* a_W);
+
+/* Joint actuation of a prismatic / revolute mobilizer: the generalized force [N | N m] at time t,
+ * joint coordinate q and rate v (explicit, part of k2 in formulation-convex §1.1). */
+typedef double (*ccb_joint_force_fn)(double t, double q, double v, void* user);
+
+/* A prismatic or revolute mobilizer to a parent body. */
+typedef struct ccb_joint_def {
+    int parent;        /* index of the parent body (added before this one), -1 for the world */
+    ccb_pose X_PF;     /* joint frame F in the parent's body frame (world frame for -1) */
+    ccb_pose X_BM;     /* joint frame M in this body's frame (whose origin is the COM) */
+    ccb_vec3 axis;     /* joint axis in F (= in M), non-zero; normalized when added */
+    double q0, v0;     /* initial coordinate [m | rad] and rate [m/s | rad/s] */
+    double damping;    /* joint damping, implicit (formulation-convex §1.1), finite >= 0
+                          [N s/m | N m s/rad] */
+    double stiffness;  /* joint spring -stiffness (q - q_rest), explicit, finite >= 0
+                          [N/m | N m/rad] */
+    double q_rest;     /* [m | rad] */
+    ccb_joint_force_fn actuation; /* optional (NULL: none) */
+    void* actuation_user;
+} ccb_joint_def;
 typedef struct ccb_body_def {
     const char* name; /* copied; [A-Za-z0-9_-], 1..47 chars; names coordinates "name.x" */
     ccb_mobilizer mobilizer;
@@ -71,9 +115,13 @@ typedef struct ccb_body_def {
     void* motion_user;    /* passed to motion */
     ccb_force_fn force;   /* optional applied load (NULL: none) */
     void* force_user;     /* passed to force */
+    ccb_accel_fn accel;   /* PRESCRIBED: the motion's acceleration; required when a jointed
+                             body has this body as parent, optional otherwise */
+    ccb_joint_def joint;  /* PRISMATIC, REVOLUTE: the mobilizer (mass and inertia as FREE) */
 } ccb_body_def;
 
-/* A planar body of mass 1 kg and inertia 1 kg m^2 at the origin, at rest, nothing locked. */
+/* A planar body of mass 1 kg and inertia 1 kg m^2 at the origin, at rest, nothing locked; its
+ * joint (used only by PRISMATIC / REVOLUTE) hangs from the world with identity frames, axis x. */
 CCB_API ccb_body_def ccb_body_def_default(void);
 
 typedef enum ccb_shape_type {

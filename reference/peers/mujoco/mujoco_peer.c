@@ -185,6 +185,17 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
                   size_t n) {
     text t = {0};
     const ccb_vec3 g = ccb_model_gravity(m);
+    for (int b = 0; b < ccb_model_nbodies(m); ++b) {
+        ccb_body_def d;
+        ccb_model_body_def_get(m, b, &d);
+        if (d.mobilizer == CCB_MOBILIZER_PRISMATIC || d.mobilizer == CCB_MOBILIZER_REVOLUTE) {
+            snprintf(msg, n,
+                     "body '%s': the MuJoCo peer exports free, planar, fixed and prescribed "
+                     "bodies only, not prismatic or revolute joints",
+                     ccb_model_body_name(m, b));
+            return NULL;
+        }
+    }
     put(&t, "<mujoco model=\"ccb\">\n");
     put(&t,
         "<option timestep=\"%.17g\" gravity=\"%.17g %.17g %.17g\" solver=\"Newton\" "
