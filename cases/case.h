@@ -21,7 +21,7 @@
 #define PATH_MAX 4096
 #endif
 #define CASE_MAX_PARAMS 32
-#define CASE_MAX_Q 8       /* position coordinates a case may have */
+#define CASE_MAX_Q 16      /* position coordinates a case may have */
 #define CASE_MAX_ROOT 1024 /* longest results root accepted by --out */
 
 typedef struct case_param {

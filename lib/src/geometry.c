@@ -152,10 +152,9 @@ static ccb_status halfspace_contacts(const ccb_model* m, const geo_ws* ws, int a
     return CCB_OK;
 }
 
-static ccb_status sphere_contact(const ccb_model* m, const geo_ws* ws, int a, int b,
-                                 double margin, ccb_contact_set* out) {
-    const double ra = m->shapes[a].def.radius, rb = m->shapes[b].def.radius;
-    const ccb_vec3 ca = ws->X[a].p, cb = ws->X[b].p;
+/* Two balls: centre ca radius ra of shape a, centre cb radius rb of shape b. */
+static ccb_status ball_contact(const ccb_model* m, int a, int b, ccb_vec3 ca, double ra,
+                               ccb_vec3 cb, double rb, double margin, ccb_contact_set* out) {
     const ccb_vec3 d = ccb_v3_sub(cb, ca);
     const double dist = ccb_v3_norm(d);
     const double phi = dist - ra - rb;
@@ -165,6 +164,25 @@ static ccb_status sphere_contact(const ccb_model* m, const geo_ws* ws, int a, in
     const ccb_vec3 n = dist > 0 ? ccb_v3_scale(1.0 / dist, d) : ccb_v3(0, 0, 1);
     return emit(m, a, b, 0, phi, n, ccb_v3_add(ca, ccb_v3_scale(ra, n)),
                 ccb_v3_sub(cb, ccb_v3_scale(rb, n)), out);
+}
+
+static ccb_status sphere_contact(const ccb_model* m, const geo_ws* ws, int a, int b,
+                                 double margin, ccb_contact_set* out) {
+    return ball_contact(m, a, b, ws->X[a].p, m->shapes[a].def.radius, ws->X[b].p,
+                        m->shapes[b].def.radius, margin, out);
+}
+
+/* Capsule (A) against sphere (B): the sphere against the ball of the capsule's radius at the
+ * point of its segment closest to the sphere's centre. */
+static ccb_status capsule_sphere_contact(const ccb_model* m, const geo_ws* ws, int a, int b,
+                                         double margin, ccb_contact_set* out) {
+    const ccb_pose* XA = &ws->X[a];
+    const double hl = m->shapes[a].def.half_length;
+    const ccb_vec3 u = ccb_m3_col(&XA->R, 0);
+    const double s = ccb_v3_dot(u, ccb_v3_sub(ws->X[b].p, XA->p));
+    const double sc = s < -hl ? -hl : (s > hl ? hl : s);
+    return ball_contact(m, a, b, ccb_v3_add(XA->p, ccb_v3_scale(sc, u)), m->shapes[a].def.radius,
+                        ws->X[b].p, m->shapes[b].def.radius, margin, out);
 }
 
 static ccb_status box_sphere_contact(const ccb_model* m, const geo_ws* ws, int a, int b,
@@ -264,6 +282,7 @@ static ccb_status pair_contacts(const ccb_model* m, geo_ws* ws, int i, int j, do
     case CCB_PAIR_HALFSPACE: return halfspace_contacts(m, ws, a, b, margin, out);
     case CCB_PAIR_SPHERES: return sphere_contact(m, ws, a, b, margin, out);
     case CCB_PAIR_BOX_SPHERE: return box_sphere_contact(m, ws, a, b, margin, out);
+    case CCB_PAIR_CAPSULE_SPHERE: return capsule_sphere_contact(m, ws, a, b, margin, out);
     case CCB_PAIR_NONE: return CCB_OK; /* filtered pair (checked at finalize) */
     }
     return CCB_OK;

@@ -626,6 +626,14 @@ ccb_pair_kind ccb_shape_pair_kind(const ccb_model* m, int i, int j, int* a, int*
         }
         return CCB_PAIR_BOX_SPHERE;
     }
+    if ((ti == CCB_SHAPE_CAPSULE && tj == CCB_SHAPE_SPHERE) ||
+        (ti == CCB_SHAPE_SPHERE && tj == CCB_SHAPE_CAPSULE)) {
+        if (tj == CCB_SHAPE_CAPSULE) {
+            *a = j;
+            *b = i;
+        }
+        return CCB_PAIR_CAPSULE_SPHERE;
+    }
     return CCB_PAIR_NONE;
 }
 

@@ -49,7 +49,8 @@ typedef enum ccb_pair_kind {
     CCB_PAIR_SPHERES = 2,   /* sphere (A) vs sphere (B) */
     CCB_PAIR_BOX_SPHERE = 3, /* box (A) vs sphere (B) */
     CCB_PAIR_HALFSPACE_HYDRO = 4, /* rigid half-space (A) vs compliant hydroelastic mesh (B) */
-    CCB_PAIR_SOFT_HALFSPACE_HYDRO = 5 /* compliant half-space (A) vs rigid surface mesh (B) */
+    CCB_PAIR_SOFT_HALFSPACE_HYDRO = 5, /* compliant half-space (A) vs rigid surface mesh (B) */
+    CCB_PAIR_CAPSULE_SPHERE = 6 /* capsule (A) vs sphere (B) */
 } ccb_pair_kind;
 
 /* The query of shapes i and j and which one is A (*a) and B (*b); CCB_PAIR_NONE if their types

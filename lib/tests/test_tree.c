@@ -752,6 +752,61 @@ static void test_contact_momentum(void) {
     ccb_model_destroy(m);
 }
 
+/* Capsule against sphere: the gap and normal against the closed form, beside the segment (to
+ * the side surface) and beyond its end (to the cap). */
+static void test_capsule_sphere_query(void) {
+    ccb_model* m = NULL;
+    ccb_model_create(&m);
+    ccb_body_def c = ccb_body_def_default();
+    c.name = "cap";
+    c.mobilizer = CCB_MOBILIZER_FIXED;
+    c.pose = ccb_pose_translation(ccb_v3(0, 0, 0));
+    const int ic = add(m, &c);
+    ccb_shape_def cs = ccb_shape_def_default();
+    cs.type = CCB_SHAPE_CAPSULE;
+    cs.radius = 0.04;
+    cs.half_length = 0.05;
+    cs.pose.R = ccb_m3_rot_y(-0.5 * CCB_PI); /* segment along z */
+    cs.material = (ccb_material){INFINITY, 0, 0, 0.3};
+    ccb_model_add_shape(m, ic, &cs, NULL);
+    ccb_body_def b = ccb_body_def_default();
+    b.name = "ball";
+    b.mobilizer = CCB_MOBILIZER_FREE;
+    b.mass = 0.1;
+    b.inertia = diag3(1e-5, 1e-5, 1e-5);
+    const int ib = add(m, &b);
+    ccb_shape_def bs = ccb_shape_def_default();
+    bs.type = CCB_SHAPE_SPHERE;
+    bs.radius = 0.006;
+    bs.material = (ccb_material){1e4, 0, 0, 0.3};
+    ccb_model_add_shape(m, ib, &bs, NULL);
+    CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+    struct {
+        ccb_vec3 p; /* ball centre */
+        double phi; /* gap */
+        ccb_vec3 n; /* normal, capsule to ball */
+    } k[2] = {{{0.0455, 0, 0.02}, 0.0455 - 0.046, {1, 0, 0}},
+              {{0, 0.03, 0.09}, 0.05 - 0.046, {0, 0.6, 0.8}}};
+    for (int i = 0; i < 2; ++i) {
+        double q[7] = {k[i].p.x, k[i].p.y, k[i].p.z, 1, 0, 0, 0};
+        ccb_contact_set set = {0};
+        char msg[128];
+        CHECK(ccb_geometry_query(m, 0, q, 0.01, &set, msg, sizeof msg) == CCB_OK && set.n == 1,
+              "one capsule-sphere contact (%d)", set.n);
+        if (set.n == 1) {
+            const ccb_contact* ct = &set.items[0];
+            const ccb_vec3 n = ccb_m3_col(&ct->R_WC, 2);
+            const double sgn = ct->body_b == ib ? 1.0 : -1.0;
+            CHECK_ABS(ct->phi0, k[i].phi, TOL_ROUND, "capsule-sphere gap (closed form)");
+            CHECK_ABS(sgn * n.x, k[i].n.x, TOL_ROUND, "normal x");
+            CHECK_ABS(sgn * n.y, k[i].n.y, TOL_ROUND, "normal y");
+            CHECK_ABS(sgn * n.z, k[i].n.z, TOL_ROUND, "normal z");
+        }
+        ccb_contact_set_free(&set);
+    }
+    ccb_model_destroy(m);
+}
+
 int main(void) {
     RUN(test_structure);
     RUN(test_mass_matrix);
@@ -762,5 +817,6 @@ int main(void) {
     RUN(test_chain_energy);
     RUN(test_free_root_invariants);
     RUN(test_contact_momentum);
+    RUN(test_capsule_sphere_query);
     return TEST_SUMMARY();
 }

@@ -131,7 +131,7 @@ typedef enum ccb_shape_type {
     CCB_SHAPE_SPHERE = 3,    /* sphere of `radius` centred at the shape origin */
     CCB_SHAPE_CAPSULE = 4,   /* segment from (-half_length, 0, 0) to (+half_length, 0, 0) of the
                                 shape frame swept by a sphere of `radius` (radius 0: a segment,
-                                i.e. two end points) */
+                                i.e. two end points); it touches half-spaces and spheres */
     CCB_SHAPE_HYDRO = 5      /* tetrahedral mesh with a pressure field (ccb/hydro.h): compliant
                                 (finite material.k) against a rigid half-space, one contact per
                                 face of the slice; or rigid (k = INFINITY, its surface triangles)

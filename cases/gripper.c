@@ -1,0 +1,541 @@
+/* Case GRIPPER — a parallel-jaw gripper shaking a mug (spec: cases.md §8.1; TAMSI paper §VI-A,
+ * Figs. 6-8).
+ *
+ * IN PROGRESS (issue 15): built and compiled, not yet in the registry (cases/registry.c), so
+ * `ccb list`, `ccb reproduce` and the gates do not see it. Missing before it is registered: its
+ * gate file, figures and docs, and the cause of TAMSI's failures at h = 1e-3 and 3e-4 s (no
+ * convergence within 20 substeps at t = 0.058 s, while 3e-3 and 1e-4 s run).
+ *
+ * A gripper body moved vertically, z(t) = A sin(2 pi t / T), carries two fingers on prismatic
+ * joints that squeeze a mug with a constant actuation force each; the fingers touch the mug
+ * through pads of 8 compliant spheres. There is no gravity: the mug is held by friction alone
+ * against the inertial force of the shaking, whose peak m A (2 pi / T)^2 = 2.37 N exceeds the
+ * 2 mu F_grip = 2 N the two fingers can hold, so the mug slips a little near every acceleration
+ * peak and sticks again (the stick-slip transitions the paper chose mu = 0.1 for).
+ *
+ * Model (articulated trees, formulation-convex §17): the gripper is a prescribed body (its
+ * motion exactly z(t)); each finger is a one-coordinate tree hanging from it; the mug is free.
+ * The mug's surface is the side of a cylinder of radius R; ccb has no cylinder shape, so it is a
+ * capsule of the same radius whose straight part spans the mug's height (the caps are never
+ * reached: the gate MUG-HELD keeps every pad on the straight part).
+ *
+ * Studies:
+ *   fig7   simulated time against wall-clock time over 5 s at h = 3 ms: TAMSI, implicit Euler
+ *          (full Newton, error control) with and without TALS, and the convex approximations;
+ *          the paper's ratios reported, never gated; the mug held (GRIP-1);
+ *   fig8   e_v T/A per generalized velocity against h/T for TAMSI, against TAMSI at a finer
+ *          step, with the fitted order per DOF (GRIP-2: first order, translations and
+ *          rotations). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "case.h"
+
+enum {
+    P_AMP,
+    P_PERIOD,
+    P_GRIP,
+    P_MU,
+    P_VS,
+    P_MUG_MASS,
+    P_MUG_RADIUS,
+    P_MUG_HEIGHT,
+    P_COM,
+    P_IXX,
+    P_IZZ,
+    P_FINGER_MASS,
+    P_PAD_K,
+    P_PAD_D,
+    P_TAU,
+    P_PAD_R,
+    P_RING_R,
+    P_NPADS,
+    P_SIGMA,
+    P_BETA,
+    P_MARGIN,
+    P_COUNT
+};
+
+static const case_param k_params[P_COUNT] = {
+    {"amplitude", 0.15, "m", 0, 10, 1, 0, 0, "gripper motion z = A sin(2 pi t / T): A", "[TAMSI]"},
+    {"period", 0.5, "s", 0, 100, 1, 0, 0, "gripper motion period T", "[TAMSI]"},
+    {"grip", 10.0, "N", 0, 1e4, 0, 0, 0, "actuation force of each finger toward the mug",
+     "[TAMSI]"},
+    {"mu", 0.1, "-", 0, 10, 0, 0, 0, "friction coefficient of the pads", "[TAMSI]"},
+    {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s", "[TAMSI]"},
+    {"mug_mass", 0.1, "kg", 0, 100, 1, 0, 0, "mug mass", "[TAMSI]"},
+    {"mug_radius", 0.04, "m", 0, 1, 1, 0, 0, "mug radius", "[TAMSI]"},
+    {"mug_height", 0.1, "m", 0, 1, 1, 0, 0, "mug height (the capsule's straight part)", "[TAMSI]"},
+    {"com_offset", 0.01, "m", -0.1, 0.1, 0, 0, 0,
+     "mug centre of mass off its axis along the squeeze direction (the handle)", "[code]"},
+    {"Ixx", 1.56e-4, "kg m^2", 0, 1, 1, 0, 0, "mug inertia about x and y through its COM",
+     "[code]"},
+    {"Izz", 1.50e-4, "kg m^2", 0, 1, 1, 0, 0, "mug inertia about its axis", "[code]"},
+    {"finger_mass", 0.05, "kg", 0, 100, 1, 0, 0, "mass of each finger", "[code]"},
+    {"pad_k", 1e4, "N/m", 0, 1e12, 1, 0, 0, "stiffness of each pad sphere", "[default?]"},
+    {"pad_d", 0.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation of the pads", "[default?]"},
+    {"tau_d", 0.0, "s", 0, 10, 0, 0, 0, "SAP relaxation time of the pads", "[default?]"},
+    {"pad_radius", 0.006, "m", 0, 0.1, 1, 0, 0, "radius of each pad sphere", "[code]"},
+    {"ring_radius", 0.014, "m", 0, 0.1, 1, 0, 0, "radius of the ring of pad spheres", "[code]"},
+    {"pads", 8, "-", 1, 32, 0, 0, 1, "pad spheres per finger", "[code]"},
+    CASE_PARAM_SIGMA,
+    CASE_PARAM_BETA,
+    CASE_PARAM_MARGIN,
+};
+
+static const char* const k_notes[] = {
+    "The gripper's motion is prescribed, z(t) = A sin(2 pi t / T) exactly (the paper drives a "
+    "1.089 kg body with the matching harmonic force); its acceleration enters the fingers' "
+    "dynamics through their joints (formulation-convex §17.4). Initial state: mug and fingers "
+    "moving with the gripper, v_z(0) = 2 pi A / T, the fingers at their static squeeze.",
+    "Mug: the side of a cylinder of radius 4 cm and height 10 cm, modelled as a capsule whose "
+    "straight part spans the height (ccb has no cylinder; the pads never reach the caps). Mass "
+    "100 g [TAMSI], inertia and centre-of-mass offset 1 cm toward the handle from Drake's mug "
+    "[code]; the offset makes the rotations move.",
+    "Fingers: 50 g each [code: 1.089 kg gripper minus its 0.989 kg body], on prismatic joints "
+    "along the squeeze direction x, each pushed toward the mug with the grip force (10 N); each "
+    "pad is a ring of 8 spheres (radius 6 mm, ring radius 14 mm) in the finger's y-z plane, "
+    "centred on the mug's mid-height. Against the cylinder only the two spheres of a ring on "
+    "its y = 0 line touch; the other six are speculative contacts 1-2 mm away.",
+    "Pad stiffness k = 1e4 N/m per sphere, d = 0, SAP tau_d = 0 (its near-rigid cap beta = 1 "
+    "then sets its regularization) [default?: the paper does not state them]. The mug is rigid "
+    "(k = infinity): the pair's stiffness is the pad's.",
+    "Mug held (GRIP-1): the mug's position along the shaking axis relative to the gripper stays "
+    "within the pads' travel on the straight part of the mug, |dz| < H/2 - ring radius - pad "
+    "radius = 30 mm, and both fingers touch it at the end.",
+    "Durations are whole numbers of every step: 5.1 s at h = 3 ms (fig7, the paper's 5 s), 0.6 s "
+    "(fig8 quick tier and the standard studies; 1.2 s in the full tier).",
+    "e_v (fig8): per generalized velocity, the RMS over [0, t_final] of v - v_ref on the run's "
+    "grid, times T/A; the reference is TAMSI at a finer step (quick tier 1e-5 s, full tier "
+    "1e-6 s) instead of the paper's 1e-7 s, which would take hours.",
+};
+
+static const char* const k_obs[] = {"dz [m]",   "vz_rel [m/s]", "fn_left [N]",   "fn_right [N]",
+                                    "ft_z [N]", "touching [-]", "mug_wy [rad/s]"};
+enum { O_DZ, O_VZ, O_FNL, O_FNR, O_FTZ, O_TOUCH, O_WY, O_COUNT };
+
+/* coordinates (formulation-convex §17.2: tree by tree): the fingers' joints, then the mug */
+enum { Q_FL, Q_FR, Q_MX };
+enum { V_FL, V_FR, V_MWX, V_MWY, V_MWZ, V_MVX, V_MVY, V_MVZ, V_COUNT };
+
+typedef struct grip_data {
+    double A, w;        /* amplitude, angular frequency */
+    double grip;        /* actuation of each finger */
+    int finger[2], mug; /* bodies */
+} grip_data;
+
+static void gripper_motion(double t, void* user, ccb_pose* X, ccb_twist* V) {
+    const grip_data* d = user;
+    X->p = ccb_v3(0, 0, d->A * sin(d->w * t));
+    X->R = ccb_m3_identity();
+    V->w = ccb_v3(0, 0, 0);
+    V->v = ccb_v3(0, 0, d->A * d->w * cos(d->w * t));
+}
+static void gripper_accel(double t, void* user, ccb_vec3* alpha, ccb_vec3* a) {
+    const grip_data* d = user;
+    *alpha = ccb_v3(0, 0, 0);
+    *a = ccb_v3(0, 0, -d->A * d->w * d->w * sin(d->w * t));
+}
+static double finger_actuation(double t, double q, double v, void* user) {
+    (void)t, (void)q, (void)v;
+    return ((const grip_data*)user)->grip;
+}
+
+static int gripper_build(const double* P, ccb_model** out, void** data, char* msg, size_t n) {
+    const double R = P[P_MUG_RADIUS], rp = P[P_PAD_R], rho = P[P_RING_R];
+    if (!(rho + rp < 0.5 * P[P_MUG_HEIGHT])) {
+        snprintf(msg, n,
+                 "gripper: the pad ring (radius %g m + pad %g m) must fit on the mug's "
+                 "half height %g m",
+                 rho, rp, 0.5 * P[P_MUG_HEIGHT]);
+        return -1;
+    }
+    grip_data* d = calloc(1, sizeof *d);
+    ccb_model* m = NULL;
+    if (d == NULL || ccb_model_create(&m) != CCB_OK) {
+        free(d);
+        snprintf(msg, n, "gripper: out of memory");
+        return -1;
+    }
+    d->A = P[P_AMP];
+    d->w = 2 * CCB_PI / P[P_PERIOD];
+    d->grip = P[P_GRIP];
+    ccb_model_set_gravity(m, ccb_v3(0, 0, 0));
+    ccb_status s = CCB_OK;
+    ccb_body_def g = ccb_body_def_default();
+    g.name = "gripper";
+    g.mobilizer = CCB_MOBILIZER_PRESCRIBED;
+    g.motion = gripper_motion;
+    g.accel = gripper_accel;
+    g.motion_user = d;
+    int ig = -1;
+    s = ccb_model_add_body(m, &g, &ig);
+    /* the two touching pads (y = 0, z = +-rho) just touch at q = 0; the static squeeze of two
+     * pads, grip / (2 k), is the initial joint position */
+    const double x0 = R + rp, q0 = P[P_GRIP] / (2.0 * P[P_PAD_K]);
+    const ccb_material pad = {P[P_PAD_K], P[P_PAD_D], P[P_TAU], P[P_MU]};
+    const int npads = (int)lround(P[P_NPADS]);
+    for (int f = 0; f < 2 && s == CCB_OK; ++f) {
+        const double side = f == 0 ? -1.0 : 1.0; /* left finger at -x, pushing +x */
+        ccb_body_def fd = ccb_body_def_default();
+        fd.name = f == 0 ? "finger_l" : "finger_r";
+        fd.mobilizer = CCB_MOBILIZER_PRISMATIC;
+        const double mf = P[P_FINGER_MASS];
+        fd.mass = mf;
+        fd.inertia = ccb_m3_identity(); /* a 2 x 2 x 10 cm block */
+        fd.inertia.m[0] = fd.inertia.m[4] = mf * (0.02 * 0.02 + 0.1 * 0.1) / 12.0;
+        fd.inertia.m[8] = mf * (0.02 * 0.02 + 0.02 * 0.02) / 12.0;
+        fd.joint.parent = ig;
+        fd.joint.X_PF = ccb_pose_translation(ccb_v3(side * x0, 0, 0));
+        fd.joint.axis = ccb_v3(-side, 0, 0);
+        fd.joint.q0 = q0;
+        fd.joint.actuation = finger_actuation;
+        fd.joint.actuation_user = d;
+        s = ccb_model_add_body(m, &fd, &d->finger[f]);
+        for (int k = 0; k < npads && s == CCB_OK; ++k) {
+            const double th = 2 * CCB_PI * k / npads;
+            ccb_shape_def sp = ccb_shape_def_default();
+            sp.type = CCB_SHAPE_SPHERE;
+            sp.radius = rp;
+            sp.pose = ccb_pose_translation(ccb_v3(0, rho * sin(th), rho * cos(th)));
+            sp.material = pad;
+            s = ccb_model_add_shape(m, d->finger[f], &sp, NULL);
+        }
+    }
+    if (s == CCB_OK) {
+        ccb_body_def mug = ccb_body_def_default();
+        mug.name = "mug";
+        mug.mobilizer = CCB_MOBILIZER_FREE;
+        mug.mass = P[P_MUG_MASS];
+        mug.inertia = ccb_m3_identity();
+        mug.inertia.m[0] = mug.inertia.m[4] = P[P_IXX];
+        mug.inertia.m[8] = P[P_IZZ];
+        mug.pose = ccb_pose_translation(ccb_v3(P[P_COM], 0, 0));
+        mug.twist.v = ccb_v3(0, 0, d->A * d->w);
+        s = ccb_model_add_body(m, &mug, &d->mug);
+    }
+    if (s == CCB_OK) {
+        ccb_shape_def side = ccb_shape_def_default();
+        side.name = "mug_side";
+        side.type = CCB_SHAPE_CAPSULE;
+        side.radius = R;
+        side.half_length = 0.5 * P[P_MUG_HEIGHT];
+        side.pose.p = ccb_v3(-P[P_COM], 0, 0);
+        side.pose.R = ccb_m3_rot_y(-0.5 * CCB_PI); /* the capsule's x axis along z */
+        side.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+        s = ccb_model_add_shape(m, d->mug, &side, NULL);
+    }
+    if (s == CCB_OK) {
+        s = ccb_model_filter_pair(m, d->finger[0], d->finger[1]);
+    }
+    if (s == CCB_OK) {
+        s = ccb_model_finalize(m);
+    }
+    if (s != CCB_OK) {
+        snprintf(msg, n, "gripper: %s", ccb_model_last_error(m));
+        ccb_model_destroy(m);
+        free(d);
+        return -1;
+    }
+    *out = m;
+    *data = d;
+    return 0;
+}
+
+static void gripper_destroy(void* data) {
+    free(data);
+}
+
+static void gripper_sim_options(const double* P, ccb_sim_params* sp) {
+    case_contact_options(sp, P[P_VS], P[P_SIGMA], P[P_BETA], P[P_MARGIN]);
+}
+
+static void gripper_observe(const ccb_sim* sim, const void* data, const double* P, double* o) {
+    const grip_data* d = data;
+    const double t = ccb_sim_time(sim);
+    const double* q = ccb_sim_q(sim);
+    const double* v = ccb_sim_v(sim);
+    (void)P;
+    o[O_DZ] = q[Q_MX + 2] - d->A * sin(d->w * t);
+    o[O_VZ] = v[V_MVZ] - d->A * d->w * cos(d->w * t);
+    o[O_WY] = v[V_MWY];
+    o[O_FNL] = o[O_FNR] = o[O_FTZ] = o[O_TOUCH] = 0.0;
+    for (int i = 0; i < ccb_sim_ncontacts(sim); ++i) {
+        const ccb_contact_result* c = ccb_sim_contact(sim, i);
+        const ccb_contact* g = &c->geometry;
+        if (!(c->force[2] > 0)) {
+            continue;
+        }
+        o[O_TOUCH] += 1;
+        const int finger = g->body_a == d->mug ? g->body_b : g->body_a;
+        o[finger == d->finger[0] ? O_FNL : O_FNR] += c->force[2];
+        /* force on body B in the world frame: R_WC f_C; on the mug */
+        const double* R = g->R_WC.m;
+        const double fz = R[6] * c->force[0] + R[7] * c->force[1] + R[8] * c->force[2];
+        o[O_FTZ] += g->body_b == d->mug ? fz : -fz;
+    }
+}
+
+/* ---- the mug held (GRIP-1) ------------------------------------------------------------------- */
+
+/* largest |dz| over the run and the touching pads at its end */
+static void held_metrics(const run_record* r, double* dz_max, double* touching_end) {
+    double m = 0;
+    for (long k = 1; k <= r->nsteps; ++k) {
+        m = fmax(m, fabs(run_obs(r, k, O_DZ))); /* dz(0) = 0 */
+    }
+    *dz_max = r->nsteps > 0 ? m : NAN;
+    *touching_end = r->nsteps > 0 ? run_obs(r, r->nsteps, O_TOUCH) : NAN;
+}
+
+/* ---- study fig7: simulated time against wall-clock time (TAMSI Fig. 7) ------------------------- */
+
+/* TAMSI and the convex approximations over 5.1 s; implicit Euler (whose rate is what Fig. 7
+ * compares) over a shorter window: 1.02 s in the full tier, 0.51 s with TALS only in the quick
+ * tier (without TALS it needs ~300k steps for 5 s here: 471 s of wall time). */
+static const char* const k_fig7_variants[] = {"tamsi", "lagged",        "similar",
+                                              "sap",   "ie-fn-ec-tals", "ie-fn-ec"};
+enum { FIG7_NV = (int)(sizeof k_fig7_variants / sizeof k_fig7_variants[0]) };
+
+static int fig7_runs(study_ctx* ctx, study_batch* b) {
+    const int quick = ctx->tier != CASE_TIER_FULL;
+    const int n = quick ? FIG7_NV - 1 : FIG7_NV;
+    if (study_batch_alloc(b, n) != 0) {
+        return 2;
+    }
+    for (int i = 0; i < n; ++i) {
+        variant_def v;
+        variant_find(k_fig7_variants[i], &v);
+        const int ie = strncmp(v.name, "ie-", 3) == 0;
+        const double T = ie ? (quick ? 0.51 : 1.02) : 5.1;
+        study_config(ctx, &b->cfg[i], "fig7", v.name, &ccb_approx_lagged, 3e-3, T);
+        variant_configure(&v, &b->cfg[i], NAN);
+    }
+    return 0;
+}
+
+static void fig7_row(study_ctx* ctx, const run_record* r, double* val) {
+    double dz, touch;
+    held_metrics(r, &dz, &touch);
+    const double T = r->cfg.t_final;
+    val[0] = r->wall_time;
+    val[1] = r->status == CCB_OK && r->wall_time > 0 ? T / r->wall_time : NAN; /* rate */
+    val[2] = dz;
+    val[3] = touch;
+    val[4] = (double)r->nsteps;
+    study_set_metricf(ctx, r->wall_time / T, "fig7.%s.wall_per_sim_s", r->cfg.label);
+    study_set_metricf(ctx, dz, "fig7.%s.dz_max", r->cfg.label);
+    study_set_metricf(ctx, touch, "fig7.%s.touching_end", r->cfg.label);
+    study_set_metricf(ctx, r->status == CCB_OK ? 1.0 : 0.0, "fig7.%s.completed", r->cfg.label);
+}
+
+static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    (void)dir;
+    const run_record* tamsi = &fd->b->rec[0];
+    const double rate0 = tamsi->wall_time / tamsi->cfg.t_final;
+    study_report(ctx, "Wall-clock time per simulated second over TAMSI's (the paper: IE+FN with "
+                      "TALS 25x, without TALS 55x; hardware-dependent, reported, never "
+                      "gated):\n\n| run | simulated [s] | wall [s] | real-time factor | ratio to "
+                      "TAMSI |\n|---|---|---|---|---|\n");
+    for (int i = 0; i < fd->b->n; ++i) {
+        const run_record* r = &fd->b->rec[i];
+        const double ratio = r->wall_time / r->cfg.t_final / rate0;
+        study_report(ctx, "| %s | %g | %.3f | %.1f | %.2f |\n", r->cfg.label, r->cfg.t_final,
+                     r->wall_time, r->cfg.t_final / r->wall_time, ratio);
+        study_set_metricf(ctx, ratio, "fig7.%s.wall_ratio_to_tamsi", r->cfg.label);
+    }
+    double dz, touch;
+    held_metrics(tamsi, &dz, &touch);
+    study_report(ctx,
+                 "\nTAMSI at h = 3 ms keeps the mug: largest |dz| %.3g mm over %g s (the "
+                 "pads leave the mug's side at 30 mm), %g pads touching at the end "
+                 "(GRIP-1).\n\n",
+                 1e3 * dz, tamsi->cfg.t_final, touch);
+    return 0;
+}
+
+static const fig_study k_fig7 = {
+    .claim = "TAMSI at h = 3 ms simulates 5 s in 123 ms (40x real time, i7-6900K); implicit "
+             "Euler with full Newton and error control is 25x slower than TAMSI with TALS and "
+             "55x without; the mug is not dropped.",
+    .make_runs = fig7_runs,
+    .serial = 1,
+    .columns = "wall [s],sim_over_wall [-],dz_max [m],touching_end [-],steps [-]",
+    .row = fig7_row,
+    .finish = fig7_finish,
+    .script = "gripper_fig7.gp",
+    .plot = "title='Gripper shaking a mug: simulated against wall-clock time, h = 3 ms (TAMSI "
+            "Fig. 7)'",
+};
+
+/* ---- study fig8: e_v T/A per DOF against h/T for TAMSI (TAMSI Fig. 8) ---------------------- */
+
+#define FIG8_NH 4
+static const double k_fig8_h[FIG8_NH] = {3e-3, 1e-3, 3e-4, 1e-4};
+static const char* const k_dof_name[V_COUNT] = {"finger_l.vs", "finger_r.vs", "mug.wx", "mug.wy",
+                                                "mug.wz",      "mug.vx",      "mug.vy", "mug.vz"};
+
+static double fig8_href(const study_ctx* ctx) {
+    return ctx->tier == CASE_TIER_FULL ? 1e-6 : 1e-5;
+}
+static double fig8_tfinal(const study_ctx* ctx) {
+    return ctx->tier == CASE_TIER_FULL ? 1.2 : 0.6; /* whole steps of every h */
+}
+
+static void tamsi_config(study_ctx* ctx, run_config* cfg, double h, double T, const char* label) {
+    variant_def v;
+    variant_find("tamsi", &v);
+    study_config(ctx, cfg, "fig8", label, &ccb_approx_lagged, h, T);
+    variant_configure(&v, cfg, NAN);
+    const long every = lround(1e-3 / h); /* trajectory files at <= 1 ms resolution */
+    cfg->record_every = every > 1 ? (int)every : 1;
+}
+
+static int fig8_runs(study_ctx* ctx, study_batch* b) {
+    if (study_batch_alloc(b, FIG8_NH + 1) != 0) {
+        return 2;
+    }
+    const double T = fig8_tfinal(ctx);
+    for (int i = 0; i < FIG8_NH; ++i) {
+        char label[64];
+        snprintf(label, sizeof label, "tamsi_h%g", k_fig8_h[i]);
+        tamsi_config(ctx, &b->cfg[i], k_fig8_h[i], T, label);
+    }
+    tamsi_config(ctx, &b->cfg[FIG8_NH], fig8_href(ctx), T, "reference");
+    b->cfg[FIG8_NH].cost = 100;
+    return 0;
+}
+
+static int fig8_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+    const run_record* ref = &fd->b->rec[FIG8_NH];
+    const double scale = ctx->params[P_PERIOD] / ctx->params[P_AMP];
+    double e[V_COUNT][FIG8_NH], x[FIG8_NH];
+    strbuf body = {0};
+    for (int i = 0; i < FIG8_NH; ++i) {
+        const run_record* r = &fd->b->rec[i];
+        double ec[V_COUNT], etot = NAN;
+        char msg[128];
+        x[i] = k_fig8_h[i] / ctx->params[P_PERIOD];
+        if (r->status != CCB_OK || ref->status != CCB_OK || r->nv != V_COUNT ||
+            ccb_an_rms_error(r->nsteps, r->cfg.dt, r->v, ref->nsteps, ref->cfg.dt, ref->v, r->nv,
+                             &etot, ec, msg, sizeof msg) != 0) {
+            for (int k = 0; k < V_COUNT; ++k) {
+                ec[k] = NAN;
+            }
+        }
+        strbuf_printf(&body, "%.6g,%.6g", k_fig8_h[i], x[i]);
+        for (int k = 0; k < V_COUNT; ++k) {
+            e[k][i] = ec[k] * scale;
+            strbuf_printf(&body, ",%.9g", e[k][i]);
+        }
+        strbuf_printf(&body, "\n");
+    }
+    strbuf head = {0};
+    strbuf_printf(&head, "h [s],h_over_T [-]");
+    for (int k = 0; k < V_COUNT; ++k) {
+        strbuf_printf(&head, ",%s [-]", k_dof_name[k]);
+    }
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/errors.csv", dir);
+    const int wrc = study_write_table(path, head.s, body.s);
+    free(head.s);
+    free(body.s);
+    if (wrc != 0) {
+        return 2;
+    }
+    /* order per DOF over the gate's steps h in {1e-3, 3e-4, 1e-4} (cases.md §8.1) */
+    study_report(ctx,
+                 "e_v T/A per generalized velocity against TAMSI at h = %g s over %g s; "
+                 "order fitted over h = 1e-3, 3e-4, 1e-4 s:\n\n| DOF | e_v T/A at h = 3e-3 | "
+                 "at 1e-4 | order |\n|---|---|---|---|\n",
+                 ref->cfg.dt, ref->cfg.t_final);
+    for (int k = 0; k < V_COUNT; ++k) {
+        double order = NAN;
+        ccb_an_order(3, x + 1, e[k] + 1, &order, NULL, NULL);
+        study_set_metricf(ctx, order, "fig8.%s.order", k_dof_name[k]);
+        study_set_metricf(ctx, e[k][FIG8_NH - 1], "fig8.%s.e_v_TA.h1e-4", k_dof_name[k]);
+        study_report(ctx, "| %s | %.3g | %.3g | %.3f |\n", k_dof_name[k], e[k][0],
+                     e[k][FIG8_NH - 1], order);
+    }
+    study_report(ctx, "\n");
+    return 0;
+}
+
+static const fig_study k_fig8 = {
+    .claim = "TAMSI converges at first order in h for both the translational and the rotational "
+             "generalized velocities (e_v T/A against h/T, reference TAMSI at h = 1e-7 s).",
+    .make_runs = fig8_runs,
+    .finish = fig8_finish,
+    .script = "gripper_fig8.gp",
+    .plot = "title='Gripper: velocity errors of TAMSI per DOF against the step (TAMSI Fig. 8)'",
+};
+
+/* ---- standard studies: e_v T/A over every generalized velocity against Lagged at dt / 10 ---- */
+
+static double gripper_std_error(const run_record* r, const run_record* ref, const double* P) {
+    double e = NAN;
+    char msg[128];
+    if (ref == NULL || ccb_an_rms_error(r->nsteps, r->cfg.dt, r->v, ref->nsteps, ref->cfg.dt,
+                                        ref->v, r->nv, &e, NULL, msg, sizeof msg) != 0) {
+        return NAN;
+    }
+    return e * P[P_PERIOD] / P[P_AMP];
+}
+
+static const case_std k_std = {
+    "e_v_TA",
+    "-",
+    "RMS over [0, T] of |v - v_ref| over every generalized velocity, times T/A (TAMSI Fig. 8's "
+    "normalization); v_ref: Lagged at the smallest dt / 10.",
+    gripper_std_error,
+    STD_REF_RUN,
+    "lagged",
+    10.0,
+    0.6,
+    0.6,
+    {3e-3, 1e-3, 3e-4},
+    3,
+    {3e-3, 1e-3},
+    2,
+    NULL,
+    0};
+
+static const case_study k_studies[] = {
+    {"fig7", "simulated against wall-clock time over 5 s at h = 3 ms; the mug held", "TAMSI Fig. 7",
+     &k_fig7, NULL},
+    {"fig8", "e_v T/A per DOF against h/T for TAMSI, fitted order per DOF", "TAMSI Fig. 8", &k_fig8,
+     NULL},
+};
+
+static const char* const k_quick[] = {"fig7", "fig8", NULL};
+
+const case_desc case_gripper = {
+    "gripper",
+    "Parallel-jaw gripper shaking a mug: stick-slip of a friction grasp",
+    "Castro, Qu, Kuppuswamy, Alspach, Sherman, A Transition-Aware Method for the Simulation of "
+    "Compliant Contact with Regularized Friction, RA-L 2020, §VI-A, Figs. 6-8",
+    k_params,
+    P_COUNT,
+    k_notes,
+    (int)(sizeof k_notes / sizeof k_notes[0]),
+    3e-3,
+    5.1,
+    "lagged",
+    gripper_build,
+    gripper_destroy,
+    NULL,
+    gripper_sim_options,
+    O_COUNT,
+    k_obs,
+    gripper_observe,
+    k_studies,
+    (int)(sizeof k_studies / sizeof k_studies[0]),
+    k_quick,
+    NULL,
+    &k_std,
+    NULL,
+    NULL,
+};
