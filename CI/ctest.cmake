@@ -13,7 +13,8 @@ set(CCB_GATES conveyor  1.53   2.80
               rod       11.6   13.6
               box       6.99   134
               clutter   40.8   450
-              coin      28.3   243)
+              coin      28.3   243
+              gripper   5.50   142)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}

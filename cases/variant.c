@@ -59,7 +59,7 @@ static const variant_def k_solvers[] = {
     {"ie-fn-ec", "implicit Euler, full Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
      "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 1, 0}, LEVELS(k_levels_ie), NULL, 0},
     {"ie-fn-ec-tals", "implicit Euler, full Newton + TALS, error control", VSET_PAPER,
-     VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 1, 0},
+     VARIANT_ADAPTIVE, "sphere box gripper", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 1, 0},
      LEVELS(k_levels_ie), NULL, 0},
     {"ie-qn-ec", "implicit Euler, quasi Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
      "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 1, 0}, LEVELS(k_levels_ie), NULL, 0},
@@ -91,7 +91,7 @@ static int npeers(void) {
  * do not apply to the coin, whose sliding faces they lift off (case notes of coin.c). */
 static const char* convex_cases(const char* name) {
     if (strcmp(name, "sap") == 0 || strcmp(name, "similar") == 0) {
-        return "conveyor sphere rod box clutter";
+        return "conveyor sphere rod box clutter gripper";
     }
     return "*";
 }
