@@ -14,7 +14,8 @@ set(CCB_GATES conveyor  1.53   2.80
               box       6.99   134
               clutter   40.8   450
               coin      28.3   243
-              gripper   5.50   142)
+              gripper   5.50   142
+              grasp     11.9   31.7)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}

@@ -91,7 +91,7 @@ static int npeers(void) {
  * do not apply to the coin, whose sliding faces they lift off (case notes of coin.c). */
 static const char* convex_cases(const char* name) {
     if (strcmp(name, "sap") == 0 || strcmp(name, "similar") == 0) {
-        return "conveyor sphere rod box clutter gripper";
+        return "conveyor sphere rod box clutter gripper grasp";
     }
     return "*";
 }
