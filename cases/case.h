@@ -281,6 +281,22 @@ void case_contact_options(ccb_sim_params* sp, double vs, double sigma, double be
 /* The fixed ground body at the origin and its rigid floor (the half-space z <= 0) with friction
  * mu, named "ground" and "floor". */
 void case_ground(double mu, ccb_body_def* ground, ccb_shape_def* floor);
+/* A finger of the grasping cases: a block of `mass` [kg] and edge lengths `size` [m] on a
+ * prismatic joint of body `parent` at p_PF along `axis`, starting at q0 [m], pushed by `act`
+ * (called with `user`). */
+ccb_body_def case_finger(const char* name, double mass, ccb_vec3 size, int parent, ccb_vec3 p_PF,
+                         ccb_vec3 axis, double q0, ccb_joint_force_fn act, void* user);
+/* A sphere of radius r [m] centred at p in its body's frame. */
+ccb_shape_def case_sphere_at(const char* name, ccb_vec3 p, double r, ccb_material mat);
+/* The side of a vertical cylinder (radius, height [m]) centred at p in its body's frame: a rigid
+ * capsule along z whose straight part spans the height (ccb has no cylinder; its caps lie
+ * beyond the height), friction mu. */
+ccb_shape_def case_side_capsule(const char* name, double radius, double height, ccb_vec3 p,
+                                double mu);
+/* Ends a builder that added bodies and shapes with status s: finalizes the model into *out and
+ * data into *dout (0), or frees both and writes "what: <the model's message>" (-1). */
+int case_finish_model(ccb_model* m, ccb_status s, const char* what, void* data, ccb_model** out,
+                      void** dout, char* msg, size_t n);
 /* Builds and finalizes a model of two bodies with one shape each under gravity (0, 0, -g).
  * 0, or -1 with a message naming `what` (the model is freed). */
 int case_build_pair(const char* what, double g, const ccb_body_def* a, const ccb_shape_def* sa,

@@ -194,40 +194,21 @@ static int grasp_build(const double* P, ccb_model** out, void** data, char* msg,
      * hand's fingers move together; with both free the pair would float along x and the hand
      * would not carry the rod in that direction) */
     for (int k = 0; k < 2 && s == CCB_OK; ++k) {
-        ccb_shape_def sp = ccb_shape_def_default();
-        sp.name = k == 0 ? "jaw_upper" : "jaw_lower";
-        sp.type = CCB_SHAPE_SPHERE;
-        sp.radius = rp;
-        sp.pose = ccb_pose_translation(ccb_v3(-(x0 - q0), 0, k == 0 ? P[P_PAD_H] : -P[P_PAD_H]));
-        sp.material = pad;
+        const double z = k == 0 ? P[P_PAD_H] : -P[P_PAD_H];
+        const ccb_shape_def sp =
+            case_sphere_at(k == 0 ? "jaw_upper" : "jaw_lower", ccb_v3(-(x0 - q0), 0, z), rp, pad);
         s = ccb_model_add_shape(m, ih, &sp, NULL);
     }
     /* the moving finger on a prismatic joint along -x, pushed with the grip force */
     if (s == CCB_OK) {
-        ccb_body_def fd = ccb_body_def_default();
-        fd.name = "finger";
-        fd.mobilizer = CCB_MOBILIZER_PRISMATIC;
-        const double mf = P[P_FINGER_MASS];
-        fd.mass = mf;
-        fd.inertia = ccb_m3_identity(); /* a 1 x 2 x 4 cm block */
-        fd.inertia.m[0] = mf * (0.02 * 0.02 + 0.04 * 0.04) / 12.0;
-        fd.inertia.m[4] = mf * (0.01 * 0.01 + 0.04 * 0.04) / 12.0;
-        fd.inertia.m[8] = mf * (0.01 * 0.01 + 0.02 * 0.02) / 12.0;
-        fd.joint.parent = ih;
-        fd.joint.X_PF = ccb_pose_translation(ccb_v3(x0, 0, 0));
-        fd.joint.axis = ccb_v3(-1, 0, 0);
-        fd.joint.q0 = q0;
-        fd.joint.actuation = finger_actuation;
+        ccb_body_def fd = case_finger("finger", P[P_FINGER_MASS], ccb_v3(0.01, 0.02, 0.04), ih,
+                                      ccb_v3(x0, 0, 0), ccb_v3(-1, 0, 0), q0, finger_actuation, d);
         fd.joint.damping = GRASP_FINGER_DAMPING;
-        fd.joint.actuation_user = d;
         s = ccb_model_add_body(m, &fd, &d->finger);
         for (int k = 0; k < 2 && s == CCB_OK; ++k) {
-            ccb_shape_def sp = ccb_shape_def_default();
-            sp.name = k == 0 ? "finger_upper" : "finger_lower";
-            sp.type = CCB_SHAPE_SPHERE;
-            sp.radius = rp;
-            sp.pose = ccb_pose_translation(ccb_v3(0, 0, k == 0 ? P[P_PAD_H] : -P[P_PAD_H]));
-            sp.material = pad;
+            const double z = k == 0 ? P[P_PAD_H] : -P[P_PAD_H];
+            const ccb_shape_def sp =
+                case_sphere_at(k == 0 ? "finger_upper" : "finger_lower", ccb_v3(0, 0, z), rp, pad);
             s = ccb_model_add_shape(m, d->finger, &sp, NULL);
         }
     }
@@ -245,13 +226,8 @@ static int grasp_build(const double* P, ccb_model** out, void** data, char* msg,
         s = ccb_model_add_body(m, &rod, &d->rod);
     }
     if (s == CCB_OK) {
-        ccb_shape_def side = ccb_shape_def_default();
-        side.name = "rod_side";
-        side.type = CCB_SHAPE_CAPSULE;
-        side.radius = r;
-        side.half_length = 0.5 * P[P_ROD_L];
-        side.pose.R = ccb_m3_rot_y(-0.5 * CCB_PI); /* the capsule's x axis along z */
-        side.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+        const ccb_shape_def side =
+            case_side_capsule("rod_side", r, P[P_ROD_L], ccb_v3(0, 0, 0), P[P_MU]);
         s = ccb_model_add_shape(m, d->rod, &side, NULL);
     }
     if (s == CCB_OK) { /* a floor that catches a dropped rod (case notes) */
@@ -266,18 +242,7 @@ static int grasp_build(const double* P, ccb_model** out, void** data, char* msg,
             s = ccb_model_add_shape(m, ig, &floor, NULL);
         }
     }
-    if (s == CCB_OK) {
-        s = ccb_model_finalize(m);
-    }
-    if (s != CCB_OK) {
-        snprintf(msg, n, "grasp: %s", ccb_model_last_error(m));
-        ccb_model_destroy(m);
-        free(d);
-        return -1;
-    }
-    *out = m;
-    *data = d;
-    return 0;
+    return case_finish_model(m, s, "grasp", d, out, data, msg, n);
 }
 
 static void grasp_destroy(void* data) {

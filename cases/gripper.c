@@ -192,28 +192,14 @@ static int gripper_build(const double* P, ccb_model** out, void** data, char* ms
     const int npads = (int)lround(P[P_NPADS]);
     for (int f = 0; f < 2 && s == CCB_OK; ++f) {
         const double side = f == 0 ? -1.0 : 1.0; /* left finger at -x, pushing +x */
-        ccb_body_def fd = ccb_body_def_default();
-        fd.name = f == 0 ? "finger_l" : "finger_r";
-        fd.mobilizer = CCB_MOBILIZER_PRISMATIC;
-        const double mf = P[P_FINGER_MASS];
-        fd.mass = mf;
-        fd.inertia = ccb_m3_identity(); /* a 2 x 2 x 10 cm block */
-        fd.inertia.m[0] = fd.inertia.m[4] = mf * (0.02 * 0.02 + 0.1 * 0.1) / 12.0;
-        fd.inertia.m[8] = mf * (0.02 * 0.02 + 0.02 * 0.02) / 12.0;
-        fd.joint.parent = ig;
-        fd.joint.X_PF = ccb_pose_translation(ccb_v3(side * x0, 0, 0));
-        fd.joint.axis = ccb_v3(-side, 0, 0);
-        fd.joint.q0 = q0;
-        fd.joint.actuation = finger_actuation;
-        fd.joint.actuation_user = d;
+        const ccb_body_def fd =
+            case_finger(f == 0 ? "finger_l" : "finger_r", P[P_FINGER_MASS], ccb_v3(0.02, 0.02, 0.1),
+                        ig, ccb_v3(side * x0, 0, 0), ccb_v3(-side, 0, 0), q0, finger_actuation, d);
         s = ccb_model_add_body(m, &fd, &d->finger[f]);
         for (int k = 0; k < npads && s == CCB_OK; ++k) {
             const double th = 2 * CCB_PI * k / npads;
-            ccb_shape_def sp = ccb_shape_def_default();
-            sp.type = CCB_SHAPE_SPHERE;
-            sp.radius = rp;
-            sp.pose = ccb_pose_translation(ccb_v3(0, rho * sin(th), rho * cos(th)));
-            sp.material = pad;
+            const ccb_shape_def sp =
+                case_sphere_at(NULL, ccb_v3(0, rho * sin(th), rho * cos(th)), rp, pad);
             s = ccb_model_add_shape(m, d->finger[f], &sp, NULL);
         }
     }
@@ -230,31 +216,14 @@ static int gripper_build(const double* P, ccb_model** out, void** data, char* ms
         s = ccb_model_add_body(m, &mug, &d->mug);
     }
     if (s == CCB_OK) {
-        ccb_shape_def side = ccb_shape_def_default();
-        side.name = "mug_side";
-        side.type = CCB_SHAPE_CAPSULE;
-        side.radius = R;
-        side.half_length = 0.5 * P[P_MUG_HEIGHT];
-        side.pose.p = ccb_v3(-P[P_COM], 0, 0);
-        side.pose.R = ccb_m3_rot_y(-0.5 * CCB_PI); /* the capsule's x axis along z */
-        side.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+        const ccb_shape_def side =
+            case_side_capsule("mug_side", R, P[P_MUG_HEIGHT], ccb_v3(-P[P_COM], 0, 0), P[P_MU]);
         s = ccb_model_add_shape(m, d->mug, &side, NULL);
     }
     if (s == CCB_OK) {
         s = ccb_model_filter_pair(m, d->finger[0], d->finger[1]);
     }
-    if (s == CCB_OK) {
-        s = ccb_model_finalize(m);
-    }
-    if (s != CCB_OK) {
-        snprintf(msg, n, "gripper: %s", ccb_model_last_error(m));
-        ccb_model_destroy(m);
-        free(d);
-        return -1;
-    }
-    *out = m;
-    *data = d;
-    return 0;
+    return case_finish_model(m, s, "gripper", d, out, data, msg, n);
 }
 
 static void gripper_destroy(void* data) {
