@@ -13,6 +13,9 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= 2
 RESULTS ?= results
+# Further CMake options, e.g. CCB_CMAKE_ARGS=-DCCB_OPTIONAL=OFF: build without the optional parts even
+# where their packages are installed (what a fresh machine builds; .ci/run tests both)
+CCB_CMAKE_ARGS ?=
 
 # What the architecture names: compiler and build tools, GSL, SuiteSparse (CHOLMOD), LAPACK,
 # cJSON, gnuplot. Nothing is downloaded at build time.
@@ -59,7 +62,7 @@ deps-optional:
 	fi; true
 
 configure: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCCB_WERROR=ON
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCCB_WERROR=ON $(CCB_CMAKE_ARGS)
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)

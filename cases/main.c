@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "case.h"
+#include "fclib_io.h"
 #include "mujoco_peer.h"
+#include "siconos_peer.h"
 #include "gates.h"
 
 #define EXIT_GATE 1
@@ -2012,6 +2014,11 @@ static int dispatch(int argc, char** argv) {
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("ccb %s (git %s)\ndata: %s\n", ccb_version(), ccb_revision(), ccb_source_dir());
+        /* the optional parts of this build (README "Optional parts") */
+        printf("optional: mujoco %s, fclib %s, siconos %s\n",
+               peer_mujoco_available() ? "yes" : "no (libmujoco-dev)",
+               fclib_io_available() ? "yes" : "no (libfclib-dev)",
+               peer_siconos_available() ? "yes" : "no (libsiconos-numerics-dev)");
         return 0;
     }
     static const struct {

@@ -93,6 +93,11 @@ static void cache_key(const run_config* cfg, run_config* key) {
     key->expect_failure = NULL;
     key->progress = 0;
     key->physics = 0;
+    /* only the steps that are exported are part of the run (a build without FCLIB exports none
+     * and may leave the list filled) */
+    for (int i = key->nexport > 0 ? key->nexport : 0; i < RUN_MAX_EXPORT; ++i) {
+        key->export_steps[i] = 0;
+    }
 }
 
 int study_same_run(const run_config* a, const run_config* b) {

@@ -121,7 +121,8 @@ static void roundtrip(const char* case_name, const char* approx, const long* ste
 int main(void) {
     g_test_name = "fclib.roundtrip";
     if (!fclib_io_available()) {
-        printf("fclib.roundtrip: this build has no FCLIB (libfclib-dev): nothing to test\n");
+        printf("fclib.roundtrip: skipped, this build has no FCLIB (install libfclib-dev, and build "
+               "with CCB_OPTIONAL=ON)\n");
         return 77; /* CTest: skipped */
     }
     char dir[] = "/tmp/ccb-fclib-XXXXXX";
