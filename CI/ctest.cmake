@@ -110,3 +110,10 @@ add_test(NAME cli.manifest COMMAND bash ${PROJECT_SOURCE_DIR}/CI/manifest_test.s
 set_tests_properties(cli.manifest PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(cli.manifest 59)
+
+# Every case, study and gate id named in docs/, README.md and the gate files exists (ccb list,
+# reference/*.json), and the check fails on each kind of unknown id.
+add_test(NAME docs.ids COMMAND bash ${PROJECT_SOURCE_DIR}/CI/ids_test.sh ${PROJECT_SOURCE_DIR}
+                                    $<TARGET_FILE:ccb_cli>)
+set_tests_properties(docs.ids PROPERTIES LABELS unit)
+ccb_test_budget(docs.ids 1.0)

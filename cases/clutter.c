@@ -1,7 +1,8 @@
 /* Case CLUTTER — objects dropped into a box (spec: cases.md §6; ICF §XII-A, Figs. 14-19).
  *
  * 40 free bodies in 4 columns of 10 (spheres of 10 cm, 0.524 kg, and cubes of 10 cm, 1 kg, in
- * the order S B S S B S S B S B from the bottom) fall into a rigid 80 x 80 x 80 cm container.
+ * the order S B S S B S S B S B from the bottom) fall into ICF's rigid 80 x 80 x 80 cm container
+ * (measured at the wall centres: 76 cm free inside, as in the authors' code).
  * A cube touches the world only through 26 spheres of radius L/6 on a 3 x 3 x 3 lattice (centre
  * omitted) that reach its faces (the authors' layout). The container is five rigid boxes: a
  * floor with its top at z = 0 and four 4 cm walls with inner faces at +-0.38 m, 0.8 m high.
