@@ -9,7 +9,7 @@ if (!exists("title")) { title = "" }
 if (!exists("titles") || words(titles) != words(runs)) { titles = runs }
 set datafile separator ','
 h = 3e-3
-colors = "#000000 #1f77b4 #2ca02c #9467bd #d62728 #ff9896"
+colors = "#000000 #1f77b4 #2ca02c #9467bd #d62728 #ff9896 #8c564b #e377c2"
 t(c) = valid(c) ? column(c) : 0
 cum = 0
 acc(s) = (cum = (s == 1 ? 0 : cum) + t(2) + t(3) + t(4))
