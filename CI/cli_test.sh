@@ -359,6 +359,23 @@ for m in sap similar lagged; do
   pass=$((pass + 1))
 done
 
+# --- round-off sensitivity of the gates (ccb gate --sensitivity K, cases.md §10) ----------------
+expect 2 "whole number in \[1, 6\]" -- "$CCB" gate sphere --sensitivity 7 --out "$tmp/sens0"
+[ -e "$tmp/sens0" ] && { echo "FAIL: a refused --sensitivity created $tmp/sens0"; stop; }
+expect 0 "sphere: [0-9]* gates, 0 not a verdict under 3 perturbation" -- \
+  "$CCB" gate sphere --sensitivity 3 --out "$tmp/sens"
+# one row per evaluated gate, with its spread and margin; the perturbed runs say what they are
+ng=$(grep -c -v ',SKIP,' "$tmp/sens/sphere/gates.csv")
+[ "$(wc -l <"$tmp/sens/sphere/sensitivity.csv")" -eq "$ng" ] \
+  || { echo "FAIL: sensitivity.csv: not one row per evaluated gate ($ng lines in gates.csv)"; stop; }
+grep -q '^SPH-6a,accuracy.lagged.e_solver,<= 4.3e-06,.*,robust$' "$tmp/sens/sphere/sensitivity.csv" \
+  || { echo "FAIL: SPH-6a's sensitivity row"; stop; }
+grep -q '"perturbation":[[:space:]]*"contacts reversed"' \
+  "$tmp/sens/sensitivity/contacts-reversed/sphere/fig6/lagged_dt0.002/meta.json" \
+  || { echo "FAIL: a perturbed run's meta.json does not name its perturbation"; stop; }
+grep -q '^| SPH-1a |' "$tmp/sens/sensitivity.md" || { echo "FAIL: sensitivity.md has no table"; stop; }
+pass=$((pass + 1))
+
 # --- the MuJoCo peer (only in a build with MuJoCo): a peer run is recorded like a ccb run -------
 if "$CCB" list | grep -q '^  mujoco '; then
   expect 2 "no observables for a peer run" -- "$CCB" run rod --variant mujoco --out "$tmp/a"

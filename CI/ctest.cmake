@@ -71,7 +71,7 @@ ccb_test_budget(fclib.roundtrip 6)
 add_test(NAME cli.contract COMMAND bash ${PROJECT_SOURCE_DIR}/CI/cli_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.contract PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.contract 13)
+ccb_test_budget(cli.contract 15)
 
 # Unit tests outside lib/: the analytic references (reference/test_reference.c: the Coulomb event
 # times of the conveyor, the sphere, the rod's Painleve analysis, the box, the coin) and the

@@ -361,7 +361,15 @@ typedef struct run_config {
     const char* export_fclib;
     long export_steps[RUN_MAX_EXPORT];
     int nexport;
+    /* Round-off-equivalent perturbations of the run (`ccb gate --sensitivity`, cases.md §10):
+     * RUN_PERTURB_* bits; 0 for every ordinary run. A perturbed run is another run (the cache
+     * and --from tell them apart) and its meta.json names the perturbation. */
+    unsigned perturb;
 } run_config;
+enum {
+    RUN_PERTURB_CONTACTS = 1u, /* the contacts of every step in reversed order */
+    RUN_PERTURB_ULP = 2u       /* every initial generalized position moved by one ulp up */
+};
 /* The file of exported step k: file itself for a single step, else file with "_<k>" before its
  * extension; <out_dir>/step<k>.fclib.hdf5 without a file. */
 void run_export_path(const run_config* cfg, long k, char* out, size_t n);
@@ -530,6 +538,7 @@ typedef struct study_ctx {
     void* emit_user;
     int batch; /* study_execute calls so far (emit: a run is new unless an earlier call had it) */
     char from_root[CASE_MAX_ROOT];
+    unsigned perturb; /* RUN_PERTURB_* of every run (`ccb gate --sensitivity`); 0 */
     int failures;  /* runs that ended with a solver failure */
     int warnings;  /* e.g. figures that could not be drawn */
 } study_ctx;
@@ -670,6 +679,24 @@ int suite_run_studies(study_ctx* ctx);
 /* Evaluates the case's gates of ctx's tier on its metrics: prints one line per gate, writes
  * CASE/gates.csv and the report's gate table. The number of failed gates, or -1 on an error. */
 int suite_evaluate_gates(study_ctx* ctx);
+/* Round-off sensitivity of the gates (sensitivity.c; `ccb gate --sensitivity K`, cases.md
+ * §10): the studies of a tier rerun under each of the first K perturbations, and per gate the
+ * spread of its value against its margin to the bound. */
+#define SUITE_NPERTURB 6
+typedef struct suite_sensitivity suite_sensitivity;
+const char* suite_perturbation_name(int p); /* "cholmod", "contacts-reversed", ... */
+const char* suite_perturbation_what(int p);
+/* Sets ctx's solver options and run perturbation to perturbation p. */
+void suite_perturbation_apply(study_ctx* ctx, int p);
+/* The nominal gates of ctx (its studies have run); NULL on an error (message on stderr). */
+suite_sensitivity* suite_sensitivity_begin(study_ctx* ctx, int k);
+/* The gates of perturbation p, whose studies have run in pc. 0, or -1 on an error. */
+int suite_sensitivity_add(suite_sensitivity* sv, study_ctx* pc, int p);
+/* Writes ctx's CASE/sensitivity.csv and appends its table to md; prints the gates that are not
+ * a verdict. Their number, or -1 on an output error. */
+int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf* md);
+void suite_sensitivity_head(strbuf* md, int k);
+void suite_sensitivity_free(suite_sensitivity* sv);
 /* The report ROOT/README.md: its head, a case's section, and the atomic write (0 or 2). */
 void suite_report_head(strbuf* r);
 void suite_report_case(strbuf* r, const study_ctx* ctx);

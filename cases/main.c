@@ -86,6 +86,7 @@ typedef struct opts {
     long export_steps[RUN_MAX_EXPORT]; /* --export-steps LIST (run) */
     int nexport;
     int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
+    int sensitivity;    /* --sensitivity K (gate): K round-off perturbations */
     int quick;          /* --quick (compare) */
     int peers;          /* --peers (bench) */
     const char* pattern; /* --pattern all|near */
@@ -128,7 +129,7 @@ enum {
     OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_JACOBIAN,
     OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
     OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
-    OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS
+    OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS, OPT_SENSITIVITY
 };
 static const struct option k_long[] = {
     {"help", no_argument, NULL, 'h'},
@@ -170,6 +171,7 @@ static const struct option k_long[] = {
     {"physics", no_argument, NULL, OPT_PHYSICS},
     {"export-fclib", required_argument, NULL, OPT_EXPORT_FCLIB},
     {"export-steps", required_argument, NULL, OPT_EXPORT_STEPS},
+    {"sensitivity", required_argument, NULL, OPT_SENSITIVITY},
     {NULL, 0, NULL, 0},
 };
 
@@ -468,6 +470,9 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->tier = strcmp(val, "quick") == 0 ? CASE_TIER_QUICK : CASE_TIER_FULL;
             break;
         case OPT_PHYSICS: o->physics = 1; break;
+        case OPT_SENSITIVITY:
+            o->sensitivity = parse_int("--sensitivity", val, 1, SUITE_NPERTURB);
+            break;
         case OPT_EXPORT_FCLIB:
             if (val[0] == '\0') {
                 die_usage("--export-fclib needs a file name");
@@ -1453,11 +1458,18 @@ static const char* k_gate_help =
     "  --out ROOT     where the study data go (default results/quick for the quick tier,\n"
     "                 results for the full tier)\n"
     "  --jobs N       runs in parallel (default 1)\n"
+    "  --sensitivity K   also rerun every study under the first K round-off-equivalent\n"
+    "                 perturbations (1..6: the CHOLMOD back-end, the contacts in reversed order,\n"
+    "                 every initial position one ulp up, the block pattern of every contact,\n"
+    "                 dense and block Cholesky; cases.md §10) into ROOT/sensitivity/, and\n"
+    "                 write per gate the spread of its value and its margin to the bound:\n"
+    "                 ROOT/CASE/sensitivity.csv, ROOT/sensitivity.md. A gate whose margin is\n"
+    "                 below 3x its spread, or whose result changes, is reported and exits 1.\n"
     "Figures are not drawn here; ccb study and ccb reproduce draw them.\n";
 
 static int cmd_gate(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "out jobs tier", &o, k_gate_help);
+    parse_opts(argc, argv, 2, "out jobs tier sensitivity", &o, k_gate_help);
     o.figures = 0;
     if (o.tier == 0) {
         o.tier = CASE_TIER_QUICK;
@@ -1488,13 +1500,18 @@ static int cmd_gate(int argc, char** argv) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
     }
-    int failed = 0, solver_failures = 0, warnings = 0;
+    int failed = 0, solver_failures = 0, warnings = 0, fragile = 0;
+    strbuf sens = {0};
+    if (o.sensitivity) {
+        suite_sensitivity_head(&sens, o.sensitivity);
+    }
     for (int i = 0; i < n; ++i) {
         const case_desc* cs = cases[i];
         study_ctx ctx;
         setup_ctx(&ctx, cs, &o, out);
         printf("== gates of %s, %s tier (%s)\n", cs->name, case_tier_name(ctx.tier), cs->paper);
         int rc = suite_run_studies(&ctx);
+        suite_sensitivity* sv = NULL;
         if (rc == 0) {
             const int f = suite_evaluate_gates(&ctx);
             if (f < 0) {
@@ -1503,12 +1520,56 @@ static int cmd_gate(int argc, char** argv) {
                 failed += f;
             }
         }
+        if (rc == 0 && o.sensitivity) { /* the same studies under each perturbation */
+            sv = suite_sensitivity_begin(&ctx, o.sensitivity);
+            rc = sv == NULL ? EXIT_USAGE : 0;
+            for (int p = 0; rc == 0 && p < o.sensitivity; ++p) {
+                char root[CASE_MAX_ROOT];
+                if (snprintf(root, sizeof root, "%s/sensitivity/%s", out, suite_perturbation_name(p)) >=
+                    (int)sizeof root) {
+                    die_usage("--out path is too long for --sensitivity");
+                }
+                study_ctx pc;
+                setup_ctx(&pc, cs, &o, root);
+                pc.progress = 0;
+                suite_perturbation_apply(&pc, p);
+                printf("== %s: studies of the %s tier with %s\n", cs->name,
+                       case_tier_name(pc.tier), suite_perturbation_what(p));
+                rc = suite_run_studies(&pc);
+                rc = rc == 1 ? 0 : rc; /* a perturbed run that fails is a result: its gates say */
+                if (rc == 0 && suite_sensitivity_add(sv, &pc, p) != 0) {
+                    rc = EXIT_USAGE;
+                }
+                study_ctx_free(&pc);
+            }
+            if (rc == 0) {
+                const int fr = suite_sensitivity_finish(sv, &ctx, &sens);
+                rc = fr < 0 ? EXIT_USAGE : 0;
+                fragile += fr > 0 ? fr : 0;
+            }
+            suite_sensitivity_free(sv);
+        }
         solver_failures += ctx.failures;
         warnings += ctx.warnings;
         study_ctx_free(&ctx);
         if (rc != 0) {
+            free(sens.s);
             return EXIT_USAGE;
         }
+    }
+    if (o.sensitivity) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/sensitivity.md", out);
+        const int wrc =
+            study_write_table(path, "# Round-off sensitivity of the gates\n", sens.s ? sens.s : "");
+        free(sens.s);
+        if (wrc != 0) {
+            return EXIT_USAGE;
+        }
+        printf("sensitivity: %d gate(s) whose margin is below 3x their round-off spread or whose "
+               "result changes; table: %s\n",
+               fragile, path);
+        failed += fragile;
     }
     if (solver_failures) {
         fprintf(stderr, "ccb: %d run(s) ended with a solver failure\n", solver_failures);

@@ -259,6 +259,12 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
         ccb_meta_set_sim(m, sim); /* solver.name, its settings and work (the library's account) */
     }
     ccb_meta_set_number(m, "statistics.steps_with_substeps", (double)rec->substeps);
+    if (cfg->perturb) { /* a sensitivity run (cases.md §10) */
+        ccb_meta_set_string(m, "perturbation",
+                            cfg->perturb == RUN_PERTURB_CONTACTS ? "contacts reversed"
+                            : cfg->perturb == RUN_PERTURB_ULP    ? "initial q + 1 ulp"
+                                                                 : "contacts reversed, initial q + 1 ulp");
+    }
     ccb_meta_set_number(m, "dt", cfg->dt);
     ccb_meta_set_number(m, "t_final", cfg->t_final);
     ccb_meta_set_number(m, "steps_planned", (double)rec->nplanned);
@@ -468,6 +474,7 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
     sp.ode = cfg->solver.ode;
     sp.ec = cfg->solver.ec;
     cs->sim_options(cfg->params, &sp); /* may set the case's friction regularization */
+    sp.contact_order = (cfg->perturb & RUN_PERTURB_CONTACTS) != 0;
     if (cfg->solver.friction >= 0) {
         sp.tamsi.friction = sp.contact_ode.friction = (ccb_friction_model)cfg->solver.friction;
     }
@@ -477,6 +484,22 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
         return 2;
     }
     const int nq = ccb_model_nq(*model), nv = ccb_model_nv(*model), no = cfg->cs->nobs;
+    if (cfg->perturb & RUN_PERTURB_ULP) { /* the initial positions, one ulp up each */
+        double* q0 = malloc((size_t)(nq > 0 ? nq : 1) * sizeof(double));
+        if (q0 == NULL) {
+            snprintf(msg, msgn, "out of memory");
+            return 2;
+        }
+        for (int i = 0; i < nq; ++i) {
+            q0[i] = nextafter(ccb_sim_q(*sim)[i], INFINITY);
+        }
+        const ccb_status s = ccb_sim_set_state(*sim, ccb_sim_time(*sim), q0, ccb_sim_v(*sim));
+        free(q0);
+        if (s != CCB_OK) {
+            snprintf(msg, msgn, "perturbed initial state: %s", ccb_sim_last_error(*sim));
+            return 2;
+        }
+    }
     for (int i = 0; i < nq && i < CASE_MAX_Q; ++i) {
         snprintf(rec->qname[i], sizeof rec->qname[i], "%s [%s]", ccb_model_q_name(*model, i),
                  ccb_model_q_unit(*model, i));

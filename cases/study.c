@@ -393,6 +393,7 @@ void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char
     memcpy(cfg->params, ctx->params, sizeof cfg->params);
     cfg->newton = ctx->newton;
     cfg->delassus = ctx->delassus;
+    cfg->perturb = ctx->perturb;
     cfg->approx = approx;
     cfg->dt = dt;
     cfg->t_final = t_final;

@@ -63,6 +63,11 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
     if (p->approx == NULL) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "no contact approximation given");
     }
+    if (p->contact_order != 0 && p->contact_order != 1) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "contact_order must be 0 (as found) or 1 (reversed) (got %d)",
+                          p->contact_order);
+    }
     if (!(isfinite(p->margin) && p->margin >= 0)) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
                           "contact margin must be finite and >= 0 m (got %g)", p->margin);
@@ -286,6 +291,14 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
         if (s != CCB_OK) {
             sim->stats.status = s;
             return s;
+        }
+        if (sim->prm.contact_order == 1) { /* the same contacts in reversed order */
+            ccb_contact* c = sim->contacts.items;
+            for (int i = 0, j = sim->contacts.n - 1; i < j; ++i, --j) {
+                const ccb_contact tmp = c[i];
+                c[i] = c[j];
+                c[j] = tmp;
+            }
         }
         tic = toc;
     }
@@ -564,6 +577,9 @@ void ccb_sim_describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
         return;
     }
     DESCRIBE_TEXT("solver.name", ccb_solver_name(sim->prm.solver));
+    if (sim->prm.contact_order != 0) { /* a perturbation, recorded only where it is applied */
+        DESCRIBE_TEXT("contacts.order", "reversed");
+    }
     sim->solver->describe(sim, fn, user);
 }
 

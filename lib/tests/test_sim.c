@@ -1030,6 +1030,59 @@ static void test_deferred_contacts(void) {
           deferred, completed);
 }
 
+/* contact_order = 1 (the sensitivity runs of `ccb gate --sensitivity`, cases.md §10): the same
+ * contacts in reversed order, so the same physics with other round-off. On the sphere pile over
+ * 20 steps (impacts settled, every contact an O(1) impulse) the two states agree to the solver's
+ * tolerance, not bit for bit (the reversal must change something, or it perturbs nothing), and
+ * contact i of one run is contact n-1-i of the other. Out-of-range values are refused. */
+static void test_contact_order(void) {
+    ccb_model* m = sphere_pile();
+    ccb_sim* sim[2] = {NULL, NULL};
+    for (int e = 0; e < 2; ++e) {
+        ccb_sim_params p = ccb_sim_params_default();
+        p.dt = 2e-3;
+        p.margin = 0.1;
+        p.contact_order = e;
+        p.newton.eps_r = 1e-12; /* the states then differ by round-off only */
+        char msg[256];
+        CHECK(ccb_sim_create(m, &p, &sim[e], msg, sizeof msg) == CCB_OK, "sim: %s", msg);
+    }
+    const int nv = ccb_model_nv(m);
+    int differ = 0;
+    double worst = 0;
+    for (int step = 0; step < 20; ++step) {
+        CHECK(ccb_sim_step(sim[0]) == CCB_OK && ccb_sim_step(sim[1]) == CCB_OK, "step %d", step);
+        const int nc = ccb_sim_ncontacts(sim[0]);
+        CHECK(nc == ccb_sim_ncontacts(sim[1]) && nc > 10, "step %d: %d contacts in both", step,
+              nc);
+        for (int i = 0; i < nc; ++i) {
+            const ccb_contact_result *c0 = ccb_sim_contact(sim[0], i),
+                                     *c1 = ccb_sim_contact(sim[1], nc - 1 - i);
+            CHECK(c0->geometry.shape_a == c1->geometry.shape_a &&
+                      c0->geometry.shape_b == c1->geometry.shape_b &&
+                      /* [round-off: the states differ by ~eps_r, see below] */
+                      fabs(c0->geometry.phi0 - c1->geometry.phi0) <= 1e-10,
+                  "step %d: contact %d is contact %d reversed", step, i, nc - 1 - i);
+        }
+        for (int i = 0; i < nv; ++i) {
+            const double a = ccb_sim_v(sim[0])[i], b = ccb_sim_v(sim[1])[i];
+            differ |= a != b;
+            worst = fmax(worst, fabs(a - b));
+        }
+    }
+    /* [solver: eps_r = 1e-12 on O(1) velocities, times a conditioning of the pile of ~1e3] */
+    CHECK(worst <= 1e-8, "reversed contacts: largest velocity difference %.3g <= 1e-8", worst);
+    CHECK(differ, "reversed contacts change the round-off (else the perturbation is void)");
+    ccb_sim_params p = ccb_sim_params_default();
+    p.contact_order = 2;
+    char msg[256] = "";
+    CHECK(ccb_sim_params_check(&p, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "contact_order"),
+          "contact_order = 2 refused: '%s'", msg);
+    ccb_sim_destroy(sim[0]);
+    ccb_sim_destroy(sim[1]);
+    ccb_model_destroy(m);
+}
+
 /* Sphere-sphere and box-sphere queries against closed forms. */
 static void test_sphere_box_queries(void) {
     ccb_model* m = NULL;
@@ -1488,6 +1541,7 @@ int main(void) {
     RUN(test_free_body_tumbling);
     RUN(test_sphere_box_queries);
     RUN(test_deferred_contacts);
+    RUN(test_contact_order);
     RUN(test_planar_damping);
     RUN(test_step_views);
     RUN(test_physics_metrics);

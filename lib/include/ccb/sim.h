@@ -79,6 +79,11 @@ typedef struct ccb_sim_params {
     ccb_contact_ode_params contact_ode; /* continuous model (vs from problem.approx.vs) */
     double margin; /* speculative contact margin [m]; default CCB_DEFAULT_MARGIN */
     ccb_sim_ec_params ec; /* error control of the convex step; default off */
+    /* The order of the contacts found at each step: 0 (default) the query's deterministic order
+     * (ccb_geometry_query), 1 reversed. The physics is the same; the sums of the assembly and
+     * the factorization's elimination order differ, so 1 is a round-off-equivalent perturbation
+     * (`ccb gate --sensitivity`, cases.md §10). */
+    int contact_order;
 } ccb_sim_params;
 
 CCB_API ccb_sim_params ccb_sim_params_default(void);
