@@ -183,7 +183,7 @@ int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf
         char bound[96], r[32];
         ccb_gate_bound(g, bound, sizeof bound);
         snprintf(r, sizeof r, isinf(ratio) ? "inf" : "%.3g", ratio);
-        strbuf_printf(&csv, "%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s\n", g->id, g->metric,
+        strbuf_printf(&csv, "%s,%s,\"%s\",%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s\n", g->id, g->metric,
                       bound, m0, lo, hi, spread, mg, r, verdict);
         strbuf_printf(md, "| %s | `%s` | %s | %.6g | %.6g | %.6g | %.3g | %.3g | %s | %s%s%s |\n",
                       g->id, g->metric, bound, m0, lo, hi, spread, mg, r, bad ? "**" : "",
