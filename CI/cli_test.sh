@@ -368,7 +368,7 @@ expect 0 "sphere: [0-9]* gates, 0 not a verdict under 3 perturbation" -- \
 ng=$(grep -c -v ',SKIP,' "$tmp/sens/sphere/gates.csv")
 [ "$(wc -l <"$tmp/sens/sphere/sensitivity.csv")" -eq "$ng" ] \
   || { echo "FAIL: sensitivity.csv: not one row per evaluated gate ($ng lines in gates.csv)"; stop; }
-grep -q '^SPH-6a,accuracy.lagged.e_solver,<= 4.3e-06,.*,robust$' "$tmp/sens/sphere/sensitivity.csv" \
+grep -q '^SPH-6a,accuracy.lagged.e_solver,"<= 4.3e-06",.*,robust$' "$tmp/sens/sphere/sensitivity.csv" \
   || { echo "FAIL: SPH-6a's sensitivity row"; stop; }
 grep -q '"perturbation":[[:space:]]*"contacts reversed"' \
   "$tmp/sens/sensitivity/contacts-reversed/sphere/fig6/lagged_dt0.002/meta.json" \

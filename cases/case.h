@@ -370,6 +370,11 @@ enum {
     RUN_PERTURB_CONTACTS = 1u, /* the contacts of every step in reversed order */
     RUN_PERTURB_ULP = 2u       /* every initial generalized position moved by one ulp up */
 };
+/* Member k >= 1 of an ensemble of perturbed initial states (the chaotic clutter's ensemble
+ * gates): every initial generalized position moved by one ulp, up or down by a hash of (position,
+ * k), so that the members are distinct piles (bits 8 and up of run_config.perturb). */
+#define RUN_PERTURB_MEMBER(k) ((unsigned)(k) << 8)
+#define RUN_PERTURB_MEMBER_OF(p) ((unsigned)(p) >> 8)
 /* The file of exported step k: file itself for a single step, else file with "_<k>" before its
  * extension; <out_dir>/step<k>.fclib.hdf5 without a file. */
 void run_export_path(const run_config* cfg, long k, char* out, size_t n);
@@ -679,8 +684,8 @@ int suite_run_studies(study_ctx* ctx);
 /* Evaluates the case's gates of ctx's tier on its metrics: prints one line per gate, writes
  * CASE/gates.csv and the report's gate table. The number of failed gates, or -1 on an error. */
 int suite_evaluate_gates(study_ctx* ctx);
-/* Round-off sensitivity of the gates (sensitivity.c; `ccb gate --sensitivity K`, cases.md
- * §10): the studies of a tier rerun under each of the first K perturbations, and per gate the
+/* Round-off sensitivity of the gates (sensitivity.c; `ccb gate --sensitivity K`;
+ * cases.md §10): the studies of a tier rerun under each of the first K perturbations, and per gate the
  * spread of its value against its margin to the bound. */
 #define SUITE_NPERTURB 6
 typedef struct suite_sensitivity suite_sensitivity;

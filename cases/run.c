@@ -259,11 +259,17 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
         ccb_meta_set_sim(m, sim); /* solver.name, its settings and work (the library's account) */
     }
     ccb_meta_set_number(m, "statistics.steps_with_substeps", (double)rec->substeps);
-    if (cfg->perturb) { /* a sensitivity run (cases.md §10) */
-        ccb_meta_set_string(m, "perturbation",
-                            cfg->perturb == RUN_PERTURB_CONTACTS ? "contacts reversed"
-                            : cfg->perturb == RUN_PERTURB_ULP    ? "initial q + 1 ulp"
-                                                                 : "contacts reversed, initial q + 1 ulp");
+    if (cfg->perturb) { /* a sensitivity run or an ensemble member (cases.md §10) */
+        char what[96];
+        snprintf(what, sizeof what, "%s%s%s", (cfg->perturb & RUN_PERTURB_CONTACTS) ? "contacts reversed" : "",
+                 (cfg->perturb & RUN_PERTURB_CONTACTS) && (cfg->perturb & RUN_PERTURB_ULP) ? ", " : "",
+                 (cfg->perturb & RUN_PERTURB_ULP) ? "initial q + 1 ulp" : "");
+        if (what[0]) {
+            ccb_meta_set_string(m, "perturbation", what);
+        }
+        if (RUN_PERTURB_MEMBER_OF(cfg->perturb) > 0) {
+            ccb_meta_set_number(m, "ensemble_member", RUN_PERTURB_MEMBER_OF(cfg->perturb));
+        }
     }
     ccb_meta_set_number(m, "dt", cfg->dt);
     ccb_meta_set_number(m, "t_final", cfg->t_final);
@@ -484,14 +490,27 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
         return 2;
     }
     const int nq = ccb_model_nq(*model), nv = ccb_model_nv(*model), no = cfg->cs->nobs;
-    if (cfg->perturb & RUN_PERTURB_ULP) { /* the initial positions, one ulp up each */
+    const unsigned member = RUN_PERTURB_MEMBER_OF(cfg->perturb);
+    if ((cfg->perturb & RUN_PERTURB_ULP) || member > 0) { /* the initial positions, one ulp */
         double* q0 = malloc((size_t)(nq > 0 ? nq : 1) * sizeof(double));
         if (q0 == NULL) {
             snprintf(msg, msgn, "out of memory");
             return 2;
         }
         for (int i = 0; i < nq; ++i) {
-            q0[i] = nextafter(ccb_sim_q(*sim)[i], INFINITY);
+            q0[i] = ccb_sim_q(*sim)[i];
+            if (cfg->perturb & RUN_PERTURB_ULP) {
+                q0[i] = nextafter(q0[i], INFINITY);
+            }
+            if (member > 0) { /* up or down by a hash of (i, member): distinct members */
+                unsigned h = (unsigned)i * 0x9E3779B1u + member * 0x85EBCA77u; /* murmur3's */
+                h ^= h >> 16;                                                  /* finalizer */
+                h *= 0x85EBCA6Bu;
+                h ^= h >> 13;
+                h *= 0xC2B2AE35u;
+                h ^= h >> 16;
+                q0[i] = nextafter(q0[i], (h & 1u) ? INFINITY : -INFINITY);
+            }
         }
         const ccb_status s = ccb_sim_set_state(*sim, ccb_sim_time(*sim), q0, ccb_sim_v(*sim));
         free(q0);

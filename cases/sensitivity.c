@@ -1,5 +1,5 @@
-/* sensitivity: how much of a gate's verdict is round-off (`ccb gate --sensitivity K`; cases.md
- * §10). The studies of a tier run again under perturbations that change nothing but the
+/* sensitivity: how much of a gate's verdict is round-off (`ccb gate --sensitivity K`;
+ * cases.md §10). The studies of a tier run again under perturbations that change nothing but the
  * round-off: another linear-solver back-end or elimination order, the contact list reversed, the
  * initial state moved by one ulp. Per gate:
  *
