@@ -361,6 +361,9 @@ done
 
 # --- round-off sensitivity of the gates (ccb gate --sensitivity K, cases.md §10) ----------------
 expect 2 "whole number in \[1, 6\]" -- "$CCB" gate sphere --sensitivity 7 --out "$tmp/sens0"
+expect 2 "--perturb expects contacts, ulp or member=K" -- "$CCB" run sphere --perturb ulps --out "$tmp/p0"
+expect 2 "whole number in \[1, 10000\]" -- "$CCB" run sphere --perturb member=0 --out "$tmp/p0"
+[ -e "$tmp/p0" ] && { echo "FAIL: a refused --perturb created $tmp/p0"; stop; }
 [ -e "$tmp/sens0" ] && { echo "FAIL: a refused --sensitivity created $tmp/sens0"; stop; }
 expect 0 "sphere: [0-9]* gates, 0 not a verdict under 3 perturbation" -- \
   "$CCB" gate sphere --sensitivity 3 --out "$tmp/sens"

@@ -87,6 +87,7 @@ typedef struct opts {
     int nexport;
     int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
     int sensitivity;    /* --sensitivity K (gate): K round-off perturbations */
+    unsigned perturb;   /* --perturb LIST (run): RUN_PERTURB_* */
     int quick;          /* --quick (compare) */
     int peers;          /* --peers (bench) */
     const char* pattern; /* --pattern all|near */
@@ -121,6 +122,34 @@ static int parse_int(const char* opt, const char* s, int lo, int hi) {
     return (int)v;
 }
 
+/* --perturb LIST: comma-separated contacts, ulp, member=K (K in 1..10000): RUN_PERTURB_* bits. */
+static unsigned parse_perturb(const char* val) {
+    unsigned p = 0;
+    const char* s = val;
+    while (*s) {
+        const size_t n = strcspn(s, ",");
+        if (n == 8 && strncmp(s, "contacts", 8) == 0) {
+            p |= RUN_PERTURB_CONTACTS;
+        } else if (n == 3 && strncmp(s, "ulp", 3) == 0) {
+            p |= RUN_PERTURB_ULP;
+        } else if (n > 7 && n < 13 && strncmp(s, "member=", 7) == 0) {
+            char k[8];
+            memcpy(k, s + 7, n - 7);
+            k[n - 7] = '\0';
+            p = (p & 0xffu) | RUN_PERTURB_MEMBER(parse_int("--perturb member=", k, 1, 10000));
+        } else {
+            die_usage("--perturb expects contacts, ulp or member=K, separated by commas (got "
+                      "'%s')",
+                      val);
+        }
+        s += n;
+        if (*s == ',' && *++s == '\0') {
+            die_usage("--perturb: a trailing comma in '%s'", val);
+        }
+    }
+    return p;
+}
+
 /* Every long option of every command (getopt_long(3)); each command accepts the subset named by
  * its `allowed` list. Flags take no value ("--kappa=0" is an error, not "on"). */
 enum {
@@ -129,7 +158,7 @@ enum {
     OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_JACOBIAN,
     OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
     OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
-    OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS, OPT_SENSITIVITY
+    OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS, OPT_SENSITIVITY, OPT_PERTURB
 };
 static const struct option k_long[] = {
     {"help", no_argument, NULL, 'h'},
@@ -172,6 +201,7 @@ static const struct option k_long[] = {
     {"export-fclib", required_argument, NULL, OPT_EXPORT_FCLIB},
     {"export-steps", required_argument, NULL, OPT_EXPORT_STEPS},
     {"sensitivity", required_argument, NULL, OPT_SENSITIVITY},
+    {"perturb", required_argument, NULL, OPT_PERTURB},
     {NULL, 0, NULL, 0},
 };
 
@@ -470,6 +500,7 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->tier = strcmp(val, "quick") == 0 ? CASE_TIER_QUICK : CASE_TIER_FULL;
             break;
         case OPT_PHYSICS: o->physics = 1; break;
+        case OPT_PERTURB: o->perturb = parse_perturb(val); break;
         case OPT_SENSITIVITY:
             o->sensitivity = parse_int("--sensitivity", val, 1, SUITE_NPERTURB);
             break;
@@ -937,7 +968,11 @@ static const char* k_run_help =
     "  --physics              also write physics.csv: the physics metrics of every step\n"
     "                         (Signorini, friction cone, maximum dissipation, complementarity,\n"
     "                         momentum balance; docs/formulation-convex.md §14)\n"                 \
-    "  --export-fclib FILE --export-steps LIST   FCLIB problems of the listed steps (README)\n" VARIANT_HELP
+    "  --export-fclib FILE --export-steps LIST   FCLIB problems of the listed steps (README)\n"
+    "  --perturb LIST         round-off perturbations (docs/cases.md §10): contacts (the contacts of\n"
+    "                         every step reversed), ulp (every initial position one ulp up),\n"
+    "                         member=K (ensemble member K: every initial position one ulp up or\n"
+    "                         down); comma-separated\n" VARIANT_HELP
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step),\n"
     "times.csv (wall times per step) and meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"
@@ -945,7 +980,7 @@ static const char* k_run_help =
 
 #define RUN_OPTS                                                                                   \
     "variant approx dt t-final set out rtol max-iterations stop-scale kappa delassus "             \
-    "linear-solver pattern record-every physics export-fclib export-steps " VARIANT_OPTS
+    "linear-solver pattern record-every physics export-fclib export-steps perturb " VARIANT_OPTS
 
 /* The configuration `ccb run` builds from its options (also the check of a manifest's lines). */
 static void run_config_from_opts(const opts* o, run_config* cfg) {
@@ -991,6 +1026,7 @@ static void run_config_from_opts(const opts* o, run_config* cfg) {
     cfg->export_fclib = o->export_fclib; /* NULL: OUT/step<k>.fclib.hdf5 */
     cfg->nexport = o->nexport;
     memcpy(cfg->export_steps, o->export_steps, sizeof cfg->export_steps);
+    cfg->perturb = o->perturb;
 }
 
 static int cmd_run(int argc, char** argv) {
@@ -1263,6 +1299,19 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
                                    cfg->export_steps[i]);
         }
         ARG("--export-steps");
+        ARG("%s", list);
+    }
+    if (cfg->perturb) { /* a sensitivity run or an ensemble member */
+        char list[64];
+        const unsigned mb = RUN_PERTURB_MEMBER_OF(cfg->perturb);
+        snprintf(list, sizeof list, "%s%s%s", (cfg->perturb & RUN_PERTURB_CONTACTS) ? "contacts," : "",
+                 (cfg->perturb & RUN_PERTURB_ULP) ? "ulp," : "", "");
+        if (mb > 0) {
+            const size_t n = strlen(list);
+            snprintf(list + n, sizeof list - n, "member=%u,", mb);
+        }
+        list[strlen(list) - 1] = '\0'; /* the last comma */
+        ARG("--perturb");
         ARG("%s", list);
     }
     ARG("--record-every");

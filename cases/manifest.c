@@ -126,6 +126,11 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
             return 2;
         }
     }
+    if (jnum(m, "perturb", 0) != (double)cfg->perturb) {
+        snprintf(msg, n, "%s: made with the perturbation bits %g; the study's run has %u", dir,
+                 jnum(m, "perturb", 0), cfg->perturb);
+        return 2;
+    }
     if (jnum(m, "record_every", 0) != 1) {
         snprintf(msg, n,
                  "%s: recorded every %g steps; --from needs every step (the manifest's commands "

@@ -267,6 +267,7 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
         if (what[0]) {
             ccb_meta_set_string(m, "perturbation", what);
         }
+        ccb_meta_set_number(m, "perturb", cfg->perturb); /* the bits, read back by --from */
         if (RUN_PERTURB_MEMBER_OF(cfg->perturb) > 0) {
             ccb_meta_set_number(m, "ensemble_member", RUN_PERTURB_MEMBER_OF(cfg->perturb));
         }
