@@ -84,7 +84,11 @@ void suite_report_head(strbuf* r) {
                   "CSV tables next to it; every run directory holds `trajectory.csv`, `steps.csv`, "
                   "`times.csv` (wall times) and `meta.json` (case, parameters, approximation, solver options, dt, version, "
                   "revision, wall time, status). Wall times depend on the machine; everything else "
-                  "is bit-reproducible.\n\n",
+                  "is bit-reproducible.\n\nHow much of each gate's verdict is round-off: "
+                  "`ccb gate --sensitivity 6` reruns every study under six round-off-equivalent "
+                  "perturbations and tabulates per gate the spread of its value against its "
+                  "margin to the bound; the quick tier's table is "
+                  "`reference/sensitivity/quick.md` (docs/cases.md §10).\n\n",
                   ccb_version(), ccb_revision());
 }
 
