@@ -619,7 +619,7 @@ static int fig17_runs(study_ctx* ctx, study_batch* b) {
     const int quick = ctx->tier == CASE_TIER_QUICK;
     const int ndt = quick ? NDT17_QUICK : NDT17;
     const double* dts = k_dt17 + (NDT17 - ndt);
-    if (study_batch_alloc(b, NMODEL * ndt) != 0) {
+    if (study_batch_alloc(b, NMODEL * ndt + 2 * (FIG15_NENS - 1)) != 0) {
         return 2;
     }
     for (int i = 0; i < NMODEL; ++i) {
@@ -630,7 +630,22 @@ static int fig17_runs(study_ctx* ctx, study_batch* b) {
             b->cfg[i * ndt + j].cost = 1.0 / dts[j]; /* the smallest steps run longest */
         }
     }
-    b->n = b->n;
+    /* CLU-4f's ensemble: Lagged and Lagged-reg at the largest step from the further initial
+     * states of fig15-16's ensemble (no kappa) */
+    const double dtmax = dts[ndt - 1];
+    for (int m = 1; m < FIG15_NENS; ++m) {
+        for (int k = 0; k < 2; ++k) {
+            char label[96];
+            const ccb_approx* ap = k == 0 ? &ccb_approx_lagged : &ccb_approx_lagged_reg;
+            run_label(label, sizeof label, ap->name, dtmax);
+            const size_t n = strlen(label);
+            snprintf(label + n, sizeof label - n, "_m%d", m);
+            run_config* c = &b->cfg[NMODEL * ndt + 2 * (m - 1) + k];
+            clutter_config(ctx, c, "fig17", label, ap, dtmax, 0);
+            c->perturb |= RUN_PERTURB_MEMBER(m);
+            c->cost = 1.0 / dtmax;
+        }
+    }
     return 0;
 }
 
@@ -675,6 +690,30 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         snprintf(key, sizeof key, "fig17.lagged-reg.iterations.dt%g", dts[j]);
         study_get_metric(ctx, key, &lr);
         study_set_metricf(ctx, lr / l, "fig17.lagged_reg_over_lagged.iterations.dt%g", dts[j]);
+    }
+    { /* the same ratio at the largest step over the ensemble (member 0: the runs above) */
+        double r[FIG15_NENS];
+        const int jmax = ndt - 1;
+        const window_means l0 = means(&b->rec[1 * ndt + jmax], 0, ctx->cs->t_final_default + 1, -1),
+                           lr0 = means(&b->rec[2 * ndt + jmax], 0, ctx->cs->t_final_default + 1, -1);
+        r[0] = lr0.iters / l0.iters;
+        for (int m = 1; m < FIG15_NENS; ++m) {
+            const run_record* rl = &b->rec[NMODEL * ndt + 2 * (m - 1)];
+            const run_record* rr = &b->rec[NMODEL * ndt + 2 * (m - 1) + 1];
+            const window_means wl = means(rl, 0, ctx->cs->t_final_default + 1, -1),
+                               wr = means(rr, 0, ctx->cs->t_final_default + 1, -1);
+            r[m] = rl->status == CCB_OK && rr->status == CCB_OK ? wr.iters / wl.iters : NAN;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "fig17.lagged_reg_over_lagged.iterations.dt%g", dts[jmax]);
+        strbuf ens = {0};
+        ens_set(ctx, name, r, &ens);
+        study_report(ctx,
+                     "Lagged-reg / Lagged at dt = %g s over the ensemble of %d piles "
+                     "(CLU-4f):\n\n| quantity | figures' run | mean ± s.e. | median | range "
+                     "|\n|---|---|---|---|---|\n%s\n",
+                     dts[jmax], FIG15_NENS, ens.s ? ens.s : "");
+        free(ens.s);
     }
     char path[PATH_MAX + 64];
     {
