@@ -11,7 +11,7 @@
 #     it names a gate, or a family of gates when some gate id continues it with a letter, "." or
 #     "-" (SPH-1 names SPH-1a ... SPH-1f; CLU-4 names CLU-4a and CLU-4.lagged; not SPH-10);
 #   - `ccb study CASE STUDY`, `ccb run|gate|info|bench CASE` (CASE and STUDY may be alternatives
-#     joined by "|"; upper-case words are placeholders);
+#     joined by "|"; upper-case words stand for any name and are not checked);
 #   - a markdown table row whose first or second cell is a case name: every cell that is a list
 #     of back-quoted names only (`fig3`, `fig4`) names studies of that case.
 # Each unknown one is reported with file:line, and the exit status is 1.

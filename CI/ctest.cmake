@@ -8,18 +8,17 @@
 # (`make test-full`) runs it. A FAIL fails the test; a documented expected failure (XFAIL) does
 # not. Measured seconds: quick (under make test) and full (make test-full).
 #             case      quick  full   (measured seconds, 2026-11-24: fresh clone, idle machine;
-#                                     2026-11-25: clutter 64.6 quick with the 10-pile ensemble,
-#                                     grasp 13.7 quick with the refined runs; their full-tier
-#                                     times and the gripper's (fig7's fixed-step implicit Euler)
-#                                     estimated from the added runs)
+#                                     2026-11-25 under make test / make test-full: clutter with the
+#                                     10-pile ensemble, grasp with the refined runs, gripper with
+#                                     fig7's fixed-step implicit Euler)
 set(CCB_GATES conveyor  1.53   2.80
               sphere    0.26   0.75
               rod       11.6   13.6
               box       6.99   134
-              clutter   64.6   600
+              clutter   64.6   406
               coin      28.3   243
-              gripper   5.50   200
-              grasp     13.7   110)
+              gripper   5.50   257
+              grasp     13.7   47.8)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}

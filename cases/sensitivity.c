@@ -27,8 +27,8 @@
 
 /* The perturbations, in the order --sensitivity K takes the first K. */
 typedef struct perturbation {
-    const char* name; /* directory under ROOT/sensitivity/ */
-    const char* what; /* one line for the console and the report */
+    const char* name;  /* directory under ROOT/sensitivity/ */
+    const char* what;  /* one line for the console and the report */
     int linear_solver; /* ccb_linear_solver, or -1: unchanged */
     int pattern_near;  /* 0/1, or -1: unchanged */
     unsigned perturb;  /* RUN_PERTURB_* */
@@ -64,9 +64,9 @@ void suite_perturbation_apply(study_ctx* ctx, int p) {
 
 struct suite_sensitivity {
     int k, ng;
-    ccb_gate_result* g0;   /* [ng] the nominal evaluation */
-    double* m;             /* [k][ng] the perturbed values */
-    int* outcome;          /* [k][ng] the perturbed results (outcome()) */
+    ccb_gate_result* g0; /* [ng] the nominal evaluation */
+    double* m;           /* [k][ng] the perturbed values */
+    int* outcome;        /* [k][ng] the perturbed results (outcome()) */
 };
 
 /* 0 skip, 1 PASS, 2 FAIL, 3 XFAIL, 4 XPASS, 5 XDRIFT, 6 missing */
@@ -142,10 +142,11 @@ int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf
     strbuf csv = {0};
     int fragile = 0, evaluated = 0, worst = -1;
     double worst_ratio = INFINITY;
-    strbuf_printf(md,
-                  "\n## %s (%s tier)\n\n| gate | metric | bound | nominal | min | max | spread "
-                  "| margin | margin / spread | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n",
-                  cs->name, case_tier_name(ctx->tier));
+    strbuf_printf(
+        md,
+        "\n## %s (%s tier)\n\n| gate | metric | bound | nominal | min | max | spread "
+        "| margin | margin / spread | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        cs->name, case_tier_name(ctx->tier));
     for (int i = 0; i < sv->ng; ++i) {
         const ccb_gate_result* g = &sv->g0[i];
         const int o0 = outcome(g);
@@ -169,11 +170,11 @@ int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf
         }
         const double mg = isnan(m0) ? NAN : margin(g, m0);
         const double ratio = spread > 0 ? fabs(mg) / spread : INFINITY;
-        const char* verdict = missing            ? "missing"
-                              : flips            ? "flips"
-                              : ratio < 3.0      ? "fragile"
-                              : spread == 0      ? "exact"
-                                                 : "robust";
+        const char* verdict = missing       ? "missing"
+                              : flips       ? "flips"
+                              : ratio < 3.0 ? "fragile"
+                              : spread == 0 ? "exact"
+                                            : "robust";
         const int bad = missing || flips || ratio < 3.0;
         fragile += bad;
         if (!missing && (worst < 0 || ratio < worst_ratio)) {
@@ -186,15 +187,15 @@ int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf
         strbuf_printf(&csv, "%s,%s,\"%s\",%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s\n", g->id, g->metric,
                       bound, m0, lo, hi, spread, mg, r, verdict);
         strbuf_printf(md, "| %s | `%s` | %s | %.6g | %.6g | %.6g | %.3g | %.3g | %s | %s%s%s |\n",
-                      g->id, g->metric, bound, m0, lo, hi, spread, mg, r, bad ? "**" : "",
-                      verdict, bad ? "**" : "");
+                      g->id, g->metric, bound, m0, lo, hi, spread, mg, r, bad ? "**" : "", verdict,
+                      bad ? "**" : "");
         if (bad) {
             printf("%-18s %-8s %-50s nominal %.6g, range [%.6g, %.6g], margin %.3g, spread %.3g\n",
                    g->id, verdict, g->metric, m0, lo, hi, mg, spread);
         }
     }
-    strbuf_printf(md, "\n%d gates evaluated, %d not a verdict (fragile, flips or missing)", evaluated,
-                  fragile);
+    strbuf_printf(md, "\n%d gates evaluated, %d not a verdict (fragile, flips or missing)",
+                  evaluated, fragile);
     if (worst >= 0) {
         strbuf_printf(md, "; smallest margin / spread: %s (%.3g)", sv->g0[worst].id, worst_ratio);
     }
