@@ -634,9 +634,10 @@ typedef struct errctl_def {
 int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d);
 int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const errctl_def* d);
 #define ERRCTL_CLAIM                                                                               \
-    "ccb: error control of the convex step (CENIC, step doubling on q) at accuracies 1e-3 ... "   \
-    "1e-8 against fixed-step Lagged; the error must fall as the accuracy is tightened, and the "   \
-    "work it takes is compared with fixed steps at equal error."
+    "ccb: error control of the convex step (step doubling on q with the lag defect and local "     \
+    "extrapolation; CENIC's step doubling alone beside it) at accuracies 1e-3 ... 1e-8 against "  \
+    "fixed-step Lagged; the error must fall as the accuracy is tightened, and the work it takes " \
+    "is compared with fixed steps at equal error."
 /* The hooks of a case's study (fig_study has no user data): prefix##_runs and prefix##_finish
  * call fn##_runs and fn##_finish with the definition prefix##_def. */
 #define STUDY_HOOKS(prefix, fn, def_type, ...)                                                    \

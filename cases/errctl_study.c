@@ -5,6 +5,9 @@
  * The error is e_q of cases.md §1.4 (RMS over the sampled run of |q - q_ref|), here against the
  * limit of the discretization itself (fixed Lagged at dt_ref), so that neither the model
  * difference of a continuous reference nor another scheme's error hides what error control does.
+ * Two estimators run at every level (formulation-convex §15.5-15.7): ccb's (lagged-ec: step
+ * doubling with the lag defect and local extrapolation, the default) and CENIC's (lagged-ec-cenic:
+ * step doubling alone, the half steps propagated), so that the report shows what each adds.
  * Outputs: error_control.csv (one row per run), metrics error-control.*, the report's table and
  * figure (analysis/gnuplot/error_control.gp: error against the accuracy, and against Newton
  * iterations beside the fixed steps). */
@@ -18,14 +21,16 @@
 
 static const double k_levels[ERRCTL_NLEVEL] = {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8};
 
-/* run order: the reference, the fixed ladder (dt, dt/2, ...), the levels */
+/* run order: the reference, the fixed ladder (dt, dt/2, ...), the levels of each estimator */
+enum { EST_CCB, EST_CENIC, EST_COUNT };
+static const char* const k_est_name[EST_COUNT] = {"lagged-ec", "lagged-ec-cenic"};
 static int nfixed(const errctl_def* d) {
     return d->nfixed;
 }
 
 int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d) {
     const double T = d->t_final > 0 ? d->t_final : ctx->cs->t_final_default;
-    const int n = 1 + nfixed(d) + ERRCTL_NLEVEL;
+    const int n = 1 + nfixed(d) + EST_COUNT * ERRCTL_NLEVEL;
     if (study_batch_alloc(b, n) != 0) {
         return 2;
     }
@@ -46,11 +51,17 @@ int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d) {
         fprintf(stderr, "ccb: error-control: no variant lagged-ec\n");
         return 2;
     }
-    for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
-        snprintf(label, sizeof label, "lagged-ec_a%g", k_levels[l]);
-        study_config(ctx, &b->cfg[i], "error-control", label, &ccb_approx_lagged, d->dt, T);
-        variant_configure(&v, &b->cfg[i], k_levels[l]);
-        b->cfg[i++].cost = T / d->dt * 3.0 * (double)(l + 1);
+    for (int e = 0; e < EST_COUNT; ++e) {
+        for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
+            snprintf(label, sizeof label, "%s_a%g", k_est_name[e], k_levels[l]);
+            study_config(ctx, &b->cfg[i], "error-control", label, &ccb_approx_lagged, d->dt, T);
+            variant_configure(&v, &b->cfg[i], k_levels[l]);
+            if (e == EST_CENIC) { /* formulation-convex §15.1-15.2 only */
+                b->cfg[i].solver.ec.lag_estimate = 0;
+                b->cfg[i].solver.ec.extrapolate = 0;
+            }
+            b->cfg[i++].cost = T / d->dt * 3.0 * (double)(l + 1);
+        }
     }
     b->n = n;
     return 0;
@@ -67,59 +78,24 @@ static double run_error(const run_record* r, const run_record* ref) {
     return e;
 }
 
-int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const errctl_def* d) {
-    const study_batch* b = fd->b;
-    const run_record* ref = &b->rec[0];
-    const int nf = nfixed(d);
-    double ef[ERRCTL_MAX_FIXED], itf[ERRCTL_MAX_FIXED], el[ERRCTL_NLEVEL], itl[ERRCTL_NLEVEL];
-    strbuf tab = {0}, md = {0};
-    for (int i = 1; i < b->n; ++i) {
-        const run_record* r = &b->rec[i];
-        const int fixed = i <= nf;
-        const double e = run_error(r, ref), it = (double)r->total_iters;
-        if (fixed) {
-            ef[i - 1] = e, itf[i - 1] = it;
-        } else {
-            el[i - 1 - nf] = e, itl[i - 1 - nf] = it;
-        }
-        const double a = fixed ? NAN : k_levels[i - 1 - nf];
-        const long steps = fixed ? r->nsteps : r->work.n_steps;
-        strbuf_printf(&tab, "%s,%g,%g,%.6e,%ld,%ld,%ld,%.0f,%.6g\n", fixed ? "lagged" : "lagged-ec",
-                      r->cfg.dt, a, e, steps, fixed ? 0L : r->work.n_reject_error,
-                      fixed ? 0L : r->work.n_fail_newton, it, r->wall_time);
-        char acc[32] = "—";
-        if (!fixed) {
-            snprintf(acc, sizeof acc, "%g", a);
-        }
-        strbuf_printf(&md, "| %s | %g | %s | %.3e | %ld | %ld | %.0f |\n",
-                      fixed ? "lagged" : "lagged-ec", r->cfg.dt, acc, e, steps,
-                      fixed ? 0L : r->work.n_reject_error, it);
-        if (fixed) {
-            study_set_metricf(ctx, e, "error-control.lagged.e_dt%g", r->cfg.dt);
-        } else {
-            study_set_metricf(ctx, e, "error-control.lagged-ec.e_a%g", a);
-            study_set_metricf(ctx, (double)r->work.n_steps, "error-control.lagged-ec.steps_a%g", a);
-        }
-    }
-    /* what error control does with a: the error at the finest level over the coarsest, the fitted
-     * slope of log e against log a (local error a per step of a first-order scheme: h ~ a^(1/2)
-     * and e ~ N a ~ a^(1/2); formulation-convex §15.5), and the largest rise of the error when a
-     * falls by one level (0 when it always falls) */
-    study_set_metric(ctx, "error-control.lagged-ec.finest_over_coarsest",
-                     el[ERRCTL_NLEVEL - 1] / el[0]);
+/* The accuracy ladder's metrics of one estimator, error-control.NAME.*: the error at the finest
+ * level over the coarsest, the fitted slope of log e against log a over the three finest levels,
+ * the largest relative rise of the error when a falls by one level (negative when it always
+ * falls: then the smallest fall, with its sign), and the
+ * largest gain in Newton iterations of fixed steps at equal error (log-log along the ladder) */
+static void ladder_metrics(study_ctx* ctx, const char* name, const double* el, const double* itl,
+                           int nf, const double* ef, const double* itf, double* rise_out,
+                           double* slope_out, double* gain_out) {
+    study_set_metricf(ctx, el[ERRCTL_NLEVEL - 1] / el[0], "error-control.%s.finest_over_coarsest",
+                      name);
     ccb_an_fit fit; /* over the three finest levels, where every case refines */
     ccb_an_fit_order(3, k_levels + ERRCTL_NLEVEL - 3, el + ERRCTL_NLEVEL - 3, &fit);
-    study_set_metric(ctx, "error-control.lagged-ec.slope_fine", fit.order);
-    /* at the coarsest level no step is rejected on these cases: two half steps of dt, i.e. the
-     * fixed run at dt/2 (the second of the ladder) up to the Newton solves' tolerance */
-    study_set_metric(ctx, "error-control.lagged-ec.coarsest_over_fixed_half", el[0] / ef[1]);
-    double rise = 0.0;
-    for (int l = 1; l < ERRCTL_NLEVEL; ++l) {
+    study_set_metricf(ctx, fit.order, "error-control.%s.slope_fine", name);
+    double rise = el[1] / el[0] - 1.0; /* < 0: the error falls at every level, by -rise at least */
+    for (int l = 2; l < ERRCTL_NLEVEL; ++l) {
         rise = fmax(rise, el[l] / el[l - 1] - 1.0);
     }
-    study_set_metric(ctx, "error-control.lagged-ec.largest_rise", rise);
-    /* equal error: fixed steps' Newton iterations at each level's error (log-log along the
-     * ladder), over error control's */
+    study_set_metricf(ctx, rise, "error-control.%s.largest_rise", name);
     double gmax = NAN;
     for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
         const double g = ccb_an_loglog_at(nf, ef, itf, el[l]) / itl[l];
@@ -127,7 +103,57 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
             gmax = isnan(gmax) ? g : fmax(gmax, g);
         }
     }
-    study_set_metric(ctx, "error-control.lagged-ec.gain_iterations_max", gmax);
+    study_set_metricf(ctx, gmax, "error-control.%s.gain_iterations_max", name);
+    *rise_out = rise, *slope_out = fit.order, *gain_out = gmax;
+}
+
+int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const errctl_def* d) {
+    const study_batch* b = fd->b;
+    const run_record* ref = &b->rec[0];
+    const int nf = nfixed(d);
+    double ef[ERRCTL_MAX_FIXED], itf[ERRCTL_MAX_FIXED];
+    double el[EST_COUNT][ERRCTL_NLEVEL], itl[EST_COUNT][ERRCTL_NLEVEL];
+    strbuf tab = {0}, md = {0};
+    for (int i = 1; i < b->n; ++i) {
+        const run_record* r = &b->rec[i];
+        const int fixed = i <= nf;
+        const int est = fixed ? -1 : (i - 1 - nf) / ERRCTL_NLEVEL;
+        const int lev = fixed ? -1 : (i - 1 - nf) % ERRCTL_NLEVEL;
+        const char* name = fixed ? "lagged" : k_est_name[est];
+        const double e = run_error(r, ref), it = (double)r->total_iters;
+        if (fixed) {
+            ef[i - 1] = e, itf[i - 1] = it;
+        } else {
+            el[est][lev] = e, itl[est][lev] = it;
+        }
+        const double a = fixed ? NAN : k_levels[lev];
+        const long steps = fixed ? r->nsteps : r->work.n_steps;
+        strbuf_printf(&tab, "%s,%g,%g,%.6e,%ld,%ld,%ld,%.0f,%.6g\n", name, r->cfg.dt, a, e, steps,
+                      fixed ? 0L : r->work.n_reject_error, fixed ? 0L : r->work.n_fail_newton, it,
+                      r->wall_time);
+        char acc[32] = "—";
+        if (!fixed) {
+            snprintf(acc, sizeof acc, "%g", a);
+        }
+        strbuf_printf(&md, "| %s | %g | %s | %.3e | %ld | %ld | %.0f |\n", name, r->cfg.dt, acc, e,
+                      steps, fixed ? 0L : r->work.n_reject_error, it);
+        if (fixed) {
+            study_set_metricf(ctx, e, "error-control.lagged.e_dt%g", r->cfg.dt);
+        } else {
+            study_set_metricf(ctx, e, "error-control.%s.e_a%g", name, a);
+            study_set_metricf(ctx, (double)r->work.n_steps, "error-control.%s.steps_a%g", name, a);
+        }
+    }
+    double rise[EST_COUNT], slope[EST_COUNT], gain[EST_COUNT];
+    for (int e = 0; e < EST_COUNT; ++e) {
+        ladder_metrics(ctx, k_est_name[e], el[e], itl[e], nf, ef, itf, &rise[e], &slope[e],
+                       &gain[e]);
+    }
+    /* CENIC's at the coarsest level, where no step is rejected on these cases: two half steps of
+     * dt, i.e. the fixed run at dt/2 (the second of the ladder) up to the Newton solves'
+     * tolerance (formulation-convex §15.2) */
+    study_set_metric(ctx, "error-control.lagged-ec-cenic.coarsest_over_fixed_half",
+                     el[EST_CENIC][0] / ef[1]);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/error_control.csv", dir);
     int rc = study_write_table(path,
@@ -137,20 +163,25 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
     study_report(
         ctx,
         "e_q against fixed-step Lagged at dt = %g s (the discretization's own limit). "
-        "lagged-ec samples every %g s, its largest step; steps are its accepted internal "
-        "steps.\n\n| run | dt [s] | accuracy | e_q | steps | rejections | Newton iterations "
-        "|\n|---|---|---|---|---|---|---|\n%s\nlagged-ec at a = 1e-3 ... 1e-8: e_q = ",
+        "Both error-controlled runs sample every %g s, their largest step; steps are accepted "
+        "internal steps. lagged-ec is ccb's estimator (step doubling, the lag defect of Lagged's "
+        "friction, local extrapolation: formulation-convex §15.6-15.7), lagged-ec-cenic CENIC's "
+        "(step doubling alone, the half steps propagated).\n\n| run | dt [s] | accuracy | e_q | "
+        "steps | rejections | Newton iterations |\n|---|---|---|---|---|---|---|\n%s\n",
         d->dt_ref, d->dt, md.s ? md.s : "");
-    for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
-        study_report(ctx, "%s%.3e", l ? ", " : "", el[l]);
+    for (int e = 0; e < EST_COUNT; ++e) {
+        study_report(ctx, "%s at a = 1e-3 ... 1e-8: e_q = ", k_est_name[e]);
+        for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
+            study_report(ctx, "%s%.3e", l ? ", " : "", el[e][l]);
+        }
+        study_report(ctx,
+                     "; finest/coarsest %.3g, slope of log e_q against log a over the three "
+                     "finest levels %.3f, largest relative rise between neighbouring levels %.3g (negative: the "
+                     "error falls at every level); largest gain in Newton iterations over fixed "
+                     "steps at equal error %.3g (nan: no level inside the fixed ladder's "
+                     "errors).\n\n",
+                     el[e][ERRCTL_NLEVEL - 1] / el[e][0], slope[e], rise[e], gain[e]);
     }
-    study_report(ctx,
-                 "; finest/coarsest %.3g, slope of log e_q against log a over the three finest "
-                 "levels %.3f (1/2 if the global error is the sum of the local ones), largest rise "
-                 "between neighbouring levels %.3g; largest gain in "
-                 "Newton iterations over fixed steps at equal error %.3g (nan: no level inside the "
-                 "fixed ladder's errors).\n\n",
-                 el[ERRCTL_NLEVEL - 1] / el[0], fit.order, rise, gmax);
     free(tab.s);
     free(md.s);
     return rc;

@@ -96,6 +96,7 @@ typedef struct opts {
     const char* variants; /* --variants SPEC (bench, compare) */
     /* solver variant */
     const char *solver, *coupling, *friction, *tals, *jacobian, *estimator, *gsl_method;
+    const char *lag_estimate, *extrapolate; /* the convex step's error control, on|off */
     double accuracy, h, gsl_tol;
     int have_accuracy, have_h, have_gsl_tol, error_control;
     const char* sets[64];
@@ -155,7 +156,7 @@ static unsigned parse_perturb(const char* val) {
 enum {
     OPT_APPROX = 256, OPT_DT, OPT_T_FINAL, OPT_SET, OPT_OUT, OPT_JOBS, OPT_NO_FIGURES, OPT_KAPPA,
     OPT_RTOL, OPT_DELASSUS, OPT_LINSOLVE, OPT_PATTERN, OPT_STOP_SCALE, OPT_RECORD_EVERY,
-    OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_JACOBIAN,
+    OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_LAG_ESTIMATE, OPT_EXTRAPOLATE, OPT_JACOBIAN,
     OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
     OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
     OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS, OPT_SENSITIVITY, OPT_PERTURB
@@ -182,6 +183,8 @@ static const struct option k_long[] = {
     {"coupling", required_argument, NULL, OPT_COUPLING},
     {"friction", required_argument, NULL, OPT_FRICTION},
     {"tals", required_argument, NULL, OPT_TALS},
+    {"lag-estimate", required_argument, NULL, OPT_LAG_ESTIMATE},
+    {"extrapolate", required_argument, NULL, OPT_EXTRAPOLATE},
     {"jacobian", required_argument, NULL, OPT_JACOBIAN},
     {"estimator", required_argument, NULL, OPT_ESTIMATOR},
     {"gsl-method", required_argument, NULL, OPT_GSL_METHOD},
@@ -448,10 +451,13 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->friction = val;
             break;
         case OPT_TALS:
+        case OPT_LAG_ESTIMATE:
+        case OPT_EXTRAPOLATE:
             if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0) {
-                die_usage("--tals expects on or off (got '%s')", val);
+                die_usage("--%s expects on or off (got '%s')", name, val);
             }
-            o->tals = val;
+            *(c == OPT_TALS ? &o->tals : c == OPT_LAG_ESTIMATE ? &o->lag_estimate : &o->extrapolate) =
+                val;
             break;
         case OPT_JACOBIAN:
             validate_enum("--jacobian", CCB_ENUM_IE_NEWTON, val);
@@ -635,7 +641,8 @@ static int pick(const char* opt, const char* val, const char* const* names) {
 
 /* The solver variant options of `ccb run` and `ccb bench`. */
 #define VARIANT_OPTS                                                                               \
-    "solver coupling friction tals jacobian accuracy error-control h estimator gsl-method gsl-tol"
+    "solver coupling friction tals jacobian accuracy error-control lag-estimate extrapolate h "     \
+    "estimator gsl-method gsl-tol"
 #define VARIANT_HELP                                                                               \
     "  --solver newton|tamsi|ie|rk3|gsl   solver (default newton: the convex approximation of\n"   \
     "                         --approx); ie/rk3/gsl integrate the continuous model and sample\n"   \
@@ -651,6 +658,8 @@ static int pick(const char* opt, const char* val, const char* const* names) {
     "  --accuracy A           error target a: implicit Euler (weighted max-norm of x, Newton\n"   \
     "                         tolerance 0.05 a; default 0.1), newton (max-norm of the error of q\n" \
     "                         [m, rad] per internal step; default 1e-4)\n"                        \
+    "  --lag-estimate on|off, --extrapolate on|off   newton's error control (default on;\n"  \
+    "                         off: CENIC's; formulation-convex §15.6-7)\n"                        \
     "  --h S                  integrator step (fixed) or first step (error control, GSL)\n"        \
     "                         [s] (default dt; dt must be a whole number of fixed steps)\n"        \
     "  --estimator trapezoid|doubling   error estimate (default trapezoid)\n"                      \
@@ -674,6 +683,10 @@ static void check_applicable(const opts* o, const run_config* cfg) {
         {o->have_h, ode, "--h", "ie, rk3 and gsl"},
         {o->have_accuracy, ie || newton, "--accuracy", "ie and newton"},
         {o->error_control, ie || newton, "--error-control", "ie and newton"},
+        {o->lag_estimate != NULL, newton && sc->ec.enabled, "--lag-estimate",
+         "newton --error-control"},
+        {o->extrapolate != NULL, newton && sc->ec.enabled, "--extrapolate",
+         "newton --error-control"},
         {o->jacobian != NULL, ie, "--jacobian", "ie"},
         {o->estimator != NULL, ie, "--estimator", "ie"},
         {o->have_gsl_tol, gsl, "--gsl-tol", "gsl"},
@@ -756,6 +769,15 @@ static void apply_variant_opts(const opts* o, run_config* cfg) {
             sc->ode.error_control = 1;
         }
     }
+    if (newton && (o->lag_estimate || o->extrapolate)) { /* formulation-convex §15.6-15.7 */
+        static const char* const names[] = {"off", "on", NULL};
+        if (o->lag_estimate) {
+            sc->ec.lag_estimate = pick("--lag-estimate", o->lag_estimate, names);
+        }
+        if (o->extrapolate) {
+            sc->ec.extrapolate = pick("--extrapolate", o->extrapolate, names);
+        }
+    }
     if (o->max_iter > 0) {
         sc->tamsi.max_iterations = o->max_iter;
         sc->ode.max_newton = o->max_iter;
@@ -835,7 +857,11 @@ static const char* const k_solver_notes[] = {
     "spec's A v); eps_r = 1e-5.",
     "newton --error-control (variants lagged-ec, lagged-reg-ec; CENIC, formulation-convex §15): "
     "step doubling on the convex step, error = max-norm of q_full - q_half [m, rad] (CENIC's "
-    "norm), accuracy a = 1e-4 by default, first and largest internal step dt, implicit Euler's "
+    "norm) and, for Lagged, at least the lag defect dt w mu |gamma_n - gamma_n0| |t_s| of its "
+    "friction (formulation-convex §15.6; --lag-estimate off: step doubling alone, as CENIC), "
+    "local extrapolation 2 (q, v)_half - (q, v)_full except where a contact closes or opens in "
+    "the step (§15.7; --extrapolate off: the half steps propagated, as CENIC), "
+    "accuracy a = 1e-4 by default, first and largest internal step dt, implicit Euler's "
     "step-size rule (error order 2), Newton's own tolerance kept (CENIC: 1e-3 a), h_min = 1e-9 s, "
     "at most 1e6 solves per interval; not offered for SAP and Similar (their models change with "
     "the step).",
@@ -964,10 +990,9 @@ static const char* k_run_help =
     "  --pattern near|all     Hessian block pattern: the clique pairs of the contacts that may\n"
     "                         carry an impulse (default), or of every contact; the same matrix\n"
     "                         in another fill-reducing order (another round-off)\n"
-    "  --record-every N       write every N-th step to trajectory.csv (default 1)\n"
+    "  --record-every N       write every N-th step (default 1)\n"
     "  --physics              also write physics.csv: the physics metrics of every step\n"
-    "                         (Signorini, friction cone, maximum dissipation, complementarity,\n"
-    "                         momentum balance; docs/formulation-convex.md §14)\n"                 \
+    "                         (docs/formulation-convex.md §14)\n"                                 \
     "  --export-fclib FILE --export-steps LIST   FCLIB problems of the listed steps (README)\n"
     "  --perturb LIST         round-off perturbations (docs/cases.md §10): contacts (the contacts of\n"
     "                         every step reversed), ulp (every initial position one ulp up),\n"
@@ -975,8 +1000,8 @@ static const char* k_run_help =
     "                         down); comma-separated\n" VARIANT_HELP
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step),\n"
-    "times.csv (wall times per step) and meta.json, atomically. Exit 1 if a step's solve fails (the run stops there and meta.json\n"
-    "says \"failed\").\n";
+    "times.csv (wall times per step) and meta.json, atomically. Exit 1 if a step's solve\n"
+    "fails (the run stops there; meta.json says \"failed\").\n";
 
 #define RUN_OPTS                                                                                   \
     "variant approx dt t-final set out rtol max-iterations stop-scale kappa delassus "             \
@@ -1247,6 +1272,14 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
                 ARG("--error-control");
                 ARG("--accuracy");
                 ARG("%.17g", sc->ec.accuracy);
+                if (!sc->ec.lag_estimate) {
+                    ARG("--lag-estimate");
+                    ARG("off");
+                }
+                if (!sc->ec.extrapolate) {
+                    ARG("--extrapolate");
+                    ARG("off");
+                }
             }
             if (np->eps_r != nd->eps_r) {
                 ARG("--rtol");

@@ -530,7 +530,7 @@ static const case_std k_std = {
 
 /* ---- study error-control: lagged-ec against fixed steps (formulation-convex §15;
  * errctl_study.c) ---------------------------------------------------------------------------- */
-STUDY_HOOKS(ec, errctl, errctl_def, {2e-3, 1e-5, 0, 4})
+STUDY_HOOKS(ec, errctl, errctl_def, {2e-3, 1e-6, 0, 4})
 static const fig_study k_error_control = {
     .claim = ERRCTL_CLAIM,
     .make_runs = ec_runs,

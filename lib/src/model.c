@@ -1222,6 +1222,15 @@ void ccb_body_qdot(const ccb_body* b, const double* qb, const double* vb, double
     }
 }
 
+void ccb_body_normalize(const ccb_body* b, double* qb) {
+    if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
+        const double n = sqrt(qb[3] * qb[3] + qb[4] * qb[4] + qb[5] * qb[5] + qb[6] * qb[6]);
+        for (int k = 3; k < 7; ++k) {
+            qb[k] /= n;
+        }
+    }
+}
+
 void ccb_body_integrate(const ccb_body* b, const double* q0b, const double* vb, double dt,
                         double* qb) {
     if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
@@ -1230,10 +1239,7 @@ void ccb_body_integrate(const ccb_body* b, const double* q0b, const double* vb, 
         for (int k = 0; k < 7; ++k) {
             qb[k] = q0b[k] + dt * qd[k];
         }
-        const double n = sqrt(qb[3] * qb[3] + qb[4] * qb[4] + qb[5] * qb[5] + qb[6] * qb[6]);
-        for (int k = 3; k < 7; ++k) {
-            qb[k] /= n; /* renormalize the quaternion */
-        }
+        ccb_body_normalize(b, qb); /* back onto the unit quaternions */
         return;
     }
     for (int k = 0; k < b->nq; ++k) {

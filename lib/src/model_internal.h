@@ -133,6 +133,8 @@ static inline double ccb_body_damping(const ccb_body* b, int k) {
 }
 /* qdot_b = N(q_b) v_b (planar: N = I; free: quat' = 1/2 (0, w) (x) quat). */
 void ccb_body_qdot(const ccb_body* b, const double* qb, const double* vb, double* qdot);
+/* Puts a free body's quaternion back onto the unit sphere (other bodies: nothing to do). */
+void ccb_body_normalize(const ccb_body* b, double* qb);
 /* q_b = q0_b + dt N(q0_b) v_b (symplectic Euler position update, formulation-convex §1.1). */
 void ccb_body_integrate(const ccb_body* b, const double* q0b, const double* vb, double dt,
                         double* qb);

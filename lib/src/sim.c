@@ -12,6 +12,7 @@
 
 #include "ccb/alloc.h"
 #include "ccb/names.h"
+#include "approx_internal.h"
 #include "sim_internal.h"
 
 /* The solvers by ccb_solver (the enum indexes this table). */
@@ -49,6 +50,8 @@ ccb_sim_params ccb_sim_params_default(void) {
     p.ec.accuracy = 1e-4;
     p.ec.h_min = 1e-9;
     p.ec.max_solves = 1000000;
+    p.ec.lag_estimate = 1;
+    p.ec.extrapolate = 1;
     return p;
 }
 
@@ -93,6 +96,12 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
                           "error control: h_min must be finite, > 0 and <= dt = %g s (got %g)",
                           p->dt, ec->h_min);
+    }
+    if ((ec->lag_estimate != 0 && ec->lag_estimate != 1) ||
+        (ec->extrapolate != 0 && ec->extrapolate != 1)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "error control: lag_estimate and extrapolate must be 0 or 1 (got %d, %d)",
+                          ec->lag_estimate, ec->extrapolate);
     }
     if (ec->max_solves < 3) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
@@ -368,9 +377,53 @@ static void merge_counters(double* acc, const double* c) {
     }
 }
 
+/* 1 if a contact of the step just solved closes or opens within it: overlap at its start and no
+ * normal impulse, or the reverse (formulation-convex §15.7: there the step is not smooth in h and
+ * is not extrapolated). */
+static int contact_event(const ccb_sim* sim) {
+    for (int i = 0; i < sim->nresults; ++i) {
+        const ccb_contact_result* r = &sim->results[i];
+        if ((r->geometry.phi0 < 0.0) != (r->gamma[2] > 0.0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The approximations whose friction bound is the normal impulse at the start of the step,
+ * gamma_n0 (Lagged and regularized Lagged, formulation-convex §5, §7: they share the law). */
+static int friction_lags(const ccb_approx* a) {
+    return a->eval == ccb_lagged_eval;
+}
+
+/* The lag defect of the step just solved (formulation-convex §15.6): the largest, over contacts,
+ * of dt w mu |gamma_n - gamma_n0| |t_s|, the contact velocity the friction would change by if
+ * its bound were the step's own normal impulse (w the Delassus estimate, §4.2), carried over one
+ * sampling interval dt. */
+static double lag_defect(ccb_sim* sim) {
+    double e = 0.0;
+    for (int i = 0; i < sim->nresults; ++i) {
+        const ccb_contact_result* r = &sim->results[i];
+        if (r->gamma[2] == 0.0 && r->geometry.phi0 >= 0.0) {
+            continue; /* gamma_n0 = 0 without overlap (and a deferred contact is never completed) */
+        }
+        const ccb_constraint* c = ccb_problem_constraint(sim->problem, i);
+        const ccb_contact_input* in = ccb_problem_contact_input(sim->problem, i);
+        if (c == NULL || in == NULL) {
+            continue; /* not reached: the contact was completed by the solve */
+        }
+        const double vt = hypot(r->vc[0], r->vc[1]);
+        const double ts = vt / sqrt(vt * vt + c->eps_s * c->eps_s); /* |t_s|, formulation-convex §3 */
+        e = fmax(e, sim->prm.dt * in->w * c->mu * fabs(r->gamma[2] - c->gn0) * ts);
+    }
+    return e;
+}
+
 /* One error-controlled attempt of step h from (t, ec_q, ec_v): the full step, the two half steps
- * (formulation-convex §15.1), their solves' counters merged into acc; *err = |q_full - q_half|_inf.
- * The candidates are ec_q2/ec_v2. */
+ * (formulation-convex §15.1), their solves' counters merged into acc; *err = |q_full - q_half|_inf
+ * and, with lag_estimate, the full step's lag defect (§15.6). The candidate is ec_q2/ec_v2: the
+ * second half step's state, or with extrapolate the Richardson combination 2 (q~, v~) - (q, v)
+ * of the full step and the half steps unless a contact closes or opens in any of them (§15.7). */
 static ccb_status ec_attempt(ccb_sim* sim, double t, double h, double* acc, double* err) {
     const ccb_model* m = sim->model;
     const size_t nv = (size_t)m->nv;
@@ -382,6 +435,9 @@ static ccb_status ec_attempt(ccb_sim* sim, double t, double h, double* acc, doub
         return s;
     }
     memcpy(sim->ec_vf, v, nv * sizeof(double));
+    const ccb_sim_ec_params* ec = &sim->prm.ec;
+    const double elag = ec->lag_estimate && friction_lags(sim->prm.approx) ? lag_defect(sim) : 0.0;
+    int event = ec->extrapolate && contact_event(sim);
     /* first half step: same start and contacts, guess (v0 + v_full)/2 (CENIC) */
     for (size_t i = 0; i < nv; ++i) {
         sim->ec_g[i] = 0.5 * (sim->ec_v[i] + sim->ec_vf[i]);
@@ -393,6 +449,7 @@ static ccb_status ec_attempt(ccb_sim* sim, double t, double h, double* acc, doub
         return s;
     }
     memcpy(sim->ec_vh, v, nv * sizeof(double));
+    event = event || (ec->extrapolate && contact_event(sim));
     /* second half step from (t + h/2, q_half1), guess v_full */
     s = frozen_step(sim, t + 0.5 * h, 0.5 * h, sim->ec_qh, sim->ec_vh, sim->ec_vf, 0, sim->ec_q2,
                     &v);
@@ -402,11 +459,26 @@ static ccb_status ec_attempt(ccb_sim* sim, double t, double h, double* acc, doub
         return s;
     }
     memcpy(sim->ec_v2, v, nv * sizeof(double));
+    event = event || (ec->extrapolate && contact_event(sim));
     double e = 0.0;
     for (int i = 0; i < m->nq; ++i) { /* CENIC, Sec. V-E: infinity norm over q */
         e = fmax(e, fabs(sim->ec_qf[i] - sim->ec_q2[i]));
     }
-    *err = e;
+    *err = fmax(e, elag);
+    if (ec->extrapolate && !event) { /* local extrapolation, formulation-convex §15.7 */
+        for (int i = 0; i < m->nq; ++i) {
+            sim->ec_q2[i] = 2.0 * sim->ec_q2[i] - sim->ec_qf[i];
+        }
+        for (size_t i = 0; i < nv; ++i) {
+            sim->ec_v2[i] = 2.0 * sim->ec_v2[i] - sim->ec_vf[i];
+        }
+        for (int i = 0; i < m->nbodies; ++i) { /* back onto the unit quaternions */
+            const ccb_body* b = &m->bodies[i];
+            if (b->nq > 0) {
+                ccb_body_normalize(b, sim->ec_q2 + b->qoff);
+            }
+        }
+    }
     return CCB_OK;
 }
 

@@ -86,7 +86,8 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     if (p->ec.enabled) { /* formulation-convex §15 */
         const ccb_sim_ec_work* w = &sim->ec_work;
         DESCRIBE_NUM("solver.accuracy", p->ec.accuracy);
-        DESCRIBE_TEXT("solver.error_estimator", "doubling");
+        DESCRIBE_TEXT("solver.error_estimator", p->ec.lag_estimate ? "doubling+lag" : "doubling");
+        DESCRIBE_FLAG("solver.extrapolate", p->ec.extrapolate);
         DESCRIBE_NUM("solver.h_max", p->dt);
         DESCRIBE_NUM("solver.h_min", p->ec.h_min);
         DESCRIBE_NUM("work.steps", w->n_steps);

@@ -47,8 +47,10 @@ CCB_API const char* ccb_solver_name(ccb_solver s);
  * dt, but in internal steps h <= dt chosen by step doubling: from (t, q, v) one convex step of h
  * (q_full) and two of h/2 (q_half; the first from the guess (v + v_full)/2 with the contacts of
  * the full step, the second from (t + h/2, q_half1) with the guess v_full), error estimate
- * e = |q_full - q_half|_inf over the generalized positions, the step-size rule of
- * formulation-tamsi-hydro §B.6 (error order 2), the two half steps propagated. A solve that
+ * e = |q_full - q_half|_inf over the generalized positions (with lag_estimate, at least the lag
+ * defect of formulation-convex §15.6), the step-size rule of formulation-tamsi-hydro §B.6 (error
+ * order 2), the extrapolated pair (extrapolate, formulation-convex §15.7) or the two half steps
+ * propagated. A solve that
  * does not converge halves h. Off, a step is one convex step of dt, bit for bit as before. */
 typedef struct ccb_sim_ec_params {
     int enabled;     /* 0: fixed steps of dt (default); 1: error control (solver NEWTON only) */
@@ -56,6 +58,16 @@ typedef struct ccb_sim_ec_params {
     double h_min;    /* smallest internal step [s] (CCB_E_LIMIT below it); default 1e-9 */
     long max_solves; /* work limit: convex solves per sampling interval (CCB_E_LIMIT beyond it);
                         default 1000000 */
+    /* 1 (default): the estimate also bounds the lag defect of Lagged's friction, the friction
+     * impulse a step misses because its bound is the normal impulse at the step's start
+     * (formulation-convex §15.6; Lagged and regularized Lagged only); 0: step doubling alone,
+     * as CENIC */
+    int lag_estimate;
+    /* 1 (default): propagate the Richardson combination 2 (q~, v~) - (q_full, v_full) of the two
+     * half steps and the full step, second order where the step is smooth, and the half steps'
+     * state where a contact closes or opens within it (formulation-convex §15.7); 0: the half
+     * steps' state, as CENIC */
+    int extrapolate;
 } ccb_sim_ec_params;
 
 /* Work of the error control since the last set_state (zeros when it is off). */
