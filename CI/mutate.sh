@@ -58,6 +58,10 @@ mutants=(
   "tamsi-hc|TAMSI residual|lib/src/tamsi.c|const double x1 = 1.0 - in->d * vc[2], x2 = -in->k * ws->phi[i] - hs * in->k * vc[2];|const double x1 = 1.0 + in->d * vc[2], x2 = -in->k * ws->phi[i] - hs * in->k * vc[2];"
   # the error controller's exponent for a first-order local error (1/2) replaced by 1
   "error-controller|error controller|lib/src/errctl.c|hn = err == 0.0 ? 5.0 * h : 0.9 * h * sqrt(a / err);|hn = err == 0.0 ? 5.0 * h : 0.9 * h * (a / err);"
+  # the lag defect over the internal step h instead of the sampling interval dt
+  "ec-lag-defect|error estimate: lag defect|lib/src/sim.c|e = fmax(e, sim->prm.dt * in->w * c->mu * fabs(r->gamma[2] - c->gn0) * ts);|e = fmax(e, sim->h_last * in->w * c->mu * fabs(r->gamma[2] - c->gn0) * ts);"
+  # local extrapolation of the positions only
+  "ec-extrapolate|error control: local extrapolation|lib/src/sim.c|sim->ec_v2[i] = 2.0 * sim->ec_v2[i] - sim->ec_vf[i];|sim->ec_v2[i] = sim->ec_v2[i];"
   # implicit Euler's residual with half the step
   "implicit-euler|implicit Euler residual|lib/src/ode_ie.c|o->r[i] = o->x[i] - x0[i] - h * o->r[i];|o->r[i] = o->x[i] - x0[i] - 0.5 * h * o->r[i];"
   # hydroelastic: the polygon centroid weights of a triangle fan (1/3 -> 1/2)

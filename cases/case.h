@@ -190,6 +190,13 @@ typedef struct case_std {
 /* The standard error of the cases with a reference run: e_q, the RMS over the run of |q - q_ref|
  * on the run's grid (cases.md §1.4; analysis ccb_an_rms_error). */
 double std_error_q(const struct run_record* r, const struct run_record* ref, const double* P);
+/* The local error of restarted intervals (issue 24: a chaotic case's error that measures the
+ * method, not the divergence of two trajectories): from the reference's state at every multiple
+ * k H of H inside the reference run, the run's configuration (variant, dt) integrates one
+ * interval H, and e_loc = (mean over k of |q(k H + H) - q_ref(k H + H)|^2)^(1/2) [m and -]. H must
+ * be a whole number of steps of both runs. A first-order method's e_loc falls as dt: the sum of
+ * H/dt local errors of O(dt^2). NAN for failed runs, peer runs or a step that fails. */
+double std_local_error(const struct run_record* r, const struct run_record* ref, double H);
 
 typedef struct case_desc {
     const char* name;

@@ -1087,16 +1087,26 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     return rc;
 }
 
-/* ---- standard studies (std.c): e_q over the first impacts ------------------------------------ */
+/* ---- standard studies (std.c): the local error of restarted intervals ------------------------ */
+/* The interval of the restarts: the ladder's largest dt, a whole number of steps of every run. */
+#define STD_H 4e-3
+static double clutter_std_error(const run_record* r, const run_record* ref, const double* P) {
+    (void)P;
+    return std_local_error(r, ref, STD_H);
+}
 static const case_std k_std = {
-    "e_q", "m and -",
-    "RMS over [0, 0.16] s of |q - q_ref| (positions and unit quaternions of the 40 bodies) on the "
-    "run's grid, q_ref: Lagged at the smallest dt / 10. The window holds the first impacts of "
-    "the two lowest layers; later the pile is chaotic (measured: at T = 0.3 s a 2x change of dt "
-    "moves single objects by centimetres, e_q ~ 0.2 with no order), so e_q would measure "
-    "divergence, not error. Figs. 15-19 study the whole 3 s.",
-    std_error_q, STD_REF_RUN, "lagged", 10.0, 0.16, 0.16, {4e-3, 2e-3, 1e-3}, 3, {4e-3, 2e-3}, 2,
-    NULL, 0};
+    "e_loc", "m and -",
+    "the local error of restarted intervals, not the error of one trajectory: from the "
+    "reference's state (Lagged at the smallest dt / 10) at every multiple of 4 ms in [0, 0.16] s "
+    "the run's variant integrates one interval of 4 ms at its own dt, and e_loc is the RMS over "
+    "the restarts of |q - q_ref| at the interval's end (positions and unit quaternions of the 40 "
+    "bodies; std_local_error). The pile is chaotic (at T = 0.3 s a 2x change of dt moves single "
+    "objects by centimetres), so the RMS of one trajectory against another measures their "
+    "divergence (measured before: Lagged e_q 0.188, 0.191, 0.017 at dt = 4, 2, 1 ms, no "
+    "order); a 4 ms interval from a common state measures the method. The window holds the first "
+    "impacts of the two lowest layers. Figs. 15-19 study the whole 3 s with ensembles.",
+    clutter_std_error, STD_REF_RUN, "lagged", 10.0, 0.16, 0.16, {4e-3, 2e-3, 1e-3}, 3,
+    {4e-3, 2e-3}, 2, NULL, 0};
 
 static const fig_study k_fig15 = {
     .claim = "impacts dominate until ~2 s with more iterations and higher kappa; during that "

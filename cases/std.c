@@ -38,6 +38,51 @@ double std_error_q(const run_record* r, const run_record* ref, const double* P) 
     return e;
 }
 
+double std_local_error(const run_record* r, const run_record* ref, double H) {
+    if (ref == NULL || r->status != CCB_OK || ref->status != CCB_OK ||
+        r->cfg.solver.peer != RUN_PEER_NONE || !(H > 0) || r->nq != ref->nq ||
+        r->nv != ref->nv) {
+        return NAN;
+    }
+    const long n = lround(H / r->cfg.dt), nr = lround(H / ref->cfg.dt);
+    if (n < 1 || nr < 1 || fabs((double)n * r->cfg.dt - H) > 1e-9 * H ||
+        fabs((double)nr * ref->cfg.dt - H) > 1e-9 * H) {
+        return NAN; /* H must be a whole number of steps of both */
+    }
+    const long K = ref->nsteps / nr; /* intervals [k H, (k + 1) H] inside the reference */
+    const int nq = ref->nq, nv = ref->nv;
+    run_record tmp;
+    memset(&tmp, 0, sizeof tmp);
+    ccb_model* model = NULL;
+    void* data = NULL;
+    ccb_sim* sim = NULL;
+    char msg[256];
+    double sum = 0.0;
+    int ok = K >= 1 && run_setup(&r->cfg, &tmp, &model, &data, &sim, msg, sizeof msg) == 0;
+    for (long k = 0; ok && k < K; ++k) { /* restart from the reference's state at k H */
+        const double* q0 = ref->q + (size_t)(k * nr) * (size_t)nq;
+        const double* v0 = ref->v + (size_t)(k * nr) * (size_t)nv;
+        ok = ccb_sim_set_state(sim, (double)(k * nr) * ref->cfg.dt, q0, v0) == CCB_OK;
+        for (long j = 0; ok && j < n; ++j) {
+            ok = ccb_sim_step(sim) == CCB_OK;
+        }
+        const double* q1 = ref->q + (size_t)((k + 1) * nr) * (size_t)nq;
+        double e2 = 0.0;
+        for (int i = 0; ok && i < nq; ++i) {
+            const double d = ccb_sim_q(sim)[i] - q1[i];
+            e2 += d * d;
+        }
+        sum += e2;
+    }
+    ccb_sim_destroy(sim);
+    ccb_model_destroy(model);
+    if (r->cfg.cs->destroy) {
+        r->cfg.cs->destroy(data);
+    }
+    run_record_free(&tmp);
+    return ok ? sqrt(sum / (double)K) : NAN;
+}
+
 /* The sweep of one case: configurations, records, and what each run is. */
 typedef struct sweep_run {
     int variant;  /* index into vs */
