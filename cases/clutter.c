@@ -389,25 +389,29 @@ static int fig15_runs(study_ctx* ctx, study_batch* b) {
 typedef struct ens_stat {
     double mean, sem, median, lo, hi;
 } ens_stat;
-static ens_stat ens_of(const double* x) {
-    double y[FIG15_NENS], sum = 0, sq = 0;
+#define ENS_MAX 16
+static ens_stat ens_of_n(const double* x, int n) {
+    double y[ENS_MAX], sum = 0, sq = 0;
     ens_stat s = {NAN, NAN, NAN, INFINITY, -INFINITY};
-    for (int m = 0; m < FIG15_NENS; ++m) {
+    for (int m = 0; m < n; ++m) {
         y[m] = x[m];
         sum += x[m];
         s.lo = fmin(s.lo, x[m]);
         s.hi = fmax(s.hi, x[m]);
     }
-    s.median = ccb_an_median(y, FIG15_NENS);
-    s.mean = sum / FIG15_NENS;
-    for (int m = 0; m < FIG15_NENS; ++m) {
+    s.median = ccb_an_median(y, n);
+    s.mean = sum / n;
+    for (int m = 0; m < n; ++m) {
         sq += (x[m] - s.mean) * (x[m] - s.mean);
     }
-    s.sem = sqrt(sq / (FIG15_NENS - 1) / FIG15_NENS);
+    s.sem = sqrt(sq / (n - 1) / n);
     if (isnan(s.median) || isnan(s.mean)) {
         s.mean = s.sem = s.lo = s.hi = NAN;
     }
     return s;
+}
+static ens_stat ens_of(const double* x) {
+    return ens_of_n(x, FIG15_NENS);
 }
 static void ens_set(study_ctx* ctx, const char* name, const double* x, strbuf* md) {
     const ens_stat s = ens_of(x);
@@ -816,20 +820,67 @@ static int fig18_grid(study_ctx* ctx, run_config* cfg, int* ran) {
     return nrun;
 }
 
-/* fig18-19: the runs of the tier in the grid */
+/* The quick tier's ensemble of the k sweep (CLU-5b-q): the one-column pile settles differently
+ * for every k and for every ulp of its initial state (the slope of one pile per k moved by up to
+ * 0.056 under `ccb gate --sensitivity`, against a margin of 0.05), so Lagged and Similar also run
+ * the sweep k in [1e5, 1e11] from FIG18_NENS - 1 further initial states (RUN_PERTURB_MEMBER,
+ * without kappa), and the penetration's slope is fitted to the per-k median over the members. */
+#define FIG18_NENS 6
+#define FIG18_NKP 7 /* k_k18[1 .. 7]: 1e5 ... 1e11 */
+static int fig18_ens_model(int i) {
+    return k_models[i] == &ccb_approx_lagged || k_models[i] == &ccb_approx_similar;
+}
+static int fig18_nens(const study_ctx* ctx) {
+    int n = 0;
+    for (int i = 0; i < NMODEL; ++i) {
+        n += fig18_ens_model(i);
+    }
+    return ctx->tier == CASE_TIER_QUICK ? n * (FIG18_NENS - 1) * FIG18_NKP : 0;
+}
+
+/* fig18-19: the runs of the tier in the grid, then the quick tier's ensemble members (model, member
+ * 1 ..., k) */
 static int fig18_runs(study_ctx* ctx, study_batch* b) {
     run_config grid[NMODEL * NK];
     int ran[NMODEL * NK];
     const int nrun = fig18_grid(ctx, grid, ran);
-    if (study_batch_alloc(b, nrun) != 0) {
+    if (study_batch_alloc(b, nrun + fig18_nens(ctx)) != 0) {
         return 2;
     }
-    for (int x = 0, m = 0; x < NMODEL * NK; ++x) {
+    int m = 0;
+    for (int x = 0; x < NMODEL * NK; ++x) {
         if (ran[x]) {
             b->cfg[m++] = grid[x];
         }
     }
+    for (int i = 0; i < NMODEL && fig18_nens(ctx) > 0; ++i) {
+        for (int e = 1; fig18_ens_model(i) && e < FIG18_NENS; ++e) {
+            for (int j = 1; j <= FIG18_NKP; ++j) {
+                run_config* c = &b->cfg[m++];
+                *c = grid[i * NK + j];
+                c->newton.compute_kappa = 0;
+                c->perturb |= RUN_PERTURB_MEMBER(e);
+                const size_t n = strlen(c->label);
+                snprintf(c->label + n, sizeof c->label - n, "_m%d", e);
+                snprintf(c->out_dir, sizeof c->out_dir, "%s/%s/fig18-19/%s", ctx->out_root,
+                         ctx->cs->name, c->label);
+            }
+        }
+    }
+    b->n = m;
     return 0;
+}
+
+/* The record of ensemble member e >= 1 of model i at k_k18[1 + x] (the order of fig18_runs). */
+static const run_record* fig18_member(const fig_data* fd, const study_ctx* ctx, int i, int e,
+                                      int x) {
+    const int nens = fig18_nens(ctx);
+    int before = 0; /* ensemble models before i */
+    for (int l = 0; l < i; ++l) {
+        before += fig18_ens_model(l);
+    }
+    const int first = fd->b->n - nens;
+    return &fd->b->rec[first + (before * (FIG18_NENS - 1) + (e - 1)) * FIG18_NKP + x];
 }
 
 /* fig18-19, together: penetration, iterations and kappa against k (each record in its place of
@@ -853,7 +904,7 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         }
     }
     int rc = 0;
-    strbuf tab = {0}, md = {0}, f13 = {0};
+    strbuf tab = {0}, md = {0}, f13 = {0}, ens = {0};
     for (int i = 0; i < NMODEL; ++i) {
         const char* name = k_models[i]->name;
         double pen[NK], pen_tmean[NK], its[NK], kap[NK];
@@ -909,6 +960,38 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             slope = NAN;
         }
         study_set_metricf(ctx, slope, "clu5.%s.pen_slope", name);
+        if (fig18_nens(ctx) > 0 && fig18_ens_model(i)) { /* the quick tier's ensemble */
+            double pm[FIG18_NKP], mem[FIG18_NENS][FIG18_NKP], sl[FIG18_NENS];
+            for (int e = 0; e < FIG18_NENS; ++e) {
+                for (int x = 0; x < FIG18_NKP; ++x) {
+                    const run_record* r = e == 0 ? &rec[i * NK + 1 + x] : fig18_member(fd, ctx, i, e, x);
+                    const double t0 = r->cfg.t_final - 1.25, t1 = r->cfg.t_final + 1;
+                    mem[e][x] = r->status == CCB_OK ? obs_median(r, t0, t1, O_PEN) : NAN;
+                }
+                if (ccb_an_order(FIG18_NKP, &k_k18[1], mem[e], &sl[e], NULL, NULL) != 0) {
+                    sl[e] = NAN;
+                }
+            }
+            for (int x = 0; x < FIG18_NKP; ++x) {
+                double col[FIG18_NENS];
+                for (int e = 0; e < FIG18_NENS; ++e) {
+                    col[e] = mem[e][x];
+                }
+                pm[x] = ens_of_n(col, FIG18_NENS).median;
+            }
+            double es = NAN;
+            if (ccb_an_order(FIG18_NKP, &k_k18[1], pm, &es, NULL, NULL) != 0) {
+                es = NAN;
+            }
+            const ens_stat st = ens_of_n(sl, FIG18_NENS);
+            study_set_metricf(ctx, es, "clu5.%s.pen_slope.ens_median_pen", name);
+            study_set_metricf(ctx, st.mean, "clu5.%s.pen_slope.members_mean", name);
+            study_set_metricf(ctx, st.sem, "clu5.%s.pen_slope.members_sem", name);
+            study_set_metricf(ctx, st.lo, "clu5.%s.pen_slope.ens_min", name);
+            study_set_metricf(ctx, st.hi, "clu5.%s.pen_slope.ens_max", name);
+            strbuf_printf(&ens, "| %s | %.3f | %.3f | %.3f ± %.2g | [%.3f, %.3f] |\n", name, slope, es,
+                          st.mean, st.sem, st.lo, st.hi);
+        }
         study_set_metricf(ctx, pen[8] / pen[3], "clu5.%s.pen_1e12_over_1e7", name);
         study_set_metricf(ctx, its[3] / its[1], "clu7.%s.iterations_1e7_over_1e5", name);
         strbuf_printf(&md, "| %s | %.3g | %.3g | %.3g | %.3g | %.3g | %.3f | %.3f | %.3g | %.2f |\n",
@@ -944,16 +1027,25 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             "slope, 1e5-1e11 | pen(1e12)/pen(1e7) | it(1e7)/it(1e5) |\n"
             "|---|---|---|---|---|---|---|---|---|---|\n%s\n"
             "k = 1e13 N/m:\n\n| model | outcome | steps | all values finite | message |\n"
-            "|---|---|---|---|---|\n%s\n",
+            "|---|---|---|---|---|\n%s\n%s%s",
             quick ? " **Quick tier** (`ccb gate`, `make test`): one column of 10 objects "
                     "(side = 1) for k in [1e5, 1e11] (SAP also 1e12; nan: not run); k = 1e13 "
                     "on the paper's scene for its first 0.5 s (Similar 0.2 s)."
                   : "",
-            md.s ? md.s : "", f13.s ? f13.s : "");
+            md.s ? md.s : "", f13.s ? f13.s : "",
+            ens.s ? "Quick tier, CLU-5b-q: the one-column sweep from 6 initial states (member 0 "
+                    "above, 5 more each position one ulp up or down); slope of log pen against "
+                    "log k over 1e5 ... 1e11: member 0's, that of the per-k median over the "
+                    "members (the gate's), and the members' own slopes.\n\n| model | member 0 "
+                    "| per-k median | members' mean ± s.e. | members' range |\n"
+                    "|---|---|---|---|---|\n"
+                  : "",
+            ens.s ? ens.s : "");
     }
     free(tab.s);
     free(md.s);
     free(f13.s);
+    free(ens.s);
     free(rec);
     return rc;
 }
