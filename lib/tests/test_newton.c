@@ -473,6 +473,62 @@ static void test_descent_convergence_and_backends(void) {
     fixture_free(&f);
 }
 
+/* Far contacts at the edge of the test (newton.c): one velocity (A = m, J = the normal), so the
+ * bound h on how far an iterate can move a contact's velocity is attained exactly, |J dv| = h.
+ * The particle would fall at v* = -1 m/s onto a contact whose inactive radius r about v0 = 0 is a
+ * fraction phi0/dt in (0.5, 1) of that first step: the first Newton step crosses it, so the
+ * contact must be promoted then (h >= r) and the solve equal the one that evaluates every contact
+ * [exact: bit for bit], with the contact active at the solution. A test that waited for h >= 2 r
+ * would step through the contact (the mutant far-contact of CI/mutate.sh). */
+static void test_far_contact_edge(void) {
+    fixture f = fixture_make();
+    ccb_newton* na = NULL;
+    ccb_newton_create(&na);
+    const double fr[3] = {0.55, 0.7, 0.9};
+    int tested = 0;
+    for (int a = 0; a < ccb_approx_count(); ++a) {
+        const ccb_approx* ap = ccb_approx_get(a);
+        for (int c = 0; c < 3; ++c) {
+            ccb_problem_params prm = ccb_problem_params_default();
+            prm.approx.dt = 1e-2;
+            const int nv = 1;
+            const double A = 2.0, vstar = -1.0, v0 = 0.0, J[3] = {0, 0, 1};
+            ccb_raw_contact rc;
+            memset(&rc, 0, sizeof rc);
+            rc.clique[0] = 0;
+            rc.clique[1] = -1;
+            rc.J[0] = J;
+            rc.in = (ccb_contact_input){1e6, 0.0, 0.0, 0.5, fr[c] * prm.approx.dt, 0.0, 0.0};
+            CHECK(ccb_problem_set_raw(f.pb, ap, &prm, 1, &nv, &A, &vstar, &v0, 1, &rc) == CCB_OK,
+                  "set_raw: %s", ccb_problem_last_error(f.pb));
+            double vc0[3];
+            ccb_problem_contact_velocity(f.pb, 0, &v0, vc0);
+            const double r = ap->inactive_radius
+                                 ? ap->inactive_radius(ccb_problem_constraint(f.pb, 0), vc0)
+                                 : -1;
+            if (!(r > 0.5 && r < 1.0)) {
+                continue; /* this law's radius is not in (h/2, h) here */
+            }
+            ++tested;
+            ccb_newton_params np = ccb_newton_params_default(), npa = np;
+            npa.evaluate_all = 1;
+            double v, va;
+            ccb_newton_stats st, sta;
+            CHECK(ccb_newton_solve(f.nw, f.pb, &np, NULL, &v, &st) == CCB_OK, "solve");
+            CHECK(ccb_newton_solve(na, f.pb, &npa, NULL, &va, &sta) == CCB_OK, "solve, all");
+            CHECK(v == va && st.iterations == sta.iterations && st.cost == sta.cost,
+                  "%s, phi0 = %g dt (radius %g of the first step 1): v = %.17g against %.17g "
+                  "evaluating every contact",
+                  ap->name, fr[c], r, v, va);
+            CHECK(ccb_newton_impulses(f.nw)[2] > 0, "%s: the contact is active at the solution",
+                  ap->name);
+        }
+    }
+    CHECK(tested >= 3, "the edge was tested (%d cases)", tested);
+    ccb_newton_destroy(na);
+    fixture_free(&f);
+}
+
 /* Far contacts (newton.c): leaving out contacts that provably stay inactive gives bit for bit
  * the solve that evaluates every contact at every iterate (same iterates, impulses, cost and
  * history), and contacts that start far and end active are promoted on the way. */
@@ -717,6 +773,7 @@ int main(void) {
     RUN(test_separation_and_quadratic);
     RUN(test_descent_convergence_and_backends);
     RUN(test_far_contacts);
+    RUN(test_far_contact_edge);
     RUN(test_pattern_reuse_and_kappa);
     RUN(test_failures);
     RUN(test_line_search_machine_precision);
