@@ -697,8 +697,8 @@ static void test_determinism_and_failure(void) {
     ccb_model_destroy(m);
 }
 
-/* n free spheres (r = 5 cm, 0.5 kg) stacked on a floor half-space, touching. */
-static ccb_model* sphere_stack(int n) {
+/* A model with a floor half-space of friction mu (not finalized). */
+static ccb_model* floor_model(double mu) {
     ccb_model* m = NULL;
     ccb_model_create(&m);
     ccb_body_def g = ccb_body_def_default();
@@ -707,25 +707,37 @@ static ccb_model* sphere_stack(int n) {
     int ig;
     ccb_model_add_body(m, &g, &ig);
     ccb_shape_def hs = ccb_shape_def_default();
-    hs.material.mu = 0.5;
+    hs.material.mu = mu;
     ccb_model_add_shape(m, ig, &hs, NULL);
+    return m;
+}
+
+/* Adds a free sphere (r = 5 cm, 0.5 kg) centred at height z with velocity v and material mat. */
+static void add_ball(ccb_model* m, const char* name, double z, ccb_vec3 v, ccb_material mat) {
+    ccb_body_def d = ccb_body_def_default();
+    d.mobilizer = CCB_MOBILIZER_FREE;
+    d.name = name;
+    d.mass = 0.5;
+    d.inertia = ccb_m3_identity();
+    d.inertia.m[0] = d.inertia.m[4] = d.inertia.m[8] = 0.4 * 0.5 * 0.05 * 0.05;
+    d.pose.p = ccb_v3(0, 0, z);
+    d.twist.v = v;
+    int ib;
+    ccb_model_add_body(m, &d, &ib);
+    ccb_shape_def sp = ccb_shape_def_default();
+    sp.type = CCB_SHAPE_SPHERE;
+    sp.radius = 0.05;
+    sp.material = mat;
+    ccb_model_add_shape(m, ib, &sp, NULL);
+}
+
+/* n free spheres (r = 5 cm, 0.5 kg) stacked on a floor half-space, touching. */
+static ccb_model* sphere_stack(int n) {
+    ccb_model* m = floor_model(0.5);
     for (int i = 0; i < n; ++i) {
-        ccb_body_def d = ccb_body_def_default();
-        d.mobilizer = CCB_MOBILIZER_FREE;
         char name[16];
         snprintf(name, sizeof name, "s%d", i);
-        d.name = name;
-        d.mass = 0.5;
-        d.inertia = ccb_m3_identity();
-        d.inertia.m[0] = d.inertia.m[4] = d.inertia.m[8] = 0.4 * 0.5 * 0.05 * 0.05;
-        d.pose.p = ccb_v3(0, 0, 0.05 + 0.1 * i);
-        int ib;
-        ccb_model_add_body(m, &d, &ib);
-        ccb_shape_def sp = ccb_shape_def_default();
-        sp.type = CCB_SHAPE_SPHERE;
-        sp.radius = 0.05;
-        sp.material = (ccb_material){1e6, 10, 1e-3, 0.5};
-        ccb_model_add_shape(m, ib, &sp, NULL);
+        add_ball(m, name, 0.05 + 0.1 * i, ccb_v3(0, 0, 0), (ccb_material){1e6, 10, 1e-3, 0.5});
     }
     ccb_model_finalize(m);
     return m;
@@ -1332,6 +1344,28 @@ static ccb_sim* ec_sim(const ccb_model* m, double dt, int ec, double accuracy) {
     return ec_sim_x(m, dt, ec, accuracy, 0);
 }
 
+/* One error-controlled step h (accuracy 1: no rejection) of the body m, extrapolated or not; *est
+ * its estimate. Returns its true local error, max over q of the distance to a reference: without
+ * extrapolation 512 fixed steps of h/512 (first order: its own error ~1/512 of the step's), with
+ * it 64 extrapolated steps of h/64 (second order: ~64^-2 of the step's). */
+static double ec_tumble_error(const ccb_model* m, double h, int extrap, double* est) {
+    ccb_sim* sim = ec_sim_x(m, h, 1, 1.0, extrap);
+    CHECK(ccb_sim_step(sim) == CCB_OK, "tumble: %s", ccb_sim_last_error(sim));
+    *est = ccb_sim_get_ec_work(sim).err_last;
+    const int n = extrap ? 64 : 512;
+    ccb_sim* ref = extrap ? ec_sim_x(m, h / n, 1, 1.0, 1) : ec_sim(m, h / n, 0, 1e-4);
+    for (int i = 0; i < n; ++i) {
+        ccb_sim_step(ref);
+    }
+    double e = 0.0;
+    for (int i = 0; i < 7; ++i) {
+        e = fmax(e, fabs(ccb_sim_q(sim)[i] - ccb_sim_q(ref)[i]));
+    }
+    ccb_sim_destroy(sim);
+    ccb_sim_destroy(ref);
+    return e;
+}
+
 /* Error control of the convex step (formulation-convex §15).
  * Free fall, one internal step h: the step-doubling estimate is g h^2/4 exactly (full step
  * z0 + v0 h - g h^2, two halves z0 + v0 h - 3 g h^2/4), and so is the true local error of the
@@ -1390,40 +1424,15 @@ static void test_error_control(void) {
     m = ec_body(0.0, ccb_v3(0.3, 1.0, 0.2)); /* torque-free: the rotation alone */
     double est[2], tru[2];
     for (int k = 0; k < 2; ++k) {
-        const double h = k ? 5e-4 : 1e-3;
-        ccb_sim* sim = ec_sim(m, h, 1, 1.0);
-        CHECK(ccb_sim_step(sim) == CCB_OK, "tumble: %s", ccb_sim_last_error(sim));
-        est[k] = ccb_sim_get_ec_work(sim).err_last;
-        ccb_sim* ref = ec_sim(m, h / 512, 0, 1e-4);
-        for (int i = 0; i < 512; ++i) {
-            ccb_sim_step(ref);
-        }
-        tru[k] = 0.0;
-        for (int i = 0; i < 7; ++i) {
-            tru[k] = fmax(tru[k], fabs(ccb_sim_q(sim)[i] - ccb_sim_q(ref)[i]));
-        }
-        ccb_sim_destroy(sim);
-        ccb_sim_destroy(ref);
+        tru[k] = ec_tumble_error(m, k ? 5e-4 : 1e-3, 0, &est[k]);
     }
     CHECK_REL(est[0] / est[1], 4.0, 0.01, 0, "estimate second order [h^2: ratio 4]");
     CHECK_REL(est[0] / tru[0], 1.0, 0.02, 0, "estimate = true local error [leading order]");
     CHECK_REL(est[1] / tru[1], 1.0, 0.02, 0, "estimate = true local error at h/2");
     /* the same steps extrapolated: a third-order local error */
-    double trx[2];
+    double trx[2], unused;
     for (int k = 0; k < 2; ++k) {
-        const double h = k ? 5e-4 : 1e-3;
-        ccb_sim* sim = ec_sim_x(m, h, 1, 1.0, 1);
-        CHECK(ccb_sim_step(sim) == CCB_OK, "tumble: %s", ccb_sim_last_error(sim));
-        ccb_sim* ref = ec_sim_x(m, h / 64, 1, 1.0, 1); /* its own error ~ 64^-2 of the step's */
-        for (int i = 0; i < 64; ++i) {
-            ccb_sim_step(ref);
-        }
-        trx[k] = 0.0;
-        for (int i = 0; i < 7; ++i) {
-            trx[k] = fmax(trx[k], fabs(ccb_sim_q(sim)[i] - ccb_sim_q(ref)[i]));
-        }
-        ccb_sim_destroy(sim);
-        ccb_sim_destroy(ref);
+        trx[k] = ec_tumble_error(m, k ? 5e-4 : 1e-3, 1, &unused);
     }
     CHECK_REL(trx[0] / trx[1], 8.0, 0.1, 0, "extrapolated local error third order [ratio 8]");
     CHECK(trx[0] < 0.1 * est[0], "extrapolated local error %g far below the estimate %g", trx[0],
@@ -1467,31 +1476,8 @@ static void test_error_control(void) {
 /* A ball (sphere_stack's) released with its lowest point `gap` above the floor at velocity
  * (vx, 0, vz); the ball's stiffness k [N/m], dissipation diss [s/m], friction mu. */
 static ccb_model* ec_ball(double gap, double vx, double vz, double k, double diss, double mu) {
-    ccb_model* m = NULL;
-    ccb_model_create(&m);
-    ccb_body_def g = ccb_body_def_default();
-    g.name = "ground";
-    g.mobilizer = CCB_MOBILIZER_FIXED;
-    int ig;
-    ccb_model_add_body(m, &g, &ig);
-    ccb_shape_def hs = ccb_shape_def_default();
-    hs.material.mu = mu;
-    ccb_model_add_shape(m, ig, &hs, NULL);
-    ccb_body_def d = ccb_body_def_default();
-    d.mobilizer = CCB_MOBILIZER_FREE;
-    d.name = "ball";
-    d.mass = 0.5;
-    d.inertia = ccb_m3_identity();
-    d.inertia.m[0] = d.inertia.m[4] = d.inertia.m[8] = 0.4 * 0.5 * 0.05 * 0.05;
-    d.pose.p = ccb_v3(0, 0, 0.05 + gap);
-    d.twist.v = ccb_v3(vx, 0, vz);
-    int ib;
-    ccb_model_add_body(m, &d, &ib);
-    ccb_shape_def sp = ccb_shape_def_default();
-    sp.type = CCB_SHAPE_SPHERE;
-    sp.radius = 0.05;
-    sp.material = (ccb_material){k, diss, 1e-3, mu};
-    ccb_model_add_shape(m, ib, &sp, NULL);
+    ccb_model* m = floor_model(mu);
+    add_ball(m, "ball", 0.05 + gap, ccb_v3(vx, 0, vz), (ccb_material){k, diss, 1e-3, mu});
     ccb_model_finalize(m);
     return m;
 }
