@@ -149,6 +149,11 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
         ladder_metrics(ctx, k_est_name[e], el[e], itl[e], nf, ef, itf, &rise[e], &slope[e],
                        &gain[e]);
     }
+    /* what ccb's estimator buys over CENIC's at each level: the ratio of their errors */
+    for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
+        study_set_metricf(ctx, el[EST_CCB][l] / el[EST_CENIC][l],
+                          "error-control.lagged-ec.over_cenic_a%g", k_levels[l]);
+    }
     /* CENIC's at the coarsest level, where no step is rejected on these cases: two half steps of
      * dt, i.e. the fixed run at dt/2 (the second of the ladder) up to the Newton solves'
      * tolerance (formulation-convex §15.2) */
