@@ -448,6 +448,16 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
     for (int i = 0; i < NMODEL; ++i) {
         snprintf(name, sizeof name, "clu1.%s.speed_max_late", k_models[i]->name);
         ens_set(ctx, name, speed[i], &md);
+        /* CLU-1c in counts: the fraction of piles settled below 5e-3 m/s (a median below the
+         * bound is a fraction >= 0.5); a count does not move with round-off unless a pile
+         * crosses the bound */
+        int settled = 0, valid = 1;
+        for (int m = 0; m < FIG15_NENS; ++m) {
+            settled += speed[i][m] < 5e-3;
+            valid &= !isnan(speed[i][m]);
+        }
+        study_set_metricf(ctx, valid ? (double)settled / FIG15_NENS : NAN,
+                          "clu1.%s.settled_fraction", k_models[i]->name);
         snprintf(name, sizeof name, "clu2.%s.early_over_late", k_models[i]->name);
         ens_set(ctx, name, eol[i], &md);
     }
@@ -871,6 +881,52 @@ static int fig18_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
+/* CLU-5's fixed pile: the pile that `from` (a run at another k) settled into, restarted from its
+ * final state with the configuration cfg (the same scene at another k) and left to settle for
+ * FIXED_T; returns the median over the second half of that window of the mean penetration of the
+ * overlapping contacts (the observable of fig18), and in *touch the median number of contacts
+ * that push. The contact set is the same pile's at every k, so linear compliance makes the
+ * penetration exactly ~1/k: no chaotic choice of pile between the stiffnesses. NAN on failure. */
+#define FIXED_T 0.5
+static double fixed_pile_pen(const run_config* cfg, const run_record* from, double* touch) {
+    *touch = NAN;
+    if (from->status != CCB_OK) {
+        return NAN;
+    }
+    run_record tmp;
+    memset(&tmp, 0, sizeof tmp);
+    ccb_model* model = NULL;
+    void* data = NULL;
+    ccb_sim* sim = NULL;
+    char msg[256];
+    const long N = lround(FIXED_T / cfg->dt), n0 = N / 2;
+    double pen[2048], nt[2048], o[O_COUNT];
+    int ok = N <= 2048 && run_setup(cfg, &tmp, &model, &data, &sim, msg, sizeof msg) == 0 &&
+             tmp.nq == from->nq && tmp.nv == from->nv &&
+             ccb_sim_set_state(sim, 0.0, from->q + (size_t)from->nsteps * (size_t)from->nq,
+                               from->v + (size_t)from->nsteps * (size_t)from->nv) == CCB_OK;
+    for (long k = 0; ok && k < N; ++k) {
+        ok = ccb_sim_step(sim) == CCB_OK;
+        if (ok && k >= n0) {
+            cfg->cs->observe(sim, data, tmp.cfg.params, o);
+            pen[k - n0] = o[O_PEN];
+            nt[k - n0] = o[O_TOUCH];
+        }
+    }
+    double r = NAN;
+    if (ok) {
+        r = ccb_an_median(pen, (int)(N - n0));
+        *touch = ccb_an_median(nt, (int)(N - n0));
+    }
+    ccb_sim_destroy(sim);
+    ccb_model_destroy(model);
+    if (cfg->cs->destroy) {
+        cfg->cs->destroy(data);
+    }
+    run_record_free(&tmp);
+    return r;
+}
+
 /* The record of ensemble member e >= 1 of model i at k_k18[1 + x] (the order of fig18_runs). */
 static const run_record* fig18_member(const fig_data* fd, const study_ctx* ctx, int i, int e,
                                       int x) {
@@ -904,7 +960,7 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         }
     }
     int rc = 0;
-    strbuf tab = {0}, md = {0}, f13 = {0}, ens = {0};
+    strbuf tab = {0}, md = {0}, f13 = {0}, ens = {0}, fix = {0};
     for (int i = 0; i < NMODEL; ++i) {
         const char* name = k_models[i]->name;
         double pen[NK], pen_tmean[NK], its[NK], kap[NK];
@@ -960,6 +1016,28 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             slope = NAN;
         }
         study_set_metricf(ctx, slope, "clu5.%s.pen_slope", name);
+        /* the fixed pile: the k = 1e7 run's final pile at every k of 1e5 ... 1e11 */
+        if (fig18_ens_model(i)) {
+            double fp[FIG18_NKP], ft[FIG18_NKP], kfp[FIG18_NKP];
+            for (int x = 0; x < FIG18_NKP; ++x) {
+                fp[x] = fixed_pile_pen(&grid[i * NK + 1 + x], &rec[i * NK + 3], &ft[x]);
+                kfp[x] = k_k18[1 + x] * fp[x];
+            }
+            double fs = NAN, kmin = INFINITY, kmax = -INFINITY;
+            if (ccb_an_order(FIG18_NKP, &k_k18[1], fp, &fs, NULL, NULL) != 0) {
+                fs = NAN;
+            }
+            for (int x = 0; x < FIG18_NKP; ++x) {
+                kmin = fmin(kmin, kfp[x]);
+                kmax = fmax(kmax, kfp[x]);
+            }
+            study_set_metricf(ctx, fs, "clu5.%s.pen_slope.fixed_pile", name);
+            study_set_metricf(ctx, kmax / kmin, "clu5.%s.kpen_max_over_min.fixed_pile", name);
+            strbuf_printf(&fix, "| %s | %.4f | %.3g, %.3g, %.3g, %.3g, %.3g, %.3g, %.3g | %.3f | "
+                                "%.0f ... %.0f |\n",
+                          name, fs, kfp[0], kfp[1], kfp[2], kfp[3], kfp[4], kfp[5], kfp[6],
+                          kmax / kmin, ft[0], ft[FIG18_NKP - 1]);
+        }
         if (fig18_nens(ctx) > 0 && fig18_ens_model(i)) { /* the quick tier's ensemble */
             double pm[FIG18_NKP], mem[FIG18_NENS][FIG18_NKP], sl[FIG18_NENS];
             for (int e = 0; e < FIG18_NENS; ++e) {
@@ -1027,7 +1105,12 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             "slope, 1e5-1e11 | pen(1e12)/pen(1e7) | it(1e7)/it(1e5) |\n"
             "|---|---|---|---|---|---|---|---|---|---|\n%s\n"
             "k = 1e13 N/m:\n\n| model | outcome | steps | all values finite | message |\n"
-            "|---|---|---|---|---|\n%s\n%s%s",
+            "|---|---|---|---|---|\n%s\n%s%s\n"
+            "The fixed pile (CLU-5b-q, the CLU-5a evidence): the pile the k = 1e7 run settled "
+            "into, restarted at each k of 1e5 ... 1e11 and settled for 0.5 s; k x pen [N] and "
+            "the slope of log pen against log k, with the pushing contacts at 1e5 and 1e11.\n\n"
+            "| model | slope | k x pen, 1e5 ... 1e11 | max/min | contacts |\n"
+            "|---|---|---|---|---|\n%s\n",
             quick ? " **Quick tier** (`ccb gate`, `make test`): one column of 10 objects "
                     "(side = 1) for k in [1e5, 1e11] (SAP also 1e12; nan: not run); k = 1e13 "
                     "on the paper's scene for its first 0.5 s (Similar 0.2 s)."
@@ -1040,8 +1123,9 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                     "| per-k median | members' mean ± s.e. | members' range |\n"
                     "|---|---|---|---|---|\n"
                   : "",
-            ens.s ? ens.s : "");
+            ens.s ? ens.s : "", fix.s ? fix.s : "");
     }
+    free(fix.s);
     free(tab.s);
     free(md.s);
     free(f13.s);
