@@ -483,6 +483,17 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t n);
  * run_execute's setup. 0, or 2 with a message; the caller destroys what was made. */
 int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** data,
               ccb_sim** sim, char* msg, size_t n);
+/* A simulator of a configuration to be restarted from given states (std_local_error, the
+ * clutter's fixed pile): run_setup's record, model, case data and simulator, without a run. */
+typedef struct run_restart {
+    run_record rec; /* rec.cfg: the effective configuration */
+    ccb_model* model;
+    void* data;
+    ccb_sim* sim;
+} run_restart;
+/* 0, or 2 (with nothing left to release) */
+int run_restart_open(const run_config* cfg, run_restart* r);
+void run_restart_close(run_restart* r);
 /* A finished run directory (trajectory.csv, steps.csv and meta.json recorded at every step) read
  * back into the record run_execute would have made for cfg (manifest.c; `ccb study --from`).
  * meta.json must describe cfg: case, variant, dt, t_final and every parameter, bit for bit.

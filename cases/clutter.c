@@ -893,22 +893,19 @@ static double fixed_pile_pen(const run_config* cfg, const run_record* from, doub
     if (from->status != CCB_OK) {
         return NAN;
     }
-    run_record tmp;
-    memset(&tmp, 0, sizeof tmp);
-    ccb_model* model = NULL;
-    void* data = NULL;
-    ccb_sim* sim = NULL;
-    char msg[256];
     const long N = lround(FIXED_T / cfg->dt), n0 = N / 2;
     double pen[2048], nt[2048], o[O_COUNT];
-    int ok = N <= 2048 && run_setup(cfg, &tmp, &model, &data, &sim, msg, sizeof msg) == 0 &&
-             tmp.nq == from->nq && tmp.nv == from->nv &&
-             ccb_sim_set_state(sim, 0.0, from->q + (size_t)from->nsteps * (size_t)from->nq,
+    run_restart rs;
+    if (N > 2048 || run_restart_open(cfg, &rs) != 0) {
+        return NAN;
+    }
+    int ok = rs.rec.nq == from->nq && rs.rec.nv == from->nv &&
+             ccb_sim_set_state(rs.sim, 0.0, from->q + (size_t)from->nsteps * (size_t)from->nq,
                                from->v + (size_t)from->nsteps * (size_t)from->nv) == CCB_OK;
     for (long k = 0; ok && k < N; ++k) {
-        ok = ccb_sim_step(sim) == CCB_OK;
+        ok = ccb_sim_step(rs.sim) == CCB_OK;
         if (ok && k >= n0) {
-            cfg->cs->observe(sim, data, tmp.cfg.params, o);
+            cfg->cs->observe(rs.sim, rs.data, rs.rec.cfg.params, o);
             pen[k - n0] = o[O_PEN];
             nt[k - n0] = o[O_TOUCH];
         }
@@ -918,12 +915,7 @@ static double fixed_pile_pen(const run_config* cfg, const run_record* from, doub
         r = ccb_an_median(pen, (int)(N - n0));
         *touch = ccb_an_median(nt, (int)(N - n0));
     }
-    ccb_sim_destroy(sim);
-    ccb_model_destroy(model);
-    if (cfg->cs->destroy) {
-        cfg->cs->destroy(data);
-    }
-    run_record_free(&tmp);
+    run_restart_close(&rs);
     return r;
 }
 

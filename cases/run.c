@@ -548,6 +548,26 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
     return 0;
 }
 
+int run_restart_open(const run_config* cfg, run_restart* r) {
+    memset(r, 0, sizeof *r);
+    char msg[256];
+    if (run_setup(cfg, &r->rec, &r->model, &r->data, &r->sim, msg, sizeof msg) != 0) {
+        run_restart_close(r);
+        return 2;
+    }
+    return 0;
+}
+
+void run_restart_close(run_restart* r) {
+    ccb_sim_destroy(r->sim);
+    ccb_model_destroy(r->model);
+    if (r->rec.cfg.cs && r->rec.cfg.cs->destroy) {
+        r->rec.cfg.cs->destroy(r->data);
+    }
+    run_record_free(&r->rec);
+    memset(r, 0, sizeof *r);
+}
+
 int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) {
     memset(rec, 0, sizeof *rec);
     rec->cfg = *cfg;

@@ -51,35 +51,28 @@ double std_local_error(const run_record* r, const run_record* ref, double H) {
     }
     const long K = ref->nsteps / nr; /* intervals [k H, (k + 1) H] inside the reference */
     const int nq = ref->nq, nv = ref->nv;
-    run_record tmp;
-    memset(&tmp, 0, sizeof tmp);
-    ccb_model* model = NULL;
-    void* data = NULL;
-    ccb_sim* sim = NULL;
-    char msg[256];
+    run_restart rs;
     double sum = 0.0;
-    int ok = K >= 1 && run_setup(&r->cfg, &tmp, &model, &data, &sim, msg, sizeof msg) == 0;
+    int ok = K >= 1 && run_restart_open(&r->cfg, &rs) == 0;
+    const int opened = ok;
     for (long k = 0; ok && k < K; ++k) { /* restart from the reference's state at k H */
         const double* q0 = ref->q + (size_t)(k * nr) * (size_t)nq;
         const double* v0 = ref->v + (size_t)(k * nr) * (size_t)nv;
-        ok = ccb_sim_set_state(sim, (double)(k * nr) * ref->cfg.dt, q0, v0) == CCB_OK;
+        ok = ccb_sim_set_state(rs.sim, (double)(k * nr) * ref->cfg.dt, q0, v0) == CCB_OK;
         for (long j = 0; ok && j < n; ++j) {
-            ok = ccb_sim_step(sim) == CCB_OK;
+            ok = ccb_sim_step(rs.sim) == CCB_OK;
         }
         const double* q1 = ref->q + (size_t)((k + 1) * nr) * (size_t)nq;
         double e2 = 0.0;
         for (int i = 0; ok && i < nq; ++i) {
-            const double d = ccb_sim_q(sim)[i] - q1[i];
+            const double d = ccb_sim_q(rs.sim)[i] - q1[i];
             e2 += d * d;
         }
         sum += e2;
     }
-    ccb_sim_destroy(sim);
-    ccb_model_destroy(model);
-    if (r->cfg.cs->destroy) {
-        r->cfg.cs->destroy(data);
+    if (opened) {
+        run_restart_close(&rs);
     }
-    run_record_free(&tmp);
     return ok ? sqrt(sum / (double)K) : NAN;
 }
 
