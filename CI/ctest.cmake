@@ -7,18 +7,18 @@
 # at the papers' settings; it belongs to the CTest configuration Full, so only `ctest -C Full`
 # (`make test-full`) runs it. A FAIL fails the test; a documented expected failure (XFAIL) does
 # not. Measured seconds: quick (under make test) and full (make test-full).
-#             case      quick  full   (measured seconds, 2026-11-24: fresh clone, idle machine;
-#                                     2026-11-25 under make test / make test-full: clutter with the
-#                                     10-pile ensemble, grasp with the refined runs, gripper with
-#                                     fig7's fixed-step implicit Euler)
-set(CCB_GATES conveyor  1.53   2.80
-              sphere    0.26   0.75
-              rod       11.6   13.6
-              box       6.99   134
-              clutter   64.6   406
-              coin      28.3   243
-              gripper   5.50   257
-              grasp     13.7   47.8)
+#             case      quick  full   (measured seconds, 2026-11-25 under make test-full, two tests
+#                                     at a time: the quick tier's clutter with the fixed pile and
+#                                     the k sweep's 6-pile ensemble beside the full tier's, 100 s
+#                                     alone; the error-control studies with both estimators)
+set(CCB_GATES conveyor  1.14   3.36
+              sphere    0.78   1.34
+              rod       11.4   15.2
+              box       8.45   127
+              clutter   179    594
+              coin      28.7   202
+              gripper   6.45   319
+              grasp     16.6   50.8)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}
@@ -43,7 +43,7 @@ add_test(NAME unit.toy_variant COMMAND bash ${PROJECT_SOURCE_DIR}/CI/toy_variant
                                        $<TARGET_FILE:ccb_toy> $<TARGET_FILE:ccb_cli>)
 set_tests_properties(unit.toy_variant PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(unit.toy_variant 8.7)
+ccb_test_budget(unit.toy_variant 12.4)
 
 # The install: a relocated prefix, consumers by find_package and pkg-config, the installed ccb.
 # Not in the sanitizer build, whose instrumented libccb.a needs the sanitizer runtime in every
@@ -112,7 +112,7 @@ add_test(NAME cli.manifest COMMAND bash ${PROJECT_SOURCE_DIR}/CI/manifest_test.s
                                         $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.manifest PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.manifest 59)
+ccb_test_budget(cli.manifest 66)
 
 # Every case, study and gate id named in docs/, README.md and the gate files exists (ccb list,
 # reference/*.json), and the check fails on each kind of unknown id.
