@@ -2,6 +2,7 @@
  * and the gnuplot driver. */
 #define _POSIX_C_SOURCE 200809L
 #include "analysis.h"
+#include "ccb/record.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_cdf.h>
@@ -255,24 +256,150 @@ double ccb_an_loglog_at(int n, const double* x, const double* y, double x0) {
     return NAN;
 }
 
-int ccb_an_plot(const char* script, const char* assignments, char* msg, size_t msgn) {
-    /* gnuplot reads the assignments as its own code: a quote in a path would end a string and
-     * let the rest run (its system() included), so paths with quotes, backslashes or control
-     * characters are refused; gnuplot itself runs without a shell (fork + execvp) */
-    for (const char* c = assignments; *c; ++c) {
-        if (*c == '"' || *c == '\\' || *c == '`' || (unsigned char)*c < 0x20) {
-            snprintf(msg, msgn, "plot: refusing an assignment with a quote, backslash or control "
-                                "character");
+int ccb_an_gp_quote(char* dst, size_t n, const char* s) {
+    size_t k = 0;
+    if (n < 3) {
+        return -1;
+    }
+    dst[k++] = '\'';
+    for (const char* c = s; *c; ++c) {
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
             return -1;
         }
-    }
-    for (const char* c = script; *c; ++c) {
-        if (*c == '\'' || *c == '"' || *c == '\\' || (unsigned char)*c < 0x20) {
-            snprintf(msg, msgn, "plot: script path '%s' has a quote, backslash or control "
-                                "character", script);
+        const size_t need = *c == '\'' ? 2 : 1;
+        if (k + need + 2 > n) {
             return -1;
         }
+        dst[k++] = *c;
+        if (*c == '\'') {
+            dst[k++] = '\'';
+        }
     }
+    dst[k++] = '\'';
+    dst[k] = '\0';
+    return 0;
+}
+
+int ccb_an_gp_check_vars(const char* vars, char* msg, size_t msgn) {
+    const char* p = vars;
+    const char* why = NULL;
+    for (;;) {
+        while (*p == ' ') {
+            ++p;
+        }
+        if (*p == '\0') {
+            return 0;
+        }
+        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
+            why = "a variable name";
+            break;
+        }
+        while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+               (*p >= '0' && *p <= '9')) {
+            ++p;
+        }
+        while (*p == ' ') {
+            ++p;
+        }
+        if (*p++ != '=') {
+            why = "'=' after the name";
+            --p;
+            break;
+        }
+        while (*p == ' ') {
+            ++p;
+        }
+        if (*p == '\'') { /* a string: anything but a control character; '' is a quote */
+            for (++p;; ++p) {
+                if (*p == '\0' || (unsigned char)*p < 0x20 || *p == 0x7f) {
+                    why = "the end of the string";
+                    break;
+                }
+                if (*p == '\'') {
+                    if (p[1] != '\'') {
+                        ++p;
+                        break;
+                    }
+                    ++p;
+                }
+            }
+            if (why) {
+                break;
+            }
+        } else { /* a number: [+-]digits[.digits][e[+-]digits] */
+            const char* s = p;
+            char* e = NULL;
+            if (*p == '+' || *p == '-') {
+                ++p;
+            }
+            if (!((*p >= '0' && *p <= '9') || *p == '.')) {
+                why = "a number or a quoted string";
+                break;
+            }
+            (void)strtod(s, &e);
+            for (const char* c = s; c < e; ++c) { /* no inf, nan or hex: gnuplot's own syntax */
+                if (!((*c >= '0' && *c <= '9') || *c == '.' || *c == 'e' || *c == 'E' ||
+                      *c == '+' || *c == '-')) {
+                    e = (char*)s;
+                    break;
+                }
+            }
+            if (e == s) {
+                why = "a number or a quoted string";
+                break;
+            }
+            p = e;
+        }
+        while (*p == ' ') {
+            ++p;
+        }
+        if (*p == ';') {
+            ++p;
+        } else if (*p != '\0') {
+            why = "';' after the value";
+            break;
+        }
+    }
+    snprintf(msg, msgn, "plot: the variables are not constant assignments (expected %s at offset "
+                        "%ld of \"%.60s\")",
+             why, (long)(p - vars), vars);
+    return -1;
+}
+
+/* 1 if the file is a complete figure: a PNG that ends in its IEND chunk, an SVG with </svg> in
+ * its last bytes. */
+static int figure_complete(const char* path, int png) {
+    FILE* f = fopen(path, "rb");
+    if (f == NULL) {
+        return 0;
+    }
+    unsigned char tail[64];
+    size_t got = 0;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0) {
+        const long from = size > (long)sizeof tail ? size - (long)sizeof tail : 0;
+        if (fseek(f, from, SEEK_SET) == 0) {
+            got = fread(tail, 1, sizeof tail, f);
+        }
+    }
+    fclose(f);
+    if (got == 0) {
+        return 0;
+    }
+    if (png) {
+        static const unsigned char iend[8] = {'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+        return got >= 8 && memcmp(tail + got - 8, iend, 8) == 0;
+    }
+    for (size_t i = 0; i + 6 <= got; ++i) {
+        if (memcmp(tail + i, "</svg>", 6) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* gnuplot -e assignments script; 0, or -1 with a message. */
+static int run_gnuplot(const char* script, const char* assignments, char* msg, size_t msgn) {
     int fd[2];
     if (pipe(fd) != 0) {
         snprintf(msg, msgn, "plot: cannot create a pipe: %s", strerror(errno));
@@ -322,6 +449,80 @@ int ccb_an_plot(const char* script, const char* assignments, char* msg, size_t m
         return -1;
     }
     return 0;
+}
+
+int ccb_an_plot(const char* script, const char* datadir, const char* out, const char* vars,
+                char* msg, size_t msgn) {
+    for (const char* c = script; *c; ++c) {
+        if (*c == '\'' || *c == '"' || *c == '\\' || (unsigned char)*c < 0x20) {
+            snprintf(msg, msgn, "plot: script path '%s' has a quote, backslash or control "
+                                "character", script);
+            return -1;
+        }
+    }
+    if (ccb_an_gp_check_vars(vars ? vars : "", msg, msgn) != 0) {
+        return -1;
+    }
+    const size_t qn = 2 * strlen(out) + 2 * (datadir ? strlen(datadir) : 0) + 64;
+    char* qdata = malloc(qn);
+    char* qout = malloc(qn);
+    char* qpng = malloc(qn);
+    char* qsvg = malloc(qn);
+    char *fpng = malloc(strlen(out) + 8), *fsvg = malloc(strlen(out) + 8);
+    ccb_writer *wpng = NULL, *wsvg = NULL;
+    int rc = -1;
+    if (!qdata || !qout || !qpng || !qsvg || !fpng || !fsvg) {
+        snprintf(msg, msgn, "plot: out of memory");
+        goto done;
+    }
+    sprintf(fpng, "%s.png", out);
+    sprintf(fsvg, "%s.svg", out);
+    if (ccb_writer_open(fpng, &wpng, msg, msgn) != CCB_OK ||
+        ccb_writer_open(fsvg, &wsvg, msg, msgn) != CCB_OK) {
+        goto done;
+    }
+    if ((datadir && ccb_an_gp_quote(qdata, qn, datadir) != 0) ||
+        ccb_an_gp_quote(qout, qn, out) != 0 ||
+        ccb_an_gp_quote(qpng, qn, ccb_writer_temp_path(wpng)) != 0 ||
+        ccb_an_gp_quote(qsvg, qn, ccb_writer_temp_path(wsvg)) != 0) {
+        snprintf(msg, msgn, "plot: a path has a control character: '%s'", out);
+        goto done;
+    }
+    const size_t an = 4 * qn + strlen(vars ? vars : "") + 64;
+    char* assignments = malloc(an);
+    if (assignments == NULL) {
+        snprintf(msg, msgn, "plot: out of memory");
+        goto done;
+    }
+    snprintf(assignments, an, "%s%s%sout=%s; out_png=%s; out_svg=%s; %s",
+             datadir ? "datadir=" : "", datadir ? qdata : "", datadir ? "; " : "", qout, qpng,
+             qsvg, vars ? vars : "");
+    rc = run_gnuplot(script, assignments, msg, msgn);
+    free(assignments);
+    if (rc == 0 && !figure_complete(ccb_writer_temp_path(wpng), 1)) {
+        snprintf(msg, msgn, "gnuplot wrote an incomplete %s (is the disk full?)", fpng);
+        rc = -1;
+    }
+    if (rc == 0 && !figure_complete(ccb_writer_temp_path(wsvg), 0)) {
+        snprintf(msg, msgn, "gnuplot wrote an incomplete %s (is the disk full?)", fsvg);
+        rc = -1;
+    }
+    if (rc == 0) { /* each writer ends here: committed (or freed by its failed commit) */
+        ccb_writer* p = wpng;
+        ccb_writer* s = wsvg;
+        wpng = wsvg = NULL;
+        if (ccb_writer_commit(p, msg, msgn) != CCB_OK) {
+            ccb_writer_abort(s);
+            rc = -1;
+        } else if (ccb_writer_commit(s, msg, msgn) != CCB_OK) {
+            rc = -1;
+        }
+    }
+done:
+    ccb_writer_abort(wpng);
+    ccb_writer_abort(wsvg);
+    free(qdata), free(qout), free(qpng), free(qsvg), free(fpng), free(fsvg);
+    return rc;
 }
 
 static int cmp_double(const void* a, const void* b) {

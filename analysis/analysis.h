@@ -81,10 +81,25 @@ double ccb_an_loglog_at(int n, const double* x, const double* y, double x0);
  * NAN if n < 1 or any value is NaN (a failed run must not hide inside a median). */
 double ccb_an_median(double* x, int n);
 
-/* Runs `gnuplot -e "<assignments>" <script>`; the assignments name the data directory and the
- * output prefix (by convention `datadir='...'; out='...'`; the scripts write <out>.png and
- * <out>.svg). Returns 0, or -1 with a message if gnuplot is missing or fails, or if the script
- * path or the assignments contain a double quote or a backslash. */
-int ccb_an_plot(const char* script, const char* assignments, char* msg, size_t msg_size);
+/* gnuplot's single-quoted string literal of s ('' for each quote; gnuplot reads nothing else
+ * inside single quotes) into dst. 0, or -1 if s has a control character or dst is too small. */
+int ccb_an_gp_quote(char* dst, size_t n, const char* s);
+
+/* 0 if `vars` is a list of constant assignments `name = value;` (value: a number or a
+ * single-quoted string; the last ';' optional), -1 with a message naming the offset otherwise.
+ * The plot refuses anything else: no expression, call or command reaches gnuplot from the
+ * variables, whatever a path or a label holds. */
+int ccb_an_gp_check_vars(const char* vars, char* msg, size_t msg_size);
+
+/* Draws <out>.png and <out>.svg with the gnuplot script: gnuplot runs without a shell (fork +
+ * execvp) with the assignments datadir (may be NULL), out, out_png, out_svg (each quoted by
+ * ccb_an_gp_quote) and `vars` (ccb_an_gp_check_vars). The script writes out_png and out_svg,
+ * which are temporary files of the atomic writers (ccb_writer) of <out>.png and <out>.svg: they
+ * replace the old figures only if gnuplot exits 0 and each file is complete (a PNG ending in its
+ * IEND chunk, an SVG in </svg>); otherwise the old figures stay and no temporary file is left.
+ * Returns 0, or -1 with a message (gnuplot missing or failing, a file incomplete, the script path
+ * with a quote, backslash or control character, or vars refused). */
+int ccb_an_plot(const char* script, const char* datadir, const char* out, const char* vars,
+                char* msg, size_t msg_size);
 
 #endif

@@ -494,11 +494,11 @@ static int reference_finish(study_ctx* ctx, const fig_data* fd, const char* dir)
     if (rc == 0) {
         strbuf vars = {0};
         strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/reference'; vs=%g; "
+                      "vs=%g; "
                       "title='Stick-slip box: exact Coulomb and regularized (v_s = %g m/s) "
                       "velocity'",
-                      dir, ctx->out_root, ctx->cs->name, vs, vs);
-        study_plot(ctx, "box_velocity.gp", vars.s);
+                      vs, vs);
+        study_plot(ctx, "box_velocity.gp", dir, "reference", vars.s);
         free(vars.s);
         study_report(
             ctx,
@@ -667,11 +667,11 @@ static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     if (rc == 0) {
         strbuf vars = {0};
         strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/fig4'; t_sine=%.2f; t_cos=%.2f; "
+                      "t_sine=%.2f; t_cos=%.2f; "
                       "title='Stick-slip box: Newton residual in the first slide-to-stick step, "
                       "h = 10 ms (TAMSI Fig. 4)'",
-                      dir, ctx->out_root, ctx->cs->name, tr[0].t0, tr[1].t0);
-        study_plot(ctx, "box_fig4.gp", vars.s);
+                      tr[0].t0, tr[1].t0);
+        study_plot(ctx, "box_fig4.gp", dir, "fig4", vars.s);
         free(vars.s);
         study_report(
             ctx,
@@ -809,11 +809,11 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     if (rc == 0) {
         strbuf vars = {0};
         strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/fig5'; vs=%g; "
+                      "vs=%g; "
                       "title='Stick-slip box: work against precision, implicit Euler (TAMSI "
                       "Fig. 5)'",
-                      dir, ctx->out_root, ctx->cs->name, P[P_VS]);
-        study_plot(ctx, "box_fig5.gp", vars.s);
+                      P[P_VS]);
+        study_plot(ctx, "box_fig5.gp", dir, "fig5", vars.s);
         free(vars.s);
         study_report(ctx,
                      "![fig5](box/fig5.png)\n\n"
@@ -930,13 +930,13 @@ static int tamsi_convex_finish(study_ctx* ctx, const fig_data* fd, const char* d
     if (rc == 0) {
         strbuf vars = {0};
         strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/tamsi-convex'; tags='box'; tagtitles='dw=25ms'; "
+                      "tags='box'; tagtitles='dw=25ms'; "
                       "models='tamsi sap similar lagged lagged-reg'; titles='%s'; "
                       "guide_model='tamsi'; guide_dt=0.001; xlabel='h [s]'; "
                       "ylabel='e_v [m/s]'; title='Stick-slip box (compliant normal): windowed "
                       "error e_v against the step, TAMSI and the convex approximations'",
-                      dir, ctx->out_root, ctx->cs->name, k_conv_titles);
-        study_plot(ctx, "convergence.gp", vars.s);
+                      k_conv_titles);
+        study_plot(ctx, "convergence.gp", dir, "tamsi-convex", vars.s);
         free(vars.s);
         study_report(ctx,
                      "![tamsi-convex](box/tamsi-convex.png)\n\n"

@@ -494,11 +494,22 @@ typedef struct run_restart {
 /* 0, or 2 (with nothing left to release) */
 int run_restart_open(const run_config* cfg, run_restart* r);
 void run_restart_close(run_restart* r);
+/* The format of a run directory (meta.json "format_version"; README "Outputs"); 2: the wall
+ * times moved from steps.csv to times.csv. */
+#define RUN_FORMAT_VERSION 2
 /* A finished run directory (trajectory.csv, steps.csv and meta.json recorded at every step) read
  * back into the record run_execute would have made for cfg (manifest.c; `ccb study --from`).
- * meta.json must describe cfg: case, variant, dt, t_final and every parameter, bit for bit.
- * 0, or 2 with a message. */
+ * The directory is untrusted input and is read as strictly as a parser of one: meta.json must
+ * have this format_version and describe cfg (case, variant, dt, t_final and every parameter,
+ * bit for bit); its status, step counts and failure agree with each other and with cfg's steps;
+ * trajectory.csv has one row of finite numbers per completed step at the step's time; steps.csv
+ * one row per step in order (and the failing step's); every count is a whole number in range;
+ * no symbolic link is followed and only regular files are read. 0, or 2 with a message naming
+ * the file and line. */
 int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg, size_t n);
+/* A regular file opened for reading without following a symbolic link (its last component):
+ * the descriptor, or -1 with a message. */
+int run_file_open_regular(const char* path, char* msg, size_t n);
 /* The record of a run that did not happen (`--emit-manifest`): a failure at its first step with
  * the initial state and zeroed arrays of the planned size, so that a study's analysis treats it
  * like any failed run. 0, or 2 with a message. */
@@ -728,9 +739,13 @@ int suite_report_write(const char* root, const char* text);
 
 /* Directory <out_root>/<case>/<sub> (created). */
 int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n);
-/* Draws analysis/gnuplot/<script> with gnuplot variable assignments (datadir, out, ...); a
- * failure is reported on stderr and counted in ctx->warnings. No-op if figures are off. */
-void study_plot(study_ctx* ctx, const char* script, const char* assignments);
+/* Draws <out_root>/<case>/<name>.png and .svg with analysis/gnuplot/<script>, reading datadir;
+ * `vars` are constant gnuplot assignments (names, titles, numbers: ccb_an_gp_check_vars) — no
+ * path: datadir and the output are quoted by ccb_an_plot, which also replaces the figures
+ * atomically. A failure is reported on stderr and counted in ctx->warnings. No-op if figures are
+ * off. */
+void study_plot(study_ctx* ctx, const char* script, const char* datadir, const char* name,
+                const char* vars);
 /* util.c: where the data (reference/, analysis/gnuplot/) are: CCB_SOURCE_DIR, else an installed
  * program's share/ccb beside its bin/, else the source tree it was built from; a directory
  * and its parents (0, or -1 with a message if it cannot be created or written). */
@@ -739,6 +754,10 @@ const char* ccb_source_dir(void);
 void ccb_set_command_line(int argc, char** argv);
 const char* ccb_command_line(void);
 int mkdir_p(const char* path, char* msg, size_t n);
+/* The file `path` replaced atomically by len bytes of text (ccb_writer: a temporary file, fsync,
+ * rename; on any failure the old file stays and no temporary file is left). 0, or -1 with a
+ * message. Every whole-file result of the command line is written through here. */
+int write_file(const char* path, const char* text, size_t len, char* msg, size_t n);
 
 /* label helpers: "lagged_dt0.01" */
 void run_label(char* out, size_t n, const char* approx, double dt);

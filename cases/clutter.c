@@ -346,11 +346,11 @@ static double obs_median(const run_record* r, double t0, double t1, int col) {
 static void clutter_plot(study_ctx* ctx, const char* dir, const char* fig, const char* extra,
                          const char* title) {
     strbuf vars = {0};
-    strbuf_printf(&vars, "datadir='%s'; out='%s/%s/%s'; models='%s'; titles='%s'; %s title='%s'",
-                  dir, ctx->out_root, ctx->cs->name, fig, k_model_list, k_titles, extra, title);
+    strbuf_printf(&vars, "models='%s'; titles='%s'; %s title='%s'", k_model_list, k_titles, extra,
+                  title);
     char script[64];
     snprintf(script, sizeof script, "clutter_%s.gp", fig);
-    study_plot(ctx, script, vars.s);
+    study_plot(ctx, script, dir, fig, vars.s);
     free(vars.s);
 }
 

@@ -581,10 +581,9 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     if (rc == 0) {
         strbuf vars = {0};
         strbuf_printf(&vars,
-                      "datadir='%s'; out='%s/%s/fig5'; eps0s='0.25 0.5 1 2 4'; "
-                      "title='Sliding and spinning coin, fan152 (PFC Fig. 5)'",
-                      dir, ctx->out_root, ctx->cs->name);
-        study_plot(ctx, "coin_fig5.gp", vars.s);
+                      "eps0s='0.25 0.5 1 2 4'; "
+                      "title='Sliding and spinning coin, fan152 (PFC Fig. 5)'");
+        study_plot(ctx, "coin_fig5.gp", dir, "fig5", vars.s);
         free(vars.s);
         study_report(ctx,
                      "![fig5](coin/fig5.png)\n\n"
@@ -681,15 +680,16 @@ static int write_sweep(study_ctx* ctx, const char* study, const char* xname, con
     free(tab.s);
     for (int fig = 0; rc == 0 && fig <= work; ++fig) {
         strbuf vars = {0};
-        strbuf_printf(&vars, "datadir='%s'; out='%s/%s/%s%s'; solvers='", dir, ctx->out_root,
-                      ctx->cs->name, study, fig ? "-work" : "");
+        char name[96];
+        snprintf(name, sizeof name, "%s%s", study, fig ? "-work" : "");
+        strbuf_printf(&vars, "solvers='");
         for (int s = 0; s < ns; ++s) {
             strbuf_printf(&vars, "%s%s", s ? " " : "", solvers[s]);
         }
         strbuf_printf(&vars, "'; xcol=%d; xlabel='%s'; title='%s%s'", fig ? 5 : 2,
                       fig ? "wall time of the run [s]" : xlabel, title,
                       fig ? ": work-precision" : "");
-        study_plot(ctx, "coin_fig6.gp", vars.s);
+        study_plot(ctx, "coin_fig6.gp", dir, name, vars.s);
         free(vars.s);
     }
     return rc;

@@ -69,11 +69,8 @@ static void md_value(strbuf* md, double v, double best, const char* fmt) {
 static int write_text(const char* out, const char* name, const char* text) {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", out, name);
-    ccb_writer* w = NULL;
     char msg[600];
-    if (ccb_writer_open(path, &w, msg, sizeof msg) != CCB_OK ||
-        ccb_writer_printf(w, "%s", text ? text : "") != CCB_OK ||
-        ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
+    if (write_file(path, text ? text : "", text ? strlen(text) : 0, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return 2;
     }
@@ -264,12 +261,12 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
         rc = write_text(out, name, dat.s);
         free(dat.s);
         if (rc == 0 && figures) {
-            char script[PATH_MAX], vars[PATH_MAX * 2 + 256], msg[600];
+            char script[PATH_MAX], base[PATH_MAX + 80], vars[512], msg[600];
             snprintf(script, sizeof script, "%s/analysis/gnuplot/compare.gp", ccb_source_dir());
-            snprintf(vars, sizeof vars,
-                     "data='%s/%s'; out='%s/compare_%s'; nvar=%d; ylabel='%s'; logy=%d", out, name,
-                     out, k_metrics[m].name, nvn, k_metrics[m].label, k_metrics[m].logscale);
-            if (ccb_an_plot(script, vars, msg, sizeof msg) != 0) {
+            snprintf(base, sizeof base, "%s/compare_%s", out, k_metrics[m].name);
+            snprintf(vars, sizeof vars, "file='%s'; nvar=%d; ylabel='%s'; logy=%d", name, nvn,
+                     k_metrics[m].label, k_metrics[m].logscale);
+            if (ccb_an_plot(script, out, base, vars, msg, sizeof msg) != 0) {
                 fprintf(stderr, "ccb: figure compare_%s: %s\n", k_metrics[m].name, msg);
                 figfail++; /* an output that was asked for and not made */
             }

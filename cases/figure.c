@@ -333,14 +333,13 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
 static void fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const char* script,
                      const char* out, const char* runs_titles, const char* vars) {
     strbuf v = {0};
-    strbuf_printf(&v, "datadir='%s'; out='%s/%s/%s'; %s", dir, ctx->out_root, ctx->cs->name, out,
-                  runs_titles ? runs_titles : "");
+    strbuf_printf(&v, "%s", runs_titles ? runs_titles : "");
     char more[512] = "";
     if (d->plot_params) {
         d->plot_params(ctx->params, more, sizeof more);
     }
     strbuf_printf(&v, "%s%s", more, vars ? vars : "");
-    study_plot(ctx, script, v.s);
+    study_plot(ctx, script, dir, out, v.s);
     free(v.s);
 }
 

@@ -305,6 +305,22 @@ static void parse_steps(const char* val, opts* o) {
     }
 }
 
+/* A path option: 1 to CASE_MAX_ROOT - 1 characters, no control character (a newline would split
+ * a manifest line). Quotes, spaces, $ and the like are data: every path reaches gnuplot through
+ * ccb_an_gp_quote and a manifest through shell_quote, never as code. */
+static void check_path(const char* opt, const char* val) {
+    if (val[0] == '\0' || strlen(val) >= CASE_MAX_ROOT) {
+        die_usage("--%s expects a path of 1 to %d characters (got %zu)", opt, CASE_MAX_ROOT - 1,
+                  strlen(val));
+    }
+    for (const char* ch = val; *ch; ++ch) {
+        if ((unsigned char)*ch < 0x20 || *ch == 0x7f) {
+            die_usage("--%s: the path has a control character (byte %d at offset %ld)", opt,
+                      (unsigned char)*ch, (long)(ch - val));
+        }
+    }
+}
+
 static void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o,
                        const char* help) {
     memset(o, 0, sizeof *o);
@@ -392,17 +408,7 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->sets[o->nsets++] = val;
             break;
         case OPT_OUT:
-            if (val[0] == '\0' || strlen(val) >= CASE_MAX_ROOT) {
-                die_usage("--out expects a path of 1 to %d characters (got %zu)",
-                          CASE_MAX_ROOT - 1, strlen(val));
-            }
-            for (const char* ch = val; *ch; ++ch) { /* the path reaches gnuplot as a string */
-                if (strchr("'\"\\`$", *ch) || (unsigned char)*ch < 0x20) {
-                    die_usage("--out: the path must not contain quotes, backslashes, ` or $ or "
-                              "control characters (it is handed to gnuplot): '%s'",
-                              val);
-                }
-            }
+            check_path("out", val);
             o->out = val;
             break;
         case OPT_JOBS: o->jobs = parse_int("--jobs", val, 1, 64); break;
@@ -519,11 +525,7 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
         case OPT_EXPORT_STEPS: parse_steps(val, o); break;
         case OPT_EMIT_MANIFEST:
         case OPT_FROM:
-            if (val[0] == '\0' || strlen(val) >= CASE_MAX_ROOT) {
-                die_usage("--%s expects a path of 1 to %d characters (got %zu)",
-                          c == OPT_FROM ? "from" : "emit-manifest", CASE_MAX_ROOT - 1,
-                          strlen(val));
-            }
+            check_path(c == OPT_FROM ? "from" : "emit-manifest", val);
             *(c == OPT_FROM ? &o->from : &o->manifest) = val;
             break;
         default: die_usage("unknown option '%s'", arg);
@@ -1431,11 +1433,7 @@ static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts*
                 ctx->cs->name, st->name);
     } else {
         char msg[600];
-        ccb_writer* w = NULL;
-        if (ccb_writer_open(o->manifest, &w, msg, sizeof msg) != CCB_OK ||
-            ccb_writer_printf(w, "%s", mo.text.s ? mo.text.s : "") != CCB_OK ||
-            ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
-            ccb_writer_abort(w);
+        if (write_file(o->manifest, mo.text.s ? mo.text.s : "", mo.text.n, msg, sizeof msg) != 0) {
             fprintf(stderr, "ccb: cannot write the manifest '%s': %s\n", o->manifest, msg);
         } else {
             int lines = 0;

@@ -14,36 +14,78 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cjson/cJSON.h>
 
 #include "case.h"
 
-/* The whole of a text file (NUL-terminated, malloc'ed), or NULL with errno set. */
-static char* read_all(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (f == NULL) {
+/* The whole of a regular file (NUL-terminated, malloc'ed) of at most max bytes, or NULL with a
+ * message naming it. A symbolic link (its last component) is not followed and anything but a
+ * regular file (a directory, a FIFO, a device) is refused: a run directory from elsewhere is
+ * untrusted input. */
+static char* read_regular(const char* path, size_t max, char* msg, size_t n) {
+    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(msg, n, "cannot read %s: %s%s", path, strerror(errno),
+                 errno == ELOOP ? " (a symbolic link: not followed)" : "");
         return NULL;
     }
-    char* text = NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(msg, n, "%s is not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    if ((unsigned long long)st.st_size > (unsigned long long)max) {
+        snprintf(msg, n, "%s has %lld bytes, more than the run can have written (%zu)", path,
+                 (long long)st.st_size, max);
+        close(fd);
+        return NULL;
+    }
+    char* text = malloc((size_t)st.st_size + 1);
     size_t len = 0;
-    FILE* mem = open_memstream(&text, &len);
-    char buf[1 << 15];
-    size_t got;
-    int ok = mem != NULL;
-    while (ok && (got = fread(buf, 1, sizeof buf, f)) > 0) {
-        ok = fwrite(buf, 1, got, mem) == got;
+    while (text && len < (size_t)st.st_size) {
+        const ssize_t got = read(fd, text + len, (size_t)st.st_size - len);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            break;
+        }
+        len += (size_t)got;
     }
-    ok = ok && !ferror(f);
-    fclose(f);
-    if (mem) {
-        fclose(mem);
-    }
-    if (!ok) {
+    close(fd);
+    if (text == NULL || len != (size_t)st.st_size) {
+        snprintf(msg, n, "cannot read %s: %s", path, text ? "short read" : "out of memory");
         free(text);
-        errno = EIO;
+        return NULL;
+    }
+    text[len] = '\0';
+    if (strlen(text) != len) {
+        snprintf(msg, n, "%s holds a NUL byte: not a text file", path);
+        free(text);
         return NULL;
     }
     return text;
+}
+
+int run_file_open_regular(const char* path, char* msg, size_t n) {
+    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(msg, n, "cannot read '%s': %s%s", path, strerror(errno),
+                 errno == ELOOP ? " (a symbolic link: not followed)" : "");
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(msg, n, "'%s' is not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 static const cJSON* jget(const cJSON* root, const char* dotted) {
@@ -62,35 +104,62 @@ static double jnum(const cJSON* root, const char* key, double dflt) {
     return cJSON_IsNumber(o) ? o->valuedouble : dflt;
 }
 
-/* One CSV data line into at most n numbers (an empty field is NAN); the number of fields, or -1
- * on a field that is not a number. */
-static int parse_row(char* line, double* out, int n) {
+/* One CSV data line into exactly n numbers: each field a finite number (strtod's whole field,
+ * no overflow), or empty where allow_empty (NAN: a statistic that does not apply). 0, or -1 with
+ * the reason in why. */
+static int parse_row(char* line, double* out, int n, int allow_empty, char* why, size_t wn) {
     int k = 0;
     char* p = line;
     for (;;) {
         char* end = p;
-        while (*end && *end != ',' && *end != '\n' && *end != '\r') {
+        while (*end && *end != ',' && *end != '\r') {
             ++end;
         }
         const char sep = *end;
         *end = '\0';
-        if (k < n) {
-            if (*p == '\0') {
-                out[k] = NAN;
-            } else {
-                char* e = NULL;
-                out[k] = strtod(p, &e);
-                if (*e != '\0') {
-                    return -1;
-                }
+        if (k >= n) {
+            snprintf(why, wn, "more than %d fields", n);
+            return -1;
+        }
+        if (*p == '\0') {
+            if (!allow_empty) {
+                snprintf(why, wn, "field %d is empty", k + 1);
+                return -1;
+            }
+            out[k] = NAN;
+        } else {
+            char* e = NULL;
+            errno = 0;
+            out[k] = strtod(p, &e);
+            if (*e != '\0' || e == p || errno == ERANGE || !isfinite(out[k])) {
+                snprintf(why, wn, "field %d ('%.40s') is not a finite number", k + 1, p);
+                return -1;
             }
         }
         ++k;
         if (sep != ',') {
-            return k;
+            if (sep == '\r' && end[1] != '\0') {
+                snprintf(why, wn, "a carriage return inside the line");
+                return -1;
+            }
+            break;
         }
         p = end + 1;
     }
+    if (k != n) {
+        snprintf(why, wn, "%d fields, the run has %d", k, n);
+        return -1;
+    }
+    return 0;
+}
+
+/* x as a count in [lo, hi] (a whole number): 0, or -1. */
+static int as_count(double x, double lo, double hi, long* out) {
+    if (!(x >= lo && x <= hi) || x != floor(x)) {
+        return -1;
+    }
+    *out = (long)x;
+    return 0;
 }
 
 /* The meta.json of the directory must describe this configuration: case, variant, dt, t_final,
@@ -141,47 +210,91 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
     return 0;
 }
 
-/* The text of the file `name` of a run directory, or NULL with a message naming it. */
-static char* read_run_file(const char* dir, const char* name, char* msg, size_t n) {
+/* The text of the file `name` of a run directory (a regular file of at most max bytes), or NULL
+ * with a message naming it. */
+static char* read_run_file(const char* dir, const char* name, size_t max, char* msg, size_t n) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    char* text = read_all(path);
-    if (text == NULL) {
-        snprintf(msg, n, "cannot read %s: %s", path, strerror(errno));
-    }
-    return text;
+    return read_regular(path, max, msg, n);
 }
 
-/* trajectory.csv: rows 1..nsteps of q, v and the observables. */
+/* The next line of text (NUL-terminated in place; its '\n' removed), or NULL at the end. */
+static char* next_line(char** p) {
+    if (**p == '\0') {
+        return NULL;
+    }
+    char* line = *p;
+    char* nl = strchr(line, '\n');
+    if (nl) {
+        *nl = '\0';
+        *p = nl + 1;
+    } else {
+        *p = line + strlen(line);
+    }
+    return line;
+}
+
+/* The largest file a run of these dimensions can write: every field a %.17g number (at most 24
+ * characters and a comma), its header, generously. */
+static size_t file_bound(long rows, int cols) {
+    return (size_t)(rows + 2) * (size_t)(cols + 1) * 32 + 65536;
+}
+
+/* trajectory.csv: its header (as many columns as the run has), then rows 1..nsteps of t, q, v and
+ * the observables, each finite, t the step's time. */
 static int load_trajectory(run_record* r, const char* dir, char* msg, size_t n) {
-    const char* path = "trajectory.csv";
-    char* text = read_run_file(dir, path, msg, n);
+    const char* name = "trajectory.csv";
+    const int ncol = 1 + r->nq + r->nv + r->nobs;
+    char* text = read_run_file(dir, name, file_bound(r->nsteps, ncol), msg, n);
     if (text == NULL) {
         return 2;
     }
-    const int ncol = 1 + r->nq + r->nv + r->nobs;
     double* row = malloc((size_t)ncol * sizeof(double));
-    long k = 0;
+    long line_no = 0, k = 0;
     int rc = row ? 0 : 2;
-    char* save = NULL;
-    for (char* line = strtok_r(text, "\n", &save); line && rc == 0;
-         line = strtok_r(NULL, "\n", &save)) {
-        if (k++ == 0) {
-            continue; /* header */
+    char why[160] = "out of memory";
+    char* p = text;
+    for (char* line; rc == 0 && (line = next_line(&p)) != NULL;) {
+        if (line_no++ == 0) { /* the header: the run's columns */
+            int cols = 1;
+            for (const char* c = line; *c; ++c) {
+                cols += *c == ',';
+            }
+            if (cols != ncol) {
+                snprintf(why, sizeof why, "the header has %d columns, the run has %d", cols, ncol);
+                rc = 2;
+            }
+            continue;
         }
-        if (k - 1 > r->nsteps || parse_row(line, row, ncol) != ncol) {
-            snprintf(msg, n, "%s/%s: row %ld does not match the run (%d columns, %ld steps)", dir,
-                     path, k - 1, ncol, r->nsteps);
+        if (++k > r->nsteps) {
+            snprintf(why, sizeof why, "more rows than the %ld completed steps", r->nsteps);
             rc = 2;
             break;
         }
-        memcpy(r->q + (size_t)(k - 1) * r->nq, row + 1, (size_t)r->nq * sizeof(double));
-        memcpy(r->v + (size_t)(k - 1) * r->nv, row + 1 + r->nq, (size_t)r->nv * sizeof(double));
-        memcpy(r->obs + (size_t)(k - 1) * r->nobs, row + 1 + r->nq + r->nv,
+        if (parse_row(line, row, ncol, 0, why, sizeof why) != 0) {
+            rc = 2;
+            break;
+        }
+        const double t = (double)k * r->cfg.dt; /* the step's time, to round-off of the sum */
+        if (fabs(row[0] - t) > 1e-9 * t) {
+            snprintf(why, sizeof why, "t = %.17g is not the time of step %ld (%.17g)", row[0], k,
+                     t);
+            rc = 2;
+            break;
+        }
+        memcpy(r->q + (size_t)k * r->nq, row + 1, (size_t)r->nq * sizeof(double));
+        memcpy(r->v + (size_t)k * r->nv, row + 1 + r->nq, (size_t)r->nv * sizeof(double));
+        memcpy(r->obs + (size_t)k * r->nobs, row + 1 + r->nq + r->nv,
                (size_t)r->nobs * sizeof(double));
     }
-    if (rc == 0 && k - 1 != r->nsteps) {
-        snprintf(msg, n, "%s/%s: %ld rows for %ld completed steps", dir, path, k - 1, r->nsteps);
+    if (rc != 0) {
+        snprintf(msg, n, "%s/%s: line %ld: %s", dir, name, line_no, why);
+    } else if (line_no == 0) {
+        snprintf(msg, n, "%s/%s: empty (no header)", dir, name);
+        rc = 2;
+    } else if (k != r->nsteps) {
+        snprintf(msg, n, "%s/%s: %ld rows for %ld completed steps (meta.json)", dir, name, k,
+                 r->nsteps);
         rc = 2;
     }
     free(row);
@@ -189,13 +302,11 @@ static int load_trajectory(run_record* r, const char* dir, char* msg, size_t n) 
     return rc;
 }
 
-/* steps.csv: per step iterations, line search, kappa and contacts (also the failing step). */
+/* steps.csv: per step iterations, line search, kappa and contacts, one row for each step 1, 2,
+ * ... in order: nsteps rows, and the failing step's row after them when the run failed in its
+ * solver (a step that broke down with non-finite values has no row). */
 static int load_steps(run_record* r, const char* dir, char* msg, size_t n) {
-    const char* path = "steps.csv";
-    char* text = read_run_file(dir, path, msg, n);
-    if (text == NULL) {
-        return 2;
-    }
+    const char* name = "steps.csv";
     enum {
         C_STEP,
         C_T,
@@ -212,32 +323,235 @@ static int load_steps(run_record* r, const char* dir, char* msg, size_t n) {
         C_CONTACTS,
         C_N
     };
-    double row[C_N + 1];
+    char* text = read_run_file(dir, name, file_bound(r->nsteps + 1, C_N), msg, n);
+    if (text == NULL) {
+        return 2;
+    }
+    double row[C_N];
     int rc = 0;
-    long line_no = 0;
-    char* save = NULL;
-    for (char* line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    long line_no = 0, k = 0;
+    char why[160] = "";
+    char* p = text;
+    for (char* line; rc == 0 && (line = next_line(&p)) != NULL;) {
         if (line_no++ == 0) {
+            if (strncmp(line, "step,t [s],status,", 18) != 0) {
+                snprintf(why, sizeof why, "not the header of a steps.csv");
+                rc = 2;
+            }
             continue;
         }
-        const long k = parse_row(line, row, C_N + 1) == C_N ? lround(row[C_STEP]) : -1;
-        if (k < 1 || k > r->nplanned) {
-            snprintf(msg, n, "%s/%s: line %ld is not a step of the run", dir, path, line_no);
+        ++k;
+        long step = 0, it = 0, ls = 0, nc = 0, status = 0;
+        if (parse_row(line, row, C_N, 1, why, sizeof why) != 0) {
             rc = 2;
+        } else if (isnan(row[C_STEP]) || as_count(row[C_STEP], 1, 2e8, &step) != 0 ||
+                   step != k) {
+            snprintf(why, sizeof why, "step %.17g where step %ld was due (one row per step, in "
+                                      "order)", row[C_STEP], k);
+            rc = 2;
+        } else if (k > r->nsteps + (r->status != CCB_OK)) {
+            snprintf(why, sizeof why, "step %ld is after the run's last step (%ld)", k,
+                     r->nsteps + (r->status != CCB_OK));
+            rc = 2;
+        } else if (isnan(row[C_STATUS]) || as_count(row[C_STATUS], 0, 64, &status) != 0 ||
+                   (!isnan(row[C_ITER]) && as_count(row[C_ITER], 0, 1e9, &it) != 0) ||
+                   (!isnan(row[C_LS]) && as_count(row[C_LS], 0, 1e9, &ls) != 0) ||
+                   isnan(row[C_CONTACTS]) || as_count(row[C_CONTACTS], 0, 1e9, &nc) != 0 ||
+                   (!isnan(row[C_KAPPA]) && !(row[C_KAPPA] >= 0 || row[C_KAPPA] == -1))) {
+            snprintf(why, sizeof why, "a status, count or condition number out of range");
+            rc = 2;
+        } else if (k <= r->nsteps && status != CCB_OK) {
+            snprintf(why, sizeof why, "step %ld has status %ld, but meta.json completes it", k,
+                     status);
+            rc = 2;
+        }
+        if (rc != 0) {
             break;
         }
-        r->iters[k] = isnan(row[C_ITER]) ? 0 : (int)row[C_ITER];
-        r->ls[k] = isnan(row[C_LS]) ? 0 : (int)row[C_LS];
+        r->iters[k] = (int)it;
+        r->ls[k] = (int)ls;
         r->kappa[k] = isnan(row[C_KAPPA]) ? -1 : row[C_KAPPA];
-        r->total_iters += r->iters[k];
-        r->total_ls += r->ls[k];
-        r->max_iters = r->iters[k] > r->max_iters ? r->iters[k] : r->max_iters;
-        r->ncontacts_total += (long)row[C_CONTACTS];
-        r->ncontacts_max =
-            (int)row[C_CONTACTS] > r->ncontacts_max ? (int)row[C_CONTACTS] : r->ncontacts_max;
+        r->total_iters += it;
+        r->total_ls += ls;
+        r->max_iters = (int)it > r->max_iters ? (int)it : r->max_iters;
+        r->ncontacts_total += nc;
+        r->ncontacts_max = (int)nc > r->ncontacts_max ? (int)nc : r->ncontacts_max;
+    }
+    if (rc != 0) {
+        snprintf(msg, n, "%s/%s: line %ld: %s", dir, name, line_no, why);
+    } else if (line_no == 0) {
+        snprintf(msg, n, "%s/%s: empty (no header)", dir, name);
+        rc = 2;
+    } else if (k < r->nsteps) {
+        snprintf(msg, n, "%s/%s: %ld rows for %ld completed steps (meta.json)", dir, name, k,
+                 r->nsteps);
+        rc = 2;
     }
     free(text);
     return rc;
+}
+
+/* A count of meta.json (work, statistics): absent is 0; present, a whole number in
+ * [0, 1e15]. 0, or 2 with a message. */
+static int meta_count(const cJSON* m, const char* key, long* out, const char* path, char* msg,
+                      size_t n) {
+    const cJSON* o = jget(m, key);
+    *out = 0;
+    if (o == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsNumber(o) || as_count(o->valuedouble, 0, 1e15, out) != 0) {
+        snprintf(msg, n, "%s: %s is not a count (a whole number in 0 .. 1e15)", path, key);
+        return 2;
+    }
+    return 0;
+}
+
+/* A time or step size of meta.json: absent is dflt; present, finite and >= 0. */
+static int meta_time(const cJSON* m, const char* key, double dflt, double* out, const char* path,
+                     char* msg, size_t n) {
+    const cJSON* o = jget(m, key);
+    *out = dflt;
+    if (o == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsNumber(o) || !isfinite(o->valuedouble) || o->valuedouble < 0) {
+        snprintf(msg, n, "%s: %s is not a finite value >= 0", path, key);
+        return 2;
+    }
+    *out = o->valuedouble;
+    return 0;
+}
+
+/* status, steps_planned, steps_completed and failure.* of meta.json, consistent with each other
+ * and with the run's N steps: "ok" completes all N; "failed" completes fewer and names the
+ * failing step, the one after them. 0, or 2 with a message. */
+static int meta_status(const cJSON* m, run_record* rec, long N, const char* path, char* msg,
+                       size_t n) {
+    const cJSON* st = jget(m, "status");
+    long planned = -1, done = -1;
+    const cJSON* jp = jget(m, "steps_planned");
+    const cJSON* jd = jget(m, "steps_completed");
+    if (!cJSON_IsString(st) || !cJSON_IsNumber(jp) || !cJSON_IsNumber(jd) ||
+        as_count(jp->valuedouble, 1, 2e8, &planned) != 0 ||
+        as_count(jd->valuedouble, 0, 2e8, &done) != 0) {
+        snprintf(msg, n, "%s: no status, or steps_planned/steps_completed are not step counts",
+                 path);
+        return 2;
+    }
+    if (planned != N || done > N) {
+        snprintf(msg, n, "%s: %ld steps planned and %ld completed; the study's run has %ld", path,
+                 planned, done, N);
+        return 2;
+    }
+    rec->nsteps = done;
+    if (strcmp(st->valuestring, "ok") == 0) {
+        if (done != N) {
+            snprintf(msg, n, "%s: status \"ok\" with %ld of %ld steps completed", path, done, N);
+            return 2;
+        }
+        if (jget(m, "failure") != NULL) {
+            snprintf(msg, n, "%s: status \"ok\" with a failure", path);
+            return 2;
+        }
+        rec->status = CCB_OK;
+        return 0;
+    }
+    if (strcmp(st->valuestring, "failed") != 0) {
+        snprintf(msg, n, "%s: status \"%.40s\" (\"ok\" or \"failed\")", path, st->valuestring);
+        return 2;
+    }
+    const cJSON* fm = jget(m, "failure.message");
+    const cJSON* fs = jget(m, "failure.status");
+    const cJSON* fk = jget(m, "failure.step");
+    long step = 0;
+    if (!cJSON_IsString(fm) || !cJSON_IsString(fs) || !cJSON_IsNumber(fk) ||
+        as_count(fk->valuedouble, 1, 2e8, &step) != 0 || step != done + 1 || done >= N) {
+        snprintf(msg, n,
+                 "%s: status \"failed\" needs failure.message, failure.status and failure.step "
+                 "= steps_completed + 1 <= %ld",
+                 path, N);
+        return 2;
+    }
+    rec->status = CCB_OK;
+    for (int c = 1; c < 64; ++c) { /* the code by its name */
+        if (strcmp(ccb_status_string((ccb_status)c), fs->valuestring) == 0) {
+            rec->status = (ccb_status)c;
+            break;
+        }
+    }
+    if (rec->status == CCB_OK) {
+        snprintf(msg, n, "%s: failure.status \"%.40s\" is not a failure of ccb", path,
+                 fs->valuestring);
+        return 2;
+    }
+    snprintf(rec->msg, sizeof rec->msg, "%s", fm->valuestring);
+    rec->fail_step = step;
+    return 0;
+}
+
+/* The totals of meta.json (work, statistics, time split) into rec. 0, or 2 with a message. */
+static int meta_totals(const cJSON* m, run_record* rec, const char* path, char* msg, size_t n) {
+    ccb_ode_work* w = &rec->work;
+    const struct {
+        const char* key;
+        long* out;
+    } counts[] = {
+        {"statistics.symbolic_analyses", &rec->analyses},
+        {"statistics.factorizations", &rec->factorizations},
+        {"statistics.steps_with_substeps", &rec->substeps},
+        {"work.f_evaluations", &w->n_f},
+        {"work.f_evaluations_jacobian", &w->n_f_jacobian},
+        {"work.f_evaluations_error_estimate", &w->n_f_errest},
+        {"work.newton_iterations", &w->n_newton},
+        {"work.jacobians", &w->n_jacobian},
+        {"work.factorizations", &w->n_factor},
+        {"work.steps", &w->n_steps},
+        {"work.newton_failures", &w->n_fail_newton},
+        {"work.error_rejections", &w->n_reject_error},
+        {"work.tals_limited", &w->n_tals},
+        {"work.slip_evaluations", &w->n_slip},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+        if (meta_count(m, counts[i].key, counts[i].out, path, msg, n) != 0) {
+            return 2;
+        }
+    }
+    const struct {
+        const char* key;
+        double* out;
+    } times[] = {
+        {"wall_time_s", &rec->wall_time},
+        {"time_split_s.geometry", &rec->t_geometry},
+        {"time_split_s.problem", &rec->t_problem},
+        {"time_split_s.solve", &rec->t_solve},
+        {"time_split_s.solve_assemble", &rec->t_assemble},
+        {"time_split_s.solve_factor", &rec->t_factor},
+        {"time_split_s.solve_line_search", &rec->t_linesearch},
+        {"time_split_s.solve_eval", &rec->t_eval},
+        {"time_split_s.solve_kappa", &rec->t_kappa},
+        {"work.h_min", &w->h_min},
+        {"work.h_max", &w->h_max},
+    };
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; ++i) {
+        if (meta_time(m, times[i].key, 0, times[i].out, path, msg, n) != 0) {
+            return 2;
+        }
+    }
+    for (int i = 0; i < 5; ++i) { /* physics maxima: absent where they do not apply */
+        char key[64];
+        snprintf(key, sizeof key, "physics.max.%s", run_phys_name[i]);
+        const cJSON* o = jget(m, key);
+        rec->phys_max[i] = NAN;
+        if (o != NULL) {
+            if (!cJSON_IsNumber(o) || !isfinite(o->valuedouble)) {
+                snprintf(msg, n, "%s: %s is not a finite number", path, key);
+                return 2;
+            }
+            rec->phys_max[i] = o->valuedouble;
+        }
+    }
+    return 0;
 }
 
 int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg, size_t n) {
@@ -246,17 +560,40 @@ int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg,
     if (run_config_check(cfg, &N, msg, n) != 0) {
         return 2;
     }
+    struct stat ds;
+    if (lstat(dir, &ds) != 0) {
+        snprintf(msg, n, "cannot read %s/meta.json: the run directory: %s (was the run executed?)",
+                 dir, strerror(errno));
+        return 2;
+    }
+    if (!S_ISDIR(ds.st_mode)) {
+        snprintf(msg, n, "%s is not a directory%s", dir,
+                 S_ISLNK(ds.st_mode) ? " (a symbolic link: not followed)" : "");
+        return 2;
+    }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    char* text = read_all(path);
+    char* text = read_regular(path, 1 << 20, msg, n);
     if (text == NULL) {
-        snprintf(msg, n, "cannot read %s: %s (was the run executed?)", path, strerror(errno));
+        if (strstr(msg, "No such file")) {
+            snprintf(msg, n, "%s/meta.json does not exist: the run did not finish (was the run "
+                             "executed?)", dir);
+        }
         return 2;
     }
     cJSON* m = cJSON_Parse(text);
     free(text);
-    if (m == NULL) {
-        snprintf(msg, n, "%s is not valid JSON", path);
+    if (m == NULL || !cJSON_IsObject(m)) {
+        snprintf(msg, n, "%s is not a JSON object", path);
+        cJSON_Delete(m);
+        return 2;
+    }
+    const cJSON* fv = jget(m, "format_version");
+    if (!cJSON_IsNumber(fv) || fv->valuedouble != RUN_FORMAT_VERSION) {
+        snprintf(msg, n, "%s: format_version %s, this ccb reads %d (README \"Outputs\")", path,
+                 cJSON_IsNumber(fv) ? "other than expected" : "missing or not a number",
+                 RUN_FORMAT_VERSION);
+        cJSON_Delete(m);
         return 2;
     }
     ccb_model* model = NULL;
@@ -267,26 +604,7 @@ int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg,
         rc = check_meta(m, &rec->cfg, dir, msg, n);
     }
     if (rc == 0) {
-        const cJSON* st = jget(m, "status");
-        rec->nsteps = (long)jnum(m, "steps_completed", -1);
-        if (!cJSON_IsString(st) || rec->nsteps < 0 || rec->nsteps > N) {
-            snprintf(msg, n, "%s: no status or step count", path);
-            rc = 2;
-        } else if (strcmp(st->valuestring, "ok") == 0) {
-            rec->status = CCB_OK;
-        } else {
-            const cJSON* fm = jget(m, "failure.message");
-            const cJSON* fs = jget(m, "failure.status");
-            rec->status = CCB_E_NOTCONV;
-            for (int s = 1; s < 64 && cJSON_IsString(fs); ++s) { /* the code by its name */
-                if (strcmp(ccb_status_string((ccb_status)s), fs->valuestring) == 0) {
-                    rec->status = (ccb_status)s;
-                    break;
-                }
-            }
-            snprintf(rec->msg, sizeof rec->msg, "%s", cJSON_IsString(fm) ? fm->valuestring : "");
-            rec->fail_step = (long)jnum(m, "failure.step", 0);
-        }
+        rc = meta_status(m, rec, N, path, msg, n);
     }
     if (rc == 0) {
         rc = load_trajectory(rec, dir, msg, n);
@@ -295,37 +613,7 @@ int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg,
         rc = load_steps(rec, dir, msg, n);
     }
     if (rc == 0) {
-        rec->wall_time = jnum(m, "wall_time_s", 0);
-        for (int i = 0; i < 5; ++i) {
-            char key[64];
-            snprintf(key, sizeof key, "physics.max.%s", run_phys_name[i]);
-            rec->phys_max[i] = jnum(m, key, NAN);
-        }
-        rec->analyses = (long)jnum(m, "statistics.symbolic_analyses", 0);
-        rec->factorizations = (long)jnum(m, "statistics.factorizations", 0);
-        rec->substeps = (long)jnum(m, "statistics.steps_with_substeps", 0);
-        rec->t_geometry = jnum(m, "time_split_s.geometry", 0);
-        rec->t_problem = jnum(m, "time_split_s.problem", 0);
-        rec->t_solve = jnum(m, "time_split_s.solve", 0);
-        rec->t_assemble = jnum(m, "time_split_s.solve_assemble", 0);
-        rec->t_factor = jnum(m, "time_split_s.solve_factor", 0);
-        rec->t_linesearch = jnum(m, "time_split_s.solve_line_search", 0);
-        rec->t_eval = jnum(m, "time_split_s.solve_eval", 0);
-        rec->t_kappa = jnum(m, "time_split_s.solve_kappa", 0);
-        ccb_ode_work* w = &rec->work;
-        w->n_f = (long)jnum(m, "work.f_evaluations", 0);
-        w->n_f_jacobian = (long)jnum(m, "work.f_evaluations_jacobian", 0);
-        w->n_f_errest = (long)jnum(m, "work.f_evaluations_error_estimate", 0);
-        w->n_newton = (long)jnum(m, "work.newton_iterations", 0);
-        w->n_jacobian = (long)jnum(m, "work.jacobians", 0);
-        w->n_factor = (long)jnum(m, "work.factorizations", 0);
-        w->n_steps = (long)jnum(m, "work.steps", 0);
-        w->n_fail_newton = (long)jnum(m, "work.newton_failures", 0);
-        w->n_reject_error = (long)jnum(m, "work.error_rejections", 0);
-        w->n_tals = (long)jnum(m, "work.tals_limited", 0);
-        w->n_slip = (long)jnum(m, "work.slip_evaluations", 0);
-        w->h_min = jnum(m, "work.h_min", 0);
-        w->h_max = jnum(m, "work.h_max", 0);
+        rc = meta_totals(m, rec, path, msg, n);
     }
     cJSON_Delete(m);
     ccb_sim_destroy(sim);

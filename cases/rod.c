@@ -326,14 +326,14 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, const char* di
         for (int j = 0; j < 2; ++j) {
             strbuf vars = {0};
             strbuf_printf(&vars,
-                          "datadir='%s'; out='%s/%s/%s'; runs='sap_dt%g similar_dt%g lagged_dt%g'; "
+                          "runs='sap_dt%g similar_dt%g lagged_dt%g'; "
                           "titles='SAP Similar Lagged'; kind='%s'; zlo=%.6f; zhi=%.6f; "
                           "title='Sliding rod, %s, contact %s, dt = %g s (ICF Fig. %s)'",
-                          dir, ctx->out_root, ctx->cs->name, fig[j], REF_DT, REF_DT, REF_DT,
+                          REF_DT, REF_DT, REF_DT,
                           kind[j], tj - 1e-3, tj + 1e-3,
                           case_b ? "d = 0.2 s/m, tau_d = 4e-6 s" : "no dissipation", kinds[j],
                           REF_DT, fig[j] + 3);
-            study_plot(ctx, "contact_zoom.gp", vars.s);
+            study_plot(ctx, "contact_zoom.gp", dir, fig[j], vars.s);
             free(vars.s);
         }
         study_report(

@@ -15,6 +15,7 @@
  * same: it ends the run as a failure (CCB_E_NONFINITE, the quantity named in meta.json), and
  * the files hold the steps before it. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -229,9 +230,8 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     }
     const case_desc* cs = cfg->cs;
     char key[160];
-    /* provenance: the format of the run directory, what made it (README "Outputs"); 2: the wall
-     * times moved from steps.csv to times.csv */
-    ccb_meta_set_number(m, "format_version", 2);
+    /* provenance: the format of the run directory, what made it (README "Outputs") */
+    ccb_meta_set_number(m, "format_version", RUN_FORMAT_VERSION);
     ccb_meta_set_string(m, "command_line", ccb_command_line());
     ccb_meta_set_string(m, "build.type", CCB_BUILD_TYPE);
     ccb_meta_set_string(m, "build.compiler", CCB_COMPILER);
@@ -318,6 +318,43 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     const ccb_status s = ccb_meta_write(m, path, msg, n);
     ccb_meta_destroy(m);
     return s == CCB_OK ? 0 : 2;
+}
+
+/* The files of an earlier run in dir go before this run writes: meta.json first (the commit
+ * marker: without it the directory holds no complete run), then its data, physics.csv and its
+ * FCLIB exports (step<k>.fclib.hdf5), which this run may not write again. The directory then
+ * holds only what the new run writes. 0, or 2 with a message. */
+static int clear_run_dir(const char* dir, char* msg, size_t n) {
+    static const char* const k_files[] = {"meta.json", "trajectory.csv", "steps.csv",
+                                          "times.csv", "physics.csv"};
+    char path[PATH_MAX + 320];
+    for (size_t i = 0; i < sizeof k_files / sizeof k_files[0]; ++i) {
+        snprintf(path, sizeof path, "%s/%s", dir, k_files[i]);
+        if (unlink(path) != 0 && errno != ENOENT) {
+            snprintf(msg, n, "cannot replace '%s': %s", path, strerror(errno));
+            return 2;
+        }
+    }
+    DIR* d = opendir(dir);
+    if (d == NULL) {
+        snprintf(msg, n, "cannot read the directory '%s': %s", dir, strerror(errno));
+        return 2;
+    }
+    int rc = 0;
+    for (struct dirent* e; rc == 0 && (e = readdir(d)) != NULL;) {
+        long k = 0;
+        int end = 0;
+        if (sscanf(e->d_name, "step%ld.fclib.hdf5%n", &k, &end) == 1 &&
+            e->d_name[end] == '\0') {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (unlink(path) != 0 && errno != ENOENT) {
+                snprintf(msg, n, "cannot replace '%s': %s", path, strerror(errno));
+                rc = 2;
+            }
+        }
+    }
+    closedir(d);
+    return rc;
 }
 
 int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn) {
@@ -612,7 +649,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     }
     if (files) {
         char path[PATH_MAX + 32];
-        if (mkdir_p(cfg->out_dir, msg, msgn) != 0) {
+        if (mkdir_p(cfg->out_dir, msg, msgn) != 0 || clear_run_dir(cfg->out_dir, msg, msgn) != 0) {
             free(row);
             goto done;
         }
@@ -792,33 +829,23 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         rec->work.h_max = ew.h_max;
     }
     if (files) {
-        /* meta.json is the commit marker of the set: the old one goes before the new data
-         * replaces the old, the new one comes last, so a directory never pairs one run's
-         * meta.json with another's trajectory */
-        char meta[PATH_MAX + 32];
-        snprintf(meta, sizeof meta, "%s/meta.json", cfg->out_dir);
-        if (unlink(meta) != 0 && errno != ENOENT) {
-            snprintf(msg, msgn, "cannot replace '%s': %s", meta, strerror(errno));
-            goto done;
+        /* the set in order, meta.json last (its commit marker; the old one went when the run
+         * started): each writer ends exactly once — committed while all before it were, aborted
+         * after the first failure (a failed commit frees its writer and removes its file) */
+        ccb_writer* set[4] = {wt, ws, wtm, wph};
+        wt = ws = wtm = wph = NULL;
+        int ok = 1;
+        for (int i = 0; i < 4; ++i) {
+            if (set[i] == NULL) {
+                continue;
+            }
+            if (ok) {
+                ok = ccb_writer_commit(set[i], msg, msgn) == CCB_OK;
+            } else {
+                ccb_writer_abort(set[i]);
+            }
         }
-        const ccb_status s1 = ccb_writer_commit(wt, msg, msgn);
-        wt = NULL;
-        const ccb_status s2 = s1 == CCB_OK ? ccb_writer_commit(ws, msg, msgn) : CCB_E_IO;
-        if (s1 != CCB_OK) {
-            ccb_writer_abort(ws);
-        }
-        ws = NULL;
-        const ccb_status s3 = s2 == CCB_OK ? ccb_writer_commit(wtm, msg, msgn) : CCB_E_IO;
-        if (s2 != CCB_OK) {
-            ccb_writer_abort(wtm);
-        }
-        wtm = NULL;
-        if (wph != NULL && (s3 != CCB_OK || ccb_writer_commit(wph, msg, msgn) != CCB_OK)) {
-            wph = NULL;
-            goto done;
-        }
-        wph = NULL;
-        if (s3 != CCB_OK || write_meta(cfg, rec, model, sim, msg, msgn) != 0) {
+        if (!ok || write_meta(cfg, rec, model, sim, msg, msgn) != 0) {
             goto done;
         }
     }

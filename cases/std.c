@@ -383,11 +383,10 @@ static void plot(study_ctx* ctx, const sweep* s, const char* script, const char*
     char xc[32];
     work_columns(s, xc, sizeof xc);
     strbuf_printf(&vars,
-                  "datadir='%s'; out='%s/%s/%s'; variants='%s'; ylabel='%s [%s]'; "
-                  "title='%s: %s'; xc='%s'",
-                  dir, ctx->out_root, ctx->cs->name, study, names.s ? names.s : "",
+                  "variants='%s'; ylabel='%s [%s]'; title='%s: %s'; xc='%s'",
+                  names.s ? names.s : "",
                   s->sd->error_name, s->sd->error_unit, ctx->cs->name, title, xc);
-    study_plot(ctx, script, vars.s);
+    study_plot(ctx, script, dir, study, vars.s);
     free(vars.s);
     free(names.s);
 }

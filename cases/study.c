@@ -202,11 +202,16 @@ static void cache_free(struct run_cache* c) {
     free(c);
 }
 
-/* Copies src to dst atomically (temporary file + rename). 0, or -1 with a message. */
+/* Copies the regular file src (not a symbolic link) to dst atomically (temporary file +
+ * rename). 0, or -1 with a message. */
 static int copy_file(const char* src, const char* dst, char* msg, size_t n) {
-    FILE* in = fopen(src, "rb");
+    const int fd = run_file_open_regular(src, msg, n); /* a link is not followed */
+    FILE* in = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (in == NULL) {
-        snprintf(msg, n, "cannot read '%s': %s", src, strerror(errno));
+        if (fd >= 0) {
+            snprintf(msg, n, "cannot read '%s': %s", src, strerror(errno));
+            close(fd);
+        }
         return -1;
     }
     ccb_writer* w = NULL;
@@ -322,15 +327,15 @@ static int copy_meta(const study_ctx* ctx, const char* src, const char* dst, con
         snprintf(msg, n, "cannot read or rewrite '%s'", src);
         return -1;
     }
-    ccb_writer* w = NULL;
-    int rc = ccb_writer_open(dst, &w, msg, n) == CCB_OK ? 0 : -1;
-    if (rc == 0 && ccb_writer_printf(w, "%s\n", out) != CCB_OK) {
-        ccb_writer_abort(w);
-        snprintf(msg, n, "cannot write '%s'", dst);
-        rc = -1;
-    } else if (rc == 0) {
-        rc = ccb_writer_commit(w, msg, n) == CCB_OK ? 0 : -1;
+    strbuf b = {0};
+    strbuf_printf(&b, "%s\n", out);
+    int rc = -1;
+    if (b.failed || b.s == NULL) {
+        snprintf(msg, n, "out of memory");
+    } else {
+        rc = write_file(dst, b.s, b.n, msg, n);
     }
+    free(b.s);
     free(out);
     return rc;
 }
@@ -706,31 +711,30 @@ int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n) {
     return 0;
 }
 
-void study_plot(study_ctx* ctx, const char* script, const char* assignments) {
+void study_plot(study_ctx* ctx, const char* script, const char* datadir, const char* name,
+                const char* vars) {
     if (!ctx->figures) {
         return;
     }
-    char path[PATH_MAX], msg[600];
+    char path[PATH_MAX], out[PATH_MAX + 160], msg[600];
     snprintf(path, sizeof path, "%s/analysis/gnuplot/%s", ccb_source_dir(), script);
-    if (ccb_an_plot(path, assignments, msg, sizeof msg) != 0) {
+    snprintf(out, sizeof out, "%s/%s/%s", ctx->out_root, ctx->cs->name, name);
+    if (ccb_an_plot(path, datadir, out, vars, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: figure %s: %s\n", script, msg);
         ctx->warnings++;
     }
 }
 
 int study_write_table(const char* path, const char* header, const char* body) {
-    ccb_writer* w = NULL;
     char msg[600];
-    if (ccb_writer_open(path, &w, msg, sizeof msg) != CCB_OK) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
+    strbuf b = {0};
+    strbuf_printf(&b, "%s\n%s", header, body ? body : "");
+    const int rc = b.failed || b.s == NULL ? -1 : write_file(path, b.s, b.n, msg, sizeof msg);
+    if (rc != 0) {
+        fprintf(stderr, "ccb: %s\n", b.failed || b.s == NULL ? "out of memory" : msg);
     }
-    ccb_writer_printf(w, "%s\n%s", header, body ? body : "");
-    if (ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
-    }
-    return 0;
+    free(b.s);
+    return rc == 0 ? 0 : 2;
 }
 
 

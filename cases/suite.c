@@ -64,10 +64,7 @@ int suite_evaluate_gates(study_ctx* ctx) {
     study_report(ctx, "%s", md ? md : "");
     char csvpath[PATH_MAX + 32];
     snprintf(csvpath, sizeof csvpath, "%s/%s/gates.csv", ctx->out_root, ctx->cs->name);
-    ccb_writer* w = NULL;
-    if (ccb_writer_open(csvpath, &w, msg, sizeof msg) != CCB_OK ||
-        ccb_writer_printf(w, "%s", csv ? csv : "") != CCB_OK ||
-        ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
+    if (write_file(csvpath, csv ? csv : "", csv ? strlen(csv) : 0, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
     }
     free(csv);
@@ -105,10 +102,7 @@ void suite_report_case(strbuf* r, const study_ctx* ctx) {
 int suite_report_write(const char* root, const char* text) {
     char path[PATH_MAX + 16], msg[600];
     snprintf(path, sizeof path, "%s/README.md", root);
-    ccb_writer* w = NULL;
-    if (ccb_writer_open(path, &w, msg, sizeof msg) != CCB_OK ||
-        ccb_writer_printf(w, "%s", text ? text : "") != CCB_OK ||
-        ccb_writer_commit(w, msg, sizeof msg) != CCB_OK) {
+    if (write_file(path, text ? text : "", text ? strlen(text) : 0, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return 2;
     }

@@ -93,6 +93,19 @@ int mkdir_p(const char* path, char* msg, size_t n) {
     return 0;
 }
 
+int write_file(const char* path, const char* text, size_t len, char* msg, size_t n) {
+    ccb_writer* w = NULL;
+    if (ccb_writer_open(path, &w, msg, n) != CCB_OK) {
+        return -1;
+    }
+    if (len > 0 && ccb_writer_write(w, text, len) != CCB_OK) {
+        ccb_writer_abort(w); /* the writer's one end: aborted here, or committed below */
+        snprintf(msg, n, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return ccb_writer_commit(w, msg, n) == CCB_OK ? 0 : -1; /* frees w, also on failure */
+}
+
 void strbuf_vprintf(strbuf* b, const char* fmt, va_list ap) {
     va_list ap2;
     va_copy(ap2, ap);

@@ -20,8 +20,8 @@ set key top right font ",10"
 set xrange [0:30]
 set yrange [1e-18:1]
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1000,800 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1000,800 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1000,800 font ",11"; set output out_png }
+  else           { set terminal svg size 1000,800 font ",11" dynamic; set output out_svg }
   set multiplot layout 2,1 title title
   set title 'without TALS'
   plot f using 1:2 with linespoints pt 7 lw 2 lc rgb "#d62728" title sprintf('sine forcing, step from t = %.2f s', t_sine), \

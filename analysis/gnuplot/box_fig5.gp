@@ -24,8 +24,8 @@ set xlabel 'e_v [m/s]'
 set ylabel 'work [evaluations of f]'
 if (exists("vs")) { set arrow 1 from vs, graph 0 to vs, graph 1 nohead dt 3 lc rgb "black"; set label 1 'v_s' at vs, graph 0.95 offset 0.5,0 }
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1000,800 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1000,800 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1000,800 font ",11"; set output out_png }
+  else           { set terminal svg size 1000,800 font ",11" dynamic; set output out_svg }
   set title title
   plot for [m=1:2] for [i=1:4] f using 4:(sel(word(variants, i), word(modes, m))) with linespoints \
          lw 2 dt m pt (m == 1 ? 7 : 6) ps 1.1 lc rgb word(colors, i) \

@@ -18,8 +18,8 @@ set xlabel 't [s]'
 set ylabel 'stiction tolerance [m/s]'
 set yrange [1e-9:1e-2]
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1100,700 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1100,700 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1100,700 font ",11"; set output out_png }
+  else           { set terminal svg size 1100,700 font ",11" dynamic; set output out_svg }
   set title title
   plot for [i=1:4] f using 1:(pos(column(3 * i - 1))) with lines lw 2 lc rgb word(colors, i) title word(titles, i).' (mean)', \
        for [i=1:4] f using 1:(pos(column(3 * i))) with lines lw 0.6 dt 3 lc rgb word(colors, i) notitle, \

@@ -15,8 +15,8 @@ set format x '10^{%L}'
 set key top left font ",10"
 set xlabel 'dt [s]'
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 900,900 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 900,900 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 900,900 font ",11"; set output out_png }
+  else           { set terminal svg size 900,900 font ",11" dynamic; set output out_svg }
   set multiplot layout 2,1 title title
   unset logscale y
   set format y '%g'

@@ -18,8 +18,8 @@ set key top right font ",10"
 set xlabel 'k [N/m]'
 set ylabel 'steady penetration [m]'
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 900,700 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 900,700 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 900,700 font ",11"; set output out_png }
+  else           { set terminal svg size 900,700 font ",11" dynamic; set output out_svg }
   set title title
   plot for [i=1:words(models)] f using 2:(sel(word(models, i), 3)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(titles, i), \
        for [i=1:words(models)] f using 2:(sel(word(models, i), 4)) with lines lw 1 dt 2 lc rgb word(colors, i) notitle

@@ -25,8 +25,8 @@ set key outside right font ",10"
 set xlabel 'S / S_0 = (v + R {/Symbol w}) / S_0'
 set ylabel '{/Symbol e} = v / (R {/Symbol w})'
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1000,650 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1000,650 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1000,650 font ",11"; set output out_png }
+  else           { set terminal svg size 1000,650 font ",11" dynamic; set output out_svg }
   set title title
   plot for [i=1:words(eps0s)] ref using 3:(sel('fan152', word(eps0s, i)+0)) with lines lw 2 lc rgb word(colors, i) title sprintf('{/Symbol e}_0 = %s, Farkas on the faces', word(eps0s, i)), \
        for [i=1:words(eps0s)] ref using 3:(sel('uniform', word(eps0s, i)+0)) with lines lw 1 dt 2 lc rgb word(colors, i) notitle, \

@@ -20,8 +20,8 @@ set key top left font ",10"
 set xlabel xlabel
 set ylabel 'relative error'
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 900,650 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 900,650 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 900,650 font ",11"; set output out_png }
+  else           { set terminal svg size 900,650 font ",11" dynamic; set output out_svg }
   set title title
   plot for [i=1:words(solvers)] f using xcol:(sel(word(solvers, i), 3)) with linespoints lw 2 pt 7 lc rgb word(colors, i) title word(solvers, i).' e_v', \
        for [i=1:words(solvers)] f using xcol:(sel(word(solvers, i), 4)) with linespoints lw 2 dt 2 pt 6 lc rgb word(colors, i) title word(solvers, i).' e_{/Symbol w}'

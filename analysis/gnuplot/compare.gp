@@ -1,9 +1,9 @@
 # ccb compare: one metric over cases (clusters) and variants (bars), from a matrix CSV written by
 # cases/compare.c (header: case, variant names; one row per case; NaN where a variant does not
 # apply or failed). Writes <out>.png and <out>.svg.
-# Variables: data, out, nvar (number of variant columns), ylabel, logy (1: log scale).
-if (!exists("data") || !exists("out") || !exists("nvar")) {
-  print "compare.gp: set data, out and nvar"; exit status 2
+# Variables: datadir, file (the CSV in datadir), out, nvar (number of variant columns), ylabel, logy (1: log scale).
+if (!exists("datadir") || !exists("file") || !exists("out") || !exists("nvar")) {
+  print "compare.gp: set datadir, file, out and nvar"; exit status 2
 }
 if (!exists("ylabel")) { ylabel = "" }
 if (!exists("logy")) { logy = 0 }
@@ -22,8 +22,8 @@ set ylabel ylabel
 if (logy) { set logscale y; set format y '10^{%L}' }
 set title ylabel noenhanced
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1300,600 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1300,600 font ",11" dynamic; set output out.'.svg' }
-  plot for [i=2:nvar+1] data using i:xtic(1) title columnhead(i) lc rgb lcol(i - 1)
+  if (term == 1) { set terminal pngcairo size 1300,600 font ",11"; set output out_png }
+  else           { set terminal svg size 1300,600 font ",11" dynamic; set output out_svg }
+  plot for [i=2:nvar+1] datadir.'/'.file using i:xtic(1) title columnhead(i) lc rgb lcol(i - 1)
   set output
 }

@@ -16,8 +16,8 @@ set key top right font ",9"
 set xlabel 't [s]'
 if (exists("xmax")) { set xrange [0:xmax] }
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1400,900 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1400,900 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1400,900 font ",11"; set output out_png }
+  else           { set terminal svg size 1400,900 font ",11" dynamic; set output out_svg }
   set multiplot layout 2,2 title title
   set ylabel 'v_t [m/s]'
   plot for [i=1:n] file(i) using "t [s]":"vt [m/s]" with lines lw 1.5 lc rgb word(colors, i) title word(titles, i)

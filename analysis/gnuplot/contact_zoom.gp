@@ -21,8 +21,8 @@ set key top left font ",9"
 set xlabel 't [s]'
 set format x '%g'
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1400,900 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1400,900 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1400,900 font ",11"; set output out_png }
+  else           { set terminal svg size 1400,900 font ",11" dynamic; set output out_svg }
   set multiplot layout 2,2 title title
   do for [row = 1:2] {
     col = (row == 1) ? c1 : c2

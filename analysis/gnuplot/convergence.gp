@@ -32,8 +32,8 @@ if (!exists("ylabel")) { ylabel = 'e_q' }
 set ylabel ylabel
 set title title
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 900,700 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 900,700 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 900,700 font ",11"; set output out_png }
+  else           { set terminal svg size 900,700 font ",11" dynamic; set output out_svg }
   plot for [j=1:nt] for [i=1:nm] f(j) using 2:(sel(word(models, i))) with linespoints \
          lw 2-(j>1) dashtype 1+(j>1) pt 7-(j>1) ps 1.3 lc rgb word(colors, i) \
          title word(titles, i).' ('.word(tagtitles, j).')', \

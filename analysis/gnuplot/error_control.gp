@@ -17,8 +17,8 @@ set format y '10^{%L}'
 set grid
 set key left top font ",9"
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1300,560 font ",10"; set output out.'.png' }
-  else           { set terminal svg size 1300,560 font ",10" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1300,560 font ",10"; set output out_png }
+  else           { set terminal svg size 1300,560 font ",10" dynamic; set output out_svg }
   set multiplot layout 1,2 title title noenhanced
   set xlabel 'accuracy a (bound on the local error of q per internal step) [m, rad]'
   set ylabel 'e_q (RMS of |q - q_{ref}|) [m, rad]'

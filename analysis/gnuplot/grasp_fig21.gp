@@ -19,8 +19,8 @@ set yrange [0:*]
 if (exists("fp")) { set arrow 1 from fp, graph 0 to fp, graph 1 nohead dt 3 lc rgb "black"; set label 1 'pendulum' at fp, graph 0.95 offset 0.5,0 }
 if (exists("tmax")) { set arrow 2 from graph 0, first tmax to graph 1, first tmax nohead dt 2 lc rgb "#7f7f7f"; set label 2 'held for the whole run' at graph 0.02, first tmax offset 0,0.7 }
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1000,700 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1000,700 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1000,700 font ",11"; set output out_png }
+  else           { set terminal svg size 1000,700 font ",11" dynamic; set output out_svg }
   set title title
   plot for [i=1:4] f using 1:(column(i + 1)) with linespoints lw 2 pt (i <= 2 ? 7 : 6) \
          dashtype int(2 - i % 2) lc rgb word(colors, i) title tit(i)

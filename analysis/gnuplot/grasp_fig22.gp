@@ -11,7 +11,10 @@ f = datadir.'/tf_errors.csv'
 stats f using 2 nooutput
 fmin = STATS_min
 fmax = STATS_max
-freqs = system(sprintf("awk -F, 'NR > 1 {print $2}' %s | sort -u | tr '\\n' ' '", f))
+# the distinct frequencies of column 2 in the order of the file (no shell: the path is data)
+freqs = ''
+stats f using (fs = sprintf('%g', $2), ($2 != $2 || strstrt(' '.freqs.' ', ' '.fs.' ')) ? 0 : \
+               (freqs = freqs.(freqs eq '' ? '' : ' ').fs), $2) nooutput
 models = "lagged similar"
 colors = "#1f77b4 #d62728"
 sel(d, m, fr) = (column(1) == d && strcol(3) eq m && abs(column(2) - fr) < 1e-9) ? column(7) : NaN
@@ -22,8 +25,8 @@ set key bottom left font ",9"
 set xlabel 'dt [s]'
 set ylabel 'relative error of T_f [-]'
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1300,600 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1300,600 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1300,600 font ",11"; set output out_png }
+  else           { set terminal svg size 1300,600 font ",11" dynamic; set output out_svg }
   set multiplot layout 1,2 title title
   do for [k = 1:2] {
     d = (k == 1 ? 0 : 50)

@@ -20,8 +20,8 @@ set key top left font ",10" noenhanced
 set xlabel 'wall-clock time [s]'
 set ylabel 'simulated time [s]'
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1000,700 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1000,700 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1000,700 font ",11"; set output out_png }
+  else           { set terminal svg size 1000,700 font ",11" dynamic; set output out_svg }
   set title title
   plot for [i=1:words(runs)] sprintf('%s/%s/times.csv', datadir, word(runs, i)) \
          using (acc($1)):($1 * h) with lines lw 2 lc rgb word(colors, i) \

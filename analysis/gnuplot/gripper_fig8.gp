@@ -22,8 +22,8 @@ set key bottom right font ",10" noenhanced
 set xlabel 'h/T [-]'
 set ylabel 'e_v T/A [-]'
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1000,700 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1000,700 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1000,700 font ",11"; set output out_png }
+  else           { set terminal svg size 1000,700 font ",11" dynamic; set output out_svg }
   set title title
   plot for [i=1:words(cols)] f using 2:(column(int(word(cols, i)))) with linespoints \
          lw 2 pt 7 lc rgb word(colors, i) title word(names, i), \

@@ -21,8 +21,8 @@ set grid
 set key left bottom font ",9"
 set ylabel 'gap_{Hr} = |H (r_{ccb} - r_{rigid})| / |H r_{rigid}|'
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1300,560 font ",10"; set output out.'.png' }
-  else           { set terminal svg size 1300,560 font ",10" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1300,560 font ",10"; set output out_png }
+  else           { set terminal svg size 1300,560 font ",10" dynamic; set output out_svg }
   set multiplot layout 1,2 title title noenhanced
   set xlabel sprintf('contact stiffness k [N/m] (Lagged, dt = %g s)', dt0)
   if (exists("mass")) {

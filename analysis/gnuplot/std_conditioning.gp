@@ -20,8 +20,8 @@ set key outside right top font ",9"
 set xlabel 'dt [s]'
 n = words(variants)
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1200,550 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1200,550 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1200,550 font ",11"; set output out_png }
+  else           { set terminal svg size 1200,550 font ",11" dynamic; set output out_svg }
   set multiplot layout 1,2 title title noenhanced
   unset logscale y
   set format y '%g'

@@ -23,8 +23,8 @@ set ylabel ylabel
 set title title noenhanced
 n = words(variants)
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1000,650 font ",11"; set output out.'.png' }
-  else           { set terminal svg size 1000,650 font ",11" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1000,650 font ",11"; set output out_png }
+  else           { set terminal svg size 1000,650 font ",11" dynamic; set output out_svg }
   plot for [i=1:n] f using 3:(sel(word(variants, i))) with linespoints lw 2 lc rgb lcol(i) dashtype dty(i) pt pty(i) ps 1.2 \
        title word(variants, i) noenhanced
   set output

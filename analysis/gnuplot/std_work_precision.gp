@@ -27,8 +27,8 @@ n = words(variants)
 if (!exists("xc") || words(xc) == 0) { xc = "17 14 15 16" }
 np = words(xc)
 do for [term = 1:2] {
-  if (term == 1) { set terminal pngcairo size 1300,900 font ",10"; set output out.'.png' }
-  else           { set terminal svg size 1300,900 font ",10" dynamic; set output out.'.svg' }
+  if (term == 1) { set terminal pngcairo size 1300,900 font ",10"; set output out_png }
+  else           { set terminal svg size 1300,900 font ",10" dynamic; set output out_svg }
   set multiplot layout 2,2 title title noenhanced
   do for [p = 1:np] {
     c = int(word(xc, p))
