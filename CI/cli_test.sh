@@ -85,13 +85,28 @@ expect 2 "--friction expects"    -- "$CCB" run conveyor --friction sticky --out 
 # a valid option that the run's one solver would ignore is an error, not silently dropped
 expect 2 "--h applies to --solver ie, rk3 and gsl only; this run (tamsi)" \
                                  -- "$CCB" run box --solver tamsi --h 1e-5 --out "$tmp/a"
-expect 2 "--accuracy applies to --solver ie and newton only" -- "$CCB" run box --solver rk3 --accuracy 0.01 --out "$tmp/a"
+expect 2 "--accuracy applies to --solver ie (its Newton test and step control) and newton --error-control only" -- "$CCB" run box --solver rk3 --accuracy 0.01 --out "$tmp/a"
 expect 2 "--error-control applies to --solver ie and newton only; this run (tamsi)" \
                                  -- "$CCB" run box --solver tamsi --error-control --out "$tmp/a"
 expect 2 "--error-control applies to --solver ie and newton only; this run (rk3)" \
                                  -- "$CCB" run box --solver rk3 --error-control --out "$tmp/a"
 expect 2 "--rtol applies to --solver newton only" -- "$CCB" run box --solver gsl --rtol 1e-6 --out "$tmp/a"
 expect 2 "--coupling applies to --solver tamsi only" -- "$CCB" run box --coupling one-way --out "$tmp/a"
+# issue 25: options that a run would ignore, one table of which runs read which option
+expect 2 "--approx applies to --solver newton" -- "$CCB" run box --approx sap --solver tamsi --out "$tmp/a"
+expect 2 "--delassus applies to --solver newton" -- "$CCB" run box --solver tamsi --delassus full --out "$tmp/a"
+expect 2 "--accuracy applies to --solver ie (its Newton test and step control) and newton --error-control only; this run (lagged)" \
+  -- "$CCB" run box --accuracy 1e-3 --out "$tmp/a"
+expect 2 "--max-iterations applies to --solver newton, tamsi and ie only; this run (rk3)" \
+  -- "$CCB" run box --solver rk3 --max-iterations 5 --out "$tmp/a"
+expect 2 "--estimator applies to --solver ie --error-control only" -- "$CCB" run box --solver ie --estimator doubling --out "$tmp/a"
+expect 2 "--export-steps expects positive step numbers separated by commas (got an empty list)" \
+  -- "$CCB" run box --export-steps "" --out "$tmp/a"
+expect 2 "error control of the convex step is not offered for sap" -- "$CCB" run box --approx sap --error-control --out "$tmp/a"
+expect 2 "error control of the convex step is not offered for similar" -- "$CCB" run box --approx similar --error-control --out "$tmp/a"
+[ ! -e "$tmp/a" ] || { echo "FAIL: a refused run created $tmp/a"; stop; }
+# --dt below error control's h_min is a fixed-step run's business only: it runs
+expect 0 "1/1 steps" -- "$CCB" run sphere --dt 1e-10 --t-final 1e-10 --out "$tmp/dt"
 expect 2 "below the smallest step h_min" -- "$CCB" run box --solver ie --error-control --h 1e-12 --out "$tmp/a"
 [ ! -e "$tmp/a" ] || { echo "FAIL: rejected options created $tmp/a"; stop; }
 # output that cannot be written is an error, not a success
@@ -213,8 +228,12 @@ if ls "$tmp/ok" | grep -q tmp; then
 fi
 
 # --- figures: a path cannot reach gnuplot as code; a figure that cannot be drawn is an error -----
-expect 2 "must not contain quotes" -- "$CCB" study conveyor fig3 --out "$tmp/x'); system('touch $tmp/pwned"
+# a quote in --out is data (issue 25: every path reaches gnuplot through one quoting function)
+expect 0 "written under" -- "$CCB" study conveyor fig3 --out "$tmp/x'); system('touch $tmp/pwned"
 [ ! -e "$tmp/pwned" ] || { echo "FAIL: a quote in --out ran gnuplot code"; stop; }
+[ -s "$tmp/x'); system('touch $tmp/pwned/conveyor/fig3.png" ] || { echo "FAIL: no figure under a quoted --out"; stop; }
+expect 2 "the path has a control character" -- "$CCB" study conveyor fig3 --out "$tmp/a
+b"
 expect 2 "could not be drawn"    -- env PATH=/nonexistent "$CCB" study conveyor fig3 --out "$tmp/nognuplot"
 expect 0 ""                      -- env PATH=/nonexistent "$CCB" study conveyor fig3 --no-figures --out "$tmp/nognuplot"
 expect 2 "not a number"          -- "$CCB" study conveyor fig3 --set mu=abc --out "$tmp/nd"

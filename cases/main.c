@@ -63,6 +63,16 @@ static const char* k_usage =
 
 /* ---- option parsing ------------------------------------------------------------------------ */
 
+enum {
+    OPT_APPROX = 256, OPT_DT, OPT_T_FINAL, OPT_SET, OPT_OUT, OPT_JOBS, OPT_NO_FIGURES, OPT_KAPPA,
+    OPT_RTOL, OPT_DELASSUS, OPT_LINSOLVE, OPT_PATTERN, OPT_STOP_SCALE, OPT_RECORD_EVERY,
+    OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_LAG_ESTIMATE, OPT_EXTRAPOLATE, OPT_JACOBIAN,
+    OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
+    OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
+    OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS, OPT_SENSITIVITY, OPT_PERTURB,
+    OPT_END
+};
+
 typedef struct opts {
     const char* approx;
     double dt, t_final;
@@ -103,6 +113,7 @@ typedef struct opts {
     int nsets;
     const char* pos[16];
     int npos;
+    unsigned char given[OPT_END - OPT_APPROX]; /* each long option given (check_applicable) */
 } opts;
 
 static double parse_num(const char* opt, const char* s) {
@@ -153,14 +164,6 @@ static unsigned parse_perturb(const char* val) {
 
 /* Every long option of every command (getopt_long(3)); each command accepts the subset named by
  * its `allowed` list. Flags take no value ("--kappa=0" is an error, not "on"). */
-enum {
-    OPT_APPROX = 256, OPT_DT, OPT_T_FINAL, OPT_SET, OPT_OUT, OPT_JOBS, OPT_NO_FIGURES, OPT_KAPPA,
-    OPT_RTOL, OPT_DELASSUS, OPT_LINSOLVE, OPT_PATTERN, OPT_STOP_SCALE, OPT_RECORD_EVERY,
-    OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_LAG_ESTIMATE, OPT_EXTRAPOLATE, OPT_JACOBIAN,
-    OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
-    OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
-    OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS, OPT_SENSITIVITY, OPT_PERTURB
-};
 static const struct option k_long[] = {
     {"help", no_argument, NULL, 'h'},
     {"approx", required_argument, NULL, OPT_APPROX},
@@ -283,6 +286,10 @@ static void validate_solver(const char* val);
 static void parse_steps(const char* val, opts* o) {
     o->nexport = 0;
     const char* p = val;
+    if (*p == '\0') {
+        die_usage("--export-steps expects positive step numbers separated by commas (got an "
+                  "empty list)");
+    }
     while (*p) {
         char* end = NULL;
         errno = 0;
@@ -391,6 +398,9 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
         }
         (void)arg;
         const char* val = optarg;
+        if (c >= OPT_APPROX && c < OPT_END) {
+            o->given[c - OPT_APPROX] = 1;
+        }
         switch (c) {
         case OPT_APPROX: o->approx = val; break;
         case OPT_DT:
@@ -670,42 +680,114 @@ static int pick(const char* opt, const char* val, const char* const* names) {
 /* `ccb run` has one solver: an option that only another solver reads would be ignored without a
  * word, so it is an error naming the solvers it applies to (issue 13, class 3). bench and compare
  * run several variants and apply each option where it applies. */
-static void check_applicable(const opts* o, const run_config* cfg) {
+/* Which runs read each option of `ccb run`: one entry per long option (the check below refuses
+ * to run if an option has none, so a new option cannot be forgotten). A run is of one kind
+ * (R_NEWTON ... R_PEER, with the error-control flags); an option given to a run of a kind that
+ * does not read it is refused instead of silently ignored. R_ANY: every run reads it (or it is
+ * not an option of `ccb run`, whose parser refuses it first). */
+enum {
+    R_NEWTON = 1 << 0,    /* the convex step, fixed steps */
+    R_NEWTON_EC = 1 << 1, /* the convex step with error control (formulation-convex §15) */
+    R_TAMSI = 1 << 2,
+    R_IE = 1 << 3,        /* implicit Euler, fixed steps */
+    R_IE_EC = 1 << 4,     /* implicit Euler with error control */
+    R_RK3 = 1 << 5,
+    R_GSL = 1 << 6,
+    R_PEER = 1 << 7,      /* MuJoCo (--variant mujoco, mujoco-k) */
+    R_ANY = 0xff
+};
+#define R_CONVEX (R_NEWTON | R_NEWTON_EC)
+#define R_ODE (R_IE | R_IE_EC | R_RK3 | R_GSL)
+static const struct {
+    int opt;
+    unsigned reads;
+    const char* where; /* the runs that read it, for the message */
+} k_reads[] = {
+    {OPT_APPROX, R_CONVEX, "newton (the convex approximations)"},
+    {OPT_DT, R_ANY, ""},
+    {OPT_T_FINAL, R_ANY, ""},
+    {OPT_SET, R_ANY, ""},
+    {OPT_OUT, R_ANY, ""},
+    {OPT_JOBS, R_ANY, ""},
+    {OPT_NO_FIGURES, R_ANY, ""},
+    {OPT_KAPPA, R_CONVEX, "newton"},
+    {OPT_RTOL, R_CONVEX, "newton"},
+    {OPT_DELASSUS, R_CONVEX, "newton (the convex approximations' w)"},
+    {OPT_LINSOLVE, R_CONVEX, "newton"},
+    {OPT_PATTERN, R_CONVEX, "newton"},
+    {OPT_STOP_SCALE, R_CONVEX, "newton"},
+    {OPT_RECORD_EVERY, R_ANY, ""},
+    {OPT_MAX_ITER, R_CONVEX | R_TAMSI | R_IE | R_IE_EC, "newton, tamsi and ie"},
+    {OPT_REPEAT, R_ANY, ""},
+    {OPT_SOLVER, R_ANY, ""},
+    {OPT_COUPLING, R_TAMSI, "tamsi"},
+    {OPT_FRICTION, R_TAMSI | R_ODE, "tamsi, ie, rk3 and gsl"},
+    {OPT_TALS, R_TAMSI | R_IE | R_IE_EC, "tamsi and ie"},
+    {OPT_LAG_ESTIMATE, R_NEWTON_EC, "newton --error-control"},
+    {OPT_EXTRAPOLATE, R_NEWTON_EC, "newton --error-control"},
+    {OPT_JACOBIAN, R_IE | R_IE_EC, "ie"},
+    {OPT_ESTIMATOR, R_IE_EC, "ie --error-control"},
+    {OPT_GSL_METHOD, R_GSL, "gsl"},
+    {OPT_ACCURACY, R_NEWTON_EC | R_IE | R_IE_EC,
+     "ie (its Newton test and step control) and newton --error-control"},
+    {OPT_H, R_ODE, "ie, rk3 and gsl"},
+    {OPT_GSL_TOL, R_GSL, "gsl"},
+    {OPT_ERROR_CONTROL, R_NEWTON_EC | R_IE_EC, "ie and newton"},
+    {OPT_VARIANT, R_ANY, ""},
+    {OPT_VARIANTS, R_ANY, ""},
+    {OPT_CASES, R_ANY, ""},
+    {OPT_QUICK, R_ANY, ""},
+    {OPT_PEERS, R_ANY, ""},
+    {OPT_TIER, R_ANY, ""},
+    {OPT_EMIT_MANIFEST, R_ANY, ""},
+    {OPT_FROM, R_ANY, ""},
+    {OPT_PHYSICS, R_ANY & ~R_PEER, "newton, tamsi, ie, rk3 and gsl (not a peer)"},
+    {OPT_EXPORT_FCLIB, R_NEWTON | R_TAMSI, "fixed-step newton and tamsi"},
+    {OPT_EXPORT_STEPS, R_NEWTON | R_TAMSI, "fixed-step newton and tamsi"},
+    {OPT_SENSITIVITY, R_ANY, ""},
+    {OPT_PERTURB, R_ANY, ""},
+};
+
+/* The kind of a configured run (one R_* bit). */
+static unsigned run_kind(const run_config* cfg) {
     const solver_cfg* sc = &cfg->solver;
-    const int ode = sc->solver == CCB_SOLVER_ODE && sc->peer == RUN_PEER_NONE;
-    const int ie = ode && sc->ode.method == CCB_ODE_IE, gsl = ode && sc->ode.method == CCB_ODE_GSL;
-    const int tamsi = sc->solver == CCB_SOLVER_TAMSI && sc->peer == RUN_PEER_NONE;
-    const int newton = sc->solver == CCB_SOLVER_NEWTON && sc->peer == RUN_PEER_NONE;
+    if (sc->peer != RUN_PEER_NONE) {
+        return R_PEER;
+    }
+    if (sc->solver == CCB_SOLVER_TAMSI) {
+        return R_TAMSI;
+    }
+    if (sc->solver == CCB_SOLVER_ODE) {
+        switch (sc->ode.method) {
+        case CCB_ODE_IE: return sc->ode.error_control ? R_IE_EC : R_IE;
+        case CCB_ODE_GSL: return R_GSL;
+        default: return R_RK3;
+        }
+    }
+    return sc->ec.enabled ? R_NEWTON_EC : R_NEWTON;
+}
+
+static void check_applicable(const opts* o, const run_config* cfg) {
+    const unsigned kind = run_kind(cfg);
     char solver[64];
     variant_name(cfg, solver, sizeof solver);
-    const struct {
-        int given, applies;
-        const char *name, *where;
-    } k[] = {
-        {o->have_h, ode, "--h", "ie, rk3 and gsl"},
-        {o->have_accuracy, ie || newton, "--accuracy", "ie and newton"},
-        {o->error_control, ie || newton, "--error-control", "ie and newton"},
-        {o->lag_estimate != NULL, newton && sc->ec.enabled, "--lag-estimate",
-         "newton --error-control"},
-        {o->extrapolate != NULL, newton && sc->ec.enabled, "--extrapolate",
-         "newton --error-control"},
-        {o->jacobian != NULL, ie, "--jacobian", "ie"},
-        {o->estimator != NULL, ie, "--estimator", "ie"},
-        {o->have_gsl_tol, gsl, "--gsl-tol", "gsl"},
-        {o->gsl_method != NULL, gsl, "--gsl-method", "gsl"},
-        {o->coupling != NULL, tamsi, "--coupling", "tamsi"},
-        {o->tals != NULL, tamsi || ie, "--tals", "tamsi and ie"},
-        {o->friction != NULL, tamsi || ode, "--friction", "tamsi, ie, rk3 and gsl"},
-        {o->have_rtol, newton, "--rtol", "newton"},
-        {o->linsolve != NULL, newton, "--linear-solver", "newton"},
-        {o->pattern != NULL, newton, "--pattern", "newton"},
-        {o->stop_scale != NULL, newton, "--stop-scale", "newton"},
-        {o->kappa, newton, "--kappa", "newton"},
-    };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
-        if (k[i].given && !k[i].applies) {
-            die_usage("%s applies to --solver %s only; this run (%s) would ignore it",
-                      k[i].name, k[i].where, solver);
+    for (int opt = OPT_APPROX; opt < OPT_END; ++opt) {
+        int found = -1;
+        for (size_t i = 0; i < sizeof k_reads / sizeof k_reads[0]; ++i) {
+            found = k_reads[i].opt == opt ? (int)i : found;
+        }
+        const char* name = "?";
+        for (const struct option* l = k_long; l->name; ++l) {
+            name = l->val == opt ? l->name : name;
+        }
+        if (found < 0) { /* a programming error: the table is incomplete */
+            fprintf(stderr, "ccb: internal error: --%s has no entry in k_reads (cases/main.c)\n",
+                    name);
+            exit(EXIT_USAGE);
+        }
+        if (o->given[opt - OPT_APPROX] && !(k_reads[found].reads & kind)) {
+            die_usage("--%s applies to --solver %s only; this run (%s) would ignore it", name,
+                      k_reads[found].where, solver);
         }
     }
 }
@@ -1253,10 +1335,10 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
                 ARG("%s", od->tals ? "on" : "off");
                 ARG("--accuracy");
                 ARG("%.17g", od->accuracy);
-                ARG("--estimator");
-                ARG("%s", ccb_enum_name(CCB_ENUM_IE_ESTIMATOR, (int)od->estimator));
-                if (od->error_control) {
+                if (od->error_control) { /* the estimator is read with error control only */
                     ARG("--error-control");
+                    ARG("--estimator");
+                    ARG("%s", ccb_enum_name(CCB_ENUM_IE_ESTIMATOR, (int)od->estimator));
                 }
                 if (od->max_newton != def.solver.ode.max_newton) {
                     ARG("--max-iterations");
@@ -1351,6 +1433,16 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
     }
     ARG("--record-every");
     ARG("1");
+    if (strlen(mo->root) + 1 + strlen(rel) >= CASE_MAX_ROOT) { /* `ccb run --out` would refuse */
+        fprintf(stderr,
+                "ccb: --out '%.60s...' (%zu characters) is too long for a manifest: its run "
+                "%s/%s needs a directory of %zu characters and `ccb run --out` takes at most %d; "
+                "use a root of at most %zu characters; no manifest written\n",
+                mo->root, strlen(mo->root), study, cfg->label, strlen(mo->root) + 1 + strlen(rel),
+                CASE_MAX_ROOT - 1, (size_t)CASE_MAX_ROOT - 2 - strlen(rel));
+        mo->refused = 1;
+        return 2;
+    }
     ARG("--out");
     ARG("%s/%s", mo->root, rel);
 #undef ARG
@@ -1388,7 +1480,7 @@ static int rm_entry(const char* path, const struct stat* sb, int flag, struct FT
 /* `ccb study ... --emit-manifest FILE`: the study runs without running anything (its analysis
  * goes to a temporary directory that is removed), and FILE gets one line per run. */
 static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts* o,
-                               const char* root) {
+                               const char* root, int argc, char** argv) {
     manifest_out mo;
     memset(&mo, 0, sizeof mo);
     mo.root = root;
@@ -1440,11 +1532,29 @@ static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts*
             for (const char* p = mo.text.s ? mo.text.s : ""; *p; ++p) {
                 lines += *p == '\n';
             }
-            if (lines > 0) {
+            if (lines > 0) { /* the follow-up: this command line, --from ROOT for its
+                              * --emit-manifest and --out, every word quoted for a shell */
+                strbuf follow = {0};
+                strbuf_printf(&follow, "ccb");
+                for (int i = 1; i < argc; ++i) {
+                    const char* a = argv[i];
+                    if (strcmp(a, "--emit-manifest") == 0 || strcmp(a, "--out") == 0) {
+                        ++i;
+                        continue;
+                    }
+                    if (strncmp(a, "--emit-manifest=", 16) == 0 || strncmp(a, "--out=", 6) == 0) {
+                        continue;
+                    }
+                    strbuf_printf(&follow, " ");
+                    shell_word(&follow, a);
+                }
+                strbuf_printf(&follow, " --from ");
+                shell_word(&follow, root);
                 printf("%s/%s: %d runs written to %s, one `ccb run` per line; when they have "
-                       "run:\n  ccb study %s %s --from %s%s\n",
-                       ctx->cs->name, st->name, lines, o->manifest, ctx->cs->name, st->name,
-                       root, ctx->tier == CASE_TIER_QUICK ? " --tier quick" : "");
+                       "run:\n  %s\n",
+                       ctx->cs->name, st->name, lines, o->manifest,
+                       follow.s ? follow.s : "");
+                free(follow.s);
             }
             out = 0;
         }
@@ -1486,19 +1596,25 @@ static int cmd_study(int argc, char** argv) {
     study_ctx ctx;
     setup_ctx(&ctx, cs, &o, out); /* validates every option before anything is created */
     if (o.manifest) {
-        const int rc = study_emit_manifest(&ctx, st, &o, out);
+        const int rc = study_emit_manifest(&ctx, st, &o, out, argc, argv);
         study_ctx_free(&ctx);
         return rc;
     }
     if (o.from) {
         snprintf(ctx.from_root, sizeof ctx.from_root, "%s", o.from);
     }
+    struct stat so;
+    const int out_existed = stat(out, &so) == 0;
     if (mkdir_p(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         study_ctx_free(&ctx);
         return EXIT_USAGE;
     }
     const int rc = case_study_run(&ctx, st);
+    if (rc != 0 && o.from && !out_existed) { /* refused input creates nothing: the tree this
+                                               * command made for it goes */
+        nftw(out, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
     if (rc == 0) {
         printf("%s/%s: written under %s/%s/%s\n", cs->name, st->name, out, cs->name, st->name);
         for (int i = 0; i < ctx.nmetrics; ++i) {

@@ -92,7 +92,13 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
                           "error control: accuracy must be finite and > 0 (got %g)", ec->accuracy);
     }
-    if (!(isfinite(ec->h_min) && ec->h_min > 0 && ec->h_min <= p->dt)) {
+    if (ec->enabled && (p->approx == &ccb_approx_sap || p->approx == &ccb_approx_similar)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "error control of the convex step is not offered for %s: its model "
+                          "changes with the step (formulation-convex §15)",
+                          p->approx->name);
+    }
+    if (!(isfinite(ec->h_min) && ec->h_min > 0 && (!ec->enabled || ec->h_min <= p->dt))) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
                           "error control: h_min must be finite, > 0 and <= dt = %g s (got %g)",
                           p->dt, ec->h_min);
