@@ -114,6 +114,21 @@ set_tests_properties(cli.manifest PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(cli.manifest 66)
 
+# Results from elsewhere cannot lie or harm (issue 25): --from refuses each broken or hostile run
+# directory (exit 2, naming the file and line, nothing created); a path with quotes is data.
+add_test(NAME cli.from COMMAND bash ${PROJECT_SOURCE_DIR}/CI/from_test.sh $<TARGET_FILE:ccb_cli>)
+set_tests_properties(cli.from PROPERTIES LABELS unit ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(cli.from 1.9)
+
+# A full disk never leaves a half-written result (issue 25): a run, a run at its commit, figures,
+# a manifest and --from's copies meet ENOSPC on a 2 MB tmpfs. Needs root to mount it: skipped
+# (exit 77) where it cannot.
+add_test(NAME cli.fulldisk COMMAND bash ${PROJECT_SOURCE_DIR}/CI/fulldisk_test.sh
+                                   $<TARGET_FILE:ccb_cli>)
+set_tests_properties(cli.fulldisk PROPERTIES LABELS unit SKIP_RETURN_CODE 77
+                     ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(cli.fulldisk 0.5)
+
 # Every case, study and gate id named in docs/, README.md and the gate files exists (ccb list,
 # reference/*.json), and the check fails on each kind of unknown id.
 add_test(NAME docs.ids COMMAND bash ${PROJECT_SOURCE_DIR}/CI/ids_test.sh ${PROJECT_SOURCE_DIR}

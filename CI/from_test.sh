@@ -118,11 +118,27 @@ rc=$?
 # an --out too long for the runs below it: refused before anything is written, no temporary
 # directory left
 long="$tmp/$(printf 'l%.0s' $(seq 1 250))/$(printf 'm%.0s' $(seq 1 250))/$(printf 'n%.0s' $(seq 1 250))/$(printf 'o%.0s' $(seq 1 240))"
-before=$(ls -d /tmp/ccb-manifest-* 2>/dev/null | wc -l)
-out=$("$CCB" study $cs fig4 --emit-manifest "$tmp/m3.txt" --out "$long" 2>&1)
+mkdir -p "$tmp/td"
+before=$(ls -d "$tmp"/td/ccb-manifest-* 2>/dev/null | wc -l)
+out=$(TMPDIR="$tmp/td" "$CCB" study $cs fig4 --emit-manifest "$tmp/m3.txt" --out "$long" 2>&1)
 rc=$?
-after=$(ls -d /tmp/ccb-manifest-* 2>/dev/null | wc -l)
+after=$(ls -d "$tmp"/td/ccb-manifest-* 2>/dev/null | wc -l)
 [ $rc -eq 2 ] && grep -q -- "--out" <<<"$out" && [ "$after" -le "$before" ] && [ ! -e "$tmp/m3.txt" ] \
   && ok "an --out too long for its runs: exit 2 naming --out, no manifest, no temporary directory" \
   || bad "a long --out: exit $rc, temporary directories $before -> $after: $(head -2 <<<"$out")"
+
+# a run directory holds only what the last run wrote: --physics, then a run without it; FCLIB
+# exports (when the build has FCLIB), then a run without them
+"$CCB" run sphere --t-final 0.02 --physics --out "$tmp/stale" >/dev/null 2>&1 \
+  && "$CCB" run sphere --t-final 0.02 --out "$tmp/stale" >/dev/null 2>&1 \
+  && [ ! -e "$tmp/stale/physics.csv" ] && [ -s "$tmp/stale/meta.json" ] \
+  && ok "a run without --physics removes the previous run's physics.csv" \
+  || bad "physics.csv of the previous run left beside the new meta.json"
+if "$CCB" run sphere --t-final 0.02 --export-steps 2,3 --out "$tmp/stale" >/dev/null 2>&1; then
+  "$CCB" run sphere --t-final 0.02 --export-steps 4 --out "$tmp/stale" >/dev/null 2>&1
+  [ -e "$tmp/stale/step4.fclib.hdf5" ] && [ ! -e "$tmp/stale/step2.fclib.hdf5" ] \
+    && [ ! -e "$tmp/stale/step3.fclib.hdf5" ] \
+    && ok "a run's FCLIB exports replace the previous run's" \
+    || bad "FCLIB exports of the previous run left: $(ls "$tmp/stale")"
+fi
 exit $fail

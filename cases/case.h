@@ -754,6 +754,9 @@ const char* ccb_source_dir(void);
 void ccb_set_command_line(int argc, char** argv);
 const char* ccb_command_line(void);
 int mkdir_p(const char* path, char* msg, size_t n);
+/* Removes the directories mkdir_p created in this process that are still empty, deepest first
+ * (async-signal-safe: rmdir only; the signal handler of the command line). */
+void remove_created_dirs(void);
 /* The file `path` replaced atomically by len bytes of text (ccb_writer: a temporary file, fsync,
  * rename; on any failure the old file stays and no temporary file is left). 0, or -1 with a
  * message. Every whole-file result of the command line is written through here. */

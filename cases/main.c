@@ -1487,7 +1487,10 @@ static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts*
     if (realpath("/proc/self/exe", mo.exe) == NULL) {
         snprintf(mo.exe, sizeof mo.exe, "ccb");
     }
-    char tmp[] = "/tmp/ccb-manifest-XXXXXX";
+    char tmp[CASE_MAX_ROOT]; /* in $TMPDIR (else /tmp): the analysis of runs not made */
+    const char* td = getenv("TMPDIR");
+    td = td && td[0] && strlen(td) < CASE_MAX_ROOT - 64 ? td : "/tmp";
+    snprintf(tmp, sizeof tmp, "%s/ccb-manifest-XXXXXX", td);
     if (mkdtemp(tmp) == NULL) {
         fprintf(stderr, "ccb: cannot create a temporary directory: %s\n", strerror(errno));
         return EXIT_USAGE;
@@ -2293,9 +2296,11 @@ static int dispatch(int argc, char** argv) {
 }
 
 /* SIGINT, SIGTERM, SIGHUP: remove the temporary files of the results being written (nothing
- * half-written is left; committed files stay), then die of the signal as usual. */
+ * half-written is left; committed files stay) and the directories this process created that
+ * hold nothing, then die of the signal as usual. */
 static void on_signal(int sig) {
     ccb_writer_remove_pending();
+    remove_created_dirs(); /* those left empty: no empty run directory after a signal */
     signal(sig, SIG_DFL);
     raise(sig);
 }

@@ -64,6 +64,28 @@ const char* ccb_source_dir(void) {
     return g_data[0] ? g_data : CCB_DEFAULT_SOURCE_DIR;
 }
 
+/* The directories this process created (mkdir_p), for remove_created_dirs (a signal handler):
+ * fixed storage, claimed with atomics, as ccb_writer's pending files. */
+#define CREATED_SLOTS 64
+static char g_created[CREATED_SLOTS][PATH_MAX];
+static int g_ncreated;
+
+static void created_add(const char* dir) {
+    const int i = __atomic_fetch_add(&g_ncreated, 1, __ATOMIC_ACQ_REL);
+    if (i >= CREATED_SLOTS) { /* full: not removed on a signal (left empty at worst) */
+        __atomic_store_n(&g_ncreated, CREATED_SLOTS, __ATOMIC_RELEASE);
+        return;
+    }
+    snprintf(g_created[i], sizeof g_created[i], "%s", dir);
+}
+
+void remove_created_dirs(void) {
+    const int n = __atomic_load_n(&g_ncreated, __ATOMIC_ACQUIRE);
+    for (int i = (n < CREATED_SLOTS ? n : CREATED_SLOTS) - 1; i >= 0; --i) {
+        rmdir(g_created[i]); /* only if empty: a directory with results stays */
+    }
+}
+
 int mkdir_p(const char* path, char* msg, size_t n) {
     char buf[PATH_MAX];
     if (strlen(path) >= sizeof buf || path[0] == '\0') {
@@ -75,7 +97,9 @@ int mkdir_p(const char* path, char* msg, size_t n) {
         const char c = *p;
         if (c == '/' || c == '\0') {
             *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            if (mkdir(buf, 0777) == 0) {
+                created_add(buf);
+            } else if (errno != EEXIST) {
                 snprintf(msg, n, "cannot create directory '%s': %s", buf, strerror(errno));
                 return -1;
             }
