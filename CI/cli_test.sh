@@ -105,6 +105,16 @@ expect 2 "--export-steps expects positive step numbers separated by commas (got 
 expect 2 "error control of the convex step is not offered for sap" -- "$CCB" run box --approx sap --error-control --out "$tmp/a"
 expect 2 "error control of the convex step is not offered for similar" -- "$CCB" run box --approx similar --error-control --out "$tmp/a"
 [ ! -e "$tmp/a" ] || { echo "FAIL: a refused run created $tmp/a"; stop; }
+# compare: its help prints a percent sign once; a case named twice is refused; compare.csv holds
+# no literal nan (an interval that does not exist is an empty field)
+"$CCB" compare --help | grep -q "95 % interval" || { echo "FAIL: compare --help: no '95 % interval'"; stop; }
+expect 2 "conveyor is named twice" -- "$CCB" compare --cases conveyor,conveyor --out "$tmp/cmp2"
+[ ! -e "$tmp/cmp2" ] || { echo "FAIL: a refused compare created its output"; stop; }
+expect 0 "" -- "$CCB" compare --quick --cases sphere --variants lagged,sap --no-figures --out "$tmp/cmp"
+! grep -qi "nan" "$tmp/cmp/compare.csv" || { echo "FAIL: compare.csv holds nan: $(grep -i nan "$tmp/cmp/compare.csv" | head -1)"; stop; }
+# a run failing at its first step: the iterations are those of the step attempted
+expect 1 "Newton iterations mean [0-9.]* max [0-9]* over 1 step attempted" \
+  -- "$CCB" run conveyor --approx similar --max-iterations 1 --rtol 1e-12 --t-final 0.01 --out "$tmp/it"
 # --dt below error control's h_min is a fixed-step run's business only: it runs
 expect 0 "1/1 steps" -- "$CCB" run sphere --dt 1e-10 --t-final 1e-10 --out "$tmp/dt"
 expect 2 "below the smallest step h_min" -- "$CCB" run box --solver ie --error-control --h 1e-12 --out "$tmp/a"

@@ -711,6 +711,8 @@ void suite_gate_file(const case_desc* cs, char* path, size_t n);
 int suite_no_metric(void* u, const char* name, double* v);
 /* Runs the studies of ctx's tier: the case's quick studies, or every study. 0, 1 or 2. */
 int suite_run_studies(study_ctx* ctx);
+/* 1 if the study belongs to ctx's tier (the full tier: every study; quick: cs->quick_studies). */
+int suite_study_in_tier(const study_ctx* ctx, const case_study* st);
 /* Evaluates the case's gates of ctx's tier on its metrics: prints one line per gate, writes
  * CASE/gates.csv and the report's gate table. The number of failed gates, or -1 on an error. */
 int suite_evaluate_gates(study_ctx* ctx);

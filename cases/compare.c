@@ -66,6 +66,14 @@ static void md_value(strbuf* md, double v, double best, const char* fmt) {
     }
 }
 
+/* ",value" with fmt, or "," where the value is not finite. */
+static void csv_field(strbuf* b, const char* fmt, double v) {
+    strbuf_printf(b, ",");
+    if (isfinite(v)) {
+        strbuf_printf(b, fmt, v);
+    }
+}
+
 static int write_text(const char* out, const char* name, const char* text) {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", out, name);
@@ -168,14 +176,22 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
                           r->adaptive ? "adaptive" : "fixed");
             for (int j = 0; j < STD_MAX_DT; ++j) {
                 if (j < r->npts) {
-                    strbuf_printf(&csv, ",%g,%.6e", r->x[j], r->error[j]);
+                    strbuf_printf(&csv, ",%g", r->x[j]);
+                    csv_field(&csv, "%.6e", r->error[j]);
                 } else {
                     strbuf_printf(&csv, ",,");
                 }
             }
-            strbuf_printf(&csv, ",%.6f,%.6f,%.4f,%.0f,%.6e,%d,%.6e,%s", metric_of(r, 1),
-                          r->fit.ci95, r->iters_mean, r->iters_max, r->kappa_mean, r->failures,
-                          r->wall_per_step, r->error_name);
+            /* a value that does not exist (the order interval of a two-point ladder, kappa of
+             * a solver without one) is an empty field, never the text nan */
+            csv_field(&csv, "%.6f", metric_of(r, 1));
+            csv_field(&csv, "%.6f", r->fit.ci95);
+            csv_field(&csv, "%.4f", r->iters_mean);
+            csv_field(&csv, "%.0f", r->iters_max);
+            csv_field(&csv, "%.6e", r->kappa_mean);
+            strbuf_printf(&csv, ",%d", r->failures);
+            csv_field(&csv, "%.6e", r->wall_per_step);
+            strbuf_printf(&csv, ",%s", r->error_name);
             for (int k = 0; k < 5; ++k) { /* formulation-convex §14; empty where n/a */
                 strbuf_printf(&csv, ",");
                 if (isfinite(r->phys_max[k])) {

@@ -70,7 +70,7 @@ enum {
     OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
     OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
     OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS, OPT_SENSITIVITY, OPT_PERTURB,
-    OPT_END
+    OPT_FORMAT, OPT_END
 };
 
 typedef struct opts {
@@ -91,6 +91,7 @@ typedef struct opts {
     int max_iter;
     const char* manifest; /* --emit-manifest FILE (study) */
     const char* from;     /* --from ROOT (study) */
+    int slurm;            /* --format slurm (with --emit-manifest): a Slurm job-array script */
     int physics;          /* --physics (run) */
     const char* export_fclib; /* --export-fclib FILE (run) */
     long export_steps[RUN_MAX_EXPORT]; /* --export-steps LIST (run) */
@@ -208,6 +209,7 @@ static const struct option k_long[] = {
     {"export-steps", required_argument, NULL, OPT_EXPORT_STEPS},
     {"sensitivity", required_argument, NULL, OPT_SENSITIVITY},
     {"perturb", required_argument, NULL, OPT_PERTURB},
+    {"format", required_argument, NULL, OPT_FORMAT},
     {NULL, 0, NULL, 0},
 };
 
@@ -522,6 +524,12 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             o->tier = strcmp(val, "quick") == 0 ? CASE_TIER_QUICK : CASE_TIER_FULL;
             break;
         case OPT_PHYSICS: o->physics = 1; break;
+        case OPT_FORMAT:
+            if (strcmp(val, "lines") != 0 && strcmp(val, "slurm") != 0) {
+                die_usage("--format expects lines or slurm (got '%s')", val);
+            }
+            o->slurm = strcmp(val, "slurm") == 0;
+            break;
         case OPT_PERTURB: o->perturb = parse_perturb(val); break;
         case OPT_SENSITIVITY:
             o->sensitivity = parse_int("--sensitivity", val, 1, SUITE_NPERTURB);
@@ -746,6 +754,7 @@ static const struct {
     {OPT_EXPORT_STEPS, R_NEWTON | R_TAMSI, "fixed-step newton and tamsi"},
     {OPT_SENSITIVITY, R_ANY, ""},
     {OPT_PERTURB, R_ANY, ""},
+    {OPT_FORMAT, R_ANY, ""},
 };
 
 /* The kind of a configured run (one R_* bit). */
@@ -1172,12 +1181,15 @@ static int cmd_run(int argc, char** argv) {
         }
         return EXIT_USAGE;
     }
-    printf("%s %s dt=%g t_final=%g: %ld/%ld steps, status %s, Newton iterations mean %.3f max %d, "
-           "stepping wall time %.4f s\noutput: %s\n",
+    /* the iterations of every step attempted: the completed ones and a failing one (its
+     * iterations are in the totals and the maximum) */
+    const long attempted = rec.nsteps + (rec.status != CCB_OK && rec.fail_step > rec.nsteps);
+    printf("%s %s dt=%g t_final=%g: %ld/%ld steps, status %s, Newton iterations mean %.3f max %d "
+           "over %ld step%s attempted, stepping wall time %.4f s\noutput: %s\n",
            cs->name, variant, cfg.dt, cfg.t_final, rec.nsteps, rec.nplanned,
            rec.status == CCB_OK ? "ok" : "FAILED",
-           rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0.0, rec.max_iters,
-           rec.wall_time, cfg.out_dir);
+           attempted ? (double)rec.total_iters / (double)attempted : 0.0, rec.max_iters,
+           attempted, attempted == 1 ? "" : "s", rec.wall_time, cfg.out_dir);
     const int failed = rec.status != CCB_OK;
     if (failed) {
         fprintf(stderr, "ccb: solver failure at step %ld: %s\n", rec.fail_step, rec.msg);
@@ -1217,6 +1229,8 @@ static const char* k_study_help =
     "  --emit-manifest FILE   run nothing: write each run of the study as one `ccb run ...\n"
     "                    --out ROOT/CASE/STUDY/RUN` line to FILE (for GNU parallel or a Slurm\n"
     "                    array; README \"Studies on a cluster\")\n"
+    "  --format lines|slurm   the manifest: one command per line (default; GNU parallel runs\n"
+    "                    it: parallel < FILE) or a Slurm job-array script (sbatch FILE)\n"
     "  --from ROOT       run nothing: read the study's runs from ROOT (made by the manifest's\n"
     "                    lines) and analyse them; the outputs go to --out (default ROOT)\n";
 
@@ -1477,8 +1491,160 @@ static int rm_entry(const char* path, const struct stat* sb, int flag, struct FT
     return remove(path);
 }
 
-/* `ccb study ... --emit-manifest FILE`: the study runs without running anything (its analysis
- * goes to a temporary directory that is removed), and FILE gets one line per run. */
+/* A temporary directory in $TMPDIR (else /tmp) for the analysis of runs that were not made.
+ * 0, or 2 with a message on stderr. */
+static int manifest_tmpdir(char* tmp, size_t n) {
+    const char* td = getenv("TMPDIR");
+    td = td && td[0] && strlen(td) < n - 64 ? td : "/tmp";
+    snprintf(tmp, n, "%s/ccb-manifest-XXXXXX", td);
+    if (mkdtemp(tmp) == NULL) {
+        fprintf(stderr, "ccb: cannot create a temporary directory: %s\n", strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The runs of one study into mo: the study runs without running anything (ctx->emit), its
+ * analysis under tmp. The analysis sees runs that did not happen; a study whose analysis needs
+ * their results stops with an error after asking for all of its runs (its runs come in batches
+ * fixed by the configuration): the manifest is complete, and --from says so if it ever is not.
+ * 0, or EXIT_USAGE (a run that cannot be written, or a study that failed before asking for any
+ * run). */
+static int manifest_collect(study_ctx* ctx, const case_study* st, manifest_out* mo,
+                            const char* tmp) {
+    snprintf(ctx->out_root, sizeof ctx->out_root, "%s", tmp);
+    ctx->emit = emit_run;
+    ctx->emit_user = mo;
+    ctx->figures = 0;
+    ctx->progress = 0;
+    const int before = mo->nseen;
+    const int rc = case_study_run(ctx, st);
+    if (mo->refused) {
+        return EXIT_USAGE;
+    }
+    if (rc != 0 && mo->nseen > before) {
+        fprintf(stderr,
+                "ccb: %s/%s: its analysis needs the runs' results (the message above); the "
+                "manifest holds every run it asked for\n",
+                ctx->cs->name, st->name);
+    }
+    if (rc != 0 && mo->nseen == before) {
+        fprintf(stderr, "ccb: %s/%s failed before asking for any run; no manifest written\n",
+                ctx->cs->name, st->name);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The manifest's lines as a Slurm job-array script (`--format slurm`; README "Studies on a
+ * cluster"): array task i of COUNT runs the lines i+1, i+1+COUNT, ... (so any --array given to
+ * sbatch works, up to one task per line), each through bash as GNU parallel would; a line that
+ * exits 1 is a run whose solver failed (recorded as failed in its meta.json: a result), one that
+ * exits otherwise fails the task. */
+static void slurm_script(strbuf* b, const char* lines, int n, const char* what) {
+    strbuf_printf(b,
+                  "#!/bin/bash\n"
+                  "# %s: %d `ccb run` lines as a Slurm job array (ccb --emit-manifest --format "
+                  "slurm).\n"
+                  "# Submit: sbatch THIS_FILE (one array task per line, at most 1000), or "
+                  "sbatch --array=0-K THIS_FILE\n"
+                  "# for K+1 tasks that share the lines. Then read the results back with the "
+                  "--from command ccb printed.\n"
+                  "#SBATCH --job-name=ccb\n"
+                  "#SBATCH --array=0-%d\n"
+                  "#SBATCH --ntasks=1\n"
+                  "#SBATCH --cpus-per-task=1\n"
+                  "set -u\n"
+                  ": \"${SLURM_ARRAY_TASK_ID:?run this file with sbatch (a job array)}\"\n"
+                  "count=${SLURM_ARRAY_TASK_COUNT:-1}\n"
+                  "task=$((SLURM_ARRAY_TASK_ID - ${SLURM_ARRAY_TASK_MIN:-0}))\n"
+                  "n=0\n"
+                  "status=0\n"
+                  "while IFS= read -r line; do\n"
+                  "  if [ $((n %% count)) -eq \"$task\" ]; then\n"
+                  "    bash -c \"$line\"\n"
+                  "    rc=$?\n"
+                  "    if [ \"$rc\" -gt 1 ]; then\n"
+                  "      echo \"ccb: line $((n + 1)) exited $rc: $line\" >&2\n"
+                  "      status=2\n"
+                  "    fi\n"
+                  "  fi\n"
+                  "  n=$((n + 1))\n"
+                  "done <<'CCB_MANIFEST_LINES'\n"
+                  "%s"
+                  "CCB_MANIFEST_LINES\n"
+                  "exit \"$status\"\n",
+                  what, n, (n < 1000 ? n : 1000) - 1, lines ? lines : "");
+}
+
+/* Writes mo's runs to `file` (lines, or a Slurm script) and prints the follow-up command: this
+ * command line with --from ROOT for its --emit-manifest and --out (and --format), every word
+ * quoted for a shell. 0, or EXIT_USAGE. */
+static int manifest_write(const manifest_out* mo, const opts* o, const char* what, int argc,
+                          char** argv) {
+    int lines = 0;
+    for (const char* p = mo->text.s ? mo->text.s : ""; *p; ++p) {
+        lines += *p == '\n';
+    }
+    strbuf script = {0};
+    const char* text = mo->text.s ? mo->text.s : "";
+    size_t len = mo->text.n;
+    if (o->slurm) {
+        slurm_script(&script, text, lines, what);
+        if (script.failed || script.s == NULL) {
+            fprintf(stderr, "ccb: out of memory\n");
+            free(script.s);
+            return EXIT_USAGE;
+        }
+        text = script.s;
+        len = script.n;
+    }
+    char msg[600];
+    const int wrc = write_file(o->manifest, text, len, msg, sizeof msg);
+    free(script.s);
+    if (wrc != 0) {
+        fprintf(stderr, "ccb: cannot write the manifest '%s': %s\n", o->manifest, msg);
+        return EXIT_USAGE;
+    }
+    if (lines == 0) {
+        printf("%s runs nothing (it computes its result directly); empty manifest written to "
+               "%s\n",
+               what, o->manifest);
+        return 0;
+    }
+    strbuf follow = {0};
+    strbuf_printf(&follow, "ccb");
+    for (int i = 1; i < argc; ++i) {
+        const char* a = argv[i];
+        if (strcmp(a, "--emit-manifest") == 0 || strcmp(a, "--out") == 0 ||
+            strcmp(a, "--format") == 0) {
+            ++i;
+            continue;
+        }
+        if (strncmp(a, "--emit-manifest=", 16) == 0 || strncmp(a, "--out=", 6) == 0 ||
+            strncmp(a, "--format=", 9) == 0) {
+            continue;
+        }
+        strbuf_printf(&follow, " ");
+        shell_word(&follow, a);
+    }
+    strbuf_printf(&follow, " --from ");
+    shell_word(&follow, mo->root);
+    printf("%s: %d runs written to %s, %s; when they have run:\n  %s\n", what, lines,
+           o->manifest,
+           o->slurm ? "a Slurm job array (sbatch FILE)" : "one `ccb run` per line",
+           follow.s ? follow.s : "");
+    free(follow.s);
+    return 0;
+}
+
+static void manifest_free(manifest_out* mo) {
+    free(mo->text.s);
+    free(mo->seen);
+    free(mo->seen_batch);
+}
+
+/* `ccb study ... --emit-manifest FILE`: the study's runs, one line each (or a Slurm script). */
 static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts* o,
                                const char* root, int argc, char** argv) {
     manifest_out mo;
@@ -1487,95 +1653,32 @@ static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts*
     if (realpath("/proc/self/exe", mo.exe) == NULL) {
         snprintf(mo.exe, sizeof mo.exe, "ccb");
     }
-    char tmp[CASE_MAX_ROOT]; /* in $TMPDIR (else /tmp): the analysis of runs not made */
-    const char* td = getenv("TMPDIR");
-    td = td && td[0] && strlen(td) < CASE_MAX_ROOT - 64 ? td : "/tmp";
-    snprintf(tmp, sizeof tmp, "%s/ccb-manifest-XXXXXX", td);
-    if (mkdtemp(tmp) == NULL) {
-        fprintf(stderr, "ccb: cannot create a temporary directory: %s\n", strerror(errno));
+    char tmp[CASE_MAX_ROOT];
+    if (manifest_tmpdir(tmp, sizeof tmp) != 0) {
         return EXIT_USAGE;
     }
-    snprintf(ctx->out_root, sizeof ctx->out_root, "%s", tmp);
-    ctx->emit = emit_run;
-    ctx->emit_user = &mo;
-    ctx->figures = 0;
-    ctx->progress = 0;
-    /* the analysis sees runs that did not happen; a study whose analysis needs their results
-     * stops with an error after asking for all of its runs (its runs come in batches fixed by
-     * the configuration): the manifest is complete, and --from says so if it ever is not */
-    const int rc = case_study_run(ctx, st);
+    int rc = manifest_collect(ctx, st, &mo, tmp);
     nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    int out = EXIT_USAGE;
-    if (mo.refused) {
-        free(mo.text.s);
-        free(mo.seen);
-        free(mo.seen_batch);
-        return EXIT_USAGE;
+    if (rc == 0) {
+        char what[160];
+        snprintf(what, sizeof what, "%s/%s", ctx->cs->name, st->name);
+        rc = manifest_write(&mo, o, what, argc, argv);
     }
-    if (rc != 0 && mo.nseen > 0) {
-        fprintf(stderr,
-                "ccb: %s/%s: its analysis needs the runs' results (the message above); the "
-                "manifest holds every run it asked for\n",
-                ctx->cs->name, st->name);
-    }
-    if (mo.nseen == 0 && rc == 0) {
-        printf("%s/%s runs nothing (it computes its result directly: ccb study %s %s); "
-               "empty manifest written to %s\n",
-               ctx->cs->name, st->name, ctx->cs->name, st->name, o->manifest);
-    }
-    if (rc != 0 && mo.nseen == 0) {
-        fprintf(stderr, "ccb: %s/%s failed before asking for any run; no manifest written\n",
-                ctx->cs->name, st->name);
-    } else {
-        char msg[600];
-        if (write_file(o->manifest, mo.text.s ? mo.text.s : "", mo.text.n, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: cannot write the manifest '%s': %s\n", o->manifest, msg);
-        } else {
-            int lines = 0;
-            for (const char* p = mo.text.s ? mo.text.s : ""; *p; ++p) {
-                lines += *p == '\n';
-            }
-            if (lines > 0) { /* the follow-up: this command line, --from ROOT for its
-                              * --emit-manifest and --out, every word quoted for a shell */
-                strbuf follow = {0};
-                strbuf_printf(&follow, "ccb");
-                for (int i = 1; i < argc; ++i) {
-                    const char* a = argv[i];
-                    if (strcmp(a, "--emit-manifest") == 0 || strcmp(a, "--out") == 0) {
-                        ++i;
-                        continue;
-                    }
-                    if (strncmp(a, "--emit-manifest=", 16) == 0 || strncmp(a, "--out=", 6) == 0) {
-                        continue;
-                    }
-                    strbuf_printf(&follow, " ");
-                    shell_word(&follow, a);
-                }
-                strbuf_printf(&follow, " --from ");
-                shell_word(&follow, root);
-                printf("%s/%s: %d runs written to %s, one `ccb run` per line; when they have "
-                       "run:\n  %s\n",
-                       ctx->cs->name, st->name, lines, o->manifest,
-                       follow.s ? follow.s : "");
-                free(follow.s);
-            }
-            out = 0;
-        }
-    }
-    free(mo.text.s);
-    free(mo.seen);
-    free(mo.seen_batch);
-    return out;
+    manifest_free(&mo);
+    return rc;
 }
 
 static int cmd_study(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
                "out jobs tier set rtol max-iterations stop-scale kappa delassus linear-solver "
-               "pattern no-figures emit-manifest from",
+               "pattern no-figures emit-manifest from format",
                &o, k_study_help);
     if (o.npos != 2) {
         die_usage("study needs CASE and STUDY");
+    }
+    if (o.given[OPT_FORMAT - OPT_APPROX] && !o.manifest) {
+        die_usage("--format is the format of --emit-manifest FILE");
     }
     if (o.manifest && o.from) {
         die_usage("--emit-manifest writes the runs down, --from reads them back: one at a time");
@@ -1789,13 +1892,72 @@ static const char* k_repro_help =
     "\n"
     "  --out ROOT     results root (default results)\n"
     "  --jobs N       runs in parallel (default: 2)\n"
-    "  --no-figures   skip gnuplot\n";
+    "  --tier quick|full  the studies and gates of the tier (default full: the papers'\n"
+    "                 settings; quick: make test's)\n"
+    "  --no-figures   skip gnuplot\n"
+    "  --emit-manifest FILE  run nothing: write every run of the reproduction (every study of\n"
+    "                 every case, duplicates once) to FILE, for GNU parallel or Slurm\n"
+    "  --format lines|slurm  the manifest: one `ccb run` per line (parallel < FILE) or a\n"
+    "                 Slurm job-array script (sbatch FILE)\n"
+    "  --from ROOT    run nothing: read the runs from ROOT (made by the manifest), then\n"
+    "                 analyse, draw, gate and report as an in-process reproduction (output\n"
+    "                 to --out, default ROOT); a run that never ran is named (exit 2)\n";
+
+/* `ccb reproduce --emit-manifest FILE`: every run of every study of the tier, once. */
+static int reproduce_emit_manifest(const opts* o, const char* root, int argc, char** argv) {
+    manifest_out mo;
+    memset(&mo, 0, sizeof mo);
+    mo.root = root;
+    if (realpath("/proc/self/exe", mo.exe) == NULL) {
+        snprintf(mo.exe, sizeof mo.exe, "ccb");
+    }
+    char tmp[CASE_MAX_ROOT];
+    if (manifest_tmpdir(tmp, sizeof tmp) != 0) {
+        return EXIT_USAGE;
+    }
+    int rc = 0;
+    for (int i = 0; i < case_count() && rc == 0; ++i) {
+        const case_desc* cs = case_get(i);
+        study_ctx ctx;
+        setup_ctx(&ctx, cs, o, root);
+        for (int k = 0; k < case_nstudies(cs) && rc == 0; ++k) {
+            const case_study* st = case_study_at(cs, k);
+            if (suite_study_in_tier(&ctx, st)) {
+                rc = manifest_collect(&ctx, st, &mo, tmp);
+            }
+        }
+        study_ctx_free(&ctx);
+    }
+    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (rc == 0) {
+        char what[64];
+        snprintf(what, sizeof what, "reproduce (%s tier)",
+                 o->tier == CASE_TIER_QUICK ? "quick" : "full");
+        rc = manifest_write(&mo, o, what, argc, argv);
+    }
+    manifest_free(&mo);
+    return rc;
+}
 
 static int cmd_reproduce(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "out jobs no-figures", &o, k_repro_help);
+    parse_opts(argc, argv, 2, "out jobs no-figures tier emit-manifest from format", &o,
+               k_repro_help);
     if (o.npos) {
         die_usage("reproduce takes no positional arguments");
+    }
+    if (o.manifest && o.from) {
+        die_usage("--emit-manifest writes the runs down, --from reads them back: one at a time");
+    }
+    if (o.given[OPT_FORMAT - OPT_APPROX] && !o.manifest) {
+        die_usage("--format is the format of --emit-manifest FILE");
+    }
+    struct stat sf;
+    if (o.from && (stat(o.from, &sf) != 0 || !S_ISDIR(sf.st_mode))) {
+        die_usage("--from: '%s' is not a directory", o.from);
+    }
+    if (o.manifest) {
+        return reproduce_emit_manifest(&o, o.out ? o.out : "results", argc, argv);
     }
     int jobs_given = 0;
     for (int i = 2; i < argc; ++i) {
@@ -1804,7 +1966,7 @@ static int cmd_reproduce(int argc, char** argv) {
     if (!jobs_given) {
         o.jobs = 2;
     }
-    const char* out = o.out ? o.out : "results";
+    const char* out = o.out ? o.out : o.from ? o.from : "results";
     char msg[600];
     if (mkdir_p(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
@@ -1817,6 +1979,9 @@ static int cmd_reproduce(int argc, char** argv) {
         const case_desc* cs = case_get(i);
         study_ctx ctx;
         setup_ctx(&ctx, cs, &o, out);
+        if (o.from) {
+            snprintf(ctx.from_root, sizeof ctx.from_root, "%s", o.from);
+        }
         fprintf(stderr, "ccb: reproducing %s\n", cs->name);
         rc = suite_run_studies(&ctx);
         if (rc == 0) {
@@ -1854,7 +2019,7 @@ static const char* k_compare_help =
     "\n"
     "Runs the chosen variants on the chosen cases through the standard sweep (every variant at\n"
     "each step of the case's ladder against the case's error metric, with kappa_2(H)) and writes\n"
-    "OUT/compare.csv (one row per case and variant: errors, order with its 95 %% interval,\n"
+    "OUT/compare.csv (one row per case and variant: errors, order with its 95 % interval,\n"
     "iterations, kappa, failed runs, wall time per step), OUT/compare.md (a table per case, the\n"
     "best value of each column in bold), one figure per metric (OUT/compare_*.png) and the runs\n"
     "(OUT/CASE/compare/). A variant that fails on a case is a result, not an error.\n"
@@ -1891,7 +2056,13 @@ static int cmd_compare(int argc, char** argv) {
             if (nc == 16) {
                 die_usage("--cases: at most 16 cases");
             }
-            cases[nc++] = need_case(w);
+            cases[nc] = need_case(w);
+            for (int j = 0; j < nc; ++j) {
+                if (cases[j] == cases[nc]) {
+                    die_usage("--cases: %s is named twice", w);
+                }
+            }
+            nc++;
         }
         if (nc == 0) {
             die_usage("--cases needs at least one case");

@@ -19,16 +19,20 @@ int suite_no_metric(void* u, const char* name, double* v) {
 }
 
 /* Runs the studies of ctx's tier: the case's quick studies, or every study. */
+int suite_study_in_tier(const study_ctx* ctx, const case_study* st) {
+    const int quick_only = ctx->tier == CASE_TIER_QUICK;
+    int wanted = !quick_only;
+    for (const char* const* q = ctx->cs->quick_studies; quick_only && q && *q; ++q) {
+        wanted |= strcmp(*q, st->name) == 0;
+    }
+    return wanted;
+}
+
 int suite_run_studies(study_ctx* ctx) {
     const case_desc* cs = ctx->cs;
-    const int quick_only = ctx->tier == CASE_TIER_QUICK;
     for (int s = 0; s < case_nstudies(cs); ++s) {
         const case_study* st = case_study_at(cs, s);
-        int wanted = !quick_only;
-        for (const char* const* q = cs->quick_studies; quick_only && q && *q; ++q) {
-            wanted |= strcmp(*q, st->name) == 0;
-        }
-        if (!wanted) {
+        if (!suite_study_in_tier(ctx, st)) {
             continue;
         }
         const int rc = case_study_run(ctx, st);
