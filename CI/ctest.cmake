@@ -74,7 +74,7 @@ ccb_test_budget(fclib.roundtrip 6)
 add_test(NAME cli.contract COMMAND bash ${PROJECT_SOURCE_DIR}/CI/cli_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.contract PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.contract 15)
+ccb_test_budget(cli.contract 21.7)
 
 # Unit tests outside lib/: the analytic references (reference/test_reference.c: the Coulomb event
 # times of the conveyor, the sphere, the rod's Painleve analysis, the box, the coin) and the
@@ -112,13 +112,13 @@ add_test(NAME cli.manifest COMMAND bash ${PROJECT_SOURCE_DIR}/CI/manifest_test.s
                                         $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.manifest PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.manifest 66)
+ccb_test_budget(cli.manifest 64.4)
 
 # Results from elsewhere cannot lie or harm (issue 25): --from refuses each broken or hostile run
 # directory (exit 2, naming the file and line, nothing created); a path with quotes is data.
 add_test(NAME cli.from COMMAND bash ${PROJECT_SOURCE_DIR}/CI/from_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.from PROPERTIES LABELS unit ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.from 1.9)
+ccb_test_budget(cli.from 2.5)
 
 # A full disk never leaves a half-written result (issue 25): a run, a run at its commit, figures,
 # a manifest and --from's copies meet ENOSPC on a 2 MB tmpfs. Needs root to mount it: skipped

@@ -1509,8 +1509,8 @@ static double ec_ball_estimate(const ccb_model* m, const ccb_approx* approx, dou
  * here from a fixed step of dt (the same solve: contacts, start and guess) through the public
  * problem accessors [round-off: 1e-9 relative]; on this step the defect dominates (checked
  * > 1.5 e_doubling, measured 2.05; gamma_n0 = 0 at phi0 = 0, so Lagged transmits no friction while the step absorbs
- * m 0.5 m/s). Where nothing lags it adds nothing [exact: the same estimate]: the ball in flight,
- * and SAP, whose friction bound is the step's own normal impulse. */
+ * m 0.5 m/s). Where nothing lags it adds nothing [exact: the same estimate]: the ball in flight.
+ * SAP and Similar refuse error control (their models change with the step). */
 static void test_error_control_lag(void) {
     const double dt = 1e-4;
     ccb_model* m = ec_ball(0.0, 1.0, -0.5, 1e7, 500.0, 10.0);
@@ -1539,9 +1539,20 @@ static void test_error_control_lag(void) {
               ec_ball_estimate(m, &ccb_approx_lagged, dt, 0),
           "in flight: the defect adds nothing");
     ccb_model_destroy(m);
+    /* SAP and Similar: error control is not offered (their models change with the step,
+     * formulation-convex §15): refused at creation, naming the approximation */
     m = ec_ball(0.0, 1.0, -0.5, 1e7, 500.0, 10.0);
-    CHECK(ec_ball_estimate(m, &ccb_approx_sap, dt, 1) == ec_ball_estimate(m, &ccb_approx_sap, dt, 0),
-          "SAP: the defect adds nothing");
+    const ccb_approx* no_ec[2] = {&ccb_approx_sap, &ccb_approx_similar};
+    for (int i = 0; i < 2; ++i) {
+        ccb_sim_params q = ccb_sim_params_default();
+        q.dt = dt;
+        q.approx = no_ec[i];
+        q.ec.enabled = 1;
+        sim = NULL;
+        CHECK(ccb_sim_create(m, &q, &sim, msg, sizeof msg) == CCB_E_INVALID && sim == NULL &&
+                  strstr(msg, "not offered") && strstr(msg, no_ec[i]->name),
+              "error control with %s refused: %s", no_ec[i]->name, msg);
+    }
     ccb_model_destroy(m);
 }
 
