@@ -1491,9 +1491,14 @@ static int rm_entry(const char* path, const struct stat* sb, int flag, struct FT
     return remove(path);
 }
 
-/* A temporary directory in $TMPDIR (else /tmp) for the analysis of runs that were not made.
- * 0, or 2 with a message on stderr. */
-static int manifest_tmpdir(char* tmp, size_t n) {
+/* An empty manifest of runs under root, by this executable, and a temporary directory in $TMPDIR
+ * (else /tmp) for the analysis of runs that were not made. 0, or 2 with a message on stderr. */
+static int manifest_begin(manifest_out* mo, const char* root, char* tmp, size_t n) {
+    memset(mo, 0, sizeof *mo);
+    mo->root = root;
+    if (realpath("/proc/self/exe", mo->exe) == NULL) {
+        snprintf(mo->exe, sizeof mo->exe, "ccb");
+    }
     const char* td = getenv("TMPDIR");
     td = td && td[0] && strlen(td) < n - 64 ? td : "/tmp";
     snprintf(tmp, n, "%s/ccb-manifest-XXXXXX", td);
@@ -1648,13 +1653,8 @@ static void manifest_free(manifest_out* mo) {
 static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts* o,
                                const char* root, int argc, char** argv) {
     manifest_out mo;
-    memset(&mo, 0, sizeof mo);
-    mo.root = root;
-    if (realpath("/proc/self/exe", mo.exe) == NULL) {
-        snprintf(mo.exe, sizeof mo.exe, "ccb");
-    }
     char tmp[CASE_MAX_ROOT];
-    if (manifest_tmpdir(tmp, sizeof tmp) != 0) {
+    if (manifest_begin(&mo, root, tmp, sizeof tmp) != 0) {
         return EXIT_USAGE;
     }
     int rc = manifest_collect(ctx, st, &mo, tmp);
@@ -1906,13 +1906,8 @@ static const char* k_repro_help =
 /* `ccb reproduce --emit-manifest FILE`: every run of every study of the tier, once. */
 static int reproduce_emit_manifest(const opts* o, const char* root, int argc, char** argv) {
     manifest_out mo;
-    memset(&mo, 0, sizeof mo);
-    mo.root = root;
-    if (realpath("/proc/self/exe", mo.exe) == NULL) {
-        snprintf(mo.exe, sizeof mo.exe, "ccb");
-    }
     char tmp[CASE_MAX_ROOT];
-    if (manifest_tmpdir(tmp, sizeof tmp) != 0) {
+    if (manifest_begin(&mo, root, tmp, sizeof tmp) != 0) {
         return EXIT_USAGE;
     }
     int rc = 0;
