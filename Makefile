@@ -23,8 +23,10 @@ DEB_PACKAGES := build-essential cmake pkg-config libgsl-dev libsuitesparse-dev l
                 libcjson-dev gnuplot-nox
 # Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (README "Speed"),
 # and FCLIB and Siconos numerics (the FCLIB export and the rigid-limit studies, docs
-# formulation-convex §16). Installed when run as root; their absence only leaves those out.
-OPTIONAL_PACKAGES := libmujoco-dev libfclib-dev libsiconos-numerics-dev
+# formulation-convex §16), and GNU parallel (README "Studies on a cluster"; cli.manifest runs
+# its manifests with it, with xargs -P 2 without it). Installed when run as root; their absence
+# only leaves those out.
+OPTIONAL_PACKAGES := libmujoco-dev libfclib-dev libsiconos-numerics-dev parallel
 
 .PHONY: all deps deps-optional configure build test test-full reproduce clean
 

@@ -1553,8 +1553,9 @@ static void slurm_script(strbuf* b, const char* lines, int n, const char* what) 
                   "slurm).\n"
                   "# Submit: sbatch THIS_FILE (one array task per line, at most 1000), or "
                   "sbatch --array=0-K THIS_FILE\n"
-                  "# for K+1 tasks that share the lines. Then read the results back with the "
-                  "--from command ccb printed.\n"
+                  "# for K+1 tasks that share the lines (any contiguous range A-B works). "
+                  "Then read the results\n"
+                  "# back with the --from command ccb printed.\n"
                   "#SBATCH --job-name=ccb\n"
                   "#SBATCH --array=0-%d\n"
                   "#SBATCH --ntasks=1\n"
@@ -1567,7 +1568,7 @@ static void slurm_script(strbuf* b, const char* lines, int n, const char* what) 
                   "status=0\n"
                   "while IFS= read -r line; do\n"
                   "  if [ $((n %% count)) -eq \"$task\" ]; then\n"
-                  "    bash -c \"$line\"\n"
+                  "    bash -c \"$line\" </dev/null\n"
                   "    rc=$?\n"
                   "    if [ \"$rc\" -gt 1 ]; then\n"
                   "      echo \"ccb: line $((n + 1)) exited $rc: $line\" >&2\n"
@@ -1579,7 +1580,7 @@ static void slurm_script(strbuf* b, const char* lines, int n, const char* what) 
                   "%s"
                   "CCB_MANIFEST_LINES\n"
                   "exit \"$status\"\n",
-                  what, n, (n < 1000 ? n : 1000) - 1, lines ? lines : "");
+                  what, n, (n < 1 ? 1 : n < 1000 ? n : 1000) - 1, lines ? lines : "");
 }
 
 /* Writes mo's runs to `file` (lines, or a Slurm script) and prints the follow-up command: this
