@@ -123,7 +123,7 @@ before=$(ls -d "$tmp"/td/ccb-manifest-* 2>/dev/null | wc -l)
 out=$(TMPDIR="$tmp/td" "$CCB" study $cs fig4 --emit-manifest "$tmp/m3.txt" --out "$long" 2>&1)
 rc=$?
 after=$(ls -d "$tmp"/td/ccb-manifest-* 2>/dev/null | wc -l)
-[ $rc -eq 2 ] && grep -q -- "--out" <<<"$out" && [ "$after" -le "$before" ] && [ ! -e "$tmp/m3.txt" ] \
+[ $rc -eq 2 ] && grep -q -- "--out .* is too long for a manifest" <<<"$out" && [ "$after" -le "$before" ] && [ ! -e "$tmp/m3.txt" ] \
   && ok "an --out too long for its runs: exit 2 naming --out, no manifest, no temporary directory" \
   || bad "a long --out: exit $rc, temporary directories $before -> $after: $(head -2 <<<"$out")"
 
