@@ -95,6 +95,17 @@ if [ $rc -eq 0 ] && ! ls "$tmp"/pwned* >/dev/null 2>&1 && [ -s "$evil/$cs/$st.pn
 else
   bad "a hostile --from root: exit $rc, $(ls "$tmp" | grep pwned) $(head -2 <<<"$out")"
 fi
+# the defect of issue 25 exactly: a single quote and system() (no other character that the old
+# filter refused), with no --out
+evil2="$tmp/x'; z=system('touch pwned4'); y='"
+cp -a "$tmp/good" "$evil2"
+out=$(cd "$tmp" && "$CCB" study $cs $st --tier quick --from "$evil2" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && [ ! -e "$tmp/pwned4" ] && [ -s "$evil2/$cs/$st.png" ]; then
+  ok "a --from root that closes gnuplot's string and calls system(): figures drawn, nothing ran"
+else
+  bad "a --from root calling system(): exit $rc, $(ls "$tmp" | grep pwned) $(head -2 <<<"$out")"
+fi
 # the follow-up line a manifest prints runs as printed: the root quoted, the --set kept
 out=$(cd "$tmp" && "$CCB" study $cs $st --tier quick --set mu=0.4 --emit-manifest "$tmp/m2.txt" --out "$evil/s" 2>&1)
 follow=$(tail -1 <<<"$out" | sed 's/^ *//')
