@@ -138,6 +138,15 @@ after=$(ls -d "$tmp"/td/ccb-manifest-* 2>/dev/null | wc -l)
   && ok "an --out too long for its runs: exit 2 naming --out, no manifest, no temporary directory" \
   || bad "a long --out: exit $rc, temporary directories $before -> $after: $(head -2 <<<"$out")"
 
+# a reproduction from a root where nothing ran: exit 2 naming the first missing run, --out not
+# created
+mkdir -p "$tmp/nothing"
+out=$("$CCB" reproduce --tier quick --no-figures --from "$tmp/nothing" --out "$tmp/rep" 2>&1)
+rc=$?
+[ $rc -eq 2 ] && grep -q "meta.json.*was the run executed" <<<"$out" && [ ! -e "$tmp/rep" ] \
+  && ok "reproduce --from a root where nothing ran: exit 2 naming the run, nothing created" \
+  || bad "reproduce --from an empty root: exit $rc: $(tail -2 <<<"$out")"
+
 # a run directory holds only what the last run wrote: --physics, then a run without it; FCLIB
 # exports (when the build has FCLIB), then a run without them
 "$CCB" run sphere --t-final 0.02 --physics --out "$tmp/stale" >/dev/null 2>&1 \

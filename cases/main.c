@@ -1964,6 +1964,8 @@ static int cmd_reproduce(int argc, char** argv) {
     }
     const char* out = o.out ? o.out : o.from ? o.from : "results";
     char msg[600];
+    struct stat so;
+    const int out_existed = stat(out, &so) == 0;
     if (mkdir_p(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
@@ -1994,6 +1996,9 @@ static int cmd_reproduce(int argc, char** argv) {
         rc = suite_report_write(out, report.s) == 0 ? 0 : EXIT_USAGE;
     }
     free(report.s);
+    if (rc != 0 && o.from && !out_existed) { /* refused input creates nothing */
+        nftw(out, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
     if (rc != 0) {
         return EXIT_USAGE;
     }
