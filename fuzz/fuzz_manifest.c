@@ -6,20 +6,7 @@
  * way out is a return or exit() with a usage error (turned into a return here); a configuration
  * that passes must be one run_config_check accepts. The corpus (corpus/manifest) starts from
  * lines of real manifests (conveyor fig3, box work-precision, sphere rigid-limit). */
-#define _XOPEN_SOURCE 700 /* as cases/main.c, before any header */
-#include <setjmp.h>
-#include <stdint.h>
-#include <stdio.h>
-
-static jmp_buf g_fuzz_exit;
-static void ccb_fuzz_exit(int code) __attribute__((noreturn));
-static void ccb_fuzz_exit(int code) {
-    (void)code;
-    longjmp(g_fuzz_exit, 1);
-}
-#define exit(c) ccb_fuzz_exit(c)
-#include "../cases/main.c"
-#undef exit
+#include "cli_harness.h"
 
 /* Splits line into at most max words (blanks separate; '...' quotes; \x is x); the count, or -1 on an
  * unterminated quote. The words point into store. */

@@ -3,20 +3,7 @@
  * byte picks the command whose option list applies. Every way out of the parser is either a
  * return or exit() (a usage error), which this harness turns into a return (longjmp), so one
  * process runs every input. */
-#define _XOPEN_SOURCE 700 /* as cases/main.c, before any header */
-#include <setjmp.h>
-#include <stdint.h>
-#include <stdio.h>
-
-static jmp_buf g_fuzz_exit;
-static void ccb_fuzz_exit(int code) __attribute__((noreturn));
-static void ccb_fuzz_exit(int code) {
-    (void)code;
-    longjmp(g_fuzz_exit, 1);
-}
-#define exit(c) ccb_fuzz_exit(c)
-#include "../cases/main.c"
-#undef exit
+#include "cli_harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
