@@ -78,28 +78,28 @@ expect 2 "options are long"      -- "$CCB" run conveyor -o "$tmp/a"
 expect 2 "has no name"           -- "$CCB" run conveyor --=3 --out "$tmp/a"
 expect 2 "does not apply"        -- "$CCB" run conveyor --peers --out "$tmp/a"
 # every option is validated, whether or not it applies to the solver chosen
-expect 2 "accuracy must be"      -- "$CCB" run conveyor --accuracy -5 --out "$tmp/a"
-expect 2 "gsl-tol must be"       -- "$CCB" run conveyor --gsl-tol 5 --out "$tmp/a"
+expect 2 "accuracy expects a number in (0, 0.5]" -- "$CCB" run conveyor --accuracy -5 --out "$tmp/a"
+expect 2 "--gsl-tol expects a number in (0, 1]" -- "$CCB" run conveyor --gsl-tol 5 --out "$tmp/a"
 expect 2 "--tals expects"        -- "$CCB" run conveyor --tals maybe --out "$tmp/a"
 expect 2 "--friction expects"    -- "$CCB" run conveyor --friction sticky --out "$tmp/a"
 # a valid option that the run's one solver would ignore is an error, not silently dropped
 expect 2 "--h applies to --solver ie, rk3 and gsl only; this run (tamsi)" \
                                  -- "$CCB" run box --solver tamsi --h 1e-5 --out "$tmp/a"
-expect 2 "--accuracy applies to --solver ie (its Newton test and step control) and newton --error-control only" -- "$CCB" run box --solver rk3 --accuracy 0.01 --out "$tmp/a"
-expect 2 "--error-control applies to --solver ie and newton only; this run (tamsi)" \
+expect 2 "--accuracy applies to --solver newton and ie only; this run (rk3)" -- "$CCB" run box --solver rk3 --accuracy 0.01 --out "$tmp/a"
+expect 2 "--error-control applies to --solver newton and ie only; this run (tamsi)" \
                                  -- "$CCB" run box --solver tamsi --error-control --out "$tmp/a"
-expect 2 "--error-control applies to --solver ie and newton only; this run (rk3)" \
+expect 2 "--error-control applies to --solver newton and ie only; this run (rk3)" \
                                  -- "$CCB" run box --solver rk3 --error-control --out "$tmp/a"
 expect 2 "--rtol applies to --solver newton only" -- "$CCB" run box --solver gsl --rtol 1e-6 --out "$tmp/a"
 expect 2 "--coupling applies to --solver tamsi only" -- "$CCB" run box --coupling one-way --out "$tmp/a"
 # issue 25: options that a run would ignore, one table of which runs read which option
 expect 2 "--approx applies to --solver newton" -- "$CCB" run box --approx sap --solver tamsi --out "$tmp/a"
 expect 2 "--delassus applies to --solver newton" -- "$CCB" run box --solver tamsi --delassus full --out "$tmp/a"
-expect 2 "--accuracy applies to --solver ie (its Newton test and step control) and newton --error-control only; this run (lagged)" \
+expect 2 "--accuracy applies to --solver newton with --error-control only" \
   -- "$CCB" run box --accuracy 1e-3 --out "$tmp/a"
 expect 2 "--max-iterations applies to --solver newton, tamsi and ie only; this run (rk3)" \
   -- "$CCB" run box --solver rk3 --max-iterations 5 --out "$tmp/a"
-expect 2 "--estimator applies to --solver ie --error-control only" -- "$CCB" run box --solver ie --estimator doubling --out "$tmp/a"
+expect 2 "--estimator applies to --solver ie with --error-control only" -- "$CCB" run box --solver ie --estimator doubling --out "$tmp/a"
 expect 2 "--export-steps expects positive step numbers separated by commas (got an empty list)" \
   -- "$CCB" run box --export-steps "" --out "$tmp/a"
 expect 2 "error control of the convex step is not offered for sap" -- "$CCB" run box --approx sap --error-control --out "$tmp/a"
@@ -135,9 +135,9 @@ expect 2 "--solver expects one of newton, tamsi, ie, rk3, gsl" -- "$CCB" run box
 expect 2 "--coupling expects"    -- "$CCB" run box --solver tamsi --coupling both --out "$tmp/a"
 expect 2 "--friction expects"    -- "$CCB" run box --solver tamsi --friction coulomb --out "$tmp/a"
 expect 2 "--tals expects"        -- "$CCB" run box --solver ie --tals maybe --out "$tmp/a"
-expect 2 "accuracy must be in" -- "$CCB" run box --solver ie --accuracy 2 --out "$tmp/a"
-expect 2 "accuracy must be in" -- "$CCB" run box --solver ie --accuracy -1 --out "$tmp/a"
-expect 2 "--h must be > 0"       -- "$CCB" run box --solver ie --h 0 --out "$tmp/a"
+expect 2 "accuracy expects a number in (0, 0.5]" -- "$CCB" run box --solver ie --accuracy 2 --out "$tmp/a"
+expect 2 "accuracy expects a number in (0, 0.5]" -- "$CCB" run box --solver ie --accuracy -1 --out "$tmp/a"
+expect 2 "--h expects a number in" -- "$CCB" run box --solver ie --h -1 --out "$tmp/a"
 expect 2 "whole number of fixed" -- "$CCB" run box --solver ie --h 3e-4 --out "$tmp/a"
 expect 2 "out of range"          -- "$CCB" run box --set friction=7 --out "$tmp/a"
 expect 2 "out of range"          -- "$CCB" run box --set a_fixed=0 --out "$tmp/a"

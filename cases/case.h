@@ -329,13 +329,14 @@ void case_default_params(const case_desc* cs, double* params);
 
 /* Which solver a run uses and its options (ARCHITECTURE.md "Variants are data"). */
 typedef struct solver_cfg {
-    ccb_solver solver;      /* newton (default) | tamsi | ode */
+    ccb_solver solver;      /* a solver type of the registry (default newton) */
     ccb_tamsi_params tamsi; /* TAMSI options (v_s comes from the case) */
     ccb_ode_params ode;     /* ODE integrator options; ode.h = 0: the sampling interval dt */
     ccb_sim_ec_params ec;   /* newton: error control of the convex step (variant "lagged-ec") */
     int friction;           /* -1: the case's regularization; else a ccb_friction_model for TAMSI
                                and the continuous model */
     int peer;               /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
+    double ext[CCB_SIM_EXT]; /* the options of a registered solver (ccb_sim_params.ext) */
 } solver_cfg;
 /* Peers (reference/peers): MuJoCo with the time-constant stiffness mapping, and with ccb's k used
  * literally (README "Speed"). */
@@ -373,6 +374,11 @@ typedef struct run_config {
      * and --from tell them apart) and its meta.json names the perturbation. */
     unsigned perturb;
 } run_config;
+/* The library's parameters of a run's solver (run.c): the defaults with the run's solver, its
+ * approximation and every option the descriptors reach (newton, delassus, tamsi, ode, ec, ext);
+ * and back. The case's own settings (cs->sim_options) are not applied. */
+void run_config_sim_params(const run_config* cfg, ccb_sim_params* sp);
+void run_config_take_sim_params(run_config* cfg, const ccb_sim_params* sp);
 enum {
     RUN_PERTURB_CONTACTS = 1u, /* the contacts of every step in reversed order */
     RUN_PERTURB_ULP = 2u       /* every initial generalized position moved by one ulp up */
@@ -432,24 +438,20 @@ typedef enum variant_kind {
     VARIANT_FIXED = 0,   /* a fixed step: studies sweep dt */
     VARIANT_ADAPTIVE = 1 /* error control: studies sweep its accuracy level at the case's dt */
 } variant_kind;
-/* The options of a variant that is not a convex approximation. */
-typedef struct variant_opts {
-    ccb_solver solver;     /* CCB_SOLVER_TAMSI or CCB_SOLVER_ODE */
-    ccb_ode_method method; /* ODE: implicit Euler, RK3, GSL (rk8pd) */
-    int one_way;           /* TAMSI: one-way coupling */
-    int quasi;             /* implicit Euler: quasi Newton */
-    int tals;              /* TALS (TAMSI, implicit Euler) */
-    int error_control;     /* implicit Euler: error control */
-    int peer;              /* RUN_PEER_*: a peer steps the run (the case's peer_observe) */
-} variant_opts;
+/* A variant is a named set of (solver type, option values): a solver of libccb's registry (or
+ * an ODE method, which selects the ODE solver) and options in the words of its descriptors
+ * ("coupling=one-way tals=on"), or a convex approximation solved by Newton, or a peer. */
 typedef struct variant_def {
     char name[32];      /* "lagged", "tamsi-1way", "ie-qn-ec-tals", "gsl-rk8pd" */
     const char* title;  /* one line */
     unsigned sets;      /* VSET_* bits */
     variant_kind kind;
     const char* cases;  /* the cases it applies to: space-separated names, or "*" */
-    const ccb_approx* approx; /* newton: the approximation; else NULL */
-    variant_opts opts;        /* the other solvers: their options (data, not code) */
+    const ccb_approx* approx; /* Newton on this approximation (solver NULL) */
+    const char* solver;       /* a solver or ODE method name of the registries; NULL: newton */
+    const char* options;      /* NAME=VALUE words (a flag: NAME); NULL: none */
+    const char* level;        /* ADAPTIVE: the option a study's accuracy level sets */
+    int peer;                 /* RUN_PEER_*: a peer steps the run (the case's peer_observe) */
     const double* levels; /* ADAPTIVE: accuracy levels of the standard studies */
     int nlevels;
     const double* levels_quick; /* those of the quick tier; NULL: the first two of levels */
@@ -463,6 +465,10 @@ int variant_applies(const variant_def* v, const case_desc* cs);
 /* Sets cfg's solver (and approximation) to the variant's; `level` is the accuracy of an adaptive
  * variant (ignored by fixed ones; NAN: the library's default). */
 void variant_configure(const variant_def* v, run_config* cfg, double level);
+/* 1 if the variant's option words set the flag or switch `name` on. */
+int variant_option_on(const variant_def* v, const char* name);
+/* 1 if the variant's solver reports no iterations (an explicit ODE method). */
+int variant_explicit(const variant_def* v);
 /* The variants named by spec — comma-separated names and sets (convex, paper, all) — that apply
  * to cs (every one if cs is NULL), in registry order, without duplicates. Returns their number
  * (<= max), or -1 with a message for an unknown name. */
@@ -471,6 +477,32 @@ int variant_select(const char* spec, const case_desc* cs, variant_def* out, int 
 /* Registry name of a run's solver configuration ("lagged", "tamsi-1way", "ie-fn-ec-tals",
  * "rk3", "gsl-rk8pd"). */
 void variant_name(const run_config* cfg, char* out, size_t n);
+
+/* ---- solver options (solver_opts.c): a run's solver through libccb's option descriptors ---- */
+/* The name `--solver` gives the run's solver: its type's, or its ODE method's ("ie"). */
+const char* solver_cli_name(const run_config* cfg);
+/* The names --solver accepts, ", "-separated. */
+void solver_cli_names(char* out, size_t n);
+/* Selects the solver or ODE method `name` with the defaults of its descriptors: 0, or -1 with a
+ * message listing the names. */
+int solver_select(run_config* cfg, const char* name, char* msg, size_t n);
+/* Sets the option `name` of the run's solver (or its ODE method) from text (NULL: a flag): 0;
+ * 1 if neither has it (msg names the solvers that do); -1 for a value it refuses (msg). */
+int solver_set_option(run_config* cfg, const char* name, const char* text, char* msg, size_t n);
+/* 0 if the option `name` is read as configured (its `requires` flag on), else -1 with a message. */
+int solver_option_requires(const run_config* cfg, const char* name, char* msg, size_t n);
+/* 0 if some solver's descriptor `name` accepts the text, else -1 with its message. */
+int solver_option_validate(const char* name, const char* text, char* msg, size_t n);
+/* The solvers and ODE methods that have option `name`: "newton, tamsi and ie". */
+void solver_option_where(const char* name, char* out, size_t n);
+/* Calls fn for each descriptor of the run's solver and its ODE method with the value as text and
+ * whether it is the descriptor's default. */
+typedef void (*solver_option_fn)(void* user, const ccb_option_desc* d, const char* text,
+                                 int is_default);
+void solver_options_each(const run_config* cfg, solver_option_fn fn, void* user);
+/* Resets every solver setting that the run's solver does not read through a descriptor to the
+ * defaults (for comparing two configurations that should run the same). */
+void solver_cfg_normalize(run_config* cfg);
 
 /* Checks what can be checked before anything is written: dt, t_final (a whole number of steps),
  * record_every. 0, or 2 with a message. */

@@ -64,14 +64,25 @@ static const char* k_usage =
 /* ---- option parsing ------------------------------------------------------------------------ */
 
 enum {
-    OPT_APPROX = 256, OPT_DT, OPT_T_FINAL, OPT_SET, OPT_OUT, OPT_JOBS, OPT_NO_FIGURES, OPT_KAPPA,
-    OPT_RTOL, OPT_DELASSUS, OPT_LINSOLVE, OPT_PATTERN, OPT_STOP_SCALE, OPT_RECORD_EVERY,
-    OPT_MAX_ITER, OPT_REPEAT, OPT_SOLVER, OPT_COUPLING, OPT_FRICTION, OPT_TALS, OPT_LAG_ESTIMATE, OPT_EXTRAPOLATE, OPT_JACOBIAN,
-    OPT_ESTIMATOR, OPT_GSL_METHOD, OPT_ACCURACY, OPT_H, OPT_GSL_TOL, OPT_ERROR_CONTROL,
-    OPT_VARIANT, OPT_VARIANTS, OPT_CASES, OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST,
-    OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB, OPT_EXPORT_STEPS, OPT_SENSITIVITY, OPT_PERTURB,
-    OPT_FORMAT, OPT_END
+    OPT_APPROX = 256, OPT_DT, OPT_T_FINAL, OPT_SET, OPT_OUT, OPT_JOBS, OPT_NO_FIGURES,
+    OPT_RECORD_EVERY, OPT_REPEAT, OPT_SOLVER, OPT_FRICTION, OPT_VARIANT, OPT_VARIANTS, OPT_CASES,
+    OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST, OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB,
+    OPT_EXPORT_STEPS, OPT_SENSITIVITY, OPT_PERTURB, OPT_FORMAT, OPT_END,
+    /* the options of the solvers and ODE methods: OPT_SOLVER_OPT + index in g_sopt (generated
+     * from libccb's option descriptors) */
+    OPT_SOLVER_OPT = 1024
 };
+
+/* The solver options: the union of the descriptor names of every registered solver and ODE
+ * method, each a long option (a flag if its descriptors are flags). Built once the plugins are
+ * loaded (sopt_build). */
+#define SOPT_MAX 96
+typedef struct sopt_entry {
+    char name[32];
+    int flag;
+} sopt_entry;
+static sopt_entry g_sopt[SOPT_MAX];
+static int g_nsopt = -1;
 
 typedef struct opts {
     const char* approx;
@@ -80,15 +91,8 @@ typedef struct opts {
     const char* out;
     int jobs;
     int figures;
-    int kappa;
-    double rtol;
-    int have_rtol;
-    const char* delassus;
-    const char* linsolve;
-    const char* stop_scale;
     int record_every;
     int repeat;
-    int max_iter;
     const char* manifest; /* --emit-manifest FILE (study) */
     const char* from;     /* --from ROOT (study) */
     int slurm;            /* --format slurm (with --emit-manifest): a Slurm job-array script */
@@ -101,15 +105,13 @@ typedef struct opts {
     unsigned perturb;   /* --perturb LIST (run): RUN_PERTURB_* */
     int quick;          /* --quick (compare) */
     int peers;          /* --peers (bench) */
-    const char* pattern; /* --pattern all|near */
     const char* cases;  /* --cases LIST (compare) */
     const char* variant;  /* --variant NAME (run) */
     const char* variants; /* --variants SPEC (bench, compare) */
-    /* solver variant */
-    const char *solver, *coupling, *friction, *tals, *jacobian, *estimator, *gsl_method;
-    const char *lag_estimate, *extrapolate; /* the convex step's error control, on|off */
-    double accuracy, h, gsl_tol;
-    int have_accuracy, have_h, have_gsl_tol, error_control;
+    const char* solver;   /* --solver NAME: a solver or an ODE method of the registries */
+    const char* friction; /* --friction NAME: the regularized friction law (not a solver option) */
+    /* the solver options given (NULL: not given; "" for a flag), by index in g_sopt */
+    const char* sval[SOPT_MAX];
     const char* sets[64];
     int nsets;
     const char* pos[16];
@@ -165,7 +167,7 @@ static unsigned parse_perturb(const char* val) {
 
 /* Every long option of every command (getopt_long(3)); each command accepts the subset named by
  * its `allowed` list. Flags take no value ("--kappa=0" is an error, not "on"). */
-static const struct option k_long[] = {
+static const struct option k_fixed[] = {
     {"help", no_argument, NULL, 'h'},
     {"approx", required_argument, NULL, OPT_APPROX},
     {"dt", required_argument, NULL, OPT_DT},
@@ -174,28 +176,10 @@ static const struct option k_long[] = {
     {"out", required_argument, NULL, OPT_OUT},
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"no-figures", no_argument, NULL, OPT_NO_FIGURES},
-    {"kappa", no_argument, NULL, OPT_KAPPA},
-    {"rtol", required_argument, NULL, OPT_RTOL},
-    {"delassus", required_argument, NULL, OPT_DELASSUS},
-    {"linear-solver", required_argument, NULL, OPT_LINSOLVE},
-    {"pattern", required_argument, NULL, OPT_PATTERN},
-    {"stop-scale", required_argument, NULL, OPT_STOP_SCALE},
     {"record-every", required_argument, NULL, OPT_RECORD_EVERY},
-    {"max-iterations", required_argument, NULL, OPT_MAX_ITER},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"solver", required_argument, NULL, OPT_SOLVER},
-    {"coupling", required_argument, NULL, OPT_COUPLING},
     {"friction", required_argument, NULL, OPT_FRICTION},
-    {"tals", required_argument, NULL, OPT_TALS},
-    {"lag-estimate", required_argument, NULL, OPT_LAG_ESTIMATE},
-    {"extrapolate", required_argument, NULL, OPT_EXTRAPOLATE},
-    {"jacobian", required_argument, NULL, OPT_JACOBIAN},
-    {"estimator", required_argument, NULL, OPT_ESTIMATOR},
-    {"gsl-method", required_argument, NULL, OPT_GSL_METHOD},
-    {"accuracy", required_argument, NULL, OPT_ACCURACY},
-    {"h", required_argument, NULL, OPT_H},
-    {"gsl-tol", required_argument, NULL, OPT_GSL_TOL},
-    {"error-control", no_argument, NULL, OPT_ERROR_CONTROL},
     {"variant", required_argument, NULL, OPT_VARIANT},
     {"variants", required_argument, NULL, OPT_VARIANTS},
     {"cases", required_argument, NULL, OPT_CASES},
@@ -210,8 +194,88 @@ static const struct option k_long[] = {
     {"sensitivity", required_argument, NULL, OPT_SENSITIVITY},
     {"perturb", required_argument, NULL, OPT_PERTURB},
     {"format", required_argument, NULL, OPT_FORMAT},
-    {NULL, 0, NULL, 0},
 };
+#define NFIXED ((int)(sizeof k_fixed / sizeof k_fixed[0]))
+/* k_fixed, then the solver options of g_sopt, then the terminator */
+static struct option k_long[NFIXED + SOPT_MAX + 1];
+
+static int sopt_find(const char* name) {
+    for (int i = 0; i < g_nsopt; ++i) {
+        if (strcmp(g_sopt[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Adds the descriptors of one type to g_sopt; 0, or -1 with a message for a name that is a fixed
+ * option or a flag in one type and takes a value in another. */
+static int sopt_add(const char* owner, const ccb_option_desc* d, int n, char* msg, size_t msgn) {
+    for (int i = 0; i < n; ++i) {
+        const int flag = d[i].type == CCB_OPT_FLAG;
+        for (int f = 0; f < NFIXED; ++f) {
+            if (strcmp(k_fixed[f].name, d[i].name) == 0) {
+                snprintf(msg, msgn, "%s: option --%s is a command-line option of ccb itself",
+                         owner, d[i].name);
+                return -1;
+            }
+        }
+        const int k = sopt_find(d[i].name);
+        if (k >= 0 && g_sopt[k].flag != flag) {
+            snprintf(msg, msgn, "%s: option --%s is a %s here and %s elsewhere", owner, d[i].name,
+                     flag ? "flag" : "valued option", flag ? "takes a value" : "a flag");
+            return -1;
+        }
+        if (k < 0) {
+            if (g_nsopt == SOPT_MAX) {
+                snprintf(msg, msgn, "%s: more than %d solver options in all", owner, SOPT_MAX);
+                return -1;
+            }
+            snprintf(g_sopt[g_nsopt].name, sizeof g_sopt[g_nsopt].name, "%s", d[i].name);
+            g_sopt[g_nsopt++].flag = flag;
+        }
+    }
+    return 0;
+}
+
+/* Builds g_sopt and k_long from the registries (again after a plugin registered types). */
+static int sopt_build(char* msg, size_t n) {
+    g_nsopt = 0;
+    for (int i = 0; i < ccb_solver_count(); ++i) {
+        const ccb_solver_type* t = ccb_solver_get(i);
+        if (sopt_add(t->name, t->options, t->noptions, msg, n) != 0) {
+            return -1;
+        }
+    }
+    for (int i = 0; i < ccb_ode_method_count(); ++i) {
+        ccb_ode_method m = ccb_ode_method_get(i);
+        if (sopt_add(m->name, m->options, m->noptions, msg, n) != 0) {
+            return -1;
+        }
+    }
+    memcpy(k_long, k_fixed, sizeof k_fixed);
+    for (int i = 0; i < g_nsopt; ++i) {
+        k_long[NFIXED + i] = (struct option){g_sopt[i].name,
+                                             g_sopt[i].flag ? no_argument : required_argument,
+                                             NULL, OPT_SOLVER_OPT + i};
+    }
+    k_long[NFIXED + g_nsopt] = (struct option){NULL, 0, NULL, 0};
+    return 0;
+}
+
+static void sopt_ensure(void) {
+    if (g_nsopt < 0) {
+        char msg[256];
+        if (sopt_build(msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            exit(EXIT_USAGE);
+        }
+    }
+}
+
+/* "SOLVER" in an allowed list: every solver option. */
+static int allowed_option(const char* allowed, const char* name);
+static void print_solver_help(const char* allowed);
 
 /* Word match of `word` in the space-separated list `list`. */
 static int in_words(const char* list, const char* word) {
@@ -252,7 +316,7 @@ static void suggest(const char* name, const char* allowed, char* out, size_t n) 
     int best = 99;
     const char* hit = NULL;
     for (const struct option* l = k_long; l->name; ++l) {
-        if (!in_words(allowed, l->name) && strcmp(l->name, "help") != 0) {
+        if (!allowed_option(allowed, l->name) && strcmp(l->name, "help") != 0) {
             continue;
         }
         const int dist = edit_distance(name, l->name);
@@ -269,6 +333,10 @@ static void suggest(const char* name, const char* allowed, char* out, size_t n) 
     }
 }
 
+static int allowed_option(const char* allowed, const char* name) {
+    return in_words(allowed, name) || (sopt_find(name) >= 0 && in_words(allowed, "SOLVER"));
+}
+
 static const char* long_name(int val) {
     for (const struct option* l = k_long; l->name; ++l) {
         if (l->val == val) {
@@ -279,7 +347,6 @@ static const char* long_name(int val) {
 }
 
 static void validate_enum(const char* opt, ccb_enum e, const char* val);
-static void validate_solver(const char* val);
 
 /* allowed: the option names accepted by the command, e.g. "approx dt t-final set out". Every
  * option given is validated here, whether or not it applies to the configuration chosen. */
@@ -343,6 +410,7 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
     const int ac = argc - first + 1;
     opterr = 0;
     optind = 0; /* GNU: 0 reinitializes getopt completely (a second parse, the fuzzer) */
+    sopt_ensure();
     for (;;) {
         const int prev = optind;
         const int c = getopt_long(ac, av, ":h", k_long, NULL);
@@ -386,6 +454,9 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
         }
         if (c == 'h') {
             fputs(help, stdout);
+            if (in_words(allowed, "SOLVER") || in_words(allowed, "rtol")) {
+                print_solver_help(allowed);
+            }
             if (fflush(stdout) != 0 || ferror(stdout)) {
                 fprintf(stderr, "ccb: cannot write to standard output: %s\n", strerror(errno));
                 exit(EXIT_USAGE);
@@ -393,7 +464,7 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             exit(0);
         }
         const char* name = long_name(c);
-        if (!in_words(allowed, name)) {
+        if (!allowed_option(allowed, name)) {
             die_usage("option --%s does not apply to `ccb %s` (`ccb %s --help` lists its "
                       "options)",
                       name, av[0], av[0]);
@@ -425,93 +496,24 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             break;
         case OPT_JOBS: o->jobs = parse_int("--jobs", val, 1, 64); break;
         case OPT_NO_FIGURES: o->figures = 0; break;
-        case OPT_KAPPA: o->kappa = 1; break;
-        case OPT_RTOL:
-            o->rtol = parse_num("--rtol", val);
-            if (!(o->rtol > 0 && o->rtol < 1)) {
-                die_usage("--rtol must be in (0, 1) (got %g)", o->rtol);
-            }
-            o->have_rtol = 1;
-            break;
-        case OPT_DELASSUS:
-            validate_enum("--delassus", CCB_ENUM_DELASSUS, val);
-            o->delassus = val;
-            break;
-        case OPT_LINSOLVE:
-            validate_enum("--linear-solver", CCB_ENUM_LINEAR_SOLVER, val);
-            o->linsolve = val;
-            break;
-        case OPT_PATTERN:
-            if (strcmp(val, "all") != 0 && strcmp(val, "near") != 0) {
-                die_usage("--pattern expects all or near (got '%s')", val);
-            }
-            o->pattern = val;
-            break;
-        case OPT_STOP_SCALE:
-            validate_enum("--stop-scale", CCB_ENUM_STOP_SCALE, val);
-            o->stop_scale = val;
-            break;
         case OPT_RECORD_EVERY:
             o->record_every = parse_int("--record-every", val, 1, 1000000000);
             break;
-        case OPT_MAX_ITER: o->max_iter = parse_int("--max-iterations", val, 1, 100000); break;
         case OPT_REPEAT: o->repeat = parse_int("--repeat", val, 1, 1000); break;
-        case OPT_SOLVER:
-            validate_solver(val);
+        case OPT_SOLVER: {
+            run_config probe;
+            memset(&probe, 0, sizeof probe);
+            char msg[512];
+            if (solver_select(&probe, val, msg, sizeof msg) != 0) {
+                die_usage("%s", msg);
+            }
             o->solver = val;
             break;
-        case OPT_COUPLING:
-            validate_enum("--coupling", CCB_ENUM_COUPLING, val);
-            o->coupling = val;
-            break;
+        }
         case OPT_FRICTION:
             validate_enum("--friction", CCB_ENUM_FRICTION, val);
             o->friction = val;
             break;
-        case OPT_TALS:
-        case OPT_LAG_ESTIMATE:
-        case OPT_EXTRAPOLATE:
-            if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0) {
-                die_usage("--%s expects on or off (got '%s')", name, val);
-            }
-            *(c == OPT_TALS ? &o->tals : c == OPT_LAG_ESTIMATE ? &o->lag_estimate : &o->extrapolate) =
-                val;
-            break;
-        case OPT_JACOBIAN:
-            validate_enum("--jacobian", CCB_ENUM_IE_NEWTON, val);
-            o->jacobian = val;
-            break;
-        case OPT_ESTIMATOR:
-            validate_enum("--estimator", CCB_ENUM_IE_ESTIMATOR, val);
-            o->estimator = val;
-            break;
-        case OPT_GSL_METHOD:
-            validate_enum("--gsl-method", CCB_ENUM_GSL_METHOD, val);
-            o->gsl_method = val;
-            break;
-        case OPT_ACCURACY:
-            o->accuracy = parse_num("--accuracy", val);
-            if (!(o->accuracy > 0 && o->accuracy <= 0.5)) { /* formulation-tamsi-hydro §B.7 */
-                die_usage("--accuracy must be in (0, 0.5] (got %g; formulation-tamsi-hydro §B.7)",
-                          o->accuracy);
-            }
-            o->have_accuracy = 1;
-            break;
-        case OPT_H:
-            o->h = parse_num("--h", val);
-            if (!(o->h > 0)) {
-                die_usage("--h must be > 0 (got %g)", o->h);
-            }
-            o->have_h = 1;
-            break;
-        case OPT_GSL_TOL:
-            o->gsl_tol = parse_num("--gsl-tol", val);
-            if (!(o->gsl_tol > 0 && o->gsl_tol <= 1)) { /* absolute and relative tolerance */
-                die_usage("--gsl-tol must be in (0, 1] (got %g)", o->gsl_tol);
-            }
-            o->have_gsl_tol = 1;
-            break;
-        case OPT_ERROR_CONTROL: o->error_control = 1; break;
         case OPT_VARIANT: o->variant = val; break;
         case OPT_VARIANTS: o->variants = val; break;
         case OPT_CASES: o->cases = val; break;
@@ -546,7 +548,17 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             check_path(c == OPT_FROM ? "from" : "emit-manifest", val);
             *(c == OPT_FROM ? &o->from : &o->manifest) = val;
             break;
-        default: die_usage("unknown option '%s'", arg);
+        default:
+            if (c >= OPT_SOLVER_OPT && c < OPT_SOLVER_OPT + g_nsopt) {
+                const sopt_entry* e = &g_sopt[c - OPT_SOLVER_OPT];
+                char msg[512];
+                if (!e->flag && solver_option_validate(e->name, val, msg, sizeof msg) != 0) {
+                    die_usage("%s", msg);
+                }
+                o->sval[c - OPT_SOLVER_OPT] = e->flag ? "" : val;
+                break;
+            }
+            die_usage("unknown option '%s'", arg);
         }
     }
     for (int i = optind; i < ac; ++i) { /* the positional arguments, in order */
@@ -609,282 +621,170 @@ static void validate_enum(const char* opt, ccb_enum e, const char* val) {
     (void)need_enum(opt, e, val);
 }
 
-/* --solver: a solver of the library's table, or an ODE method for the ODE solver. */
-static void validate_solver(const char* val) {
+/* The solvers (and, for the ODE solver, its methods) whose type has `flag`: "tamsi, ie, rk3 and
+ * gsl", for messages. */
+static void solvers_with(unsigned flag, char* out, size_t n) {
+    const char* names[64];
     int k = 0;
-    if (!((ccb_enum_value(CCB_ENUM_SOLVER, val, &k) == CCB_OK && k != CCB_SOLVER_ODE) ||
-          ccb_enum_value(CCB_ENUM_ODE_METHOD, val, &k) == CCB_OK)) {
-        char b[128];
-        ccb_enum_list(CCB_ENUM_ODE_METHOD, ", ", b, sizeof b);
-        die_usage("--solver expects one of newton, tamsi, %s (got '%s')", b, val);
+    for (int i = 0; i < ccb_solver_count() && k < 60; ++i) {
+        const ccb_solver_type* t = ccb_solver_get(i);
+        if (!(t->flags & flag)) {
+            continue;
+        }
+        if (!(t->flags & CCB_SOLVER_ODE_METHODS)) {
+            names[k++] = t->name;
+            continue;
+        }
+        for (int j = 0; j < ccb_ode_method_count() && k < 60; ++j) {
+            names[k++] = ccb_ode_method_get(j)->name;
+        }
+    }
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = 0; i < k && at < n; ++i) {
+        at += (size_t)snprintf(out + at, n - at, "%s%s", i == 0 ? "" : i + 1 == k ? " and " : ", ",
+                               names[i]);
     }
 }
 
-static void apply_solver_opts(const opts* o, ccb_newton_params* np, ccb_delassus* del) {
-    if (o->have_rtol) {
-        np->eps_r = o->rtol;
-    }
-    np->compute_kappa = o->kappa;
-    if (o->max_iter > 0) {
-        np->max_iterations = o->max_iter;
-    }
-    if (o->delassus) {
-        *del = (ccb_delassus)need_enum("--delassus", CCB_ENUM_DELASSUS, o->delassus);
-    }
-    if (o->stop_scale) {
-        np->stop_scale = (ccb_stop_scale)need_enum("--stop-scale", CCB_ENUM_STOP_SCALE,
-                                                   o->stop_scale);
-    }
-    if (o->linsolve) {
-        np->linear_solver = (ccb_linear_solver)need_enum("--linear-solver",
-                                                         CCB_ENUM_LINEAR_SOLVER, o->linsolve);
-    }
-    if (o->pattern) {
-        np->pattern_near = strcmp(o->pattern, "near") == 0;
-    }
-}
-
-/* Index of `val` in the NULL-terminated list `names`, or a usage error naming the option. */
-static int pick(const char* opt, const char* val, const char* const* names) {
-    for (int i = 0; names[i]; ++i) {
-        if (strcmp(val, names[i]) == 0) {
-            return i;
-        }
-    }
-    char list[256] = "";
-    for (int i = 0; names[i]; ++i) {
-        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, names[i], sizeof list - strlen(list) - 1);
-    }
-    die_usage("%s expects one of %s (got '%s')", opt, list, val);
-}
-
-/* The solver variant options of `ccb run` and `ccb bench`. */
-#define VARIANT_OPTS                                                                               \
-    "solver coupling friction tals jacobian accuracy error-control lag-estimate extrapolate h "     \
-    "estimator gsl-method gsl-tol"
-#define VARIANT_HELP                                                                               \
-    "  --solver newton|tamsi|ie|rk3|gsl   solver (default newton: the convex approximation of\n"   \
-    "                         --approx); ie/rk3/gsl integrate the continuous model and sample\n"   \
-    "                         it every dt\n"                                                       \
-    "  --coupling two-way|one-way   TAMSI coupling (default two-way)\n"                            \
-    "  --friction lin|quad|stribeck5|atan   regularized friction of TAMSI and the continuous\n"    \
-    "                         model (default: the case's; otherwise quad for TAMSI, stribeck5\n"   \
-    "                         for the continuous model)\n"                                         \
-    "  --tals on|off          TALS (default on for TAMSI, off for implicit Euler)\n"               \
-    "  --jacobian full|quasi  implicit Euler Newton variant (default full)\n"                      \
-    "  --error-control        error control: implicit Euler, or the convex step by step\n"       \
-    "                         doubling (newton; default fixed step)\n"                            \
-    "  --accuracy A           error target a: implicit Euler (weighted max-norm of x, Newton\n"   \
-    "                         tolerance 0.05 a; default 0.1), newton (max-norm of the error of q\n" \
-    "                         [m, rad] per internal step; default 1e-4)\n"                        \
-    "  --lag-estimate on|off, --extrapolate on|off   newton's error control (default on;\n"  \
-    "                         off: CENIC's; formulation-convex §15.6-7)\n"                        \
-    "  --h S                  integrator step (fixed) or first step (error control, GSL)\n"        \
-    "                         [s] (default dt; dt must be a whole number of fixed steps)\n"        \
-    "  --estimator trapezoid|doubling   error estimate (default trapezoid)\n"                      \
-    "  --gsl-method rk8pd|rkf45|rkck|msadams, --gsl-tol T   GSL stepper and tolerance\n"
-
-/* `ccb run` has one solver: an option that only another solver reads would be ignored without a
- * word, so it is an error naming the solvers it applies to (issue 13, class 3). bench and compare
- * run several variants and apply each option where it applies. */
-/* Which runs read each option of `ccb run`: one entry per long option (the check below refuses
- * to run if an option has none, so a new option cannot be forgotten). A run is of one kind
- * (R_NEWTON ... R_PEER, with the error-control flags); an option given to a run of a kind that
- * does not read it is refused instead of silently ignored. R_ANY: every run reads it (or it is
- * not an option of `ccb run`, whose parser refuses it first). */
-enum {
-    R_NEWTON = 1 << 0,    /* the convex step, fixed steps */
-    R_NEWTON_EC = 1 << 1, /* the convex step with error control (formulation-convex §15) */
-    R_TAMSI = 1 << 2,
-    R_IE = 1 << 3,        /* implicit Euler, fixed steps */
-    R_IE_EC = 1 << 4,     /* implicit Euler with error control */
-    R_RK3 = 1 << 5,
-    R_GSL = 1 << 6,
-    R_PEER = 1 << 7,      /* MuJoCo (--variant mujoco, mujoco-k) */
-    R_ANY = 0xff
-};
-#define R_CONVEX (R_NEWTON | R_NEWTON_EC)
-#define R_ODE (R_IE | R_IE_EC | R_RK3 | R_GSL)
-static const struct {
-    int opt;
-    unsigned reads;
-    const char* where; /* the runs that read it, for the message */
-} k_reads[] = {
-    {OPT_APPROX, R_CONVEX, "newton (the convex approximations)"},
-    {OPT_DT, R_ANY, ""},
-    {OPT_T_FINAL, R_ANY, ""},
-    {OPT_SET, R_ANY, ""},
-    {OPT_OUT, R_ANY, ""},
-    {OPT_JOBS, R_ANY, ""},
-    {OPT_NO_FIGURES, R_ANY, ""},
-    {OPT_KAPPA, R_CONVEX, "newton"},
-    {OPT_RTOL, R_CONVEX, "newton"},
-    {OPT_DELASSUS, R_CONVEX, "newton (the convex approximations' w)"},
-    {OPT_LINSOLVE, R_CONVEX, "newton"},
-    {OPT_PATTERN, R_CONVEX, "newton"},
-    {OPT_STOP_SCALE, R_CONVEX, "newton"},
-    {OPT_RECORD_EVERY, R_ANY, ""},
-    {OPT_MAX_ITER, R_CONVEX | R_TAMSI | R_IE | R_IE_EC, "newton, tamsi and ie"},
-    {OPT_REPEAT, R_ANY, ""},
-    {OPT_SOLVER, R_ANY, ""},
-    {OPT_COUPLING, R_TAMSI, "tamsi"},
-    {OPT_FRICTION, R_TAMSI | R_ODE, "tamsi, ie, rk3 and gsl"},
-    {OPT_TALS, R_TAMSI | R_IE | R_IE_EC, "tamsi and ie"},
-    {OPT_LAG_ESTIMATE, R_NEWTON_EC, "newton --error-control"},
-    {OPT_EXTRAPOLATE, R_NEWTON_EC, "newton --error-control"},
-    {OPT_JACOBIAN, R_IE | R_IE_EC, "ie"},
-    {OPT_ESTIMATOR, R_IE_EC, "ie --error-control"},
-    {OPT_GSL_METHOD, R_GSL, "gsl"},
-    {OPT_ACCURACY, R_NEWTON_EC | R_IE | R_IE_EC,
-     "ie (its Newton test and step control) and newton --error-control"},
-    {OPT_H, R_ODE, "ie, rk3 and gsl"},
-    {OPT_GSL_TOL, R_GSL, "gsl"},
-    {OPT_ERROR_CONTROL, R_NEWTON_EC | R_IE_EC, "ie and newton"},
-    {OPT_VARIANT, R_ANY, ""},
-    {OPT_VARIANTS, R_ANY, ""},
-    {OPT_CASES, R_ANY, ""},
-    {OPT_QUICK, R_ANY, ""},
-    {OPT_PEERS, R_ANY, ""},
-    {OPT_TIER, R_ANY, ""},
-    {OPT_EMIT_MANIFEST, R_ANY, ""},
-    {OPT_FROM, R_ANY, ""},
-    {OPT_PHYSICS, R_ANY & ~R_PEER, "newton, tamsi, ie, rk3 and gsl (not a peer)"},
-    {OPT_EXPORT_FCLIB, R_NEWTON | R_TAMSI, "fixed-step newton and tamsi"},
-    {OPT_EXPORT_STEPS, R_NEWTON | R_TAMSI, "fixed-step newton and tamsi"},
-    {OPT_SENSITIVITY, R_ANY, ""},
-    {OPT_PERTURB, R_ANY, ""},
-    {OPT_FORMAT, R_ANY, ""},
-};
-
-/* The kind of a configured run (one R_* bit). */
-static unsigned run_kind(const run_config* cfg) {
-    const solver_cfg* sc = &cfg->solver;
-    if (sc->peer != RUN_PEER_NONE) {
-        return R_PEER;
-    }
-    if (sc->solver == CCB_SOLVER_TAMSI) {
-        return R_TAMSI;
-    }
-    if (sc->solver == CCB_SOLVER_ODE) {
-        switch (sc->ode.method) {
-        case CCB_ODE_IE: return sc->ode.error_control ? R_IE_EC : R_IE;
-        case CCB_ODE_GSL: return R_GSL;
-        default: return R_RK3;
-        }
-    }
-    return sc->ec.enabled ? R_NEWTON_EC : R_NEWTON;
-}
-
-static void check_applicable(const opts* o, const run_config* cfg) {
-    const unsigned kind = run_kind(cfg);
-    char solver[64];
-    variant_name(cfg, solver, sizeof solver);
-    for (int opt = OPT_APPROX; opt < OPT_END; ++opt) {
-        int found = -1;
-        for (size_t i = 0; i < sizeof k_reads / sizeof k_reads[0]; ++i) {
-            found = k_reads[i].opt == opt ? (int)i : found;
-        }
-        const char* name = "?";
-        for (const struct option* l = k_long; l->name; ++l) {
-            name = l->val == opt ? l->name : name;
-        }
-        if (found < 0) { /* a programming error: the table is incomplete */
-            fprintf(stderr, "ccb: internal error: --%s has no entry in k_reads (cases/main.c)\n",
-                    name);
-            exit(EXIT_USAGE);
-        }
-        if (o->given[opt - OPT_APPROX] && !(k_reads[found].reads & kind)) {
-            die_usage("--%s applies to --solver %s only; this run (%s) would ignore it", name,
-                      k_reads[found].where, solver);
-        }
-    }
-}
-
-static void apply_variant_opts(const opts* o, run_config* cfg) {
-    solver_cfg* sc = &cfg->solver;
-    if (o->solver) { /* a solver of the library's table, or an ODE method for the ODE solver */
-        int k = 0;
-        if (ccb_enum_value(CCB_ENUM_SOLVER, o->solver, &k) == CCB_OK && k != CCB_SOLVER_ODE) {
-            sc->solver = (ccb_solver)k;
-        } else if (ccb_enum_value(CCB_ENUM_ODE_METHOD, o->solver, &k) == CCB_OK) {
-            sc->solver = CCB_SOLVER_ODE;
-            sc->ode.method = (ccb_ode_method)k;
-        } else {
-            char b[128];
-            ccb_enum_list(CCB_ENUM_ODE_METHOD, ", ", b, sizeof b);
-            die_usage("--solver expects one of newton, tamsi, %s (got '%s')", b, o->solver);
-        }
-    }
-    if (o->coupling) {
-        sc->tamsi.coupling = (ccb_tamsi_coupling)need_enum("--coupling", CCB_ENUM_COUPLING,
-                                                           o->coupling);
-    }
-    if (o->friction) {
-        sc->friction = need_enum("--friction", CCB_ENUM_FRICTION, o->friction);
-    }
-    if (o->tals) {
-        static const char* const names[] = {"off", "on", NULL};
-        sc->tamsi.tals = sc->ode.tals = pick("--tals", o->tals, names);
-    }
-    if (o->jacobian) {
-        sc->ode.newton = (ccb_ie_newton)need_enum("--jacobian", CCB_ENUM_IE_NEWTON, o->jacobian);
-    }
-    if (o->estimator) {
-        sc->ode.estimator = (ccb_ie_estimator)need_enum("--estimator", CCB_ENUM_IE_ESTIMATOR,
-                                                        o->estimator);
-    }
-    if (o->gsl_method) {
-        sc->ode.gsl_method = (ccb_ode_gsl_method)need_enum("--gsl-method", CCB_ENUM_GSL_METHOD,
-                                                           o->gsl_method);
-    }
-    const int newton = sc->solver == CCB_SOLVER_NEWTON && sc->peer == RUN_PEER_NONE;
-    if (o->have_accuracy) { /* implicit Euler's a, or the convex step's (formulation-convex §15) */
-        if (newton) {
-            sc->ec.accuracy = o->accuracy;
-        } else {
-            sc->ode.accuracy = o->accuracy;
-        }
-    }
-    if (o->have_h) {
-        if (!(o->h > 0)) {
-            die_usage("--h must be > 0 (got %g)", o->h);
-        }
-        sc->ode.h = o->h;
-    }
-    if (o->have_gsl_tol) {
-        sc->ode.gsl_atol = sc->ode.gsl_rtol = o->gsl_tol;
-    }
-    if (o->error_control) {
-        if (newton) {
-            sc->ec.enabled = 1;
-        } else {
-            sc->ode.error_control = 1;
-        }
-    }
-    if (newton && (o->lag_estimate || o->extrapolate)) { /* formulation-convex §15.6-15.7 */
-        static const char* const names[] = {"off", "on", NULL};
-        if (o->lag_estimate) {
-            sc->ec.lag_estimate = pick("--lag-estimate", o->lag_estimate, names);
-        }
-        if (o->extrapolate) {
-            sc->ec.extrapolate = pick("--extrapolate", o->extrapolate, names);
-        }
-    }
-    if (o->max_iter > 0) {
-        sc->tamsi.max_iterations = o->max_iter;
-        sc->ode.max_newton = o->max_iter;
-    }
-    /* the solver's own parameters, checked by the library's solver table */
-    ccb_sim_params sp = ccb_sim_params_default();
-    sp.dt = cfg->dt;
-    sp.solver = sc->solver;
-    sp.tamsi = sc->tamsi;
-    sp.ode = sc->ode;
-    sp.ec = sc->ec;
+/* Applies the solver options given to cfg, whose solver is already chosen, in the order of
+ * g_sopt. strict (`ccb run`, a manifest line): an option that the run's solver does not read, or
+ * reads only with a flag that is off, is an error naming the solvers that read it (issue 13,
+ * class 3); otherwise (bench, compare) each applies where it applies. */
+static void apply_solver_options(const opts* o, run_config* cfg, int strict) {
     char msg[512];
-    if (ccb_sim_params_check(&sp, msg, sizeof msg) != CCB_OK) {
-        die_usage("%s", msg);
+    const solver_cfg* sc = &cfg->solver;
+    for (int i = 0; i < g_nsopt; ++i) {
+        if (o->sval[i] == NULL) {
+            continue;
+        }
+        if (sc->peer != RUN_PEER_NONE) {
+            if (strict) {
+                die_usage("--%s is an option of ccb's solvers; this run (a peer) would ignore it",
+                          g_sopt[i].name);
+            }
+            continue;
+        }
+        const int rc = solver_set_option(cfg, g_sopt[i].name,
+                                         g_sopt[i].flag ? NULL : o->sval[i], msg, sizeof msg);
+        if (rc < 0 || (rc > 0 && strict)) {
+            die_usage("%s", msg);
+        }
+    }
+    for (int i = 0; strict && i < g_nsopt; ++i) { /* an option read only with a flag off */
+        if (o->sval[i] && solver_option_requires(cfg, g_sopt[i].name, msg, sizeof msg) != 0) {
+            die_usage("%s", msg);
+        }
+    }
+    if (o->friction && sc->peer == RUN_PEER_NONE) {
+        if (sc->solver->flags & CCB_SOLVER_REGULARIZED) {
+            cfg->solver.friction = need_enum("--friction", CCB_ENUM_FRICTION, o->friction);
+        } else if (strict) {
+            char where[256];
+            solvers_with(CCB_SOLVER_REGULARIZED, where, sizeof where);
+            die_usage("--friction applies to --solver %s only; this run (%s) would ignore it",
+                      where, solver_cli_name(cfg));
+        }
+    }
+    if (sc->peer == RUN_PEER_NONE) { /* the solver's own parameters, by the library */
+        ccb_sim_params sp;
+        run_config_sim_params(cfg, &sp);
+        if (ccb_sim_params_check(&sp, msg, sizeof msg) != CCB_OK) {
+            die_usage("%s", msg);
+        }
+    }
+}
+
+/* `ccb run` has one solver: an option of the command that its solver would not read is refused
+ * instead of silently ignored (the solver options: apply_solver_options). */
+static void check_applicable(const opts* o, const run_config* cfg) {
+    const solver_cfg* sc = &cfg->solver;
+    const int peer = sc->peer != RUN_PEER_NONE;
+    const unsigned flags = peer ? 0u : sc->solver->flags;
+    char name[64], where[256];
+    variant_name(cfg, name, sizeof name);
+    if (o->given[OPT_APPROX - OPT_APPROX] && !(flags & CCB_SOLVER_CONVEX)) {
+        solvers_with(CCB_SOLVER_CONVEX, where, sizeof where);
+        die_usage("--approx applies to --solver %s (the convex approximations) only; this run "
+                  "(%s) would ignore it",
+                  where, name);
+    }
+    if (o->given[OPT_PHYSICS - OPT_APPROX] && peer) {
+        die_usage("--physics applies to ccb's solvers (not a peer); this run (%s) would ignore it",
+                  name);
+    }
+    const int frozen_fixed = !peer && sc->solver->solve != NULL && !sc->ec.enabled;
+    if ((o->given[OPT_EXPORT_FCLIB - OPT_APPROX] || o->given[OPT_EXPORT_STEPS - OPT_APPROX]) &&
+        !frozen_fixed) {
+        die_usage("--export-fclib and --export-steps apply to fixed-step solvers of the step "
+                  "problem (newton, tamsi, a registered frozen-step solver) only; this run (%s) "
+                  "would ignore them",
+                  name);
+    }
+    if (o->friction && peer) {
+        die_usage("--friction applies to ccb's solvers (not a peer); this run (%s) would ignore "
+                  "it",
+                  name);
+    }
+}
+
+/* The solver options a command accepts, from the descriptors (for --help). */
+static void print_solver_help(const char* allowed) {
+    printf("\nsolver options (from the option descriptors of the solvers and ODE methods; `ccb "
+           "info --solvers` lists them with their ranges):\n");
+    for (int i = 0; i < g_nsopt; ++i) {
+        if (!allowed_option(allowed, g_sopt[i].name)) {
+            continue;
+        }
+        char value[128] = "";
+        for (int t = 0; t < ccb_solver_count() + ccb_ode_method_count() && !value[0]; ++t) {
+            int dummy = 0;
+            const ccb_option_desc* d =
+                t < ccb_solver_count()
+                    ? ccb_solver_option(ccb_solver_get(t), g_sopt[i].name)
+                    : NULL;
+            ccb_ode_method m = t >= ccb_solver_count() ? ccb_ode_method_get(t - ccb_solver_count())
+                                                       : NULL;
+            for (int j = 0; m && j < m->noptions && d == NULL; ++j) {
+                d = strcmp(m->options[j].name, g_sopt[i].name) == 0 ? &m->options[j] : NULL;
+            }
+            (void)dummy;
+            if (d == NULL || d->type == CCB_OPT_FLAG) {
+                continue;
+            }
+            const char* const* names = d->type == CCB_OPT_ENUM ? d->values : NULL;
+            size_t at = 0;
+            for (int k = 0; names && names[k] && at < sizeof value; ++k) {
+                at += (size_t)snprintf(value + at, sizeof value - at, "%s%s", k ? "|" : " ", names[k]);
+            }
+            if (d->type != CCB_OPT_ENUM) {
+                snprintf(value, sizeof value, "%s", d->type == CCB_OPT_SWITCH ? " on|off"
+                                                    : d->type == CCB_OPT_INT  ? " N"
+                                                                              : " X");
+            }
+        }
+        printf("  --%s%s\n", g_sopt[i].name, value);
+        for (int t = 0; t < ccb_solver_count() + ccb_ode_method_count(); ++t) {
+            const int is_solver = t < ccb_solver_count();
+            const ccb_option_desc* opts_t =
+                is_solver ? ccb_solver_get(t)->options
+                          : ccb_ode_method_get(t - ccb_solver_count())->options;
+            const int nt = is_solver ? ccb_solver_get(t)->noptions
+                                     : ccb_ode_method_get(t - ccb_solver_count())->noptions;
+            const char* owner = is_solver ? ccb_solver_get(t)->name
+                                          : ccb_ode_method_get(t - ccb_solver_count())->name;
+            for (int j = 0; j < nt; ++j) {
+                const ccb_option_desc* d = &opts_t[j];
+                if (strcmp(d->name, g_sopt[i].name) != 0) {
+                    continue;
+                }
+                char def[64];
+                ccb_option_format_default(d, def, sizeof def);
+                printf("        %s: %s (default %s%s%s%s%s)\n", owner, d->doc, def,
+                       d->unit[0] ? " " : "", d->unit, d->requires ? "; with --" : "",
+                       d->requires ? d->requires : "");
+            }
+        }
     }
 }
 
@@ -936,60 +836,34 @@ static int cmd_list(int argc, char** argv) {
     for (int i = 0; i < ccb_approx_count(); ++i) {
         printf(" %s", ccb_approx_get(i)->name);
     }
+    printf("\nsolvers (ccb info SOLVER):");
+    for (int i = 0; i < ccb_solver_count(); ++i) {
+        printf(" %s", ccb_solver_get(i)->name);
+    }
+    printf("\nODE methods (--solver METHOD):");
+    for (int i = 0; i < ccb_ode_method_count(); ++i) {
+        printf(" %s", ccb_ode_method_get(i)->name);
+    }
     printf("\n");
     return 0;
 }
 
 
 
-/* Choices of the non-convex solvers that the papers or the spec leave open
- * (formulation-tamsi-hydro §H). */
-static const char* const k_solver_notes[] = {
-    "newton: Newton with exact line search on the convex approximation (--approx); stopping "
-    "test scaled by the momentum change of the step A (v - v0) (--stop-scale momentum: the "
-    "spec's A v); eps_r = 1e-5.",
-    "newton --error-control (variants lagged-ec, lagged-reg-ec; CENIC, formulation-convex §15): "
-    "step doubling on the convex step, error = max-norm of q_full - q_half [m, rad] (CENIC's "
-    "norm) and, for Lagged, at least the lag defect dt w mu |gamma_n - gamma_n0| |t_s| of its "
-    "friction (formulation-convex §15.6; --lag-estimate off: step doubling alone, as CENIC), "
-    "local extrapolation 2 (q, v)_half - (q, v)_full except where a contact closes or opens in "
-    "the step (§15.7; --extrapolate off: the half steps propagated, as CENIC), "
-    "accuracy a = 1e-4 by default, first and largest internal step dt, implicit Euler's "
-    "step-size rule (error order 2), Newton's own tolerance kept (CENIC: 1e-3 a), h_min = 1e-9 s, "
-    "at most 1e6 solves per interval; not offered for SAP and Similar (their models change with "
-    "the step).",
-    "tamsi: two-way coupling, TALS on (theta_max = pi/3, rho = 1e-2), regularization quad "
-    "(Drake's TamsiSolver) unless the case sets one, v_s from the case; 20 iterations per "
-    "attempt and retries with 2..20 equal substeps (Drake's TamsiDriver, "
-    "formulation-tamsi-hydro §D.5); across "
-    "substeps ccb updates phi <- phi + hs vn instead of Drake's clamped fn0 <- (fn0 - hs k vn)+ "
-    "(same in contact, right for speculative contacts); the one-way variant solves its SPD "
-    "Jacobian by the same LU; dense LU for one participating clique, UMFPACK otherwise.",
-    "ie/rk3/gsl integrate the continuous model (configuration not frozen): fn = k (1 - d vn)+ "
-    "(-phi)+, ft = -mu~(|vt|/v_s) fn vt/|vt| with regularization stribeck5 (Drake's continuous "
-    "point contact) unless the case sets one; dt is the sampling interval, --h the integrator "
-    "step (default dt).",
-    "ie: full Newton, accuracy a = 0.1 (Drake), Newton test of Hairer & Wanner (kappa = 0.05, "
-    "10 iterations per trial), forward-difference Jacobian (sqrt(eps) relative); quasi Newton "
-    "with Drake's trials; fixed step: a failed step is redone as two halves that finish the "
-    "interval [spec H-B4]; error control: implicit-trapezoid estimate [spec H-B1, UNVERIFIED] "
-    "(--estimator doubling: Drake's current one), Drake's step-size rule; TALS (--tals on) "
-    "limits the whole update by the smallest contact alpha and also acts in the trapezoid "
-    "solve; the Newton tests read the whole update dx, not the applied alpha dx "
-    "[formulation-tamsi-hydro §C.4, "
-    "H-B2 leave it open; the applied update let a tiny alpha pass for convergence far from the "
-    "root: the sphere at 4x its speed, unit.ode].",
-    "rk3: Drake's RungeKutta3 tableau with the fewest equal steps <= h per sampling interval; "
-    "gsl: rk8pd, absolute and relative tolerance 1e-10 (--gsl-method, --gsl-tol).",
-};
+static int info_solver(const char* name);
 
 static int cmd_info(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2, "", &o,
-               "usage: ccb info CASE\n\nPrints the case's parameters (default, unit, valid range, "
-               "source tag), observables, studies, gates and documented modelling choices.\n");
+               "usage: ccb info CASE|SOLVER\n\nPrints the case's parameters (default, unit, valid "
+               "range, source tag), observables, studies, gates and documented modelling choices;\n"
+               "or a solver's or ODE method's options (from its option descriptors) and the "
+               "choices it documents.\n");
     if (o.npos != 1) {
-        die_usage("info needs exactly one CASE");
+        die_usage("info needs exactly one CASE or SOLVER");
+    }
+    if (case_find(o.pos[0]) == NULL && info_solver(o.pos[0]) == 0) {
+        return 0;
     }
     const case_desc* cs = need_case(o.pos[0]);
     printf("%s — %s\n%s\n\n", cs->name, cs->title, cs->paper);
@@ -1049,9 +923,76 @@ static int cmd_info(int argc, char** argv) {
     for (int i = 0; i < cs->nnotes; ++i) {
         printf("  - %s\n", cs->notes[i]);
     }
-    printf("\nsolver defaults of every case (--solver; spec formulation-tamsi-hydro):\n");
-    for (size_t i = 0; i < sizeof k_solver_notes / sizeof k_solver_notes[0]; ++i) {
-        printf("  - %s\n", k_solver_notes[i]);
+    printf("\nsolvers (--solver; `ccb info SOLVER` lists the options and choices of one):\n");
+    for (int i = 0; i < ccb_solver_count(); ++i) {
+        const ccb_solver_type* t = ccb_solver_get(i);
+        printf("  %-8s %s (%s)\n", t->name, t->title, t->reference ? t->reference : "");
+    }
+    for (int i = 0; i < ccb_ode_method_count(); ++i) {
+        ccb_ode_method m = ccb_ode_method_get(i);
+        printf("  %-8s ODE method: %s (%s)\n", m->name, m->title, m->reference ? m->reference : "");
+    }
+    return 0;
+}
+
+/* One option descriptor as a line of `ccb info SOLVER`. */
+static void print_option(const ccb_option_desc* d) {
+    char def[64], range[96] = "";
+    ccb_option_format_default(d, def, sizeof def);
+    if (d->type == CCB_OPT_REAL || d->type == CCB_OPT_INT) {
+        snprintf(range, sizeof range, "%s%g, %g]%s", d->min_open ? "(" : "[", d->min, d->max,
+                 d->type == CCB_OPT_INT ? " int" : "");
+    } else if (d->type == CCB_OPT_ENUM) {
+        size_t at = 0;
+        for (int k = 0; d->values[k] && at < sizeof range; ++k) {
+            at += (size_t)snprintf(range + at, sizeof range - at, "%s%s", k ? "|" : "",
+                                   d->values[k]);
+        }
+    } else {
+        snprintf(range, sizeof range, "%s", d->type == CCB_OPT_FLAG ? "flag" : "on|off");
+    }
+    printf("  --%-15s %-10s %-6s %-24s %s%s%s%s\n", d->name, def, d->unit, range, d->doc,
+           d->requires ? " (with --" : "", d->requires ? d->requires : "", d->requires ? ")" : "");
+}
+
+/* `ccb info SOLVER`: a solver or ODE method, its option descriptors and its documented choices. */
+static int info_solver(const char* name) {
+    const ccb_solver_type* t = ccb_solver_find(name);
+    ccb_ode_method m = t ? NULL : ccb_ode_method_find(name);
+    if (t == NULL && m == NULL) {
+        return -1;
+    }
+    printf("%s — %s %s\n%s\n", name, m ? "ODE method:" : "solver:", m ? m->title : t->title,
+           m ? m->reference : t->reference);
+    printf("\noptions (name, default, unit, range, meaning):\n");
+    const ccb_option_desc* d = m ? m->options : t->options;
+    const int nd = m ? m->noptions : t->noptions;
+    for (int i = 0; i < nd; ++i) {
+        print_option(&d[i]);
+    }
+    if (m || (t->flags & CCB_SOLVER_ODE_METHODS)) {
+        const ccb_solver_type* ode = NULL;
+        for (int i = 0; i < ccb_solver_count(); ++i) {
+            ode = (ccb_solver_get(i)->flags & CCB_SOLVER_ODE_METHODS) ? ccb_solver_get(i) : ode;
+        }
+        if (m && ode) {
+            printf("  and those of the %s solver that runs it:\n", ode->name);
+            for (int i = 0; i < ode->noptions; ++i) {
+                print_option(&ode->options[i]);
+            }
+        }
+    }
+    if (nd == 0) {
+        printf("  (none)\n");
+    }
+    const unsigned fl = m ? 0u : t->flags;
+    printf("\nreads: %s%s%s\n", (fl & CCB_SOLVER_CONVEX) ? "--approx (a convex approximation) " : "",
+           (fl & CCB_SOLVER_REGULARIZED) || m ? "--friction (the regularized friction law) " : "",
+           (fl & CCB_SOLVER_ERROR_CONTROL) ? "error control of the convex step" : "");
+    const char* notes = m ? m->notes : t->notes;
+    if (notes) {
+        printf("\nchoices the papers or the spec leave open, and the defaults taken:\n  %s\n",
+               notes);
     }
     return 0;
 }
@@ -1069,36 +1010,27 @@ static const char* k_run_help =
     "  --t-final S            duration [s], a whole number of steps (default: the case's)\n"
     "  --set NAME=VALUE       override a case parameter (repeatable; see ccb info CASE)\n"
     "  --out DIR              output directory (default results/CASE/runs/VARIANT_dtDT)\n"
-    "  --rtol X               Newton relative tolerance eps_r (default 1e-5)\n"
-    "  --max-iterations N     Newton iterations before a step fails (default 100; TAMSI: per\n"
-    "                         substep attempt, default 20; implicit Euler: per trial, 10)\n"
-    "  --stop-scale step|momentum   scale of the relative optimality test: the momentum\n"
-    "                         change of the step A(v - v0) (default) or the momentum A v\n"
-    "                         (formulation-convex §8.5, Drake; too loose for small dt)\n"
-    "  --kappa                record the condition number kappa_2(H) of every step\n"
-    "  --delassus diag|full   Delassus approximation for SAP's w (default diag)\n"
-    "  --linear-solver auto|block|cholmod|dense   (default auto: dense Cholesky for one\n"
-    "                         clique, the block Cholesky (AMD on the clique graph, dense block\n"
-    "                         kernels) for two or more; cholmod: CHOLMOD supernodal with AMD)\n"
-    "  --pattern near|all     Hessian block pattern: the clique pairs of the contacts that may\n"
-    "                         carry an impulse (default), or of every contact; the same matrix\n"
-    "                         in another fill-reducing order (another round-off)\n"
-    "  --record-every N       write every N-th step (default 1)\n"
+    "  --solver NAME          a solver of `ccb info --solvers` (default newton: the convex\n"
+    "                         approximation of --approx), or an ODE method (ie, rk3, gsl, ...),\n"
+    "                         which integrates the continuous model sampled every dt\n"
+    "  --friction lin|quad|stribeck5|atan   regularized friction of the solvers whose model it\n"
+    "                         is (TAMSI, the ODE methods; default: the case's, else quad for\n"
+    "                         TAMSI and stribeck5 for the continuous model)\n"    "  --record-every N       write every N-th step (default 1)\n"
     "  --physics              also write physics.csv: the physics metrics of every step\n"
     "                         (docs/formulation-convex.md §14)\n"                                 \
     "  --export-fclib FILE --export-steps LIST   FCLIB problems of the listed steps (README)\n"
     "  --perturb LIST         round-off perturbations (docs/cases.md §10): contacts (the contacts of\n"
     "                         every step reversed), ulp (every initial position one ulp up),\n"
     "                         member=K (ensemble member K: every initial position one ulp up or\n"
-    "                         down); comma-separated\n" VARIANT_HELP
+    "                         down); comma-separated\n"
     "\n"
     "Writes trajectory.csv (header with units), steps.csv (solver statistics per step),\n"
     "times.csv (wall times per step) and meta.json, atomically. Exit 1 if a step's solve\n"
     "fails (the run stops there; meta.json says \"failed\").\n";
 
 #define RUN_OPTS                                                                                   \
-    "variant approx dt t-final set out rtol max-iterations stop-scale kappa delassus "             \
-    "linear-solver pattern record-every physics export-fclib export-steps perturb " VARIANT_OPTS
+    "variant approx dt t-final set out record-every physics export-fclib export-steps perturb "    \
+    "solver friction SOLVER"
 
 /* The configuration `ccb run` builds from its options (also the check of a manifest's lines). */
 static void run_config_from_opts(const opts* o, run_config* cfg) {
@@ -1122,6 +1054,12 @@ static void run_config_from_opts(const opts* o, run_config* cfg) {
     if (o->approx) {
         cfg->approx = need_approx(o->approx);
     }
+    if (o->solver) {
+        char msg[512];
+        if (solver_select(cfg, o->solver, msg, sizeof msg) != 0) {
+            die_usage("%s", msg);
+        }
+    }
     if (o->have_dt) {
         cfg->dt = o->dt;
     }
@@ -1134,8 +1072,7 @@ static void run_config_from_opts(const opts* o, run_config* cfg) {
     if (!(cfg->t_final > 0)) {
         die_usage("--t-final must be > 0 (got %g)", cfg->t_final);
     }
-    apply_solver_opts(o, &cfg->newton, &cfg->delassus);
-    apply_variant_opts(o, cfg);
+    apply_solver_options(o, cfg, 1);
     check_applicable(o, cfg);
     cfg->record_every = o->record_every;
     if (o->export_fclib != NULL && o->nexport == 0) {
@@ -1202,12 +1139,24 @@ static int cmd_run(int argc, char** argv) {
  * */
 
 
+/* The options of the Newton solver that `ccb study` applies to every convex run of the study:
+ * its linear algebra, stopping test and records (descriptors of ccb_solver_newton). */
+#define STUDY_NEWTON_OPTS "rtol max-iterations stop-scale kappa delassus linear-solver pattern"
+
 static void setup_ctx(study_ctx* ctx, const case_desc* cs, const opts* o, const char* out) {
     if (study_ctx_init(ctx, cs, out) != 0) {
         die_usage("--out path is longer than %d characters", CASE_MAX_ROOT - 1);
     }
     apply_sets(cs, ctx->params, o);
-    apply_solver_opts(o, &ctx->newton, &ctx->delassus);
+    /* the Newton options of the study's runs (STUDY_NEWTON_OPTS: those in ccb_newton_params and
+     * the Delassus estimate) through the Newton solver's descriptors */
+    run_config tmp;
+    run_config_default(cs, &tmp);
+    tmp.newton = ctx->newton;
+    tmp.delassus = ctx->delassus;
+    apply_solver_options(o, &tmp, 1);
+    ctx->newton = tmp.newton;
+    ctx->delassus = tmp.delassus;
     ctx->jobs = o->jobs;
     ctx->figures = o->figures;
     ctx->progress = isatty(2);
@@ -1252,17 +1201,38 @@ typedef struct manifest_out {
 
 /* A run configuration without what its solver does not read, for comparing two of them. */
 static void manifest_normalize(run_config* c) {
-    if (c->solver.solver != CCB_SOLVER_NEWTON || c->solver.peer != RUN_PEER_NONE) {
+    if (c->solver.peer != RUN_PEER_NONE) {
         c->newton = ccb_newton_params_default();
         c->delassus = CCB_DELASSUS_DIAG_INVERSE;
-    }
-    if (c->solver.solver != CCB_SOLVER_TAMSI) {
-        c->solver.tamsi = ccb_tamsi_params_default();
-    }
-    if (c->solver.solver != CCB_SOLVER_ODE) {
-        c->solver.ode = ccb_ode_params_default();
+        const solver_cfg keep = c->solver;
+        solver_cfg_default(&c->solver);
+        c->solver.peer = keep.peer;
+    } else {
+        solver_cfg_normalize(c);
     }
     c->record_every = 1;
+}
+
+/* Appends `--NAME VALUE` for each option of the run's solver off its default (a flag: `--NAME`). */
+typedef struct emit_args {
+    char (*store)[CASE_MAX_ROOT + PATH_MAX];
+    const char** av;
+    int* ac;
+    int max;
+} emit_args;
+static void emit_option(void* user, const ccb_option_desc* d, const char* text, int is_default) {
+    emit_args* e = user;
+    if (is_default || *e->ac + 2 > e->max) {
+        return;
+    }
+    snprintf(e->store[*e->ac], sizeof e->store[0], "--%s", d->name);
+    e->av[*e->ac] = e->store[*e->ac];
+    ++*e->ac;
+    if (d->type != CCB_OPT_FLAG) {
+        snprintf(e->store[*e->ac], sizeof e->store[0], "%s", text);
+        e->av[*e->ac] = e->store[*e->ac];
+        ++*e->ac;
+    }
 }
 
 static void shell_word(strbuf* b, const char* s) {
@@ -1323,90 +1293,12 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
             ARG("--approx");
             ARG("%s", cfg->approx->name);
         }
-        if (sc->solver == CCB_SOLVER_TAMSI) {
+        if (sc->solver != CCB_SOLVER_NEWTON) {
             ARG("--solver");
-            ARG("tamsi");
-            ARG("--coupling");
-            ARG("%s", ccb_enum_name(CCB_ENUM_COUPLING, (int)sc->tamsi.coupling));
-            ARG("--tals");
-            ARG("%s", sc->tamsi.tals ? "on" : "off");
-            if (sc->tamsi.max_iterations != def.solver.tamsi.max_iterations) {
-                ARG("--max-iterations");
-                ARG("%d", sc->tamsi.max_iterations);
-            }
-        } else if (sc->solver == CCB_SOLVER_ODE) {
-            const ccb_ode_params* od = &sc->ode;
-            ARG("--solver");
-            ARG("%s", ccb_enum_name(CCB_ENUM_ODE_METHOD, (int)od->method));
-            if (od->h > 0) {
-                ARG("--h");
-                ARG("%.17g", od->h);
-            }
-            if (od->method == CCB_ODE_IE) {
-                ARG("--jacobian");
-                ARG("%s", ccb_enum_name(CCB_ENUM_IE_NEWTON, (int)od->newton));
-                ARG("--tals");
-                ARG("%s", od->tals ? "on" : "off");
-                ARG("--accuracy");
-                ARG("%.17g", od->accuracy);
-                if (od->error_control) { /* the estimator is read with error control only */
-                    ARG("--error-control");
-                    ARG("--estimator");
-                    ARG("%s", ccb_enum_name(CCB_ENUM_IE_ESTIMATOR, (int)od->estimator));
-                }
-                if (od->max_newton != def.solver.ode.max_newton) {
-                    ARG("--max-iterations");
-                    ARG("%d", od->max_newton);
-                }
-            } else if (od->method == CCB_ODE_GSL) {
-                ARG("--gsl-method");
-                ARG("%s", ccb_enum_name(CCB_ENUM_GSL_METHOD, (int)od->gsl_method));
-                ARG("--gsl-tol");
-                ARG("%.17g", od->gsl_rtol);
-            }
-        } else {
-            const ccb_newton_params *np = &cfg->newton, *nd = &def.newton;
-            if (sc->ec.enabled) { /* formulation-convex §15 */
-                ARG("--error-control");
-                ARG("--accuracy");
-                ARG("%.17g", sc->ec.accuracy);
-                if (!sc->ec.lag_estimate) {
-                    ARG("--lag-estimate");
-                    ARG("off");
-                }
-                if (!sc->ec.extrapolate) {
-                    ARG("--extrapolate");
-                    ARG("off");
-                }
-            }
-            if (np->eps_r != nd->eps_r) {
-                ARG("--rtol");
-                ARG("%.17g", np->eps_r);
-            }
-            if (np->max_iterations != nd->max_iterations) {
-                ARG("--max-iterations");
-                ARG("%d", np->max_iterations);
-            }
-            if (np->compute_kappa) {
-                ARG("--kappa");
-            }
-            if (np->linear_solver != nd->linear_solver) {
-                ARG("--linear-solver");
-                ARG("%s", ccb_enum_name(CCB_ENUM_LINEAR_SOLVER, (int)np->linear_solver));
-            }
-            if (np->pattern_near != nd->pattern_near) {
-                ARG("--pattern");
-                ARG("%s", np->pattern_near ? "near" : "all");
-            }
-            if (np->stop_scale != nd->stop_scale) {
-                ARG("--stop-scale");
-                ARG("%s", ccb_enum_name(CCB_ENUM_STOP_SCALE, (int)np->stop_scale));
-            }
-            if (cfg->delassus != def.delassus) {
-                ARG("--delassus");
-                ARG("%s", ccb_enum_name(CCB_ENUM_DELASSUS, (int)cfg->delassus));
-            }
+            ARG("%s", solver_cli_name(cfg));
         }
+        emit_args ea = {store, av, &ac, 110};
+        solver_options_each(cfg, emit_option, &ea);
         if (sc->friction >= 0) {
             ARG("--friction");
             ARG("%s", ccb_enum_name(CCB_ENUM_FRICTION, sc->friction));
@@ -1671,9 +1563,7 @@ static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts*
 
 static int cmd_study(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2,
-               "out jobs tier set rtol max-iterations stop-scale kappa delassus linear-solver "
-               "pattern no-figures emit-manifest from format",
+    parse_opts(argc, argv, 2, "out jobs tier set no-figures emit-manifest from format " STUDY_NEWTON_OPTS,
                &o, k_study_help);
     if (o.npos != 2) {
         die_usage("study needs CASE and STUDY");
@@ -2150,15 +2040,15 @@ static const char* k_bench_help =
     "  --repeat N        repetitions (default 5)\n"
     "  --variants SPEC   variant names and sets (convex, paper, all), comma-separated\n"
     "  --approx NAME     only this approximation\n"
-    "  --dt S, --t-final S, --set NAME=VALUE, --rtol X\n"
-    "  --linear-solver auto|block|cholmod|dense, --pattern near|all   as for ccb run\n"
+    "  --dt S, --t-final S, --set NAME=VALUE   as for ccb run\n"
+    "  --solver NAME     only this solver (with --approx: on that approximation)\n"
     "  --peers           the first variant against MuJoCo on the same scene, in alternating\n"
     "                    runs: the same geometry (every ccb shape) and native boxes (a body of\n"
     "                    spheres as the box that bounds them); prints one line\n"
     "                    'ratio CASE VARIANT/mujoco-same-geometry R' and one\n"
     "                    'ratio CASE VARIANT/mujoco-native-boxes R' (medians); needs a build\n"
     "                    with libmujoco-dev\n"
-    "  solver variant options as for ccb run (with --solver or --approx):\n" VARIANT_HELP;
+    "The solver options below apply to every variant whose solver reads them.\n";
 
 static void describe_line(const char* key, const char* value, void* user) {
     (void)user;
@@ -2271,7 +2161,7 @@ static int bench_peers(const case_desc* cs, const run_config* cfg, const char* v
 static int cmd_bench(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2,
-               "repeat variants approx dt t-final set rtol peers linear-solver pattern " VARIANT_OPTS,
+               "repeat variants approx dt t-final set peers solver friction SOLVER",
                &o,
                k_bench_help);
     if (o.npos > 1) {
@@ -2296,6 +2186,11 @@ static int cmd_bench(int argc, char** argv) {
     if (o.solver || o.approx) {
         run_config_default(cs, &list[0]);
         list[0].approx = need_approx(o.approx ? o.approx : cs->approx_default);
+        char msg[512];
+        if (o.solver && solver_select(&list[0], o.solver, msg, sizeof msg) != 0) {
+            free(list);
+            die_usage("%s", msg);
+        }
         n = 1;
     } else {
         /* the registry's variants named by --variants (default: the case's bench variant, or
@@ -2331,10 +2226,7 @@ static int cmd_bench(int argc, char** argv) {
         if (o.have_t) {
             cfg.t_final = o.t_final;
         }
-        apply_solver_opts(&o, &cfg.newton, &cfg.delassus);
-        if (o.solver || o.approx) {
-            apply_variant_opts(&o, &cfg);
-        }
+        apply_solver_options(&o, &cfg, o.solver || o.approx);
         char variant[64];
         variant_name(&cfg, variant, sizeof variant);
         if (o.peers) { /* the first variant against MuJoCo */

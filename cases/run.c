@@ -45,6 +45,30 @@ void solver_cfg_default(solver_cfg* s) {
     s->friction = -1;
 }
 
+void run_config_sim_params(const run_config* cfg, ccb_sim_params* sp) {
+    *sp = ccb_sim_params_default();
+    sp->dt = cfg->dt;
+    sp->approx = cfg->approx;
+    sp->newton = cfg->newton;
+    sp->problem.delassus = cfg->delassus;
+    sp->solver = cfg->solver.solver;
+    sp->tamsi = cfg->solver.tamsi;
+    sp->ode = cfg->solver.ode;
+    sp->ec = cfg->solver.ec;
+    memcpy(sp->ext, cfg->solver.ext, sizeof sp->ext);
+}
+
+void run_config_take_sim_params(run_config* cfg, const ccb_sim_params* sp) {
+    cfg->approx = sp->approx;
+    cfg->newton = sp->newton;
+    cfg->delassus = sp->problem.delassus;
+    cfg->solver.solver = sp->solver;
+    cfg->solver.tamsi = sp->tamsi;
+    cfg->solver.ode = sp->ode;
+    cfg->solver.ec = sp->ec;
+    memcpy(cfg->solver.ext, sp->ext, sizeof sp->ext);
+}
+
 void run_config_default(const case_desc* cs, run_config* cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->cs = cs;
@@ -187,7 +211,7 @@ static int nonfinite_stats(const ccb_step_stats* st, char* why, size_t n) {
         }
     }
     for (int c = 0; c < CCB_CNT_COUNT; ++c) { /* a NaN where the solver reports the row */
-        if (isnan(st->counter[c]) && c == CCB_CNT_RESIDUAL && st->solver != CCB_SOLVER_ODE &&
+        if (isnan(st->counter[c]) && c == CCB_CNT_RESIDUAL && st->solver->solve != NULL &&
             !isnan(st->counter[CCB_CNT_TOLERANCE])) {
             snprintf(why, n, "the solver's %s is NaN after the step",
                      ccb_counter_name((ccb_counter)c));
@@ -386,7 +410,7 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn
                                 "libfclib-dev and rebuild)");
             return 2;
         }
-        if (sc->peer != RUN_PEER_NONE || sc->solver == CCB_SOLVER_ODE || sc->ec.enabled) {
+        if (sc->peer != RUN_PEER_NONE || sc->solver->solve == NULL || sc->ec.enabled) {
             snprintf(msg, msgn, "--export-fclib applies to fixed-step newton and tamsi runs "
                                 "(their steps solve one step problem; formulation-convex §16)");
             return 2;
@@ -508,15 +532,8 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
     if (cs->build(cfg->params, model, data, msg, msgn) != 0) {
         return 2;
     }
-    ccb_sim_params sp = ccb_sim_params_default();
-    sp.dt = cfg->dt;
-    sp.approx = cfg->approx;
-    sp.newton = cfg->newton;
-    sp.problem.delassus = cfg->delassus;
-    sp.solver = cfg->solver.solver;
-    sp.tamsi = cfg->solver.tamsi;
-    sp.ode = cfg->solver.ode;
-    sp.ec = cfg->solver.ec;
+    ccb_sim_params sp;
+    run_config_sim_params(cfg, &sp);
     cs->sim_options(cfg->params, &sp); /* may set the case's friction regularization */
     sp.contact_order = (cfg->perturb & RUN_PERTURB_CONTACTS) != 0;
     if (cfg->solver.friction >= 0) {

@@ -561,7 +561,7 @@ static int std_ec_vs_fixed(study_ctx* ctx, const sweep* s, const char* dir) {
     for (int v = 0; v < s->nv; ++v) {
         const variant_def* ve = &s->vs[v];
         const size_t ln = strlen(ve->name);
-        if (ve->approx == NULL || !ve->opts.error_control || ln < 3) {
+        if (ve->approx == NULL || !variant_option_on(ve, "error-control") || ln < 3) {
             continue;
         }
         const int f = find_variant(s, ve->approx->name);
@@ -860,8 +860,7 @@ int std_compare_case(study_ctx* ctx, std_summary* out, int max) {
         }
         ccb_an_fit_order(np, o->x, o->error, &o->fit);
         /* explicit methods (RK3, GSL) have no iterations: not applicable, not zero */
-        const int explicit_method = s->vs[v].approx == NULL && s->vs[v].opts.solver == CCB_SOLVER_ODE &&
-                                    s->vs[v].opts.method != CCB_ODE_IE;
+        const int explicit_method = variant_explicit(&s->vs[v]);
         o->iters_mean = steps > 0 && !explicit_method ? iters / (double)steps : NAN;
         if (explicit_method) {
             o->iters_max = NAN;

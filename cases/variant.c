@@ -33,55 +33,64 @@ static const double k_levels_ec_quick[] = {1e-4, 1e-6};
  * finite-difference Jacobian on the clutter's 240 velocities and 5000 contacts, and on the coin's
  * 300-8000 faces at dt = 1e-4, takes minutes per run. */
 #define IE_CASES "conveyor sphere rod box"
+#define ADAPTIVE_LEVELS(opt, a, q) .level = opt, LEVELS_OF(a, levels), LEVELS_OF(q, levels_quick)
+#define LEVELS_OF(a, f) .f = a, .n##f = (int)(sizeof a / sizeof a[0])
 static const variant_def k_solvers[] = {
     /* the consistent convex approximations with error control (CENIC; formulation-convex §15.4
      * says why not SAP and Similar) */
-    {"lagged-ec", "Lagged, error control by step doubling (CENIC)", VSET_CONVEX,
-     VARIANT_ADAPTIVE, "*", &ccb_approx_lagged, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 1, 0},
-     LEVELS(k_levels_ec), LEVELS(k_levels_ec_quick)},
-    {"lagged-reg-ec", "regularized Lagged, error control by step doubling", VSET_CONVEX,
-     VARIANT_ADAPTIVE, "*", &ccb_approx_lagged_reg, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 1, 0},
-     LEVELS(k_levels_ec), LEVELS(k_levels_ec_quick)},
-    {"tamsi", "TAMSI, two-way coupling, TALS (TAMSI paper)", VSET_PAPER, VARIANT_FIXED, "*",
-     NULL, {CCB_SOLVER_TAMSI, 0, 0, 0, 1, 0, 0}, NULL, 0, NULL, 0},
-    {"tamsi-1way", "TAMSI, one-way coupling (normal forces lagged), TALS", 0, VARIANT_FIXED, "box",
-     NULL, {CCB_SOLVER_TAMSI, 0, 1, 0, 1, 0, 0}, NULL, 0, NULL, 0},
-    {"tamsi-notals", "TAMSI without TALS (full Newton steps)", 0, VARIANT_FIXED, "box", NULL,
-     {CCB_SOLVER_TAMSI, 0, 0, 0, 0, 0, 0}, NULL, 0, NULL, 0},
-    {"ie-fn", "implicit Euler, full Newton, fixed step", VSET_PAPER, VARIANT_FIXED, IE_CASES, NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 0, 0}, NULL, 0, NULL, 0},
-    {"ie-fn-tals", "implicit Euler, full Newton + TALS, fixed step", VSET_PAPER, VARIANT_FIXED,
-     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 0, 0}, NULL, 0, NULL, 0},
-    {"ie-qn", "implicit Euler, quasi Newton, fixed step", VSET_PAPER, VARIANT_FIXED, IE_CASES, NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 0, 0}, NULL, 0, NULL, 0},
-    {"ie-qn-tals", "implicit Euler, quasi Newton + TALS, fixed step", VSET_PAPER, VARIANT_FIXED,
-     IE_CASES, NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 0, 0}, NULL, 0, NULL, 0},
-    {"ie-fn-ec", "implicit Euler, full Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
-     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 0, 1, 0}, LEVELS(k_levels_ie), NULL, 0},
-    {"ie-fn-ec-tals", "implicit Euler, full Newton + TALS, error control", VSET_PAPER,
-     VARIANT_ADAPTIVE, "sphere box gripper", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 0, 1, 1, 0},
-     LEVELS(k_levels_ie), NULL, 0},
-    {"ie-qn-ec", "implicit Euler, quasi Newton, error control", VSET_PAPER, VARIANT_ADAPTIVE,
-     "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 0, 1, 0}, LEVELS(k_levels_ie), NULL, 0},
-    {"ie-qn-ec-tals", "implicit Euler, quasi Newton + TALS, error control", VSET_PAPER,
-     VARIANT_ADAPTIVE, "sphere box", NULL, {CCB_SOLVER_ODE, CCB_ODE_IE, 0, 1, 1, 1, 0},
-     LEVELS(k_levels_ie), NULL, 0},
-    {"rk3", "explicit RK3 (Drake's tableau), fixed step", 0, VARIANT_FIXED, "box", NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_RK3, 0, 0, 0, 0, 0}, NULL, 0, NULL, 0},
-    {"gsl-rk8pd", "GSL rk8pd, adaptive (reference integrator)", 0, VARIANT_ADAPTIVE, "box", NULL,
-     {CCB_SOLVER_ODE, CCB_ODE_GSL, 0, 0, 0, 0, 0}, LEVELS(k_levels_gsl), NULL, 0},
+    {.name = "lagged-ec", .title = "Lagged, error control by step doubling (CENIC)",
+     .sets = VSET_CONVEX, .kind = VARIANT_ADAPTIVE, .cases = "*", .approx = &ccb_approx_lagged,
+     .options = "error-control", ADAPTIVE_LEVELS("accuracy", k_levels_ec, k_levels_ec_quick)},
+    {.name = "lagged-reg-ec", .title = "regularized Lagged, error control by step doubling",
+     .sets = VSET_CONVEX, .kind = VARIANT_ADAPTIVE, .cases = "*", .approx = &ccb_approx_lagged_reg,
+     .options = "error-control", ADAPTIVE_LEVELS("accuracy", k_levels_ec, k_levels_ec_quick)},
+    {.name = "tamsi", .title = "TAMSI, two-way coupling, TALS (TAMSI paper)", .sets = VSET_PAPER,
+     .cases = "*", .solver = "tamsi", .options = "coupling=two-way tals=on"},
+    {.name = "tamsi-1way", .title = "TAMSI, one-way coupling (normal forces lagged), TALS",
+     .cases = "box", .solver = "tamsi", .options = "coupling=one-way tals=on"},
+    {.name = "tamsi-notals", .title = "TAMSI without TALS (full Newton steps)", .cases = "box",
+     .solver = "tamsi", .options = "coupling=two-way tals=off"},
+    {.name = "ie-fn", .title = "implicit Euler, full Newton, fixed step", .sets = VSET_PAPER,
+     .cases = IE_CASES, .solver = "ie", .options = "jacobian=full tals=off"},
+    {.name = "ie-fn-tals", .title = "implicit Euler, full Newton + TALS, fixed step",
+     .sets = VSET_PAPER, .cases = IE_CASES, .solver = "ie", .options = "jacobian=full tals=on"},
+    {.name = "ie-qn", .title = "implicit Euler, quasi Newton, fixed step", .sets = VSET_PAPER,
+     .cases = IE_CASES, .solver = "ie", .options = "jacobian=quasi tals=off"},
+    {.name = "ie-qn-tals", .title = "implicit Euler, quasi Newton + TALS, fixed step",
+     .sets = VSET_PAPER, .cases = IE_CASES, .solver = "ie", .options = "jacobian=quasi tals=on"},
+    {.name = "ie-fn-ec", .title = "implicit Euler, full Newton, error control", .sets = VSET_PAPER,
+     .kind = VARIANT_ADAPTIVE, .cases = "sphere box", .solver = "ie",
+     .options = "jacobian=full tals=off error-control", .level = "accuracy",
+     LEVELS_OF(k_levels_ie, levels)},
+    {.name = "ie-fn-ec-tals", .title = "implicit Euler, full Newton + TALS, error control",
+     .sets = VSET_PAPER, .kind = VARIANT_ADAPTIVE, .cases = "sphere box gripper", .solver = "ie",
+     .options = "jacobian=full tals=on error-control", .level = "accuracy",
+     LEVELS_OF(k_levels_ie, levels)},
+    {.name = "ie-qn-ec", .title = "implicit Euler, quasi Newton, error control", .sets = VSET_PAPER,
+     .kind = VARIANT_ADAPTIVE, .cases = "sphere box", .solver = "ie",
+     .options = "jacobian=quasi tals=off error-control", .level = "accuracy",
+     LEVELS_OF(k_levels_ie, levels)},
+    {.name = "ie-qn-ec-tals", .title = "implicit Euler, quasi Newton + TALS, error control",
+     .sets = VSET_PAPER, .kind = VARIANT_ADAPTIVE, .cases = "sphere box", .solver = "ie",
+     .options = "jacobian=quasi tals=on error-control", .level = "accuracy",
+     LEVELS_OF(k_levels_ie, levels)},
+    {.name = "rk3", .title = "explicit RK3 (Drake's tableau), fixed step", .cases = "box",
+     .solver = "rk3"},
+    {.name = "gsl-rk8pd", .title = "GSL rk8pd, adaptive (reference integrator)",
+     .kind = VARIANT_ADAPTIVE, .cases = "box", .solver = "gsl", .options = "gsl-method=rk8pd",
+     .level = "gsl-tol", LEVELS_OF(k_levels_gsl, levels)},
 };
 #define NSOLVERS ((int)(sizeof k_solvers / sizeof k_solvers[0]))
 
 /* The peers: listed when this build has them (reference/peers/mujoco; CMake finds MuJoCo). They
  * apply to the cases whose descriptor observes a peer run (case_desc.peer_observe). */
 static const variant_def k_peers[] = {
-    {"mujoco", "MuJoCo 2.2 Newton, elliptic cones; stiffness as time constant 2 dt (peer)",
-     VSET_PEER, VARIANT_FIXED, "*", NULL, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 0, RUN_PEER_MUJOCO},
-     NULL, 0, NULL, 0},
-    {"mujoco-k", "MuJoCo 2.2 Newton, elliptic cones; ccb's k used literally (peer)", VSET_PEER,
-     VARIANT_FIXED, "*", NULL, {CCB_SOLVER_NEWTON, 0, 0, 0, 0, 0, RUN_PEER_MUJOCO_K}, NULL, 0,
-     NULL, 0},
+    {.name = "mujoco",
+     .title = "MuJoCo 2.2 Newton, elliptic cones; stiffness as time constant 2 dt (peer)",
+     .sets = VSET_PEER, .cases = "*", .peer = RUN_PEER_MUJOCO},
+    {.name = "mujoco-k",
+     .title = "MuJoCo 2.2 Newton, elliptic cones; ccb's k used literally (peer)",
+     .sets = VSET_PEER, .cases = "*", .peer = RUN_PEER_MUJOCO_K},
 };
 static int npeers(void) {
     return peer_mujoco_available() ? (int)(sizeof k_peers / sizeof k_peers[0]) : 0;
@@ -95,22 +104,52 @@ static const char* convex_cases(const char* name) {
     }
     return "*";
 }
+static int builtin_solver(const ccb_solver_type* t) {
+    return t == &ccb_solver_newton || t == &ccb_solver_tamsi || t == &ccb_solver_ode;
+}
 static int builtin_approx(const ccb_approx* a) {
     return a == &ccb_approx_sap || a == &ccb_approx_similar || a == &ccb_approx_lagged ||
            a == &ccb_approx_lagged_reg;
 }
 
+/* The solvers registered at run time (ccb_solver_register, a plugin): one variant each, on the
+ * case's approximation if the solver minimizes the convex one. */
+static int nregistered(void) {
+    int n = 0;
+    for (int i = 0; i < ccb_solver_count(); ++i) {
+        n += !builtin_solver(ccb_solver_get(i));
+    }
+    return n;
+}
+static const ccb_solver_type* registered(int k) {
+    for (int i = 0; i < ccb_solver_count(); ++i) {
+        if (!builtin_solver(ccb_solver_get(i)) && k-- == 0) {
+            return ccb_solver_get(i);
+        }
+    }
+    return NULL;
+}
+
 int variant_count(void) {
-    return ccb_approx_count() + NSOLVERS + npeers();
+    return ccb_approx_count() + NSOLVERS + nregistered() + npeers();
 }
 
 int variant_get(int i, variant_def* out) {
-    const int na = ccb_approx_count();
-    if (i < 0 || i >= na + NSOLVERS + npeers()) {
+    const int na = ccb_approx_count(), nr = nregistered();
+    if (i < 0 || i >= na + NSOLVERS + nr + npeers()) {
         return -1;
     }
+    memset(out, 0, sizeof *out);
+    if (i >= na + NSOLVERS + nr) {
+        *out = k_peers[i - na - NSOLVERS - nr];
+        return 0;
+    }
     if (i >= na + NSOLVERS) {
-        *out = k_peers[i - na - NSOLVERS];
+        const ccb_solver_type* t = registered(i - na - NSOLVERS);
+        snprintf(out->name, sizeof out->name, "%s", t->name);
+        out->title = t->title;
+        out->cases = "*";
+        out->solver = t->name;
         return 0;
     }
     if (i >= na) {
@@ -118,7 +157,6 @@ int variant_get(int i, variant_def* out) {
         return 0;
     }
     const ccb_approx* a = ccb_approx_get(i);
-    memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", a->name);
     out->title = a->title;
     out->sets = VSET_CONVEX | (builtin_approx(a) ? VSET_PAPER : 0u);
@@ -149,38 +187,72 @@ static int in_list(const char* list, const char* word) {
 }
 
 int variant_applies(const variant_def* v, const case_desc* cs) {
-    if (v->opts.peer != RUN_PEER_NONE && cs->peer_observe == NULL) {
+    if (v->peer != RUN_PEER_NONE && cs->peer_observe == NULL) {
         return 0;
     }
     return strcmp(v->cases, "*") == 0 || in_list(v->cases, cs->name);
 }
 
+/* Applies the variant's option words to cfg; 0, or -1 with a message (a table error). */
+static int apply_words(const variant_def* v, run_config* cfg, char* msg, size_t n) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v->options ? v->options : "");
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char* eq = strchr(w, '=');
+        if (eq) {
+            *eq = '\0';
+        }
+        if (solver_set_option(cfg, w, eq ? eq + 1 : NULL, msg, n) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void variant_configure(const variant_def* v, run_config* cfg, double level) {
     solver_cfg* s = &cfg->solver;
     solver_cfg_default(s);
+    s->peer = v->peer;
     if (v->approx) {
         cfg->approx = v->approx;
-        s->ec.enabled = v->opts.error_control; /* formulation-convex §15 */
-        if (v->opts.error_control && !isnan(level)) {
-            s->ec.accuracy = level;
-        }
-        return;
     }
-    const variant_opts* o = &v->opts;
-    s->solver = o->solver;
-    s->peer = o->peer;
-    s->tamsi.coupling = o->one_way ? CCB_TAMSI_ONE_WAY : CCB_TAMSI_TWO_WAY;
-    s->tamsi.tals = s->ode.tals = o->tals;
-    s->ode.method = o->method;
-    s->ode.newton = o->quasi ? CCB_IE_QUASI_NEWTON : CCB_IE_FULL_NEWTON;
-    s->ode.error_control = o->error_control;
-    if (!isnan(level)) { /* the accuracy of an adaptive variant (NAN: the library's default) */
-        if (o->method == CCB_ODE_GSL) {
-            s->ode.gsl_atol = s->ode.gsl_rtol = level;
-        } else {
-            s->ode.accuracy = level;
+    char msg[256];
+    if ((v->solver && solver_select(cfg, v->solver, msg, sizeof msg) != 0) ||
+        apply_words(v, cfg, msg, sizeof msg) != 0) {
+        /* the built-in table is checked by unit.variants; a registered solver has no words */
+        fprintf(stderr, "ccb: internal error: variant %s: %s\n", v->name, msg);
+        abort();
+    }
+    if (v->level && !isnan(level)) { /* the accuracy of an adaptive variant (NAN: its default) */
+        char text[32];
+        snprintf(text, sizeof text, "%.17g", level);
+        if (solver_set_option(cfg, v->level, text, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: internal error: variant %s: %s\n", v->name, msg);
+            abort();
         }
     }
+}
+
+int variant_option_on(const variant_def* v, const char* name) {
+    run_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    variant_configure(v, &cfg, NAN);
+    char msg[128];
+    ccb_sim_params sp;
+    run_config_sim_params(&cfg, &sp);
+    int in_ode = 0;
+    const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &in_ode);
+    (void)msg;
+    return d && ccb_option_value(d, in_ode ? (const void*)&sp.ode : (const void*)&sp) != 0;
+}
+
+int variant_explicit(const variant_def* v) {
+    run_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    variant_configure(v, &cfg, NAN);
+    const solver_cfg* s = &cfg.solver;
+    return s->peer == RUN_PEER_NONE && (s->solver->flags & CCB_SOLVER_ODE_METHODS) &&
+           (s->ode.method->flags & CCB_ODE_EXPLICIT);
 }
 
 static int set_of(const char* word, unsigned* set) {
@@ -250,30 +322,100 @@ int variant_select(const char* spec, const case_desc* cs, variant_def* out, int 
     return count;
 }
 
+/* The discrete options (enumerations, switches, flags) of two configurations are equal. */
+/* The options that tell the variants of one solver apart: every name in the option words of the
+ * registry's variants of v's solver ("error-control" for Newton; coupling and tals for TAMSI).
+ * Others (kappa, linear-solver, tolerances) refine a run without renaming it. */
+static int names_variant(const variant_def* v, const char* name) {
+    const char* sv = v->solver ? v->solver : "newton";
+    for (int i = 0; i < NSOLVERS; ++i) {
+        const variant_def* w = &k_solvers[i];
+        if (strcmp(w->solver ? w->solver : "newton", sv) != 0 || w->options == NULL) {
+            continue;
+        }
+        const size_t n = strlen(name);
+        for (const char* p = strstr(w->options, name); p; p = strstr(p + 1, name)) {
+            if ((p == w->options || p[-1] == ' ') && (p[n] == '=' || p[n] == ' ' || !p[n])) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+typedef struct discrete_cmp {
+    const variant_def* v;
+    const run_config* other;
+    int equal;
+} discrete_cmp;
+static void cmp_one(void* user, const ccb_option_desc* d, const char* text, int is_default) {
+    (void)is_default;
+    discrete_cmp* c = user;
+    if (d->type == CCB_OPT_REAL || d->type == CCB_OPT_INT || !names_variant(c->v, d->name)) {
+        return;
+    }
+    ccb_sim_params sp;
+    run_config_sim_params(c->other, &sp);
+    int in_ode = 0;
+    const ccb_option_desc* e = ccb_sim_params_option(&sp, d->name, &in_ode);
+    char t2[64] = "";
+    if (e) {
+        ccb_option_format(e, in_ode ? (const void*)&sp.ode : (const void*)&sp, t2, sizeof t2);
+    }
+    c->equal &= e != NULL && strcmp(text, t2) == 0;
+}
+
+/* The fallback name: the solver's, then each discrete option off its default ("-NAME" for a
+ * flag, "-NAME-VALUE" otherwise). */
+typedef struct name_buf {
+    const variant_def* v;
+    char* out;
+    size_t n, at;
+} name_buf;
+static void name_one(void* user, const ccb_option_desc* d, const char* text, int is_default) {
+    name_buf* b = user;
+    if (is_default || d->type == CCB_OPT_REAL || d->type == CCB_OPT_INT || b->at >= b->n ||
+        !names_variant(b->v, d->name)) {
+        return;
+    }
+    b->at += (size_t)(d->type == CCB_OPT_FLAG
+                          ? snprintf(b->out + b->at, b->n - b->at, "-%s", d->name)
+                          : snprintf(b->out + b->at, b->n - b->at, "-%s-%s", d->name, text));
+}
+
 void variant_name(const run_config* cfg, char* out, size_t n) {
     const solver_cfg* s = &cfg->solver;
-    if (s->peer != RUN_PEER_NONE) {
-        snprintf(out, n, "%s", s->peer == RUN_PEER_MUJOCO_K ? "mujoco-k" : "mujoco");
-        return;
-    }
-    switch (s->solver) {
-    case CCB_SOLVER_NEWTON:
-        snprintf(out, n, "%s%s", cfg->approx->name, s->ec.enabled ? "-ec" : "");
-        return;
-    case CCB_SOLVER_TAMSI:
-        snprintf(out, n, "tamsi%s%s", s->tamsi.coupling == CCB_TAMSI_ONE_WAY ? "-1way" : "",
-                 s->tamsi.tals ? "" : "-notals");
-        return;
-    case CCB_SOLVER_ODE:
-        if (s->ode.method == CCB_ODE_IE) {
-            snprintf(out, n, "ie-%s%s%s", s->ode.newton == CCB_IE_QUASI_NEWTON ? "qn" : "fn",
-                     s->ode.error_control ? "-ec" : "", s->ode.tals ? "-tals" : "");
-        } else if (s->ode.method == CCB_ODE_RK3) {
-            snprintf(out, n, "rk3");
-        } else {
-            snprintf(out, n, "gsl-%s", ccb_ode_gsl_method_name(s->ode.gsl_method));
+    variant_def v;
+    for (int i = 0; i < variant_count(); ++i) { /* the registry entry that configures this */
+        if (variant_get(i, &v) != 0 || v.peer != s->peer) {
+            continue;
         }
-        return;
+        if (v.peer != RUN_PEER_NONE) {
+            snprintf(out, n, "%s", v.name);
+            return;
+        }
+        run_config c;
+        memset(&c, 0, sizeof c);
+        c.approx = cfg->approx;
+        variant_configure(&v, &c, NAN);
+        if (c.solver.solver != s->solver ||
+            ((s->solver->flags & CCB_SOLVER_ODE_METHODS) && c.solver.ode.method != s->ode.method) ||
+            ((s->solver->flags & CCB_SOLVER_CONVEX) && v.approx && v.approx != cfg->approx)) {
+            continue;
+        }
+        discrete_cmp cmp = {&v, cfg, 1};
+        solver_options_each(&c, cmp_one, &cmp);
+        if (cmp.equal) {
+            snprintf(out, n, "%s", v.name);
+            return;
+        }
     }
-    snprintf(out, n, "unknown");
+    /* not in the registry: the solver (or the approximation) and its options off their defaults */
+    snprintf(out, n, "%s",
+             (s->solver->flags & CCB_SOLVER_CONVEX) ? cfg->approx->name : solver_cli_name(cfg));
+    variant_def self;
+    memset(&self, 0, sizeof self);
+    self.solver = solver_cli_name(cfg);
+    name_buf b = {&self, out, n, strlen(out)};
+    solver_options_each(cfg, name_one, &b);
 }

@@ -1,5 +1,5 @@
 /* Fuzz target: the command-line parser of `ccb` (cases/main.c: getopt_long, number and
- * enumeration validation, --set). The input is argv: words separated by NUL bytes; its first
+ * enumeration validation, --set, the solver options of the descriptors). The input is argv: words separated by NUL bytes; its first
  * byte picks the command whose option list applies. Every way out of the parser is either a
  * return or exit() (a usage error), which this harness turns into a return (longjmp), so one
  * process runs every input. */
@@ -8,12 +8,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const char* const k_allowed[] = {
-        "approx dt t-final set out rtol max-iterations stop-scale kappa delassus linear-solver "
-        "pattern record-every variant " VARIANT_OPTS,
-        "out jobs tier set rtol max-iterations stop-scale kappa delassus linear-solver pattern "
-        "no-figures",
-        "out jobs tier", "cases variants quick out jobs no-figures",
-        "repeat variants approx dt t-final set rtol peers linear-solver pattern " VARIANT_OPTS};
+        RUN_OPTS, "out jobs tier set no-figures " STUDY_NEWTON_OPTS, "out jobs tier",
+        "cases variants quick out jobs no-figures",
+        "repeat variants approx dt t-final set peers solver friction SOLVER"};
     if (size < 1 || size > 4096) {
         return 0;
     }
@@ -45,9 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (int i = 0; i < o.nsets; ++i) {
             (void)case_set_param(cs, params, o.sets[i], msg, sizeof msg);
         }
-        ccb_newton_params np = ccb_newton_params_default();
-        ccb_delassus del = CCB_DELASSUS_DIAG_INVERSE;
-        apply_solver_opts(&o, &np, &del);
+        /* and the solver options, through the descriptors, on the case's configuration */
+        static run_config cfg;
+        run_config_default(cs, &cfg);
+        if (o.solver && solver_select(&cfg, o.solver, msg, sizeof msg) != 0) {
+            return 0;
+        }
+        apply_solver_options(&o, &cfg, data[0] & 1);
     }
     (void)devnull;
     return 0;

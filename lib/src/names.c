@@ -14,26 +14,33 @@
 
 typedef struct name_row {
     const char* title;
-    const char* names[6]; /* NULL-ended */
+    const char* const* names; /* NULL-ended */
 } name_row;
 
+const char* const ccb_names_friction[] = {"lin", "quad", "stribeck5", "atan", NULL};
+const char* const ccb_names_coupling[] = {"two-way", "one-way", NULL};
+const char* const ccb_names_tamsi_lu[] = {"auto", "umfpack", "dense", NULL};
+const char* const ccb_names_ie_newton[] = {"full", "quasi", NULL};
+const char* const ccb_names_ie_estimator[] = {"trapezoid", "doubling", NULL};
+const char* const ccb_names_gsl_method[] = {"rk8pd", "rkf45", "rkck", "msadams", NULL};
+const char* const ccb_names_linear_solver[] = {"auto", "cholmod", "dense", "block", NULL};
+const char* const ccb_names_stop_scale[] = {"step", "momentum", NULL};
+const char* const ccb_names_delassus[] = {"diag", "full", NULL};
+
 static const name_row k_rows[CCB_ENUM_COUNT] = {
-    [CCB_ENUM_SOLVER] = {"solver", {"newton", "tamsi", "ode", NULL}},
-    [CCB_ENUM_FRICTION] = {"regularized friction", {"lin", "quad", "stribeck5", "atan", NULL}},
-    [CCB_ENUM_COUPLING] = {"TAMSI coupling", {"two-way", "one-way", NULL}},
-    [CCB_ENUM_TAMSI_LU] = {"TAMSI linear solver", {"auto", "umfpack", "dense", NULL}},
-    [CCB_ENUM_ODE_METHOD] = {"ODE method", {"ie", "rk3", "gsl", NULL}},
-    [CCB_ENUM_IE_NEWTON] = {"implicit Euler Newton variant", {"full", "quasi", NULL}},
-    [CCB_ENUM_IE_ESTIMATOR] = {"implicit Euler error estimate", {"trapezoid", "doubling", NULL}},
-    [CCB_ENUM_GSL_METHOD] = {"GSL method", {"rk8pd", "rkf45", "rkck", "msadams", NULL}},
-    [CCB_ENUM_LINEAR_SOLVER] = {"Newton linear solver", {"auto", "cholmod", "dense", "block", NULL}},
-    [CCB_ENUM_STOP_SCALE] = {"stopping scale", {"step", "momentum", NULL}},
-    [CCB_ENUM_DELASSUS] = {"Delassus approximation", {"diag", "full", NULL}},
+    [CCB_ENUM_FRICTION] = {"regularized friction", ccb_names_friction},
+    [CCB_ENUM_COUPLING] = {"TAMSI coupling", ccb_names_coupling},
+    [CCB_ENUM_TAMSI_LU] = {"TAMSI linear solver", ccb_names_tamsi_lu},
+    [CCB_ENUM_IE_NEWTON] = {"implicit Euler Newton variant", ccb_names_ie_newton},
+    [CCB_ENUM_IE_ESTIMATOR] = {"implicit Euler error estimate", ccb_names_ie_estimator},
+    [CCB_ENUM_GSL_METHOD] = {"GSL method", ccb_names_gsl_method},
+    [CCB_ENUM_LINEAR_SOLVER] = {"Newton linear solver", ccb_names_linear_solver},
+    [CCB_ENUM_STOP_SCALE] = {"stopping scale", ccb_names_stop_scale},
+    [CCB_ENUM_DELASSUS] = {"Delassus approximation", ccb_names_delassus},
 };
 
 /* The rows follow the enumerations' values (a reordered enum breaks the build, not the names). */
-_Static_assert(CCB_SOLVER_ODE == 2 && CCB_TAMSI_ONE_WAY == 1 && CCB_TAMSI_LU_DENSE == 2 &&
-                   CCB_ODE_GSL == 2 && CCB_IE_QUASI_NEWTON == 1 && CCB_IE_STEP_DOUBLING == 1 &&
+_Static_assert(CCB_TAMSI_ONE_WAY == 1 && CCB_TAMSI_LU_DENSE == 2 && CCB_IE_QUASI_NEWTON == 1 && CCB_IE_STEP_DOUBLING == 1 &&
                    CCB_GSL_MSADAMS == 3 && CCB_LINSOLVE_DENSE == 2 && CCB_STOP_MOMENTUM == 1 &&
                    CCB_DELASSUS_FULL_INVERSE == 1 && CCB_FRICTION_ATAN == 3,
                "names.c: the name rows must follow the enumerations");
@@ -48,6 +55,10 @@ const char* ccb_enum_name(ccb_enum e, int value) {
         }
     }
     return k_rows[e].names[value];
+}
+
+const char* const* ccb_enum_names(ccb_enum e) {
+    return ((int)e >= 0 && e < CCB_ENUM_COUNT) ? k_rows[e].names : NULL;
 }
 
 ccb_status ccb_enum_value(ccb_enum e, const char* name, int* value) {

@@ -6,6 +6,7 @@
 
 #include "ccb/alloc.h"
 #include "ccb/names.h"
+#include "ccb/solver.h"
 #include "ode_internal.h"
 
 ccb_ode_params ccb_ode_params_default(void) {
@@ -30,18 +31,70 @@ ccb_ode_params ccb_ode_params_default(void) {
     return p;
 }
 
-/* The methods by ccb_ode_method (the enum indexes this table). */
-static const ccb_ode_type* const k_types[] = {&ccb_ode_type_ie, &ccb_ode_type_rk3,
-                                              &ccb_ode_type_gsl};
-#define NTYPES ((int)(sizeof k_types / sizeof k_types[0]))
+/* The registry: the built-in methods, then the registered ones (ccb_ode_method_register). */
+static const ccb_ode_method_type* const k_builtin[] = {&ccb_ode_ie, &ccb_ode_rk3, &ccb_ode_gsl};
+#define NBUILTIN ((int)(sizeof k_builtin / sizeof k_builtin[0]))
+static ccb_ode_method g_registered[CCB_ODE_MAX_REGISTERED];
+static int g_nregistered;
 
-/* The method of a checked parameter set (ccb_ode_params_check rejects an unknown one). */
-static const ccb_ode_type* method_type(ccb_ode_method m) {
-    return k_types[(int)m >= 0 && (int)m < NTYPES ? (int)m : 0];
+int ccb_ode_method_count(void) {
+    return NBUILTIN + g_nregistered;
+}
+
+ccb_ode_method ccb_ode_method_get(int i) {
+    if (i < 0 || i >= ccb_ode_method_count()) {
+        return NULL;
+    }
+    return i < NBUILTIN ? k_builtin[i] : g_registered[i - NBUILTIN];
+}
+
+ccb_ode_method ccb_ode_method_find(const char* name) {
+    for (int i = 0; name && i < ccb_ode_method_count(); ++i) {
+        if (strcmp(ccb_ode_method_get(i)->name, name) == 0) {
+            return ccb_ode_method_get(i);
+        }
+    }
+    return NULL;
+}
+
+ccb_status ccb_ode_method_register(ccb_ode_method t, char* msg, size_t n) {
+    if (t == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE method: NULL type");
+    }
+    if (t->abi != CCB_ABI_VERSION) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "ODE method '%s': built for ABI version %d, this libccb has %d",
+                          t->name ? t->name : "?", t->abi, CCB_ABI_VERSION);
+    }
+    if (!ccb_component_name_ok(t->name) || t->title == NULL || t->advance == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "ODE method: a name of a-z, 0-9 and '-' (got '%s'), a title and an "
+                          "advance are required",
+                          t->name ? t->name : "(null)");
+    }
+    if (ccb_ode_method_find(t->name) || ccb_solver_find(t->name)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE method '%s': the name is taken", t->name);
+    }
+    const ccb_status s =
+        ccb_option_table_check(t->options, t->noptions, sizeof(ccb_ode_params), msg, n);
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (g_nregistered == CCB_ODE_MAX_REGISTERED) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE method '%s': more than %d registered",
+                          t->name, CCB_ODE_MAX_REGISTERED);
+    }
+    g_registered[g_nregistered++] = t;
+    return CCB_OK;
+}
+
+/* The method of a checked parameter set (ccb_ode_params_check rejects a missing one). */
+static ccb_ode_method method_type(ccb_ode_method m) {
+    return m;
 }
 
 const char* ccb_ode_method_name(ccb_ode_method m) {
-    return ccb_enum_name(CCB_ENUM_ODE_METHOD, (int)m);
+    return m ? m->name : NULL;
 }
 
 const char* ccb_ode_gsl_method_name(ccb_ode_gsl_method m) {
@@ -52,8 +105,8 @@ ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t n) {
     if (p == NULL) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE parameters: NULL pointer");
     }
-    if (ccb_ode_method_name(p->method) == NULL) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown method %d", (int)p->method);
+    if (p->method == NULL || p->method->advance == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: no method given");
     }
     if (!(isfinite(p->h) && p->h > 0)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: step h must be finite and > 0 s (got %g)",
@@ -128,7 +181,7 @@ ccb_status ccb_ode_create(const ccb_ode_system* sys, const ccb_ode_params* prm, 
     if (s != CCB_OK) {
         return s;
     }
-    if (prm->method == CCB_ODE_IE && prm->tals) {
+    if ((prm->method->flags & CCB_ODE_TALS) && prm->tals) {
         if (sys->slip == NULL) {
             return ccb_errorf(msg, n, CCB_E_INVALID,
                               "ode_create: TALS needs the system's slip callback");
@@ -161,7 +214,7 @@ ccb_status ccb_ode_create(const ccb_ode_system* sys, const ccb_ode_params* prm, 
         *vecs[k] = ccb_calloc(nx, sizeof(double));
         ok &= *vecs[k] != NULL;
     }
-    const ccb_ode_type* type = method_type(prm->method);
+    const ccb_ode_method_type* type = method_type(prm->method);
     if (!ok || (type->create && type->create(o) != CCB_OK)) {
         ccb_ode_destroy(o);
         return ccb_errorf(msg, n, CCB_E_NOMEM, "ode_create: out of memory (%s, %d states)",
@@ -176,7 +229,7 @@ void ccb_ode_destroy(ccb_ode* o) {
     if (o == NULL) {
         return;
     }
-    const ccb_ode_type* type = method_type(o->prm.method);
+    const ccb_ode_method_type* type = method_type(o->prm.method);
     if (type->destroy) {
         type->destroy(o);
     }
@@ -235,4 +288,33 @@ ccb_status ccb_ode_advance(ccb_ode* o, double t_end) {
     }
     o->f_limit = o->work.n_f + o->prm.max_f_evals; /* the work limit of this interval */
     return method_type(o->prm.method)->advance(o, t_end);
+}
+
+int ccb_ode_nx(const ccb_ode* o) {
+    return o ? o->nx : 0;
+}
+double* ccb_ode_state_mut(ccb_ode* o) {
+    return o ? o->x : NULL;
+}
+void ccb_ode_set_time(ccb_ode* o, double t) {
+    if (o) {
+        o->t = t;
+    }
+}
+ccb_status ccb_ode_f(ccb_ode* o, double t, const double* x, double* xdot) {
+    return o ? ccb_ode_eval(o, t, x, xdot, 0) : CCB_E_INVALID;
+}
+const ccb_ode_params* ccb_ode_params_get(const ccb_ode* o) {
+    return o ? &o->prm : NULL;
+}
+ccb_ode_work* ccb_ode_work_mut(ccb_ode* o) {
+    return o ? &o->work : NULL;
+}
+void* ccb_ode_method_data(const ccb_ode* o) {
+    return o ? o->mdata : NULL;
+}
+void ccb_ode_set_method_data(ccb_ode* o, void* data) {
+    if (o) {
+        o->mdata = data;
+    }
 }

@@ -38,19 +38,8 @@ struct ccb_ode {
     int counting_errest;
     /* GSL */
     void* gsl;
+    void* mdata; /* a registered method's workspace (ccb_ode_method_data) */
 };
-
-/* An integration method: its own workspace (create may be NULL: none beyond the common
- * vectors; destroy must accept a half-created object) and the advance from o->t to t_end. */
-typedef struct ccb_ode_type {
-    const char* name; /* ccb_ode_method_name */
-    ccb_status (*create)(ccb_ode* o);
-    void (*destroy)(ccb_ode* o);
-    ccb_status (*advance)(ccb_ode* o, double t_end);
-} ccb_ode_type;
-extern const ccb_ode_type ccb_ode_type_ie;  /* ode_ie.c */
-extern const ccb_ode_type ccb_ode_type_rk3; /* ode_rk3.c */
-extern const ccb_ode_type ccb_ode_type_gsl; /* ode_gsl.c */
 
 /* ode_core.c. Evaluates f, counting it; copies (t, x, f) into the cache if cache != 0. */
 ccb_status ccb_ode_eval(ccb_ode* o, double t, const double* x, double* xdot, int cache);

@@ -41,4 +41,12 @@ static ccb_status rk3_advance(ccb_ode* o, double t_end) {
     return CCB_OK;
 }
 
-const ccb_ode_type ccb_ode_type_rk3 = {"rk3", NULL, NULL, rk3_advance};
+const ccb_ode_method_type ccb_ode_rk3 = {
+    .abi = CCB_ABI_VERSION,
+    .name = "rk3",
+    .title = "explicit Runge-Kutta 3 (Drake's tableau), fixed step",
+    .reference = "formulation-tamsi-hydro §E.2",
+    .flags = CCB_ODE_EXPLICIT,
+    .notes = "Drake's RungeKutta3 tableau with the fewest equal steps <= h per sampling interval.",
+    .advance = rk3_advance,
+};

@@ -7,6 +7,7 @@
 #include "ccb/sim.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,10 +16,6 @@
 #include "approx_internal.h"
 #include "sim_internal.h"
 
-/* The solvers by ccb_solver (the enum indexes this table). */
-static const sim_solver* const k_solvers[] = {&ccb_sim_solver_newton, &ccb_sim_solver_tamsi,
-                                              &ccb_sim_solver_ode};
-#define NSOLVERS ((int)(sizeof k_solvers / sizeof k_solvers[0]))
 
 static const char* const k_counter_names[CCB_CNT_COUNT] = {
     "iterations", "ls_evals", "residual", "tolerance", "cost [J]", "kappa", "alpha_min",
@@ -30,7 +27,46 @@ const char* ccb_counter_name(ccb_counter c) {
 }
 
 const char* ccb_solver_name(ccb_solver s) {
-    return ccb_enum_name(CCB_ENUM_SOLVER, (int)s);
+    return s ? s->name : NULL;
+}
+
+void ccb_sim_params_set_solver(ccb_sim_params* p, ccb_solver solver, ccb_ode_method method) {
+    p->solver = solver;
+    if (method) {
+        p->ode.method = method;
+    }
+    for (int i = 0; solver && i < solver->noptions; ++i) {
+        ccb_option_store(&solver->options[i], p, solver->options[i].def);
+    }
+    const ccb_ode_method_type* m = p->ode.method;
+    if (solver && (solver->flags & CCB_SOLVER_ODE_METHODS) && m) {
+        for (int i = 0; i < m->noptions; ++i) {
+            ccb_option_store(&m->options[i], &p->ode, m->options[i].def);
+        }
+    }
+}
+
+const ccb_option_desc* ccb_sim_params_option(const ccb_sim_params* p, const char* name,
+                                             int* in_ode) {
+    *in_ode = 0;
+    const ccb_option_desc* d = ccb_solver_option(p->solver, name);
+    const ccb_ode_method_type* m = p->ode.method;
+    if (d == NULL && p->solver && (p->solver->flags & CCB_SOLVER_ODE_METHODS) && m) {
+        for (int i = 0; i < m->noptions && d == NULL; ++i) {
+            d = strcmp(m->options[i].name, name) == 0 ? &m->options[i] : NULL;
+        }
+        *in_ode = d != NULL;
+    }
+    return d;
+}
+
+void* ccb_sim_solver_data(const ccb_sim* sim) {
+    return sim ? sim->ws : NULL;
+}
+void ccb_sim_set_solver_data(ccb_sim* sim, void* data) {
+    if (sim) {
+        sim->ws = data;
+    }
 }
 
 ccb_sim_params ccb_sim_params_default(void) {
@@ -75,18 +111,19 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
                           "contact margin must be finite and >= 0 m (got %g)", p->margin);
     }
-    if ((int)p->solver < 0 || (int)p->solver >= NSOLVERS) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "unknown solver %d", (int)p->solver);
+    if (p->solver == NULL) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "no solver given");
     }
     const ccb_sim_ec_params* ec = &p->ec;
     if (ec->enabled != 0 && ec->enabled != 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "error control: enabled must be 0 or 1 (got %d)",
                           ec->enabled);
     }
-    if (ec->enabled && p->solver != CCB_SOLVER_NEWTON) {
+    if (ec->enabled && !(p->solver->flags & CCB_SOLVER_ERROR_CONTROL)) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "error control of the convex step applies to the Newton solver only "
-                          "(the ODE solver has its own: ode.error_control)");
+                          "error control of the convex step does not apply to the %s solver "
+                          "(the ODE solver has its own: ode.error_control)",
+                          p->solver->name);
     }
     if (!(isfinite(ec->accuracy) && ec->accuracy > 0)) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
@@ -123,7 +160,7 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
     if (s != CCB_OK) {
         return s;
     }
-    return k_solvers[p->solver]->check(p, msg, n);
+    return p->solver->check(p, msg, n);
 }
 
 ccb_status ccb_sim_create(const ccb_model* m, const ccb_sim_params* prm, ccb_sim** out, char* msg,
@@ -146,7 +183,7 @@ ccb_status ccb_sim_create(const ccb_model* m, const ccb_sim_params* prm, ccb_sim
     sim->model = m;
     sim->prm = *prm;
     sim->prm.problem.approx.dt = prm->dt;
-    sim->solver = k_solvers[prm->solver];
+    sim->solver = prm->solver;
     const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), nv = (size_t)(m->nv > 0 ? m->nv : 1);
     sim->q = ccb_calloc(nq, sizeof(double));
     sim->qn = ccb_calloc(nq, sizeof(double));
@@ -321,7 +358,7 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
      * results bit-identical); the other solvers read every contact's rows */
     ccb_problem_params pp = sim->prm.problem;
     pp.approx.dt = h;
-    pp.defer_inactive = sim->prm.solver == CCB_SOLVER_NEWTON && !sim->prm.newton.evaluate_all;
+    pp.defer_inactive = sim->solver->defer_contacts && sim->solver->defer_contacts(&sim->prm);
     s = ccb_problem_build(sim->problem, m, sim->prm.approx, &pp, t0, q, v, &sim->contacts);
     toc = ccb_wall_time();
     sim->stats.time_problem += toc - tic;
@@ -334,7 +371,8 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
     tic = toc;
     const double *vn = NULL, *vc = NULL, *g = NULL;
     sim->h_last = h;
-    s = sim->solver->solve(sim, guess, &vn, &vc, &g);
+    const ccb_step_context step = {t0, h, sim->prm.problem.approx.vs};
+    s = sim->solver->solve(sim, &step, guess, sim->stats.counter, &vn, &vc, &g);
     sim->stats.time_solve += ccb_wall_time() - tic;
     sim->stats.status = s;
     if (s != CCB_OK) { /* the last iterate stays readable through the solver's workspace */
@@ -625,13 +663,13 @@ ccb_status ccb_sim_problem_impulses(const ccb_sim* sim, double* gamma) {
     return CCB_OK;
 }
 ccb_newton* ccb_sim_newton(const ccb_sim* sim) {
-    return sim && sim->solver == &ccb_sim_solver_newton ? sim->ws : NULL;
+    return sim && sim->solver == &ccb_solver_newton ? sim->ws : NULL;
 }
 const ccb_tamsi* ccb_sim_tamsi(const ccb_sim* sim) {
-    return sim && sim->solver == &ccb_sim_solver_tamsi ? sim->ws : NULL;
+    return sim && sim->solver == &ccb_solver_tamsi ? sim->ws : NULL;
 }
 const ccb_ode* ccb_sim_ode(const ccb_sim* sim) {
-    return sim && sim->solver == &ccb_sim_solver_ode ? ccb_sim_ode_integrator(sim) : NULL;
+    return sim && sim->solver == &ccb_solver_ode ? ccb_sim_ode_integrator(sim) : NULL;
 }
 ccb_sim_ec_work ccb_sim_get_ec_work(const ccb_sim* sim) {
     ccb_sim_ec_work w;
@@ -654,16 +692,36 @@ void ccb_sim_describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     if (sim == NULL || fn == NULL) {
         return;
     }
-    DESCRIBE_TEXT("solver.name", ccb_solver_name(sim->prm.solver));
+    const ccb_solver_type* t = sim->solver;
+    DESCRIBE_TEXT("solver.name", t->name);
     if (sim->prm.contact_order != 0) { /* a perturbation, recorded only where it is applied */
         DESCRIBE_TEXT("contacts.order", "reversed");
     }
-    sim->solver->describe(sim, fn, user);
+    /* every option descriptor of the solver and of its ODE method, as the command line names it */
+    const ccb_ode_method_type* m = t->flags & CCB_SOLVER_ODE_METHODS ? sim->prm.ode.method : NULL;
+    for (int k = 0; k < 2; ++k) {
+        const ccb_option_desc* d = k == 0 ? t->options : m ? m->options : NULL;
+        const int nd = k == 0 ? t->noptions : m ? m->noptions : 0;
+        const void* base = k == 0 ? (const void*)&sim->prm : (const void*)&sim->prm.ode;
+        for (int i = 0; i < nd; ++i) {
+            char key[64], text[64];
+            snprintf(key, sizeof key, "option.%s", d[i].name);
+            ccb_option_format(&d[i], base, text, sizeof text);
+            if (d[i].type == CCB_OPT_REAL || d[i].type == CCB_OPT_INT) {
+                DESCRIBE_NUM(key, ccb_option_value(&d[i], base));
+            } else {
+                DESCRIBE_TEXT(key, text);
+            }
+        }
+    }
+    if (t->describe) {
+        t->describe(sim, fn, user);
+    }
 }
 
 void ccb_sim_factor_counts(const ccb_sim* sim, long* analyses, long* factorizations) {
     *analyses = *factorizations = 0;
-    if (sim) {
+    if (sim && sim->solver->factor_counts) {
         sim->solver->factor_counts(sim, analyses, factorizations);
     }
 }

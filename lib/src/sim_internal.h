@@ -1,10 +1,11 @@
-/* sim internals: the simulation object and the table of its solvers (not installed).
+/* sim internals: the simulation object (not installed).
  *
- * A solver is a const table, as the approximations are: sim.c dispatches through it and knows no
- * solver kind. Two shapes of step: a frozen-step solver (Newton on a convex approximation, TAMSI)
- * solves the step problem that sim.c built at (t0, q0) and returns v, the contact velocities and
- * impulses; sim.c then moves q (symplectic Euler). An integrator (the ODE solver) advances the
- * continuous model over the whole step itself. Either fills the generic step counters. */
+ * A solver is a type object of ccb/solver.h, as the approximations are: sim.c dispatches through
+ * it and knows no solver kind. Two shapes of step: a frozen-step solver (Newton on a convex
+ * approximation, TAMSI, a registered one) solves the step problem that sim.c built at (t0, q0)
+ * and returns v, the contact velocities and impulses; sim.c then moves q (symplectic Euler). An
+ * integrator (the ODE solver) advances the continuous model over the whole step itself. Either
+ * fills the generic step counters. */
 #ifndef CCB_SIM_INTERNAL_H
 #define CCB_SIM_INTERNAL_H
 
@@ -13,12 +14,11 @@
 #include "model_internal.h"
 #include "problem_internal.h"
 
-typedef struct sim_solver sim_solver;
 
 struct ccb_sim {
     const ccb_model* model;
     ccb_sim_params prm;
-    const sim_solver* solver;
+    const ccb_solver_type* solver; /* prm.solver */
     void* ws; /* the solver's workspace */
     ccb_contact_set contacts;
     ccb_problem* problem;
@@ -38,33 +38,6 @@ struct ccb_sim {
     int cap_metrics;
     char msg[CCB_MSG_SIZE];
 };
-
-struct sim_solver {
-    /* Checks the solver's own parameters in p (the rest is checked by sim.c). */
-    ccb_status (*check)(const ccb_sim_params* p, char* msg, size_t n);
-    /* Creates sim->ws for sim->model and sim->prm (checked). */
-    ccb_status (*create)(ccb_sim* sim, char* msg, size_t n);
-    void (*destroy)(ccb_sim* sim); /* accepts a NULL sim->ws */
-    /* Frozen-step solvers: solves sim->problem from the guess (nv); on success *v, *vc, *gamma point at
-     * the new velocities, contact velocities and impulses (borrowed). NULL for integrators. */
-    ccb_status (*solve)(ccb_sim* sim, const double* guess, const double** v, const double** vc,
-                        const double** gamma);
-    /* Integrators: advances (t, q, v) by one step from t0, with the contact results; on failure
-     * the state is unchanged. NULL for frozen-step solvers. */
-    ccb_status (*advance)(ccb_sim* sim, double t0);
-    /* The state changed (set_state) at time t; NULL if nothing to do. */
-    ccb_status (*set_state)(ccb_sim* sim, double t);
-    /* Effective stiction tolerance [m/s] of contact i at impulse gamma. */
-    double (*stiction)(const ccb_sim* sim, int i, const double gamma[3]);
-    void (*factor_counts)(const ccb_sim* sim, long* analyses, long* factorizations);
-    const char* (*last_error)(const ccb_sim* sim);
-    /* The solver's settings and work (ccb_sim_describe; "solver.name" is written by sim.c). */
-    void (*describe)(const ccb_sim* sim, ccb_describe_fn fn, void* user);
-};
-
-extern const sim_solver ccb_sim_solver_newton; /* sim_newton.c */
-extern const sim_solver ccb_sim_solver_tamsi;  /* sim_tamsi.c */
-extern const sim_solver ccb_sim_solver_ode;    /* sim_ode.c */
 
 /* Shorthands for describe hooks. */
 #define DESCRIBE_TEXT(key, t) fn(user, key, CCB_DESCRIBE_TEXT, t, 0.0)

@@ -4,6 +4,7 @@
  * step `ode.h` (0: dt); the contact results are those of the continuous model at t0 + dt (force
  * = the contact force at that instant, gamma = force dt). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
@@ -29,7 +30,7 @@ static ccb_status check(const ccb_sim_params* p, char* msg, size_t n) {
     if (s != CCB_OK) {
         return s;
     }
-    if (!op.error_control && op.method != CCB_ODE_GSL) {
+    if (!op.error_control && !(op.method->flags & CCB_ODE_ADAPTIVE)) {
         const double r = p->dt / op.h;
         if (!(fabs(r - round(r)) <= 1e-9 * r)) { /* [round-off: dt/h of exact multiples] */
             return ccb_errorf(msg, n, CCB_E_INVALID,
@@ -164,7 +165,7 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     DESCRIBE_NUM("solver.stiction_tolerance", sim->prm.problem.approx.vs);
     DESCRIBE_TEXT("solver.method", ccb_ode_method_name(o->method));
     DESCRIBE_NUM("solver.h", o->h);
-    if (o->method == CCB_ODE_IE) {
+    if (o->method == &ccb_ode_ie) {
         DESCRIBE_TEXT("solver.newton", ccb_enum_name(CCB_ENUM_IE_NEWTON, o->newton));
         DESCRIBE_FLAG("solver.error_control", o->error_control);
         DESCRIBE_NUM("solver.accuracy", o->accuracy);
@@ -173,7 +174,7 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
         DESCRIBE_FLAG("solver.tals", o->tals);
         DESCRIBE_NUM("solver.theta_max", o->theta_max);
     }
-    if (o->method == CCB_ODE_GSL) {
+    if (o->method == &ccb_ode_gsl) {
         DESCRIBE_TEXT("solver.gsl_method", ccb_ode_gsl_method_name(o->gsl_method));
         DESCRIBE_NUM("solver.gsl_atol", o->gsl_atol);
         DESCRIBE_NUM("solver.gsl_rtol", o->gsl_rtol);
@@ -194,6 +195,32 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     DESCRIBE_NUM("work.h_max", w->h_max);
 }
 
-const sim_solver ccb_sim_solver_ode = {check,         create,     destroy, NULL,
-                                       advance,       set_state,  stiction, factor_counts,
-                                       last_error,    describe};
+static const ccb_option_desc k_options[] = {
+    {.name = "h", .type = CCB_OPT_REAL, .storage = CCB_STORE_DOUBLE,
+     .offset = offsetof(ccb_sim_params, ode.h), .min = 0, .max = 1e3, .def = 0, .unit = "s",
+     .doc = "integrator step (fixed) or first step (adaptive); 0: the sampling interval dt"},
+};
+
+const ccb_solver_type ccb_solver_ode = {
+    .abi = CCB_ABI_VERSION,
+    .name = "ode",
+    .title = "an ODE method on the continuous model, sampled every dt (--solver METHOD)",
+    .reference = "formulation-tamsi-hydro §A-§B",
+    .flags = CCB_SOLVER_REGULARIZED | CCB_SOLVER_ODE_METHODS,
+    .notes =
+    "ie/rk3/gsl integrate the continuous model (configuration not frozen): fn = k (1 - d vn)+ "
+    "(-phi)+, ft = -mu~(|vt|/v_s) fn vt/|vt| with regularization stribeck5 (Drake's continuous "
+    "point contact) unless the case sets one; dt is the sampling interval, --h the integrator "
+    "step (default dt).",
+    .options = k_options,
+    .noptions = (int)(sizeof k_options / sizeof k_options[0]),
+    .check = check,
+    .create = create,
+    .destroy = destroy,
+    .advance = advance,
+    .set_state = set_state,
+    .stiction = stiction,
+    .factor_counts = factor_counts,
+    .last_error = last_error,
+    .describe = describe,
+};

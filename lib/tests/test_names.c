@@ -26,7 +26,7 @@ static void test_round_trip(void) {
     CHECK(ccb_enum_name(CCB_ENUM_COUNT, 0) == NULL && ccb_enum_title(CCB_ENUM_COUNT) == NULL,
           "no enumeration past the last");
     int v = 0;
-    CHECK(ccb_enum_value(CCB_ENUM_SOLVER, NULL, &v) == CCB_E_INVALID, "NULL name refused");
+    CHECK(ccb_enum_value(CCB_ENUM_COUPLING, NULL, &v) == CCB_E_INVALID, "NULL name refused");
 }
 
 static void test_list_and_modules(void) {

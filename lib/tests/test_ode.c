@@ -315,7 +315,7 @@ static void test_errors(void) {
     CHECK(strstr(msg, "accuracy") != NULL, "message names the field: %s", msg);
     for (int m = 0; m < 3; ++m) {
         p = ccb_ode_params_default();
-        p.method = (ccb_ode_method)m;
+        p.method = ccb_ode_method_get(m);
         p.h = 0.01;
         CHECK(ccb_ode_create(&nan_sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create");
         const double x0[1] = {0};

@@ -33,6 +33,7 @@
 #include "ccb/problem.h"
 #include "ccb/record.h"
 #include "ccb/sim.h"
+#include "ccb/solver.h"
 #include "ccb/status.h"
 #include "ccb/tamsi.h"
 #include "ccb/version.h"

@@ -33,6 +33,7 @@
 
 #include "ccb/friction.h"
 #include "ccb/geometry.h"
+#include "ccb/solver.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,11 +58,50 @@ typedef struct ccb_ode_system {
     void* user;
 } ccb_ode_system;
 
-typedef enum ccb_ode_method {
-    CCB_ODE_IE = 0,  /* implicit Euler */
-    CCB_ODE_RK3 = 1, /* explicit Runge-Kutta 3, fixed step */
-    CCB_ODE_GSL = 2  /* GSL odeiv2 adaptive */
-} ccb_ode_method;
+/* An ODE method is a type object (as GSL's step types), registered like the approximations
+ * and solvers (ccb/solver.h): the built-in ones below, and any added with
+ * ccb_ode_method_register. Its option descriptors' offsets are into ccb_ode_params (a
+ * registered method keeps its values in ccb_ode_params.ext: CCB_ODE_EXT_OFFSET(k)). */
+typedef struct ccb_ode ccb_ode;
+enum {
+    CCB_ODE_ADAPTIVE = 1u << 0, /* the method chooses its steps (no fixed step h to divide dt) */
+    CCB_ODE_TALS = 1u << 1,     /* with tals = 1 it limits its updates by TALS (needs the slip) */
+    CCB_ODE_EXPLICIT = 1u << 2  /* no Newton iterations (their statistics do not apply) */
+};
+typedef struct ccb_ode_method_type {
+    int abi;               /* CCB_ABI_VERSION */
+    const char* name;      /* a-z 0-9 '-': "ie", "rk3", "gsl" */
+    const char* title;     /* one line */
+    const char* reference; /* where the method is specified */
+    unsigned flags;        /* CCB_ODE_* */
+    const char* notes;     /* optional: choices left open and defaults taken (`ccb info`) */
+    const ccb_option_desc* options; /* offsets into ccb_ode_params */
+    int noptions;
+    /* Optional: its own workspace (ccb_ode_method_data); destroy must accept a half-made one. */
+    ccb_status (*create)(ccb_ode* o);
+    void (*destroy)(ccb_ode* o);
+    /* Advances from ccb_ode_time(o) to t_end exactly (ccb_ode_advance). */
+    ccb_status (*advance)(ccb_ode* o, double t_end);
+} ccb_ode_method_type;
+typedef const ccb_ode_method_type* ccb_ode_method;
+
+CCB_API extern const ccb_ode_method_type ccb_ode_ie;  /* implicit Euler */
+CCB_API extern const ccb_ode_method_type ccb_ode_rk3; /* explicit Runge-Kutta 3, fixed step */
+CCB_API extern const ccb_ode_method_type ccb_ode_gsl; /* GSL odeiv2 adaptive */
+/* The built-in methods by their old enumerator names. */
+#define CCB_ODE_IE (&ccb_ode_ie)
+#define CCB_ODE_RK3 (&ccb_ode_rk3)
+#define CCB_ODE_GSL (&ccb_ode_gsl)
+
+/* Registry: the built-in methods first, then the registered ones, in order. */
+CCB_API int ccb_ode_method_count(void);
+CCB_API ccb_ode_method ccb_ode_method_get(int i);
+CCB_API ccb_ode_method ccb_ode_method_find(const char* name);
+/* Adds a method (borrowed; register before use; not thread-safe). CCB_E_INVALID with a message
+ * for another abi, a missing advance, a malformed option table or name, a name taken by a
+ * method or a solver, or more than CCB_ODE_MAX_REGISTERED. */
+#define CCB_ODE_MAX_REGISTERED 16
+CCB_API ccb_status ccb_ode_method_register(ccb_ode_method type, char* msg, size_t msg_size);
 
 typedef enum ccb_ie_newton {
     CCB_IE_FULL_NEWTON = 0, /* FN: J at every iterate (formulation-tamsi-hydro §B.4) */
@@ -80,6 +120,7 @@ typedef enum ccb_ode_gsl_method {
     CCB_GSL_MSADAMS = 3
 } ccb_ode_gsl_method;
 
+#define CCB_ODE_EXT 8
 typedef struct ccb_ode_params {
     ccb_ode_method method;
     double h;     /* IE fixed / RK3: the step; IE-EC and GSL: the first step tried [s]; > 0 */
@@ -105,7 +146,10 @@ typedef struct ccb_ode_params {
      * (about two seconds of f on the cases' models per sampling interval). */
     double h_min;
     long max_f_evals;
+    /* The options of a registered method (its descriptors point here; 0 by default). */
+    double ext[CCB_ODE_EXT];
 } ccb_ode_params;
+#define CCB_ODE_EXT_OFFSET(k) (offsetof(ccb_ode_params, ext) + (size_t)(k) * sizeof(double))
 
 CCB_API ccb_ode_params ccb_ode_params_default(void);
 CCB_API ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t msg_size);
@@ -151,6 +195,18 @@ CCB_API double ccb_ode_time(const ccb_ode* ode);
 CCB_API const double* ccb_ode_state(const ccb_ode* ode); /* borrowed, nx entries */
 CCB_API const ccb_ode_work* ccb_ode_get_work(const ccb_ode* ode);
 CCB_API void ccb_ode_reset_work(ccb_ode* ode);
+
+/* For the advance of an ODE method (ccb_ode_method_type): the state it advances in place with
+ * the time it reached, evaluations of f counted as work and held to the work limit
+ * (CCB_E_LIMIT past max_f_evals), its parameters, its work counters and its own workspace. */
+CCB_API int ccb_ode_nx(const ccb_ode* ode);
+CCB_API double* ccb_ode_state_mut(ccb_ode* ode);
+CCB_API void ccb_ode_set_time(ccb_ode* ode, double t);
+CCB_API ccb_status ccb_ode_f(ccb_ode* ode, double t, const double* x, double* xdot);
+CCB_API const ccb_ode_params* ccb_ode_params_get(const ccb_ode* ode);
+CCB_API ccb_ode_work* ccb_ode_work_mut(ccb_ode* ode);
+CCB_API void* ccb_ode_method_data(const ccb_ode* ode);
+CCB_API void ccb_ode_set_method_data(ccb_ode* ode, void* data);
 
 /* Newton on one implicit Euler step from (t0, x0) of size h, the paper's Fig. 4 experiment:
  * full Newton (J at every iterate, forward differences), no convergence test but

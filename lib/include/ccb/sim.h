@@ -25,6 +25,7 @@
 #include "ccb/newton.h"
 #include "ccb/ode.h"
 #include "ccb/problem.h"
+#include "ccb/solver.h"
 #include "ccb/tamsi.h"
 
 #ifdef __cplusplus
@@ -33,13 +34,15 @@ extern "C" {
 
 typedef struct ccb_sim ccb_sim;
 
-typedef enum ccb_solver {
-    CCB_SOLVER_NEWTON = 0, /* convex approximation + Newton (default) */
-    CCB_SOLVER_TAMSI = 1,  /* TAMSI (+ TALS), two-way or one-way coupling */
-    CCB_SOLVER_ODE = 2     /* an ODE integrator on the continuous model */
-} ccb_solver;
+/* A solver is a type object of ccb/solver.h (built in: Newton on the convex approximation,
+ * TAMSI, an ODE method on the continuous model; or registered); ccb_solver is a pointer to one. */
+typedef const ccb_solver_type* ccb_solver;
+/* The built-in solvers by their old enumerator names. */
+#define CCB_SOLVER_NEWTON (&ccb_solver_newton)
+#define CCB_SOLVER_TAMSI (&ccb_solver_tamsi)
+#define CCB_SOLVER_ODE (&ccb_solver_ode)
 
-/* "newton", "tamsi", "ode", or NULL. */
+/* "newton", "tamsi", "ode", a registered solver's name, or NULL. */
 CCB_API const char* ccb_solver_name(ccb_solver s);
 
 /* Error control of the convex step (CENIC: Kurtz & Castro, arXiv 2511.08771, 2025;
@@ -80,6 +83,7 @@ typedef struct ccb_sim_ec_work {
     double err_last;     /* error estimate e of the last attempt that reached the test [m, rad] */
 } ccb_sim_ec_work;
 
+#define CCB_SIM_EXT 16
 typedef struct ccb_sim_params {
     ccb_solver solver;          /* default CCB_SOLVER_NEWTON */
     double dt;                  /* time step [s] (ODE: sampling interval), finite > 0 */
@@ -96,7 +100,20 @@ typedef struct ccb_sim_params {
      * the factorization's elimination order differ, so 1 is a round-off-equivalent perturbation
      * (`ccb gate --sensitivity`, cases.md §10). */
     int contact_order;
+    /* The options of a registered solver (its descriptors point here; 0 by default: a program
+     * that selects it sets its defaults with ccb_sim_params_set_solver). */
+    double ext[CCB_SIM_EXT];
 } ccb_sim_params;
+#define CCB_SIM_EXT_OFFSET(k) (offsetof(ccb_sim_params, ext) + (size_t)(k) * sizeof(double))
+
+/* Selects a solver (and, for the ODE solver, an ODE method; NULL: keep p->ode.method) and writes
+ * the default of each of their option descriptors into p. */
+CCB_API void ccb_sim_params_set_solver(ccb_sim_params* p, ccb_solver solver,
+                                       ccb_ode_method method);
+/* The descriptor `name` that the solver of p reads (its own, or its ODE method's, with *base the
+ * block it lives in: p, or &p->ode); NULL if neither has one. */
+CCB_API const ccb_option_desc* ccb_sim_params_option(const ccb_sim_params* p, const char* name,
+                                                     int* in_ode);
 
 CCB_API ccb_sim_params ccb_sim_params_default(void);
 CCB_API ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n);
@@ -109,6 +126,10 @@ typedef struct ccb_contact_result {
     double force[3];      /* gamma / dt [N] (error control: gamma / h of the last internal step) */
     double stiction_tol;  /* effective stiction tolerance of the approximation [m/s] */
 } ccb_contact_result;
+
+/* The solver's workspace (for a solver type's functions; ccb/solver.h). */
+CCB_API void* ccb_sim_solver_data(const ccb_sim* sim);
+CCB_API void ccb_sim_set_solver_data(ccb_sim* sim, void* data);
 
 /* Per-step statistics of any solver: one generic table of counters, a value per row (NAN where
  * the row does not apply to the solver: no kappa for TAMSI, no f evaluations for Newton). The
@@ -183,16 +204,9 @@ CCB_API const ccb_ode* ccb_sim_ode(const ccb_sim* sim);
 CCB_API void ccb_sim_factor_counts(const ccb_sim* sim, long* analyses, long* factorizations);
 
 /* What the simulation's solver is and how it is set, as dotted keys ("solver.name",
- * "solver.approximation", "solver.coupling", "work.f_evaluations", ...), for metadata: fn is
- * called once per key with a string (kind CCB_DESCRIBE_TEXT), a number or a flag (0/1). The
- * names of enumerated settings are those of ccb/names.h. */
-typedef enum ccb_describe_kind {
-    CCB_DESCRIBE_TEXT = 0,
-    CCB_DESCRIBE_NUMBER = 1,
-    CCB_DESCRIBE_FLAG = 2
-} ccb_describe_kind;
-typedef void (*ccb_describe_fn)(void* user, const char* key, ccb_describe_kind kind,
-                                const char* text, double number);
+ * "solver.approximation", "option.rtol", "work.f_evaluations", ...), for metadata: one
+ * "option.NAME" key per option descriptor of the solver (and its ODE method) with its value,
+ * then the solver's own keys. The names of enumerated settings are those of ccb/names.h. */
 CCB_API void ccb_sim_describe(const ccb_sim* sim, ccb_describe_fn fn, void* user);
 /* Work of the error control of the convex step since the last set_state (zeros when off). */
 CCB_API ccb_sim_ec_work ccb_sim_get_ec_work(const ccb_sim* sim);
