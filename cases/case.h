@@ -313,6 +313,12 @@ int case_build_pair(const char* what, double g, const ccb_body_def* a, const ccb
 /* The `ccb` command line (main.c); ccb.c's main calls it. A program that registers its own
  * approximations (ccb_approx_register) before calling it is `ccb` with them as variants. */
 int ccb_cli_main(int argc, char** argv);
+/* Plugins (plugin.c): loads one module (0, or -1 with a message), the modules of
+ * CCB_PLUGIN_PATH, and lists those loaded (absolute paths, for manifests). */
+int plugin_load(const char* path, char* msg, size_t n);
+int plugin_load_env(char* msg, size_t n);
+int plugin_count(void);
+const char* plugin_path(int i);
 
 /* registry.c */
 int case_count(void);

@@ -44,7 +44,7 @@ static void die_usage(const char* fmt, ...) {
 static const char* k_usage =
     "ccb — benchmark and validation suite for velocity-level frictional-contact solvers\n"
     "\n"
-    "usage: ccb COMMAND [options]\n"
+    "usage: ccb [--plugin FILE.so ...] COMMAND [options]\n"
     "\n"
     "commands:\n"
     "  list                      the canonical cases, their studies, the solver variants\n"
@@ -57,6 +57,10 @@ static const char* k_usage =
     "  reproduce                 every study, figure and gate; writes results/README.md\n"
     "  compare                   variants side by side on the cases: compare.csv, .md, figures\n"
     "  bench [CASE]              wall time of the stepping loop per variant\n"
+    "\n"
+    "--plugin FILE.so (repeatable; also CCB_PLUGIN_PATH, colon-separated files or directories)\n"
+    "loads a module that registers approximations, solvers or ODE methods: its variants then\n"
+    "take part in every command (docs/architecture.md §5; plugins/pgs is one).\n"
     "\n"
     "`ccb COMMAND --help` lists the options of a command. Exit codes: 0 success, 1 a gate or a\n"
     "solver failed, 2 usage or input error.\n";
@@ -1248,6 +1252,14 @@ static void shell_word(strbuf* b, const char* s) {
     strbuf_printf(b, "'");
 }
 
+/* " --plugin 'PATH'" for each plugin loaded, for command lines that must run the same code. */
+static void plugin_words(strbuf* b) {
+    for (int i = 0; i < plugin_count(); ++i) {
+        strbuf_printf(b, " --plugin ");
+        shell_word(b, plugin_path(i));
+    }
+}
+
 static int emit_run(void* user, const study_ctx* ctx, const char* study, const run_config* cfg,
                     const char* rel) {
     manifest_out* mo = user;
@@ -1370,6 +1382,7 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
         return 2;
     }
     shell_word(&mo->text, mo->exe);
+    plugin_words(&mo->text);
     for (int i = 1; i < ac; ++i) {
         strbuf_printf(&mo->text, " ");
         shell_word(&mo->text, av[i]);
@@ -1512,6 +1525,7 @@ static int manifest_write(const manifest_out* mo, const opts* o, const char* wha
     }
     strbuf follow = {0};
     strbuf_printf(&follow, "ccb");
+    plugin_words(&follow);
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         if (strcmp(a, "--emit-manifest") == 0 || strcmp(a, "--out") == 0 ||
@@ -2330,7 +2344,32 @@ static void single_threaded_openmp(char** argv) {
     /* exec failed: go on with OpenMP as configured */
 }
 
+/* The plugins of CCB_PLUGIN_PATH and of leading --plugin FILE words (removed from argv). */
+static void load_plugins(int* argc, char** argv) {
+    char msg[1024];
+    if (plugin_load_env(msg, sizeof msg) != 0) {
+        die_usage("%s", msg);
+    }
+    while (*argc >= 2 && strncmp(argv[1], "--plugin", 8) == 0 &&
+           (argv[1][8] == '\0' || argv[1][8] == '=')) {
+        const int joined = argv[1][8] == '=';
+        if (!joined && *argc < 3) {
+            die_usage("--plugin needs a file");
+        }
+        if (plugin_load(joined ? argv[1] + 9 : argv[2], msg, sizeof msg) != 0) {
+            die_usage("%s", msg);
+        }
+        const int drop = joined ? 1 : 2;
+        memmove(argv + 1, argv + 1 + drop, (size_t)(*argc - 1 - drop + 1) * sizeof argv[0]);
+        *argc -= drop;
+    }
+    if (sopt_build(msg, sizeof msg) != 0) { /* a plugin's option that clashes with another */
+        die_usage("a plugin's options: %s", msg);
+    }
+}
+
 static int dispatch(int argc, char** argv) {
+    load_plugins(&argc, argv);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         fputs(k_usage, argc < 2 ? stderr : stdout);
