@@ -135,3 +135,12 @@ add_test(NAME docs.ids COMMAND bash ${PROJECT_SOURCE_DIR}/CI/ids_test.sh ${PROJE
                                     $<TARGET_FILE:ccb_cli>)
 set_tests_properties(docs.ids PROPERTIES LABELS unit)
 ccb_test_budget(docs.ids 1.0)
+
+# plugin.pgs: the extension model end to end with the example plugin plugins/pgs (loading and its
+# refusals, PGS against Newton on the same convex problem, one descriptor per option in info /
+# meta.json / the command line, a study's manifest, compare); CI/plugin_test.sh
+add_test(NAME plugin.pgs COMMAND bash ${PROJECT_SOURCE_DIR}/CI/plugin_test.sh $<TARGET_FILE:ccb_cli>
+                                 ${PROJECT_BINARY_DIR})
+set_tests_properties(plugin.pgs PROPERTIES LABELS unit
+                     ENVIRONMENT "CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+ccb_test_budget(plugin.pgs 4.5)

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# plugin.pgs (CTest): the extension model end to end (docs/architecture.md §4-§5). The example
+# plugin plugins/pgs (projected Gauss-Seidel, a solver ccb does not have) is loaded with --plugin
+# and CCB_PLUGIN_PATH and then takes part in list, info, run, study, compare and manifests like
+# a built-in solver; a module of another ABI, a file that is not a plugin and a missing file are
+# refused; and every option of every solver is exactly one descriptor: `ccb info SOLVER`, the
+# option.* keys of meta.json and the command line list the same names.
+# Usage: CI/plugin_test.sh CCB BUILD_DIR
+set -uo pipefail
+ccb=${1:?usage: plugin_test.sh CCB BUILD_DIR}
+build=${2:?usage: plugin_test.sh CCB BUILD_DIR}
+pgs=$(cd "$build/plugins" && pwd)/pgs.so
+bad=$build/plugins/pgs_abi999.so
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail() { echo "FAIL: $*"; exit 1; }
+ok() { n=$((n + 1)); }
+
+# 1. loading: --plugin, --plugin=, CCB_PLUGIN_PATH (a directory), and the refusals
+"$ccb" --plugin "$pgs" list > "$tmp/list" || fail "list with the plugin"
+grep -q "^  pgs " "$tmp/list" || fail "the pgs variant is not in ccb list"
+grep -q "solvers (ccb info SOLVER): newton tamsi ode pgs" "$tmp/list" || fail "pgs is not a solver"
+ok
+"$ccb" --plugin="$pgs" info pgs > /dev/null || fail "--plugin=FILE"
+mkdir "$tmp/plugdir" && cp "$pgs" "$tmp/plugdir/" && echo "not a plugin" > "$tmp/plugdir/README"
+CCB_PLUGIN_PATH=$tmp/plugdir "$ccb" list | grep -q "^  pgs " || fail "CCB_PLUGIN_PATH directory"
+"$ccb" --plugin "$pgs" --plugin "$pgs" list > /dev/null || fail "the same module twice is loaded once"
+ok
+expect_refusal() { # WHAT TEXT COMMAND...
+  local what=$1 text=$2
+  shift 2
+  local out rc
+  out=$("$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 2 ] || fail "$what: exit $rc, expected 2"
+  grep -qF -- "$text" <<< "$out" || fail "$what: message lacks '$text': $out"
+  ok
+}
+expect_refusal "another ABI" "was built against ccb's extension ABI 999; this ccb has ABI 1" \
+  "$ccb" --plugin "$bad" list
+expect_refusal "another module with the same solver" "its registration failed: solver 'pgs': the name is taken" \
+  env CCB_PLUGIN_PATH="$tmp/plugdir" "$ccb" --plugin "$pgs" list
+expect_refusal "not a module" "cannot load it" "$ccb" --plugin "$tmp/plugdir/README" list
+expect_refusal "no file" "no such file" "$ccb" --plugin "$tmp/none.so" list
+expect_refusal "--plugin without a file" "--plugin needs a file" "$ccb" --plugin
+expect_refusal "a plugin's solver without the plugin" "--solver expects one of newton, tamsi, ie" \
+  "$ccb" run sphere --solver pgs --out "$tmp/x"
+expect_refusal "a plugin's option without the plugin" "unknown option '--pgs-tolerance'" \
+  "$ccb" run sphere --pgs-tolerance 1e-9 --out "$tmp/x"
+expect_refusal "its option, range from its descriptor" "--pgs-tolerance expects a number in (0, 1]" \
+  "$ccb" --plugin "$pgs" run sphere --solver pgs --pgs-tolerance 2 --out "$tmp/x"
+expect_refusal "its option on another solver" "--max-sweeps applies to --solver pgs only" \
+  "$ccb" --plugin "$pgs" run sphere --max-sweeps 5 --out "$tmp/x"
+[ ! -e "$tmp/x" ] || fail "a refused run created its directory"
+
+# 2. the same convex problem by two methods: PGS and Newton converge to the same minimizer.
+# Lagged on the sphere, both to tight tolerances (PGS 1e-12 m/s per sweep, Newton eps_r 1e-12):
+# measured largest difference of any state entry over the run 6.1e-8 (PGS's stopping test
+# bounds a sweep's change, not the distance to the solution); bound 1e-6. SAP is another
+# problem: its trajectory differs from Lagged's by 1e-2 or more, so the bound can fail.
+"$ccb" --plugin "$pgs" run sphere --solver pgs --pgs-tolerance 1e-12 --out "$tmp/pgs" > /dev/null \
+  || fail "pgs on the sphere"
+"$ccb" run sphere --rtol 1e-12 --out "$tmp/newton" > /dev/null || fail "newton on the sphere"
+"$ccb" --plugin "$pgs" run sphere --solver pgs --approx sap --pgs-tolerance 1e-12 \
+  --out "$tmp/pgs-sap" > /dev/null || fail "pgs on SAP"
+maxdiff() {
+  python3 - "$1" "$2" << 'EOF'
+import csv, sys
+a = list(csv.reader(open(sys.argv[1] + '/trajectory.csv')))
+b = list(csv.reader(open(sys.argv[2] + '/trajectory.csv')))
+assert len(a) == len(b) and len(a) > 100, (len(a), len(b))
+print(max(abs(float(u) - float(v)) for x, y in zip(a[1:], b[1:]) for u, v in zip(x[1:], y[1:])))
+EOF
+}
+d=$(maxdiff "$tmp/pgs" "$tmp/newton") || fail "trajectories"
+python3 -c "import sys; sys.exit(0 if $d <= 1e-6 else 1)" \
+  || fail "pgs and newton on Lagged differ by $d > 1e-6"
+d2=$(maxdiff "$tmp/pgs-sap" "$tmp/newton") || fail "trajectories"
+python3 -c "import sys; sys.exit(0 if $d2 > 1e-6 else 1)" \
+  || fail "the check cannot fail: pgs on SAP is within $d2 of newton on Lagged"
+ok
+grep -q '"name":	"pgs"' "$tmp/pgs/meta.json" || fail "meta.json: solver.name"
+grep -q '"pgs-tolerance":	1e-12' "$tmp/pgs/meta.json" || fail "meta.json: option.pgs-tolerance"
+ok
+
+# 3. every option is one descriptor: info, meta.json and the command line list the same names
+"$ccb" --plugin "$pgs" run --help > "$tmp/run_help" || fail "run --help"
+for s in newton tamsi ie rk3 gsl pgs; do
+  "$ccb" --plugin "$pgs" info "$s" | awk '/^options/ {on = 1; next} on && /^  --/ {print substr($1, 3)} /^$/ {on = 0}' \
+    | sort > "$tmp/info_$s"
+  case $s in
+    newton) args=();; pgs) args=(--solver pgs);; *) args=(--solver "$s");;
+  esac
+  "$ccb" --plugin "$pgs" run box "${args[@]}" --t-final 0.01 --dt 0.001 --out "$tmp/m_$s" > /dev/null \
+    || fail "run box --solver $s"
+  python3 - "$tmp/m_$s/meta.json" << 'EOF' | sort > "$tmp/meta_$s"
+import json, sys
+for k in json.load(open(sys.argv[1]))["option"]:
+    print(k)
+EOF
+  cmp -s "$tmp/info_$s" "$tmp/meta_$s" || fail "$s: ccb info lists $(tr '\n' ' ' < "$tmp/info_$s"), meta.json $(tr '\n' ' ' < "$tmp/meta_$s")"
+  [ -s "$tmp/info_$s" ] || [ "$s" = rk3 ] || fail "$s lists no option"
+  while read -r o; do # each is an option of `ccb run` (its --help lists it)
+    grep -q -- "^  --$o\b" "$tmp/run_help" || fail "run --help lacks --$o"
+  done < "$tmp/info_$s"
+  ok
+done
+
+# 4. a study and its manifest: the lines load the plugin, and one of them reruns a pgs run
+"$ccb" --plugin "$pgs" study sphere convergence --out "$tmp/st" --emit-manifest "$tmp/m.txt" \
+  > "$tmp/st.out" || fail "study --emit-manifest with the plugin"
+grep -q -- "--plugin $pgs run sphere --solver pgs" "$tmp/m.txt" \
+  || fail "the manifest's pgs lines do not load the plugin: $(grep pgs "$tmp/m.txt" | head -1)"
+grep -q -- "ccb --plugin $pgs study sphere convergence" "$tmp/st.out" \
+  || fail "the follow-up command does not load the plugin: $(cat "$tmp/st.out")"
+line=$(grep -- "--solver pgs" "$tmp/m.txt" | head -1)
+bash -c "$line" > /dev/null || fail "a manifest line of the plugin failed: $line"
+ok
+
+# 5. compare: the plugin's variant beside a built-in one on two cases, its verdicts reported
+"$ccb" --plugin "$pgs" compare --variants pgs,lagged --cases sphere,box --quick --no-figures \
+  --out "$tmp/cmp" > "$tmp/cmp.out" 2>&1 || fail "compare with the plugin: $(tail -3 "$tmp/cmp.out")"
+grep -q "^sphere,pgs," "$tmp/cmp/compare.csv" || fail "compare.csv has no pgs row"
+grep -q "^box,pgs," "$tmp/cmp/compare.csv" || fail "compare.csv has no pgs row for box"
+ok
+echo "plugin_test: $n checks passed"
