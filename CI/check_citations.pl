@@ -23,7 +23,7 @@ use warnings;
 my $root = shift @ARGV or die "usage: check_citations.pl SOURCE_DIR\n";
 chdir $root or die "check_citations: cannot enter $root: $!\n";
 
-my @docs = qw(formulation-convex formulation-tamsi-hydro cases);
+my @docs = qw(formulation-convex formulation-tamsi-hydro cases architecture);
 my %labels;    # doc -> { label -> 1 }
 for my $d (@docs) {
     open my $fh, '<', "docs/$d.md" or die "check_citations: docs/$d.md: $!\n";
@@ -54,7 +54,7 @@ if (-e '.git') {
 @files = grep { !m{^fuzz/corpus/} && $_ ne "CI/check_citations.pl" && $_ ne "CI/docs_test.sh" && -f $_ && -T $_ } @files;
 
 my $label_re = qr/(?:[IVX]+(?:-[A-Z])?(?:\.[0-9]+)?(?![A-Za-z0-9])|[0-9]+(?:\.[0-9]+)?|[A-I](?:\.[0-9]+|-[A-Z][0-9]+)?)/;
-my $doc_re = qr/(?:docs\/)?(formulation-convex|formulation-tamsi-hydro|cases)(?:\.md)?`?\s*(?=§)/;
+my $doc_re = qr/(?:docs\/)?(formulation-convex|formulation-tamsi-hydro|cases|architecture)(?:\.md)?`?\s*(?=§)/;
 my $paper_re = qr/(ICF|TAMSI|PFC|SAP|P1|P2|paper)[,`]?\s*(?=§)/;
 my $book_re = qr/(Recipes[^§]{0,20}|Hairer[^§]{0,80}|Glocker|Liu,[^§]{0,40}|STYLE(?:\.md)?)\s*(?=§)/;
 

@@ -21,10 +21,17 @@ use warnings;
 my ($root, $list) = @ARGV;
 die "usage: check_ids.pl SOURCE_DIR LIST_FILE\n" unless defined $list;
 
-my (%studies, $case);
+my (%studies, %solvers, $case);
 open my $lf, '<', $list or die "check_ids: $list: $!\n";
+my $in_cases = 1;
 while (<$lf>) {
-    last if /^\s*$/;    # the variants follow the cases
+    $in_cases = 0 if /^\s*$/;    # the variants follow the cases
+    if (!$in_cases) {           # then the solvers and ODE methods (`ccb info SOLVER`)
+        if (/^(?:solvers|ODE methods) \([^)]*\):\s*(.*)$/) {
+            $solvers{$_} = 1 for split /\s+/, $1;
+        }
+        next;
+    }
     if (/^(\w+)\s/) {
         $case = $1;
         $studies{$case} = {};
@@ -88,9 +95,11 @@ for my $file (@files) {
                 check_study($file, $ln, $c, $_) for split /\|/, $st;
             }
         }
-        while ($line =~ /(?:`|build\/|^)ccb (?:run|gate|info|bench) ([a-z][a-z|]*)\b/g) {
-            for my $c (split /\|/, $1) {
+        while ($line =~ /(?:`|build\/|^)ccb (run|gate|info|bench) ([a-z][a-z|]*)\b/g) {
+            my $cmd = $1;
+            for my $c (split /\|/, $2) {
                 $nref++;
+                next if $cmd eq 'info' && $solvers{$c}; # `ccb info SOLVER`
                 problem($file, $ln, "'$c' is not a case of ccb list") unless $studies{$c};
             }
         }

@@ -95,6 +95,11 @@ ccb_unit_test(analysis ${PROJECT_SOURCE_DIR}/analysis/test_analysis.c ccb_analys
 add_test(NAME docs.citations COMMAND bash ${PROJECT_SOURCE_DIR}/CI/docs_test.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.citations PROPERTIES LABELS unit)
 ccb_test_budget(docs.citations 1.0)
+# docs.layers: the include graph of lib/ against the layer table of docs/architecture.md §1, and
+# the folders' order case.h <- study.h <- cli.h (CI/check_layers.pl)
+add_test(NAME docs.layers COMMAND perl ${PROJECT_SOURCE_DIR}/CI/check_layers.pl ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.layers PROPERTIES LABELS unit)
+ccb_test_budget(docs.layers 0.1)
 
 # A short run of every case and solver family against the data stored in reference/golden/:
 # byte identity of trajectory.csv and steps.csv, or — on another CPU's libm — a deviation within

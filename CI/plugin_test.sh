@@ -55,29 +55,28 @@ expect_refusal "its option on another solver" "--max-sweeps applies to --solver 
 
 # 2. the same convex problem by two methods: PGS and Newton converge to the same minimizer.
 # Lagged on the sphere, both to tight tolerances (PGS 1e-12 m/s per sweep, Newton eps_r 1e-12):
-# measured largest difference of any state entry over the run 6.1e-8 (PGS's stopping test
+# measured largest difference of any state entry over the run 4.8e-8 (PGS's stopping test
 # bounds a sweep's change, not the distance to the solution); bound 1e-6. SAP is another
-# problem: its trajectory differs from Lagged's by 1e-2 or more, so the bound can fail.
+# problem: its trajectory differs from Lagged's by far more (measured 117 in theta), so the bound can fail.
 "$ccb" --plugin "$pgs" run sphere --solver pgs --pgs-tolerance 1e-12 --out "$tmp/pgs" > /dev/null \
   || fail "pgs on the sphere"
 "$ccb" run sphere --rtol 1e-12 --out "$tmp/newton" > /dev/null || fail "newton on the sphere"
 "$ccb" --plugin "$pgs" run sphere --solver pgs --approx sap --pgs-tolerance 1e-12 \
   --out "$tmp/pgs-sap" > /dev/null || fail "pgs on SAP"
-maxdiff() {
-  python3 - "$1" "$2" << 'EOF'
-import csv, sys
-a = list(csv.reader(open(sys.argv[1] + '/trajectory.csv')))
-b = list(csv.reader(open(sys.argv[2] + '/trajectory.csv')))
-assert len(a) == len(b) and len(a) > 100, (len(a), len(b))
-print(max(abs(float(u) - float(v)) for x, y in zip(a[1:], b[1:]) for u, v in zip(x[1:], y[1:])))
-EOF
+maxdiff() { # the largest |difference| of any state entry over two trajectories of equal length
+  paste -d, "$1/trajectory.csv" "$2/trajectory.csv" | awk -F, '
+    NR == 1 { n = NF / 2; next }
+    { for (i = 2; i <= n; ++i) { d = $i - $(i + n); if (d < 0) d = -d; if (d > m) m = d } rows++ }
+    END { if (rows < 100) exit 1; printf "%.3g\n", m }'
 }
+[ "$(wc -l < "$tmp/pgs/trajectory.csv")" = "$(wc -l < "$tmp/newton/trajectory.csv")" ] \
+  || fail "trajectories of different lengths"
 d=$(maxdiff "$tmp/pgs" "$tmp/newton") || fail "trajectories"
-python3 -c "import sys; sys.exit(0 if $d <= 1e-6 else 1)" \
-  || fail "pgs and newton on Lagged differ by $d > 1e-6"
+awk -v d="$d" 'BEGIN { exit !(d <= 1e-6) }' || fail "pgs and newton on Lagged differ by $d > 1e-6"
 d2=$(maxdiff "$tmp/pgs-sap" "$tmp/newton") || fail "trajectories"
-python3 -c "import sys; sys.exit(0 if $d2 > 1e-6 else 1)" \
+awk -v d="$d2" 'BEGIN { exit !(d > 1e-6) }' \
   || fail "the check cannot fail: pgs on SAP is within $d2 of newton on Lagged"
+echo "plugin_test: pgs - newton on Lagged: $d (bound 1e-6); pgs on SAP - newton on Lagged: $d2"
 ok
 grep -q '"name":	"pgs"' "$tmp/pgs/meta.json" || fail "meta.json: solver.name"
 grep -q '"pgs-tolerance":	1e-12' "$tmp/pgs/meta.json" || fail "meta.json: option.pgs-tolerance"
@@ -93,11 +92,8 @@ for s in newton tamsi ie rk3 gsl pgs; do
   esac
   "$ccb" --plugin "$pgs" run box "${args[@]}" --t-final 0.01 --dt 0.001 --out "$tmp/m_$s" > /dev/null \
     || fail "run box --solver $s"
-  python3 - "$tmp/m_$s/meta.json" << 'EOF' | sort > "$tmp/meta_$s"
-import json, sys
-for k in json.load(open(sys.argv[1]))["option"]:
-    print(k)
-EOF
+  awk -F'"' '/^\t"option":/ {on = 1; next} on && /^\t}/ {on = 0} on {print $2}' \
+    "$tmp/m_$s/meta.json" | sort > "$tmp/meta_$s"
   cmp -s "$tmp/info_$s" "$tmp/meta_$s" || fail "$s: ccb info lists $(tr '\n' ' ' < "$tmp/info_$s"), meta.json $(tr '\n' ' ' < "$tmp/meta_$s")"
   [ -s "$tmp/info_$s" ] || [ "$s" = rk3 ] || fail "$s lists no option"
   while read -r o; do # each is an option of `ccb run` (its --help lists it)

@@ -1,7 +1,7 @@
 /* analysis/gates.h — gate files (reference/<case>.json): their schema, their evaluation against a
  * study's metrics, and the report of the results (console lines, gates.csv, the markdown table
  * of results/README.md). The gate files are data of reference/; reading and judging them is
- * analysis (ARCHITECTURE.md "Gates"). */
+ * analysis (docs/architecture.md §2). */
 #ifndef CCB_GATES_H
 #define CCB_GATES_H
 

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "case.h"
+#include "study.h"
 #include "reference.h"
 
 enum {

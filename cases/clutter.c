@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "case.h"
+#include "study.h"
 
 enum {
     P_K,

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "case.h"
+#include "study.h"
 
 enum {
     P_FREQ,

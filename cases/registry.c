@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
+#include "study.h"
 
 extern const case_desc case_conveyor;
 extern const case_desc case_sphere;

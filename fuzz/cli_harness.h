@@ -1,9 +1,9 @@
-/* The command line of `ccb` (cases/main.c) inside a fuzz target: every exit() of its parser (a
+/* The command line of `ccb` (cli/main.c) inside a fuzz target: every exit() of its parser (a
  * usage error) becomes a longjmp back to the target's setjmp, so one process runs every input.
  * Included once, first, by fuzz_options.c and fuzz_manifest.c. */
 #ifndef CCB_FUZZ_CLI_HARNESS_H
 #define CCB_FUZZ_CLI_HARNESS_H
-#define _XOPEN_SOURCE 700 /* as cases/main.c, before any header */
+#define _XOPEN_SOURCE 700 /* as cli/main.c, before any header */
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +15,6 @@ static void ccb_fuzz_exit(int code) {
     longjmp(g_fuzz_exit, 1);
 }
 #define exit(c) ccb_fuzz_exit(c)
-#include "../cases/main.c"
+#include "../cli/main.c"
 #undef exit
 #endif

@@ -1,4 +1,4 @@
-/* Fuzz target: the `--from` loader (run_load, cases/manifest.c), which reads a run directory made
+/* Fuzz target: the `--from` loader (run_load, study/manifest.c), which reads a run directory made
  * elsewhere as untrusted input (issue 25). The input is a run directory in one file: the texts of
  * meta.json, trajectory.csv and steps.csv separated by a line "%%\n" (missing parts are empty
  * files). They are written into a fresh directory and read back as the run `ccb run conveyor
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "case.h"
+#include "study.h"
 
 static void put(const char* dir, const char* name, const uint8_t* data, size_t n) {
     char path[512];

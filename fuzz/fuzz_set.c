@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "case.h"
+#include "study.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,5 +1,5 @@
 # ccb compare: one metric over cases (clusters) and variants (bars), from a matrix CSV written by
-# cases/compare.c (header: case, variant names; one row per case; NaN where a variant does not
+# study/compare.c (header: case, variant names; one row per case; NaN where a variant does not
 # apply or failed). Writes <out>.png and <out>.svg.
 # Variables: datadir, file (the CSV in datadir), out, nvar (number of variant columns), ylabel, logy (1: log scale).
 if (!exists("datadir") || !exists("file") || !exists("out") || !exists("nvar")) {

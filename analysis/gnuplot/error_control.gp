@@ -1,4 +1,4 @@
-# Error-control study (cases/errctl_study.c; docs/formulation-convex.md §15): from
+# Error-control study (study/errctl_study.c; docs/formulation-convex.md §15): from
 # <datadir>/error_control.csv (1 variant, 2 dt, 3 accuracy, 4 e_q, 5 steps, 8 Newton iterations,
 # 9 wall time): left, e_q of lagged-ec against its accuracy a with the line e = a for scale;
 # right, e_q against Newton iterations for lagged-ec (accuracy levels) and fixed-step Lagged (dt

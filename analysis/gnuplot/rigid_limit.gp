@@ -1,4 +1,4 @@
-# Rigid-limit study (cases/rigid_study.c; docs/formulation-convex.md §16.3): from
+# Rigid-limit study (study/rigid_study.c; docs/formulation-convex.md §16.3): from
 # <datadir>/rigid_limit.csv (1 model, 2 k, 3 dt, 10 gap_Hr), one point per exported step: left,
 # Lagged's gap against k at the case's step dt0; right, Lagged's and SAP's gaps against dt at the
 # case's stiffness k0. With `mass` set, the rest gap 1/(1 + k dt^2/m) of a body of that mass is

@@ -1,4 +1,4 @@
-# Standard conditioning study (cases/std.c): mean Newton iterations per step and mean kappa_2(H)
+# Standard conditioning study (study/std.c): mean Newton iterations per step and mean kappa_2(H)
 # against dt for every fixed-step variant, from <datadir>/runs.csv (1 variant, 2 kind, 3 dt,
 # 8 iterations_mean, 12 kappa_mean). Writes <out>.png, .svg. Variables: datadir, out, variants,
 # title.

@@ -1,4 +1,4 @@
-# Standard convergence study (cases/std.c): the error against dt of every fixed-step variant,
+# Standard convergence study (study/std.c): the error against dt of every fixed-step variant,
 # log-log, from <datadir>/runs.csv (1 variant, 2 kind, 3 dt, 7 error). Writes <out>.png, .svg.
 # Variables: datadir, out, variants (words), ylabel, title.
 if (!exists("datadir") || !exists("out") || !exists("variants")) {

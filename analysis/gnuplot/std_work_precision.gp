@@ -1,4 +1,4 @@
-# Standard work-precision study (cases/std.c): the error against four measures of work for every
+# Standard work-precision study (study/std.c): the error against four measures of work for every
 # variant (fixed-step runs over the dt ladder, adaptive ones over their accuracy levels), from
 # <datadir>/runs.csv (1 variant, 2 kind, 7 error, 14 Newton iterations, 15 factorizations,
 # 16 f evaluations, 17 wall time). Writes <out>.png, .svg. Variables: datadir, out, variants,
@@ -22,7 +22,7 @@ set grid
 set key outside right top font ",8"
 set ylabel ylabel
 n = words(variants)
-# xc: the work columns that have data (cases/std.c leaves out a measure no run has, e.g. the
+# xc: the work columns that have data (study/std.c leaves out a measure no run has, e.g. the
 # f evaluations where no continuous-model integrator applies); default all four
 if (!exists("xc") || words(xc) == 0) { xc = "17 14 15 16" }
 np = words(xc)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../lib/tests/test.h"
-#include "case.h"
+#include "study.h"
 #include "ccb/alloc.h"
 
 #define SWEEP_DENSE 400 /* every index up to this, then this many spread evenly */

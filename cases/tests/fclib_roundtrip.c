@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../../lib/tests/test.h"
-#include "case.h"
+#include "study.h"
 #include "fclib_io.h"
 
 static int same_ints(const int* a, const int* b, int n) {

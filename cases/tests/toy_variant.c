@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "case.h"
+#include "cli.h"
 #include "ccb/ccb.h"
 
 enum { U_VHAT, U_FRIC, U_EPS, U_KN }; /* user[]: vhat, mu gn0, eps, dt^2 k */

@@ -35,6 +35,9 @@
 #include "problem_internal.h"
 #include "sparse.h"
 
+/* the rows of names.c (ccb/names.h) */
+_Static_assert(CCB_LINSOLVE_DENSE == 2 && CCB_STOP_MOMENTUM == 1, "ccb_names_linear_solver and ccb_names_stop_scale follow the enumerations");
+
 struct ccb_newton {
     const ccb_problem* pb;
     ccb_newton_params prm;

@@ -9,6 +9,9 @@
 #include "ccb/solver.h"
 #include "ode_internal.h"
 
+/* the rows of names.c (ccb/names.h) */
+_Static_assert(CCB_IE_QUASI_NEWTON == 1 && CCB_IE_STEP_DOUBLING == 1 && CCB_GSL_MSADAMS == 3, "ccb_names_ie_newton, _ie_estimator and _gsl_method follow the enumerations");
+
 ccb_ode_params ccb_ode_params_default(void) {
     ccb_ode_params p;
     memset(&p, 0, sizeof p);
@@ -57,35 +60,12 @@ ccb_ode_method ccb_ode_method_find(const char* name) {
     return NULL;
 }
 
-ccb_status ccb_ode_method_register(ccb_ode_method t, char* msg, size_t n) {
-    if (t == NULL) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE method: NULL type");
-    }
-    if (t->abi != CCB_ABI_VERSION) {
-        return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "ODE method '%s': built for ABI version %d, this libccb has %d",
-                          t->name ? t->name : "?", t->abi, CCB_ABI_VERSION);
-    }
-    if (!ccb_component_name_ok(t->name) || t->title == NULL || t->advance == NULL) {
-        return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "ODE method: a name of a-z, 0-9 and '-' (got '%s'), a title and an "
-                          "advance are required",
-                          t->name ? t->name : "(null)");
-    }
-    if (ccb_ode_method_find(t->name) || ccb_solver_find(t->name)) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE method '%s': the name is taken", t->name);
-    }
-    const ccb_status s =
-        ccb_option_table_check(t->options, t->noptions, sizeof(ccb_ode_params), msg, n);
-    if (s != CCB_OK) {
-        return s;
-    }
+int ccb_ode_method_add(ccb_ode_method t) {
     if (g_nregistered == CCB_ODE_MAX_REGISTERED) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE method '%s': more than %d registered",
-                          t->name, CCB_ODE_MAX_REGISTERED);
+        return -1;
     }
     g_registered[g_nregistered++] = t;
-    return CCB_OK;
+    return 0;
 }
 
 /* The method of a checked parameter set (ccb_ode_params_check rejects a missing one). */

@@ -41,6 +41,9 @@ struct ccb_ode {
     void* mdata; /* a registered method's workspace (ccb_ode_method_data) */
 };
 
+/* ode.c: appends a checked method to the table (sim_registry.c checks it); 0, or -1 if full. */
+int ccb_ode_method_add(ccb_ode_method type);
+
 /* ode_core.c. Evaluates f, counting it; copies (t, x, f) into the cache if cache != 0. */
 ccb_status ccb_ode_eval(ccb_ode* o, double t, const double* x, double* xdot, int cache);
 /* The fewest equal steps no longer than h that reach t_end from t: n and the step. */

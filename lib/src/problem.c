@@ -17,6 +17,9 @@
 #include "model_internal.h"
 #include "problem_internal.h"
 
+/* the rows of names.c (ccb/names.h) */
+_Static_assert(CCB_DELASSUS_FULL_INVERSE == 1, "ccb_names_delassus follows ccb_delassus");
+
 ccb_problem_params ccb_problem_params_default(void) {
     ccb_problem_params p;
     memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */

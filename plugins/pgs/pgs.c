@@ -386,8 +386,8 @@ static double dphi(const ccb_approx* ap, const ccb_constraint* c, const double* 
     return gr[0] * dy[0] + gr[1] * dy[1] + gr[2] * dy[2];
 }
 
-/* The exact line search of the block problem, as ccb's Newton solver does (formulation-convex
- * §8.3): the a in (0, 1] where phi(y + a dy) is least (phi is convex along dy; a = 1 if it still
+/* The exact line search of the block problem, as ccb's Newton solver does
+ * (formulation-convex §8.3): the a in (0, 1] where phi(y + a dy) is least (phi is convex along dy; a = 1 if it still
  * falls there), by Newton on d phi/da safeguarded by bisection of the bracket. */
 static double line_search(const ccb_approx* ap, const ccb_constraint* c, const double* Wi,
                           const double* yt, const double* y, const double* dy, double slope0) {

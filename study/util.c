@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "case.h"
+#include "study.h"
 
 /* The data directory of an installed ccb: <dir of the executable>/CCB_BINDIR_TO_DATA when it
  * holds reference/ (the install puts it there), else "" (a build-tree program). */

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "case.h"
+#include "cli.h"
 #include "fclib_io.h"
 #include "mujoco_peer.h"
 #include "siconos_peer.h"
@@ -2316,7 +2316,7 @@ static int cmd_bench(int argc, char** argv) {
     return fails ? EXIT_GATE : 0;
 }
 
-/* Every run is single-threaded (ARCHITECTURE.md "Scale"). Debian's CHOLMOD opens OpenMP regions
+/* Every run is single-threaded (README "Speed"). Debian's CHOLMOD opens OpenMP regions
  * with an explicit num_threads(4) inside every supernodal factorization of more than 128 rows:
  * waking those threads costs ~20 % of a clutter step and occupies the other cores that parallel
  * studies use. OMP_THREAD_LIMIT caps them, but libgomp reads it when it is loaded, so ccb sets it

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
+#include "study.h"
 #include "gates.h"
 
 /* The perturbations, in the order --sensitivity K takes the first K. */

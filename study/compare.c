@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "case.h"
+#include "study.h"
 
 /* The metrics of the table: value of summary s; lower is better unless `higher`. */
 typedef struct cmp_metric {

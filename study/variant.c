@@ -1,4 +1,4 @@
-/* variant: the registry of named solver variants (ARCHITECTURE.md "Variants are data").
+/* variant: the registry of named solver variants (docs/architecture.md §4.5).
  *
  * A variant is a concrete solver configuration with a name: a convex approximation solved by
  * Newton ("lagged"), TAMSI with its options ("tamsi-1way"), implicit Euler on the continuous
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
+#include "study.h"
 #include "mujoco_peer.h"
 
 /* Accuracy levels of the adaptive variants in the standard studies (work against precision):

@@ -1,5 +1,5 @@
 /* std: the three standard studies of every case — convergence, conditioning, work-precision —
- * and the sweep behind them and behind `ccb compare` (ARCHITECTURE.md "Cases and studies").
+ * and the sweep behind them and behind `ccb compare` (docs/architecture.md §2).
  *
  * One sweep: every variant of the registry that applies to the case (or those of --variants),
  * the fixed-step ones at each dt of the case's ladder, the adaptive ones at each of their
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "case.h"
+#include "study.h"
 
 #define STD_MAX_VARIANTS 48
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
+#include "study.h"
 #include "mujoco_peer.h"
 
 #define FIG_MAX_COLS 24

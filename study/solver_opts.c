@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "case.h"
+#include "study.h"
 
 /* The ODE method of a configuration whose solver integrates with one, else NULL. */
 static ccb_ode_method method_of(const ccb_sim_params* sp) {

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "case.h"
+#include "study.h"
 
 static const double k_levels[ERRCTL_NLEVEL] = {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8};
 

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "case.h"
+#include "study.h"
 #include "fclib_io.h"
 #include "mujoco_peer.h"
 

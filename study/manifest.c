@@ -20,7 +20,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "case.h"
+#include "study.h"
 
 /* The whole of a regular file (NUL-terminated, malloc'ed) of at most max bytes, or NULL with a
  * message naming it. A symbolic link (its last component) is not followed and anything but a

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "case.h"
+#include "cli.h"
 
 #define PLUGIN_MAX 16
 static char g_paths[PLUGIN_MAX][PATH_MAX];

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "case.h"
+#include "study.h"
 #include "fclib_io.h"
 #include "siconos_peer.h"
 

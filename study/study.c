@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "case.h"
+#include "study.h"
 #include "ccb/record.h"
 
 void run_label(char* out, size_t n, const char* approx, double dt) {

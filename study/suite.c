@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
+#include "study.h"
 #include "gates.h"
 
 void suite_gate_file(const case_desc* cs, char* path, size_t n) {
