@@ -18,9 +18,9 @@ RESULTS ?= results
 CCB_CMAKE_ARGS ?=
 
 # What the architecture names: compiler and build tools, GSL, SuiteSparse (CHOLMOD), LAPACK,
-# cJSON, gnuplot. Nothing is downloaded at build time.
+# cJSON, gnuplot, clang-format (the style check of make test). Nothing is downloaded at build time.
 DEB_PACKAGES := build-essential cmake pkg-config libgsl-dev libsuitesparse-dev liblapack-dev \
-                libcjson-dev gnuplot-nox
+                libcjson-dev gnuplot-nox clang-format
 # Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (README "Speed"),
 # and FCLIB and Siconos numerics (the FCLIB export and the rigid-limit studies, docs
 # formulation-convex §16), and GNU parallel (README "Studies on a cluster"; cli.manifest runs

@@ -149,3 +149,9 @@ add_test(NAME plugin.pgs COMMAND bash ${PROJECT_SOURCE_DIR}/CI/plugin_test.sh $<
 set_tests_properties(plugin.pgs PROPERTIES LABELS unit
                      ENVIRONMENT "CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 ccb_test_budget(plugin.pgs 4.5)
+
+# style.format: every C file as .clang-format formats it (clang-format 14, Debian 12; skipped with
+# another version or none); CI/format_test.sh
+add_test(NAME style.format COMMAND bash ${PROJECT_SOURCE_DIR}/CI/format_test.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(style.format PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+ccb_test_budget(style.format 5)

@@ -4,10 +4,10 @@
 #include "analysis.h"
 #include "ccb/record.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_fit.h>
 #include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,8 +360,9 @@ int ccb_an_gp_check_vars(const char* vars, char* msg, size_t msgn) {
             break;
         }
     }
-    snprintf(msg, msgn, "plot: the variables are not constant assignments (expected %s at offset "
-                        "%ld of \"%.60s\")",
+    snprintf(msg, msgn,
+             "plot: the variables are not constant assignments (expected %s at offset "
+             "%ld of \"%.60s\")",
              why, (long)(p - vars), vars);
     return -1;
 }
@@ -455,8 +456,10 @@ int ccb_an_plot(const char* script, const char* datadir, const char* out, const 
                 char* msg, size_t msgn) {
     for (const char* c = script; *c; ++c) {
         if (*c == '\'' || *c == '"' || *c == '\\' || (unsigned char)*c < 0x20) {
-            snprintf(msg, msgn, "plot: script path '%s' has a quote, backslash or control "
-                                "character", script);
+            snprintf(msg, msgn,
+                     "plot: script path '%s' has a quote, backslash or control "
+                     "character",
+                     script);
             return -1;
         }
     }
@@ -494,9 +497,8 @@ int ccb_an_plot(const char* script, const char* datadir, const char* out, const 
         snprintf(msg, msgn, "plot: out of memory");
         goto done;
     }
-    snprintf(assignments, an, "%s%s%sout=%s; out_png=%s; out_svg=%s; %s",
-             datadir ? "datadir=" : "", datadir ? qdata : "", datadir ? "; " : "", qout, qpng,
-             qsvg, vars ? vars : "");
+    snprintf(assignments, an, "%s%s%sout=%s; out_png=%s; out_svg=%s; %s", datadir ? "datadir=" : "",
+             datadir ? qdata : "", datadir ? "; " : "", qout, qpng, qsvg, vars ? vars : "");
     rc = run_gnuplot(script, assignments, msg, msgn);
     free(assignments);
     if (rc == 0 && !figure_complete(ccb_writer_temp_path(wpng), 1)) {

@@ -51,8 +51,8 @@ static const char* need_string(const cJSON* g, const char* field, const char* pa
                                const char* id, char* msg, size_t msgn) {
     const cJSON* item = cJSON_GetObjectItemCaseSensitive(g, field);
     if (!cJSON_IsString(item) || item->valuestring[0] == '\0') {
-        snprintf(msg, msgn, "gate file '%s': gate %d (%s) needs a non-empty string \"%s\"", path,
-                 i, id ? id : "no id", field);
+        snprintf(msg, msgn, "gate file '%s': gate %d (%s) needs a non-empty string \"%s\"", path, i,
+                 id ? id : "no id", field);
         return NULL;
     }
     return item->valuestring;
@@ -67,8 +67,8 @@ static int parse_gate(const cJSON* g, const char* path, int i, ccb_gate_result* 
         return -1;
     }
     if (strlen(id) >= sizeof r->id) {
-        snprintf(msg, msgn, "gate file '%s': gate %d: id '%s' is longer than %zu characters",
-                 path, i, id, sizeof r->id - 1);
+        snprintf(msg, msgn, "gate file '%s': gate %d: id '%s' is longer than %zu characters", path,
+                 i, id, sizeof r->id - 1);
         return -1;
     }
     snprintf(r->id, sizeof r->id, "%s", id);
@@ -310,8 +310,7 @@ int ccb_gates_report(const ccb_gate_result* g, int n, int tier, const char* case
         if (!g[i].evaluated) {
             snprintf(meas, sizeof meas, "(%s tier)", other);
         } else {
-            snprintf(meas, sizeof meas, isnan(g[i].measured) ? "missing" : "%.5g",
-                     g[i].measured);
+            snprintf(meas, sizeof meas, isnan(g[i].measured) ? "missing" : "%.5g", g[i].measured);
         }
         if (console) {
             fprintf(console, "%-18s %-5s %-5s %-50s measured %-11s %-16s [%s]\n", g[i].id, res,
@@ -341,10 +340,10 @@ int ccb_gates_report(const ccb_gate_result* g, int n, int tier, const char* case
                     g[i].expect_fail ? md_cell(g[i].evidence, evidence, sizeof evidence) : "");
         }
         if (csv) {
-            fprintf(csv, "%s,%s,\"%s\",%s,%.17g,%s,%.17g,%.17g,%s,%s\n", g[i].id, gtier,
-                    g[i].kind, g[i].metric, isnan(g[i].measured) ? 0.0 : g[i].measured, g[i].op,
-                    g[i].lo, g[i].hi,
-                    !g[i].evaluated          ? "SKIP"
+            fprintf(csv, "%s,%s,\"%s\",%s,%.17g,%s,%.17g,%.17g,%s,%s\n", g[i].id, gtier, g[i].kind,
+                    g[i].metric, isnan(g[i].measured) ? 0.0 : g[i].measured, g[i].op, g[i].lo,
+                    g[i].hi,
+                    !g[i].evaluated        ? "SKIP"
                     : isnan(g[i].measured) ? "MISSING"
                                            : res,
                     g[i].evaluated ? tname : "");
@@ -356,8 +355,7 @@ int ccb_gates_report(const ccb_gate_result* g, int n, int tier, const char* case
                 "%s (%s tier): %d gates evaluated, %d passed, %d failed, %d expected failures "
                 "(XFAIL), %d unexpected passes (XPASS, counted as failed); %d gates of the %s "
                 "tier not run here\n",
-                case_name, tname, nev, nev - failed - xfail, failed, xfail, xpass, skipped,
-                other);
+                case_name, tname, nev, nev - failed - xfail, failed, xfail, xpass, skipped, other);
         if (xpass) {
             fprintf(console,
                     "note: an XPASS gate now meets the spec bound; remove its \"expect\" in %s\n",
@@ -369,8 +367,7 @@ int ccb_gates_report(const ccb_gate_result* g, int n, int tier, const char* case
                 "\n%s tier: %d gates evaluated: %d passed, %d failed, %d expected failures "
                 "(XFAIL, spec bound unattainable with the specified setup; evidence in the "
                 "table), %d XPASS; %d gates run only in the %s tier (`ccb gate --tier %s`).\n\n",
-                tname, nev, nev - failed - xfail, failed, xfail, xpass, skipped, other,
-                other);
+                tname, nev, nev - failed - xfail, failed, xfail, xpass, skipped, other, other);
     }
     return failed;
 }

@@ -26,7 +26,7 @@ typedef struct ccb_gate_result {
     int expect_fail;    /* the gate file documents a known failure ("expect": "fail") */
     char evidence[768]; /* why it is expected to fail */
     double xfail_value, xfail_spread; /* its measured value, and the relative drift allowed */
-    int drifted;        /* an expected failure whose value moved beyond xfail_spread */
+    int drifted; /* an expected failure whose value moved beyond xfail_spread */
     char metric[96];
     char op[4];
     double lo, hi;   /* bound(s): value in lo (and hi for "in") */

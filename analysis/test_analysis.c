@@ -176,33 +176,34 @@ static void test_gates(void) {
     const int fd = mkstemp(path);
     CHECK(fd >= 0, "temporary gate file");
     FILE* f = fdopen(fd, "w");
-    fputs("{\"gates\": [\n"
-          "{\"id\": \"P\", \"metric\": \"m.half\", \"op\": \"<\", \"value\": 1, \"kind\": \"hard\", "
-          "\"tier\": \"both\", \"basis\": \"b\"},\n"
-          "{\"id\": \"F\", \"metric\": \"m.half\", \"op\": \"in\", \"range\": [0.6, 1], \"kind\": "
-          "\"hard\", \"tier\": \"quick\", \"basis\": \"b\"},\n"
-          "{\"id\": \"X\", \"metric\": \"m.half\", \"op\": \">\", \"value\": 1, \"kind\": \"trend\", "
-          "\"tier\": \"both\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\", "
-          "\"xfail_value\": 0.5, \"xfail_spread\": 1e-6, \"xfail_basis\": \"exact\"},\n"
-          "{\"id\": \"D\", \"metric\": \"m.half\", \"op\": \">\", \"value\": 1, \"kind\": \"trend\", "
-          "\"tier\": \"quick\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\", "
-          "\"xfail_value\": 0.4, \"xfail_spread\": 0.1, \"xfail_basis\": \"drifted\"},\n"
-          "{\"id\": \"Y\", \"metric\": \"m.half\", \"op\": \"<\", \"value\": 1, \"kind\": \"trend\", "
-          "\"tier\": \"quick\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\", "
-          "\"xfail_value\": 2, \"xfail_spread\": 0.1, \"xfail_basis\": \"passes now\"},\n"
-          "{\"id\": \"N\", \"metric\": \"m.nan\", \"op\": \"<\", \"value\": 1, \"kind\": \"hard\", "
-          "\"tier\": \"quick\", \"basis\": \"a NaN metric fails\"},\n"
-          "{\"id\": \"M\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
-          "\"hard\", \"tier\": \"quick\", \"basis\": \"a missing metric fails\"},\n"
-          "{\"id\": \"S\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
-          "\"hard\", \"tier\": \"full\", \"basis\": \"not this tier\"},\n"
-          "{\"id\": \"R1\", \"metric\": \"m.half\", \"op\": \"<\", \"value\": 1, \"kind\": "
-          "\"hard\", \"tier\": \"both\", \"basis\": \"b\", \"requires\": \"yes\"},\n"
-          "{\"id\": \"R0\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
-          "\"hard\", \"tier\": \"both\", \"basis\": \"b\", \"requires\": \"no\"},\n"
-          "{\"id\": \"RA\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
-          "\"hard\", \"tier\": \"both\", \"basis\": \"b\", \"requires\": \"absent\"}]}\n",
-          f);
+    fputs(
+        "{\"gates\": [\n"
+        "{\"id\": \"P\", \"metric\": \"m.half\", \"op\": \"<\", \"value\": 1, \"kind\": \"hard\", "
+        "\"tier\": \"both\", \"basis\": \"b\"},\n"
+        "{\"id\": \"F\", \"metric\": \"m.half\", \"op\": \"in\", \"range\": [0.6, 1], \"kind\": "
+        "\"hard\", \"tier\": \"quick\", \"basis\": \"b\"},\n"
+        "{\"id\": \"X\", \"metric\": \"m.half\", \"op\": \">\", \"value\": 1, \"kind\": \"trend\", "
+        "\"tier\": \"both\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\", "
+        "\"xfail_value\": 0.5, \"xfail_spread\": 1e-6, \"xfail_basis\": \"exact\"},\n"
+        "{\"id\": \"D\", \"metric\": \"m.half\", \"op\": \">\", \"value\": 1, \"kind\": \"trend\", "
+        "\"tier\": \"quick\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\", "
+        "\"xfail_value\": 0.4, \"xfail_spread\": 0.1, \"xfail_basis\": \"drifted\"},\n"
+        "{\"id\": \"Y\", \"metric\": \"m.half\", \"op\": \"<\", \"value\": 1, \"kind\": \"trend\", "
+        "\"tier\": \"quick\", \"basis\": \"b\", \"expect\": \"fail\", \"evidence\": \"e\", "
+        "\"xfail_value\": 2, \"xfail_spread\": 0.1, \"xfail_basis\": \"passes now\"},\n"
+        "{\"id\": \"N\", \"metric\": \"m.nan\", \"op\": \"<\", \"value\": 1, \"kind\": \"hard\", "
+        "\"tier\": \"quick\", \"basis\": \"a NaN metric fails\"},\n"
+        "{\"id\": \"M\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
+        "\"hard\", \"tier\": \"quick\", \"basis\": \"a missing metric fails\"},\n"
+        "{\"id\": \"S\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
+        "\"hard\", \"tier\": \"full\", \"basis\": \"not this tier\"},\n"
+        "{\"id\": \"R1\", \"metric\": \"m.half\", \"op\": \"<\", \"value\": 1, \"kind\": "
+        "\"hard\", \"tier\": \"both\", \"basis\": \"b\", \"requires\": \"yes\"},\n"
+        "{\"id\": \"R0\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
+        "\"hard\", \"tier\": \"both\", \"basis\": \"b\", \"requires\": \"no\"},\n"
+        "{\"id\": \"RA\", \"metric\": \"m.missing\", \"op\": \"<\", \"value\": 1, \"kind\": "
+        "\"hard\", \"tier\": \"both\", \"basis\": \"b\", \"requires\": \"absent\"}]}\n",
+        f);
     fclose(f);
     ccb_gate_result g[12];
     int n = 0;
@@ -308,9 +309,9 @@ static void test_extractors(void) {
     /* gliding: a = 2 b where |v| > 0.5: |a - b| / (c |v|) = b / (2 |v|) with c = 2 */
     double go[3 * (NS + 1)];
     for (int k = 0; k <= NS; ++k) {
-        go[3 * k] = 2.0 * k;        /* a */
-        go[3 * k + 1] = (double)k;  /* b */
-        go[3 * k + 2] = 0.1 * k;    /* v */
+        go[3 * k] = 2.0 * k;       /* a */
+        go[3 * k + 1] = (double)k; /* b */
+        go[3 * k + 2] = 0.1 * k;   /* v */
     }
     ccb_an_series gs = series(go, 3);
     long cnt = 0;

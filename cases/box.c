@@ -25,8 +25,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "study.h"
 #include "reference.h"
+#include "study.h"
 
 enum {
     P_MASS,
@@ -712,12 +712,10 @@ static int fig5_runs(study_ctx* ctx, study_batch* b) {
     run_config* cfg = b->cfg;
     for (int v = 0; v < 4; ++v) {
         for (int j = 0; j < NH_WP; ++j) {
-            ie_config(ctx, &cfg[v * NH_WP + j], "fig5", v / 2, v % 2, 0, k_h_wp[j], dw,
-                      T);
+            ie_config(ctx, &cfg[v * NH_WP + j], "fig5", v / 2, v % 2, 0, k_h_wp[j], dw, T);
         }
         for (int j = 0; j < NA_WP; ++j) {
-            ie_config(ctx, &cfg[nfix + v * NA_WP + j], "fig5", v / 2, v % 2, 1, k_a_wp[j],
-                      dw, T);
+            ie_config(ctx, &cfg[nfix + v * NA_WP + j], "fig5", v / 2, v % 2, 1, k_a_wp[j], dw, T);
         }
     }
     b->n = nrun;
@@ -1147,14 +1145,24 @@ static void box_std_params(double* P, int quick) {
     }
 }
 static const case_std k_std = {
-    "e_v", "m/s",
+    "e_v",
+    "m/s",
     "the localized error of the work-precision method (spec formulation-tamsi-hydro §E.2): RMS "
     "over the 25 ms windows of v - v_ref, v_ref by RK3 (h_ref) on the regularized model "
     "restarted from the run's state at each window (for the convex approximations it includes "
     "their model difference in stiction, O(v_s)).",
-    box_std_error, STD_REF_NONE, NULL, 10.0, 0, 0,
-    {1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4}, 7, {1.25e-2, 2.5e-3, 5e-4}, 3,
-    box_std_params, 0};
+    box_std_error,
+    STD_REF_NONE,
+    NULL,
+    10.0,
+    0,
+    0,
+    {1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4},
+    7,
+    {1.25e-2, 2.5e-3, 5e-4},
+    3,
+    box_std_params,
+    0};
 
 static const fig_study k_reference = {
     .claim = "the regularized model (v_s) follows the exact Coulomb solution of the stick-slip box "
@@ -1213,12 +1221,14 @@ static const case_study k_studies[] = {
      &k_tamsi_convex, NULL},
     {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison",
      &k_variants, NULL},
-    {"error-control", "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
-     "against Lagged at h = 5e-6", "ccb (CENIC; BOX-8)", &k_error_control, NULL},
+    {"error-control",
+     "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
+     "against Lagged at h = 5e-6",
+     "ccb (CENIC; BOX-8)", &k_error_control, NULL},
 };
 
-static const char* const k_quick[] = {"reference", "fig4", "fig5", "tamsi-convex",
-                                      "error-control", NULL};
+static const char* const k_quick[] = {"reference",    "fig4",          "fig5",
+                                      "tamsi-convex", "error-control", NULL};
 
 const case_desc case_box = {
     "box",

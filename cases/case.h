@@ -12,12 +12,12 @@
 #define CCB_CASE_H
 
 #include <limits.h>
-#include <stdarg.h>
 #include <pthread.h>
+#include <stdarg.h>
 
 #include "analysis.h"
-#include "extract.h"
 #include "ccb/ccb.h"
+#include "extract.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -44,9 +44,9 @@ struct run_record;
 /* What a peer run (the variants mujoco, mujoco-k: reference/peers/mujoco) reports of its contacts
  * after a step, beside the state. */
 typedef struct run_peer_step {
-    int ncon;            /* contacts */
-    double pen_mean;     /* mean penetration of the penetrating contacts [m] (0: none) */
-    double pen_max;      /* largest penetration [m] */
+    int ncon;             /* contacts */
+    double pen_mean;      /* mean penetration of the penetrating contacts [m] (0: none) */
+    double pen_max;       /* largest penetration [m] */
     const double* f_body; /* total contact force on each body of the model, world frame [N]:
                              3 per body (bodies that do not move under forces: 0) */
 } run_peer_step;
@@ -111,21 +111,21 @@ typedef struct fig_plot {
  * run list, executes it (in parallel, through the run cache), writes CASE/STUDY/table.csv (one
  * row per run), runs the sweeps, writes the report section and draws the figures. */
 typedef struct fig_study {
-    const char* claim;      /* the paper's claim (the study's purpose where the figure is the
+    const char* claim;    /* the paper's claim (the study's purpose where the figure is the
                                suite's own, "ccb ..."): the report section's first paragraph */
-    double dt, t_final;     /* 0: the case's */
-    const char* variants;   /* the runs: every variant named here at dt (comma-separated) ... */
-    const fig_run* runs;    /* ... or this list ... */
+    double dt, t_final;   /* 0: the case's */
+    const char* variants; /* the runs: every variant named here at dt (comma-separated) ... */
+    const fig_run* runs;  /* ... or this list ... */
     int nruns;
     /* ... or runs computed from the tier and the parameters: allocates b (study_batch_alloc)
      * and fills its configurations (study_config). 0, or 2 with a message on stderr. */
     int (*make_runs)(struct study_ctx* ctx, struct study_batch* b);
-    int kappa;              /* record kappa_2(H) per step (listed runs) */
-    int serial;             /* one run at a time (the study's point is wall time) */
-    int peer;               /* runs peer variants (mujoco): skipped, with a line in the report,
+    int kappa;           /* record kappa_2(H) per step (listed runs) */
+    int serial;          /* one run at a time (the study's point is wall time) */
+    int peer;            /* runs peer variants (mujoco): skipped, with a line in the report,
                                in a build without MuJoCo */
-    int rows;               /* trajectory rows written per listed run (0: every step) */
-    const char* columns;    /* names (with units) of the values row() gives, comma-separated;
+    int rows;            /* trajectory rows written per listed run (0: every step) */
+    const char* columns; /* names (with units) of the values row() gives, comma-separated;
                                NULL: the report has no run table (finish writes its own) */
     /* Per run, in order: its values for the table (columns), its metrics. */
     void (*row)(struct study_ctx* ctx, const struct run_record* r, double* values);

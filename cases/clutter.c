@@ -101,10 +101,10 @@ static const char* const k_notes[] = {
 };
 
 static const char* const k_obs[] = {
-    "contacts [-]",           "touching [-]",           "penetration_mean [m]",
-    "speed_max [m/s]",        "slip_max [m/s]",         "outside_max [m]",
-    "kinetic_energy [J]",
-    "stiction_tol_min [m/s]", "stiction_tol_mean [m/s]", "stiction_tol_max [m/s]"};
+    "contacts [-]",          "touching [-]",           "penetration_mean [m]",
+    "speed_max [m/s]",       "slip_max [m/s]",         "outside_max [m]",
+    "kinetic_energy [J]",    "stiction_tol_min [m/s]", "stiction_tol_mean [m/s]",
+    "stiction_tol_max [m/s]"};
 enum { O_NC, O_TOUCH, O_PEN, O_SPEED, O_SLIP, O_OUT, O_KE, O_STMIN, O_STMEAN, O_STMAX, O_COUNT };
 
 #define CUBE_L 0.1
@@ -138,10 +138,8 @@ static int add_container(ccb_model* m, const double* P, char* msg, size_t n) {
         const char* name;
         ccb_vec3 centre, half;
     } walls[5] = {
-        {"floor", {0, 0, -t}, {outer, outer, t}},
-        {"wall_xm", {-(h + t), 0, H}, {t, outer, H}},
-        {"wall_xp", {h + t, 0, H}, {t, outer, H}},
-        {"wall_ym", {0, -(h + t), H}, {h, t, H}},
+        {"floor", {0, 0, -t}, {outer, outer, t}},  {"wall_xm", {-(h + t), 0, H}, {t, outer, H}},
+        {"wall_xp", {h + t, 0, H}, {t, outer, H}}, {"wall_ym", {0, -(h + t), H}, {h, t, H}},
         {"wall_yp", {0, h + t, H}, {h, t, H}},
     };
     for (int i = 0; i < 5; ++i) {
@@ -224,8 +222,7 @@ static int clutter_build(const double* P, ccb_model** out, void** data, char* ms
             const double x = 0.4 * cx - 0.2 * (side - 1), y = 0.4 * cy - 0.2 * (side - 1);
             for (int i = 0; i < levels && rc == 0; ++i) {
                 const int k = c * levels + i;
-                rc = add_object(m, P, k, k_pattern[i % 10], ccb_v3(x, y, 0.075 + 0.15 * i), msg,
-                                n);
+                rc = add_object(m, P, k, k_pattern[i % 10], ccb_v3(x, y, 0.075 + 0.15 * i), msg, n);
             }
         }
     }
@@ -545,12 +542,11 @@ static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         study_set_metricf(ctx, all.kappa, "fig15.%s.kappa_mean", name);
         const window_means st = means(r, 2, T + 1, O_STMEAN);
         study_set_metricf(ctx, st.obs, "fig16.%s.stiction_tol_late", name);
-        strbuf_printf(&md,
-                      "| %s | %s | %.2f | %.2f | %.2f | %.3g | %.3g | %.3g | %.3g | %.1f | %.1f |\n",
-                      name, ok ? "ok" : "failed", all.iters, early.iters, late.iters, all.kappa,
-                      st.obs, speed, ke_end / ke_peak,
-                      r->nsteps ? (double)r->ncontacts_total / (double)r->nsteps : 0.0,
-                      r->wall_time);
+        strbuf_printf(
+            &md, "| %s | %s | %.2f | %.2f | %.2f | %.3g | %.3g | %.3g | %.3g | %.1f | %.1f |\n",
+            name, ok ? "ok" : "failed", all.iters, early.iters, late.iters, all.kappa, st.obs,
+            speed, ke_end / ke_peak,
+            r->nsteps ? (double)r->ncontacts_total / (double)r->nsteps : 0.0, r->wall_time);
     }
     fig15_ensemble(ctx, b, T);
     double l = NAN, lr = NAN;
@@ -620,7 +616,8 @@ static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     free(t15.s);
     free(t16.s);
     free(md.s);
-    return rc;}
+    return rc;
+}
 
 /* ICF Fig. 17 (CLU-4): mean iterations and kappa against dt. The quick tier runs the three
  * largest steps; its 2e-3 runs are those of fig15-16 (same configuration: served by the run
@@ -709,7 +706,8 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         double r[FIG15_NENS];
         const int jmax = ndt - 1;
         const window_means l0 = means(&b->rec[1 * ndt + jmax], 0, ctx->cs->t_final_default + 1, -1),
-                           lr0 = means(&b->rec[2 * ndt + jmax], 0, ctx->cs->t_final_default + 1, -1);
+                           lr0 =
+                               means(&b->rec[2 * ndt + jmax], 0, ctx->cs->t_final_default + 1, -1);
         r[0] = lr0.iters / l0.iters;
         for (int m = 1; m < FIG15_NENS; ++m) {
             const run_record* rl = &b->rec[NMODEL * ndt + 2 * (m - 1)];
@@ -739,20 +737,22 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         clutter_plot(ctx, dir, "fig17", "",
                      "Clutter: mean Newton iterations and condition number per step against dt "
                      "(ICF Fig. 17)");
-        study_report(ctx,
-                     "![fig17](clutter/fig17.png)\n\nPaper: SAP's kappa nearly flat (G_t = "
-                     "1/R_t does not depend on dt); Lagged and Similar kappa and iterations drop "
-                     "as dt shrinks (G_t = mu gamma_n/v_s ~ dt); Lagged-reg helps at large dt.%s\n\n"
-                     "| model | 5e-4 (it. / kappa) | 1e-3 | 2e-3 | 5e-3 | 1e-2 | kappa slope | "
-                     "iterations slope |\n|---|---|---|---|---|---|---|---|\n%s\n",
-                     quick ? " Quick tier: dt in {2e-3, 5e-3, 1e-2} only (slopes over those three "
-                             "steps)."
-                           : "",
-                     md.s ? md.s : "");
+        study_report(
+            ctx,
+            "![fig17](clutter/fig17.png)\n\nPaper: SAP's kappa nearly flat (G_t = "
+            "1/R_t does not depend on dt); Lagged and Similar kappa and iterations drop "
+            "as dt shrinks (G_t = mu gamma_n/v_s ~ dt); Lagged-reg helps at large dt.%s\n\n"
+            "| model | 5e-4 (it. / kappa) | 1e-3 | 2e-3 | 5e-3 | 1e-2 | kappa slope | "
+            "iterations slope |\n|---|---|---|---|---|---|---|---|\n%s\n",
+            quick ? " Quick tier: dt in {2e-3, 5e-3, 1e-2} only (slopes over those three "
+                    "steps)."
+                  : "",
+            md.s ? md.s : "");
     }
     free(tab.s);
     free(md.s);
-    return rc;}
+    return rc;
+}
 
 /* ICF Figs. 18-19 (CLU-5 ... CLU-7): stiffness sweep at dt = 5e-3, plus k = 1e13. */
 #define NK 10
@@ -769,8 +769,7 @@ static int finite_array(const double* x, size_t n) {
 
 static int all_finite_record(const run_record* r) {
     const size_t rows = (size_t)r->nsteps + 1;
-    return finite_array(r->q, rows * (size_t)r->nq) &&
-           finite_array(r->v, rows * (size_t)r->nv) &&
+    return finite_array(r->q, rows * (size_t)r->nq) && finite_array(r->v, rows * (size_t)r->nv) &&
            finite_array(r->obs, rows * (size_t)r->nobs);
 }
 
@@ -970,7 +969,9 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             kap[j] = ok ? a.kappa : NAN;
             strbuf_printf(&tab, "%s,%g,%.6e,%.6e,%.4f,%.6e,%ld,%.6g,%s\n", name, k_k18[j], pen[j],
                           pen_tmean[j], its[j], kap[j], ok ? (long)r->max_iters : -1L, r->wall_time,
-                          !ran[i * NK + j] ? "not run" : ok ? "ok" : "failed");
+                          !ran[i * NK + j] ? "not run"
+                          : ok             ? "ok"
+                                           : "failed");
             study_set_metricf(ctx, pen[j], "fig18.%s.penetration.k%g", name, k_k18[j]);
             study_set_metricf(ctx, pen_tmean[j], "fig18.%s.penetration_time_mean.k%g", name,
                               k_k18[j]);
@@ -980,7 +981,7 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                 /* CLU-6: an explicit status either way, never a non-finite value */
                 const int fin = all_finite_record(r);
                 study_set_metricf(ctx,
-                                  !ran[i * NK + j]                  ? NAN
+                                  !ran[i * NK + j]                    ? NAN
                                   : fin && (ok || strlen(r->msg) > 0) ? 1.0
                                                                       : 0.0,
                                   "clu6.%s.graceful", name);
@@ -1025,8 +1026,9 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             }
             study_set_metricf(ctx, fs, "clu5.%s.pen_slope.fixed_pile", name);
             study_set_metricf(ctx, kmax / kmin, "clu5.%s.kpen_max_over_min.fixed_pile", name);
-            strbuf_printf(&fix, "| %s | %.4f | %.3g, %.3g, %.3g, %.3g, %.3g, %.3g, %.3g | %.3f | "
-                                "%.0f ... %.0f |\n",
+            strbuf_printf(&fix,
+                          "| %s | %.4f | %.3g, %.3g, %.3g, %.3g, %.3g, %.3g, %.3g | %.3f | "
+                          "%.0f ... %.0f |\n",
                           name, fs, kfp[0], kfp[1], kfp[2], kfp[3], kfp[4], kfp[5], kfp[6],
                           kmax / kmin, ft[0], ft[FIG18_NKP - 1]);
         }
@@ -1034,7 +1036,8 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             double pm[FIG18_NKP], mem[FIG18_NENS][FIG18_NKP], sl[FIG18_NENS];
             for (int e = 0; e < FIG18_NENS; ++e) {
                 for (int x = 0; x < FIG18_NKP; ++x) {
-                    const run_record* r = e == 0 ? &rec[i * NK + 1 + x] : fig18_member(fd, ctx, i, e, x);
+                    const run_record* r =
+                        e == 0 ? &rec[i * NK + 1 + x] : fig18_member(fd, ctx, i, e, x);
                     const double t0 = r->cfg.t_final - 1.25, t1 = r->cfg.t_final + 1;
                     mem[e][x] = r->status == CCB_OK ? obs_median(r, t0, t1, O_PEN) : NAN;
                 }
@@ -1059,12 +1062,13 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             study_set_metricf(ctx, st.sem, "clu5.%s.pen_slope.members_sem", name);
             study_set_metricf(ctx, st.lo, "clu5.%s.pen_slope.ens_min", name);
             study_set_metricf(ctx, st.hi, "clu5.%s.pen_slope.ens_max", name);
-            strbuf_printf(&ens, "| %s | %.3f | %.3f | %.3f ± %.2g | [%.3f, %.3f] |\n", name, slope, es,
-                          st.mean, st.sem, st.lo, st.hi);
+            strbuf_printf(&ens, "| %s | %.3f | %.3f | %.3f ± %.2g | [%.3f, %.3f] |\n", name, slope,
+                          es, st.mean, st.sem, st.lo, st.hi);
         }
         study_set_metricf(ctx, pen[8] / pen[3], "clu5.%s.pen_1e12_over_1e7", name);
         study_set_metricf(ctx, its[3] / its[1], "clu7.%s.iterations_1e7_over_1e5", name);
-        strbuf_printf(&md, "| %s | %.3g | %.3g | %.3g | %.3g | %.3g | %.3f | %.3f | %.3g | %.2f |\n",
+        strbuf_printf(&md,
+                      "| %s | %.3g | %.3g | %.3g | %.3g | %.3g | %.3f | %.3f | %.3g | %.2f |\n",
                       name, pen[0], pen[1], pen[3], pen[5], pen[8], spread, slope, pen[8] / pen[3],
                       its[3] / its[1]);
     }
@@ -1175,8 +1179,8 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                       "%d,%g,%d,%.1f,%d,%.4f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%ld,%ld,%s\n",
                       objects, margin, r->nv, cps, r->ncontacts_max, run_mean_iterations(r),
                       r->wall_time / n, r->t_geometry / n, r->t_problem / n, r->t_assemble / n,
-                      r->t_factor / n, r->t_linesearch / n, r->t_eval / n, other / n,
-                      r->analyses, r->factorizations, r->status == CCB_OK ? "ok" : "failed");
+                      r->t_factor / n, r->t_linesearch / n, r->t_eval / n, other / n, r->analyses,
+                      r->factorizations, r->status == CCB_OK ? "ok" : "failed");
         strbuf_printf(&md,
                       "| %d | %g | %d | %.0f | %.2f | %.3g | %.0f | %.0f | %.0f | %.0f | %.0f | "
                       "%.0f | %.1f | %.3g |\n",
@@ -1247,8 +1251,7 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                      "(%.0f instead of %.0f contacts per step), they take **%.0f %%** of the "
                      "40-object step, %.0f ns each.\n\n",
                      md.s ? md.s : "", fit.order, fit.ci95, fit_it.order, fit_per.order, c1, c10,
-                     100 * share,
-                     1e9 * (s10 - s1) / fmax(1.0, c10 - c1));
+                     100 * share, 1e9 * (s10 - s1) / fmax(1.0, c10 - c1));
     }
     free(tab.s);
     free(md.s);
@@ -1263,7 +1266,8 @@ static double clutter_std_error(const run_record* r, const run_record* ref, cons
     return std_local_error(r, ref, STD_H);
 }
 static const case_std k_std = {
-    "e_loc", "m and -",
+    "e_loc",
+    "m and -",
     "the local error of restarted intervals, not the error of one trajectory: from the "
     "reference's state (Lagged at the smallest dt / 10) at every multiple of 4 ms in [0, 0.16] s "
     "the run's variant integrates one interval of 4 ms at its own dt, and e_loc is the RMS over "
@@ -1273,8 +1277,18 @@ static const case_std k_std = {
     "divergence (measured before: Lagged e_q 0.188, 0.191, 0.017 at dt = 4, 2, 1 ms, no "
     "order); a 4 ms interval from a common state measures the method. The window holds the first "
     "impacts of the two lowest layers. Figs. 15-19 study the whole 3 s with ensembles.",
-    clutter_std_error, STD_REF_RUN, "lagged", 10.0, 0.16, 0.16, {4e-3, 2e-3, 1e-3}, 3,
-    {4e-3, 2e-3}, 2, NULL, 0};
+    clutter_std_error,
+    STD_REF_RUN,
+    "lagged",
+    10.0,
+    0.16,
+    0.16,
+    {4e-3, 2e-3, 1e-3},
+    3,
+    {4e-3, 2e-3},
+    2,
+    NULL,
+    0};
 
 static const fig_study k_fig15 = {
     .claim = "impacts dominate until ~2 s with more iterations and higher kappa; during that "
@@ -1332,8 +1346,8 @@ static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
     const peers_facts f = peers_analyse(r);
     char name[32];
     variant_name(&r->cfg, name, sizeof name);
-    const double row[6] = {1e6 * f.wall_per_step, f.contacts, f.pen_mean,
-                           f.pen_max,             f.out_max,  f.ke_final};
+    const double row[6] = {
+        1e6 * f.wall_per_step, f.contacts, f.pen_mean, f.pen_max, f.out_max, f.ke_final};
     memcpy(v, row, sizeof row);
     study_set_metricf(ctx, f.pen_mean, "peers.%s.penetration_mean", name);
     study_set_metricf(ctx, f.out_max, "peers.%s.outside_max", name);
@@ -1395,17 +1409,18 @@ static const fig_study k_rigid_limit = {
 static const case_study k_studies[] = {
     {"fig15-16", "iterations, kappa(H) and stiction tolerance per step at dt = 2e-3 s",
      "ICF Figs. 15-16", &k_fig15, NULL},
-    {"fig17", "mean iterations and kappa(H) against dt in {5e-4 ... 1e-2}", "ICF Fig. 17",
-     &k_fig17, NULL},
+    {"fig17", "mean iterations and kappa(H) against dt in {5e-4 ... 1e-2}", "ICF Fig. 17", &k_fig17,
+     NULL},
     {"fig18-19", "steady penetration, iterations and kappa(H) against k in {1e4 ... 1e13}",
      "ICF Figs. 18-19", &k_fig18, NULL},
     {"scale", "40, 160, 640 and 2,560 objects: time per step, its split and its exponent",
-     "ccb scaling",
-     &k_scale, NULL},
+     "ccb scaling", &k_scale, NULL},
     {"peers", "SAP, Similar, Lagged and MuJoCo: wall time, iterations, contacts, penetration",
      "ccb peer comparison", &k_peers, NULL},
-    {"rigid-limit", "steps at t = 0.2, 0.3 s exported to FCLIB and solved rigidly by Siconos: "
-     "Lagged over k, Lagged and SAP over dt", "ccb (CLU-9)", &k_rigid_limit, NULL},
+    {"rigid-limit",
+     "steps at t = 0.2, 0.3 s exported to FCLIB and solved rigidly by Siconos: "
+     "Lagged over k, Lagged and SAP over dt",
+     "ccb (CLU-9)", &k_rigid_limit, NULL},
 };
 
 static const char* const k_quick[] = {"fig15-16", "fig17", "fig18-19", NULL};

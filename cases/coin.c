@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "study.h"
 #include "reference.h"
+#include "study.h"
 
 enum {
     P_MASS,
@@ -89,7 +89,8 @@ static const char* const k_notes[] = {
     "The coin starts flat at its static sink, so no impact disturbs the start (cases.md §2.1).",
     "--set compliant=1 swaps the roles: a rigid coin (the mesh's surface triangles, each cap a "
     "fan of 152) on a compliant floor of modulus E and slab L/2 (same g = 2E/L, "
-    "formulation-tamsi-hydro §F.2, third case); its faces are exactly the 152 fan triangles (cases.md's fan152, no slivers) and it "
+    "formulation-tamsi-hydro §F.2, third case); its faces are exactly the 152 fan triangles "
+    "(cases.md's fan152, no slivers) and it "
     "gives the same results to 1e-5 (fixed point 0.644238 for both).",
     "com_height = 0 [default?]: the centre of mass lies in the contact face, so friction exerts "
     "no tipping moment and the load stays uniform, as the Farkas analysis assumes. A real coin "
@@ -461,7 +462,7 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     if (ode == NULL) {
         point_set_free(&psf);
         point_set_free(&psp);
-            return 2;
+        return 2;
     }
     ode->P = ctx->params;
     ode->ps[0] = &psf;
@@ -530,10 +531,9 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         lat = fmax(lat, f.lat_max);
         fn = fmax(fn, f.fn_dev);
         strbuf_printf(&tab, "%s,%s,%g,%.8f,%.8f,%.8f,%.8f,%.8f,%.8f,%.8f,%.6f,%.3e,%.1f\n",
-                      pol ? polar : "fan152",
-                      tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"), e0, f.eps_at[0], at[0],
-                      f.eps_at[1], at[1], f.eps_at[2], at[2], f.eps_end, f.t_stop, f.lat_max,
-                      f.faces_mean);
+                      pol ? polar : "fan152", tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"),
+                      e0, f.eps_at[0], at[0], f.eps_at[1], at[1], f.eps_at[2], at[2], f.eps_end,
+                      f.t_stop, f.lat_max, f.faces_mean);
         strbuf_printf(&md,
                       "| %s | %s | %g | %.4f (%.4f) | %.4f (%.4f) | %.4f (%.4f) | %.4f | %.4f "
                       "| %.1e |\n",
@@ -580,9 +580,8 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     }
     if (rc == 0) {
         strbuf vars = {0};
-        strbuf_printf(&vars,
-                      "eps0s='0.25 0.5 1 2 4'; "
-                      "title='Sliding and spinning coin, fan152 (PFC Fig. 5)'");
+        strbuf_printf(&vars, "eps0s='0.25 0.5 1 2 4'; "
+                             "title='Sliding and spinning coin, fan152 (PFC Fig. 5)'");
         study_plot(ctx, "coin_fig5.gp", dir, "fig5", vars.s);
         free(vars.s);
         study_report(ctx,
@@ -749,8 +748,8 @@ static int conv_dt_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                           ev[s][i], r->wall_time, run_mean_iterations(r), kcell);
         }
     }
-    rc = write_sweep(ctx, "convergence-dt", "dt [s]", "dt [s]", solvers, 2, dts, NDT, ev, ew, b->rec,
-                     1, "Coin: relative errors against dt (PFC Fig. 6, left)");
+    rc = write_sweep(ctx, "convergence-dt", "dt [s]", "dt [s]", solvers, 2, dts, NDT, ev, ew,
+                     b->rec, 1, "Coin: relative errors against dt (PFC Fig. 6, left)");
     if (rc == 0) {
         study_report(ctx,
                      "![convergence-dt](coin/convergence-dt.png)\n\n"
@@ -990,9 +989,9 @@ static int continuous_finish(study_ctx* ctx, const fig_data* fd, const char* dir
                  "| 1e-1 | %.6f | %.6f | %+.2f %% |\n| 1e-2 | %.6f | %.6f | %+.2f %% |\n"
                  "| 1e-3 | %.6f | %.6f | %+.2f %% |\n\n",
                  ccb_friction_name(CCB_FRICTION_STRIBECK5), P[P_VS], tol,
-                 ctx->tier == CASE_TIER_QUICK ? " (quick tier; the full tier 1e-10)" : "", P[P_EPS0],
-                 r->status == CCB_OK ? "ok" : r->msg, r->work.n_f, r->wall_time, f.eps_at[0], at[0],
-                 100 * (f.eps_at[0] / 0.6530 - 1), f.eps_at[1], at[1],
+                 ctx->tier == CASE_TIER_QUICK ? " (quick tier; the full tier 1e-10)" : "",
+                 P[P_EPS0], r->status == CCB_OK ? "ok" : r->msg, r->work.n_f, r->wall_time,
+                 f.eps_at[0], at[0], 100 * (f.eps_at[0] / 0.6530 - 1), f.eps_at[1], at[1],
                  100 * (f.eps_at[1] / 0.6530 - 1), f.eps_at[2], at[2],
                  100 * (f.eps_at[2] / 0.6530 - 1));
     point_set_free(&ps);
@@ -1006,11 +1005,22 @@ static double coin_std_error(const run_record* r, const run_record* ref, const d
     return ref ? rel_error(r, ref, k_vcols, 2) : NAN;
 }
 static const case_std k_std = {
-    "e_v", "-",
+    "e_v",
+    "-",
     "|v - v_ref|_2 / |v_ref|_2 over the samples at the run's step, v = (v_x, v_y), v_ref: the "
     "same variant at the smallest dt / 10 (PFC Fig. 6, fan152, eps0 = 1).",
-    coin_std_error, STD_REF_SELF, "lagged", 10.0, 0, 0, {1e-3, 5e-4, 2.5e-4}, 3, {1e-3, 5e-4}, 2,
-    NULL, 1e-3 /* adaptive variants: the coarsest step of the ladder */};
+    coin_std_error,
+    STD_REF_SELF,
+    "lagged",
+    10.0,
+    0,
+    0,
+    {1e-3, 5e-4, 2.5e-4},
+    3,
+    {1e-3, 5e-4},
+    2,
+    NULL,
+    1e-3 /* adaptive variants: the coarsest step of the ladder */};
 
 static const fig_study k_fig5 = {
     .claim = "eps = v/(R omega) tends to a fixed point (0.653 for uniform pressure) whatever eps0, "

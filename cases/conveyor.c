@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "study.h"
 #include "reference.h"
+#include "study.h"
 
 enum {
     P_MASS,
@@ -218,7 +218,7 @@ static void conveyor_observe(const ccb_sim* sim, const void* data, const double*
  * the peer; the stiction tolerance and the closed-form gliding height are ccb's (0). */
 static void conveyor_peer_observe(const ccb_sim* sim, const void* data, const double* P,
                                   const run_peer_step* c, double* o) {
-    conveyor_observe(sim, data, P, o); /* no contacts in sim: v_t, v_n of the box relative to
+    conveyor_observe(sim, data, P, o);   /* no contacts in sim: v_t, v_n of the box relative to
                                           the belt (rotation locked: the bottom face's) */
     const double* f = c->f_body + 3 * 1; /* body 1: the box */
     o[O_FT] = f[0];
@@ -238,12 +238,12 @@ static void conveyor_peer_observe(const ccb_sim* sim, const void* data, const do
 /* What one run of fig3 shows (ICF §XI-A), against the ideal Coulomb events of
  * reference/conveyor_ref.c: slip iff |v_t| > 10 v_s. */
 typedef struct fig3_facts {
-    double fn_dev, fn_max, z_dev;      /* CONV-1, CONV-5c */
-    double onset, restick;             /* first transitions [s] (CONV-2) */
-    double onset_err, restick_err;     /* against the Coulomb events */
-    double spike_min, excess_min;      /* CONV-5: f_n/mg at re-stick, and over its bound */
+    double fn_dev, fn_max, z_dev;  /* CONV-1, CONV-5c */
+    double onset, restick;         /* first transitions [s] (CONV-2) */
+    double onset_err, restick_err; /* against the Coulomb events */
+    double spike_min, excess_min;  /* CONV-5: f_n/mg at re-stick, and over its bound */
     int nspike;
-    double glide_dev;                  /* CONV-3 */
+    double glide_dev; /* CONV-3 */
     long nglide;
     int ntr;
     ccb_an_transition tr[256];
@@ -311,8 +311,8 @@ static void fig3_analyse(const double* P, const run_record* r, fig3_facts* f) {
         f->nspike++;
     }
     /* CONV-3: gliding height against its closed form while |v_t| > 0.02 m/s */
-    f->glide_dev = ccb_an_max_rel_dev(&ser, O_PHI, O_GLIDE, O_VT, 0.02, P[P_MU] * (dt + tau_m),
-                                      &f->nglide);
+    f->glide_dev =
+        ccb_an_max_rel_dev(&ser, O_PHI, O_GLIDE, O_VT, 0.02, P[P_MU] * (dt + tau_m), &f->nglide);
     f->onset_err = f->have_ref ? fabs(f->onset - f->ev.slip_start[0]) : NAN;
     f->restick_err = f->have_ref ? fabs(f->restick - f->ev.slip_end[0]) : NAN;
 }
@@ -338,8 +338,9 @@ static void fig3_row(study_ctx* ctx, const run_record* r, double* v) {
                       "fig3.%s.spike_excess_over_kinematic_min", name);
     study_set_metricf(ctx, f.glide_dev, "fig3.%s.glide_dev_rel", name);
     study_set_metricf(ctx, r->status == CCB_OK ? 0 : 1, "fig3.%s.failures", name);
-    const double row[8] = {f.fn_dev, f.fn_max, f.z_dev, f.onset, f.restick,
-                           f.nspike, f.nspike ? f.spike_min : NAN, f.glide_dev};
+    const double row[8] = {
+        f.fn_dev,   f.fn_max, f.z_dev, f.onset, f.restick, f.nspike, f.nspike ? f.spike_min : NAN,
+        f.glide_dev};
     memcpy(v, row, sizeof row);
 }
 
@@ -355,8 +356,8 @@ static int fig3_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             const double t = (double)f.tr[j].index * b->rec[i].cfg.dt;
             const int idx = f.tr[j].to_slip ? nslip++ : nstick++;
             const double tref = !f.have_ref || idx >= f.ev.n ? NAN
-                                : f.tr[j].to_slip          ? f.ev.slip_start[idx]
-                                                           : f.ev.slip_end[idx];
+                                : f.tr[j].to_slip            ? f.ev.slip_start[idx]
+                                                             : f.ev.slip_end[idx];
             strbuf_printf(&evt, "%s,%s,%d,%.6f,%.6f\n", b->cfg[i].approx->name,
                           f.tr[j].to_slip ? "stick->slip" : "slip->stick", idx + 1, t, tref);
         }
@@ -460,19 +461,31 @@ static const fig_study k_fig4 = {
 /* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 4 protocol)
  * ---------------------------- */
 static const case_std k_std = {
-    "e_q", "m",
+    "e_q",
+    "m",
     "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
     "smallest dt / 10.",
-    std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {5e-2, 1e-2, 2e-3}, 3, {5e-2, 1e-2}, 2, NULL, 0};
+    std_error_q,
+    STD_REF_RUN,
+    "lagged",
+    10.0,
+    0,
+    0,
+    {5e-2, 1e-2, 2e-3},
+    3,
+    {5e-2, 1e-2},
+    2,
+    NULL,
+    0};
 
 /* ---- study peers (MuJoCo beside the convex models) --------------------------------------------
  * */
 
 /* What the bottom face does while the box slips and while it sticks (|v_t| > 10 v_s: slip). */
 typedef struct peers_facts {
-    long nslip, nstick, nfree;        /* steps of each phase; steps without a normal force */
-    double vn_slip, vn_stick;         /* max |v_n| */
-    double phi_slip_max, pen_stick;   /* highest bottom while slipping; mean -phi while sticking */
+    long nslip, nstick, nfree;      /* steps of each phase; steps without a normal force */
+    double vn_slip, vn_stick;       /* max |v_n| */
+    double phi_slip_max, pen_stick; /* highest bottom while slipping; mean -phi while sticking */
 } peers_facts;
 
 static peers_facts peers_analyse(const double* P, const run_record* r) {
@@ -502,8 +515,8 @@ static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
     fig3_analyse(P, r, &e);
     char name[32];
     variant_name(&r->cfg, name, sizeof name);
-    const double row[10] = {e.onset, e.onset_err, e.restick, e.restick_err, (double)f.nslip,
-                            f.vn_slip, f.vn_stick, f.phi_slip_max, f.pen_stick, (double)f.nfree};
+    const double row[10] = {e.onset,   e.onset_err, e.restick,      e.restick_err, (double)f.nslip,
+                            f.vn_slip, f.vn_stick,  f.phi_slip_max, f.pen_stick,   (double)f.nfree};
     memcpy(v, row, sizeof row);
     study_set_metricf(ctx, e.onset_err, "peers.%s.onset_err", name);
     study_set_metricf(ctx, e.restick_err, "peers.%s.restick_err", name);
@@ -517,8 +530,9 @@ static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
 static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
-    study_report(ctx, "Static penetration of a point contact m g / (n k) = %.3g m; slip means "
-                      "|v_t| > %g v_s.\n\n",
+    study_report(ctx,
+                 "Static penetration of a point contact m g / (n k) = %.3g m; slip means "
+                 "|v_t| > %g v_s.\n\n",
                  P[P_MASS] * P[P_G] / (P[P_CONTACTS] * P[P_K]), SLIP_FACTOR);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];

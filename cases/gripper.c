@@ -294,8 +294,9 @@ typedef struct fig7_run {
     double t_full, t_quick; /* simulated time [s]; 0: not in that tier */
 } fig7_run;
 static const fig7_run k_fig7_runs[] = {
-    {"tamsi", 5.1, 5.1},         {"lagged", 5.1, 5.1},         {"similar", 5.1, 5.1},
-    {"sap", 5.1, 5.1},           {"ie-fn-tals", 5.1, 1.02},    {"ie-fn", 1.02, 0},
+    {"tamsi", 5.1, 5.1},           {"lagged", 5.1, 5.1},
+    {"similar", 5.1, 5.1},         {"sap", 5.1, 5.1},
+    {"ie-fn-tals", 5.1, 1.02},     {"ie-fn", 1.02, 0},
     {"ie-fn-ec-tals", 1.02, 0.51}, {"ie-fn-ec", 1.02, 0},
 };
 enum { FIG7_NV = (int)(sizeof k_fig7_runs / sizeof k_fig7_runs[0]) };
@@ -363,7 +364,7 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             snprintf(pcell, sizeof pcell, "%gx", paper);
         }
         study_report(ctx, "| %s | %s | %g | %.3f | %.1f | %.2f | %s | %ld |\n", r->cfg.label,
-                     !ode                             ? "fixed step"
+                     !ode                              ? "fixed step"
                      : r->cfg.solver.ode.error_control ? "error control a = 0.1 (ccb's extra)"
                                                        : "fixed step, convergence control (paper)",
                      r->cfg.t_final, r->wall_time, r->cfg.t_final / r->wall_time, ratio, pcell,

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "study.h"
 #include "reference.h"
+#include "study.h"
 
 enum {
     P_LENGTH,
@@ -329,8 +329,7 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, const char* di
                           "runs='sap_dt%g similar_dt%g lagged_dt%g'; "
                           "titles='SAP Similar Lagged'; kind='%s'; zlo=%.6f; zhi=%.6f; "
                           "title='Sliding rod, %s, contact %s, dt = %g s (ICF Fig. %s)'",
-                          REF_DT, REF_DT, REF_DT,
-                          kind[j], tj - 1e-3, tj + 1e-3,
+                          REF_DT, REF_DT, REF_DT, kind[j], tj - 1e-3, tj + 1e-3,
                           case_b ? "d = 0.2 s/m, tau_d = 4e-6 s" : "no dissipation", kinds[j],
                           REF_DT, fig[j] + 3);
             study_plot(ctx, "contact_zoom.gp", dir, fig[j], vars.s);
@@ -370,12 +369,12 @@ static int fig11_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
 /* Runs 0-2: SAP, Similar, Lagged starting at their own zero-force gap (the studies' initial
  * condition); runs 3-4: SAP and Similar from the literal phi0 = 0, reported for comparison.
  * Trajectories every 5 us (10^4 rows per run). */
-#define REF_RUNS(set)                                                                            \
-    {                                                                                            \
-        {"sap", NULL, set " ic_gap=1", 0, NULL}, {"similar", NULL, set " ic_gap=1", 0, NULL},    \
-            {"lagged", NULL, set " ic_gap=1", 0, NULL},                                          \
-            {"sap", "sap-phi0zero_dt1e-07", set " ic_gap=0", 0, NULL},                           \
-            {"similar", "similar-phi0zero_dt1e-07", set " ic_gap=0", 0, NULL},                   \
+#define REF_RUNS(set)                                                                              \
+    {                                                                                              \
+        {"sap", NULL, set " ic_gap=1", 0, NULL}, {"similar", NULL, set " ic_gap=1", 0, NULL},      \
+            {"lagged", NULL, set " ic_gap=1", 0, NULL},                                            \
+            {"sap", "sap-phi0zero_dt1e-07", set " ic_gap=0", 0, NULL},                             \
+            {"similar", "similar-phi0zero_dt1e-07", set " ic_gap=0", 0, NULL},                     \
     }
 static const fig_run k_fig9_runs[5] = REF_RUNS("");
 static const fig_run k_fig11_runs[5] = REF_RUNS("d=0.2 tau_d=4e-6");
@@ -441,8 +440,8 @@ static int fig13_scan(study_ctx* ctx, study_batch* b) {
             snprintf(name, sizeof name, "scan%s-lagged", c ? "B" : "A");
             run_label(label, sizeof label, name, k_scan[j]);
             const double Tj = ceil(ctx->cs->t_final_default / k_scan[j] - 1e-9) * k_scan[j];
-            study_config(ctx, &b->cfg[NSCAN * c + j], "fig13", label, &ccb_approx_lagged,
-                         k_scan[j], Tj);
+            study_config(ctx, &b->cfg[NSCAN * c + j], "fig13", label, &ccb_approx_lagged, k_scan[j],
+                         Tj);
             memcpy(b->cfg[NSCAN * c + j].params, P, sizeof P);
         }
     }
@@ -454,8 +453,8 @@ static int fig13_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     for (int c = 0; c < 2; ++c) {
         const fig_sweep_result* sw = &fd->sw[c];
         double slope = NAN;
-        ccb_an_order(3, sw->decl->dts + 1, sw->e[fig_variant_index(sw, "lagged")] + 1, &slope,
-                     NULL, NULL);
+        ccb_an_order(3, sw->decl->dts + 1, sw->e[fig_variant_index(sw, "lagged")] + 1, &slope, NULL,
+                     NULL);
         study_set_metricf(ctx, slope, "rod5.%s.lagged.order_3_smallest", sw->decl->tag);
     }
     strbuf tab = {0};
@@ -494,11 +493,14 @@ static const fig_sweep k_fig13_sweeps[] = {
     {"caseB", "d=0.2 tau_d=4e-6", {6.4e-4, 1.6e-4, 4e-5, 1e-5}, 4},
 };
 
-#define FIG13_PLOT(c, what, side)                                                                \
-    {"convergence.gp", "fig13_" c,                                                               \
-     "tags='" c "'; tagtitles='sweep'; models='sap similar lagged'; titles='SAP Similar Lagged'; " \
-     "guide_model='lagged'; guide_dt=4e-05; ylabel='e_q [m, rad]'; "                             \
-     "title='Sliding rod, convergence, " what " (ICF Fig. 13 " side ")'"}
+#define FIG13_PLOT(c, what, side)                                                                  \
+    {                                                                                              \
+        "convergence.gp", "fig13_" c,                                                              \
+            "tags='" c                                                                             \
+            "'; tagtitles='sweep'; models='sap similar lagged'; titles='SAP Similar Lagged'; "     \
+            "guide_model='lagged'; guide_dt=4e-05; ylabel='e_q [m, rad]'; "                        \
+            "title='Sliding rod, convergence, " what " (ICF Fig. 13 " side ")'"                    \
+    }
 static const fig_plot k_fig13_plots[] = {
     FIG13_PLOT("caseA", "no dissipation", "left"),
     FIG13_PLOT("caseB", "d = 0.2 s/m, tau_d = 4e-6 s", "right"),
@@ -597,10 +599,21 @@ static const fig_study k_rigid = {
 /* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 13 protocol, case A)
  * ---------------------------- */
 static const case_std k_std = {
-    "e_q", "m and rad",
+    "e_q",
+    "m and rad",
     "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
     "smallest dt / 10; case A (d = 0, tau_d = 0).",
-    std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {6.4e-4, 1.6e-4, 4e-5}, 3, {6.4e-4, 1.6e-4}, 2, NULL,
+    std_error_q,
+    STD_REF_RUN,
+    "lagged",
+    10.0,
+    0,
+    0,
+    {6.4e-4, 1.6e-4, 4e-5},
+    3,
+    {6.4e-4, 1.6e-4},
+    2,
+    NULL,
     1.6e-4 /* adaptive variants: dt_default (1e-7, the figures') is off the reference grid */};
 
 static const case_study k_studies[] = {

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "study.h"
 #include "reference.h"
+#include "study.h"
 
 enum {
     P_MASS,
@@ -126,7 +126,7 @@ static void sphere_observe(const ccb_sim* sim, const void* data, const double* P
  * the peer; the stiction tolerance is ccb's (0). */
 static void sphere_peer_observe(const ccb_sim* sim, const void* data, const double* P,
                                 const run_peer_step* c, double* o) {
-    sphere_observe(sim, data, P, o); /* no contacts in sim: v_t, v_n of the lowest point */
+    sphere_observe(sim, data, P, o);     /* no contacts in sim: v_t, v_n of the lowest point */
     const double* f = c->f_body + 3 * 1; /* body 1: the ball */
     o[O_FT] = f[0];
     o[O_FN] = f[2];
@@ -163,16 +163,15 @@ static sphere_run_facts analyse(const run_record* r, const double* P) {
         }
     }
     f.first_force = ccb_an_first_above(&s, O_FN, 0.0);
-    const long kr = f.first_force > 0
-                        ? ccb_an_first_below_abs(&s, O_VT, 10 * P[P_VS], f.first_force - 1)
-                        : -1;
+    const long kr =
+        f.first_force > 0 ? ccb_an_first_below_abs(&s, O_VT, 10 * P[P_VS], f.first_force - 1) : -1;
     f.t_roll = kr > 0 ? (double)kr * dt : NAN;
     f.vn_after_first = f.vn_sliding = 0;
     if (f.first_force > 0) {
         const double tf = (double)f.first_force * dt;
         f.vn_after_first = ccb_an_max_abs(&s, O_VN, f.first_force, -INFINITY, INFINITY);
-        f.vn_sliding = ccb_an_max_abs(&s, O_VN, f.first_force, tf + SLIDE_WINDOW_DELAY,
-                                      t_roll_exact);
+        f.vn_sliding =
+            ccb_an_max_abs(&s, O_VN, f.first_force, tf + SLIDE_WINDOW_DELAY, t_roll_exact);
     }
     const long N = r->nsteps;
     f.u_final = r->v[(size_t)N * r->nv];
@@ -243,9 +242,14 @@ static void fig6_row(study_ctx* ctx, const run_record* r, double* v) {
     study_set_metricf(ctx, (double)f.first_force, "fig6.%s.first_force_step", name);
     study_set_metricf(ctx, (double)f.predicted, "fig6.%s.predicted_contact_step", name);
     study_set_metricf(ctx, f.t_roll, "fig6.%s.roll_onset_t", name);
-    const double row[8] = {(double)f.predicted, (double)f.first_force,
-                           (double)f.first_force * r->cfg.dt, f.t_roll, f.u_final, f.slip_final,
-                           f.uwr_final, f.stol_final};
+    const double row[8] = {(double)f.predicted,
+                           (double)f.first_force,
+                           (double)f.first_force * r->cfg.dt,
+                           f.t_roll,
+                           f.u_final,
+                           f.slip_final,
+                           f.uwr_final,
+                           f.stol_final};
     memcpy(v, row, sizeof row);
 }
 
@@ -350,14 +354,16 @@ static double acc_deviation(const run_record* a, const run_record* ref) {
 static int accuracy_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const study_batch* b = fd->b;
     (void)dir;
-    study_report(ctx, "| model | eps_r | max \\|q - q(eps_r = 1e-10)\\| [m, rad] |\n|---|---|---|\n");
+    study_report(ctx,
+                 "| model | eps_r | max \\|q - q(eps_r = 1e-10)\\| [m, rad] |\n|---|---|---|\n");
     for (int m = 0; m < ACC_NMODEL; ++m) {
         const run_record* ref = &b->rec[m * ACC_NLEVEL + ACC_NLEVEL - 1];
         double e[ACC_NLEVEL - 1];
         for (int l = 0; l + 1 < ACC_NLEVEL; ++l) {
             const run_record* r = &b->rec[m * ACC_NLEVEL + l];
             e[l] = acc_deviation(r, ref);
-            study_report(ctx, "| %s | %g | %.3e |\n", acc_model(m)->name, r->cfg.newton.eps_r, e[l]);
+            study_report(ctx, "| %s | %g | %.3e |\n", acc_model(m)->name, r->cfg.newton.eps_r,
+                         e[l]);
         }
         study_set_metricf(ctx, e[1], "accuracy.%s.e_solver", acc_model(m)->name);
         study_set_metricf(ctx, e[0] / e[1], "accuracy.%s.loose_over_default", acc_model(m)->name);
@@ -387,7 +393,7 @@ static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
     variant_name(&r->cfg, name, sizeof name);
     const double U0 = P[P_U0], z = r->q[(size_t)r->nsteps * r->nq + 1];
     const double u_err = (f.u_final - U0 / 1.4) / (U0 / 1.4); /* signed, against 5/7 U0 */
-    const double row[8] = {f.t_roll,        f.u_final,       u_err,          f.slip_final,
+    const double row[8] = {f.t_roll,         f.u_final,    u_err,           f.slip_final,
                            f.vn_after_first, f.vn_sliding, P[P_RADIUS] - z, z};
     memcpy(v, row, sizeof row);
     study_set_metricf(ctx, f.t_roll, "peers.%s.roll_onset_t", name);
@@ -404,10 +410,11 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const double* P = ctx->params;
     ccb_ref_sphere_result ref;
     reference_numbers(P, &ref);
-    study_report(ctx, "Closed forms (rigid contact, ideal Coulomb friction; reference/sphere_ref.c): "
-                      "first contact %.5f s, rolling from %.5f s after release (the table's "
-                      "roll_onset_t), final rolling speed %.6f m/s (5/7 U0); static penetration "
-                      "m g / k = %.3g m.\n\n",
+    study_report(ctx,
+                 "Closed forms (rigid contact, ideal Coulomb friction; reference/sphere_ref.c): "
+                 "first contact %.5f s, rolling from %.5f s after release (the table's "
+                 "roll_onset_t), final rolling speed %.6f m/s (5/7 U0); static penetration "
+                 "m g / k = %.3g m.\n\n",
                  ref.t_contact, ref.t_roll, ref.u_final, P[P_MASS] * P[P_G] / P[P_K]);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
@@ -423,9 +430,8 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                      "- %s: rolling from %.3f s, final speed %.6f m/s (%+.2f %% of 5/7 U0), "
                      "contact slip at the end %.3g m/s, largest |v_n| after the first contact "
                      "%.3g m/s, height of the centre %.6g m (penetration %.3g m).\n",
-                     name, f.t_roll, f.u_final,
-                     100 * (f.u_final - P[P_U0] / 1.4) / (P[P_U0] / 1.4), f.slip_final,
-                     f.vn_after_first, z, P[P_RADIUS] - z);
+                     name, f.t_roll, f.u_final, 100 * (f.u_final - P[P_U0] / 1.4) / (P[P_U0] / 1.4),
+                     f.slip_final, f.vn_after_first, z, P[P_RADIUS] - z);
     }
     const double dt = fd->b->n > 0 ? fd->b->rec[0].cfg.dt : ctx->cs->dt_default;
     study_report(ctx,
@@ -523,10 +529,22 @@ static const fig_study k_fig7 = {
 
 /* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 7 protocol) ---------------------------- */
 static const case_std k_std = {
-    "e_q", "m and rad",
+    "e_q",
+    "m and rad",
     "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
     "smallest dt / 10.",
-    std_error_q, STD_REF_RUN, "lagged", 10.0, 0, 0, {1e-2, 2e-3, 4e-4}, 3, {1e-2, 2e-3}, 2, NULL, 0};
+    std_error_q,
+    STD_REF_RUN,
+    "lagged",
+    10.0,
+    0,
+    0,
+    {1e-2, 2e-3, 4e-4},
+    3,
+    {1e-2, 2e-3},
+    2,
+    NULL,
+    0};
 
 /* ---- study error-control: lagged-ec against fixed steps (formulation-convex §15;
  * errctl_study.c) ---------------------------------------------------------------------------- */
@@ -541,8 +559,8 @@ static const fig_study k_error_control = {
 
 /* ---- study rigid-limit: exported steps against Siconos' rigid solution
  * (formulation-convex §16.3; rigid_study.c) ---------------------------------------------------- */
-static const rigid_def k_rigid_def = {2e-3, {1e5, 1e6, 1e7, 1e8, 1e9}, 5, 1e7,
-                                      {0.08, 0.15, 0.25}, 3};
+static const rigid_def k_rigid_def = {2e-3, {1e5, 1e6, 1e7, 1e8, 1e9}, 5,
+                                      1e7,  {0.08, 0.15, 0.25},        3};
 static int rigid_limit_runs(study_ctx* ctx, study_batch* b) {
     return rigidlim_runs(ctx, b, &k_rigid_def);
 }
@@ -588,20 +606,26 @@ static const fig_study k_rigid_limit = {
 static const case_study k_studies[] = {
     {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",
      &k_fig6, NULL},
-    {"fig7", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7",
-     &k_fig7, NULL},
+    {"fig7", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7", &k_fig7,
+     NULL},
     {"peers", "SAP, Similar, Lagged and MuJoCo: rolling onset, final speed, penetration",
      "ccb peer comparison", &k_peers, NULL},
-    {"accuracy", "the Newton solve's own error: Lagged and SAP at eps_r/100, eps_r, 100 eps_r "
-     "against eps_r = 1e-10", "ccb solver check (SPH-6)", &k_accuracy, NULL},
-    {"error-control", "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
-     "against Lagged at dt = 1e-5", "ccb (CENIC; SPH-7)", &k_error_control, NULL},
-    {"rigid-limit", "steps at t = 0.08, 0.15, 0.25 s exported to FCLIB and solved rigidly by "
-     "Siconos: Lagged over k, Lagged and SAP over dt", "ccb (SPH-8)", &k_rigid_limit, NULL},
+    {"accuracy",
+     "the Newton solve's own error: Lagged and SAP at eps_r/100, eps_r, 100 eps_r "
+     "against eps_r = 1e-10",
+     "ccb solver check (SPH-6)", &k_accuracy, NULL},
+    {"error-control",
+     "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
+     "against Lagged at dt = 1e-5",
+     "ccb (CENIC; SPH-7)", &k_error_control, NULL},
+    {"rigid-limit",
+     "steps at t = 0.08, 0.15, 0.25 s exported to FCLIB and solved rigidly by "
+     "Siconos: Lagged over k, Lagged and SAP over dt",
+     "ccb (SPH-8)", &k_rigid_limit, NULL},
 };
 
-static const char* const k_quick[] = {"fig6", "fig7", "accuracy", "error-control",
-                                      "rigid-limit", NULL};
+static const char* const k_quick[] = {"fig6",          "fig7",        "accuracy",
+                                      "error-control", "rigid-limit", NULL};
 
 const case_desc case_sphere = {
     "sphere",

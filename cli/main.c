@@ -11,21 +11,21 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "fclib_io.h"
+#include "gates.h"
 #include "mujoco_peer.h"
 #include "siconos_peer.h"
-#include "gates.h"
 
 #define EXIT_GATE 1
 #define EXIT_USAGE 2
@@ -68,10 +68,32 @@ static const char* k_usage =
 /* ---- option parsing ------------------------------------------------------------------------ */
 
 enum {
-    OPT_APPROX = 256, OPT_DT, OPT_T_FINAL, OPT_SET, OPT_OUT, OPT_JOBS, OPT_NO_FIGURES,
-    OPT_RECORD_EVERY, OPT_REPEAT, OPT_SOLVER, OPT_FRICTION, OPT_VARIANT, OPT_VARIANTS, OPT_CASES,
-    OPT_QUICK, OPT_PEERS, OPT_TIER, OPT_EMIT_MANIFEST, OPT_FROM, OPT_PHYSICS, OPT_EXPORT_FCLIB,
-    OPT_EXPORT_STEPS, OPT_SENSITIVITY, OPT_PERTURB, OPT_FORMAT, OPT_END,
+    OPT_APPROX = 256,
+    OPT_DT,
+    OPT_T_FINAL,
+    OPT_SET,
+    OPT_OUT,
+    OPT_JOBS,
+    OPT_NO_FIGURES,
+    OPT_RECORD_EVERY,
+    OPT_REPEAT,
+    OPT_SOLVER,
+    OPT_FRICTION,
+    OPT_VARIANT,
+    OPT_VARIANTS,
+    OPT_CASES,
+    OPT_QUICK,
+    OPT_PEERS,
+    OPT_TIER,
+    OPT_EMIT_MANIFEST,
+    OPT_FROM,
+    OPT_PHYSICS,
+    OPT_EXPORT_FCLIB,
+    OPT_EXPORT_STEPS,
+    OPT_SENSITIVITY,
+    OPT_PERTURB,
+    OPT_FORMAT,
+    OPT_END,
     /* the options of the solvers and ODE methods: OPT_SOLVER_OPT + index in g_sopt (generated
      * from libccb's option descriptors) */
     OPT_SOLVER_OPT = 1024
@@ -97,19 +119,19 @@ typedef struct opts {
     int figures;
     int record_every;
     int repeat;
-    const char* manifest; /* --emit-manifest FILE (study) */
-    const char* from;     /* --from ROOT (study) */
-    int slurm;            /* --format slurm (with --emit-manifest): a Slurm job-array script */
-    int physics;          /* --physics (run) */
+    const char* manifest;     /* --emit-manifest FILE (study) */
+    const char* from;         /* --from ROOT (study) */
+    int slurm;                /* --format slurm (with --emit-manifest): a Slurm job-array script */
+    int physics;              /* --physics (run) */
     const char* export_fclib; /* --export-fclib FILE (run) */
     long export_steps[RUN_MAX_EXPORT]; /* --export-steps LIST (run) */
     int nexport;
-    int tier; /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
-    int sensitivity;    /* --sensitivity K (gate): K round-off perturbations */
-    unsigned perturb;   /* --perturb LIST (run): RUN_PERTURB_* */
-    int quick;          /* --quick (compare) */
-    int peers;          /* --peers (bench) */
-    const char* cases;  /* --cases LIST (compare) */
+    int tier;             /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
+    int sensitivity;      /* --sensitivity K (gate): K round-off perturbations */
+    unsigned perturb;     /* --perturb LIST (run): RUN_PERTURB_* */
+    int quick;            /* --quick (compare) */
+    int peers;            /* --peers (bench) */
+    const char* cases;    /* --cases LIST (compare) */
     const char* variant;  /* --variant NAME (run) */
     const char* variants; /* --variants SPEC (bench, compare) */
     const char* solver;   /* --solver NAME: a solver or an ODE method of the registries */
@@ -219,8 +241,8 @@ static int sopt_add(const char* owner, const ccb_option_desc* d, int n, char* ms
         const int flag = d[i].type == CCB_OPT_FLAG;
         for (int f = 0; f < NFIXED; ++f) {
             if (strcmp(k_fixed[f].name, d[i].name) == 0) {
-                snprintf(msg, msgn, "%s: option --%s is a command-line option of ccb itself",
-                         owner, d[i].name);
+                snprintf(msg, msgn, "%s: option --%s is a command-line option of ccb itself", owner,
+                         d[i].name);
                 return -1;
             }
         }
@@ -259,9 +281,9 @@ static int sopt_build(char* msg, size_t n) {
     }
     memcpy(k_long, k_fixed, sizeof k_fixed);
     for (int i = 0; i < g_nsopt; ++i) {
-        k_long[NFIXED + i] = (struct option){g_sopt[i].name,
-                                             g_sopt[i].flag ? no_argument : required_argument,
-                                             NULL, OPT_SOLVER_OPT + i};
+        k_long[NFIXED + i] =
+            (struct option){g_sopt[i].name, g_sopt[i].flag ? no_argument : required_argument, NULL,
+                            OPT_SOLVER_OPT + i};
     }
     k_long[NFIXED + g_nsopt] = (struct option){NULL, 0, NULL, 0};
     return 0;
@@ -369,7 +391,8 @@ static void parse_steps(const char* val, opts* o) {
         const long k = strtol(p, &end, 10);
         if (end == p || errno != 0 || k < 1 || (*end != ',' && *end != '\0')) {
             die_usage("--export-steps expects positive step numbers separated by commas (got "
-                      "'%s')", val);
+                      "'%s')",
+                      val);
         }
         if (o->nexport == RUN_MAX_EXPORT) {
             die_usage("--export-steps: at most %d steps", RUN_MAX_EXPORT);
@@ -446,8 +469,7 @@ static void parse_opts(int argc, char** argv, int first, const char* allowed, op
             for (const struct option* l = k_long; l->name; ++l) { /* prefixes of several */
                 if (strncmp(l->name, name, strlen(name)) == 0) {
                     const size_t len = strlen(cand);
-                    snprintf(cand + len, sizeof cand - len, "%s--%s", ncand++ ? ", " : "",
-                             l->name);
+                    snprintf(cand + len, sizeof cand - len, "%s--%s", ncand++ ? ", " : "", l->name);
                 }
             }
             if (ncand > 1) {
@@ -646,7 +668,10 @@ static void solvers_with(unsigned flag, char* out, size_t n) {
     size_t at = 0;
     out[0] = '\0';
     for (int i = 0; i < k && at < n; ++i) {
-        at += (size_t)snprintf(out + at, n - at, "%s%s", i == 0 ? "" : i + 1 == k ? " and " : ", ",
+        at += (size_t)snprintf(out + at, n - at, "%s%s",
+                               i == 0       ? ""
+                               : i + 1 == k ? " and "
+                                            : ", ",
                                names[i]);
     }
 }
@@ -669,8 +694,8 @@ static void apply_solver_options(const opts* o, run_config* cfg, int strict) {
             }
             continue;
         }
-        const int rc = solver_set_option(cfg, g_sopt[i].name,
-                                         g_sopt[i].flag ? NULL : o->sval[i], msg, sizeof msg);
+        const int rc = solver_set_option(cfg, g_sopt[i].name, g_sopt[i].flag ? NULL : o->sval[i],
+                                         msg, sizeof msg);
         if (rc < 0 || (rc > 0 && strict)) {
             die_usage("%s", msg);
         }
@@ -743,12 +768,11 @@ static void print_solver_help(const char* allowed) {
         char value[128] = "";
         for (int t = 0; t < ccb_solver_count() + ccb_ode_method_count() && !value[0]; ++t) {
             int dummy = 0;
-            const ccb_option_desc* d =
-                t < ccb_solver_count()
-                    ? ccb_solver_option(ccb_solver_get(t), g_sopt[i].name)
-                    : NULL;
-            ccb_ode_method m = t >= ccb_solver_count() ? ccb_ode_method_get(t - ccb_solver_count())
-                                                       : NULL;
+            const ccb_option_desc* d = t < ccb_solver_count()
+                                           ? ccb_solver_option(ccb_solver_get(t), g_sopt[i].name)
+                                           : NULL;
+            ccb_ode_method m =
+                t >= ccb_solver_count() ? ccb_ode_method_get(t - ccb_solver_count()) : NULL;
             for (int j = 0; m && j < m->noptions && d == NULL; ++j) {
                 d = strcmp(m->options[j].name, g_sopt[i].name) == 0 ? &m->options[j] : NULL;
             }
@@ -759,12 +783,14 @@ static void print_solver_help(const char* allowed) {
             const char* const* names = d->type == CCB_OPT_ENUM ? d->values : NULL;
             size_t at = 0;
             for (int k = 0; names && names[k] && at < sizeof value; ++k) {
-                at += (size_t)snprintf(value + at, sizeof value - at, "%s%s", k ? "|" : " ", names[k]);
+                at += (size_t)snprintf(value + at, sizeof value - at, "%s%s", k ? "|" : " ",
+                                       names[k]);
             }
             if (d->type != CCB_OPT_ENUM) {
-                snprintf(value, sizeof value, "%s", d->type == CCB_OPT_SWITCH ? " on|off"
-                                                    : d->type == CCB_OPT_INT  ? " N"
-                                                                              : " X");
+                snprintf(value, sizeof value, "%s",
+                         d->type == CCB_OPT_SWITCH ? " on|off"
+                         : d->type == CCB_OPT_INT  ? " N"
+                                                   : " X");
             }
         }
         printf("  --%s%s\n", g_sopt[i].name, value);
@@ -852,8 +878,6 @@ static int cmd_list(int argc, char** argv) {
     return 0;
 }
 
-
-
 static int info_solver(const char* name);
 
 static int cmd_info(int argc, char** argv) {
@@ -910,9 +934,9 @@ static int cmd_info(int argc, char** argv) {
     ccb_gate_result* g = calloc(SUITE_MAX_GATES, sizeof *g);
     int ng = 0;
     char msg[512] = "out of memory";
-    if (g && ccb_gates_evaluate(path, 0, suite_no_metric, NULL, g, SUITE_MAX_GATES, &ng, msg, sizeof msg) == 0) {
-        printf("\ngates (%s; tier: quick = make test, full = the papers' settings, both):\n",
-               path);
+    if (g && ccb_gates_evaluate(path, 0, suite_no_metric, NULL, g, SUITE_MAX_GATES, &ng, msg,
+                                sizeof msg) == 0) {
+        printf("\ngates (%s; tier: quick = make test, full = the papers' settings, both):\n", path);
         for (int i = 0; i < ng; ++i) {
             char bound[96];
             ccb_gate_bound(&g[i], bound, sizeof bound);
@@ -949,8 +973,8 @@ static void print_option(const ccb_option_desc* d) {
     } else if (d->type == CCB_OPT_ENUM) {
         size_t at = 0;
         for (int k = 0; d->values[k] && at < sizeof range; ++k) {
-            at += (size_t)snprintf(range + at, sizeof range - at, "%s%s", k ? "|" : "",
-                                   d->values[k]);
+            at +=
+                (size_t)snprintf(range + at, sizeof range - at, "%s%s", k ? "|" : "", d->values[k]);
         }
     } else {
         snprintf(range, sizeof range, "%s", d->type == CCB_OPT_FLAG ? "flag" : "on|off");
@@ -990,7 +1014,8 @@ static int info_solver(const char* name) {
         printf("  (none)\n");
     }
     const unsigned fl = m ? 0u : t->flags;
-    printf("\nreads: %s%s%s\n", (fl & CCB_SOLVER_CONVEX) ? "--approx (a convex approximation) " : "",
+    printf("\nreads: %s%s%s\n",
+           (fl & CCB_SOLVER_CONVEX) ? "--approx (a convex approximation) " : "",
            (fl & CCB_SOLVER_REGULARIZED) || m ? "--friction (the regularized friction law) " : "",
            (fl & CCB_SOLVER_ERROR_CONTROL) ? "error control of the convex step" : "");
     const char* notes = m ? m->notes : t->notes;
@@ -1019,11 +1044,13 @@ static const char* k_run_help =
     "                         which integrates the continuous model sampled every dt\n"
     "  --friction lin|quad|stribeck5|atan   regularized friction of the solvers whose model it\n"
     "                         is (TAMSI, the ODE methods; default: the case's, else quad for\n"
-    "                         TAMSI and stribeck5 for the continuous model)\n"    "  --record-every N       write every N-th step (default 1)\n"
+    "                         TAMSI and stribeck5 for the continuous model)\n"
+    "  --record-every N       write every N-th step (default 1)\n"
     "  --physics              also write physics.csv: the physics metrics of every step\n"
-    "                         (docs/formulation-convex.md §14)\n"                                 \
+    "                         (docs/formulation-convex.md §14)\n"
     "  --export-fclib FILE --export-steps LIST   FCLIB problems of the listed steps (README)\n"
-    "  --perturb LIST         round-off perturbations (docs/cases.md §10): contacts (the contacts of\n"
+    "  --perturb LIST         round-off perturbations (docs/cases.md §10): contacts (the contacts "
+    "of\n"
     "                         every step reversed), ulp (every initial position one ulp up),\n"
     "                         member=K (ensemble member K: every initial position one ulp up or\n"
     "                         down); comma-separated\n"
@@ -1129,8 +1156,8 @@ static int cmd_run(int argc, char** argv) {
            "over %ld step%s attempted, stepping wall time %.4f s\noutput: %s\n",
            cs->name, variant, cfg.dt, cfg.t_final, rec.nsteps, rec.nplanned,
            rec.status == CCB_OK ? "ok" : "FAILED",
-           attempted ? (double)rec.total_iters / (double)attempted : 0.0, rec.max_iters,
-           attempted, attempted == 1 ? "" : "s", rec.wall_time, cfg.out_dir);
+           attempted ? (double)rec.total_iters / (double)attempted : 0.0, rec.max_iters, attempted,
+           attempted == 1 ? "" : "s", rec.wall_time, cfg.out_dir);
     const int failed = rec.status != CCB_OK;
     if (failed) {
         fprintf(stderr, "ccb: solver failure at step %ld: %s\n", rec.fail_step, rec.msg);
@@ -1141,7 +1168,6 @@ static int cmd_run(int argc, char** argv) {
 
 /* ---- study / gate / reproduce ------------------------------------------------------------------
  * */
-
 
 /* The options of the Newton solver that `ccb study` applies to every convex run of the study:
  * its linear algebra, stopping test and records (descriptors of ccb_solver_newton). */
@@ -1339,7 +1365,8 @@ static int emit_run(void* user, const study_ctx* ctx, const char* study, const r
     if (cfg->perturb) { /* a sensitivity run or an ensemble member */
         char list[64];
         const unsigned mb = RUN_PERTURB_MEMBER_OF(cfg->perturb);
-        snprintf(list, sizeof list, "%s%s%s", (cfg->perturb & RUN_PERTURB_CONTACTS) ? "contacts," : "",
+        snprintf(list, sizeof list, "%s%s%s",
+                 (cfg->perturb & RUN_PERTURB_CONTACTS) ? "contacts," : "",
                  (cfg->perturb & RUN_PERTURB_ULP) ? "ulp," : "", "");
         if (mb > 0) {
             const size_t n = strlen(list);
@@ -1485,7 +1512,12 @@ static void slurm_script(strbuf* b, const char* lines, int n, const char* what) 
                   "%s"
                   "CCB_MANIFEST_LINES\n"
                   "exit \"$status\"\n",
-                  what, n, (n < 1 ? 1 : n < 1000 ? n : 1000) - 1, lines ? lines : "");
+                  what, n,
+                  (n < 1      ? 1
+                   : n < 1000 ? n
+                              : 1000) -
+                      1,
+                  lines ? lines : "");
 }
 
 /* Writes mo's runs to `file` (lines, or a Slurm script) and prints the follow-up command: this
@@ -1542,8 +1574,7 @@ static int manifest_write(const manifest_out* mo, const opts* o, const char* wha
     }
     strbuf_printf(&follow, " --from ");
     shell_word(&follow, mo->root);
-    printf("%s: %d runs written to %s, %s; when they have run:\n  %s\n", what, lines,
-           o->manifest,
+    printf("%s: %d runs written to %s, %s; when they have run:\n  %s\n", what, lines, o->manifest,
            o->slurm ? "a Slurm job array (sbatch FILE)" : "one `ccb run` per line",
            follow.s ? follow.s : "");
     free(follow.s);
@@ -1577,8 +1608,9 @@ static int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts*
 
 static int cmd_study(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "out jobs tier set no-figures emit-manifest from format " STUDY_NEWTON_OPTS,
-               &o, k_study_help);
+    parse_opts(argc, argv, 2,
+               "out jobs tier set no-figures emit-manifest from format " STUDY_NEWTON_OPTS, &o,
+               k_study_help);
     if (o.npos != 2) {
         die_usage("study needs CASE and STUDY");
     }
@@ -1649,7 +1681,6 @@ static int cmd_study(int argc, char** argv) {
  * (analysis/gates.c): one line per gate on stdout, the table in the report, ROOT/CASE/gates.csv.
  * Returns the number of failed gates (XFAIL does not count), -1 for a bad gate file. */
 
-
 static const char* k_gate_help =
     "usage: ccb gate [CASE...] [options]\n"
     "\n"
@@ -1694,8 +1725,8 @@ static int cmd_gate(int argc, char** argv) {
         suite_gate_file(cases[i], path, sizeof path);
         ccb_gate_result* g = calloc(SUITE_MAX_GATES, sizeof *g);
         int ng = 0;
-        if (g == NULL || ccb_gates_evaluate(path, 0, suite_no_metric, NULL, g, SUITE_MAX_GATES, &ng, msg,
-                                            sizeof msg) != 0) {
+        if (g == NULL || ccb_gates_evaluate(path, 0, suite_no_metric, NULL, g, SUITE_MAX_GATES, &ng,
+                                            msg, sizeof msg) != 0) {
             fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
             free(g);
             return EXIT_USAGE;
@@ -1732,16 +1763,16 @@ static int cmd_gate(int argc, char** argv) {
             rc = sv == NULL ? EXIT_USAGE : 0;
             for (int p = 0; rc == 0 && p < o.sensitivity; ++p) {
                 char root[CASE_MAX_ROOT];
-                if (snprintf(root, sizeof root, "%s/sensitivity/%s", out, suite_perturbation_name(p)) >=
-                    (int)sizeof root) {
+                if (snprintf(root, sizeof root, "%s/sensitivity/%s", out,
+                             suite_perturbation_name(p)) >= (int)sizeof root) {
                     die_usage("--out path is too long for --sensitivity");
                 }
                 study_ctx pc;
                 setup_ctx(&pc, cs, &o, root);
                 pc.progress = 0;
                 suite_perturbation_apply(&pc, p);
-                printf("== %s: studies of the %s tier with %s\n", cs->name,
-                       case_tier_name(pc.tier), suite_perturbation_what(p));
+                printf("== %s: studies of the %s tier with %s\n", cs->name, case_tier_name(pc.tier),
+                       suite_perturbation_what(p));
                 rc = suite_run_studies(&pc);
                 rc = rc == 1 ? 0 : rc; /* a perturbed run that fails is a result: its gates say */
                 if (rc == 0 && suite_sensitivity_add(sv, &pc, p) != 0) {
@@ -1956,8 +1987,7 @@ static int cmd_compare(int argc, char** argv) {
     if (o.cases) {
         char buf[512];
         snprintf(buf, sizeof buf, "%s", o.cases);
-        for (char *save = NULL, *w = strtok_r(buf, ",", &save); w;
-             w = strtok_r(NULL, ",", &save)) {
+        for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
             if (nc == 16) {
                 die_usage("--cases: at most 16 cases");
             }
@@ -2151,8 +2181,8 @@ static int bench_peers(const case_desc* cs, const run_config* cfg, const char* v
             char spread[64];
             snprintf(spread, sizeof spread, "[%.4f, %.4f]", tp[0], tp[repeat - 1]);
             printf("%-22s %-8ld %-12.4f %-25s %-14.1f %-10.2f %-10.0f %s\n", names[p], steps[p],
-                   med[p], spread, steps[p] ? 1e6 * med[p] / (double)steps[p] : 0.0, it[p],
-                   nc[p], ok[p] ? "ok" : "FAILED");
+                   med[p], spread, steps[p] ? 1e6 * med[p] / (double)steps[p] : 0.0, it[p], nc[p],
+                   ok[p] ? "ok" : "FAILED");
         }
         printf("# per Newton iteration of %s (last run): whole solve %.1f us, of it "
                "factorization + solve %.1f us (ratio %.2f)\n",
@@ -2174,10 +2204,8 @@ static int bench_peers(const case_desc* cs, const run_config* cfg, const char* v
 
 static int cmd_bench(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2,
-               "repeat variants approx dt t-final set peers solver friction SOLVER",
-               &o,
-               k_bench_help);
+    parse_opts(argc, argv, 2, "repeat variants approx dt t-final set peers solver friction SOLVER",
+               &o, k_bench_help);
     if (o.npos > 1) {
         die_usage("bench takes at most one CASE");
     }
@@ -2280,11 +2308,15 @@ static int cmd_bench(int argc, char** argv) {
             mean_it = rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0;
             contacts = rec.nsteps ? (double)rec.ncontacts_total / (double)rec.nsteps : 0;
             ok &= rec.status == CCB_OK;
-            const double sp[8] = {rec.t_geometry,   rec.t_problem, rec.t_assemble,
-                                  rec.t_factor,     rec.t_linesearch,
-                                  rec.t_eval,       rec.t_kappa,
-                                  rec.t_solve - rec.t_assemble - rec.t_factor -
-                                      rec.t_linesearch - rec.t_eval - rec.t_kappa};
+            const double sp[8] = {rec.t_geometry,
+                                  rec.t_problem,
+                                  rec.t_assemble,
+                                  rec.t_factor,
+                                  rec.t_linesearch,
+                                  rec.t_eval,
+                                  rec.t_kappa,
+                                  rec.t_solve - rec.t_assemble - rec.t_factor - rec.t_linesearch -
+                                      rec.t_eval - rec.t_kappa};
             memcpy(last_split, sp, sizeof sp);
             run_record_free(&rec);
         }
@@ -2293,13 +2325,13 @@ static int cmd_bench(int argc, char** argv) {
         const double* med_split = last_split;
         if (steps > 0) {
             strbuf_printf(&split, "%-22s %-9.0f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f\n",
-                          variant, contacts, 1e6 * med_split[0] / steps,
-                          1e6 * med_split[1] / steps, 1e6 * med_split[2] / steps,
-                          1e6 * med_split[3] / steps, 1e6 * med_split[4] / steps,
-                          1e6 * med_split[5] / steps, 1e6 * med_split[7] / steps);
+                          variant, contacts, 1e6 * med_split[0] / steps, 1e6 * med_split[1] / steps,
+                          1e6 * med_split[2] / steps, 1e6 * med_split[3] / steps,
+                          1e6 * med_split[4] / steps, 1e6 * med_split[5] / steps,
+                          1e6 * med_split[7] / steps);
         }
-        printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg.dt, steps,
-               med, steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,
+        printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg.dt, steps, med,
+               steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,
                mean_it, ok ? "ok" : "FAILED");
         fails += !ok;
         free(times);
@@ -2387,9 +2419,9 @@ static int dispatch(int argc, char** argv) {
     static const struct {
         const char* name;
         int (*fn)(int, char**);
-    } k_cmds[] = {{"list", cmd_list},       {"info", cmd_info},   {"run", cmd_run},
-                  {"study", cmd_study},     {"gate", cmd_gate},   {"reproduce", cmd_reproduce},
-                  {"bench", cmd_bench},     {"compare", cmd_compare}};
+    } k_cmds[] = {{"list", cmd_list},   {"info", cmd_info},      {"run", cmd_run},
+                  {"study", cmd_study}, {"gate", cmd_gate},      {"reproduce", cmd_reproduce},
+                  {"bench", cmd_bench}, {"compare", cmd_compare}};
     for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; ++i) {
         if (strcmp(argv[1], k_cmds[i].name) == 0) {
             return k_cmds[i].fn(argc, argv);

@@ -57,8 +57,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     char msg[1024];
     const int rc = run_load(&cfg, dir, &rec, msg, sizeof msg);
     if (rc == 0) {
-        const int consistent = rec.status == CCB_OK ? rec.nsteps == 5
-                                                    : rec.nsteps < 5 && rec.fail_step == rec.nsteps + 1;
+        const int consistent = rec.status == CCB_OK
+                                   ? rec.nsteps == 5
+                                   : rec.nsteps < 5 && rec.fail_step == rec.nsteps + 1;
         if (!consistent) {
             abort(); /* the loader accepted a record that lies about its steps */
         }

@@ -11,7 +11,8 @@
 /* Splits line into at most max words (blanks separate; '...' quotes; \x is x); the count, or -1 on an
  * unterminated quote. The words point into store. */
 __attribute__((noinline)) /* apart from the setjmp frame */
-static int split_words(const char* line, size_t n, char* store, char** words, int max) {
+static int
+split_words(const char* line, size_t n, char* store, char** words, int max) {
     int count = 0;
     size_t i = 0, k = 0;
     while (i < n) {

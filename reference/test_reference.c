@@ -228,8 +228,8 @@ static void test_coin(void) {
     char msg[256];
     for (int r = 0; r < 3; ++r) {
         double e[5], t[5], lat;
-        CHECK(ccb_ref_coin_solve(&uni, table[r][0], 1.0, levels, 5, e, t, &lat, msg,
-                                 sizeof msg) == 0,
+        CHECK(ccb_ref_coin_solve(&uni, table[r][0], 1.0, levels, 5, e, t, &lat, msg, sizeof msg) ==
+                  0,
               "%s", msg);
         for (int j = 0; j < 5; ++j) {
             CHECK_ABS(e[j], table[r][j + 1], 6e-4,

@@ -96,20 +96,21 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
                         "wall_per_step [s],error_metric,max_momentum_residual,"
                         "max_signorini [N s m],max_cone_violation [N s],max_dissipation_gap [J],"
                         "max_complementarity [J]\n");
-    strbuf_printf(&md,
-                  "# ccb compare%s\n\nEvery variant on every case through the standard sweep "
-                  "(`ccb study CASE convergence`): the error of the case's metric at each step of "
-                  "its ladder (adaptive variants: at each accuracy level), the observed order with "
-                  "its 95 %% interval, Newton iterations per step pooled over the runs, mean "
-                  "kappa_2(H) (Newton variants), failed runs, wall time per step, and the "
-                  "largest per-step physics metrics of its runs (docs/formulation-convex.md §14: "
-                  "relative momentum residual, Signorini, friction cone, maximum dissipation, "
-                  "complementarity with De Saxcé's correction). The best "
-                  "value of each column is in bold (smallest; largest order); — marks a value that does "
-                  "not apply (kappa without Newton, iterations of an explicit method, the order "
-                  "of an adaptive variant) or a failed run. Runs: "
-                  "`CASE/compare/runs.csv`.\n\n",
-                  quick ? " --quick (the quick tier's ladders)" : "");
+    strbuf_printf(
+        &md,
+        "# ccb compare%s\n\nEvery variant on every case through the standard sweep "
+        "(`ccb study CASE convergence`): the error of the case's metric at each step of "
+        "its ladder (adaptive variants: at each accuracy level), the observed order with "
+        "its 95 %% interval, Newton iterations per step pooled over the runs, mean "
+        "kappa_2(H) (Newton variants), failed runs, wall time per step, and the "
+        "largest per-step physics metrics of its runs (docs/formulation-convex.md §14: "
+        "relative momentum residual, Signorini, friction cone, maximum dissipation, "
+        "complementarity with De Saxcé's correction). The best "
+        "value of each column is in bold (smallest; largest order); — marks a value that does "
+        "not apply (kappa without Newton, iterations of an explicit method, the order "
+        "of an adaptive variant) or a failed run. Runs: "
+        "`CASE/compare/runs.csv`.\n\n",
+        quick ? " --quick (the quick tier's ladders)" : "");
     for (int a = 0; a < n;) {
         int b = a;
         while (b < n && strcmp(s[b].case_name, s[a].case_name) == 0) {
@@ -286,8 +287,7 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
                 fprintf(stderr, "ccb: figure compare_%s: %s\n", k_metrics[m].name, msg);
                 figfail++; /* an output that was asked for and not made */
             }
-            strbuf_printf(&md, "![%s](compare_%s.png)\n\n", k_metrics[m].label,
-                          k_metrics[m].name);
+            strbuf_printf(&md, "![%s](compare_%s.png)\n\n", k_metrics[m].label, k_metrics[m].name);
         }
     }
     if (rc == 0) {

@@ -181,7 +181,8 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
         }
         study_report(ctx,
                      "; finest/coarsest %.3g, slope of log e_q against log a over the three "
-                     "finest levels %.3f, largest relative rise between neighbouring levels %.3g (negative: the "
+                     "finest levels %.3f, largest relative rise between neighbouring levels %.3g "
+                     "(negative: the "
                      "error falls at every level); largest gain in Newton iterations over fixed "
                      "steps at equal error %.3g (nan: no level inside the fixed ladder's "
                      "errors).\n\n",

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study.h"
 #include "mujoco_peer.h"
+#include "study.h"
 
 #define FIG_MAX_COLS 24
 #define FIG_MAX_RUNS 64
@@ -131,8 +131,8 @@ static int fig_configure(study_ctx* ctx, const case_study* st, study_batch* b, c
 }
 
 /* 3. CASE/STUDY/table.csv, and the run table of the report (when the study declares columns). */
-static int fig_table(study_ctx* ctx, const case_study* st, const study_batch* b,
-                     char names[][32], const char* dir) {
+static int fig_table(study_ctx* ctx, const case_study* st, const study_batch* b, char names[][32],
+                     const char* dir) {
     const fig_study* d = st->decl;
     char cols[FIG_MAX_COLS][64];
     const int nc = d->columns ? split_columns(d->columns, cols, FIG_MAX_COLS) : 0;
@@ -277,8 +277,7 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
             strbuf_printf(&tab, ",%s,", r->status == CCB_OK ? "ok" : "failed");
             run_work_columns(&tab, r);
             strbuf_printf(&tab, "\n");
-            study_set_metricf(ctx, e, "%s.%s.%s.e_q.dt%g", prefix, sw->tag, names[i],
-                              sw->dts[j]);
+            study_set_metricf(ctx, e, "%s.%s.%s.e_q.dt%g", prefix, sw->tag, names[i], sw->dts[j]);
             if (d->inspect) {
                 d->inspect(ctx, res, i, j, r);
             }
@@ -305,9 +304,11 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
     study_batch_free(&b);
     /* the report: e_q per variant and dt, the fitted order, the tail ratio */
     if (rc == 0) {
-        study_report(ctx, "Sweep `%s`%s%s (reference: Lagged at dt = %g s; `%s/%s/errors_%s.csv`):"
-                     "\n\n| variant |", sw->tag, sw->set ? ", " : "", sw->set ? sw->set : "",
-                     res->dt_ref, ctx->cs->name, st->name, sw->tag);
+        study_report(ctx,
+                     "Sweep `%s`%s%s (reference: Lagged at dt = %g s; `%s/%s/errors_%s.csv`):"
+                     "\n\n| variant |",
+                     sw->tag, sw->set ? ", " : "", sw->set ? sw->set : "", res->dt_ref,
+                     ctx->cs->name, st->name, sw->tag);
         for (int j = 0; j < ndt; ++j) {
             study_report(ctx, " e_q(%g) |", sw->dts[j]);
         }
@@ -344,8 +345,8 @@ static void fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const 
 }
 
 const fig_run fig_peer_runs[FIG_PEER_NRUNS] = {
-    {"sap", "sap", NULL, 0, NULL},         {"similar", "similar", NULL, 0, NULL},
-    {"lagged", "lagged", NULL, 0, NULL},   {"mujoco", "mujoco", NULL, 0, NULL},
+    {"sap", "sap", NULL, 0, NULL},           {"similar", "similar", NULL, 0, NULL},
+    {"lagged", "lagged", NULL, 0, NULL},     {"mujoco", "mujoco", NULL, 0, NULL},
     {"mujoco-k", "mujoco-k", NULL, 0, NULL},
 };
 

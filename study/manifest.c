@@ -345,10 +345,11 @@ static int load_steps(run_record* r, const char* dir, char* msg, size_t n) {
         long step = 0, it = 0, ls = 0, nc = 0, status = 0;
         if (parse_row(line, row, C_N, 1, why, sizeof why) != 0) {
             rc = 2;
-        } else if (isnan(row[C_STEP]) || as_count(row[C_STEP], 1, 2e8, &step) != 0 ||
-                   step != k) {
-            snprintf(why, sizeof why, "step %.17g where step %ld was due (one row per step, in "
-                                      "order)", row[C_STEP], k);
+        } else if (isnan(row[C_STEP]) || as_count(row[C_STEP], 1, 2e8, &step) != 0 || step != k) {
+            snprintf(why, sizeof why,
+                     "step %.17g where step %ld was due (one row per step, in "
+                     "order)",
+                     row[C_STEP], k);
             rc = 2;
         } else if (k > r->nsteps + (r->status != CCB_OK)) {
             snprintf(why, sizeof why, "step %ld is after the run's last step (%ld)", k,
@@ -577,8 +578,10 @@ int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg,
     char* text = read_regular(path, 1 << 20, msg, n);
     if (text == NULL) {
         if (strstr(msg, "No such file")) {
-            snprintf(msg, n, "%s/meta.json does not exist: the run did not finish (was the run "
-                             "executed?)", dir);
+            snprintf(msg, n,
+                     "%s/meta.json does not exist: the run did not finish (was the run "
+                     "executed?)",
+                     dir);
         }
         return 2;
     }

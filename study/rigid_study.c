@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "study.h"
 #include "fclib_io.h"
 #include "siconos_peer.h"
+#include "study.h"
 
 #define RIGID_TOL 1e-8
 #define RIGID_MAX_ITER 5000

@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "study.h"
 #include "fclib_io.h"
 #include "mujoco_peer.h"
+#include "study.h"
 
 static double now(void) {
     struct timespec ts;
@@ -119,10 +119,10 @@ static void peer_meta_line(const char* key, const char* value, void* user) {
  * case's observables). */
 typedef struct stepper {
     ccb_sim* sim;
-    peer_mujoco* peer;  /* NULL: ccb steps */
-    ccb_step_stats st;  /* the peer's step */
+    peer_mujoco* peer; /* NULL: ccb steps */
+    ccb_step_stats st; /* the peer's step */
     peer_step_info info;
-    double *q, *v;      /* the peer's state in ccb's coordinates */
+    double *q, *v; /* the peer's state in ccb's coordinates */
     char msg[256];
 } stepper;
 
@@ -151,8 +151,9 @@ static void progress_step(progress* p, const run_config* cfg, long k, long N, do
         return;
     }
     const double left = k < N ? el * (double)(N - k) / (double)k : 0.0;
-    fprintf(stderr, "%sccb: %s: t = %.6g of %.6g s, step %ld of %ld (%.0f %%), %.0f s elapsed, "
-                    "about %.0f s left%s",
+    fprintf(stderr,
+            "%sccb: %s: t = %.6g of %.6g s, step %ld of %ld (%.0f %%), %.0f s elapsed, "
+            "about %.0f s left%s",
             p->tty ? "\r" : "", cfg->label, t, cfg->t_final, k, N, 100.0 * (double)k / (double)N,
             el, left, p->tty ? "   " : "\n");
     fflush(stderr);
@@ -205,8 +206,8 @@ static int nonfinite_stats(const ccb_step_stats* st, char* why, size_t n) {
     for (int c = 0; c < CCB_CNT_COUNT; ++c) {
         const double x = st->counter[c];
         if (!isnan(x) && !isfinite(x)) {
-            snprintf(why, n, "the solver's %s is %g after the step", ccb_counter_name((ccb_counter)c),
-                     x);
+            snprintf(why, n, "the solver's %s is %g after the step",
+                     ccb_counter_name((ccb_counter)c), x);
             return 1;
         }
     }
@@ -285,8 +286,10 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
     ccb_meta_set_number(m, "statistics.steps_with_substeps", (double)rec->substeps);
     if (cfg->perturb) { /* a sensitivity run or an ensemble member (cases.md §10) */
         char what[96];
-        snprintf(what, sizeof what, "%s%s%s", (cfg->perturb & RUN_PERTURB_CONTACTS) ? "contacts reversed" : "",
-                 (cfg->perturb & RUN_PERTURB_CONTACTS) && (cfg->perturb & RUN_PERTURB_ULP) ? ", " : "",
+        snprintf(what, sizeof what, "%s%s%s",
+                 (cfg->perturb & RUN_PERTURB_CONTACTS) ? "contacts reversed" : "",
+                 (cfg->perturb & RUN_PERTURB_CONTACTS) && (cfg->perturb & RUN_PERTURB_ULP) ? ", "
+                                                                                           : "",
                  (cfg->perturb & RUN_PERTURB_ULP) ? "initial q + 1 ulp" : "");
         if (what[0]) {
             ccb_meta_set_string(m, "perturbation", what);
@@ -349,8 +352,8 @@ static int write_meta(const run_config* cfg, const run_record* rec, const ccb_mo
  * FCLIB exports (step<k>.fclib.hdf5), which this run may not write again. The directory then
  * holds only what the new run writes. 0, or 2 with a message. */
 static int clear_run_dir(const char* dir, char* msg, size_t n) {
-    static const char* const k_files[] = {"meta.json", "trajectory.csv", "steps.csv",
-                                          "times.csv", "physics.csv"};
+    static const char* const k_files[] = {"meta.json", "trajectory.csv", "steps.csv", "times.csv",
+                                          "physics.csv"};
     char path[PATH_MAX + 320];
     for (size_t i = 0; i < sizeof k_files / sizeof k_files[0]; ++i) {
         snprintf(path, sizeof path, "%s/%s", dir, k_files[i]);
@@ -368,8 +371,7 @@ static int clear_run_dir(const char* dir, char* msg, size_t n) {
     for (struct dirent* e; rc == 0 && (e = readdir(d)) != NULL;) {
         long k = 0;
         int end = 0;
-        if (sscanf(e->d_name, "step%ld.fclib.hdf5%n", &k, &end) == 1 &&
-            e->d_name[end] == '\0') {
+        if (sscanf(e->d_name, "step%ld.fclib.hdf5%n", &k, &end) == 1 && e->d_name[end] == '\0') {
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
             if (unlink(path) != 0 && errno != ENOENT) {
                 snprintf(msg, n, "cannot replace '%s': %s", path, strerror(errno));
@@ -406,13 +408,15 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn
     if (cfg->nexport > 0) {
         const solver_cfg* sc = &cfg->solver;
         if (!fclib_io_available()) {
-            snprintf(msg, msgn, "--export-fclib: this ccb was built without FCLIB (install "
-                                "libfclib-dev and rebuild)");
+            snprintf(msg, msgn,
+                     "--export-fclib: this ccb was built without FCLIB (install "
+                     "libfclib-dev and rebuild)");
             return 2;
         }
         if (sc->peer != RUN_PEER_NONE || sc->solver->solve == NULL || sc->ec.enabled) {
-            snprintf(msg, msgn, "--export-fclib applies to fixed-step newton and tamsi runs "
-                                "(their steps solve one step problem; formulation-convex §16)");
+            snprintf(msg, msgn,
+                     "--export-fclib applies to fixed-step newton and tamsi runs "
+                     "(their steps solve one step problem; formulation-convex §16)");
             return 2;
         }
         for (int i = 0; i < cfg->nexport; ++i) {
@@ -459,8 +463,8 @@ void run_export_path(const run_config* cfg, long k, char* out, size_t n) {
 static int export_step(const run_config* cfg, const ccb_sim* sim, long k, char* msg, size_t n) {
     ccb_global_problem g;
     if (ccb_problem_to_global(ccb_sim_problem(sim), &g) != CCB_OK) {
-        snprintf(msg, n, "%s: step %ld: cannot form the global problem (out of memory)",
-                 cfg->label, k);
+        snprintf(msg, n, "%s: step %ld: cannot form the global problem (out of memory)", cfg->label,
+                 k);
         return 2;
     }
     double* gamma = malloc((size_t)(3 * g.nc + 1) * sizeof(double));
@@ -472,8 +476,8 @@ static int export_step(const run_config* cfg, const ccb_sim* sim, long k, char* 
         char variant[64];
         variant_name(cfg, variant, sizeof variant);
         run_export_path(cfg, k, path, sizeof path);
-        snprintf(title, sizeof title, "ccb %s step %ld (%s, dt = %g s)", cfg->cs->name, k,
-                 variant, cfg->dt);
+        snprintf(title, sizeof title, "ccb %s step %ld (%s, dt = %g s)", cfg->cs->name, k, variant,
+                 cfg->dt);
         snprintf(desc, sizeof desc,
                  "the frozen step problem of ccb (velocity level, symplectic Euler) at t = %.17g "
                  "s as a rigid global frictional contact problem; the stored solution is ccb's "
@@ -521,8 +525,8 @@ static ccb_status update_physics(ccb_sim* sim, run_record* rec, long k, ccb_writ
     return CCB_OK;
 }
 
-int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** data,
-              ccb_sim** sim, char* msg, size_t msgn) {
+int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** data, ccb_sim** sim,
+              char* msg, size_t msgn) {
     rec->cfg = *cfg;
     const case_desc* cs = cfg->cs;
     if (cs->adjust) {
@@ -688,9 +692,8 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         snprintf(path, sizeof path, "%s/physics.csv", cfg->out_dir);
         if (cfg->physics && (ccb_writer_open(path, &wph, msg, msgn) != CCB_OK ||
                              ccb_writer_printf(wph, "step,%s,%s [N s m],%s [N s],%s [J],%s [J]\n",
-                                               run_phys_name[0], run_phys_name[1],
-                                               run_phys_name[2], run_phys_name[3],
-                                               run_phys_name[4]) != CCB_OK)) {
+                                               run_phys_name[0], run_phys_name[1], run_phys_name[2],
+                                               run_phys_name[3], run_phys_name[4]) != CCB_OK)) {
             free(row);
             goto done;
         }
@@ -826,8 +829,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             memcpy(row + 1 + nq, ccb_sim_v(sim), (size_t)nv * sizeof(double));
             memcpy(row + 1 + nq + nv, o, (size_t)no * sizeof(double));
             if (ccb_csv_row(wt, ncol, row) != CCB_OK) { /* finite (checked): a write error */
-                snprintf(msg, msgn, "%s: cannot write trajectory.csv at step %ld", cfg->label,
-                         k);
+                snprintf(msg, msgn, "%s: cannot write trajectory.csv at step %ld", cfg->label, k);
                 free(row);
                 goto done;
             }

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study.h"
 #include "gates.h"
+#include "study.h"
 
 /* The perturbations, in the order --sensitivity K takes the first K. */
 typedef struct perturbation {

@@ -30,8 +30,8 @@ void solver_cli_names(char* out, size_t n) {
         }
     }
     for (int i = 0; i < ccb_ode_method_count() && at < n; ++i) {
-        at += (size_t)snprintf(out + at, n - at, "%s%s", at ? ", " : "",
-                               ccb_ode_method_get(i)->name);
+        at +=
+            (size_t)snprintf(out + at, n - at, "%s%s", at ? ", " : "", ccb_ode_method_get(i)->name);
     }
 }
 
@@ -103,7 +103,10 @@ void solver_option_where(const char* name, char* out, size_t n) {
     size_t at = 0;
     out[0] = '\0';
     for (int i = 0; i < k && at < n; ++i) {
-        at += (size_t)snprintf(out + at, n - at, "%s%s", i == 0 ? "" : i + 1 == k ? " and " : ", ",
+        at += (size_t)snprintf(out + at, n - at, "%s%s",
+                               i == 0       ? ""
+                               : i + 1 == k ? " and "
+                                            : ", ",
                                owner[i]);
     }
 }
@@ -153,8 +156,8 @@ int solver_option_requires(const run_config* cfg, const char* name, char* msg, s
     if (r && ccb_option_value(r, in_ode2 ? (const void*)&sp.ode : (const void*)&sp) != 0) {
         return 0;
     }
-    snprintf(msg, n, "--%s applies to --solver %s with --%s only; this run would ignore it",
-             name, solver_cli_name(cfg), d->requires);
+    snprintf(msg, n, "--%s applies to --solver %s with --%s only; this run would ignore it", name,
+             solver_cli_name(cfg), d->requires);
     return -1;
 }
 

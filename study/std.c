@@ -40,8 +40,7 @@ double std_error_q(const run_record* r, const run_record* ref, const double* P) 
 
 double std_local_error(const run_record* r, const run_record* ref, double H) {
     if (ref == NULL || r->status != CCB_OK || ref->status != CCB_OK ||
-        r->cfg.solver.peer != RUN_PEER_NONE || !(H > 0) || r->nq != ref->nq ||
-        r->nv != ref->nv) {
+        r->cfg.solver.peer != RUN_PEER_NONE || !(H > 0) || r->nq != ref->nq || r->nv != ref->nv) {
         return NAN;
     }
     const long n = lround(H / r->cfg.dt), nr = lround(H / ref->cfg.dt);
@@ -198,8 +197,8 @@ static int sweep_run_all(study_ctx* ctx, sweep* s, const char* study) {
     s->dts = s->quick && sd->ndt_quick > 0 ? sd->dts_quick : sd->dts;
     s->ndt = s->quick && sd->ndt_quick > 0 ? sd->ndt_quick : sd->ndt;
     char msg[300];
-    s->nv = variant_select(ctx->variants ? ctx->variants : "all", cs, s->vs, STD_MAX_VARIANTS,
-                           msg, sizeof msg);
+    s->nv = variant_select(ctx->variants ? ctx->variants : "all", cs, s->vs, STD_MAX_VARIANTS, msg,
+                           sizeof msg);
     if (s->nv < 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return 2;
@@ -312,12 +311,14 @@ static int write_runs(study_ctx* ctx, const sweep* s, const char* dir) {
         strbuf_printf(&t,
                       "%s,%s,%g,%g,%s,%ld,%.6e,%.4f,%.0f,%.4f,%.0f,%.6e,%.6e,%ld,%.0f,%.0f,"
                       "%.6g,%.6e\n",
-                      v->name, r->is_ref ? "reference" : ad ? "adaptive" : "fixed", rec->cfg.dt,
-                      ad ? r->x : NAN,
-                      rec->status == CCB_OK ? "ok" : "failed", rec->nsteps, r->error,
-                      r->st.iters_mean, r->st.iters_max, r->st.ls_mean, r->st.ls_max,
-                      r->st.kappa_mean, r->st.kappa_max, rec->total_iters, run_factorizations(rec),
-                      run_fevals(rec), rec->wall_time,
+                      v->name,
+                      r->is_ref ? "reference"
+                      : ad      ? "adaptive"
+                                : "fixed",
+                      rec->cfg.dt, ad ? r->x : NAN, rec->status == CCB_OK ? "ok" : "failed",
+                      rec->nsteps, r->error, r->st.iters_mean, r->st.iters_max, r->st.ls_mean,
+                      r->st.ls_max, r->st.kappa_mean, r->st.kappa_max, rec->total_iters,
+                      run_factorizations(rec), run_fevals(rec), rec->wall_time,
                       rec->nsteps > 0 ? rec->wall_time / (double)rec->nsteps : NAN);
     }
     char path[PATH_MAX + 32], header[512];
@@ -382,10 +383,9 @@ static void plot(study_ctx* ctx, const sweep* s, const char* script, const char*
     variant_words(s, kind, &names);
     char xc[32];
     work_columns(s, xc, sizeof xc);
-    strbuf_printf(&vars,
-                  "variants='%s'; ylabel='%s [%s]'; title='%s: %s'; xc='%s'",
-                  names.s ? names.s : "",
-                  s->sd->error_name, s->sd->error_unit, ctx->cs->name, title, xc);
+    strbuf_printf(&vars, "variants='%s'; ylabel='%s [%s]'; title='%s: %s'; xc='%s'",
+                  names.s ? names.s : "", s->sd->error_name, s->sd->error_unit, ctx->cs->name,
+                  title, xc);
     study_plot(ctx, script, dir, study, vars.s);
     free(vars.s);
     free(names.s);
@@ -397,8 +397,7 @@ static void report_head(study_ctx* ctx, const sweep* s, const char* study, const
                  "that applies to the case (`ccb list`); T = %g s; data: `%s/%s/runs.csv` (one "
                  "row per run; the runs under `%s/standard/`, shared by the three standard "
                  "studies).%s\n\n",
-                 study, what, study, ctx->cs->name, study, s->sd->error_name,
-                 s->sd->error_what,
+                 study, what, study, ctx->cs->name, study, s->sd->error_name, s->sd->error_what,
                  s->sd->ref == STD_REF_RUN    ? "(reference run in runs.csv)."
                  : s->sd->ref == STD_REF_SELF ? "(each variant against itself at the finest step)."
                                               : "",
@@ -445,8 +444,10 @@ static int std_convergence(study_ctx* ctx, sweep* s, const char* dir) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/orders.csv", dir);
     int rc = study_write_table(path, "variant,points,order,order_ci95,r2", tab.s ? tab.s : "");
-    study_report(ctx, "%s\nFailed runs and the points they leave out show as nan; an order "
-                      "is fitted over the points that remain.\n\n", md.s ? md.s : "");
+    study_report(ctx,
+                 "%s\nFailed runs and the points they leave out show as nan; an order "
+                 "is fitted over the points that remain.\n\n",
+                 md.s ? md.s : "");
     free(tab.s);
     free(md.s);
     return rc;
@@ -472,8 +473,8 @@ static int std_conditioning(study_ctx* ctx, sweep* s, const char* dir) {
             kmax = isnan(kmax) ? r->st.kappa_max : fmax(kmax, r->st.kappa_max);
             strbuf_printf(&md, " %.2f / %.0f / %.3g |", r->st.iters_mean, r->st.iters_max,
                           r->st.kappa_mean);
-            study_set_metricf(ctx, it[j], "std.conditioning.%s.iterations_mean.dt%g",
-                              s->vs[v].name, x[j]);
+            study_set_metricf(ctx, it[j], "std.conditioning.%s.iterations_mean.dt%g", s->vs[v].name,
+                              x[j]);
             study_set_metricf(ctx, kap[j], "std.conditioning.%s.kappa_mean.dt%g", s->vs[v].name,
                               x[j]);
         }
@@ -590,9 +591,9 @@ static int std_ec_vs_fixed(study_ctx* ctx, const sweep* s, const char* dir) {
                 gmin = isnan(gmin) ? g_it : fmin(gmin, g_it);
                 gmax = isnan(gmax) ? g_it : fmax(gmax, g_it);
             }
-            strbuf_printf(&tab, "%s,%s,%g,%.6e,%ld,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%d\n",
-                          ve->name, s->vs[f].name, s->run[ie[j]].x, e, r->work.n_steps, it,
-                          r->wall_time, it_f, w_f, g_it, g_w, ex);
+            strbuf_printf(&tab, "%s,%s,%g,%.6e,%ld,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%d\n", ve->name,
+                          s->vs[f].name, s->run[ie[j]].x, e, r->work.n_steps, it, r->wall_time,
+                          it_f, w_f, g_it, g_w, ex);
             const char* verdict = !isfinite(g_it) ? "beyond the fixed ladder (> 10x)"
                                   : g_it > 1.0    ? (ex ? "error control cheaper (extrapolated)"
                                                         : "error control cheaper")
@@ -619,7 +620,8 @@ static int std_ec_vs_fixed(study_ctx* ctx, const sweep* s, const char* dir) {
                  "Error control against fixed steps (formulation-convex §15.5): each "
                  "accuracy level of an error-controlled variant against its fixed-step twin at "
                  "the same error (log-log interpolation along the twin's dt ladder, extended along "
-                 "its end segment up to 10x beyond it: marked extrapolated). gain = twin's Newton iterations / the error-controlled run's (> 1: "
+                 "its end segment up to 10x beyond it: marked extrapolated). gain = twin's Newton "
+                 "iterations / the error-controlled run's (> 1: "
                  "error control reaches that error with less work); wall times in "
                  "ec_vs_fixed.csv.\n\n| variant | accuracy | error | internal steps | Newton "
                  "iterations | twin's at that error | gain | verdict |\n"
@@ -670,8 +672,8 @@ static int std_work_precision(study_ctx* ctx, sweep* s, const char* dir) {
         study_set_metricf(ctx, w_at, "std.work-precision.%s.wall_at_target", s->vs[v].name);
         study_set_metricf(ctx, best[v], "std.work-precision.%s.best_error", s->vs[v].name);
         strbuf_printf(&tab, "%s,%s,%.6e,%.6g,%.6g,%.6g\n", s->vs[v].name,
-                      s->vs[v].kind == VARIANT_ADAPTIVE ? "adaptive" : "fixed", best[v],
-                      wall_best, w_at, it_at);
+                      s->vs[v].kind == VARIANT_ADAPTIVE ? "adaptive" : "fixed", best[v], wall_best,
+                      w_at, it_at);
         strbuf_printf(&md, "| %s | %s | %.3e | %.4g | %.4g | %.4g |\n", s->vs[v].name,
                       s->vs[v].kind == VARIANT_ADAPTIVE ? "adaptive (accuracy levels)" : "fixed",
                       best[v], wall_best, w_at, it_at);

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "study.h"
 #include "ccb/record.h"
+#include "study.h"
 
 void run_label(char* out, size_t n, const char* approx, double dt) {
     snprintf(out, n, "%s_dt%g", approx, dt);
@@ -254,7 +254,6 @@ static int copy_exports(const char* from, const run_config* cfg, char* msg, size
     return 0;
 }
 
-
 /* cJSON prints a number with 15 digits when that reads back within DBL_EPSILON, i.e. possibly one
  * unit in the last place off: the numbers of a parsed meta.json go back as raw text that reads
  * back exactly (as ccb_meta_set_number writes them). */
@@ -309,10 +308,10 @@ static int copy_meta(const study_ctx* ctx, const char* src, const char* dst, con
     cJSON* root = text ? cJSON_Parse(text) : NULL;
     free(text);
     const size_t root_len = strlen(ctx->out_root);
-    const char* rel = strncmp(from->out_dir, ctx->out_root, root_len) == 0 &&
-                              from->out_dir[root_len] == '/'
-                          ? from->out_dir + root_len + 1
-                          : from->out_dir;
+    const char* rel =
+        strncmp(from->out_dir, ctx->out_root, root_len) == 0 && from->out_dir[root_len] == '/'
+            ? from->out_dir + root_len + 1
+            : from->out_dir;
     char* out = NULL;
     if (root != NULL) {
         cJSON_DeleteItemFromObjectCaseSensitive(root, "label");
@@ -355,8 +354,7 @@ static int cache_serve(const study_ctx* ctx, const cache_entry* e, const run_con
     if (mkdir_p(cfg->out_dir, msg, n) != 0) {
         return 2;
     }
-    static const char* const k_files[] = {"trajectory.csv", "steps.csv", "times.csv",
-                                          "meta.json"};
+    static const char* const k_files[] = {"trajectory.csv", "steps.csv", "times.csv", "meta.json"};
     char old_meta[PATH_MAX + 32]; /* meta.json marks a complete set (run.c): it goes first */
     snprintf(old_meta, sizeof old_meta, "%s/meta.json", cfg->out_dir);
     if (unlink(old_meta) != 0 && errno != ENOENT) {
@@ -438,8 +436,8 @@ static void progress(job_queue* q) {
 
 /* `--from`: the run read from <from_root>/<rel>, its files copied to its own directory when that
  * is another one (the study's figures read them there). */
-static int load_run(const study_ctx* ctx, const char* study, const run_config* cfg,
-                    run_record* rec, char* msg, size_t n) {
+static int load_run(const study_ctx* ctx, const char* study, const run_config* cfg, run_record* rec,
+                    char* msg, size_t n) {
     char rel[PATH_MAX], dir[PATH_MAX + CASE_MAX_ROOT + 2];
     if (study_run_rel(ctx, study, cfg, rel, sizeof rel) != 0) {
         snprintf(msg, n, "the run's directory '%s' is not below '%s'", cfg->out_dir, ctx->out_root);
@@ -455,8 +453,7 @@ static int load_run(const study_ctx* ctx, const char* study, const run_config* c
     if (mkdir_p(cfg->out_dir, msg, n) != 0) {
         return 2;
     }
-    static const char* const k_files[] = {"trajectory.csv", "steps.csv", "times.csv",
-                                          "meta.json"};
+    static const char* const k_files[] = {"trajectory.csv", "steps.csv", "times.csv", "meta.json"};
     for (int f = 0; f < 4; ++f) {
         char from[PATH_MAX + CASE_MAX_ROOT + 32], to[PATH_MAX + 32];
         snprintf(from, sizeof from, "%s/%s", dir, k_files[f]);
@@ -601,7 +598,8 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
     free(served);
     for (int i = 0; i < n; ++i) {
         if (recs[i].status != CCB_OK && cfgs[i].expect_failure) {
-            fprintf(stderr, "ccb: %s/%s/%s: solver failure at step %ld, not a suite failure (%s): %s\n",
+            fprintf(stderr,
+                    "ccb: %s/%s/%s: solver failure at step %ld, not a suite failure (%s): %s\n",
                     ctx->cs->name, study, cfgs[i].label, recs[i].fail_step, cfgs[i].expect_failure,
                     recs[i].msg);
         } else if (recs[i].status != CCB_OK) {
@@ -736,7 +734,6 @@ int study_write_table(const char* path, const char* header, const char* body) {
     free(b.s);
     return rc == 0 ? 0 : 2;
 }
-
 
 /* A value or an empty CSV field. */
 static void csv_num(strbuf* b, const char* fmt, double v) {

@@ -38,13 +38,13 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
 
 /* Which solver a run uses and its options (ARCHITECTURE.md "Variants are data"). */
 typedef struct solver_cfg {
-    ccb_solver solver;      /* a solver type of the registry (default newton) */
-    ccb_tamsi_params tamsi; /* TAMSI options (v_s comes from the case) */
-    ccb_ode_params ode;     /* ODE integrator options; ode.h = 0: the sampling interval dt */
-    ccb_sim_ec_params ec;   /* newton: error control of the convex step (variant "lagged-ec") */
-    int friction;           /* -1: the case's regularization; else a ccb_friction_model for TAMSI
+    ccb_solver solver;       /* a solver type of the registry (default newton) */
+    ccb_tamsi_params tamsi;  /* TAMSI options (v_s comes from the case) */
+    ccb_ode_params ode;      /* ODE integrator options; ode.h = 0: the sampling interval dt */
+    ccb_sim_ec_params ec;    /* newton: error control of the convex step (variant "lagged-ec") */
+    int friction;            /* -1: the case's regularization; else a ccb_friction_model for TAMSI
                                and the continuous model */
-    int peer;               /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
+    int peer;                /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
     double ext[CCB_SIM_EXT]; /* the options of a registered solver (ccb_sim_params.ext) */
 } solver_cfg;
 /* Peers (reference/peers): MuJoCo with the time-constant stiffness mapping, and with ccb's k used
@@ -67,7 +67,7 @@ typedef struct run_config {
                                    not counted as a suite failure */
     char out_dir[PATH_MAX];     /* "" = no files */
     char label[96];
-    double cost; /* expected relative run time: study_execute starts the costliest runs first
+    double cost;  /* expected relative run time: study_execute starts the costliest runs first
                     so that parallel jobs end together (0 for all: in order) */
     int progress; /* 1: report the progress of a long run on stderr (`ccb run`; run.c) */
     int physics;  /* 1: write the physics metrics of every step to physics.csv (`ccb run
@@ -121,7 +121,7 @@ typedef struct run_record {
     long total_iters, total_ls;
     int max_iters;
     long analyses, factorizations;
-    long substeps;     /* TAMSI: steps that needed substeps */
+    long substeps;        /* TAMSI: steps that needed substeps */
     long ncontacts_total; /* contacts summed over the steps */
     int ncontacts_max;
     /* wall-time split summed over the steps [s] */
@@ -151,17 +151,17 @@ typedef enum variant_kind {
  * an ODE method, which selects the ODE solver) and options in the words of its descriptors
  * ("coupling=one-way tals=on"), or a convex approximation solved by Newton, or a peer. */
 typedef struct variant_def {
-    char name[32];      /* "lagged", "tamsi-1way", "ie-qn-ec-tals", "gsl-rk8pd" */
-    const char* title;  /* one line */
-    unsigned sets;      /* VSET_* bits */
+    char name[32];     /* "lagged", "tamsi-1way", "ie-qn-ec-tals", "gsl-rk8pd" */
+    const char* title; /* one line */
+    unsigned sets;     /* VSET_* bits */
     variant_kind kind;
-    const char* cases;  /* the cases it applies to: space-separated names, or "*" */
+    const char* cases;        /* the cases it applies to: space-separated names, or "*" */
     const ccb_approx* approx; /* Newton on this approximation (solver NULL) */
     const char* solver;       /* a solver or ODE method name of the registries; NULL: newton */
     const char* options;      /* NAME=VALUE words (a flag: NAME); NULL: none */
     const char* level;        /* ADAPTIVE: the option a study's accuracy level sets */
     int peer;                 /* RUN_PEER_*: a peer steps the run (the case's peer_observe) */
-    const double* levels; /* ADAPTIVE: accuracy levels of the standard studies */
+    const double* levels;     /* ADAPTIVE: accuracy levels of the standard studies */
     int nlevels;
     const double* levels_quick; /* those of the quick tier; NULL: the first two of levels */
     int nlevels_quick;
@@ -222,8 +222,8 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t n);
 int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t n);
 /* The run's effective parameters (into rec->cfg), model and simulator before its first step:
  * run_execute's setup. 0, or 2 with a message; the caller destroys what was made. */
-int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** data,
-              ccb_sim** sim, char* msg, size_t n);
+int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** data, ccb_sim** sim,
+              char* msg, size_t n);
 /* A simulator of a configuration to be restarted from given states (std_local_error, the
  * clutter's fixed pile): run_setup's record, model, case data and simulator, without a run. */
 typedef struct run_restart {
@@ -296,26 +296,26 @@ typedef struct study_ctx {
     int progress; /* progress bar on stderr */
     metric* metrics;
     int nmetrics, cap_metrics;
-    strbuf report; /* markdown appended by studies for results/README.md */
-    int tier;      /* CASE_TIER_QUICK or CASE_TIER_FULL: the settings a study runs at */
-    const char* variants; /* the standard studies' variants (names and sets); NULL: all */
+    strbuf report;           /* markdown appended by studies for results/README.md */
+    int tier;                /* CASE_TIER_QUICK or CASE_TIER_FULL: the settings a study runs at */
+    const char* variants;    /* the standard studies' variants (names and sets); NULL: all */
     struct run_cache* cache; /* finished runs of this case, reused by identical configurations
                                 (study.c) */
-    void* std_sweep;                /* the standard studies' sweep, shared by the three (std.c) */
+    void* std_sweep;         /* the standard studies' sweep, shared by the three (std.c) */
     void (*std_sweep_free)(void*); /* its destructor */
-    int reused;              /* runs served from the cache */
+    int reused;                    /* runs served from the cache */
     /* Studies outside the process (manifest.c). emit != NULL: study_execute hands every run
      * that would execute to emit (its directory relative to out_root in `rel`) instead of
      * running it, and the study's analysis sees runs that did not happen (main.c discards it).
      * from_root non-empty: every such run is read from <from_root>/<rel> (run_load). */
-    int (*emit)(void* user, const struct study_ctx* ctx, const char* study,
-                const run_config* cfg, const char* rel);
+    int (*emit)(void* user, const struct study_ctx* ctx, const char* study, const run_config* cfg,
+                const char* rel);
     void* emit_user;
     int batch; /* study_execute calls so far (emit: a run is new unless an earlier call had it) */
     char from_root[CASE_MAX_ROOT];
     unsigned perturb; /* RUN_PERTURB_* of every run (`ccb gate --sensitivity`); 0 */
-    int failures;  /* runs that ended with a solver failure */
-    int warnings;  /* e.g. figures that could not be drawn */
+    int failures;     /* runs that ended with a solver failure */
+    int warnings;     /* e.g. figures that could not be drawn */
 } study_ctx;
 
 /* The runs of a study, allocated and freed together; records start zeroed, so freeing a run
@@ -378,16 +378,15 @@ static inline double run_mean_iterations(const run_record* r) {
  * iterations, mean and max line-search evaluations per step, factorizations, f evaluations
  * (continuous-model integrators; empty for the others), mean and max kappa_2(H) (empty unless
  * recorded), failed (0/1), wall time. */
-#define RUN_WORK_HEADER                                                                          \
-    "max_momentum_residual,max_signorini [N s m],max_cone_violation [N s],"                      \
-    "max_dissipation_gap [J],max_complementarity [J],"                                           \
-    "mean_newton_iterations,max_newton_iterations,mean_line_search,max_line_search,"             \
+#define RUN_WORK_HEADER                                                                            \
+    "max_momentum_residual,max_signorini [N s m],max_cone_violation [N s],"                        \
+    "max_dissipation_gap [J],max_complementarity [J],"                                             \
+    "mean_newton_iterations,max_newton_iterations,mean_line_search,max_line_search,"               \
     "factorizations,f_evaluations,mean_kappa,max_kappa,failed,wall_time [s]"
 void run_work_columns(strbuf* b, const run_record* r);
 /* The parameters of run r that differ from the study's base parameters: "name=value;..." with 12
  * significant digits (meta.json has them exactly); the empty string for none. */
 void run_overrides(strbuf* b, const study_ctx* ctx, const run_record* r);
-
 
 /* ---- the error-control study (errctl_study.c; formulation-convex §15) -------------------------
  * lagged-ec at accuracies 1e-3 ... 1e-8 and fixed-step Lagged at dt, dt/2, ... (nfixed runs),
@@ -405,18 +404,18 @@ int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d);
 int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const errctl_def* d);
 #define ERRCTL_CLAIM                                                                               \
     "ccb: error control of the convex step (step doubling on q with the lag defect and local "     \
-    "extrapolation; CENIC's step doubling alone beside it) at accuracies 1e-3 ... 1e-8 against "  \
-    "fixed-step Lagged; the error must fall as the accuracy is tightened, and the work it takes " \
+    "extrapolation; CENIC's step doubling alone beside it) at accuracies 1e-3 ... 1e-8 against "   \
+    "fixed-step Lagged; the error must fall as the accuracy is tightened, and the work it takes "  \
     "is compared with fixed steps at equal error."
 /* The hooks of a case's study (fig_study has no user data): prefix##_runs and prefix##_finish
  * call fn##_runs and fn##_finish with the definition prefix##_def. */
-#define STUDY_HOOKS(prefix, fn, def_type, ...)                                                    \
-    static const def_type prefix##_def = __VA_ARGS__;                                             \
-    static int prefix##_runs(study_ctx* ctx, study_batch* b) {                                    \
-        return fn##_runs(ctx, b, &prefix##_def);                                                  \
-    }                                                                                             \
-    static int prefix##_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {             \
-        return fn##_finish(ctx, fd, dir, &prefix##_def);                                          \
+#define STUDY_HOOKS(prefix, fn, def_type, ...)                                                     \
+    static const def_type prefix##_def = __VA_ARGS__;                                              \
+    static int prefix##_runs(study_ctx* ctx, study_batch* b) {                                     \
+        return fn##_runs(ctx, b, &prefix##_def);                                                   \
+    }                                                                                              \
+    static int prefix##_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {              \
+        return fn##_finish(ctx, fd, dir, &prefix##_def);                                           \
     }
 
 /* ---- the rigid-limit study (rigid_study.c; formulation-convex §16.3) ---------------------------
@@ -436,8 +435,8 @@ typedef struct rigid_def {
 int rigidlim_runs(study_ctx* ctx, study_batch* b, const rigid_def* d);
 int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const rigid_def* d);
 #define RIGID_CLAIM                                                                                \
-    "ccb: the convex models against the rigid Coulomb problem of the same step (exported to "     \
-    "FCLIB, solved by Siconos): Lagged approaches it as k grows, SAP in its near-rigid regime; "  \
+    "ccb: the convex models against the rigid Coulomb problem of the same step (exported to "      \
+    "FCLIB, solved by Siconos): Lagged approaches it as k grows, SAP in its near-rigid regime; "   \
     "the gap of the impulses against k and dt."
 
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */

@@ -163,4 +163,3 @@ void strbuf_printf(strbuf* b, const char* fmt, ...) {
     strbuf_vprintf(b, fmt, ap);
     va_end(ap);
 }
-

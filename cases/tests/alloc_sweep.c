@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "../../lib/tests/test.h"
-#include "study.h"
 #include "ccb/alloc.h"
+#include "study.h"
 
 #define SWEEP_DENSE 400 /* every index up to this, then this many spread evenly */
 
@@ -25,8 +25,8 @@ typedef struct solver_pick {
 static const char* const k_variants[] = {NULL, "lagged-ec", "tamsi", "ie-fn", "rk3", "gsl-rk8pd"};
 
 /* One run of `steps` steps of cs with variant v (NULL: default). 0 and the status, or 2. */
-static int run_once(const case_desc* cs, const char* variant, int steps, run_record* rec,
-                    char* msg, size_t n) {
+static int run_once(const case_desc* cs, const char* variant, int steps, run_record* rec, char* msg,
+                    size_t n) {
     run_config cfg;
     run_config_default(cs, &cfg);
     if (variant) {
@@ -60,10 +60,9 @@ int main(void) {
             const char* var = k_variants[s];
             /* the continuous model on the coin's hydroelastic mesh and on the clutter is minutes
              * per run (variant.c): their ODE solvers are swept on the other cases */
-            if (!applies(cs, var) || (var && (strcmp(var, "rk3") == 0 ||
-                                              strcmp(var, "gsl-rk8pd") == 0) &&
-                                      (strcmp(cs->name, "coin") == 0 ||
-                                       strcmp(cs->name, "clutter") == 0))) {
+            if (!applies(cs, var) ||
+                (var && (strcmp(var, "rk3") == 0 || strcmp(var, "gsl-rk8pd") == 0) &&
+                 (strcmp(cs->name, "coin") == 0 || strcmp(cs->name, "clutter") == 0))) {
                 continue;
             }
             const int steps = strcmp(cs->name, "clutter") == 0 ? 2 : 3;
@@ -103,8 +102,7 @@ int main(void) {
                       "%s %s, allocation %ld of %ld: %zu bytes left behind", cs->name,
                       var ? var : "default", k, count, ccb_alloc_live_bytes() - live0);
             }
-            printf("%-9s %-10s %6ld allocations swept\n", cs->name, var ? var : "default",
-                   count);
+            printf("%-9s %-10s %6ld allocations swept\n", cs->name, var ? var : "default", count);
         }
     }
     CHECK(failures_seen > 100, "the sweeps met failures (%ld of %ld runs)", failures_seen,

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "../../lib/tests/test.h"
-#include "study.h"
 #include "fclib_io.h"
+#include "study.h"
 
 static int same_ints(const int* a, const int* b, int n) {
     return n == 0 || memcmp(a, b, (size_t)n * sizeof(int)) == 0;

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "ccb/ccb.h"
+#include "cli.h"
 
 enum { U_VHAT, U_FRIC, U_EPS, U_KN }; /* user[]: vhat, mu gn0, eps, dt^2 k */
 
@@ -53,7 +53,10 @@ static double toy_stiction(const ccb_constraint* c, const double gamma[3]) {
 static const ccb_approx k_toy = {"toy-penalty",
                                  "toy: linear penalty, Lagged friction without dissipation "
                                  "(cases/tests/toy_variant.c)",
-                                 "toy_variant.c", toy_prepare, toy_eval, toy_stiction,
+                                 "toy_variant.c",
+                                 toy_prepare,
+                                 toy_eval,
+                                 toy_stiction,
                                  NULL}; /* no inactive radius: evaluated at every iterate */
 
 int main(int argc, char** argv) {

@@ -53,8 +53,7 @@ ccb_status ccb_approx_register(const ccb_approx* a, char* msg, size_t msg_size) 
     for (const char* c = a->name; *c; ++c) {
         if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-')) {
             return ccb_errorf(msg, msg_size, CCB_E_INVALID,
-                              "approx_register: name '%s' may only hold a-z, 0-9 and '-'",
-                              a->name);
+                              "approx_register: name '%s' may only hold a-z, 0-9 and '-'", a->name);
         }
     }
     if (ccb_approx_find(a->name) != NULL) {

@@ -23,22 +23,22 @@
 
 struct ccb_blockchol {
     int nb, n;
-    int *perm, *pinv;   /* nb */
-    int *bs, *off;      /* nb: block sizes and vector offsets in the elimination order */
-    int *orig_off;      /* nb: vector offsets in the pattern's order (by position k) */
-    int* cp;            /* nb + 1: column k's row blocks are ri[cp[k] .. cp[k+1]) */
-    int* ri;            /* row blocks of every column, ascending */
-    int* rrow;          /* per entry of ri: first row of that block in the panel */
-    int* rows;          /* nb: rows of panel k */
-    size_t* poff;       /* nb: offset of panel k in L */
+    int *perm, *pinv; /* nb */
+    int *bs, *off;    /* nb: block sizes and vector offsets in the elimination order */
+    int* orig_off;    /* nb: vector offsets in the pattern's order (by position k) */
+    int* cp;          /* nb + 1: column k's row blocks are ri[cp[k] .. cp[k+1]) */
+    int* ri;          /* row blocks of every column, ascending */
+    int* rrow;        /* per entry of ri: first row of that block in the panel */
+    int* rows;        /* nb: rows of panel k */
+    size_t* poff;     /* nb: offset of panel k in L */
     double* L;
     size_t nL;
-    size_t* src_diag;   /* per pattern block a: offset of its diagonal block in L */
-    size_t* src_edge;   /* per edge: offset of its block in L (row-major in the panel) */
-    int* edge_t;        /* per edge: 1 if the panel holds the transpose of the stored upper block */
-    int* map;           /* nb: row offset of a block in the current target panel */
-    double* y;          /* n: solve workspace */
-    int cap[16];        /* capacities of the arrays above (ccb_grow) */
+    size_t* src_diag; /* per pattern block a: offset of its diagonal block in L */
+    size_t* src_edge; /* per edge: offset of its block in L (row-major in the panel) */
+    int* edge_t;      /* per edge: 1 if the panel holds the transpose of the stored upper block */
+    int* map;         /* nb: row offset of a block in the current target panel */
+    double* y;        /* n: solve workspace */
+    int cap[16];      /* capacities of the arrays above (ccb_grow) */
     double nnz_L, flops;
 };
 
@@ -50,10 +50,9 @@ void ccb_blockchol_destroy(ccb_blockchol* bc) {
     if (bc == NULL) {
         return;
     }
-    void* arrays[] = {bc->perm, bc->pinv,     bc->bs,       bc->off,    bc->orig_off,
-                      bc->cp,   bc->ri,       bc->rrow,     bc->rows,   bc->poff,
-                      bc->L,    bc->src_diag, bc->src_edge, bc->edge_t, bc->map,
-                      bc->y};
+    void* arrays[] = {bc->perm,     bc->pinv,   bc->bs,   bc->off,  bc->orig_off, bc->cp,
+                      bc->ri,       bc->rrow,   bc->rows, bc->poff, bc->L,        bc->src_diag,
+                      bc->src_edge, bc->edge_t, bc->map,  bc->y};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         ccb_free(arrays[i]);
     }
@@ -68,9 +67,9 @@ static ccb_status nomem(char* msg, size_t n) {
 static ccb_status order(ccb_blockchol* bc, const ccb_blockmat* bm, cholmod_common* cm, char* msg,
                         size_t n) {
     const int nb = bm->nb;
-    cholmod_sparse* G = cholmod_allocate_sparse((size_t)nb, (size_t)nb,
-                                                (size_t)(bm->nedge > 0 ? bm->nedge : 1), 1, 1, 1,
-                                                CHOLMOD_PATTERN, cm);
+    cholmod_sparse* G =
+        cholmod_allocate_sparse((size_t)nb, (size_t)nb, (size_t)(bm->nedge > 0 ? bm->nedge : 1), 1,
+                                1, 1, CHOLMOD_PATTERN, cm);
     if (G == NULL) {
         return nomem(msg, n);
     }
@@ -116,8 +115,8 @@ static void sort_ints(int* a, int n) { /* insertion sort: the lists are short */
     }
 }
 
-ccb_status ccb_blockchol_analyze(ccb_blockchol* bc, const ccb_blockmat* bm, void* common,
-                                 char* msg, size_t n) {
+ccb_status ccb_blockchol_analyze(ccb_blockchol* bc, const ccb_blockmat* bm, void* common, char* msg,
+                                 size_t n) {
     const int nb = bm->nb, ne = bm->nedge;
     bc->nb = nb;
     bc->n = bm->n;
@@ -146,11 +145,11 @@ ccb_status ccb_blockchol_analyze(ccb_blockchol* bc, const ccb_blockmat* bm, void
     if (scratch == NULL) {
         return nomem(msg, n);
     }
-    int* ap = scratch;               /* nb + 1 */
-    int* ai = ap + nb + 1;           /* ne */
-    int* head = ai + ne + 1;         /* nb: first child in the elimination tree */
-    int* next = head + nb;           /* nb: next sibling */
-    int* mark = next + nb;           /* nb + ne... only nb used */
+    int* ap = scratch;       /* nb + 1 */
+    int* ai = ap + nb + 1;   /* ne */
+    int* head = ai + ne + 1; /* nb: first child in the elimination tree */
+    int* next = head + nb;   /* nb: next sibling */
+    int* mark = next + nb;   /* nb + ne... only nb used */
     for (int k = 0; k <= nb; ++k) {
         ap[k] = 0;
     }
@@ -266,7 +265,8 @@ static inline double dot3(const double* a, const double* b) {
     return (a[0] * b[0] + a[1] * b[1]) + a[2] * b[2];
 }
 static inline double dot6(const double* a, const double* b) {
-    return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5]);
+    return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) +
+           (a[4] * b[4] + a[5] * b[5]);
 }
 static inline double dotn(const double* a, const double* b, int c) {
     double v = 0;

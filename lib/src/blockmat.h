@@ -15,11 +15,11 @@
 #include "ccb/status.h"
 
 typedef struct ccb_blockmat {
-    int nb, nedge, n; /* blocks (-1: no pattern yet), edges, total size */
-    int lower;        /* 1: an edge also stores its lower block */
-    int *bs, *boff;   /* nb: block sizes and offsets in the vector */
-    int* edges;       /* 2 nedge: sorted unique (a, b), a < b */
-    size_t* diag_off; /* nb: offset of each diagonal block in vals */
+    int nb, nedge, n;        /* blocks (-1: no pattern yet), edges, total size */
+    int lower;               /* 1: an edge also stores its lower block */
+    int *bs, *boff;          /* nb: block sizes and offsets in the vector */
+    int* edges;              /* 2 nedge: sorted unique (a, b), a < b */
+    size_t* diag_off;        /* nb: offset of each diagonal block in vals */
     size_t *up_off, *lo_off; /* nedge: offsets of the upper (and lower) block of each edge */
     double* vals;
     size_t nvals;

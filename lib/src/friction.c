@@ -9,7 +9,8 @@
 #include "ccb/names.h"
 
 /* the rows of names.c (ccb/names.h) */
-_Static_assert(CCB_FRICTION_LIN == 0 && CCB_FRICTION_ATAN == 3, "ccb_names_friction follows ccb_friction_model");
+_Static_assert(CCB_FRICTION_LIN == 0 && CCB_FRICTION_ATAN == 3,
+               "ccb_names_friction follows ccb_friction_model");
 
 const char* ccb_friction_name(ccb_friction_model m) {
     return ccb_enum_name(CCB_ENUM_FRICTION, (int)m);

@@ -35,19 +35,19 @@
 
 /* Workspace of a contact set: per-shape world poses, the broad-phase grid and the candidates. */
 typedef struct geo_ws {
-    ccb_pose* X;  /* nshapes */
+    ccb_pose* X; /* nshapes */
     /* broad phase of bounded shapes: the small ones hashed to a uniform grid (cells of at least
      * the largest reach of two small shapes), the large ones tested against every shape */
     int *small, *large; /* bounded shapes by size (per model) */
     int nsmall, nlarge;
-    double small_bound;  /* largest bound of a small shape [m] */
-    uint64_t *gk, *gt;   /* (cell << hibits | shape) of the small shapes, and the sort buffer */
-    uint64_t* cells;     /* unique cell keys, and where each starts in gk */
+    double small_bound; /* largest bound of a small shape [m] */
+    uint64_t *gk, *gt;  /* (cell << hibits | shape) of the small shapes, and the sort buffer */
+    uint64_t* cells;    /* unique cell keys, and where each starts in gk */
     int* cstart;
     int cap;
     uint64_t *cand, *tmp; /* candidate pairs (lo << 32 | hi) and the radix-sort buffer */
     int ncand, cap_cand;
-    int hibits; /* bits of hi in a candidate key */
+    int hibits;             /* bits of hi in a candidate key */
     const ccb_model* model; /* the model the order belongs to */
     ccb_hydro_surface hs;   /* contact surface scratch of hydroelastic pairs */
 } geo_ws;
@@ -166,8 +166,8 @@ static ccb_status ball_contact(const ccb_model* m, int a, int b, ccb_vec3 ca, do
                 ccb_v3_sub(cb, ccb_v3_scale(rb, n)), out);
 }
 
-static ccb_status sphere_contact(const ccb_model* m, const geo_ws* ws, int a, int b,
-                                 double margin, ccb_contact_set* out) {
+static ccb_status sphere_contact(const ccb_model* m, const geo_ws* ws, int a, int b, double margin,
+                                 ccb_contact_set* out) {
     return ball_contact(m, a, b, ws->X[a].p, m->shapes[a].def.radius, ws->X[b].p,
                         m->shapes[b].def.radius, margin, out);
 }
@@ -239,8 +239,7 @@ static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b, i
     const ccb_shape* sa = &m->shapes[a];
     const ccb_shape* sb = &m->shapes[b];
     ccb_status s = soft ? ccb_hydro_clip(sb->mesh, &ws->X[b], XH->p, n, sa->def.material.k,
-                                         sa->def.hydro_slab, sa->def.hydro_repr, &ws->hs, msg,
-                                         msz)
+                                         sa->def.hydro_slab, sa->def.hydro_repr, &ws->hs, msg, msz)
                         : ccb_hydro_slice(sb->mesh, &ws->X[b], XH->p, n, sb->def.hydro_repr,
                                           &ws->hs, msg, msz);
     if (s != CCB_OK) {
@@ -262,7 +261,7 @@ static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b, i
         if (soft) {
             c.R_WC = ccb_contact_frame(fc->normal); /* the rigid face's (inward) normal */
         }
-        c.phi0 = -fc->pressure / fc->gradient; /* P2 eq. 16 */
+        c.phi0 = -fc->pressure / fc->gradient;  /* P2 eq. 16 */
         c.material.k = fc->area * fc->gradient; /* P2 eq. 15 */
         c.p = fc->centroid;
         if (add_contact(out, &c) != CCB_OK) {
@@ -310,9 +309,8 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
         }
         ws->nsmall = -1; /* classify below */
     }
-    void** const arr[] = {(void**)&ws->X,  (void**)&ws->small, (void**)&ws->large,
-                          (void**)&ws->gk, (void**)&ws->gt,    (void**)&ws->cells,
-                          (void**)&ws->cstart};
+    void** const arr[] = {(void**)&ws->X,  (void**)&ws->small, (void**)&ws->large, (void**)&ws->gk,
+                          (void**)&ws->gt, (void**)&ws->cells, (void**)&ws->cstart};
     const size_t sz[] = {sizeof(ccb_pose), sizeof(int),      sizeof(int), sizeof(uint64_t),
                          sizeof(uint64_t), sizeof(uint64_t), sizeof(int)};
     if (ccb_grow_many(arr, sz, 7, &ws->cap, m->nshapes + 1)) {
@@ -395,8 +393,7 @@ static void radix_sort(uint64_t** a_, uint64_t** b_, int n) {
  * grown bounding spheres overlapping (|c_j - c_i| < bound_i + bound_j + margin), not filtered. */
 static ccb_status test_pair(const ccb_model* m, geo_ws* ws, int i, int j, double margin) {
     const ccb_shape *si = &m->shapes[i], *sj = &m->shapes[j];
-    if (si->body == sj->body ||
-        (m->bodies[si->body].nv == 0 && m->bodies[sj->body].nv == 0)) {
+    if (si->body == sj->body || (m->bodies[si->body].nv == 0 && m->bodies[sj->body].nv == 0)) {
         return CCB_OK;
     }
     const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, ws->X[i].p);
@@ -457,7 +454,8 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
     for (int k = 0; k < n; ++k) {
         const int sh = ws->small[k];
         const ccb_vec3 c = ws->X[sh].p;
-        const uint64_t ix = (uint64_t)floor((c.x - lo[0]) / h), iy = (uint64_t)floor((c.y - lo[1]) / h),
+        const uint64_t ix = (uint64_t)floor((c.x - lo[0]) / h),
+                       iy = (uint64_t)floor((c.y - lo[1]) / h),
                        iz = (uint64_t)floor((c.z - lo[2]) / h);
         ws->gk[k] = ((ix * dim[1] + iy) * dim[2] + iz) << ws->hibits | (uint64_t)sh;
     }
@@ -502,8 +500,7 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
             }
             for (int k = ws->cstart[u]; k < ws->cstart[u + 1] && s == CCB_OK; ++k) {
                 for (int l = ws->cstart[a]; l < ws->cstart[a + 1] && s == CCB_OK; ++l) {
-                    s = test_pair(m, ws, (int)(ws->gk[k] & mask), (int)(ws->gk[l] & mask),
-                                  margin);
+                    s = test_pair(m, ws, (int)(ws->gk[k] & mask), (int)(ws->gk[l] & mask), margin);
                 }
             }
         }

@@ -418,10 +418,9 @@ static void prism_tets(const ccb_vec3* x, int* t, int* nt, const int a[3], const
         v[k] = p[rot[im][k]];
     }
     const int lo15 = v[1] < v[5] ? v[1] : v[5], lo24 = v[2] < v[4] ? v[2] : v[4];
-    const int tets[2][3][4] = {{{v[0], v[1], v[2], v[5]}, {v[0], v[1], v[5], v[4]},
-                                {v[0], v[4], v[5], v[3]}},
-                               {{v[0], v[1], v[2], v[4]}, {v[0], v[4], v[2], v[5]},
-                                {v[0], v[4], v[5], v[3]}}};
+    const int tets[2][3][4] = {
+        {{v[0], v[1], v[2], v[5]}, {v[0], v[1], v[5], v[4]}, {v[0], v[4], v[5], v[3]}},
+        {{v[0], v[1], v[2], v[4]}, {v[0], v[4], v[2], v[5]}, {v[0], v[4], v[5], v[3]}}};
     const int c = lo15 < lo24 ? 0 : 1;
     for (int k = 0; k < 3; ++k) {
         int* o = t + 4 * (size_t)(*nt)++;

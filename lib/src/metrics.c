@@ -26,12 +26,12 @@ static ccb_status momentum_residual(ccb_sim* sim, double* out) {
         *out = 0.0;
         return CCB_OK;
     }
-    if (ccb_grow((void**)&sim->metrics_ws, &sim->cap_metrics, 5 * n + 3 * p->nc,
-                 sizeof(double)) != CCB_OK) {
+    if (ccb_grow((void**)&sim->metrics_ws, &sim->cap_metrics, 5 * n + 3 * p->nc, sizeof(double)) !=
+        CCB_OK) {
         return CCB_E_NOMEM;
     }
-    double *x = sim->metrics_ws, *x0 = x + n, *ax = x + 2 * n, *ax0 = x + 3 * n,
-           *jg = x + 4 * n, *g = x + 5 * n;
+    double *x = sim->metrics_ws, *x0 = x + n, *ax = x + 2 * n, *ax0 = x + 3 * n, *jg = x + 4 * n,
+           *g = x + 5 * n;
     for (int a = 0; a < p->np; ++a) {
         const int c = p->pclique[a], off = p->clique_voff[c];
         for (int j = 0; j < p->clique_nv[c]; ++j) {

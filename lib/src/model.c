@@ -922,7 +922,8 @@ ccb_status ccb_model_finalize(ccb_model* m) {
         if (ccb_mobilizer_is_joint(b->def.mobilizer)) {
             const int pr = b->def.mobilizer == CCB_MOBILIZER_PRISMATIC;
             snprintf(m->qnames[b->qoff], sizeof m->qnames[0], "%s.%s", b->name, pr ? "s" : "angle");
-            snprintf(m->vnames[b->voff], sizeof m->vnames[0], "%s.%s", b->name, pr ? "vs" : "omega");
+            snprintf(m->vnames[b->voff], sizeof m->vnames[0], "%s.%s", b->name,
+                     pr ? "vs" : "omega");
             m->qunits[b->qoff] = pr ? "m" : "rad";
             m->vunits[b->voff] = pr ? "m/s" : "rad/s";
             continue;

@@ -26,16 +26,16 @@ typedef struct ccb_body {
     /* FREE */
     double free0[7]; /* initial (x, y, z, qw, qx, qy, qz) */
     /* trees (finalized) */
-    int parent;  /* PRISMATIC/REVOLUTE: parent body, -1 world; -1 for every other mobilizer */
-    int up;      /* parent in the same clique, -1 for the root of a tree (or nv == 0) */
-    int anchor;  /* root of a tree hanging from a body without coordinates: that body, else -1 */
-    int tvoff;   /* offset of the body's velocity coordinates within its clique */
+    int parent; /* PRISMATIC/REVOLUTE: parent body, -1 world; -1 for every other mobilizer */
+    int up;     /* parent in the same clique, -1 for the root of a tree (or nv == 0) */
+    int anchor; /* root of a tree hanging from a body without coordinates: that body, else -1 */
+    int tvoff;  /* offset of the body's velocity coordinates within its clique */
 } ccb_body;
 
 typedef struct ccb_shape {
     char name[CCB_NAME_MAX];
-    ccb_shape_def def; /* copy; def.points points at `points` */
-    ccb_vec3* points;  /* owned copy (POINTS) */
+    ccb_shape_def def;    /* copy; def.points points at `points` */
+    ccb_vec3* points;     /* owned copy (POINTS) */
     ccb_hydro_mesh* mesh; /* owned copy (HYDRO) */
     int body;
     double bound; /* radius of a sphere about the shape origin that contains the shape [m]
@@ -44,13 +44,13 @@ typedef struct ccb_shape {
 
 /* Narrow-phase query of a pair of shape types (geometry.c). */
 typedef enum ccb_pair_kind {
-    CCB_PAIR_NONE = 0,      /* no query for these types */
-    CCB_PAIR_HALFSPACE = 1, /* half-space (A) vs the support points of B */
-    CCB_PAIR_SPHERES = 2,   /* sphere (A) vs sphere (B) */
-    CCB_PAIR_BOX_SPHERE = 3, /* box (A) vs sphere (B) */
-    CCB_PAIR_HALFSPACE_HYDRO = 4, /* rigid half-space (A) vs compliant hydroelastic mesh (B) */
+    CCB_PAIR_NONE = 0,                 /* no query for these types */
+    CCB_PAIR_HALFSPACE = 1,            /* half-space (A) vs the support points of B */
+    CCB_PAIR_SPHERES = 2,              /* sphere (A) vs sphere (B) */
+    CCB_PAIR_BOX_SPHERE = 3,           /* box (A) vs sphere (B) */
+    CCB_PAIR_HALFSPACE_HYDRO = 4,      /* rigid half-space (A) vs compliant hydroelastic mesh (B) */
     CCB_PAIR_SOFT_HALFSPACE_HYDRO = 5, /* compliant half-space (A) vs rigid surface mesh (B) */
-    CCB_PAIR_CAPSULE_SPHERE = 6 /* capsule (A) vs sphere (B) */
+    CCB_PAIR_CAPSULE_SPHERE = 6        /* capsule (A) vs sphere (B) */
 } ccb_pair_kind;
 
 /* The query of shapes i and j and which one is A (*a) and B (*b); CCB_PAIR_NONE if their types
@@ -80,9 +80,10 @@ struct ccb_model {
     int* clique_body; /* nclique: root body of each clique (tree) */
     int* clique_nv;   /* nclique: velocity coordinates of the tree */
     int* clique_voff; /* nclique: offset of the tree's coordinates in v (contiguous) */
-    int* clique_bstart; /* nclique + 1: the tree's bodies are clique_blist[bstart[c]..bstart[c+1]) */
-    int* clique_blist;  /* bodies grouped by tree, in index order within a tree (parents first) */
-    int ntree_bodies;   /* bodies with velocity coordinates */
+    int*
+        clique_bstart; /* nclique + 1: the tree's bodies are clique_blist[bstart[c]..bstart[c+1]) */
+    int* clique_blist; /* bodies grouped by tree, in index order within a tree (parents first) */
+    int ntree_bodies;  /* bodies with velocity coordinates */
     char (*qnames)[2 * CCB_NAME_MAX];
     char (*vnames)[2 * CCB_NAME_MAX];
     const char** qunits;

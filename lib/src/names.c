@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 typedef struct name_row {
     const char* title;
     const char* const* names; /* NULL-ended */

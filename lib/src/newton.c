@@ -36,7 +36,8 @@
 #include "sparse.h"
 
 /* the rows of names.c (ccb/names.h) */
-_Static_assert(CCB_LINSOLVE_DENSE == 2 && CCB_STOP_MOMENTUM == 1, "ccb_names_linear_solver and ccb_names_stop_scale follow the enumerations");
+_Static_assert(CCB_LINSOLVE_DENSE == 2 && CCB_STOP_MOMENTUM == 1,
+               "ccb_names_linear_solver and ccb_names_stop_scale follow the enumerations");
 
 struct ccb_newton {
     const ccb_problem* pb;
@@ -483,10 +484,10 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
         ccb_grow((void**)&ws->ls_active, &ws->cap_ls, nc > 0 ? nc : 1, sizeof(int))) {
         return CCB_E_NOMEM;
     }
-    void** const fi[] = {(void**)&ws->near, (void**)&ws->far,   (void**)&ws->prom,
+    void** const fi[] = {(void**)&ws->near,  (void**)&ws->far,   (void**)&ws->prom,
                          (void**)&ws->far_r, (void**)&ws->far_a, (void**)&ws->far_s};
-    const size_t fs[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(double), 2 * sizeof(int),
-                         2 * sizeof(double)};
+    const size_t fs[] = {sizeof(int),    sizeof(int),     sizeof(int),
+                         sizeof(double), 2 * sizeof(int), 2 * sizeof(double)};
     if (ccb_grow_many(fi, fs, 6, &ws->cap_far, nc > 0 ? nc : 1) ||
         ccb_grow((void**)&ws->vg, &ws->cap_vg, npv > 0 ? npv : 1, sizeof(double)) ||
         ccb_grow((void**)&ws->rho, &ws->cap_rho, npv > 0 ? npv : 1, sizeof(double))) {
@@ -669,8 +670,8 @@ static ccb_status set_pattern(ccb_newton* ws) {
         }
         edges = e;
     }
-    ccb_status s = ccb_sparse_set_pattern(ws->sp, pb->np, ws->bs, nedge, edges, ws->msg,
-                                          sizeof ws->msg);
+    ccb_status s =
+        ccb_sparse_set_pattern(ws->sp, pb->np, ws->bs, nedge, edges, ws->msg, sizeof ws->msg);
     if (s != CCB_OK) {
         ws->status = s;
     }
@@ -727,8 +728,8 @@ typedef struct line {
  * are dropped from ws->ls_active: gamma = 0 means vc minimizes the convex l_i, the minimizer set is
  * convex, so l_i is constant (gamma = 0, G = 0) on the whole segment and its cost is kept in
  * ws->ls_flat_cost. Later evaluations visit the remaining contacts only. */
-static void line_eval(ccb_newton* ws, const line* L, double alpha, int flag, double* f,
-                      double* d1, double* d2) {
+static void line_eval(ccb_newton* ws, const line* L, double alpha, int flag, double* f, double* d1,
+                      double* d2) {
     const ccb_problem* pb = ws->pb;
     double cost = 0.0, dg = 0.0, dGd = 0.0;
     const int n = flag ? ws->n_near : ws->n_ls_active; /* far contacts: l_i = 0, gamma = 0 */

@@ -10,7 +10,8 @@
 #include "ode_internal.h"
 
 /* the rows of names.c (ccb/names.h) */
-_Static_assert(CCB_IE_QUASI_NEWTON == 1 && CCB_IE_STEP_DOUBLING == 1 && CCB_GSL_MSADAMS == 3, "ccb_names_ie_newton, _ie_estimator and _gsl_method follow the enumerations");
+_Static_assert(CCB_IE_QUASI_NEWTON == 1 && CCB_IE_STEP_DOUBLING == 1 && CCB_GSL_MSADAMS == 3,
+               "ccb_names_ie_newton, _ie_estimator and _gsl_method follow the enumerations");
 
 ccb_ode_params ccb_ode_params_default(void) {
     ccb_ode_params p;
@@ -213,7 +214,7 @@ void ccb_ode_destroy(ccb_ode* o) {
     if (type->destroy) {
         type->destroy(o);
     }
-    void* const ptrs[] = {o->x,  o->k1,  o->k2, o->k3, o->xs, o->fc, o->xc, o->r,    o->dx,
+    void* const ptrs[] = {o->x,  o->k1,  o->k2,  o->k3, o->xs, o->fc, o->xc, o->r,  o->dx,
                           o->xg, o->xie, o->xtr, o->x1, o->xh, o->f0, o->xp, o->fp, o->slip0};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) {
         ccb_free(ptrs[k]);

@@ -71,9 +71,8 @@ static ccb_status eval_contacts(ccb_contact_ode* co, double t, const double* q, 
         vc[0] = vc[1] = vc[2] = 0.0;
         for (int side = 0; side < 2; ++side) {
             const ccb_body* b = &m->bodies[body[side]];
-            const ccb_vec3 u = b->nv == 0
-                                   ? ccb_passive_point_velocity(b, t, ct->p)
-                                   : ccb_tree_anchor_point_velocity(m, body[side], t, ct->p);
+            const ccb_vec3 u = b->nv == 0 ? ccb_passive_point_velocity(b, t, ct->p)
+                                          : ccb_tree_anchor_point_velocity(m, body[side], t, ct->p);
             bias = ccb_v3_add(bias, ccb_v3_scale(sign[side], u));
             if (b->nv == 0) {
                 continue;

@@ -46,4 +46,3 @@ long ccb_ode_fixed_steps(double t, double t_end, double h, double* step) {
     *step = span / (double)n;
     return n;
 }
-

@@ -3,10 +3,10 @@
  * are a second opinion). The driver lands exactly on t_end. GSL's aborting default error handler is
  * switched off once per process and its codes are translated to ccb_status. GSL lives only here in
  * lib/. */
-#include <stddef.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
 #include <pthread.h>
+#include <stddef.h>
 
 #include "ccb/alloc.h"
 #include "ccb/names.h"
@@ -101,11 +101,24 @@ static ccb_status gsl_advance(ccb_ode* o, double t_end) {
 
 #define AT(field) offsetof(ccb_ode_params, field)
 static const ccb_option_desc k_options[] = {
-    {.name = "gsl-method", .type = CCB_OPT_ENUM, .storage = CCB_STORE_INT,
-     .offset = AT(gsl_method), .def = CCB_GSL_RK8PD, .values = ccb_names_gsl_method, .unit = "",
+    {.name = "gsl-method",
+     .type = CCB_OPT_ENUM,
+     .storage = CCB_STORE_INT,
+     .offset = AT(gsl_method),
+     .def = CCB_GSL_RK8PD,
+     .values = ccb_names_gsl_method,
+     .unit = "",
      .doc = "GSL odeiv2 stepper"},
-    {.name = "gsl-tol", .type = CCB_OPT_REAL, .storage = CCB_STORE_DOUBLE, .offset = AT(gsl_rtol),
-     .offset2 = AT(gsl_atol), .min = 0, .min_open = 1, .max = 1, .def = 1e-10, .unit = "",
+    {.name = "gsl-tol",
+     .type = CCB_OPT_REAL,
+     .storage = CCB_STORE_DOUBLE,
+     .offset = AT(gsl_rtol),
+     .offset2 = AT(gsl_atol),
+     .min = 0,
+     .min_open = 1,
+     .max = 1,
+     .def = 1e-10,
+     .unit = "",
      .doc = "absolute and relative tolerance of the GSL stepper"},
 };
 #undef AT
@@ -116,7 +129,8 @@ const ccb_ode_method_type ccb_ode_gsl = {
     .title = "GSL odeiv2 adaptive (reference integrator)",
     .reference = "formulation-tamsi-hydro §E",
     .flags = CCB_ODE_ADAPTIVE | CCB_ODE_EXPLICIT,
-    .notes = "rk8pd by default, absolute and relative tolerance 1e-10 (--gsl-method, --gsl-tol); GSL's error handler is turned off (ccb/ccb.h).",
+    .notes = "rk8pd by default, absolute and relative tolerance 1e-10 (--gsl-method, --gsl-tol); "
+             "GSL's error handler is turned off (ccb/ccb.h).",
     .options = k_options,
     .noptions = (int)(sizeof k_options / sizeof k_options[0]),
     .create = gsl_create,

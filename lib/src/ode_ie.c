@@ -29,14 +29,14 @@
  * (a/err)^(1/2) (err = 0: 5h; NaN: reject with 0.1h), grow only by >= 1.2x, keep h if err <= a,
  * otherwise shrink to <= 0.9h, clamp to [0.1h, 5h]; accepted iff h_new >= h; then clamp to h_max. A
  * Newton failure halves h. A step shortened to land on t_end does not change the step target. */
-#include <stddef.h>
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
-#include "dense.h"
 #include "ccb/names.h"
+#include "dense.h"
 #include "ode_internal.h"
 
 static double norm_inf(const double* v, int n) {
@@ -527,25 +527,57 @@ static void ie_destroy(ccb_ode* o) {
 
 #define AT(field) offsetof(ccb_ode_params, field)
 static const ccb_option_desc k_options[] = {
-    {.name = "jacobian", .type = CCB_OPT_ENUM, .storage = CCB_STORE_INT, .offset = AT(newton),
-     .def = CCB_IE_FULL_NEWTON, .values = ccb_names_ie_newton, .unit = "",
+    {.name = "jacobian",
+     .type = CCB_OPT_ENUM,
+     .storage = CCB_STORE_INT,
+     .offset = AT(newton),
+     .def = CCB_IE_FULL_NEWTON,
+     .values = ccb_names_ie_newton,
+     .unit = "",
      .doc = "full Newton (J at every iterate) or quasi Newton (J reused); "
             "formulation-tamsi-hydro §B.4"},
-    {.name = "tals", .type = CCB_OPT_SWITCH, .storage = CCB_STORE_INT, .offset = AT(tals),
-     .def = 0, .unit = "", .doc = "TALS on the Newton update (formulation-tamsi-hydro §C.4)"},
-    {.name = "accuracy", .type = CCB_OPT_REAL, .storage = CCB_STORE_DOUBLE, .offset = AT(accuracy),
-     .min = 0, .min_open = 1, .max = 0.5, .def = 0.1, .unit = "",
+    {.name = "tals",
+     .type = CCB_OPT_SWITCH,
+     .storage = CCB_STORE_INT,
+     .offset = AT(tals),
+     .def = 0,
+     .unit = "",
+     .doc = "TALS on the Newton update (formulation-tamsi-hydro §C.4)"},
+    {.name = "accuracy",
+     .type = CCB_OPT_REAL,
+     .storage = CCB_STORE_DOUBLE,
+     .offset = AT(accuracy),
+     .min = 0,
+     .min_open = 1,
+     .max = 0.5,
+     .def = 0.1,
+     .unit = "",
      .doc = "error target a (weighted max-norm of x) and Newton tolerance kappa a "
             "(formulation-tamsi-hydro §B.3, §B.7)"},
-    {.name = "error-control", .type = CCB_OPT_FLAG, .storage = CCB_STORE_INT,
-     .offset = AT(error_control), .def = 0, .unit = "",
+    {.name = "error-control",
+     .type = CCB_OPT_FLAG,
+     .storage = CCB_STORE_INT,
+     .offset = AT(error_control),
+     .def = 0,
+     .unit = "",
      .doc = "error control of the step (formulation-tamsi-hydro §B.6); else fixed steps h"},
-    {.name = "estimator", .type = CCB_OPT_ENUM, .storage = CCB_STORE_INT, .offset = AT(estimator),
-     .def = CCB_IE_TRAPEZOID, .values = ccb_names_ie_estimator, .unit = "",
+    {.name = "estimator",
+     .type = CCB_OPT_ENUM,
+     .storage = CCB_STORE_INT,
+     .offset = AT(estimator),
+     .def = CCB_IE_TRAPEZOID,
+     .values = ccb_names_ie_estimator,
+     .unit = "",
      .doc = "error estimate: implicit trapezoid or step doubling (formulation-tamsi-hydro §B.6)",
      .requires = "error-control"},
-    {.name = "max-iterations", .type = CCB_OPT_INT, .storage = CCB_STORE_INT,
-     .offset = AT(max_newton), .min = 1, .max = 1000, .def = 10, .unit = "",
+    {.name = "max-iterations",
+     .type = CCB_OPT_INT,
+     .storage = CCB_STORE_INT,
+     .offset = AT(max_newton),
+     .min = 1,
+     .max = 1000,
+     .def = 10,
+     .unit = "",
      .doc = "Newton iterations per trial (formulation-tamsi-hydro §B.3)"},
 };
 #undef AT
@@ -557,16 +589,16 @@ const ccb_ode_method_type ccb_ode_ie = {
     .reference = "formulation-tamsi-hydro §B",
     .flags = CCB_ODE_TALS,
     .notes =
-    "full Newton, accuracy a = 0.1 (Drake), Newton test of Hairer & Wanner (kappa = 0.05, "
-    "10 iterations per trial), forward-difference Jacobian (sqrt(eps) relative); quasi Newton "
-    "with Drake's trials; fixed step: a failed step is redone as two halves that finish the "
-    "interval [spec H-B4]; error control: implicit-trapezoid estimate [spec H-B1, UNVERIFIED] "
-    "(--estimator doubling: Drake's current one), Drake's step-size rule; TALS (--tals on) "
-    "limits the whole update by the smallest contact alpha and also acts in the trapezoid "
-    "solve; the Newton tests read the whole update dx, not the applied alpha dx "
-    "[formulation-tamsi-hydro §C.4, "
-    "H-B2 leave it open; the applied update let a tiny alpha pass for convergence far from the "
-    "root: the sphere at 4x its speed, unit.ode].",
+        "full Newton, accuracy a = 0.1 (Drake), Newton test of Hairer & Wanner (kappa = 0.05, "
+        "10 iterations per trial), forward-difference Jacobian (sqrt(eps) relative); quasi Newton "
+        "with Drake's trials; fixed step: a failed step is redone as two halves that finish the "
+        "interval [spec H-B4]; error control: implicit-trapezoid estimate [spec H-B1, UNVERIFIED] "
+        "(--estimator doubling: Drake's current one), Drake's step-size rule; TALS (--tals on) "
+        "limits the whole update by the smallest contact alpha and also acts in the trapezoid "
+        "solve; the Newton tests read the whole update dx, not the applied alpha dx "
+        "[formulation-tamsi-hydro §C.4, "
+        "H-B2 leave it open; the applied update let a tiny alpha pass for convergence far from the "
+        "root: the sphere at 4x its speed, unit.ode].",
     .options = k_options,
     .noptions = (int)(sizeof k_options / sizeof k_options[0]),
     .create = ie_create,

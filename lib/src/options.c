@@ -129,13 +129,12 @@ ccb_status ccb_option_parse(const ccb_option_desc* d, const char* text, void* ba
         errno = 0;
         x = text && text[0] ? strtod(text, &end) : NAN;
         const int whole = d->type == CCB_OPT_INT;
-        if (text == NULL || text[0] == '\0' || end == text || *end != '\0' || errno == ERANGE || !in_range(d, x) ||
-            (whole && x != floor(x))) {
-            return ccb_errorf(msg, n, CCB_E_INVALID,
-                              "--%s expects %s in %s%.17g, %.17g]%s%s (got '%s')", d->name,
-                              whole ? "a whole number" : "a number", d->min_open ? "(" : "[",
-                              d->min, d->max, d->unit && d->unit[0] ? " " : "",
-                              d->unit ? d->unit : "", text ? text : "");
+        if (text == NULL || text[0] == '\0' || end == text || *end != '\0' || errno == ERANGE ||
+            !in_range(d, x) || (whole && x != floor(x))) {
+            return ccb_errorf(
+                msg, n, CCB_E_INVALID, "--%s expects %s in %s%.17g, %.17g]%s%s (got '%s')", d->name,
+                whole ? "a whole number" : "a number", d->min_open ? "(" : "[", d->min, d->max,
+                d->unit && d->unit[0] ? " " : "", d->unit ? d->unit : "", text ? text : "");
         }
         break;
     }
@@ -204,8 +203,8 @@ ccb_status ccb_option_table_check(const ccb_option_desc* t, int n, size_t block,
         if ((d->type == CCB_OPT_REAL || d->type == CCB_OPT_INT) &&
             !(d->min <= d->max && in_range(d, d->def))) {
             return ccb_errorf(msg, msgn, CCB_E_INVALID,
-                              "option '%s': default %g outside its range [%g, %g]", d->name,
-                              d->def, d->min, d->max);
+                              "option '%s': default %g outside its range [%g, %g]", d->name, d->def,
+                              d->min, d->max);
         }
         if (d->type == CCB_OPT_ENUM) {
             int k = 0;
@@ -224,8 +223,7 @@ ccb_status ccb_option_table_check(const ccb_option_desc* t, int n, size_t block,
         }
         for (int j = 0; j < i; ++j) {
             if (strcmp(t[j].name, d->name) == 0) {
-                return ccb_errorf(msg, msgn, CCB_E_INVALID, "option '%s' is listed twice",
-                                  d->name);
+                return ccb_errorf(msg, msgn, CCB_E_INVALID, "option '%s' is listed twice", d->name);
             }
         }
         if (d->requires) {
@@ -243,4 +241,3 @@ ccb_status ccb_option_table_check(const ccb_option_desc* t, int n, size_t block,
     }
     return CCB_OK;
 }
-

@@ -94,8 +94,8 @@ static ccb_status fail(ccb_problem* p, ccb_status s, const char* fmt, ...) {
 /* ---- storage ----------------------------------------------------------------------------- */
 
 static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA) {
-    void** const ci[] = {(void**)&p->clique_nv, (void**)&p->clique_voff, (void**)&p->clique_pidx,
-                         (void**)&p->pclique,   (void**)&p->pvoff,       (void**)&p->clique_aoff,
+    void** const ci[] = {(void**)&p->clique_nv,  (void**)&p->clique_voff, (void**)&p->clique_pidx,
+                         (void**)&p->pclique,    (void**)&p->pvoff,       (void**)&p->clique_aoff,
                          (void**)&p->clique_ainv};
     const size_t cs[] = {sizeof(int), sizeof(int),    sizeof(int),   sizeof(int),
                          sizeof(int), sizeof(size_t), sizeof(double)};
@@ -170,8 +170,9 @@ static ccb_status factor_blocks(ccb_problem* p) {
             }
         }
         /* the build factored this very A already (for v*): keep that factor */
-        const int bad = p->L_fresh && exact ? 0 : (memcpy(L, A, (size_t)n * n * sizeof(double)),
-                                                   ccb_dense_cholesky(n, L));
+        const int bad = p->L_fresh && exact ? 0
+                                            : (memcpy(L, A, (size_t)n * n * sizeof(double)),
+                                               ccb_dense_cholesky(n, L));
         if (bad) {
             return fail(p, CCB_E_FACTOR,
                         "clique %d: mass block A is not positive definite (leading minor %d)", c,
@@ -184,9 +185,8 @@ static ccb_status factor_blocks(ccb_problem* p) {
 
 /* W += J_b X J_b^T for one block of n columns, X = A^-1 (full inverse, through L) or
  * diag(A)^-1 (formulation-convex §4.2). */
-static inline void delassus_block(const double* J, const double* A,
-                                                                 const double* L, int n, int full,
-                                                                 double* y, double W[9]) {
+static inline void delassus_block(const double* J, const double* A, const double* L, int n,
+                                  int full, double* y, double W[9]) {
     for (int r = 0; r < 3; ++r) {
         /* y = X J_r^T */
         for (int j = 0; j < n; ++j) {
@@ -657,11 +657,10 @@ void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, c
         for (int side = 0; side < 2; ++side) {
             const ccb_body* bd = &m->bodies[body[side]];
             const ccb_vec3 vp =
-                bd->nv == 0
-                    ? ccb_passive_point_velocity(bd, p->t0 + dt, ct->p)
-                    : ccb_v3_add(V[body[side]].v,
-                                 ccb_v3_cross(V[body[side]].w,
-                                              ccb_v3_sub(ct->p, p->bX[body[side]].p)));
+                bd->nv == 0 ? ccb_passive_point_velocity(bd, p->t0 + dt, ct->p)
+                            : ccb_v3_add(V[body[side]].v,
+                                         ccb_v3_cross(V[body[side]].w,
+                                                      ccb_v3_sub(ct->p, p->bX[body[side]].p)));
             u = ccb_v3_add(u, ccb_v3_scale(side == 0 ? 1.0 : -1.0, vp));
         }
         const ccb_vec3 c = ccb_m3_tmul_v(&ct->R_WC, u);

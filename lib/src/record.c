@@ -5,11 +5,11 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -406,7 +406,7 @@ typedef struct describe_ctx {
 static void describe_key(void* user, const char* key, ccb_describe_kind kind, const char* text,
                          double number) {
     describe_ctx* d = user;
-    const ccb_status s = kind == CCB_DESCRIBE_TEXT     ? ccb_meta_set_string(d->m, key, text)
+    const ccb_status s = kind == CCB_DESCRIBE_TEXT   ? ccb_meta_set_string(d->m, key, text)
                          : kind == CCB_DESCRIBE_FLAG ? ccb_meta_set_bool(d->m, key, number != 0)
                                                      : ccb_meta_set_number(d->m, key, number);
     if (d->status == CCB_OK) {

@@ -11,16 +11,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "approx_internal.h"
 #include "ccb/alloc.h"
 #include "ccb/names.h"
-#include "approx_internal.h"
 #include "sim_internal.h"
 
-
 static const char* const k_counter_names[CCB_CNT_COUNT] = {
-    "iterations", "ls_evals", "residual", "tolerance", "cost [J]", "kappa", "alpha_min",
-    "f_evals", "substeps", "time_assemble [s]", "time_factor [s]", "time_linesearch [s]",
-    "time_eval [s]", "time_kappa [s]"};
+    "iterations",        "ls_evals",        "residual",
+    "tolerance",         "cost [J]",        "kappa",
+    "alpha_min",         "f_evals",         "substeps",
+    "time_assemble [s]", "time_factor [s]", "time_linesearch [s]",
+    "time_eval [s]",     "time_kappa [s]"};
 
 const char* ccb_counter_name(ccb_counter c) {
     return ((int)c >= 0 && c < CCB_CNT_COUNT) ? k_counter_names[c] : NULL;
@@ -147,8 +148,8 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
                           ec->lag_estimate, ec->extrapolate);
     }
     if (ec->max_solves < 3) {
-        return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "error control: max_solves must be >= 3 (got %ld)", ec->max_solves);
+        return ccb_errorf(msg, n, CCB_E_INVALID, "error control: max_solves must be >= 3 (got %ld)",
+                          ec->max_solves);
     }
     ccb_problem_params pp = p->problem;
     pp.approx.dt = p->dt;
@@ -329,8 +330,7 @@ static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, cons
  * borrows the solver's velocities. The timings add up in sim->stats; the solver's counters are
  * those of this solve. */
 static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q, const double* v,
-                              const double* guess, int reuse, double* q_out,
-                              const double** v_out) {
+                              const double* guess, int reuse, double* q_out, const double** v_out) {
     const ccb_model* m = sim->model;
     double tic = ccb_wall_time(), toc;
     ccb_status s = CCB_OK;
@@ -457,7 +457,8 @@ static double lag_defect(ccb_sim* sim) {
             continue; /* not reached: the contact was completed by the solve */
         }
         const double vt = hypot(r->vc[0], r->vc[1]);
-        const double ts = vt / sqrt(vt * vt + c->eps_s * c->eps_s); /* |t_s|, formulation-convex §3 */
+        const double ts =
+            vt / sqrt(vt * vt + c->eps_s * c->eps_s); /* |t_s|, formulation-convex §3 */
         e = fmax(e, sim->prm.dt * in->w * c->mu * fabs(r->gamma[2] - c->gn0) * ts);
     }
     return e;
@@ -625,8 +626,7 @@ ccb_status ccb_sim_step(ccb_sim* sim) {
         return ec_interval(sim, t0);
     }
     const double* v = NULL;
-    const ccb_status s =
-        frozen_step(sim, t0, sim->prm.dt, sim->q, sim->v, sim->v, 0, sim->qn, &v);
+    const ccb_status s = frozen_step(sim, t0, sim->prm.dt, sim->q, sim->v, sim->v, 0, sim->qn, &v);
     if (s != CCB_OK) {
         return s;
     }

@@ -14,12 +14,11 @@
 #include "model_internal.h"
 #include "problem_internal.h"
 
-
 struct ccb_sim {
     const ccb_model* model;
     ccb_sim_params prm;
     const ccb_solver_type* solver; /* prm.solver */
-    void* ws; /* the solver's workspace */
+    void* ws;                      /* the solver's workspace */
     ccb_contact_set contacts;
     ccb_problem* problem;
     double t_start;

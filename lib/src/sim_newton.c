@@ -28,8 +28,8 @@ static void destroy(ccb_sim* sim) {
     sim->ws = NULL;
 }
 
-static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double* guess,
-                        double* c, const double** v, const double** vc, const double** g) {
+static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double* guess, double* c,
+                        const double** v, const double** vc, const double** g) {
     (void)step; /* the problem was built with its dt and v_s */
     ccb_newton* nw = sim->ws;
     ccb_newton_stats st;
@@ -109,42 +109,96 @@ static const char* const k_pattern[] = {"all", "near", NULL};
 
 #define AT(field) offsetof(ccb_sim_params, field)
 static const ccb_option_desc k_options[] = {
-    {.name = "rtol", .type = CCB_OPT_REAL, .storage = CCB_STORE_DOUBLE, .offset = AT(newton.eps_r),
-     .min = 0, .min_open = 1, .max = 1, .def = 1e-5, .unit = "",
+    {.name = "rtol",
+     .type = CCB_OPT_REAL,
+     .storage = CCB_STORE_DOUBLE,
+     .offset = AT(newton.eps_r),
+     .min = 0,
+     .min_open = 1,
+     .max = 1,
+     .def = 1e-5,
+     .unit = "",
      .doc = "relative tolerance eps_r of the stopping test (formulation-convex §8.5)"},
-    {.name = "max-iterations", .type = CCB_OPT_INT, .storage = CCB_STORE_INT,
-     .offset = AT(newton.max_iterations), .min = 1, .max = 100000, .def = 100, .unit = "",
+    {.name = "max-iterations",
+     .type = CCB_OPT_INT,
+     .storage = CCB_STORE_INT,
+     .offset = AT(newton.max_iterations),
+     .min = 1,
+     .max = 100000,
+     .def = 100,
+     .unit = "",
      .doc = "Newton iterations per solve before the step fails"},
-    {.name = "kappa", .type = CCB_OPT_FLAG, .storage = CCB_STORE_INT,
-     .offset = AT(newton.compute_kappa), .def = 0, .unit = "",
+    {.name = "kappa",
+     .type = CCB_OPT_FLAG,
+     .storage = CCB_STORE_INT,
+     .offset = AT(newton.compute_kappa),
+     .def = 0,
+     .unit = "",
      .doc = "record kappa_2(H) at the solution of every step (costly)"},
-    {.name = "linear-solver", .type = CCB_OPT_ENUM, .storage = CCB_STORE_INT,
-     .offset = AT(newton.linear_solver), .def = CCB_LINSOLVE_AUTO,
-     .values = ccb_names_linear_solver, .unit = "",
+    {.name = "linear-solver",
+     .type = CCB_OPT_ENUM,
+     .storage = CCB_STORE_INT,
+     .offset = AT(newton.linear_solver),
+     .def = CCB_LINSOLVE_AUTO,
+     .values = ccb_names_linear_solver,
+     .unit = "",
      .doc = "factorization of H: auto (block Cholesky by cliques), cholmod, dense or block"},
-    {.name = "pattern", .type = CCB_OPT_ENUM, .storage = CCB_STORE_INT,
-     .offset = AT(newton.pattern_near), .def = 1, .values = k_pattern, .unit = "",
+    {.name = "pattern",
+     .type = CCB_OPT_ENUM,
+     .storage = CCB_STORE_INT,
+     .offset = AT(newton.pattern_near),
+     .def = 1,
+     .values = k_pattern,
+     .unit = "",
      .doc = "Hessian pattern: the clique pairs of every contact (all) or of the near ones"},
-    {.name = "stop-scale", .type = CCB_OPT_ENUM, .storage = CCB_STORE_INT,
-     .offset = AT(newton.stop_scale), .def = CCB_STOP_STEP_MOMENTUM,
-     .values = ccb_names_stop_scale, .unit = "",
+    {.name = "stop-scale",
+     .type = CCB_OPT_ENUM,
+     .storage = CCB_STORE_INT,
+     .offset = AT(newton.stop_scale),
+     .def = CCB_STOP_STEP_MOMENTUM,
+     .values = ccb_names_stop_scale,
+     .unit = "",
      .doc = "scale of the stopping test (formulation-convex §8.5)"},
-    {.name = "delassus", .type = CCB_OPT_ENUM, .storage = CCB_STORE_INT,
-     .offset = AT(problem.delassus), .def = CCB_DELASSUS_DIAG_INVERSE,
-     .values = ccb_names_delassus, .unit = "",
+    {.name = "delassus",
+     .type = CCB_OPT_ENUM,
+     .storage = CCB_STORE_INT,
+     .offset = AT(problem.delassus),
+     .def = CCB_DELASSUS_DIAG_INVERSE,
+     .values = ccb_names_delassus,
+     .unit = "",
      .doc = "Delassus estimate w of the approximations (formulation-convex §4.2)"},
-    {.name = "error-control", .type = CCB_OPT_FLAG, .storage = CCB_STORE_INT,
-     .offset = AT(ec.enabled), .def = 0, .unit = "",
+    {.name = "error-control",
+     .type = CCB_OPT_FLAG,
+     .storage = CCB_STORE_INT,
+     .offset = AT(ec.enabled),
+     .def = 0,
+     .unit = "",
      .doc = "error control of the convex step by step doubling (formulation-convex §15)"},
-    {.name = "accuracy", .type = CCB_OPT_REAL, .storage = CCB_STORE_DOUBLE,
-     .offset = AT(ec.accuracy), .min = 0, .min_open = 1, .max = 0.5, .def = 1e-4, .unit = "m, rad",
-     .doc = "bound on the local error of q per internal step", .requires = "error-control"},
-    {.name = "lag-estimate", .type = CCB_OPT_SWITCH, .storage = CCB_STORE_INT,
-     .offset = AT(ec.lag_estimate), .def = 1, .unit = "",
+    {.name = "accuracy",
+     .type = CCB_OPT_REAL,
+     .storage = CCB_STORE_DOUBLE,
+     .offset = AT(ec.accuracy),
+     .min = 0,
+     .min_open = 1,
+     .max = 0.5,
+     .def = 1e-4,
+     .unit = "m, rad",
+     .doc = "bound on the local error of q per internal step",
+     .requires = "error-control"},
+    {.name = "lag-estimate",
+     .type = CCB_OPT_SWITCH,
+     .storage = CCB_STORE_INT,
+     .offset = AT(ec.lag_estimate),
+     .def = 1,
+     .unit = "",
      .doc = "the estimate also bounds Lagged's lag defect (formulation-convex §15.6)",
      .requires = "error-control"},
-    {.name = "extrapolate", .type = CCB_OPT_SWITCH, .storage = CCB_STORE_INT,
-     .offset = AT(ec.extrapolate), .def = 1, .unit = "",
+    {.name = "extrapolate",
+     .type = CCB_OPT_SWITCH,
+     .storage = CCB_STORE_INT,
+     .offset = AT(ec.extrapolate),
+     .def = 1,
+     .unit = "",
      .doc = "propagate the Richardson extrapolation (formulation-convex §15.7)",
      .requires = "error-control"},
 };
@@ -157,20 +211,23 @@ const ccb_solver_type ccb_solver_newton = {
     .reference = "formulation-convex §8",
     .flags = CCB_SOLVER_CONVEX | CCB_SOLVER_ERROR_CONTROL,
     .notes =
-    "Newton with exact line search on the convex approximation (--approx); stopping "
-    "test scaled by the momentum change of the step A (v - v0) (--stop-scale momentum: the "
-    "spec's A v); eps_r = 1e-5."
-    " "
-    "newton --error-control (variants lagged-ec, lagged-reg-ec; CENIC, formulation-convex §15): "
-    "step doubling on the convex step, error = max-norm of q_full - q_half [m, rad] (CENIC's "
-    "norm) and, for Lagged, at least the lag defect dt w mu |gamma_n - gamma_n0| |t_s| of its "
-    "friction (formulation-convex §15.6; --lag-estimate off: step doubling alone, as CENIC), "
-    "local extrapolation 2 (q, v)_half - (q, v)_full except where a contact closes or opens in "
-    "the step (§15.7; --extrapolate off: the half steps propagated, as CENIC), "
-    "accuracy a = 1e-4 by default, first and largest internal step dt, implicit Euler's "
-    "step-size rule (error order 2), Newton's own tolerance kept (CENIC: 1e-3 a), h_min = 1e-9 s, "
-    "at most 1e6 solves per interval; not offered for SAP and Similar (their models change with "
-    "the step).",
+        "Newton with exact line search on the convex approximation (--approx); stopping "
+        "test scaled by the momentum change of the step A (v - v0) (--stop-scale momentum: the "
+        "spec's A v); eps_r = 1e-5."
+        " "
+        "newton --error-control (variants lagged-ec, lagged-reg-ec; CENIC, formulation-convex "
+        "§15): "
+        "step doubling on the convex step, error = max-norm of q_full - q_half [m, rad] (CENIC's "
+        "norm) and, for Lagged, at least the lag defect dt w mu |gamma_n - gamma_n0| |t_s| of its "
+        "friction (formulation-convex §15.6; --lag-estimate off: step doubling alone, as CENIC), "
+        "local extrapolation 2 (q, v)_half - (q, v)_full except where a contact closes or opens in "
+        "the step (§15.7; --extrapolate off: the half steps propagated, as CENIC), "
+        "accuracy a = 1e-4 by default, first and largest internal step dt, implicit Euler's "
+        "step-size rule (error order 2), Newton's own tolerance kept (CENIC: 1e-3 a), h_min = 1e-9 "
+        "s, "
+        "at most 1e6 solves per interval; not offered for SAP and Similar (their models change "
+        "with "
+        "the step).",
     .options = k_options,
     .noptions = (int)(sizeof k_options / sizeof k_options[0]),
     .check = check,

@@ -196,8 +196,14 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
 }
 
 static const ccb_option_desc k_options[] = {
-    {.name = "h", .type = CCB_OPT_REAL, .storage = CCB_STORE_DOUBLE,
-     .offset = offsetof(ccb_sim_params, ode.h), .min = 0, .max = 1e3, .def = 0, .unit = "s",
+    {.name = "h",
+     .type = CCB_OPT_REAL,
+     .storage = CCB_STORE_DOUBLE,
+     .offset = offsetof(ccb_sim_params, ode.h),
+     .min = 0,
+     .max = 1e3,
+     .def = 0,
+     .unit = "s",
      .doc = "integrator step (fixed) or first step (adaptive); 0: the sampling interval dt"},
 };
 
@@ -208,10 +214,10 @@ const ccb_solver_type ccb_solver_ode = {
     .reference = "formulation-tamsi-hydro §A-§B",
     .flags = CCB_SOLVER_REGULARIZED | CCB_SOLVER_ODE_METHODS,
     .notes =
-    "ie/rk3/gsl integrate the continuous model (configuration not frozen): fn = k (1 - d vn)+ "
-    "(-phi)+, ft = -mu~(|vt|/v_s) fn vt/|vt| with regularization stribeck5 (Drake's continuous "
-    "point contact) unless the case sets one; dt is the sampling interval, --h the integrator "
-    "step (default dt).",
+        "ie/rk3/gsl integrate the continuous model (configuration not frozen): fn = k (1 - d vn)+ "
+        "(-phi)+, ft = -mu~(|vt|/v_s) fn vt/|vt| with regularization stribeck5 (Drake's continuous "
+        "point contact) unless the case sets one; dt is the sampling interval, --h the integrator "
+        "step (default dt).",
     .options = k_options,
     .noptions = (int)(sizeof k_options / sizeof k_options[0]),
     .check = check,

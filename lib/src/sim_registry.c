@@ -117,4 +117,3 @@ ccb_status ccb_ode_method_register(ccb_ode_method t, char* msg, size_t n) {
     }
     return CCB_OK;
 }
-

@@ -28,8 +28,8 @@ static void destroy(ccb_sim* sim) {
     sim->ws = NULL;
 }
 
-static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double* guess,
-                        double* c, const double** v, const double** vc, const double** g) {
+static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double* guess, double* c,
+                        const double** v, const double** vc, const double** g) {
     (void)step; /* TAMSI's v_s is the problem's (sim.c) */
     ccb_tamsi* ts = sim->ws;
     ccb_tamsi_stats st;
@@ -74,15 +74,30 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
 
 #define AT(field) offsetof(ccb_sim_params, field)
 static const ccb_option_desc k_options[] = {
-    {.name = "coupling", .type = CCB_OPT_ENUM, .storage = CCB_STORE_INT,
-     .offset = AT(tamsi.coupling), .def = CCB_TAMSI_TWO_WAY, .values = ccb_names_coupling,
+    {.name = "coupling",
+     .type = CCB_OPT_ENUM,
+     .storage = CCB_STORE_INT,
+     .offset = AT(tamsi.coupling),
+     .def = CCB_TAMSI_TWO_WAY,
+     .values = ccb_names_coupling,
      .unit = "",
      .doc = "two-way (normal forces implicit) or one-way (lagged) coupling "
             "(formulation-tamsi-hydro §D.1)"},
-    {.name = "tals", .type = CCB_OPT_SWITCH, .storage = CCB_STORE_INT, .offset = AT(tamsi.tals),
-     .def = 1, .unit = "", .doc = "TALS on the Newton update (formulation-tamsi-hydro §C)"},
-    {.name = "max-iterations", .type = CCB_OPT_INT, .storage = CCB_STORE_INT,
-     .offset = AT(tamsi.max_iterations), .min = 1, .max = 100000, .def = 20, .unit = "",
+    {.name = "tals",
+     .type = CCB_OPT_SWITCH,
+     .storage = CCB_STORE_INT,
+     .offset = AT(tamsi.tals),
+     .def = 1,
+     .unit = "",
+     .doc = "TALS on the Newton update (formulation-tamsi-hydro §C)"},
+    {.name = "max-iterations",
+     .type = CCB_OPT_INT,
+     .storage = CCB_STORE_INT,
+     .offset = AT(tamsi.max_iterations),
+     .min = 1,
+     .max = 100000,
+     .def = 20,
+     .unit = "",
      .doc = "Newton iterations per attempt before substepping"},
 };
 #undef AT
@@ -94,13 +109,14 @@ const ccb_solver_type ccb_solver_tamsi = {
     .reference = "formulation-tamsi-hydro §D",
     .flags = CCB_SOLVER_REGULARIZED,
     .notes =
-    "two-way coupling, TALS on (theta_max = pi/3, rho = 1e-2), regularization quad "
-    "(Drake's TamsiSolver) unless the case sets one, v_s from the case; 20 iterations per "
-    "attempt and retries with 2..20 equal substeps (Drake's TamsiDriver, "
-    "formulation-tamsi-hydro §D.5); across "
-    "substeps ccb updates phi <- phi + hs vn instead of Drake's clamped fn0 <- (fn0 - hs k vn)+ "
-    "(same in contact, right for speculative contacts); the one-way variant solves its SPD "
-    "Jacobian by the same LU; dense LU for one participating clique, UMFPACK otherwise.",
+        "two-way coupling, TALS on (theta_max = pi/3, rho = 1e-2), regularization quad "
+        "(Drake's TamsiSolver) unless the case sets one, v_s from the case; 20 iterations per "
+        "attempt and retries with 2..20 equal substeps (Drake's TamsiDriver, "
+        "formulation-tamsi-hydro §D.5); across "
+        "substeps ccb updates phi <- phi + hs vn instead of Drake's clamped fn0 <- (fn0 - hs k "
+        "vn)+ "
+        "(same in contact, right for speculative contacts); the one-way variant solves its SPD "
+        "Jacobian by the same LU; dense LU for one participating clique, UMFPACK otherwise.",
     .options = k_options,
     .noptions = (int)(sizeof k_options / sizeof k_options[0]),
     .check = check,

@@ -26,8 +26,8 @@
 
 struct ccb_sparse {
     ccb_blockmat bm; /* pattern and block values (upper blocks) */
-    int* pos;  /* nvals: index into A->x (upper, original order), or -1 */
-    int* amap; /* A->nzmax: index of each A entry in S->x (lower, permuted) */
+    int* pos;        /* nvals: index into A->x (upper, original order), or -1 */
+    int* amap;       /* A->nzmax: index of each A entry in S->x (lower, permuted) */
     int cap_amap;
     int cap_pos;
     int* up_start; /* nb + 1 */

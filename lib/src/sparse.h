@@ -47,8 +47,7 @@ void ccb_sparse_zero(ccb_sparse* sp);
 /* Numeric factorization with the chosen back-end (AUTO: dense for one block, BLOCK otherwise).
  * CCB_E_FACTOR (naming the failing column) if H is not positive definite, CCB_E_NOMEM,
  * CCB_E_INTERNAL on other CHOLMOD failures. */
-ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_sparse_backend solver, char* msg,
-                             size_t msg_size);
+ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_sparse_backend solver, char* msg, size_t msg_size);
 /* x = H^{-1} b with the last factorization (x and b may alias). */
 ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* msg, size_t msg_size);
 /* Full dense symmetric copy of H (n x n row-major) into H. */

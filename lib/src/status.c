@@ -4,9 +4,9 @@
 #include "ccb/version.h"
 
 #include <math.h>
-#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "ccb/alloc.h"
 #include "internal.h"

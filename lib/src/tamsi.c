@@ -39,7 +39,8 @@
 #include "tamsi_internal.h"
 
 /* the rows of names.c (ccb/names.h) */
-_Static_assert(CCB_TAMSI_ONE_WAY == 1 && CCB_TAMSI_LU_DENSE == 2, "ccb_names_coupling and ccb_names_tamsi_lu follow the enumerations");
+_Static_assert(CCB_TAMSI_ONE_WAY == 1 && CCB_TAMSI_LU_DENSE == 2,
+               "ccb_names_coupling and ccb_names_tamsi_lu follow the enumerations");
 
 struct ccb_tamsi {
     const ccb_problem* pb;

@@ -358,7 +358,8 @@ static void test_inactive_radius(void) {
         const double mu = lagged ? 0.0 : s.c.mu;
         const double tight = (vc[2] - thr - mu * hypot(vc[0], vc[1])) / (1 + sqrt(2.0) * mu);
         /* [the 1e-9 margin of ccb_separation_radius, relative to the velocities involved] */
-        CHECK(r <= tight && r >= tight - 1e-8 * (fabs(vc[2]) + fabs(thr) + mu * hypot(vc[0], vc[1])),
+        CHECK(r <= tight &&
+                  r >= tight - 1e-8 * (fabs(vc[2]) + fabs(thr) + mu * hypot(vc[0], vc[1])),
               "%s: radius %.17g against the separation margin %.17g", ap->name, r, tight);
         for (int p = 0; p < 64; ++p) { /* the 8 corners, then random points of the box */
             double x[3], g[3], G[9];
@@ -370,8 +371,10 @@ static void test_inactive_radius(void) {
             for (int k = 0; k < 9; ++k) {
                 zero = zero && G[k] == 0.0;
             }
-            CHECK(zero, "%s: inside the inactive radius the law is exactly zero (l = %g, "
-                  "gamma = %g %g %g)", ap->name, l, g[0], g[1], g[2]);
+            CHECK(zero,
+                  "%s: inside the inactive radius the law is exactly zero (l = %g, "
+                  "gamma = %g %g %g)",
+                  ap->name, l, g[0], g[1], g[2]);
         }
     }
     CHECK(boxes > 1000, "inactive boxes exercised: %d", boxes);
@@ -438,8 +441,12 @@ static double toy_stiction(const ccb_constraint* c, const double gamma[3]) {
     (void)c, (void)gamma;
     return 0.0;
 }
-static const ccb_approx k_toy = {"toy-quadratic", "smooth quadratic penalty (registry test)",
-                                 "test_approx.c", toy_prepare, toy_eval, toy_stiction,
+static const ccb_approx k_toy = {"toy-quadratic",
+                                 "smooth quadratic penalty (registry test)",
+                                 "test_approx.c",
+                                 toy_prepare,
+                                 toy_eval,
+                                 toy_stiction,
                                  NULL};
 
 static void test_registry(void) {

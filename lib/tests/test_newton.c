@@ -559,8 +559,7 @@ static void test_far_contacts(void) {
         CHECK(sta.nc_far == 0, "evaluate_all leaves no contact out");
         far_total += st.nc_far;
         CHECK(memcmp(v, va, sizeof v) == 0 && st.iterations == sta.iterations &&
-                  st.ls_evals == sta.ls_evals && st.cost == sta.cost &&
-                  st.residual == sta.residual,
+                  st.ls_evals == sta.ls_evals && st.cost == sta.cost && st.residual == sta.residual,
               "%s: far contacts change nothing (iterations %d/%d, cost %.17g/%.17g)", ap->name,
               st.iterations, sta.iterations, st.cost, sta.cost);
         const double* g = ccb_newton_impulses(f.nw);
@@ -587,12 +586,13 @@ static void test_far_contacts(void) {
             CHECK(vc[k] == vca[k] || (free_ && fabs(vc[k] - vca[k]) <= 1e-12 * (fabs(vca[k]) + 1)),
                   "%s: contact velocity %d: %.17g vs %.17g", ap->name, k / 3, vc[k], vca[k]);
         }
-        for (int i = 0; i < 6; ++i) { /* far at the start (radius > 0 at J v0 + b), active at the end */
+        for (int i = 0; i < 6;
+             ++i) { /* far at the start (radius > 0 at J v0 + b), active at the end */
             double vc0[3];
             ccb_problem_contact_velocity(f.pb, i, M.v0, vc0);
-            const double r = ap->inactive_radius ? ap->inactive_radius(
-                                                       ccb_problem_constraint(f.pb, i), vc0)
-                                                 : -1;
+            const double r = ap->inactive_radius
+                                 ? ap->inactive_radius(ccb_problem_constraint(f.pb, i), vc0)
+                                 : -1;
             promoted += r > 0 && (g[3 * i] != 0 || g[3 * i + 1] != 0 || g[3 * i + 2] != 0);
         }
     }

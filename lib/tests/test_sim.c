@@ -819,7 +819,8 @@ static void test_free_body_kinematics(void) {
     CHECK(ccb_model_add_body(m, &d, &ib) == CCB_OK, "add: %s", ccb_model_last_error(m));
     CHECK(ccb_model_finalize(m) == CCB_OK, "finalize");
     CHECK(ccb_model_nq(m) == 7 && ccb_model_nv(m) == 6, "nq 7, nv 6");
-    CHECK(strcmp(ccb_model_q_name(m, 3), "b.qw") == 0 && strcmp(ccb_model_v_name(m, 0), "b.wx") == 0,
+    CHECK(strcmp(ccb_model_q_name(m, 3), "b.qw") == 0 &&
+              strcmp(ccb_model_v_name(m, 0), "b.wx") == 0,
           "coordinate names");
     double q[7], v[6];
     ccb_model_initial_state(m, q, v);
@@ -1016,7 +1017,8 @@ static void test_deferred_contacts(void) {
                 completed += !pb->contacts[i].deferred && pb->contacts[i].radius > 0;
             }
             CHECK(memcmp(ccb_sim_q(sim[0]), ccb_sim_q(sim[1]), (size_t)nq * sizeof(double)) == 0 &&
-                      memcmp(ccb_sim_v(sim[0]), ccb_sim_v(sim[1]), (size_t)nv * sizeof(double)) == 0,
+                      memcmp(ccb_sim_v(sim[0]), ccb_sim_v(sim[1]), (size_t)nv * sizeof(double)) ==
+                          0,
                   "%s: step %d: the same state bit for bit", ap[a]->name, step);
             CHECK(ccb_sim_ncontacts(sim[0]) == ccb_sim_ncontacts(sim[1]), "same contacts");
             for (int i = 0; i < ccb_sim_ncontacts(sim[0]); ++i) {
@@ -1065,8 +1067,7 @@ static void test_contact_order(void) {
     for (int step = 0; step < 20; ++step) {
         CHECK(ccb_sim_step(sim[0]) == CCB_OK && ccb_sim_step(sim[1]) == CCB_OK, "step %d", step);
         const int nc = ccb_sim_ncontacts(sim[0]);
-        CHECK(nc == ccb_sim_ncontacts(sim[1]) && nc > 10, "step %d: %d contacts in both", step,
-              nc);
+        CHECK(nc == ccb_sim_ncontacts(sim[1]) && nc > 10, "step %d: %d contacts in both", step, nc);
         for (int i = 0; i < nc; ++i) {
             const ccb_contact_result *c0 = ccb_sim_contact(sim[0], i),
                                      *c1 = ccb_sim_contact(sim[1], nc - 1 - i);
@@ -1088,7 +1089,8 @@ static void test_contact_order(void) {
     ccb_sim_params p = ccb_sim_params_default();
     p.contact_order = 2;
     char msg[256] = "";
-    CHECK(ccb_sim_params_check(&p, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "contact_order"),
+    CHECK(ccb_sim_params_check(&p, msg, sizeof msg) == CCB_E_INVALID &&
+              strstr(msg, "contact_order"),
           "contact_order = 2 refused: '%s'", msg);
     ccb_sim_destroy(sim[0]);
     ccb_sim_destroy(sim[1]);
@@ -1134,8 +1136,8 @@ static void test_sphere_box_queries(void) {
     q[0] = c1.x, q[1] = c1.y, q[2] = c1.z;
     q[7] = c2.x, q[8] = c2.y, q[9] = c2.z;
     ccb_contact_set cs = {0};
-    CHECK(ccb_geometry_query(m, 0, q, 0.05, &cs, NULL, 0) == CCB_OK && cs.n == 2, "two contacts (%d)",
-          cs.n);
+    CHECK(ccb_geometry_query(m, 0, q, 0.05, &cs, NULL, 0) == CCB_OK && cs.n == 2,
+          "two contacts (%d)", cs.n);
     for (int i = 0; i < cs.n; ++i) {
         const ccb_contact* c = &cs.items[i];
         const ccb_vec3 n = ccb_m3_col(&c->R_WC, 2);
@@ -1208,7 +1210,8 @@ static void test_broad_phase_complete(void) {
                 ccb_shape_def sp = ccb_shape_def_default();
                 sp.type = CCB_SHAPE_SPHERE;
                 sp.radius = uniform(0.01, 0.05);
-                sp.pose = ccb_pose_translation(ccb_v3(uniform(-0.05, 0.05), uniform(-0.05, 0.05), uniform(-0.05, 0.05)));
+                sp.pose = ccb_pose_translation(
+                    ccb_v3(uniform(-0.05, 0.05), uniform(-0.05, 0.05), uniform(-0.05, 0.05)));
                 sp.material.k = 1e6;
                 ccb_model_add_shape(m, ib, &sp, NULL);
                 centre[ns] = ccb_v3_add(d.pose.p, ccb_m3_mul_v(&d.pose.R, sp.pose.p));
@@ -1238,12 +1241,13 @@ static void test_broad_phase_complete(void) {
             expected += in || sqrt(d2) - rad[i] < margin;
             for (int j = i + 1; j < ns; ++j) {
                 if (body_of[i] != body_of[j]) {
-                    expected += ccb_v3_norm(ccb_v3_sub(centre[i], centre[j])) - rad[i] - rad[j] < margin;
+                    expected +=
+                        ccb_v3_norm(ccb_v3_sub(centre[i], centre[j])) - rad[i] - rad[j] < margin;
                 }
             }
         }
-        CHECK(cs.n == expected, "trial %d: broad phase found %d contacts, all pairs %d", trial, cs.n,
-              expected);
+        CHECK(cs.n == expected, "trial %d: broad phase found %d contacts, all pairs %d", trial,
+              cs.n, expected);
         /* a second query (re-sorted order) gives the same contacts in the same order */
         ccb_contact* first = malloc((size_t)cs.n * sizeof(ccb_contact));
         memcpy(first, cs.items, (size_t)cs.n * sizeof(ccb_contact));
@@ -1467,8 +1471,7 @@ static void test_error_control(void) {
           "error control with TAMSI: %s", msg);
     p.solver = CCB_SOLVER_NEWTON;
     p.ec.accuracy = 0.0;
-    CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_E_INVALID &&
-              strstr(msg, "accuracy"),
+    CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "accuracy"),
           "accuracy 0: %s", msg);
     ccb_model_destroy(m);
 }
@@ -1527,8 +1530,8 @@ static void test_error_control_lag(void) {
     const ccb_constraint* c = ccb_problem_constraint(ccb_sim_problem(sim), 0);
     const ccb_contact_input* in = ccb_problem_contact_input(ccb_sim_problem(sim), 0);
     const double vt = hypot(r->vc[0], r->vc[1]);
-    const double defect = dt * in->w * c->mu * fabs(r->gamma[2] - c->gn0) * vt /
-                          sqrt(vt * vt + c->eps_s * c->eps_s);
+    const double defect =
+        dt * in->w * c->mu * fabs(r->gamma[2] - c->gn0) * vt / sqrt(vt * vt + c->eps_s * c->eps_s);
     CHECK(defect > 1.5 * e0, "the defect %g dominates e_doubling %g", defect, e0);
     CHECK_REL(e1, defect, 1e-9, 0, "estimate with the lag defect = the defect");
     ccb_sim_destroy(sim);

@@ -26,8 +26,8 @@ static void check_table(const char* owner, const ccb_option_desc* d, int n, size
                                sizeof msg) == CCB_OK,
               "%s --%s: its default '%s' parses: %s", owner, d[i].name, text, msg);
         if (d[i].type != CCB_OPT_FLAG) {
-            CHECK(ccb_option_value(&d[i], scratch) == d[i].def, "%s --%s round trip of '%s'",
-                  owner, d[i].name, text);
+            CHECK(ccb_option_value(&d[i], scratch) == d[i].def, "%s --%s round trip of '%s'", owner,
+                  d[i].name, text);
         }
     }
 }
@@ -112,10 +112,20 @@ static void test_parse_errors(void) {
 static void test_table_check(void) {
     char msg[256];
     ccb_option_desc d[2] = {
-        {.name = "ok", .type = CCB_OPT_REAL, .storage = CCB_STORE_DOUBLE, .min = 0, .max = 1,
-         .def = 0.5, .unit = "", .doc = "x"},
-        {.name = "ok2", .type = CCB_OPT_SWITCH, .storage = CCB_STORE_INT,
-         .offset = sizeof(double), .unit = "", .doc = "y"},
+        {.name = "ok",
+         .type = CCB_OPT_REAL,
+         .storage = CCB_STORE_DOUBLE,
+         .min = 0,
+         .max = 1,
+         .def = 0.5,
+         .unit = "",
+         .doc = "x"},
+        {.name = "ok2",
+         .type = CCB_OPT_SWITCH,
+         .storage = CCB_STORE_INT,
+         .offset = sizeof(double),
+         .unit = "",
+         .doc = "y"},
     };
     CHECK(ccb_option_table_check(d, 2, 64, msg, sizeof msg) == CCB_OK, "a good table: %s", msg);
     d[0].def = 2;
@@ -200,8 +210,14 @@ static const char* free_error(const ccb_sim* sim) {
     return "";
 }
 static const ccb_option_desc k_free_opts[] = {
-    {.name = "free-scale", .type = CCB_OPT_REAL, .storage = CCB_STORE_DOUBLE,
-     .offset = CCB_SIM_EXT_OFFSET(0), .min = 1, .max = 10, .def = 2, .unit = "",
+    {.name = "free-scale",
+     .type = CCB_OPT_REAL,
+     .storage = CCB_STORE_DOUBLE,
+     .offset = CCB_SIM_EXT_OFFSET(0),
+     .min = 1,
+     .max = 10,
+     .def = 2,
+     .unit = "",
      .doc = "a number the test checks arrives"},
 };
 static const ccb_solver_type k_free = {

@@ -127,8 +127,8 @@ static void test_backends_agree(void) {
                 const ccb_sparse_backend be[3] = {CCB_SPARSE_DENSE, CCB_SPARSE_CHOLMOD,
                                                   CCB_SPARSE_BLOCK};
                 for (int k = 0; k < 3; ++k) {
-                    CHECK(ccb_sparse_factor(sp, be[k], msg, sizeof msg) == CCB_OK,
-                          "factor %d: %s", k, msg);
+                    CHECK(ccb_sparse_factor(sp, be[k], msg, sizeof msg) == CCB_OK, "factor %d: %s",
+                          k, msg);
                     CHECK(ccb_sparse_solve(sp, b, x[k], msg, sizeof msg) == CCB_OK, "solve");
                 }
                 double xmax = 0;
@@ -181,10 +181,9 @@ static void test_log_hook(void) {
           "pattern");
     fill(sp, &p, 2);
     ccb_set_log_fn(capture, &g_logs);
-    CHECK(ccb_sparse_factor(sp, CCB_SPARSE_CHOLMOD, msg, sizeof msg) == CCB_E_FACTOR,
-          "indefinite");
-    CHECK(g_logs >= 1 && strstr(g_last, "CHOLMOD") != NULL, "the hook saw CHOLMOD (%d: %s)",
-          g_logs, g_last);
+    CHECK(ccb_sparse_factor(sp, CCB_SPARSE_CHOLMOD, msg, sizeof msg) == CCB_E_FACTOR, "indefinite");
+    CHECK(g_logs >= 1 && strstr(g_last, "CHOLMOD") != NULL, "the hook saw CHOLMOD (%d: %s)", g_logs,
+          g_last);
     const int seen = g_logs;
     ccb_set_log_fn(NULL, NULL);
     CHECK(ccb_sparse_factor(sp, CCB_SPARSE_CHOLMOD, msg, sizeof msg) == CCB_E_FACTOR,

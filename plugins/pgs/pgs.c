@@ -45,25 +45,25 @@
 enum { OPT_TOL = 0, OPT_SWEEPS = 1 };
 
 typedef struct block {
-    int n;      /* dofs of the clique */
-    int* dof;   /* its dofs, ascending */
-    double* L;  /* n x n Cholesky factor (lower, row-major) */
+    int n;     /* dofs of the clique */
+    int* dof;  /* its dofs, ascending */
+    double* L; /* n x n Cholesky factor (lower, row-major) */
 } block;
 
 typedef struct pgs_ws {
     ccb_global_problem g;
     int nv, nc;
-    int* blk_of;      /* dof -> block */
-    int* pos_in_blk;  /* dof -> index in its block */
+    int* blk_of;     /* dof -> block */
+    int* pos_in_blk; /* dof -> index in its block */
     block* blk;
     int nblk;
     /* per contact: J_i (3 rows, ccb order t1, t2, n) as the dofs of its H columns, and
      * X_i = A^{-1} J_i^T over the dofs of the blocks it touches */
-    int* xptr;   /* nc + 1: offsets into xdof / xval (3 values per dof) */
+    int* xptr; /* nc + 1: offsets into xdof / xval (3 values per dof) */
     int* xdof;
     double* xval;
-    double* W;   /* 9 per contact: W_ii, row-major */
-    double* b;   /* 3 per contact */
+    double* W; /* 9 per contact: W_ii, row-major */
+    double* b; /* 3 per contact */
     double *v, *vc, *gamma, *scratch;
     char msg[256];
 } pgs_ws;
@@ -371,8 +371,8 @@ static double local_phi(const ccb_approx* ap, const ccb_constraint* c, const dou
 }
 
 /* d phi(y + a dy) / da and its second derivative (the line search's function). */
-static double dphi(const ccb_approx* ap, const ccb_constraint* c, const double* Wi, const double* yt,
-                   const double* y, const double* dy, double a, double* d2) {
+static double dphi(const ccb_approx* ap, const ccb_constraint* c, const double* Wi,
+                   const double* yt, const double* y, const double* dy, double a, double* d2) {
     double ya[3], gr[3], H[9], gam[3];
     for (int r = 0; r < 3; ++r) {
         ya[r] = y[r] + a * dy[r];
@@ -466,8 +466,9 @@ static int local_solve(const ccb_approx* ap, const ccb_constraint* c, const doub
 
 static ccb_status check(const ccb_sim_params* p, char* msg, size_t n) {
     if (!(p->ext[OPT_TOL] > 0) || !(p->ext[OPT_SWEEPS] >= 1)) {
-        snprintf(msg, n, "pgs: tolerance must be > 0 and max-sweeps >= 1 (got %g, %g); select the "
-                         "solver with ccb_sim_params_set_solver for its defaults",
+        snprintf(msg, n,
+                 "pgs: tolerance must be > 0 and max-sweeps >= 1 (got %g, %g); select the "
+                 "solver with ccb_sim_params_set_solver for its defaults",
                  p->ext[OPT_TOL], p->ext[OPT_SWEEPS]);
         return CCB_E_INVALID;
     }
@@ -595,11 +596,24 @@ static const char* last_error(const ccb_sim* sim) {
 }
 
 static const ccb_option_desc k_options[] = {
-    {.name = "pgs-tolerance", .type = CCB_OPT_REAL, .storage = CCB_STORE_DOUBLE,
-     .offset = CCB_SIM_EXT_OFFSET(OPT_TOL), .min = 0, .min_open = 1, .max = 1, .def = 1e-6,
-     .unit = "m/s", .doc = "a sweep that changes no contact velocity by more than this ends the solve"},
-    {.name = "max-sweeps", .type = CCB_OPT_INT, .storage = CCB_STORE_DOUBLE,
-     .offset = CCB_SIM_EXT_OFFSET(OPT_SWEEPS), .min = 1, .max = 1e7, .def = 10000, .unit = "",
+    {.name = "pgs-tolerance",
+     .type = CCB_OPT_REAL,
+     .storage = CCB_STORE_DOUBLE,
+     .offset = CCB_SIM_EXT_OFFSET(OPT_TOL),
+     .min = 0,
+     .min_open = 1,
+     .max = 1,
+     .def = 1e-6,
+     .unit = "m/s",
+     .doc = "a sweep that changes no contact velocity by more than this ends the solve"},
+    {.name = "max-sweeps",
+     .type = CCB_OPT_INT,
+     .storage = CCB_STORE_DOUBLE,
+     .offset = CCB_SIM_EXT_OFFSET(OPT_SWEEPS),
+     .min = 1,
+     .max = 1e7,
+     .def = 10000,
+     .unit = "",
      .doc = "Gauss-Seidel sweeps before the step fails"},
 };
 

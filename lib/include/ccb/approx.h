@@ -46,7 +46,7 @@ typedef struct ccb_contact_input {
     double mu;    /* Coulomb friction coefficient [-], finite >= 0 */
     double phi0;  /* signed distance at the start of the step [m], < 0 overlap */
     double vn0;   /* previous-step normal contact velocity [m/s] (Lagged's gamma_n0) */
-    double w;     /* Delassus diagonal approximation [1/kg] (formulation-convex §4.2), finite > 0 */
+    double w; /* Delassus diagonal approximation [1/kg] (formulation-convex §4.2), finite > 0 */
 } ccb_contact_input;
 
 /* Per-contact constants of one step, filled by `prepare`. Fields not used by a variant are 0.

@@ -84,16 +84,16 @@ typedef double (*ccb_joint_force_fn)(double t, double q, double v, void* user);
 
 /* A prismatic or revolute mobilizer to a parent body. */
 typedef struct ccb_joint_def {
-    int parent;        /* index of the parent body (added before this one), -1 for the world */
-    ccb_pose X_PF;     /* joint frame F in the parent's body frame (world frame for -1) */
-    ccb_pose X_BM;     /* joint frame M in this body's frame (whose origin is the COM) */
-    ccb_vec3 axis;     /* joint axis in F (= in M), non-zero; normalized when added */
-    double q0, v0;     /* initial coordinate [m | rad] and rate [m/s | rad/s] */
-    double damping;    /* joint damping, implicit (formulation-convex §1.1), finite >= 0
+    int parent;       /* index of the parent body (added before this one), -1 for the world */
+    ccb_pose X_PF;    /* joint frame F in the parent's body frame (world frame for -1) */
+    ccb_pose X_BM;    /* joint frame M in this body's frame (whose origin is the COM) */
+    ccb_vec3 axis;    /* joint axis in F (= in M), non-zero; normalized when added */
+    double q0, v0;    /* initial coordinate [m | rad] and rate [m/s | rad/s] */
+    double damping;   /* joint damping, implicit (formulation-convex §1.1), finite >= 0
                           [N s/m | N m s/rad] */
-    double stiffness;  /* joint spring -stiffness (q - q_rest), explicit, finite >= 0
+    double stiffness; /* joint spring -stiffness (q - q_rest), explicit, finite >= 0
                           [N/m | N m/rad] */
-    double q_rest;     /* [m | rad] */
+    double q_rest;    /* [m | rad] */
     ccb_joint_force_fn actuation; /* optional (NULL: none) */
     void* actuation_user;
 } ccb_joint_def;
@@ -151,20 +151,20 @@ typedef struct ccb_material {
 typedef struct ccb_shape_def {
     const char* name; /* copied, optional (NULL: "shape<i>") */
     ccb_shape_type type;
-    ccb_pose pose;          /* X_BS, shape frame in the body frame */
-    ccb_vec3 half_extents;  /* BOX: [m], finite > 0 */
-    const ccb_vec3* points; /* POINTS: npoints positions in the shape frame [m]; copied */
-    int npoints;            /* POINTS: >= 1 */
-    double radius;          /* SPHERE: > 0; CAPSULE: >= 0 [m] */
-    double half_length;     /* CAPSULE: > 0 [m] */
+    ccb_pose pose;              /* X_BS, shape frame in the body frame */
+    ccb_vec3 half_extents;      /* BOX: [m], finite > 0 */
+    const ccb_vec3* points;     /* POINTS: npoints positions in the shape frame [m]; copied */
+    int npoints;                /* POINTS: >= 1 */
+    double radius;              /* SPHERE: > 0; CAPSULE: >= 0 [m] */
+    double half_length;         /* CAPSULE: > 0 [m] */
     const ccb_hydro_mesh* mesh; /* HYDRO: the mesh in the shape frame (copied) */
     ccb_hydro_repr hydro_repr;  /* HYDRO: polygons (default) or triangles,
                                    formulation-tamsi-hydro §F.3; also used by a compliant
                                    half-space's faces */
-    double hydro_slab;      /* HALFSPACE: 0 (default) rigid; > 0 a compliant hydroelastic
+    double hydro_slab;          /* HALFSPACE: 0 (default) rigid; > 0 a compliant hydroelastic
                                half-space of this slab thickness H_s [m] and modulus
                                material.k (formulation-tamsi-hydro §F.1); it touches only rigid HYDRO shapes */
-    ccb_material material;  /* HYDRO and compliant half-space: k stands for the modulus E
+    ccb_material material;      /* HYDRO and compliant half-space: k stands for the modulus E
                                (INFINITY: a rigid HYDRO surface; weights the dissipation in the
                                pair rule, formulation-tamsi-hydro §F.4 step 6); each face has k = A g */
 } ccb_shape_def;

@@ -17,14 +17,14 @@ extern "C" {
 
 typedef enum ccb_enum {
     CCB_ENUM_FRICTION = 0,  /* ccb_friction_model: lin, quad, stribeck5, atan */
-    CCB_ENUM_COUPLING,          /* ccb_tamsi_coupling: two-way, one-way */
-    CCB_ENUM_TAMSI_LU,          /* ccb_tamsi_linear_solver: auto, umfpack, dense */
-    CCB_ENUM_IE_NEWTON,         /* ccb_ie_newton: full, quasi */
-    CCB_ENUM_IE_ESTIMATOR,      /* ccb_ie_estimator: trapezoid, doubling */
-    CCB_ENUM_GSL_METHOD,        /* ccb_ode_gsl_method: rk8pd, rkf45, rkck, msadams */
-    CCB_ENUM_LINEAR_SOLVER,     /* ccb_linear_solver: auto, cholmod, dense */
-    CCB_ENUM_STOP_SCALE,        /* ccb_stop_scale: step, momentum */
-    CCB_ENUM_DELASSUS,          /* ccb_delassus: diag, full */
+    CCB_ENUM_COUPLING,      /* ccb_tamsi_coupling: two-way, one-way */
+    CCB_ENUM_TAMSI_LU,      /* ccb_tamsi_linear_solver: auto, umfpack, dense */
+    CCB_ENUM_IE_NEWTON,     /* ccb_ie_newton: full, quasi */
+    CCB_ENUM_IE_ESTIMATOR,  /* ccb_ie_estimator: trapezoid, doubling */
+    CCB_ENUM_GSL_METHOD,    /* ccb_ode_gsl_method: rk8pd, rkf45, rkck, msadams */
+    CCB_ENUM_LINEAR_SOLVER, /* ccb_linear_solver: auto, cholmod, dense */
+    CCB_ENUM_STOP_SCALE,    /* ccb_stop_scale: step, momentum */
+    CCB_ENUM_DELASSUS,      /* ccb_delassus: diag, full */
     CCB_ENUM_COUNT
 } ccb_enum;
 

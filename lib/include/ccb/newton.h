@@ -109,11 +109,11 @@ typedef struct ccb_newton_stats {
     double nnz_L;      /* nonzeros of the Cholesky factor (last factorization) */
     double flops;      /* flops of one factorization */
     /* wall-time split of the solve [s] */
-    double time_assemble;  /* H = A + J^T G J into the block storage */
-    double time_factor;    /* Cholesky factorization and the solve for dv */
-    double time_linesearch;/* exact line search (cost evaluations along dv) */
-    double time_eval;      /* contact impulses and Hessians at the iterates, residual tests */
-    double time_kappa;     /* condition number (if asked) */
+    double time_assemble;   /* H = A + J^T G J into the block storage */
+    double time_factor;     /* Cholesky factorization and the solve for dv */
+    double time_linesearch; /* exact line search (cost evaluations along dv) */
+    double time_eval;       /* contact impulses and Hessians at the iterates, residual tests */
+    double time_kappa;      /* condition number (if asked) */
 } ccb_newton_stats;
 
 CCB_API ccb_status ccb_newton_create(ccb_newton** ws);

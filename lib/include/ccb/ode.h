@@ -126,15 +126,15 @@ typedef struct ccb_ode_params {
     double h;     /* IE fixed / RK3: the step; IE-EC and GSL: the first step tried [s]; > 0 */
     double h_max; /* IE-EC: largest step [s]; 0 = h (default 0) */
     /* implicit Euler */
-    ccb_ie_newton newton;       /* default CCB_IE_FULL_NEWTON */
-    int error_control;          /* 0: fixed step (default); 1: error control */
-    double accuracy;            /* a: error target of EC and Newton tolerance kappa a in both
+    ccb_ie_newton newton; /* default CCB_IE_FULL_NEWTON */
+    int error_control;    /* 0: fixed step (default); 1: error control */
+    double accuracy;      /* a: error target of EC and Newton tolerance kappa a in both
                                    modes (formulation-tamsi-hydro §B.3, §B.7); default 0.1 (Drake) */
-    double newton_kappa;        /* kappa of the Hairer test; default 0.05
+    double newton_kappa;  /* kappa of the Hairer test; default 0.05
                                    (formulation-tamsi-hydro §B.3) */
-    int max_newton;     /* Newton iterations per trial; default 10 (formulation-tamsi-hydro §B.3) */
-    int tals;              /* TALS on the Newton update (formulation-tamsi-hydro §C.4); default 0 */
-    double theta_max;           /* TALS turn limit [rad]; default pi/3 */
+    int max_newton;   /* Newton iterations per trial; default 10 (formulation-tamsi-hydro §B.3) */
+    int tals;         /* TALS on the Newton update (formulation-tamsi-hydro §C.4); default 0 */
+    double theta_max; /* TALS turn limit [rad]; default pi/3 */
     ccb_ie_estimator estimator; /* default CCB_IE_TRAPEZOID (formulation-tamsi-hydro §B.6,
                                    §H-B1: inferred, not confirmed) */
     /* GSL */

@@ -95,8 +95,8 @@ CCB_API ccb_status ccb_problem_contact_velocity(const ccb_problem* problem, int 
  * w_i = (b_n + phi0/dt, b_t1, b_t2): the rigid limit of the first-order gap phi0 + dt v_n >= 0
  * (§1.3). Matrices in compressed sparse columns (0-based, rows ascending in each column). */
 typedef struct ccb_global_problem {
-    int nv, nc;   /* velocities; contacts (H has 3 nc columns) */
-    double dt;    /* the step [s] */
+    int nv, nc;    /* velocities; contacts (H has 3 nc columns) */
+    double dt;     /* the step [s] */
     int* M_colptr; /* nv + 1 */
     int* M_row;    /* M_colptr[nv] */
     double* M_val;

@@ -93,7 +93,7 @@ typedef struct ccb_sim_params {
     ccb_tamsi_params tamsi;     /* TAMSI options (vs from problem.approx.vs) */
     ccb_ode_params ode;         /* ODE integrator options; ode.h = 0 means dt */
     ccb_contact_ode_params contact_ode; /* continuous model (vs from problem.approx.vs) */
-    double margin; /* speculative contact margin [m]; default CCB_DEFAULT_MARGIN */
+    double margin;        /* speculative contact margin [m]; default CCB_DEFAULT_MARGIN */
     ccb_sim_ec_params ec; /* error control of the convex step; default off */
     /* The order of the contacts found at each step: 0 (default) the query's deterministic order
      * (ccb_geometry_query), 1 reversed. The physics is the same; the sums of the assembly and
@@ -108,8 +108,7 @@ typedef struct ccb_sim_params {
 
 /* Selects a solver (and, for the ODE solver, an ODE method; NULL: keep p->ode.method) and writes
  * the default of each of their option descriptors into p. */
-CCB_API void ccb_sim_params_set_solver(ccb_sim_params* p, ccb_solver solver,
-                                       ccb_ode_method method);
+CCB_API void ccb_sim_params_set_solver(ccb_sim_params* p, ccb_solver solver, ccb_ode_method method);
 /* The descriptor `name` that the solver of p reads (its own, or its ODE method's, with *base the
  * block it lives in: p, or &p->ode); NULL if neither has one. */
 CCB_API const ccb_option_desc* ccb_sim_params_option(const ccb_sim_params* p, const char* name,
@@ -135,20 +134,20 @@ CCB_API void ccb_sim_set_solver_data(ccb_sim* sim, void* data);
  * the row does not apply to the solver: no kappa for TAMSI, no f evaluations for Newton). The
  * rows and their names (ccb_counter_name: the columns of steps.csv): */
 typedef enum ccb_counter {
-    CCB_CNT_ITERATIONS = 0, /* Newton iterations (the integrator's for ODE solvers; 0 explicit) */
-    CCB_CNT_LS_EVALS,       /* line-search evaluations (Newton) */
-    CCB_CNT_RESIDUAL,       /* residual at exit: |D r| [sqrt(J)] (Newton), |r|_2 [N s] (TAMSI) */
-    CCB_CNT_TOLERANCE,      /* its bound at exit */
-    CCB_CNT_COST,           /* convex cost at exit [J] (Newton) */
-    CCB_CNT_KAPPA,          /* kappa_2(H) at exit (Newton, if asked; else -1) */
-    CCB_CNT_ALPHA_MIN,      /* smallest step length (Newton line search, TALS) */
-    CCB_CNT_F_EVALS,        /* evaluations of f (ODE) */
-    CCB_CNT_SUBSTEPS,       /* substeps of the successful attempt (TAMSI; 1: none) */
-    CCB_CNT_TIME_ASSEMBLE,  /* wall time: Hessian assembly [s] (Newton) */
-    CCB_CNT_TIME_FACTOR,    /* factorization and solve [s] (Newton) */
-    CCB_CNT_TIME_LINESEARCH,/* line search [s] (Newton) */
-    CCB_CNT_TIME_EVAL,      /* impulses and Hessians at the iterates [s] (Newton) */
-    CCB_CNT_TIME_KAPPA,     /* condition number [s] (Newton) */
+    CCB_CNT_ITERATIONS = 0,  /* Newton iterations (the integrator's for ODE solvers; 0 explicit) */
+    CCB_CNT_LS_EVALS,        /* line-search evaluations (Newton) */
+    CCB_CNT_RESIDUAL,        /* residual at exit: |D r| [sqrt(J)] (Newton), |r|_2 [N s] (TAMSI) */
+    CCB_CNT_TOLERANCE,       /* its bound at exit */
+    CCB_CNT_COST,            /* convex cost at exit [J] (Newton) */
+    CCB_CNT_KAPPA,           /* kappa_2(H) at exit (Newton, if asked; else -1) */
+    CCB_CNT_ALPHA_MIN,       /* smallest step length (Newton line search, TALS) */
+    CCB_CNT_F_EVALS,         /* evaluations of f (ODE) */
+    CCB_CNT_SUBSTEPS,        /* substeps of the successful attempt (TAMSI; 1: none) */
+    CCB_CNT_TIME_ASSEMBLE,   /* wall time: Hessian assembly [s] (Newton) */
+    CCB_CNT_TIME_FACTOR,     /* factorization and solve [s] (Newton) */
+    CCB_CNT_TIME_LINESEARCH, /* line search [s] (Newton) */
+    CCB_CNT_TIME_EVAL,       /* impulses and Hessians at the iterates [s] (Newton) */
+    CCB_CNT_TIME_KAPPA,      /* condition number [s] (Newton) */
     CCB_CNT_COUNT
 } ccb_counter;
 

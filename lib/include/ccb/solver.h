@@ -46,7 +46,7 @@ typedef enum ccb_option_type {
 /* How the value is stored at its location. */
 typedef enum ccb_option_storage {
     CCB_STORE_DOUBLE = 0,
-    CCB_STORE_INT,  /* int, or an enum type */
+    CCB_STORE_INT, /* int, or an enum type */
     CCB_STORE_LONG
 } ccb_option_storage;
 
@@ -149,8 +149,7 @@ typedef struct ccb_solver_type {
      * the new velocities (nv), contact velocities and impulses (3 per contact, frame C, in the
      * problem's contact order), borrowed from the workspace. */
     ccb_status (*solve)(struct ccb_sim* sim, const ccb_step_context* step, const double* guess,
-                        double* counter, const double** v, const double** vc,
-                        const double** gamma);
+                        double* counter, const double** v, const double** vc, const double** gamma);
     /* Integrators: advances the state by one step from t0 (ccb_sim_step). */
     ccb_status (*advance)(struct ccb_sim* sim, double t0);
     /* Optional: the state changed (set_state) at time t. */

@@ -76,16 +76,12 @@ static void put_pose(text* t, const ccb_pose* X) {
 
 static int put_geom(text* t, const ccb_shape_def* s, const ccb_pose* X, char* msg, size_t n) {
     switch (s->type) {
-    case CCB_SHAPE_SPHERE:
-        put(t, "<geom type=\"sphere\" size=\"%.17g\"", s->radius);
-        break;
+    case CCB_SHAPE_SPHERE: put(t, "<geom type=\"sphere\" size=\"%.17g\"", s->radius); break;
     case CCB_SHAPE_BOX:
         put(t, "<geom type=\"box\" size=\"%.17g %.17g %.17g\"", s->half_extents.x,
             s->half_extents.y, s->half_extents.z);
         break;
-    case CCB_SHAPE_HALFSPACE:
-        put(t, "<geom type=\"plane\" size=\"0 0 1\"");
-        break;
+    case CCB_SHAPE_HALFSPACE: put(t, "<geom type=\"plane\" size=\"0 0 1\""); break;
     default:
         snprintf(msg, n, "the MuJoCo peer translates spheres, boxes and half-spaces, not %s",
                  s->type == CCB_SHAPE_CAPSULE  ? "capsules"
@@ -142,8 +138,9 @@ static void put_points(text* t, const ccb_shape_def* s, const ccb_pose* X) {
         const ccb_vec3 c =
             ccb_v3(s->points[i].x, s->points[i].y, s->points[i].z + PEER_POINT_RADIUS);
         const ccb_vec3 p = ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, c));
-        put(t, "<geom type=\"sphere\" size=\"%.17g\" pos=\"%.17g %.17g %.17g\" friction=\"%.17g "
-               "0.005 0.0001\"/>\n",
+        put(t,
+            "<geom type=\"sphere\" size=\"%.17g\" pos=\"%.17g %.17g %.17g\" friction=\"%.17g "
+            "0.005 0.0001\"/>\n",
             PEER_POINT_RADIUS, p.x, p.y, p.z, s->material.mu);
     }
 }
@@ -206,8 +203,9 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
         double mass, k;
         literal_scales(m, &mass, &k);
         if (!(k > 0) || !isfinite(mass)) {
-            snprintf(msg, n, "the literal stiffness mapping needs a compliant shape and a moving "
-                             "body");
+            snprintf(msg, n,
+                     "the literal stiffness mapping needs a compliant shape and a moving "
+                     "body");
             free(t.s);
             return NULL;
         }
@@ -228,8 +226,10 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
         const int prescribed = d.mobilizer == CCB_MOBILIZER_PRESCRIBED;
         const int own = d.mobilizer != CCB_MOBILIZER_FIXED; /* a body of its own in MJCF */
         if (d.force != NULL) {
-            snprintf(msg, n, "the MuJoCo peer translates bodies without applied loads; body '%s' "
-                             "has one", ccb_model_body_name(m, b));
+            snprintf(msg, n,
+                     "the MuJoCo peer translates bodies without applied loads; body '%s' "
+                     "has one",
+                     ccb_model_body_name(m, b));
             rc = -1;
             break;
         }
@@ -242,7 +242,8 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
             if (prescribed) { /* slides along world x, y, z (axes R^T e_k in the body frame) */
                 for (int k = 0; k < 3; ++k) {
                     put(&t, "<joint name=\"%s_%s\" type=\"slide\" axis=\"%.17g %.17g %.17g\"/>\n",
-                        ccb_model_body_name(m, b), k_slide[k], R[3 * k], R[3 * k + 1], R[3 * k + 2]);
+                        ccb_model_body_name(m, b), k_slide[k], R[3 * k], R[3 * k + 1],
+                        R[3 * k + 2]);
                 }
                 put(&t, "<inertial pos=\"0 0 0\" mass=\"%.17g\" diaginertia=\"1 1 1\"/>\n",
                     PEER_PRESCRIBED_MASS);
@@ -257,8 +258,8 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
                         put(&t,
                             "<joint name=\"%s_%s\" type=\"slide\" axis=\"%.17g %.17g %.17g\" "
                             "damping=\"%.17g\"/>\n",
-                            ccb_model_body_name(m, b), k_planar[k], R[3 * c], R[3 * c + 1], R[3 * c + 2],
-                            d.damping[k]);
+                            ccb_model_body_name(m, b), k_planar[k], R[3 * c], R[3 * c + 1],
+                            R[3 * c + 2], d.damping[k]);
                     } else {
                         put(&t,
                             "<joint name=\"%s_%s\" type=\"hinge\" axis=\"0 1 0\" "
@@ -394,8 +395,10 @@ static int set_prescribed(peer_mujoco* p, double t, char* msg, size_t n) {
             dR += fabs(X.R.m[k] - pb->R0.m[k]);
         }
         if (dR > 1e-12) {
-            snprintf(msg, n, "the MuJoCo peer translates prescribed translations; body '%s' "
-                             "rotates at t = %g s", ccb_model_body_name(p->m, b), t);
+            snprintf(msg, n,
+                     "the MuJoCo peer translates prescribed translations; body '%s' "
+                     "rotates at t = %g s",
+                     ccb_model_body_name(p->m, b), t);
             return -1;
         }
         const double dp[3] = {X.p.x - pb->p0.x, X.p.y - pb->p0.y, X.p.z - pb->p0.z};
@@ -505,7 +508,8 @@ int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_
             }
         } else if (pb->kind == CCB_MOBILIZER_PLANAR) {
             const unsigned lock[3] = {CCB_LOCK_X, CCB_LOCK_Z, CCB_LOCK_THETA};
-            for (int k = 0, c = 0; k < 3; ++k) { /* ccb's coordinates: the unlocked ones, in order */
+            for (int k = 0, c = 0; k < 3;
+                 ++k) { /* ccb's coordinates: the unlocked ones, in order */
                 if (d.locked & lock[k]) {
                     continue;
                 }
@@ -728,19 +732,23 @@ void peer_mujoco_describe(double dt, const peer_options* o,
     line("peer", "MuJoCo (mj_step), Newton solver, elliptic cones, condim 3", user);
     line("tolerance", "1e-8 (MuJoCo's default), at most 100 iterations", user);
     if (o->stiffness == PEER_STIFF_LITERAL) {
-        line("stiffness", "solref = (-k/m, -2 sqrt(k/m)): ccb's k per unit mass of the lightest "
-                          "moving body, critically damped (the literal mapping)", user);
+        line("stiffness",
+             "solref = (-k/m, -2 sqrt(k/m)): ccb's k per unit mass of the lightest "
+             "moving body, critically damped (the literal mapping)",
+             user);
     } else {
         snprintf(b, sizeof b, "solref = (%g s, 1): time constant 2 dt, critically damped", 2 * dt);
         line("stiffness", b, user);
     }
     line("margin", "0 (MuJoCo's default; ccb's speculative margin has no counterpart)", user);
-    line("geometry", o->geometry == PEER_NATIVE_BOXES
-                         ? "a free body of >= 8 spheres as the box that bounds them"
-                         : "every ccb shape as it is; a contact point as a 1 mm sphere touching "
-                           "it from above",
+    line("geometry",
+         o->geometry == PEER_NATIVE_BOXES
+             ? "a free body of >= 8 spheres as the box that bounds them"
+             : "every ccb shape as it is; a contact point as a 1 mm sphere touching "
+               "it from above",
          user);
-    line("prescribed motion", "a body of 1e6 kg on three slides, reset to the motion at the start "
-                              "of every step, gravity cancelled; its half-spaces as 20 m slabs",
+    line("prescribed motion",
+         "a body of 1e6 kg on three slides, reset to the motion at the start "
+         "of every step, gravity cancelled; its half-spaces as 20 m slabs",
          user);
 }

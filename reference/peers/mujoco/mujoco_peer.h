@@ -34,21 +34,21 @@ typedef struct peer_options {
 } peer_options;
 
 typedef struct peer_result {
-    double wall;       /* stepping loop [s] (model compilation and reset excluded) */
+    double wall; /* stepping loop [s] (model compilation and reset excluded) */
     long steps;
-    double mean_iter;  /* solver iterations per step */
-    double mean_ncon;  /* contacts per step */
-    double mean_pen;   /* mean penetration depth of the contacts [m] */
-    int ok;            /* 0 if the state became non-finite (MuJoCo warnings) */
+    double mean_iter; /* solver iterations per step */
+    double mean_ncon; /* contacts per step */
+    double mean_pen;  /* mean penetration depth of the contacts [m] */
+    int ok;           /* 0 if the state became non-finite (MuJoCo warnings) */
 } peer_result;
 
 /* What one step did. */
 typedef struct peer_step_info {
-    int iterations;   /* MuJoCo's solver iterations */
-    int ncon;         /* contacts */
-    double pen_mean;  /* mean penetration of the penetrating contacts [m] (0: none) */
-    double pen_max;   /* largest penetration [m] */
-    double fn_sum;    /* sum of the contacts' normal forces [N] */
+    int iterations;       /* MuJoCo's solver iterations */
+    int ncon;             /* contacts */
+    double pen_mean;      /* mean penetration of the penetrating contacts [m] (0: none) */
+    double pen_max;       /* largest penetration [m] */
+    double fn_sum;        /* sum of the contacts' normal forces [N] */
     const double* f_body; /* total contact force on each ccb body, world frame [N], 3 per body
                              (bodies that do not move under forces: 0); valid until the next
                              step */
@@ -76,7 +76,6 @@ int peer_mujoco_run(const ccb_model* m, double dt, double t_final, const peer_op
                     peer_result* out, char* msg, size_t n);
 /* One line per setting (solver, cone, tolerance, stiffness mapping, translations), "key: value". */
 void peer_mujoco_describe(double dt, const peer_options* o,
-                          void (*line)(const char* key, const char* value, void* user),
-                          void* user);
+                          void (*line)(const char* key, const char* value, void* user), void* user);
 
 #endif
