@@ -49,35 +49,45 @@ enum {
 };
 
 static const case_param k_params[P_COUNT] = {
-    {"mass", 0.33, "kg", 0, 1e4, 1, 0, 0, "box mass m", "[TAMSI]"},
-    {"mu", 1.0, "-", 0, 10, 0, 0, 0, "friction coefficient", "[TAMSI]"},
-    {"g", 9.8, "m/s^2", 0, 100, 1, 0, 0, "gravity (W = m g)", "[TAMSI]"},
-    {"amplitude", 4.0, "N", 0, 1e6, 0, 0, 0, "force amplitude F: f = F sin(2 pi freq t + phase)",
-     "[TAMSI]"},
-    {"frequency", 1.0, "Hz", 0, 1e3, 1, 0, 0, "force frequency", "[TAMSI]"},
-    {"phase", 0.0, "rad", -10, 10, 0, 0, 0,
-     "force phase (0: sine from rest; pi/2: the cosine variant of formulation-tamsi-hydro §G.2)",
-     "[default?]"},
-    {"vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (regularized friction)", "[TAMSI]"},
-    {"friction", 0, "-", 0, 3, 0, 0, 1,
-     "regularization mu~: 0 lin (paper eq. 7), 1 quad, 2 stribeck5, 3 atan", "[TAMSI]"},
-    {"normal", 0, "-", 0, 1, 0, 0, 1,
-     "normal direction: 0 locked at the static penetration (fn = W, the paper's box); 1 free, "
-     "compliant with stiffness k (needed by SAP and Similar, whose friction lifts the box)",
-     "[default?]"},
-    {"k", 1e5, "N/m", 0, 1e15, 1, 0, 0,
-     "contact stiffness: the static penetration W/k (and the normal mode if normal = 1)",
-     "[default?]"},
+    /* one parameter per row */
+    /* clang-format off */
+    {.name = "mass", .def = 0.33, .unit = "kg", .hi = 1e4, .lo_open = 1, .meaning = "box mass m",
+     .tag = "[TAMSI]"},
+    {.name = "mu", .def = 1.0, .unit = "-", .hi = 10, .meaning = "friction coefficient",
+     .tag = "[TAMSI]"},
+    {.name = "g", .def = 9.8, .unit = "m/s^2", .hi = 100, .lo_open = 1,
+     .meaning = "gravity (W = m g)", .tag = "[TAMSI]"},
+    {.name = "amplitude", .def = 4.0, .unit = "N", .hi = 1e6,
+     .meaning = "force amplitude F: f = F sin(2 pi freq t + phase)", .tag = "[TAMSI]"},
+    {.name = "frequency", .def = 1.0, .unit = "Hz", .hi = 1e3, .lo_open = 1,
+     .meaning = "force frequency", .tag = "[TAMSI]"},
+    {.name = "phase", .unit = "rad", .lo = -10, .hi = 10,
+     .meaning = "force phase (0: sine from rest; pi/2: the cosine variant of formulation-tamsi-hydro §G.2)",
+     .tag = "[default?]"},
+    {.name = "vs", .def = 1e-4, .unit = "m/s", .hi = 10, .lo_open = 1,
+     .meaning = "stiction tolerance v_s (regularized friction)", .tag = "[TAMSI]"},
+    {.name = "friction", .unit = "-", .hi = 3, .integer = 1,
+     .meaning = "regularization mu~: 0 lin (paper eq. 7), 1 quad, 2 stribeck5, 3 atan",
+     .tag = "[TAMSI]"},
+    {.name = "normal", .unit = "-", .hi = 1, .integer = 1,
+     .meaning = "normal direction: 0 locked at the static penetration (fn = W, the paper's box); 1 free, " "compliant with stiffness k (needed by SAP and Similar, whose friction lifts the box)",
+     .tag = "[default?]"},
+    {.name = "k", .def = 1e5, .unit = "N/m", .hi = 1e15, .lo_open = 1,
+     .meaning = "contact stiffness: the static penetration W/k (and the normal mode if normal = 1)",
+     .tag = "[default?]"},
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,
     CASE_PARAM_MARGIN,
-    {"dw", 0.025, "s", 0, 10, 1, 0, 0,
-     "window of the localized error e_v (formulation-tamsi-hydro §E.2)", "[TAMSI]"},
-    {"h_ref", 1e-7, "s", 0, 1e-3, 1, 0, 0,
-     "step of the RK3 reference of e_v (formulation-tamsi-hydro §E.2)", "[TAMSI]"},
-    {"a_fixed", 1e-6, "-", 0, 0.5, 1, 0, 0,
-     "implicit Euler accuracy of the fixed-step study runs (Newton tolerance 0.05 a)",
-     "[default?]"},
+    {.name = "dw", .def = 0.025, .unit = "s", .hi = 10, .lo_open = 1,
+     .meaning = "window of the localized error e_v (formulation-tamsi-hydro §E.2)",
+     .tag = "[TAMSI]"},
+    {.name = "h_ref", .def = 1e-7, .unit = "s", .hi = 1e-3, .lo_open = 1,
+     .meaning = "step of the RK3 reference of e_v (formulation-tamsi-hydro §E.2)",
+     .tag = "[TAMSI]"},
+    {.name = "a_fixed", .def = 1e-6, .unit = "-", .hi = 0.5, .lo_open = 1,
+     .meaning = "implicit Euler accuracy of the fixed-step study runs (Newton tolerance 0.05 a)",
+     .tag = "[default?]"},
+    /* clang-format on */
 };
 
 static const char* const k_notes[] = {
@@ -1145,24 +1155,21 @@ static void box_std_params(double* P, int quick) {
     }
 }
 static const case_std k_std = {
-    "e_v",
-    "m/s",
-    "the localized error of the work-precision method (spec formulation-tamsi-hydro §E.2): RMS "
-    "over the 25 ms windows of v - v_ref, v_ref by RK3 (h_ref) on the regularized model "
-    "restarted from the run's state at each window (for the convex approximations it includes "
-    "their model difference in stiction, O(v_s)).",
-    box_std_error,
-    STD_REF_NONE,
-    NULL,
-    10.0,
-    0,
-    0,
-    {1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4},
-    7,
-    {1.25e-2, 2.5e-3, 5e-4},
-    3,
-    box_std_params,
-    0};
+    .error_name = "e_v",
+    .error_unit = "m/s",
+    .error_what =
+        "the localized error of the work-precision method (spec formulation-tamsi-hydro §E.2): RMS "
+        "over the 25 ms windows of v - v_ref, v_ref by RK3 (h_ref) on the regularized model "
+        "restarted from the run's state at each window (for the convex approximations it includes "
+        "their model difference in stiction, O(v_s)).",
+    .error = box_std_error,
+    .ref = STD_REF_NONE,
+    .ref_ratio = 10.0,
+    .dts = {1.25e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4},
+    .ndt = 7,
+    .dts_quick = {1.25e-2, 2.5e-3, 5e-4},
+    .ndt_quick = 3,
+    .params = box_std_params};
 
 static const fig_study k_reference = {
     .claim = "the regularized model (v_s) follows the exact Coulomb solution of the stick-slip box "
@@ -1209,51 +1216,57 @@ static const fig_study k_error_control = {
 };
 
 static const case_study k_studies[] = {
-    {"reference", "regularized model (RK3 1e-7, GSL) against the exact Coulomb solution",
-     "cases.md §7.2", &k_reference, NULL},
-    {"fig4",
-     "Newton residual in the first slide-to-stick step, IE h = 10 ms, with and without "
-     "TALS",
-     "TAMSI Fig. 4", &k_fig4, NULL},
-    {"fig5", "e_v (25 ms windows) against f evaluations, IE FN/QN x fixed/EC x TALS",
-     "TAMSI Fig. 5", &k_fig5, NULL},
-    {"tamsi-convex", "e_v against h: TAMSI and the convex approximations", "ccb comparison",
-     &k_tamsi_convex, NULL},
-    {"variants", "every solver and approximation at h = 10 ms and 1 ms", "ccb comparison",
-     &k_variants, NULL},
-    {"error-control",
-     "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
-     "against Lagged at h = 5e-6",
-     "ccb (CENIC; BOX-8)", &k_error_control, NULL},
-};
+    {.name = "reference",
+     .title = "regularized model (RK3 1e-7, GSL) against the exact Coulomb solution",
+     .figure = "cases.md §7.2",
+     .decl = &k_reference},
+    {.name = "fig4",
+     .title = "Newton residual in the first slide-to-stick step, IE h = 10 ms, with and without "
+              "TALS",
+     .figure = "TAMSI Fig. 4",
+     .decl = &k_fig4},
+    {.name = "fig5",
+     .title = "e_v (25 ms windows) against f evaluations, IE FN/QN x fixed/EC x TALS",
+     .figure = "TAMSI Fig. 5",
+     .decl = &k_fig5},
+    {.name = "tamsi-convex",
+     .title = "e_v against h: TAMSI and the convex approximations",
+     .figure = "ccb comparison",
+     .decl = &k_tamsi_convex},
+    {.name = "variants",
+     .title = "every solver and approximation at h = 10 ms and 1 ms",
+     .figure = "ccb comparison",
+     .decl = &k_variants},
+    {.name = "error-control",
+     .title = "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
+              "against Lagged at h = 5e-6",
+     .figure = "ccb (CENIC; BOX-8)",
+     .decl = &k_error_control}};
 
 static const char* const k_quick[] = {"reference",    "fig4",          "fig5",
                                       "tamsi-convex", "error-control", NULL};
 
 const case_desc case_box = {
-    "box",
-    "Stick-slip box: TAMSI, TALS and implicit Euler on regularized friction",
-    "Castro et al., A Transition-Aware Method for the Simulation of Compliant Contact with "
-    "Regularized Friction, RA-L 2020 (arXiv 1909.05700), §IV-A, Figs. 2-5",
-    k_params,
-    P_COUNT,
-    k_notes,
-    (int)(sizeof k_notes / sizeof k_notes[0]),
-    1e-3,
-    2.0,
-    "lagged",
-    box_build,
-    box_destroy,
-    NULL,
-    box_sim_options,
-    O_COUNT,
-    k_obs,
-    box_observe,
-    k_studies,
-    (int)(sizeof k_studies / sizeof k_studies[0]),
-    k_quick,
-    NULL, /* bench: every approximation, TAMSI and implicit Euler */
-    &k_std,
-    NULL, /* no peer runs: the MuJoCo peer does not translate its applied load */
-    NULL,
-};
+    .name = "box",
+    .title = "Stick-slip box: TAMSI, TALS and implicit Euler on regularized friction",
+    .paper =
+        "Castro et al., A Transition-Aware Method for the Simulation of Compliant Contact with "
+        "Regularized Friction, RA-L 2020 (arXiv 1909.05700), §IV-A, Figs. 2-5",
+    .params = k_params,
+    .nparams = P_COUNT,
+    .notes = k_notes,
+    .nnotes = (int)(sizeof k_notes / sizeof k_notes[0]),
+    .dt_default = 1e-3,
+    .t_final_default = 2.0,
+    .approx_default = "lagged",
+    .build = box_build,
+    .destroy = box_destroy,
+    .sim_options = box_sim_options,
+    .nobs = O_COUNT,
+    .obs_names = k_obs,
+    .observe = box_observe,
+    .studies = k_studies,
+    .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
+    .quick_studies = k_quick, /* bench: every approximation, TAMSI and implicit Euler */
+    .std = &k_std, /* no peer runs: the MuJoCo peer does not translate its applied load */
+    .peer_note = NULL};

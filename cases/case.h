@@ -249,18 +249,30 @@ const case_study* case_find_study(const case_desc* cs, const char* name);
 /* Rows shared by the parameter tables of the point-contact cases (name, default, unit, range,
  * meaning, source tag). */
 #define CASE_PARAM_VS                                                                              \
-    { "vs", 1e-4, "m/s", 0, 10, 1, 0, 0, "stiction tolerance v_s (Lagged, Similar)", "[ICF]" }
+    {                                                                                              \
+        .name = "vs", .def = 1e-4, .unit = "m/s", .hi = 10, .lo_open = 1,                          \
+        .meaning = "stiction tolerance v_s (Lagged, Similar)", .tag = "[ICF]"                      \
+    }
 #define CASE_PARAM_SIGMA                                                                           \
-    { "sigma", 1e-3, "-", 0, 1, 1, 0, 0, "SAP R_t = sigma w; ICF eq. (26)", "[ICF]" }
+    {                                                                                              \
+        .name = "sigma", .def = 1e-3, .unit = "-", .hi = 1, .lo_open = 1,                          \
+        .meaning = "SAP R_t = sigma w; ICF eq. (26)", .tag = "[ICF]"                               \
+    }
 #define CASE_PARAM_BETA                                                                            \
     {                                                                                              \
-        "beta", 1.0, "-", 0, 100, 0, 0, 0, "SAP near-rigid parameter (0 disables the cap)",        \
-            "[default?]"                                                                           \
+        .name = "beta", .def = 1.0, .unit = "-", .hi = 100,                                        \
+        .meaning = "SAP near-rigid parameter (0 disables the cap)", .tag = "[default?]"            \
     }
 #define CASE_PARAM_G                                                                               \
-    { "g", 9.81, "m/s^2", 0, 100, 1, 0, 0, "gravity", "[default?]" }
+    {                                                                                              \
+        .name = "g", .def = 9.81, .unit = "m/s^2", .hi = 100, .lo_open = 1, .meaning = "gravity",  \
+        .tag = "[default?]"                                                                        \
+    }
 #define CASE_PARAM_MARGIN                                                                          \
-    { "margin", 0.1, "m", 0, 10, 0, 0, 0, "speculative contact margin", "[ICF §X-A]" }
+    {                                                                                              \
+        .name = "margin", .def = 0.1, .unit = "m", .hi = 10,                                       \
+        .meaning = "speculative contact margin", .tag = "[ICF §X-A]"                              \
+    }
 
 /* Sets v_s, sigma, beta and the contact margin of a run from case parameters. */
 void case_contact_options(ccb_sim_params* sp, double vs, double sigma, double beta, double margin);

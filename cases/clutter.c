@@ -40,31 +40,34 @@ enum {
 };
 
 static const case_param k_params[P_COUNT] = {
-    {"k", 1e7, "N/m", 0, 1e15, 1, 0, 0,
-     "stiffness of each object geometry (rigid container: object-wall pairs k, object-object "
-     "pairs k/2 in series)",
-     "[ICF]"},
-    {"d", 10.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (Lagged, Similar)", "[ICF]"},
-    {"tau_d", 1e-4, "s", 0, 10, 0, 0, 0, "SAP relaxation time of each object geometry", "[ICF]"},
-    {"mu", 1.0, "-", 0, 10, 0, 0, 0, "friction coefficient of every surface", "[ICF]"},
+    /* one parameter per row */
+    /* clang-format off */
+    {.name = "k", .def = 1e7, .unit = "N/m", .hi = 1e15, .lo_open = 1,
+     .meaning = "stiffness of each object geometry (rigid container: object-wall pairs k, object-object " "pairs k/2 in series)",
+     .tag = "[ICF]"},
+    {.name = "d", .def = 10.0, .unit = "s/m", .hi = 1e6,
+     .meaning = "Hunt & Crossley dissipation (Lagged, Similar)", .tag = "[ICF]"},
+    {.name = "tau_d", .def = 1e-4, .unit = "s", .hi = 10,
+     .meaning = "SAP relaxation time of each object geometry", .tag = "[ICF]"},
+    {.name = "mu", .def = 1.0, .unit = "-", .hi = 10,
+     .meaning = "friction coefficient of every surface", .tag = "[ICF]"},
     CASE_PARAM_VS,
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,
     CASE_PARAM_G,
     CASE_PARAM_MARGIN,
-    {"side", 2, "-", 1, 16, 0, 0, 1,
-     "columns per side of the grid (2: the paper's 4 columns; 4: 16, 8: 64); the container "
-     "grows with it, 0.4 m per column",
-     "[default?]"},
-    {"levels", 10, "-", 1, 40, 0, 0, 1, "objects per column", "[ICF]"},
-    {"spin", 0.7, "rad", -10, 10, 0, 0, 0,
-     "object i is rotated by spin i about (1,1,1)/sqrt(3) (the paper's random orientations are "
-     "not portable)",
-     "[default?]"},
-    {"max_iterations", 1000, "-", 1, 100000, 0, 0, 1,
-     "Newton iterations per step before a failure (full convergence: the paper runs without "
-     "early exit; Drake's cap of 100 stops Similar at dt >= 5e-3 and Lagged at k >= 1e9)",
-     "[default?]"},
+    {.name = "side", .def = 2, .unit = "-", .lo = 1, .hi = 16, .integer = 1,
+     .meaning = "columns per side of the grid (2: the paper's 4 columns; 4: 16, 8: 64); the container " "grows with it, 0.4 m per column",
+     .tag = "[default?]"},
+    {.name = "levels", .def = 10, .unit = "-", .lo = 1, .hi = 40, .integer = 1,
+     .meaning = "objects per column", .tag = "[ICF]"},
+    {.name = "spin", .def = 0.7, .unit = "rad", .lo = -10, .hi = 10,
+     .meaning = "object i is rotated by spin i about (1,1,1)/sqrt(3) (the paper's random orientations are " "not portable)",
+     .tag = "[default?]"},
+    {.name = "max_iterations", .def = 1000, .unit = "-", .lo = 1, .hi = 100000, .integer = 1,
+     .meaning = "Newton iterations per step before a failure (full convergence: the paper runs without " "early exit; Drake's cap of 100 stops Similar at dt >= 5e-3 and Lagged at k >= 1e9)",
+     .tag = "[default?]"},
+    /* clang-format on */
 };
 
 static const char* const k_notes[] = {
@@ -1266,29 +1269,33 @@ static double clutter_std_error(const run_record* r, const run_record* ref, cons
     return std_local_error(r, ref, STD_H);
 }
 static const case_std k_std = {
-    "e_loc",
-    "m and -",
-    "the local error of restarted intervals, not the error of one trajectory: from the "
-    "reference's state (Lagged at the smallest dt / 10) at every multiple of 4 ms in [0, 0.16] s "
-    "the run's variant integrates one interval of 4 ms at its own dt, and e_loc is the RMS over "
-    "the restarts of |q - q_ref| at the interval's end (positions and unit quaternions of the 40 "
-    "bodies; std_local_error). The pile is chaotic (at T = 0.3 s a 2x change of dt moves single "
-    "objects by centimetres), so the RMS of one trajectory against another measures their "
-    "divergence (measured before: Lagged e_q 0.188, 0.191, 0.017 at dt = 4, 2, 1 ms, no "
-    "order); a 4 ms interval from a common state measures the method. The window holds the first "
-    "impacts of the two lowest layers. Figs. 15-19 study the whole 3 s with ensembles.",
-    clutter_std_error,
-    STD_REF_RUN,
-    "lagged",
-    10.0,
-    0.16,
-    0.16,
-    {4e-3, 2e-3, 1e-3},
-    3,
-    {4e-3, 2e-3},
-    2,
-    NULL,
-    0};
+    .error_name = "e_loc",
+    .error_unit = "m and -",
+    .error_what =
+        "the local error of restarted intervals, not the error of one trajectory: from the "
+        "reference's state (Lagged at the smallest dt / 10) at every multiple of 4 ms in [0, 0.16] "
+        "s "
+        "the run's variant integrates one interval of 4 ms at its own dt, and e_loc is the RMS "
+        "over "
+        "the restarts of |q - q_ref| at the interval's end (positions and unit quaternions of the "
+        "40 "
+        "bodies; std_local_error). The pile is chaotic (at T = 0.3 s a 2x change of dt moves "
+        "single "
+        "objects by centimetres), so the RMS of one trajectory against another measures their "
+        "divergence (measured before: Lagged e_q 0.188, 0.191, 0.017 at dt = 4, 2, 1 ms, no "
+        "order); a 4 ms interval from a common state measures the method. The window holds the "
+        "first "
+        "impacts of the two lowest layers. Figs. 15-19 study the whole 3 s with ensembles.",
+    .error = clutter_std_error,
+    .ref = STD_REF_RUN,
+    .ref_variant = "lagged",
+    .ref_ratio = 10.0,
+    .t_final = 0.16,
+    .t_final_quick = 0.16,
+    .dts = {4e-3, 2e-3, 1e-3},
+    .ndt = 3,
+    .dts_quick = {4e-3, 2e-3},
+    .ndt_quick = 2};
 
 static const fig_study k_fig15 = {
     .claim = "impacts dominate until ~2 s with more iterations and higher kappa; during that "
@@ -1407,48 +1414,57 @@ static const fig_study k_rigid_limit = {
 };
 
 static const case_study k_studies[] = {
-    {"fig15-16", "iterations, kappa(H) and stiction tolerance per step at dt = 2e-3 s",
-     "ICF Figs. 15-16", &k_fig15, NULL},
-    {"fig17", "mean iterations and kappa(H) against dt in {5e-4 ... 1e-2}", "ICF Fig. 17", &k_fig17,
-     NULL},
-    {"fig18-19", "steady penetration, iterations and kappa(H) against k in {1e4 ... 1e13}",
-     "ICF Figs. 18-19", &k_fig18, NULL},
-    {"scale", "40, 160, 640 and 2,560 objects: time per step, its split and its exponent",
-     "ccb scaling", &k_scale, NULL},
-    {"peers", "SAP, Similar, Lagged and MuJoCo: wall time, iterations, contacts, penetration",
-     "ccb peer comparison", &k_peers, NULL},
-    {"rigid-limit",
-     "steps at t = 0.2, 0.3 s exported to FCLIB and solved rigidly by Siconos: "
-     "Lagged over k, Lagged and SAP over dt",
-     "ccb (CLU-9)", &k_rigid_limit, NULL},
-};
+    {.name = "fig15-16",
+     .title = "iterations, kappa(H) and stiction tolerance per step at dt = 2e-3 s",
+     .figure = "ICF Figs. 15-16",
+     .decl = &k_fig15},
+    {.name = "fig17",
+     .title = "mean iterations and kappa(H) against dt in {5e-4 ... 1e-2}",
+     .figure = "ICF Fig. 17",
+     .decl = &k_fig17},
+    {.name = "fig18-19",
+     .title = "steady penetration, iterations and kappa(H) against k in {1e4 ... 1e13}",
+     .figure = "ICF Figs. 18-19",
+     .decl = &k_fig18},
+    {.name = "scale",
+     .title = "40, 160, 640 and 2,560 objects: time per step, its split and its exponent",
+     .figure = "ccb scaling",
+     .decl = &k_scale},
+    {.name = "peers",
+     .title = "SAP, Similar, Lagged and MuJoCo: wall time, iterations, contacts, penetration",
+     .figure = "ccb peer comparison",
+     .decl = &k_peers},
+    {.name = "rigid-limit",
+     .title = "steps at t = 0.2, 0.3 s exported to FCLIB and solved rigidly by Siconos: "
+              "Lagged over k, Lagged and SAP over dt",
+     .figure = "ccb (CLU-9)",
+     .decl = &k_rigid_limit}};
 
 static const char* const k_quick[] = {"fig15-16", "fig17", "fig18-19", NULL};
 
 const case_desc case_clutter = {
-    "clutter",
-    "Clutter: 40 objects dropped into a box (conditioning, stiffness robustness, speed)",
-    "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XII-A, Figs. 14-19",
-    k_params,
-    P_COUNT,
-    k_notes,
-    (int)(sizeof k_notes / sizeof k_notes[0]),
-    2e-3,
-    3.0,
-    "lagged",
-    clutter_build,
-    NULL,
-    NULL,
-    clutter_sim_options,
-    O_COUNT,
-    k_obs,
-    clutter_observe,
-    k_studies,
-    (int)(sizeof k_studies / sizeof k_studies[0]),
-    k_quick,
-    "lagged",
-    &k_std,
-    clutter_peer_observe,
-    "contacts, touching: MuJoCo's contacts (margin 0); slip_max and stiction_tol_* have no "
-    "counterpart (0)",
-};
+    .name = "clutter",
+    .title = "Clutter: 40 objects dropped into a box (conditioning, stiffness robustness, speed)",
+    .paper = "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XII-A, "
+             "Figs. 14-19",
+    .params = k_params,
+    .nparams = P_COUNT,
+    .notes = k_notes,
+    .nnotes = (int)(sizeof k_notes / sizeof k_notes[0]),
+    .dt_default = 2e-3,
+    .t_final_default = 3.0,
+    .approx_default = "lagged",
+    .build = clutter_build,
+    .sim_options = clutter_sim_options,
+    .nobs = O_COUNT,
+    .obs_names = k_obs,
+    .observe = clutter_observe,
+    .studies = k_studies,
+    .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
+    .quick_studies = k_quick,
+    .bench_approx = "lagged",
+    .std = &k_std,
+    .peer_observe = clutter_peer_observe,
+    .peer_note =
+        "contacts, touching: MuJoCo's contacts (margin 0); slip_max and stiction_tol_* have no "
+        "counterpart (0)"};

@@ -49,36 +49,46 @@ enum {
 };
 
 static const case_param k_params[P_COUNT] = {
-    {"mass", 5.670e-3, "kg", 0, 1e3, 1, 0, 0, "coin mass m (I = m R^2 / 2 about the axis)",
-     "[default?] U.S. Mint"},
-    {"radius", 12.13e-3, "m", 0, 10, 1, 0, 0, "coin radius R (diameter 24.26 mm)",
-     "[default?] U.S. Mint"},
-    {"thickness", 1.75e-3, "m", 0, 10, 1, 0, 0, "coin thickness L (< 2 R)", "[default?] U.S. Mint"},
-    {"mu", 0.5, "-", 0, 10, 1, 0, 0, "Coulomb friction (eps* does not depend on it)", "[default?]"},
-    {"E", 1e7, "Pa", 0, 1e15, 1, 0, 0, "hydroelastic modulus of the coin (ground rigid)",
-     "[default?] Drake"},
-    {"d", 50.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation per face", "[default?] Drake"},
-    {"tau_d", 1e-3, "s", 0, 10, 0, 0, 0, "SAP relaxation time", "[default?]"},
-    {"eps0", 1.0, "-", 0, 1e3, 1, 0, 0, "initial ratio v/(R omega)", "[default?]"},
-    {"S0", 1.0, "m/s", 0, 100, 1, 0, 0, "initial speed scale v + R omega", "[default?]"},
-    {"com_height", 0.0, "m", 0, 10, 0, 0, 0,
-     "centre of mass above the contact face (0: Farkas's untippable disk; L/2: a real coin)",
-     "[default?]"},
-    {"layout", 0, "-", 0, 1, 0, 0, 1, "cap mesh: 0 fan of fan_n triangles, 1 polar(rings)",
-     "[default?]"},
-    {"fan_n", 152, "-", 3, 20000, 0, 0, 1, "rim vertices of the fan (paper: 152 triangles)",
-     "[PFC]"},
-    {"rings", 16, "-", 1, 200, 0, 0, 1, "rings of the polar cap (8 rings sectors)", "[default?]"},
-    {"repr", 0, "-", 0, 1, 0, 0, 1, "faces: 0 polygons (PFC), 1 triangles (Elandt 2019)", "[PFC]"},
-    {"compliant", 0, "-", 0, 1, 0, 0, 1,
-     "compliant body: 0 the coin (tetrahedral mesh sliced by a rigid floor), 1 the floor (slab "
-     "L/2, modulus E) under the rigid coin's surface triangles",
-     "[default?]"},
+    /* one parameter per row */
+    /* clang-format off */
+    {.name = "mass", .def = 5.670e-3, .unit = "kg", .hi = 1e3, .lo_open = 1,
+     .meaning = "coin mass m (I = m R^2 / 2 about the axis)", .tag = "[default?] U.S. Mint"},
+    {.name = "radius", .def = 12.13e-3, .unit = "m", .hi = 10, .lo_open = 1,
+     .meaning = "coin radius R (diameter 24.26 mm)", .tag = "[default?] U.S. Mint"},
+    {.name = "thickness", .def = 1.75e-3, .unit = "m", .hi = 10, .lo_open = 1,
+     .meaning = "coin thickness L (< 2 R)", .tag = "[default?] U.S. Mint"},
+    {.name = "mu", .def = 0.5, .unit = "-", .hi = 10, .lo_open = 1,
+     .meaning = "Coulomb friction (eps* does not depend on it)", .tag = "[default?]"},
+    {.name = "E", .def = 1e7, .unit = "Pa", .hi = 1e15, .lo_open = 1,
+     .meaning = "hydroelastic modulus of the coin (ground rigid)", .tag = "[default?] Drake"},
+    {.name = "d", .def = 50.0, .unit = "s/m", .hi = 1e6,
+     .meaning = "Hunt & Crossley dissipation per face", .tag = "[default?] Drake"},
+    {.name = "tau_d", .def = 1e-3, .unit = "s", .hi = 10, .meaning = "SAP relaxation time",
+     .tag = "[default?]"},
+    {.name = "eps0", .def = 1.0, .unit = "-", .hi = 1e3, .lo_open = 1,
+     .meaning = "initial ratio v/(R omega)", .tag = "[default?]"},
+    {.name = "S0", .def = 1.0, .unit = "m/s", .hi = 100, .lo_open = 1,
+     .meaning = "initial speed scale v + R omega", .tag = "[default?]"},
+    {.name = "com_height", .unit = "m", .hi = 10,
+     .meaning = "centre of mass above the contact face (0: Farkas's untippable disk; L/2: a real coin)",
+     .tag = "[default?]"},
+    {.name = "layout", .unit = "-", .hi = 1, .integer = 1,
+     .meaning = "cap mesh: 0 fan of fan_n triangles, 1 polar(rings)", .tag = "[default?]"},
+    {.name = "fan_n", .def = 152, .unit = "-", .lo = 3, .hi = 20000, .integer = 1,
+     .meaning = "rim vertices of the fan (paper: 152 triangles)", .tag = "[PFC]"},
+    {.name = "rings", .def = 16, .unit = "-", .lo = 1, .hi = 200, .integer = 1,
+     .meaning = "rings of the polar cap (8 rings sectors)", .tag = "[default?]"},
+    {.name = "repr", .unit = "-", .hi = 1, .integer = 1,
+     .meaning = "faces: 0 polygons (PFC), 1 triangles (Elandt 2019)", .tag = "[PFC]"},
+    {.name = "compliant", .unit = "-", .hi = 1, .integer = 1,
+     .meaning = "compliant body: 0 the coin (tetrahedral mesh sliced by a rigid floor), 1 the floor (slab " "L/2, modulus E) under the rigid coin's surface triangles",
+     .tag = "[default?]"},
     CASE_PARAM_VS,
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,
     CASE_PARAM_G,
     CASE_PARAM_MARGIN,
+    /* clang-format on */
 };
 
 static const char* const k_notes[] = {
@@ -1005,22 +1015,20 @@ static double coin_std_error(const run_record* r, const run_record* ref, const d
     return ref ? rel_error(r, ref, k_vcols, 2) : NAN;
 }
 static const case_std k_std = {
-    "e_v",
-    "-",
-    "|v - v_ref|_2 / |v_ref|_2 over the samples at the run's step, v = (v_x, v_y), v_ref: the "
-    "same variant at the smallest dt / 10 (PFC Fig. 6, fan152, eps0 = 1).",
-    coin_std_error,
-    STD_REF_SELF,
-    "lagged",
-    10.0,
-    0,
-    0,
-    {1e-3, 5e-4, 2.5e-4},
-    3,
-    {1e-3, 5e-4},
-    2,
-    NULL,
-    1e-3 /* adaptive variants: the coarsest step of the ladder */};
+    .error_name = "e_v",
+    .error_unit = "-",
+    .error_what =
+        "|v - v_ref|_2 / |v_ref|_2 over the samples at the run's step, v = (v_x, v_y), v_ref: the "
+        "same variant at the smallest dt / 10 (PFC Fig. 6, fan152, eps0 = 1).",
+    .error = coin_std_error,
+    .ref = STD_REF_SELF,
+    .ref_variant = "lagged",
+    .ref_ratio = 10.0,
+    .dts = {1e-3, 5e-4, 2.5e-4},
+    .ndt = 3,
+    .dts_quick = {1e-3, 5e-4},
+    .ndt_quick = 2,
+    .dt_adaptive = 1e-3 /* adaptive variants: the coarsest step of the ladder */};
 
 static const fig_study k_fig5 = {
     .claim = "eps = v/(R omega) tends to a fixed point (0.653 for uniform pressure) whatever eps0, "
@@ -1058,44 +1066,51 @@ static const fig_study k_continuous = {
 };
 
 static const case_study k_studies[] = {
-    {"fig5", "eps against S/S0 for eps0 in {0.25 ... 4}: fan152 (Lagged, TAMSI), polar(16)",
-     "PFC Fig. 5", &k_fig5, NULL},
-    {"convergence-dt", "e_v, e_omega against dt in {1e-3 ... 1.25e-4} (Lagged, TAMSI)",
-     "PFC Fig. 6 (left)", &k_conv_dt, NULL},
-    {"convergence-grid", "e_v, e_omega against the grid size of polar(4 ... 32)",
-     "PFC Fig. 6 (right)", &k_conv_grid, NULL},
-    {"faces", "faces per step and solve time, polygons vs triangles", "PFC §III-B", &k_faces, NULL},
-    {"continuous", "continuous model on the fan152 faces, GSL rk8pd error control (eps_EC)",
-     "PFC §V-A", &k_continuous, NULL},
-};
+    {.name = "fig5",
+     .title = "eps against S/S0 for eps0 in {0.25 ... 4}: fan152 (Lagged, TAMSI), polar(16)",
+     .figure = "PFC Fig. 5",
+     .decl = &k_fig5},
+    {.name = "convergence-dt",
+     .title = "e_v, e_omega against dt in {1e-3 ... 1.25e-4} (Lagged, TAMSI)",
+     .figure = "PFC Fig. 6 (left)",
+     .decl = &k_conv_dt},
+    {.name = "convergence-grid",
+     .title = "e_v, e_omega against the grid size of polar(4 ... 32)",
+     .figure = "PFC Fig. 6 (right)",
+     .decl = &k_conv_grid},
+    {.name = "faces",
+     .title = "faces per step and solve time, polygons vs triangles",
+     .figure = "PFC §III-B",
+     .decl = &k_faces},
+    {.name = "continuous",
+     .title = "continuous model on the fan152 faces, GSL rk8pd error control (eps_EC)",
+     .figure = "PFC §V-A",
+     .decl = &k_continuous}};
 
 static const char* const k_quick[] = {"fig5", "convergence-dt", "convergence-grid", "continuous",
                                       NULL};
 
 const case_desc case_coin = {
-    "coin",
-    "Sliding and spinning coin on hydroelastic contact: eps = v/(R omega) -> 0.653",
-    "Masterjohn, Guoy, Shepherd, Castro, Velocity level approximation of pressure field contact "
-    "patches, RA-L 2022 (arXiv 2110.04157), §V-A, Figs. 5-6",
-    k_params,
-    P_COUNT,
-    k_notes,
-    (int)(sizeof k_notes / sizeof k_notes[0]),
-    1e-4,
-    0.2,
-    "lagged",
-    coin_build,
-    NULL,
-    NULL,
-    coin_sim_options,
-    O_COUNT,
-    k_obs,
-    coin_observe,
-    k_studies,
-    (int)(sizeof k_studies / sizeof k_studies[0]),
-    k_quick,
-    "lagged",
-    &k_std,
-    NULL, /* no peer runs: the MuJoCo peer does not translate its hydroelastic mesh */
-    NULL,
-};
+    .name = "coin",
+    .title = "Sliding and spinning coin on hydroelastic contact: eps = v/(R omega) -> 0.653",
+    .paper = "Masterjohn, Guoy, Shepherd, Castro, Velocity level approximation of pressure field "
+             "contact "
+             "patches, RA-L 2022 (arXiv 2110.04157), §V-A, Figs. 5-6",
+    .params = k_params,
+    .nparams = P_COUNT,
+    .notes = k_notes,
+    .nnotes = (int)(sizeof k_notes / sizeof k_notes[0]),
+    .dt_default = 1e-4,
+    .t_final_default = 0.2,
+    .approx_default = "lagged",
+    .build = coin_build,
+    .sim_options = coin_sim_options,
+    .nobs = O_COUNT,
+    .obs_names = k_obs,
+    .observe = coin_observe,
+    .studies = k_studies,
+    .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
+    .quick_studies = k_quick,
+    .bench_approx = "lagged",
+    .std = &k_std, /* no peer runs: the MuJoCo peer does not translate its hydroelastic mesh */
+    .peer_note = NULL};

@@ -40,25 +40,36 @@ enum {
 };
 
 static const case_param k_params[P_COUNT] = {
-    {"mass", 1.0, "kg", 0, 1e4, 1, 0, 0, "box mass m", "[ICF]"},
-    {"size", 0.05, "m", 0, 10, 1, 0, 0, "box side a (I = m a^2/6)", "[ICF]"},
-    {"amplitude", 0.2, "m", 0, 10, 1, 0, 0, "belt amplitude A", "[ICF]"},
-    {"frequency", 1.0, "Hz", 0, 100, 1, 0, 0, "belt frequency f", "[ICF]"},
-    {"phase", 0.0, "rad", -10, 10, 0, 0, 0, "belt phase: x_b = A sin(2 pi f t + phase)",
-     "[default?]"},
-    {"mu", 0.7, "-", 0, 10, 0, 0, 0, "friction coefficient", "[ICF]"},
-    {"k", 1e7, "N/m", 0, 1e15, 1, 0, 0, "contact stiffness", "[ICF]"},
-    {"d", 500.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (Lagged, Similar)", "[ICF]"},
-    {"tau_d", 1e-3, "s", 0, 10, 0, 0, 0, "SAP relaxation time (Kelvin-Voigt k tau_d)", "[ICF]"},
+    /* one parameter per row */
+    /* clang-format off */
+    {.name = "mass", .def = 1.0, .unit = "kg", .hi = 1e4, .lo_open = 1, .meaning = "box mass m",
+     .tag = "[ICF]"},
+    {.name = "size", .def = 0.05, .unit = "m", .hi = 10, .lo_open = 1,
+     .meaning = "box side a (I = m a^2/6)", .tag = "[ICF]"},
+    {.name = "amplitude", .def = 0.2, .unit = "m", .hi = 10, .lo_open = 1,
+     .meaning = "belt amplitude A", .tag = "[ICF]"},
+    {.name = "frequency", .def = 1.0, .unit = "Hz", .hi = 100, .lo_open = 1,
+     .meaning = "belt frequency f", .tag = "[ICF]"},
+    {.name = "phase", .unit = "rad", .lo = -10, .hi = 10,
+     .meaning = "belt phase: x_b = A sin(2 pi f t + phase)", .tag = "[default?]"},
+    {.name = "mu", .def = 0.7, .unit = "-", .hi = 10, .meaning = "friction coefficient",
+     .tag = "[ICF]"},
+    {.name = "k", .def = 1e7, .unit = "N/m", .hi = 1e15, .lo_open = 1,
+     .meaning = "contact stiffness", .tag = "[ICF]"},
+    {.name = "d", .def = 500.0, .unit = "s/m", .hi = 1e6,
+     .meaning = "Hunt & Crossley dissipation (Lagged, Similar)", .tag = "[ICF]"},
+    {.name = "tau_d", .def = 1e-3, .unit = "s", .hi = 10,
+     .meaning = "SAP relaxation time (Kelvin-Voigt k tau_d)", .tag = "[ICF]"},
     CASE_PARAM_VS,
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,
     CASE_PARAM_G,
-    {"contacts", 1, "-", 1, 2, 0, 0, 1, "1: bottom-face centre, 2: the two bottom corners",
-     "[default?]"},
-    {"rotation", 0, "-", 0, 1, 0, 0, 1, "0: rotation locked (2 dof), 1: free (3 dof, x z theta)",
-     "[default?]"},
+    {.name = "contacts", .def = 1, .unit = "-", .lo = 1, .hi = 2, .integer = 1,
+     .meaning = "1: bottom-face centre, 2: the two bottom corners", .tag = "[default?]"},
+    {.name = "rotation", .unit = "-", .hi = 1, .integer = 1,
+     .meaning = "0: rotation locked (2 dof), 1: free (3 dof, x z theta)", .tag = "[default?]"},
     CASE_PARAM_MARGIN,
+    /* clang-format on */
 };
 
 static const char* const k_notes[] = {
@@ -403,9 +414,8 @@ static const fig_study k_fig3 = {
 
 /* the paper's sweep (reference Lagged 2e-4 s), and an extended one where SAP's plateau shows */
 static const fig_sweep k_fig4_sweeps[] = {
-    {"paper", NULL, {5e-2, 1e-2, 2e-3}, 3},
-    {"extended", NULL, {1e-3, 4e-4, 2e-4, 1e-4}, 4},
-};
+    {.tag = "paper", .dts = {5e-2, 1e-2, 2e-3}, .ndt = 3},
+    {.tag = "extended", .dts = {1e-3, 4e-4, 2e-4, 1e-4}, .ndt = 4}};
 
 /* fig4, together: Similar above Lagged at every step of the paper's sweep (ICF Fig. 4), SAP's
  * ratio e(2e-3)/e(1e-2) of CONV-4, the orders and tail ratios of both sweeps (orders.csv) */
@@ -437,12 +447,12 @@ static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
 }
 
 static const fig_plot k_fig4_plots[] = {
-    {"convergence.gp", "fig4",
-     "tags='paper extended'; tagtitles='paper extended'; models='sap similar lagged'; "
-     "titles='SAP Similar Lagged'; guide_model='lagged'; guide_dt=0.01; "
-     "title='Conveyor belt, convergence of the box trajectory (ICF Fig. 4)'"},
-    {NULL, NULL, NULL},
-};
+    {.script = "convergence.gp",
+     .out = "fig4",
+     .vars = "tags='paper extended'; tagtitles='paper extended'; models='sap similar lagged'; "
+             "titles='SAP Similar Lagged'; guide_model='lagged'; guide_dt=0.01; "
+             "title='Conveyor belt, convergence of the box trajectory (ICF Fig. 4)'"},
+    {.script = NULL}};
 
 static const fig_study k_fig4 = {
     .claim = "Lagged and Similar first order, Similar above Lagged; SAP plateaus at the smallest "
@@ -461,22 +471,19 @@ static const fig_study k_fig4 = {
 /* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 4 protocol)
  * ---------------------------- */
 static const case_std k_std = {
-    "e_q",
-    "m",
-    "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
-    "smallest dt / 10.",
-    std_error_q,
-    STD_REF_RUN,
-    "lagged",
-    10.0,
-    0,
-    0,
-    {5e-2, 1e-2, 2e-3},
-    3,
-    {5e-2, 1e-2},
-    2,
-    NULL,
-    0};
+    .error_name = "e_q",
+    .error_unit = "m",
+    .error_what =
+        "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
+        "smallest dt / 10.",
+    .error = std_error_q,
+    .ref = STD_REF_RUN,
+    .ref_variant = "lagged",
+    .ref_ratio = 10.0,
+    .dts = {5e-2, 1e-2, 2e-3},
+    .ndt = 3,
+    .dts_quick = {5e-2, 1e-2},
+    .ndt_quick = 2};
 
 /* ---- study peers (MuJoCo beside the convex models) --------------------------------------------
  * */
@@ -565,11 +572,11 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
 }
 
 static const fig_plot k_peers_plots[] = {
-    {"contact_grid.gp", "peers",
-     "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
-     "title='Conveyor: the convex models and MuJoCo (time constant 2 dt), dt = 0.01 s'"},
-    {NULL, NULL, NULL},
-};
+    {.script = "contact_grid.gp",
+     .out = "peers",
+     .vars = "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
+             "title='Conveyor: the convex models and MuJoCo (time constant 2 dt), dt = 0.01 s'"},
+    {.script = NULL}};
 
 static const fig_study k_peers = {
     .claim = "ccb's convex models beside MuJoCo on the same scene: the normal velocity and "
@@ -588,41 +595,45 @@ static const fig_study k_peers = {
 };
 
 static const case_study k_studies[] = {
-    {"fig3", "contact velocity and force at dt = 0.01 s: SAP, Similar, Lagged", "ICF Fig. 3",
-     &k_fig3, NULL},
-    {"fig4",
-     "e_q against dt in {2e-3, 1e-2, 5e-2} (reference Lagged 2e-4) and an extended sweep to 1e-4",
-     "ICF Fig. 4", &k_fig4, NULL},
-    {"peers", "SAP, Similar, Lagged and MuJoCo: normal velocity and penetration in slip and stick",
-     "ccb peer comparison", &k_peers, NULL},
-};
+    {.name = "fig3",
+     .title = "contact velocity and force at dt = 0.01 s: SAP, Similar, Lagged",
+     .figure = "ICF Fig. 3",
+     .decl = &k_fig3},
+    {.name = "fig4",
+     .title = "e_q against dt in {2e-3, 1e-2, 5e-2} (reference Lagged 2e-4) and an extended sweep "
+              "to 1e-4",
+     .figure = "ICF Fig. 4",
+     .decl = &k_fig4},
+    {.name = "peers",
+     .title = "SAP, Similar, Lagged and MuJoCo: normal velocity and penetration in slip and stick",
+     .figure = "ccb peer comparison",
+     .decl = &k_peers}};
 
 static const char* const k_quick[] = {"fig3", "fig4", NULL};
 
 const case_desc case_conveyor = {
-    "conveyor",
-    "Oscillating conveyor belt: box on a belt x_b = A sin(2 pi f t), stick-slip",
-    "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-A, Figs. 2-4",
-    k_params,
-    P_COUNT,
-    k_notes,
-    (int)(sizeof k_notes / sizeof k_notes[0]),
-    0.01,
-    2.0,
-    "lagged",
-    conveyor_build,
-    conveyor_destroy,
-    NULL,
-    conveyor_sim_options,
-    O_COUNT,
-    k_obs,
-    conveyor_observe,
-    k_studies,
-    (int)(sizeof k_studies / sizeof k_studies[0]),
-    k_quick,
-    NULL, /* bench: every approximation, TAMSI and implicit Euler */
-    &k_std,
-    conveyor_peer_observe,
-    "ft, fn: the total contact force on the box; phi_glide and stiction_tol have no counterpart "
-    "(0)",
-};
+    .name = "conveyor",
+    .title = "Oscillating conveyor belt: box on a belt x_b = A sin(2 pi f t), stick-slip",
+    .paper =
+        "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-A, Figs. 2-4",
+    .params = k_params,
+    .nparams = P_COUNT,
+    .notes = k_notes,
+    .nnotes = (int)(sizeof k_notes / sizeof k_notes[0]),
+    .dt_default = 0.01,
+    .t_final_default = 2.0,
+    .approx_default = "lagged",
+    .build = conveyor_build,
+    .destroy = conveyor_destroy,
+    .sim_options = conveyor_sim_options,
+    .nobs = O_COUNT,
+    .obs_names = k_obs,
+    .observe = conveyor_observe,
+    .studies = k_studies,
+    .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
+    .quick_studies = k_quick, /* bench: every approximation, TAMSI and implicit Euler */
+    .std = &k_std,
+    .peer_observe = conveyor_peer_observe,
+    .peer_note = "ft, fn: the total contact force on the box; phi_glide and stiction_tol have no "
+                 "counterpart "
+                 "(0)"};

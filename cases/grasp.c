@@ -46,26 +46,43 @@ enum {
 };
 
 static const case_param k_params[P_COUNT] = {
-    {"frequency", 1.5, "Hz", 0, 100, 1, 0, 0, "frequency f of the hand's circular motion", "[ICF]"},
-    {"path_radius", 0.03, "m", 0, 1, 1, 0, 0, "radius R of the hand's horizontal circle", "[ICF]"},
-    {"rho", 8000, "kg/m^3", 0, 1e5, 1, 0, 0, "rod density (bronze)", "[ICF]"},
-    {"rod_length", 0.20, "m", 0, 10, 1, 0, 0, "rod length L", "[default?]"},
-    {"rod_radius", 0.01, "m", 0, 1, 1, 0, 0, "rod radius", "[default?]"},
-    {"pinch", 0.02, "m", 0, 10, 1, 0, 0, "pinch point below the rod's top end", "[default?]"},
-    {"grip", 6.0, "N", 0, 1e4, 1, 0, 0, "actuation force of each finger toward the rod",
-     "[default?]"},
-    {"mu", 1.0, "-", 0, 10, 1, 0, 0, "friction coefficient of the pads", "[default?]"},
-    {"k", 1e4, "N/m", 0, 1e12, 1, 0, 0, "stiffness of each pad sphere", "[default?]"},
-    {"d", 0.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (ICF: 0 and 50 s/m)", "[ICF]"},
-    {"pad_h", 0.01, "m", 0, 1, 0, 0, 0,
-     "pad spheres at the pinch height +- pad_h (half the pad's height)", "[default?]"},
-    {"pad_radius", 0.002, "m", 0, 0.1, 1, 0, 0, "radius of each pad sphere", "[default?]"},
-    {"finger_mass", 0.015, "kg", 0, 100, 1, 0, 0, "mass of each finger", "[default?]"},
-    {"s_fail", 0.01, "m", 0, 1, 1, 0, 0,
-     "failure: the rod has slid this far down its axis through the fingers", "[default?]"},
+    /* one parameter per row */
+    /* clang-format off */
+    {.name = "frequency", .def = 1.5, .unit = "Hz", .hi = 100, .lo_open = 1,
+     .meaning = "frequency f of the hand's circular motion", .tag = "[ICF]"},
+    {.name = "path_radius", .def = 0.03, .unit = "m", .hi = 1, .lo_open = 1,
+     .meaning = "radius R of the hand's horizontal circle", .tag = "[ICF]"},
+    {.name = "rho", .def = 8000, .unit = "kg/m^3", .hi = 1e5, .lo_open = 1,
+     .meaning = "rod density (bronze)", .tag = "[ICF]"},
+    {.name = "rod_length", .def = 0.20, .unit = "m", .hi = 10, .lo_open = 1,
+     .meaning = "rod length L", .tag = "[default?]"},
+    {.name = "rod_radius", .def = 0.01, .unit = "m", .hi = 1, .lo_open = 1, .meaning = "rod radius",
+     .tag = "[default?]"},
+    {.name = "pinch", .def = 0.02, .unit = "m", .hi = 10, .lo_open = 1,
+     .meaning = "pinch point below the rod's top end", .tag = "[default?]"},
+    {.name = "grip", .def = 6.0, .unit = "N", .hi = 1e4, .lo_open = 1,
+     .meaning = "actuation force of each finger toward the rod", .tag = "[default?]"},
+    {.name = "mu", .def = 1.0, .unit = "-", .hi = 10, .lo_open = 1,
+     .meaning = "friction coefficient of the pads", .tag = "[default?]"},
+    {.name = "k", .def = 1e4, .unit = "N/m", .hi = 1e12, .lo_open = 1,
+     .meaning = "stiffness of each pad sphere", .tag = "[default?]"},
+    {.name = "d", .unit = "s/m", .hi = 1e6,
+     .meaning = "Hunt & Crossley dissipation (ICF: 0 and 50 s/m)", .tag = "[ICF]"},
+    {.name = "pad_h", .def = 0.01, .unit = "m", .hi = 1,
+     .meaning = "pad spheres at the pinch height +- pad_h (half the pad's height)",
+     .tag = "[default?]"},
+    {.name = "pad_radius", .def = 0.002, .unit = "m", .hi = 0.1, .lo_open = 1,
+     .meaning = "radius of each pad sphere", .tag = "[default?]"},
+    {.name = "finger_mass", .def = 0.015, .unit = "kg", .hi = 100, .lo_open = 1,
+     .meaning = "mass of each finger", .tag = "[default?]"},
+    {.name = "s_fail", .def = 0.01, .unit = "m", .hi = 1, .lo_open = 1,
+     .meaning = "failure: the rod has slid this far down its axis through the fingers",
+     .tag = "[default?]"},
     CASE_PARAM_VS,
-    {"g", 9.81, "m/s^2", 0, 100, 0, 0, 0, "gravity", "[default?]"},
+    {.name = "g", .def = 9.81, .unit = "m/s^2", .hi = 100, .meaning = "gravity",
+     .tag = "[default?]"},
     CASE_PARAM_MARGIN,
+    /* clang-format on */
 };
 
 static const char* const k_notes[] = {
@@ -651,56 +668,55 @@ static const fig_study k_fig22 = {
 
 /* ---- standard studies: e_q over the first second against Lagged at dt / 10 ------------------ */
 static const case_std k_std = {
-    "e_q",
-    "m and -",
-    "RMS over [0, 1] s of |q - q_ref| (cases.md §1.4; the rod's quaternion and the fingers' "
-    "joints with its position), q_ref: Lagged at the smallest dt / 10; at the default 1.5 Hz the "
-    "grasp holds over that second.",
-    std_error_q,
-    STD_REF_RUN,
-    "lagged",
-    10.0,
-    1.0,
-    1.0,
-    {1e-2, 5e-3, 2e-3, 1e-3},
-    4,
-    {1e-2, 2e-3},
-    2,
-    NULL,
-    0};
+    .error_name = "e_q",
+    .error_unit = "m and -",
+    .error_what =
+        "RMS over [0, 1] s of |q - q_ref| (cases.md §1.4; the rod's quaternion and the fingers' "
+        "joints with its position), q_ref: Lagged at the smallest dt / 10; at the default 1.5 Hz "
+        "the "
+        "grasp holds over that second.",
+    .error = std_error_q,
+    .ref = STD_REF_RUN,
+    .ref_variant = "lagged",
+    .ref_ratio = 10.0,
+    .t_final = 1.0,
+    .t_final_quick = 1.0,
+    .dts = {1e-2, 5e-3, 2e-3, 1e-3},
+    .ndt = 4,
+    .dts_quick = {1e-2, 2e-3},
+    .ndt_quick = 2};
 
 static const case_study k_studies[] = {
-    {"fig21", "T_f against frequency, Lagged and Similar, d = 0 and 50 s/m, dt = 0.2 ms",
-     "ICF Fig. 21", &k_fig21, NULL},
-    {"fig22", "relative error of T_f against the 0.2 ms reference at dt up to 10 ms", "ICF Fig. 22",
-     &k_fig22, NULL},
-};
+    {.name = "fig21",
+     .title = "T_f against frequency, Lagged and Similar, d = 0 and 50 s/m, dt = 0.2 ms",
+     .figure = "ICF Fig. 21",
+     .decl = &k_fig21},
+    {.name = "fig22",
+     .title = "relative error of T_f against the 0.2 ms reference at dt up to 10 ms",
+     .figure = "ICF Fig. 22",
+     .decl = &k_fig22}};
 
 static const char* const k_quick[] = {"fig21", "fig22", NULL};
 
 const case_desc case_grasp = {
-    "grasp",
-    "Grasp stress test: a pinched bronze rod on a circling hand rocks, slides and drops",
-    "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XII-B, Figs. 20-22",
-    k_params,
-    P_COUNT,
-    k_notes,
-    (int)(sizeof k_notes / sizeof k_notes[0]),
-    2e-4,
-    5.0,
-    "lagged",
-    grasp_build,
-    grasp_destroy,
-    NULL,
-    grasp_sim_options,
-    O_COUNT,
-    k_obs,
-    grasp_observe,
-    k_studies,
-    (int)(sizeof k_studies / sizeof k_studies[0]),
-    k_quick,
-    NULL,
-    &k_std,
-    NULL,
-    NULL,
-};
+    .name = "grasp",
+    .title = "Grasp stress test: a pinched bronze rod on a circling hand rocks, slides and drops",
+    .paper = "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XII-B, "
+             "Figs. 20-22",
+    .params = k_params,
+    .nparams = P_COUNT,
+    .notes = k_notes,
+    .nnotes = (int)(sizeof k_notes / sizeof k_notes[0]),
+    .dt_default = 2e-4,
+    .t_final_default = 5.0,
+    .approx_default = "lagged",
+    .build = grasp_build,
+    .destroy = grasp_destroy,
+    .sim_options = grasp_sim_options,
+    .nobs = O_COUNT,
+    .obs_names = k_obs,
+    .observe = grasp_observe,
+    .studies = k_studies,
+    .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
+    .quick_studies = k_quick,
+    .std = &k_std};

@@ -41,28 +41,39 @@ enum {
 };
 
 static const case_param k_params[P_COUNT] = {
-    {"length", 0.5, "m", 0, 100, 1, 0, 0, "rod length L (I = m L^2/12)", "[ICF]"},
-    {"diameter", 0.01, "m", 0, 1, 1, 0, 0, "rod diameter (end-cap radius when cap = 1)", "[ICF]"},
-    {"mass", 0.3, "kg", 0, 1e4, 1, 0, 0, "rod mass", "[ICF]"},
-    {"mu", 2.3, "-", 0, 10, 1, 0, 0, "friction coefficient (> 4/3: Painleve band exists)", "[ICF]"},
-    {"theta0", 30.0, "deg", 0, 90, 1, 1, 0, "initial angle to the ground", "[ICF]"},
-    {"U0", 10.0, "m/s", 0, 100, 1, 0, 0, "initial horizontal speed, contact end leading", "[ICF]"},
-    {"k", 1e7, "N/m", 0, 1e15, 1, 0, 0, "contact stiffness", "[ICF]"},
-    {"d", 0.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (case A: 0, case B: 0.2)",
-     "[ICF]"},
-    {"tau_d", 0.0, "s", 0, 10, 0, 0, 0, "SAP relaxation time (case A: 0, case B: 4e-6)", "[ICF]"},
+    /* one parameter per row */
+    /* clang-format off */
+    {.name = "length", .def = 0.5, .unit = "m", .hi = 100, .lo_open = 1,
+     .meaning = "rod length L (I = m L^2/12)", .tag = "[ICF]"},
+    {.name = "diameter", .def = 0.01, .unit = "m", .hi = 1, .lo_open = 1,
+     .meaning = "rod diameter (end-cap radius when cap = 1)", .tag = "[ICF]"},
+    {.name = "mass", .def = 0.3, .unit = "kg", .hi = 1e4, .lo_open = 1, .meaning = "rod mass",
+     .tag = "[ICF]"},
+    {.name = "mu", .def = 2.3, .unit = "-", .hi = 10, .lo_open = 1,
+     .meaning = "friction coefficient (> 4/3: Painleve band exists)", .tag = "[ICF]"},
+    {.name = "theta0", .def = 30.0, .unit = "deg", .hi = 90, .lo_open = 1, .hi_open = 1,
+     .meaning = "initial angle to the ground", .tag = "[ICF]"},
+    {.name = "U0", .def = 10.0, .unit = "m/s", .hi = 100, .lo_open = 1,
+     .meaning = "initial horizontal speed, contact end leading", .tag = "[ICF]"},
+    {.name = "k", .def = 1e7, .unit = "N/m", .hi = 1e15, .lo_open = 1,
+     .meaning = "contact stiffness", .tag = "[ICF]"},
+    {.name = "d", .unit = "s/m", .hi = 1e6,
+     .meaning = "Hunt & Crossley dissipation (case A: 0, case B: 0.2)", .tag = "[ICF]"},
+    {.name = "tau_d", .unit = "s", .hi = 10,
+     .meaning = "SAP relaxation time (case A: 0, case B: 4e-6)", .tag = "[ICF]"},
     CASE_PARAM_VS,
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,
     CASE_PARAM_G,
-    {"cap", 0, "-", 0, 1, 0, 0, 1, "0: contact at the end of the rod axis; 1: rounded end cap",
-     "[default?]"},
-    {"phi0", 0.0, "m", -1e-3, 0.1, 0, 0, 0, "initial gap of the lower end (0: touching)",
-     "[default?]"},
-    {"ic_gap", 1, "-", 0, 1, 0, 0, 1,
-     "1: add the model's zero-force gap for the initial slip to phi0; 0: phi0 literally",
-     "[default?]"},
+    {.name = "cap", .unit = "-", .hi = 1, .integer = 1,
+     .meaning = "0: contact at the end of the rod axis; 1: rounded end cap", .tag = "[default?]"},
+    {.name = "phi0", .unit = "m", .lo = -1e-3, .hi = 0.1,
+     .meaning = "initial gap of the lower end (0: touching)", .tag = "[default?]"},
+    {.name = "ic_gap", .def = 1, .unit = "-", .hi = 1, .integer = 1,
+     .meaning = "1: add the model's zero-force gap for the initial slip to phi0; 0: phi0 literally",
+     .tag = "[default?]"},
     CASE_PARAM_MARGIN,
+    /* clang-format on */
 };
 
 static const char* const k_notes[] = {
@@ -489,9 +500,8 @@ static int fig13_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
 }
 
 static const fig_sweep k_fig13_sweeps[] = {
-    {"caseA", NULL, {6.4e-4, 1.6e-4, 4e-5, 1e-5}, 4},
-    {"caseB", "d=0.2 tau_d=4e-6", {6.4e-4, 1.6e-4, 4e-5, 1e-5}, 4},
-};
+    {.tag = "caseA", .dts = {6.4e-4, 1.6e-4, 4e-5, 1e-5}, .ndt = 4},
+    {.tag = "caseB", .set = "d=0.2 tau_d=4e-6", .dts = {6.4e-4, 1.6e-4, 4e-5, 1e-5}, .ndt = 4}};
 
 #define FIG13_PLOT(c, what, side)                                                                  \
     {                                                                                              \
@@ -504,8 +514,7 @@ static const fig_sweep k_fig13_sweeps[] = {
 static const fig_plot k_fig13_plots[] = {
     FIG13_PLOT("caseA", "no dissipation", "left"),
     FIG13_PLOT("caseB", "d = 0.2 s/m, tau_d = 4e-6 s", "right"),
-    {NULL, NULL, NULL},
-};
+    {.script = NULL}};
 
 static const fig_study k_fig13 = {
     .claim = "without dissipation SAP and Similar coincide; Lagged has the largest error at the "
@@ -599,60 +608,63 @@ static const fig_study k_rigid = {
 /* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 13 protocol, case A)
  * ---------------------------- */
 static const case_std k_std = {
-    "e_q",
-    "m and rad",
-    "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
-    "smallest dt / 10; case A (d = 0, tau_d = 0).",
-    std_error_q,
-    STD_REF_RUN,
-    "lagged",
-    10.0,
-    0,
-    0,
-    {6.4e-4, 1.6e-4, 4e-5},
-    3,
-    {6.4e-4, 1.6e-4},
-    2,
-    NULL,
-    1.6e-4 /* adaptive variants: dt_default (1e-7, the figures') is off the reference grid */};
+    .error_name = "e_q",
+    .error_unit = "m and rad",
+    .error_what =
+        "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
+        "smallest dt / 10; case A (d = 0, tau_d = 0).",
+    .error = std_error_q,
+    .ref = STD_REF_RUN,
+    .ref_variant = "lagged",
+    .ref_ratio = 10.0,
+    .dts = {6.4e-4, 1.6e-4, 4e-5},
+    .ndt = 3,
+    .dts_quick = {6.4e-4, 1.6e-4},
+    .ndt_quick = 2,
+    .dt_adaptive =
+        1.6e-4 /* adaptive variants: dt_default (1e-7, the figures') is off the reference grid */};
 
 static const case_study k_studies[] = {
-    {"rigid", "classical rigid analysis: a(theta), Painleve band, blow-up time", "cases.md §5.2",
-     &k_rigid, NULL},
-    {"fig9-10", "case A (no dissipation), dt = 1e-7: forces and velocities, close-up at the jam",
-     "ICF Figs. 9-10", &k_fig9, NULL},
-    {"fig11-12", "case B (d = 0.2, tau_d = 4e-6), dt = 1e-7: forces and velocities",
-     "ICF Figs. 11-12", &k_fig11, NULL},
-    {"fig13",
-     "e_q against dt in {6.4e-4, 1.6e-4, 4e-5, 1e-5}, both cases; Lagged miss scan to 2e-3",
-     "ICF Fig. 13", &k_fig13, NULL},
-};
+    {.name = "rigid",
+     .title = "classical rigid analysis: a(theta), Painleve band, blow-up time",
+     .figure = "cases.md §5.2",
+     .decl = &k_rigid},
+    {.name = "fig9-10",
+     .title = "case A (no dissipation), dt = 1e-7: forces and velocities, close-up at the jam",
+     .figure = "ICF Figs. 9-10",
+     .decl = &k_fig9},
+    {.name = "fig11-12",
+     .title = "case B (d = 0.2, tau_d = 4e-6), dt = 1e-7: forces and velocities",
+     .figure = "ICF Figs. 11-12",
+     .decl = &k_fig11},
+    {.name = "fig13",
+     .title =
+         "e_q against dt in {6.4e-4, 1.6e-4, 4e-5, 1e-5}, both cases; Lagged miss scan to 2e-3",
+     .figure = "ICF Fig. 13",
+     .decl = &k_fig13}};
 
 static const char* const k_quick[] = {"rigid", "fig9-10", "fig11-12", "fig13", NULL};
 
 const case_desc case_rod = {
-    "rod",
-    "Sliding rod: Painleve paradox, impact without collision (jam and jump)",
-    "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-C, Figs. 8-13",
-    k_params,
-    P_COUNT,
-    k_notes,
-    (int)(sizeof k_notes / sizeof k_notes[0]),
-    1e-5,
-    0.0512,
-    "lagged",
-    rod_build,
-    NULL,
-    rod_adjust,
-    rod_sim_options,
-    O_COUNT,
-    k_obs,
-    rod_observe,
-    k_studies,
-    (int)(sizeof k_studies / sizeof k_studies[0]),
-    k_quick,
-    NULL, /* bench: every approximation, TAMSI and implicit Euler */
-    &k_std,
-    NULL, /* no peer runs: the MuJoCo peer does not translate its capsule */
-    NULL,
-};
+    .name = "rod",
+    .title = "Sliding rod: Painleve paradox, impact without collision (jam and jump)",
+    .paper =
+        "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-C, Figs. 8-13",
+    .params = k_params,
+    .nparams = P_COUNT,
+    .notes = k_notes,
+    .nnotes = (int)(sizeof k_notes / sizeof k_notes[0]),
+    .dt_default = 1e-5,
+    .t_final_default = 0.0512,
+    .approx_default = "lagged",
+    .build = rod_build,
+    .adjust = rod_adjust,
+    .sim_options = rod_sim_options,
+    .nobs = O_COUNT,
+    .obs_names = k_obs,
+    .observe = rod_observe,
+    .studies = k_studies,
+    .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
+    .quick_studies = k_quick, /* bench: every approximation, TAMSI and implicit Euler */
+    .std = &k_std,            /* no peer runs: the MuJoCo peer does not translate its capsule */
+    .peer_note = NULL};

@@ -35,19 +35,30 @@ enum {
 };
 
 static const case_param k_params[P_COUNT] = {
-    {"mass", 0.5, "kg", 0, 1e4, 1, 0, 0, "sphere mass m (I = 2/5 m R^2)", "[ICF]"},
-    {"radius", 0.025, "m", 0, 10, 1, 0, 0, "sphere radius R (diameter 5 cm)", "[ICF]"},
-    {"z0", 0.05, "m", 0, 100, 1, 0, 0, "centre height at release (gap z0 - R)", "[ICF]/[default?]"},
-    {"U0", 2.0, "m/s", 0, 100, 1, 0, 0, "initial horizontal speed (no spin)", "[ICF]"},
-    {"mu", 0.5, "-", 0, 10, 1, 0, 0, "friction coefficient", "[ICF]"},
-    {"k", 1e7, "N/m", 0, 1e15, 1, 0, 0, "contact stiffness", "[ICF]"},
-    {"d", 500.0, "s/m", 0, 1e6, 0, 0, 0, "Hunt & Crossley dissipation (Lagged, Similar)", "[ICF]"},
-    {"tau_d", 1e-3, "s", 0, 10, 0, 0, 0, "SAP relaxation time", "[ICF]"},
+    /* one parameter per row */
+    /* clang-format off */
+    {.name = "mass", .def = 0.5, .unit = "kg", .hi = 1e4, .lo_open = 1,
+     .meaning = "sphere mass m (I = 2/5 m R^2)", .tag = "[ICF]"},
+    {.name = "radius", .def = 0.025, .unit = "m", .hi = 10, .lo_open = 1,
+     .meaning = "sphere radius R (diameter 5 cm)", .tag = "[ICF]"},
+    {.name = "z0", .def = 0.05, .unit = "m", .hi = 100, .lo_open = 1,
+     .meaning = "centre height at release (gap z0 - R)", .tag = "[ICF]/[default?]"},
+    {.name = "U0", .def = 2.0, .unit = "m/s", .hi = 100, .lo_open = 1,
+     .meaning = "initial horizontal speed (no spin)", .tag = "[ICF]"},
+    {.name = "mu", .def = 0.5, .unit = "-", .hi = 10, .lo_open = 1,
+     .meaning = "friction coefficient", .tag = "[ICF]"},
+    {.name = "k", .def = 1e7, .unit = "N/m", .hi = 1e15, .lo_open = 1,
+     .meaning = "contact stiffness", .tag = "[ICF]"},
+    {.name = "d", .def = 500.0, .unit = "s/m", .hi = 1e6,
+     .meaning = "Hunt & Crossley dissipation (Lagged, Similar)", .tag = "[ICF]"},
+    {.name = "tau_d", .def = 1e-3, .unit = "s", .hi = 10, .meaning = "SAP relaxation time",
+     .tag = "[ICF]"},
     CASE_PARAM_VS,
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,
     CASE_PARAM_G,
     CASE_PARAM_MARGIN,
+    /* clang-format on */
 };
 
 static const char* const k_notes[] = {
@@ -448,11 +459,12 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
 }
 
 static const fig_plot k_peers_plots[] = {
-    {"contact_grid.gp", "peers",
-     "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
-     "title='Falling sphere: the convex models and MuJoCo (time constant 2 dt), dt = 2e-3 s'"},
-    {NULL, NULL, NULL},
-};
+    {.script = "contact_grid.gp",
+     .out = "peers",
+     .vars =
+         "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
+         "title='Falling sphere: the convex models and MuJoCo (time constant 2 dt), dt = 2e-3 s'"},
+    {.script = NULL}};
 
 static const fig_study k_peers = {
     .claim = "ccb's convex models beside MuJoCo on the same scene: the rolling onset and the "
@@ -505,15 +517,16 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     return 0;
 }
 
-static const fig_sweep k_fig7_sweeps[] = {{"paper", NULL, {1e-2, 2e-3, 4e-4}, 3}};
+static const fig_sweep k_fig7_sweeps[] = {{.tag = "paper", .dts = {1e-2, 2e-3, 4e-4}, .ndt = 3}};
 
 static const fig_plot k_fig7_plots[] = {
-    {"convergence.gp", "fig7",
-     "tags='paper'; tagtitles='sweep'; models='sap similar lagged'; titles='SAP Similar Lagged'; "
-     "guide_model='lagged'; guide_dt=0.002; ylabel='e_q [m, rad]'; "
-     "title='Falling sphere, convergence of the trajectory (ICF Fig. 7)'"},
-    {NULL, NULL, NULL},
-};
+    {.script = "convergence.gp",
+     .out = "fig7",
+     .vars = "tags='paper'; tagtitles='sweep'; models='sap similar lagged'; titles='SAP Similar "
+             "Lagged'; "
+             "guide_model='lagged'; guide_dt=0.002; ylabel='e_q [m, rad]'; "
+             "title='Falling sphere, convergence of the trajectory (ICF Fig. 7)'"},
+    {.script = NULL}};
 
 static const fig_study k_fig7 = {
     .claim = "all schemes first order; SAP levels off at a constant error (its tau_d mu |v_t| "
@@ -529,22 +542,19 @@ static const fig_study k_fig7 = {
 
 /* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 7 protocol) ---------------------------- */
 static const case_std k_std = {
-    "e_q",
-    "m and rad",
-    "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
-    "smallest dt / 10.",
-    std_error_q,
-    STD_REF_RUN,
-    "lagged",
-    10.0,
-    0,
-    0,
-    {1e-2, 2e-3, 4e-4},
-    3,
-    {1e-2, 2e-3},
-    2,
-    NULL,
-    0};
+    .error_name = "e_q",
+    .error_unit = "m and rad",
+    .error_what =
+        "RMS over [0, T] of |q - q_ref| on the run's grid (cases.md §1.4), q_ref: Lagged at the "
+        "smallest dt / 10.",
+    .error = std_error_q,
+    .ref = STD_REF_RUN,
+    .ref_variant = "lagged",
+    .ref_ratio = 10.0,
+    .dts = {1e-2, 2e-3, 4e-4},
+    .ndt = 3,
+    .dts_quick = {1e-2, 2e-3},
+    .ndt_quick = 2};
 
 /* ---- study error-control: lagged-ec against fixed steps (formulation-convex §15;
  * errctl_study.c) ---------------------------------------------------------------------------- */
@@ -604,52 +614,58 @@ static const fig_study k_rigid_limit = {
 };
 
 static const case_study k_studies[] = {
-    {"fig6", "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged", "ICF Fig. 6",
-     &k_fig6, NULL},
-    {"fig7", "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5", "ICF Fig. 7", &k_fig7,
-     NULL},
-    {"peers", "SAP, Similar, Lagged and MuJoCo: rolling onset, final speed, penetration",
-     "ccb peer comparison", &k_peers, NULL},
-    {"accuracy",
-     "the Newton solve's own error: Lagged and SAP at eps_r/100, eps_r, 100 eps_r "
-     "against eps_r = 1e-10",
-     "ccb solver check (SPH-6)", &k_accuracy, NULL},
-    {"error-control",
-     "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
-     "against Lagged at dt = 1e-5",
-     "ccb (CENIC; SPH-7)", &k_error_control, NULL},
-    {"rigid-limit",
-     "steps at t = 0.08, 0.15, 0.25 s exported to FCLIB and solved rigidly by "
-     "Siconos: Lagged over k, Lagged and SAP over dt",
-     "ccb (SPH-8)", &k_rigid_limit, NULL},
-};
+    {.name = "fig6",
+     .title = "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged",
+     .figure = "ICF Fig. 6",
+     .decl = &k_fig6},
+    {.name = "fig7",
+     .title = "e_q against dt in {1e-2, 2e-3, 4e-4}, reference Lagged 4e-5",
+     .figure = "ICF Fig. 7",
+     .decl = &k_fig7},
+    {.name = "peers",
+     .title = "SAP, Similar, Lagged and MuJoCo: rolling onset, final speed, penetration",
+     .figure = "ccb peer comparison",
+     .decl = &k_peers},
+    {.name = "accuracy",
+     .title = "the Newton solve's own error: Lagged and SAP at eps_r/100, eps_r, 100 eps_r "
+              "against eps_r = 1e-10",
+     .figure = "ccb solver check (SPH-6)",
+     .decl = &k_accuracy},
+    {.name = "error-control",
+     .title = "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
+              "against Lagged at dt = 1e-5",
+     .figure = "ccb (CENIC; SPH-7)",
+     .decl = &k_error_control},
+    {.name = "rigid-limit",
+     .title = "steps at t = 0.08, 0.15, 0.25 s exported to FCLIB and solved rigidly by "
+              "Siconos: Lagged over k, Lagged and SAP over dt",
+     .figure = "ccb (SPH-8)",
+     .decl = &k_rigid_limit}};
 
 static const char* const k_quick[] = {"fig6",          "fig7",        "accuracy",
                                       "error-control", "rigid-limit", NULL};
 
 const case_desc case_sphere = {
-    "sphere",
-    "Falling sphere: impact, sliding, then rolling at 5/7 U0",
-    "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-B, Figs. 5-7",
-    k_params,
-    P_COUNT,
-    k_notes,
-    (int)(sizeof k_notes / sizeof k_notes[0]),
-    2e-3,
-    0.3,
-    "lagged",
-    sphere_build,
-    NULL,
-    NULL,
-    sphere_sim_options,
-    O_COUNT,
-    k_obs,
-    sphere_observe,
-    k_studies,
-    (int)(sizeof k_studies / sizeof k_studies[0]),
-    k_quick,
-    NULL, /* bench: every approximation, TAMSI and implicit Euler */
-    &k_std,
-    sphere_peer_observe,
-    "ft, fn: the total contact force on the ball; stiction_tol has no counterpart (0)",
-};
+    .name = "sphere",
+    .title = "Falling sphere: impact, sliding, then rolling at 5/7 U0",
+    .paper =
+        "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-B, Figs. 5-7",
+    .params = k_params,
+    .nparams = P_COUNT,
+    .notes = k_notes,
+    .nnotes = (int)(sizeof k_notes / sizeof k_notes[0]),
+    .dt_default = 2e-3,
+    .t_final_default = 0.3,
+    .approx_default = "lagged",
+    .build = sphere_build,
+    .sim_options = sphere_sim_options,
+    .nobs = O_COUNT,
+    .obs_names = k_obs,
+    .observe = sphere_observe,
+    .studies = k_studies,
+    .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
+    .quick_studies = k_quick, /* bench: every approximation, TAMSI and implicit Euler */
+    .std = &k_std,
+    .peer_observe = sphere_peer_observe,
+    .peer_note =
+        "ft, fn: the total contact force on the ball; stiction_tol has no counterpart (0)"};

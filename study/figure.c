@@ -344,11 +344,11 @@ static void fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const 
     free(v.s);
 }
 
-const fig_run fig_peer_runs[FIG_PEER_NRUNS] = {
-    {"sap", "sap", NULL, 0, NULL},           {"similar", "similar", NULL, 0, NULL},
-    {"lagged", "lagged", NULL, 0, NULL},     {"mujoco", "mujoco", NULL, 0, NULL},
-    {"mujoco-k", "mujoco-k", NULL, 0, NULL},
-};
+const fig_run fig_peer_runs[FIG_PEER_NRUNS] = {{.variant = "sap", .label = "sap"},
+                                               {.variant = "similar", .label = "similar"},
+                                               {.variant = "lagged", .label = "lagged"},
+                                               {.variant = "mujoco", .label = "mujoco"},
+                                               {.variant = "mujoco-k", .label = "mujoco-k"}};
 
 static int fig_study_run(study_ctx* ctx, const case_study* st) {
     const fig_study* d = st->decl;

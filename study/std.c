@@ -775,13 +775,18 @@ static int run_work_precision(study_ctx* ctx) {
 }
 
 static const case_study k_std[3] = {
-    {"convergence", "error against dt, observed order with its 95 % interval, every variant",
-     "standard", NULL, run_convergence},
-    {"conditioning", "Newton iterations, line search and kappa_2(H) per step against dt",
-     "standard", NULL, run_conditioning},
-    {"work-precision", "error against iterations, factorizations, f evaluations and wall time",
-     "standard", NULL, run_work_precision},
-};
+    {.name = "convergence",
+     .title = "error against dt, observed order with its 95 % interval, every variant",
+     .figure = "standard",
+     .run = run_convergence},
+    {.name = "conditioning",
+     .title = "Newton iterations, line search and kappa_2(H) per step against dt",
+     .figure = "standard",
+     .run = run_conditioning},
+    {.name = "work-precision",
+     .title = "error against iterations, factorizations, f evaluations and wall time",
+     .figure = "standard",
+     .run = run_work_precision}};
 
 int case_nstudies(const case_desc* cs) {
     return (cs->std ? 3 : 0) + cs->nstudies;
