@@ -38,7 +38,7 @@ endwhile()
 # A variant is one file plus one registration: a toy approximation in a test file, registered
 # through the public API, is picked up by ccb list, compare and the standard studies.
 add_executable(ccb_toy ${PROJECT_SOURCE_DIR}/cases/tests/toy_variant.c)
-target_link_libraries(ccb_toy PRIVATE ccb_cases)
+target_link_libraries(ccb_toy PRIVATE ccb_cli_lib)
 add_test(NAME unit.toy_variant COMMAND bash ${PROJECT_SOURCE_DIR}/CI/toy_variant_test.sh
                                        $<TARGET_FILE:ccb_toy> $<TARGET_FILE:ccb_cli>)
 set_tests_properties(unit.toy_variant PROPERTIES LABELS unit

@@ -8,7 +8,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const char* const k_allowed[] = {
-        RUN_OPTS, "out jobs tier set no-figures " STUDY_NEWTON_OPTS, "out jobs tier",
+        RUN_OPTS, ("out jobs tier set no-figures " STUDY_NEWTON_OPTS), "out jobs tier",
         "cases variants quick out jobs no-figures",
         "repeat variants approx dt t-final set peers solver friction SOLVER"};
     if (size < 1 || size > 4096) {

@@ -1,0 +1,304 @@
+/* cmd_bench: `ccb bench [CASE]`. */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* POSIX 2008 with nftw(3) and realpath(3) */
+#endif
+#include "fclib_io.h"
+#include "gates.h"
+#include "mujoco_peer.h"
+#include "siconos_peer.h"
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_internal.h"
+
+/* ---- bench -------------------------------------------------------------------------------------
+ * */
+
+int cmp_double(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+static const char* k_bench_help =
+    "usage: ccb bench [CASE] [options]\n"
+    "\n"
+    "Times the stepping loop (no output files) of the case (default conveyor) for the variants\n"
+    "of --variants that apply to it (default: every approximation, TAMSI and implicit Euler\n"
+    "with full Newton + TALS, h = dt; the clutter: lagged), or for the one configuration of\n"
+    "--approx / --solver, and reports the median over --repeat runs.\n"
+    "\n"
+    "  --repeat N        repetitions (default 5)\n"
+    "  --variants SPEC   variant names and sets (convex, paper, all), comma-separated\n"
+    "  --approx NAME     only this approximation\n"
+    "  --dt S, --t-final S, --set NAME=VALUE   as for ccb run\n"
+    "  --solver NAME     only this solver (with --approx: on that approximation)\n"
+    "  --peers           the first variant against MuJoCo on the same scene, in alternating\n"
+    "                    runs: the same geometry (every ccb shape) and native boxes (a body of\n"
+    "                    spheres as the box that bounds them); prints one line\n"
+    "                    'ratio CASE VARIANT/mujoco-same-geometry R' and one\n"
+    "                    'ratio CASE VARIANT/mujoco-native-boxes R' (medians); needs a build\n"
+    "                    with libmujoco-dev\n"
+    "The solver options below apply to every variant whose solver reads them.\n";
+
+void describe_line(const char* key, const char* value, void* user) {
+    (void)user;
+    printf("#   %-10s %s\n", key, value);
+}
+
+/* `ccb bench --peers`: cfg and MuJoCo (same geometry, native boxes) in alternating runs. */
+int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant, int repeat) {
+    if (!peer_mujoco_available()) {
+        fprintf(stderr, "ccb: --peers: this ccb was built without MuJoCo (install libmujoco-dev "
+                        "and rebuild)\n");
+        return EXIT_USAGE;
+    }
+    ccb_model* model = NULL;
+    void* data = NULL;
+    char msg[600];
+    run_record rec;
+    memset(&rec, 0, sizeof rec);
+    if (run_execute(cfg, &rec, msg, sizeof msg) != 0) { /* checks the input, warms up */
+        fprintf(stderr, "ccb: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    run_record_free(&rec);
+    if (cs->build(cfg->params, &model, &data, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    enum { NP = 3 };
+    const char* names[NP] = {variant, "mujoco-same-geometry", "mujoco-native-boxes"};
+    double* t = calloc((size_t)(NP * repeat), sizeof(double));
+    double it[NP] = {0}, nc[NP] = {0}, pen[NP] = {0}, fac = 0, per_it = 0;
+    long steps[NP] = {0};
+    int ok[NP] = {1, 1, 1}, rc = t ? 0 : EXIT_USAGE;
+    run_config timed = *cfg; /* no clock reads inside the solver in the timed runs */
+    timed.newton.time_phases = 0;
+    for (int r = 0; r < repeat && rc == 0; ++r) {
+        if (run_execute(&timed, &rec, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            rc = EXIT_USAGE;
+            break;
+        }
+        t[r] = rec.wall_time;
+        steps[0] = rec.nsteps;
+        it[0] = rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0;
+        nc[0] = rec.nsteps ? (double)rec.ncontacts_total / (double)rec.nsteps : 0;
+        ok[0] &= rec.status == CCB_OK;
+        run_record_free(&rec);
+        for (int p = 1; p < NP && rc == 0; ++p) {
+            peer_result pr;
+            const peer_options po = {p == 1 ? PEER_SAME_GEOMETRY : PEER_NATIVE_BOXES,
+                                     PEER_STIFF_TIMECONST};
+            if (peer_mujoco_run(model, cfg->dt, cfg->t_final, &po, &pr, msg, sizeof msg) != 0) {
+                fprintf(stderr, "ccb: --peers: %s\n", msg);
+                rc = EXIT_USAGE;
+                break;
+            }
+            t[p * repeat + r] = pr.wall;
+            steps[p] = pr.steps;
+            it[p] = pr.mean_iter;
+            nc[p] = pr.mean_ncon;
+            pen[p] = pr.mean_pen;
+            ok[p] &= pr.ok;
+        }
+    }
+    if (rc == 0 && run_execute(cfg, &rec, msg, sizeof msg) == 0) { /* phases timed */
+        if (rec.total_iters > 0) { /* per Newton iteration: whole solve, and its factorizations */
+            per_it = rec.t_solve / (double)rec.total_iters;
+            fac = rec.t_factor / (double)rec.total_iters;
+        }
+        run_record_free(&rec);
+    }
+    if (rc == 0) {
+        printf("\n# --peers: %d alternating runs each of %s and MuJoCo %s, stepping loop only; "
+               "median [min, max]\n",
+               repeat, variant, peer_mujoco_version());
+        const peer_options po = {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST};
+        peer_mujoco_describe(cfg->dt, &po, describe_line, NULL);
+        printf("%-22s %-8s %-12s %-25s %-14s %-10s %-10s %s\n", "solver", "steps", "wall [s]",
+               "spread [s]", "per step [us]", "mean it.", "contacts", "status");
+        double med[NP];
+        for (int p = 0; p < NP; ++p) {
+            double* tp = t + p * repeat;
+            qsort(tp, (size_t)repeat, sizeof(double), cmp_double);
+            med[p] = tp[repeat / 2];
+            char spread[64];
+            snprintf(spread, sizeof spread, "[%.4f, %.4f]", tp[0], tp[repeat - 1]);
+            printf("%-22s %-8ld %-12.4f %-25s %-14.1f %-10.2f %-10.0f %s\n", names[p], steps[p],
+                   med[p], spread, steps[p] ? 1e6 * med[p] / (double)steps[p] : 0.0, it[p], nc[p],
+                   ok[p] ? "ok" : "FAILED");
+        }
+        printf("# per Newton iteration of %s (last run): whole solve %.1f us, of it "
+               "factorization + solve %.1f us (ratio %.2f)\n",
+               variant, 1e6 * per_it, 1e6 * fac, fac > 0 ? per_it / fac : 0.0);
+        printf("# mean penetration of MuJoCo's contacts: same geometry %.3g m, native boxes "
+               "%.3g m\n",
+               pen[1], pen[2]);
+        printf("ratio %s %s/mujoco-same-geometry %.3f\n", cs->name, variant, med[0] / med[1]);
+        printf("ratio %s %s/mujoco-native-boxes %.3f\n", cs->name, variant, med[0] / med[2]);
+        rc = ok[0] && ok[1] && ok[2] ? 0 : EXIT_GATE;
+    }
+    free(t);
+    ccb_model_destroy(model);
+    if (cs->destroy) {
+        cs->destroy(data);
+    }
+    return rc;
+}
+
+int cmd_bench(int argc, char** argv) {
+    opts o;
+    parse_opts(argc, argv, 2, "repeat variants approx dt t-final set peers solver friction SOLVER",
+               &o, k_bench_help);
+    if (o.npos > 1) {
+        die_usage("bench takes at most one CASE");
+    }
+    const case_desc* cs = need_case(o.npos ? o.pos[0] : "conveyor");
+    printf("# ccb bench %s: median of %d runs of the stepping loop (libccb %s, %s)\n", cs->name,
+           o.repeat, ccb_version(), ccb_revision());
+    if (!o.peers) {
+        printf("%-22s %-9s %-8s %-12s %-14s %-12s %-10s %s\n", "variant", "dt [s]", "steps",
+               "wall [s]", "per step [us]", "steps/s", "mean it.", "status");
+    }
+    /* the variants: every approximation, TAMSI and implicit Euler (FN + TALS, h = dt); or the
+     * one named by --approx / --solver */
+    enum { MAXV = 64 };
+    run_config* list = calloc(MAXV, sizeof *list);
+    if (list == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return EXIT_USAGE;
+    }
+    int n = 0;
+    if (o.solver || o.approx) {
+        run_config_default(cs, &list[0]);
+        list[0].approx = need_approx(o.approx ? o.approx : cs->approx_default);
+        char msg[512];
+        if (o.solver && solver_select(&list[0], o.solver, msg, sizeof msg) != 0) {
+            free(list);
+            die_usage("%s", msg);
+        }
+        n = 1;
+    } else {
+        /* the registry's variants named by --variants (default: the case's bench variant, or
+         * every approximation, TAMSI and implicit Euler FN + TALS) that apply to the case */
+        const char* spec = o.variants         ? o.variants
+                           : cs->bench_approx ? cs->bench_approx
+                                              : "convex,tamsi,ie-fn-tals";
+        variant_def* vs = calloc(MAXV, sizeof *vs);
+        char msg[256];
+        n = vs ? variant_select(spec, cs, vs, MAXV, msg, sizeof msg) : -1;
+        if (n <= 0) {
+            free(vs);
+            free(list);
+            if (n == 0) {
+                die_usage("no variant of '%s' applies to %s", spec, cs->name);
+            }
+            die_usage("%s", vs ? msg : "out of memory");
+        }
+        for (int i = 0; i < n; ++i) {
+            run_config_default(cs, &list[i]);
+            variant_configure(&vs[i], &list[i], NAN);
+        }
+        free(vs);
+    }
+    int fails = 0;
+    strbuf split = {0};
+    for (int v = 0; v < n; ++v) {
+        run_config cfg = list[v];
+        apply_sets(cs, cfg.params, &o);
+        if (o.have_dt) {
+            cfg.dt = o.dt;
+        }
+        if (o.have_t) {
+            cfg.t_final = o.t_final;
+        }
+        apply_solver_options(&o, &cfg, o.solver || o.approx);
+        char variant[64];
+        variant_name(&cfg, variant, sizeof variant);
+        if (o.peers) { /* the first variant against MuJoCo */
+            snprintf(cfg.label, sizeof cfg.label, "bench-%s", variant);
+            free(split.s);
+            free(list);
+            return bench_peers(cs, &cfg, variant, o.repeat);
+        }
+        snprintf(cfg.label, sizeof cfg.label, "bench-%s", variant);
+        double* times = calloc((size_t)o.repeat, sizeof(double));
+        if (times == NULL) {
+            fprintf(stderr, "ccb: out of memory\n");
+            free(list);
+            return EXIT_USAGE;
+        }
+        run_record rec;
+        memset(&rec, 0, sizeof rec);
+        double mean_it = 0, last_split[8] = {0}, contacts = 0;
+        long steps = 0;
+        int ok = 1;
+        /* the timed runs read no clock inside the solver; one more run times its phases */
+        run_config timed = cfg;
+        timed.newton.time_phases = 0;
+        for (int r = 0; r <= o.repeat; ++r) {
+            char msg[600];
+            if (run_execute(r < o.repeat ? &timed : &cfg, &rec, msg, sizeof msg) != 0) {
+                fprintf(stderr, "ccb: %s\n", msg);
+                free(times);
+                free(split.s);
+                free(list);
+                return EXIT_USAGE;
+            }
+            if (r < o.repeat) {
+                times[r] = rec.wall_time;
+            }
+            steps = rec.nsteps;
+            mean_it = rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0;
+            contacts = rec.nsteps ? (double)rec.ncontacts_total / (double)rec.nsteps : 0;
+            ok &= rec.status == CCB_OK;
+            const double sp[8] = {rec.t_geometry,
+                                  rec.t_problem,
+                                  rec.t_assemble,
+                                  rec.t_factor,
+                                  rec.t_linesearch,
+                                  rec.t_eval,
+                                  rec.t_kappa,
+                                  rec.t_solve - rec.t_assemble - rec.t_factor - rec.t_linesearch -
+                                      rec.t_eval - rec.t_kappa};
+            memcpy(last_split, sp, sizeof sp);
+            run_record_free(&rec);
+        }
+        qsort(times, (size_t)o.repeat, sizeof(double), cmp_double);
+        const double med = times[o.repeat / 2];
+        const double* med_split = last_split;
+        if (steps > 0) {
+            strbuf_printf(&split, "%-22s %-9.0f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f\n",
+                          variant, contacts, 1e6 * med_split[0] / steps, 1e6 * med_split[1] / steps,
+                          1e6 * med_split[2] / steps, 1e6 * med_split[3] / steps,
+                          1e6 * med_split[4] / steps, 1e6 * med_split[5] / steps,
+                          1e6 * med_split[7] / steps);
+        }
+        printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg.dt, steps, med,
+               steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,
+               mean_it, ok ? "ok" : "FAILED");
+        fails += !ok;
+        free(times);
+    }
+    printf("\n# time split per step [us] (one more run, its solver phases timed): geometry query, "
+           "problem assembly, "
+           "Newton: Hessian assembly, factorization + solve, line search (incl. J dv), "
+           "evaluation at the new iterate, rest of the solve\n");
+    printf("%-22s %-9s %-9s %-9s %-9s %-9s %-9s %-9s %-9s\n", "variant", "contacts", "geometry",
+           "problem", "assemble", "factor", "l.search", "eval", "other");
+    fputs(split.s ? split.s : "", stdout);
+    free(split.s);
+    free(list);
+    return fails ? EXIT_GATE : 0;
+}

@@ -1,0 +1,117 @@
+/* cmd_study: `ccb study CASE STUDY`. */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* POSIX 2008 with nftw(3) and realpath(3) */
+#endif
+#include "fclib_io.h"
+#include "gates.h"
+#include "mujoco_peer.h"
+#include "siconos_peer.h"
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_internal.h"
+
+static const char* k_study_help =
+    "usage: ccb study CASE STUDY [options]\n"
+    "\n"
+    "  --out ROOT        results root (default results); writes ROOT/CASE/STUDY/...\n"
+    "  --jobs N          runs in parallel (default 1; each run is single-threaded)\n"
+    "  --tier quick|full the study's settings: the papers' (full, default) or the smaller ones\n"
+    "                    of the quick gate tier (make test)\n"
+    "  --set NAME=VALUE  override a case parameter (repeatable)\n"
+    "  --rtol X, --max-iterations N, --stop-scale step|momentum, --kappa,\n"
+    "  --delassus diag|full,\n"
+    "  --linear-solver auto|block|cholmod|dense, --pattern near|all   as for ccb run\n"
+    "  --no-figures      skip gnuplot\n"
+    "  --emit-manifest FILE   run nothing: write each run of the study as one `ccb run ...\n"
+    "                    --out ROOT/CASE/STUDY/RUN` line to FILE (for GNU parallel or a Slurm\n"
+    "                    array; README \"Studies on a cluster\")\n"
+    "  --format lines|slurm   the manifest: one command per line (default; GNU parallel runs\n"
+    "                    it: parallel < FILE) or a Slurm job-array script (sbatch FILE)\n"
+    "  --from ROOT       run nothing: read the study's runs from ROOT (made by the manifest's\n"
+    "                    lines) and analyse them; the outputs go to --out (default ROOT)\n";
+
+int cmd_study(int argc, char** argv) {
+    opts o;
+    parse_opts(argc, argv, 2,
+               "out jobs tier set no-figures emit-manifest from format " STUDY_NEWTON_OPTS, &o,
+               k_study_help);
+    if (o.npos != 2) {
+        die_usage("study needs CASE and STUDY");
+    }
+    if (o.given[OPT_FORMAT - OPT_APPROX] && !o.manifest) {
+        die_usage("--format is the format of --emit-manifest FILE");
+    }
+    if (o.manifest && o.from) {
+        die_usage("--emit-manifest writes the runs down, --from reads them back: one at a time");
+    }
+    struct stat sf;
+    if (o.from && (stat(o.from, &sf) != 0 || !S_ISDIR(sf.st_mode))) {
+        die_usage("--from: '%s' is not a directory", o.from);
+    }
+    const case_desc* cs = need_case(o.pos[0]);
+    const case_study* st = case_find_study(cs, o.pos[1]);
+    if (st == NULL) {
+        fprintf(stderr, "ccb: unknown study '%s' of case %s; known:", o.pos[1], cs->name);
+        for (int s = 0; s < case_nstudies(cs); ++s) {
+            fprintf(stderr, " %s", case_study_at(cs, s)->name);
+        }
+        fputc('\n', stderr);
+        return EXIT_USAGE;
+    }
+    const char* out = o.out ? o.out : o.from ? o.from : "results";
+    char msg[600];
+    study_ctx ctx;
+    setup_ctx(&ctx, cs, &o, out); /* validates every option before anything is created */
+    if (o.manifest) {
+        const int rc = study_emit_manifest(&ctx, st, &o, out, argc, argv);
+        study_ctx_free(&ctx);
+        return rc;
+    }
+    if (o.from) {
+        snprintf(ctx.from_root, sizeof ctx.from_root, "%s", o.from);
+    }
+    struct stat so;
+    const int out_existed = stat(out, &so) == 0;
+    if (mkdir_p(out, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        study_ctx_free(&ctx);
+        return EXIT_USAGE;
+    }
+    const int rc = case_study_run(&ctx, st);
+    if (rc != 0 && o.from && !out_existed) { /* refused input creates nothing: the tree this
+                                               * command made for it goes */
+        remove_tree(out);
+    }
+    if (rc == 0) {
+        printf("%s/%s: written under %s/%s/%s\n", cs->name, st->name, out, cs->name, st->name);
+        for (int i = 0; i < ctx.nmetrics; ++i) {
+            printf("  %-48s %.6g\n", ctx.metrics[i].name, ctx.metrics[i].value);
+        }
+    }
+    const int failures = ctx.failures, warnings = ctx.warnings;
+    study_ctx_free(&ctx);
+    if (rc != 0) {
+        return EXIT_USAGE;
+    }
+    if (warnings) { /* an output that was asked for and not made */
+        fprintf(stderr, "ccb: %d figure(s) could not be drawn (--no-figures skips them)\n",
+                warnings);
+        return EXIT_USAGE;
+    }
+    return failures ? EXIT_GATE : 0;
+}
+
+/* Evaluates the gates of a case that belong to ctx's tier on ctx's metrics and reports them
+ * (analysis/gates.c): one line per gate on stdout, the table in the report, ROOT/CASE/gates.csv.
+ * Returns the number of failed gates (XFAIL does not count), -1 for a bad gate file. */
