@@ -1,4 +1,4 @@
-/* Fuzz target: the command-line parser of `ccb` (cli/main.c: getopt_long, number and
+/* Fuzz target: the command-line parser of `ccb` (cli/options.c: getopt_long, number and
  * enumeration validation, --set, the solver options of the descriptors). The input is argv: words separated by NUL bytes; its first
  * byte picks the command whose option list applies. Every way out of the parser is either a
  * return or exit() (a usage error), which this harness turns into a return (longjmp), so one

@@ -434,8 +434,9 @@ static void cmp_one(void* user, const ccb_option_desc* d, const char* text, int 
     c->equal &= e != NULL && strcmp(text, t2) == 0;
 }
 
-/* The fallback name: the solver's, then each discrete option off its default ("-NAME" for a
- * flag, "-NAME-VALUE" otherwise). */
+/* The fallback name: the solver's, then each of its discrete options off its default that tells
+ * its variants apart: an enumeration by its value ("-one-way", "-rkf45"), a switch as "-NAME" or
+ * "-noNAME", a flag as "-NAME". */
 typedef struct name_buf {
     const variant_def* v;
     char* out;
@@ -447,9 +448,11 @@ static void name_one(void* user, const ccb_option_desc* d, const char* text, int
         !names_variant(b->v, d->name)) {
         return;
     }
-    b->at += (size_t)(d->type == CCB_OPT_FLAG
-                          ? snprintf(b->out + b->at, b->n - b->at, "-%s", d->name)
-                          : snprintf(b->out + b->at, b->n - b->at, "-%s-%s", d->name, text));
+    const int on = strcmp(text, "on") == 0;
+    b->at += (size_t)(d->type == CCB_OPT_ENUM
+                          ? snprintf(b->out + b->at, b->n - b->at, "-%s", text)
+                          : snprintf(b->out + b->at, b->n - b->at, "-%s%s",
+                                     d->type == CCB_OPT_SWITCH && !on ? "no" : "", d->name));
 }
 
 void variant_name(const run_config* cfg, char* out, size_t n) {
