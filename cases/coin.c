@@ -453,6 +453,8 @@ static int fig5_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
+/* About 160 lines: the coin's Fig. 5 analysis and report inside the case file, as every finish
+ * callback still is (docs/architecture.md §8). */
 static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
     char polar[16], polar_t[16];

@@ -314,6 +314,8 @@ void check_path(const char* opt, const char* val) {
     }
 }
 
+/* About 170 lines: one switch over every fixed option of every command (getopt_long), each
+ * case a few lines of validation; the solver options come from their descriptors. */
 void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o, const char* help) {
     memset(o, 0, sizeof *o);
     o->jobs = 1;

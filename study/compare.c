@@ -85,6 +85,9 @@ static int write_text(const char* out, const char* name, const char* text) {
     return 0;
 }
 
+/* About 210 lines: compare.csv, compare.md and the per-metric tables come from one pass over the
+ * summaries, grouped by case, with the best value of each column marked; splitting it would
+ * pass the same running state to four writers. */
 int compare_write(const char* out, const std_summary* s, int n, int quick, int figures) {
     strbuf csv = {0}, md = {0};
     int figfail = 0;

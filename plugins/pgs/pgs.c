@@ -148,10 +148,10 @@ static int hcol(int i, int k) {
     return 3 * i + (k == 2 ? 0 : k + 1);
 }
 
-/* A's blocks and their factors; per contact X_i = A^{-1} J_i^T, W_ii and b_i. */
-static ccb_status setup(pgs_ws* w, const ccb_problem* p) {
+/* A's blocks (the connected components of its pattern) and their Cholesky factors. */
+static ccb_status factor_blocks(pgs_ws* w) {
     const ccb_global_problem* g = &w->g;
-    const int nv = w->nv, nc = w->nc;
+    const int nv = w->nv;
     int* parent = malloc((size_t)(nv > 0 ? nv : 1) * sizeof(int));
     w->blk_of = malloc((size_t)(nv > 0 ? nv : 1) * sizeof(int));
     w->pos_in_blk = malloc((size_t)(nv > 0 ? nv : 1) * sizeof(int));
@@ -205,7 +205,14 @@ static ccb_status setup(pgs_ws* w, const ccb_problem* p) {
             return CCB_E_FACTOR;
         }
     }
-    /* X_i over the dofs of the blocks contact i touches */
+    return CCB_OK;
+}
+
+/* Per contact: X_i = A^{-1} J_i^T over the dofs of the blocks it touches, W_ii (with the
+ * compliance of a null direction) and b_i. */
+static ccb_status contact_blocks(pgs_ws* w, const ccb_problem* p) {
+    const ccb_global_problem* g = &w->g;
+    const int nv = w->nv, nc = w->nc;
     w->xptr = malloc((size_t)(nc + 1) * sizeof(int));
     w->W = calloc((size_t)(nc > 0 ? 9 * nc : 1), sizeof(double));
     w->b = calloc((size_t)(nc > 0 ? 3 * nc : 1), sizeof(double));
@@ -515,7 +522,10 @@ static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double
         s = CCB_E_NOMEM;
     }
     if (s == CCB_OK) {
-        s = setup(w, p);
+        s = factor_blocks(w);
+    }
+    if (s == CCB_OK) {
+        s = contact_blocks(w, p);
     }
     if (s != CCB_OK) {
         if (!w->msg[0]) {
