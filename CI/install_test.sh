@@ -56,4 +56,17 @@ unset CCB_SOURCE_DIR
 "$prefix/bin/ccb" study sphere fig6 --out "$tmp/study" >/dev/null \
   || fail "the installed ccb study sphere fig6 failed"
 [ -e "$tmp/study/sphere/fig6.png" ] || fail "the installed ccb drew no figure"
-echo "install_test: installed, relocated, 4 consumers built and run, the installed ccb gates"
+# 4. the example plugin: installed, and built again from its installed source against the
+# installed headers alone (pkg-config --cflags; a plugin is not linked to libccb), both loaded by
+# the installed ccb (docs/architecture.md §5)
+[ -s "$prefix/share/ccb/plugins/pgs/pgs.c" ] || fail "the plugin's source is not installed"
+installed_pgs=$(find "$prefix" -name pgs.so | head -1)
+[ -n "$installed_pgs" ] || fail "pgs.so is not installed"
+"$prefix/bin/ccb" --plugin "$installed_pgs" info pgs > /dev/null || fail "the installed pgs.so"
+# shellcheck disable=SC2046
+cc -shared -fPIC -O2 $(pkg-config --cflags ccb) "$prefix/share/ccb/plugins/pgs/pgs.c" \
+  -o "$tmp/pgs.so" -lm || fail "the plugin does not build from its installed source"
+"$prefix/bin/ccb" --plugin "$tmp/pgs.so" run sphere --solver pgs --out "$tmp/pgs" > /dev/null \
+  || fail "the installed ccb did not run the plugin built outside the tree"
+echo "install_test: installed, relocated, 4 consumers built and run, the installed ccb gates and"
+echo "  runs the example plugin built from its installed source"
