@@ -5,12 +5,29 @@
 #define CCB_CLI_INTERNAL_H
 
 #include <getopt.h>
+#include <setjmp.h>
 #include <stdio.h>
 
 #include "cli.h"
 
 #define EXIT_GATE 1
 #define EXIT_USAGE 2
+
+/* Usage errors do not exit: die_usage (and every check that refuses input) writes its message
+ * and jumps to the innermost trap, which the entry points set — ccb_cli_main (prints the message,
+ * returns 2) and the status-returning calls of cli.h (cli_parse, ...). `--help` jumps there too,
+ * with CLI_HELP (its text printed: success). */
+typedef struct cli_trap {
+    jmp_buf jb;
+    struct cli_trap* prev;
+    char msg[1024];
+} cli_trap;
+enum { CLI_USAGE = 1, CLI_HELP = 2 };
+/* Pushes t (its jb must be set by setjmp right after) and pops it. */
+void cli_trap_push(cli_trap* t);
+void cli_trap_pop(cli_trap* t);
+/* Jumps to the innermost trap with a message (CLI_USAGE) or after the help (CLI_HELP). */
+void cli_fail(int code, const char* msg) __attribute__((noreturn));
 
 enum {
     OPT_APPROX = 256,

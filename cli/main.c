@@ -157,7 +157,17 @@ int ccb_cli_main(int argc, char** argv) {
     single_threaded_openmp(argv);
     install_signal_handlers();
     ccb_set_command_line(argc, argv);
-    const int rc = dispatch(argc, argv);
+    cli_trap t; /* a usage error anywhere below: its message, exit status 2 */
+    cli_trap_push(&t);
+    const int jv = setjmp(t.jb);
+    int rc = 0;
+    if (jv == 0) {
+        rc = dispatch(argc, argv);
+        cli_trap_pop(&t);
+    } else if (jv == CLI_USAGE) {
+        fprintf(stderr, "ccb: %s\n(see ccb --help)\n", t.msg);
+        rc = EXIT_USAGE;
+    }
     /* what went to standard output must have arrived (`ccb list > /dev/full`) */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "ccb: cannot write to standard output: %s\n", strerror(errno));

@@ -27,14 +27,75 @@
 sopt_entry g_sopt[SOPT_MAX];
 int g_nsopt = -1;
 
+static cli_trap* g_trap; /* the innermost trap (cli_internal.h) */
+
+void cli_trap_push(cli_trap* t) {
+    t->prev = g_trap;
+    t->msg[0] = '\0';
+    g_trap = t;
+}
+
+void cli_trap_pop(cli_trap* t) {
+    g_trap = t->prev;
+}
+
+void cli_fail(int code, const char* msg) {
+    cli_trap* t = g_trap;
+    if (t == NULL) { /* not reached: every entry point sets a trap */
+        fprintf(stderr, "ccb: %s\n", msg);
+        exit(code == CLI_HELP ? 0 : EXIT_USAGE);
+    }
+    g_trap = t->prev;
+    snprintf(t->msg, sizeof t->msg, "%s", msg);
+    longjmp(t->jb, code);
+}
+
 void die_usage(const char* fmt, ...) {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fputs("ccb: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\n(see ccb --help)\n", stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    exit(EXIT_USAGE);
+    cli_fail(CLI_USAGE, msg);
+}
+
+/* The entry points that return a status (cli.h): each sets a trap around its work. */
+int cli_parse(int argc, char** argv, int first, const char* allowed, opts* o, const char* help,
+              char* msg, size_t n) {
+    cli_trap t;
+    cli_trap_push(&t);
+    const int jv = setjmp(t.jb);
+    if (jv == 0) {
+        parse_opts(argc, argv, first, allowed, o, help);
+        cli_trap_pop(&t);
+        return 0;
+    }
+    snprintf(msg, n, "%s", t.msg);
+    return jv == CLI_HELP ? 1 : 2;
+}
+
+int cli_apply_solver_options(const opts* o, run_config* cfg, int strict, char* msg, size_t n) {
+    cli_trap t;
+    cli_trap_push(&t);
+    if (setjmp(t.jb) == 0) {
+        apply_solver_options(o, cfg, strict);
+        cli_trap_pop(&t);
+        return 0;
+    }
+    snprintf(msg, n, "%s", t.msg);
+    return 2;
+}
+
+int cli_run_config(const opts* o, run_config* cfg, char* msg, size_t n) {
+    cli_trap t;
+    cli_trap_push(&t);
+    if (setjmp(t.jb) == 0) {
+        run_config_from_opts(o, cfg);
+        cli_trap_pop(&t);
+        return 0;
+    }
+    snprintf(msg, n, "%s", t.msg);
+    return 2;
 }
 
 /* ---- option parsing ------------------------------------------------------------------------ */
@@ -187,8 +248,7 @@ void sopt_ensure(void) {
     if (g_nsopt < 0) {
         char msg[256];
         if (sopt_build(msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            exit(EXIT_USAGE);
+            die_usage("%s", msg);
         }
     }
 }
@@ -375,10 +435,9 @@ void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o, 
                 print_solver_help(allowed);
             }
             if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "ccb: cannot write to standard output: %s\n", strerror(errno));
-                exit(EXIT_USAGE);
+                die_usage("cannot write to standard output: %s", strerror(errno));
             }
-            exit(0);
+            cli_fail(CLI_HELP, "");
         }
         const char* name = long_name(c);
         if (!allowed_option(allowed, name)) {
@@ -489,12 +548,12 @@ void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o, 
 const case_desc* need_case(const char* name) {
     const case_desc* cs = case_find(name);
     if (cs == NULL) {
-        fprintf(stderr, "ccb: unknown case '%s'; known cases:", name);
-        for (int i = 0; i < case_count(); ++i) {
-            fprintf(stderr, " %s", case_get(i)->name);
+        char known[512] = "";
+        size_t at = 0;
+        for (int i = 0; i < case_count() && at < sizeof known; ++i) {
+            at += (size_t)snprintf(known + at, sizeof known - at, " %s", case_get(i)->name);
         }
-        fputc('\n', stderr);
-        exit(EXIT_USAGE);
+        die_usage("unknown case '%s'; known cases:%s", name, known);
     }
     return cs;
 }
@@ -502,12 +561,12 @@ const case_desc* need_case(const char* name) {
 const ccb_approx* need_approx(const char* name) {
     const ccb_approx* ap = ccb_approx_find(name);
     if (ap == NULL) {
-        fprintf(stderr, "ccb: unknown approximation '%s'; known:", name);
-        for (int i = 0; i < ccb_approx_count(); ++i) {
-            fprintf(stderr, " %s", ccb_approx_get(i)->name);
+        char known[512] = "";
+        size_t at = 0;
+        for (int i = 0; i < ccb_approx_count() && at < sizeof known; ++i) {
+            at += (size_t)snprintf(known + at, sizeof known - at, " %s", ccb_approx_get(i)->name);
         }
-        fputc('\n', stderr);
-        exit(EXIT_USAGE);
+        die_usage("unknown approximation '%s'; known:%s", name, known);
     }
     return ap;
 }
@@ -516,8 +575,7 @@ void apply_sets(const case_desc* cs, double* params, const opts* o) {
     for (int i = 0; i < o->nsets; ++i) {
         char msg[512];
         if (case_set_param(cs, params, o->sets[i], msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            exit(EXIT_USAGE);
+            die_usage("%s", msg);
         }
     }
 }

@@ -66,13 +66,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (strcmp(argv[1], "run") != 0) {
         return 0; /* `ccb run` is the reader; another command is another parser */
     }
-    static opts o; /* static: not clobbered by the longjmp */
+    static opts o;
     static run_config cfg;
-    if (setjmp(g_fuzz_exit) == 0) {
-        parse_opts(argc, argv, 2, RUN_OPTS, &o, "help\n");
-        run_config_from_opts(&o, &cfg);
+    char msg[1024];
+    if (cli_parse(argc, argv, 2, RUN_OPTS, &o, "help\n", msg, sizeof msg) == 0 &&
+        cli_run_config(&o, &cfg, msg, sizeof msg) == 0) {
         long n = 0;
-        char msg[512];
         (void)run_config_check(&cfg, &n, msg, sizeof msg);
     }
     return 0;

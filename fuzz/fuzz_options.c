@@ -1,4 +1,4 @@
-/* Fuzz target: the command-line parser of `ccb` (cli/options.c: getopt_long, number and
+/* Fuzz target: the command-line parser of `ccb` (cli/options.c through cli_parse: getopt_long, number and
  * enumeration validation, --set, the solver options of the descriptors). The input is argv: words separated by NUL bytes; its first
  * byte picks the command whose option list applies. Every way out of the parser is either a
  * return or exit() (a usage error), which this harness turns into a return (longjmp), so one
@@ -31,25 +31,25 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (devnull == NULL) {
         devnull = fopen("/dev/null", "w");
     }
-    static opts o; /* static: not clobbered by the longjmp */
-    if (setjmp(g_fuzz_exit) == 0) {
-        parse_opts(argc, argv, 2, k_allowed[data[0] % 5], &o, "help\n");
-        /* what the commands do next with the values: the parameters of a case */
-        double params[CASE_MAX_PARAMS];
-        const case_desc* cs = case_get(data[0] % case_count());
-        case_default_params(cs, params);
-        char msg[512];
-        for (int i = 0; i < o.nsets; ++i) {
-            (void)case_set_param(cs, params, o.sets[i], msg, sizeof msg);
-        }
-        /* and the solver options, through the descriptors, on the case's configuration */
-        static run_config cfg;
-        run_config_default(cs, &cfg);
-        if (o.solver && solver_select(&cfg, o.solver, msg, sizeof msg) != 0) {
-            return 0;
-        }
-        apply_solver_options(&o, &cfg, data[0] & 1);
+    static opts o;
+    char msg[1024];
+    if (cli_parse(argc, argv, 2, k_allowed[data[0] % 5], &o, "help\n", msg, sizeof msg) != 0) {
+        return 0; /* a usage error (or --help): a status and a message, nothing else */
     }
+    /* what the commands do next with the values: the parameters of a case */
+    double params[CASE_MAX_PARAMS];
+    const case_desc* cs = case_get(data[0] % case_count());
+    case_default_params(cs, params);
+    for (int i = 0; i < o.nsets; ++i) {
+        (void)case_set_param(cs, params, o.sets[i], msg, sizeof msg);
+    }
+    /* and the solver options, through the descriptors, on the case's configuration */
+    static run_config cfg;
+    run_config_default(cs, &cfg);
+    if (o.solver && solver_select(&cfg, o.solver, msg, sizeof msg) != 0) {
+        return 0;
+    }
+    (void)cli_apply_solver_options(&o, &cfg, data[0] & 1, msg, sizeof msg);
     (void)devnull;
     return 0;
 }
