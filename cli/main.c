@@ -1,6 +1,6 @@
 /* ccb — command-line program of the ccb benchmark and validation suite.
  *
- *   ccb list | info CASE | run CASE [...] | study CASE STUDY [...] | gate [CASE...] [...]
+ *   ccb list | info CASE|SOLVER | run CASE [...] | study CASE STUDY [...] | gate [CASE...] [...]
  *   ccb reproduce [...] | bench [CASE] [...]
  *
  * Data go to files and stdout, progress and diagnostics to stderr (a progress bar when stderr is a
@@ -34,8 +34,9 @@ static const char* k_usage =
     "\n"
     "commands:\n"
     "  list                      the canonical cases, their studies, the solver variants\n"
-    "  info CASE                 parameters (defaults, units, ranges, sources), studies, gates,\n"
-    "                            and the documented modelling choices of a case\n"
+    "  info CASE|SOLVER          a case's parameters (defaults, units, ranges, sources), studies,\n"
+    "                            gates and documented choices; or a solver's or ODE method's\n"
+    "                            options (from its descriptors) and choices\n"
     "  run CASE [options]        one simulation; writes trajectory.csv, steps.csv, times.csv,\n"
     "                            meta.json\n"
     "  study CASE STUDY          one study (runs, tables, figure) under results/CASE/STUDY\n"
