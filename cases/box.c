@@ -226,17 +226,12 @@ static void ie_config(study_ctx* ctx, run_config* cfg, const char* study, int qn
                       double h_or_a, double dt, double T) {
     run_config tmp;
     study_config(ctx, &tmp, NULL, "", &ccb_approx_lagged, dt, T);
-    tmp.solver.solver = CCB_SOLVER_ODE;
-    tmp.solver.ode.method = CCB_ODE_IE;
-    tmp.solver.ode.newton = qn ? CCB_IE_QUASI_NEWTON : CCB_IE_FULL_NEWTON;
-    tmp.solver.ode.tals = tals;
-    tmp.solver.ode.error_control = ec;
-    if (ec) {
-        tmp.solver.ode.accuracy = h_or_a;
-        tmp.solver.ode.h = dt;
-    } else {
-        tmp.solver.ode.h = h_or_a;
-        tmp.solver.ode.accuracy = ctx->params[P_AFIX];
+    char words[256], msg[256];
+    snprintf(words, sizeof words, "jacobian=%s tals=%s accuracy=%.17g h=%.17g%s",
+             qn ? "quasi" : "full", tals ? "on" : "off", ec ? h_or_a : ctx->params[P_AFIX],
+             ec ? dt : h_or_a, ec ? " error-control" : "");
+    if (solver_configure(&tmp, "ie", words, msg, sizeof msg) != 0) {
+        tmp.expect_failure = "invalid implicit Euler settings"; /* not reached: checked ranges */
     }
     char variant[64], label[96];
     variant_name(&tmp, variant, sizeof variant);
@@ -376,11 +371,8 @@ static int reference_runs(study_ctx* ctx, study_batch* b) {
     run_config* cfg = &b->cfg[0];
     study_config(ctx, cfg, "reference", "gsl-model", &ccb_approx_lagged, 1e-3,
                  ctx->cs->t_final_default);
-    cfg->solver.solver = CCB_SOLVER_ODE;
-    cfg->solver.ode.method = CCB_ODE_GSL;
-    cfg->solver.ode.h = 1e-6;
-    cfg->solver.ode.gsl_atol = cfg->solver.ode.gsl_rtol = 1e-12;
-    return 0;
+    char msg[256];
+    return solver_configure(cfg, "gsl", "h=1e-6 gsl-tol=1e-12", msg, sizeof msg) == 0 ? 0 : 2;
 }
 
 /* reference, together: (a) RK3 and (b) GSL on the closed form, (c) the model run, against the
@@ -867,10 +859,11 @@ static void discrete_config(study_ctx* ctx, run_config* cfg, const char* study, 
     run_label(label, sizeof label, model, h);
     const ccb_approx* ap = ccb_approx_find(model);
     study_config(ctx, cfg, study, label, ap ? ap : &ccb_approx_lagged, h, T);
-    if (ap == NULL) { /* "tamsi", "tamsi-1way", "tamsi-notals" */
-        cfg->solver.solver = CCB_SOLVER_TAMSI;
-        cfg->solver.tamsi.coupling = strstr(model, "1way") ? CCB_TAMSI_ONE_WAY : CCB_TAMSI_TWO_WAY;
-        cfg->solver.tamsi.tals = strstr(model, "notals") == NULL;
+    if (ap == NULL) { /* "tamsi", "tamsi-1way", "tamsi-notals": the registry's variants */
+        variant_def v;
+        if (variant_find(model, &v) == 0) {
+            variant_configure(&v, cfg, NAN);
+        }
     }
     const long every = lround(1e-3 / h); /* trajectory files at <= 1 ms resolution */
     cfg->record_every = every > 1 ? (int)every : 1;
@@ -1045,15 +1038,18 @@ static int variants_runs(study_ctx* ctx, study_batch* b) {
         char label[96];
         snprintf(label, sizeof label, "rk3_h%g", rk3_h[k]);
         study_config(ctx, &cfg[n], "variants", label, &ccb_approx_lagged, k ? 1e-3 : 1e-2, T);
-        cfg[n].solver.solver = CCB_SOLVER_ODE;
-        cfg[n].solver.ode.method = CCB_ODE_RK3;
-        cfg[n].solver.ode.h = rk3_h[k];
+        char words[64], msg[256];
+        snprintf(words, sizeof words, "h=%.17g", rk3_h[k]);
+        if (solver_configure(&cfg[n], "rk3", words, msg, sizeof msg) != 0) {
+            return 2;
+        }
         n++;
     }
     study_config(ctx, &cfg[n], "variants", "gsl-rk8pd_tol1e-8", &ccb_approx_lagged, 1e-3, T);
-    cfg[n].solver.solver = CCB_SOLVER_ODE;
-    cfg[n].solver.ode.method = CCB_ODE_GSL;
-    cfg[n].solver.ode.gsl_atol = cfg[n].solver.ode.gsl_rtol = 1e-8;
+    char msg[256];
+    if (solver_configure(&cfg[n], "gsl", "gsl-tol=1e-8", msg, sizeof msg) != 0) {
+        return 2;
+    }
     n++;
     b->n = n;
     return 0;
@@ -1074,10 +1070,11 @@ static int variants_finish(study_ctx* ctx, const fig_data* fd, const char* dir) 
     strbuf tab = {0}, md = {0};
     for (int i = 0; i < n; ++i) {
         const run_record* r = &rec[i];
-        const int ode = r->cfg.solver.solver == CCB_SOLVER_ODE;
+        const int ode = (r->cfg.solver.solver->flags & CCB_SOLVER_ODE_METHODS) != 0;
+        const char* method = solver_cli_name(&r->cfg);
         char variant[64], e1[32], e2[32], e3[32];
         variant_name(&r->cfg, variant, sizeof variant);
-        if (ode && r->cfg.solver.ode.method == CCB_ODE_IE) {
+        if (ode && strcmp(method, "ie") == 0) {
             const size_t l = strlen(variant);
             snprintf(variant + l, sizeof variant - l, " (a = %g)", r->cfg.solver.ode.accuracy);
         }
@@ -1085,11 +1082,11 @@ static int variants_finish(study_ctx* ctx, const fig_data* fd, const char* dir) 
             const size_t l = strlen(variant);
             snprintf(variant + l, sizeof variant - l, " (normal free)");
         }
-        const double h = !ode                                      ? r->cfg.dt
-                         : r->cfg.solver.ode.method == CCB_ODE_GSL ? NAN
-                         : r->cfg.solver.ode.error_control         ? r->cfg.dt
-                         : r->cfg.solver.ode.h > 0                 ? r->cfg.solver.ode.h
-                                                                   : r->cfg.dt;
+        const double h = !ode                              ? r->cfg.dt
+                         : strcmp(method, "gsl") == 0      ? NAN
+                         : r->cfg.solver.ode.error_control ? r->cfg.dt
+                         : r->cfg.solver.ode.h > 0         ? r->cfg.solver.ode.h
+                                                           : r->cfg.dt;
         const double steps = ode ? (double)r->work.n_steps : (double)r->nsteps;
         const char* status = r->status == CCB_OK     ? "ok"
                              : r->cfg.expect_failure ? "failed (expected)"

@@ -366,8 +366,9 @@ static void coin_config(study_ctx* ctx, run_config* cfg, const char* study, cons
                         const char* solver, double dt, double T) {
     const ccb_approx* ap = ccb_approx_find(solver);
     study_config(ctx, cfg, study, label, ap ? ap : &ccb_approx_lagged, dt, T);
-    if (ap == NULL) {
-        cfg->solver.solver = CCB_SOLVER_TAMSI;
+    char msg[256];
+    if (ap == NULL && solver_configure(cfg, solver, NULL, msg, sizeof msg) != 0) {
+        cfg->expect_failure = "unknown solver"; /* not reached: the study names "tamsi" */
     }
     const long steps = lround(T / dt);
     cfg->record_every = steps > 400 ? (int)(steps / 400) : 1;
@@ -958,13 +959,14 @@ static int continuous_runs(study_ctx* ctx, study_batch* b) {
     snprintf(label, sizeof label, "fan152-gsl-rk8pd_eps0_%g", P[P_EPS0]);
     coin_config(ctx, &b->cfg[0], "continuous", label, "lagged", dt, T);
     memcpy(b->cfg[0].params, P, sizeof P);
-    b->cfg[0].solver.solver = CCB_SOLVER_ODE;
-    b->cfg[0].solver.ode.method = CCB_ODE_GSL;
-    b->cfg[0].solver.ode.gsl_method = CCB_GSL_RK8PD;
     /* the paper's tight accuracy; the quick tier's 1e-8 is 15x cheaper and still far below the
      * 1e-3 that COIN-7 bounds (measured: the same eps to ~1e-7) */
     const double tol = ctx->tier == CASE_TIER_QUICK ? 1e-8 : 1e-10;
-    b->cfg[0].solver.ode.gsl_atol = b->cfg[0].solver.ode.gsl_rtol = tol;
+    char words[96], msg[256];
+    snprintf(words, sizeof words, "gsl-method=rk8pd gsl-tol=%.17g", tol);
+    if (solver_configure(&b->cfg[0], "gsl", words, msg, sizeof msg) != 0) {
+        return 2;
+    }
     b->n = 1;
     return 0;
 }

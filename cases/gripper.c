@@ -375,7 +375,7 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         const double ratio = r->wall_time / r->cfg.t_final / rate0;
-        const int ode = r->cfg.solver.solver == CCB_SOLVER_ODE;
+        const int ode = (r->cfg.solver.solver->flags & CCB_SOLVER_ODE_METHODS) != 0;
         const double paper = fig7_paper_ratio(r->cfg.label);
         char pcell[32] = "—";
         if (!isnan(paper)) {

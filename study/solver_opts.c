@@ -197,3 +197,24 @@ void solver_cfg_normalize(run_config* cfg) {
     }
     run_config_take_sim_params(cfg, &clean);
 }
+
+int solver_configure(run_config* cfg, const char* solver, const char* words, char* msg, size_t n) {
+    if (solver && solver_select(cfg, solver, msg, n) != 0) {
+        return -1;
+    }
+    char buf[512];
+    if (snprintf(buf, sizeof buf, "%s", words ? words : "") >= (int)sizeof buf) {
+        snprintf(msg, n, "solver options '%.60s...': too long", words);
+        return -1;
+    }
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char* eq = strchr(w, '=');
+        if (eq) {
+            *eq = '\0';
+        }
+        if (solver_set_option(cfg, w, eq ? eq + 1 : NULL, msg, n) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -209,6 +209,9 @@ void solver_option_where(const char* name, char* out, size_t n);
 typedef void (*solver_option_fn)(void* user, const ccb_option_desc* d, const char* text,
                                  int is_default);
 void solver_options_each(const run_config* cfg, solver_option_fn fn, void* user);
+/* Selects `solver` (NULL: keep the run's) and applies option words "NAME=VALUE ..." (a flag: NAME)
+ * through the descriptors, as a variant's are: 0, or -1 with a message. */
+int solver_configure(run_config* cfg, const char* solver, const char* words, char* msg, size_t n);
 /* Resets every solver setting that the run's solver does not read through a descriptor to the
  * defaults (for comparing two configurations that should run the same). */
 void solver_cfg_normalize(run_config* cfg);

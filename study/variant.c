@@ -260,22 +260,6 @@ int variant_applies(const variant_def* v, const case_desc* cs) {
     return strcmp(v->cases, "*") == 0 || in_list(v->cases, cs->name);
 }
 
-/* Applies the variant's option words to cfg; 0, or -1 with a message (a table error). */
-static int apply_words(const variant_def* v, run_config* cfg, char* msg, size_t n) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", v->options ? v->options : "");
-    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-        char* eq = strchr(w, '=');
-        if (eq) {
-            *eq = '\0';
-        }
-        if (solver_set_option(cfg, w, eq ? eq + 1 : NULL, msg, n) != 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
 void variant_configure(const variant_def* v, run_config* cfg, double level) {
     solver_cfg* s = &cfg->solver;
     solver_cfg_default(s);
@@ -284,8 +268,7 @@ void variant_configure(const variant_def* v, run_config* cfg, double level) {
         cfg->approx = v->approx;
     }
     char msg[256];
-    if ((v->solver && solver_select(cfg, v->solver, msg, sizeof msg) != 0) ||
-        apply_words(v, cfg, msg, sizeof msg) != 0) {
+    if (solver_configure(cfg, v->solver, v->options, msg, sizeof msg) != 0) {
         /* the built-in table is checked by unit.variants; a registered solver has no words */
         fprintf(stderr, "ccb: internal error: variant %s: %s\n", v->name, msg);
         abort();
