@@ -19,7 +19,7 @@ libdir=$(dirname "$(find "$prefix" -name 'libccb.so' | head -1)")
 [ -n "$libdir" ] || fail "no libccb.so installed"
 [ -e "$libdir/libccb.a" ] || fail "no libccb.a installed"
 soname=$(objdump -p "$libdir/libccb.so" | awk '/SONAME/ {print $2}')
-[ "$soname" = libccb.so.0.6 ] || fail "soname '$soname', expected libccb.so.0.6"
+[ "$soname" = libccb.so.0.7 ] || fail "soname '$soname', expected libccb.so.0.7"
 grep -q CCB_VERSION_MAJOR "$prefix/include/ccb/version.h" || fail "no ccb/version.h"
 
 # 1. find_package: shared and static targets

@@ -11,6 +11,9 @@ ccb=${1:?usage: plugin_test.sh CCB BUILD_DIR}
 build=${2:?usage: plugin_test.sh CCB BUILD_DIR}
 pgs=$(cd "$build/plugins" && pwd)/pgs.so
 bad=$build/plugins/pgs_abi999.so
+# the ABI this ccb was built with, read from the header it was built from
+abi=$(sed -n 's/^#define CCB_ABI_VERSION \([0-9]*\)$/\1/p' "$(dirname "$0")/../lib/include/ccb/solver.h")
+[ -n "$abi" ] || { echo "FAIL: no CCB_ABI_VERSION in lib/include/ccb/solver.h"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -36,7 +39,7 @@ expect_refusal() { # WHAT TEXT COMMAND...
   grep -qF -- "$text" <<< "$out" || fail "$what: message lacks '$text': $out"
   ok
 }
-expect_refusal "another ABI" "was built against ccb's extension ABI 999; this ccb has ABI 1" \
+expect_refusal "another ABI" "was built against ccb's extension ABI 999; this ccb has ABI $abi" \
   "$ccb" --plugin "$bad" list
 expect_refusal "another module with the same solver" "its registration failed: solver 'pgs': the name is taken" \
   env CCB_PLUGIN_PATH="$tmp/plugdir" "$ccb" --plugin "$pgs" list

@@ -564,9 +564,8 @@ static int trace_step(const double* P, const run_record* r, trace* tr, char* msg
     }
     ccb_contact_ode_params cp = ccb_contact_ode_params_default();
     cp.friction = (ccb_friction_model)lround(P[P_FRICTION]);
-    cp.vs = P[P_VS];
     ccb_contact_ode* co = NULL;
-    int rc = ccb_contact_ode_create(model, &cp, &co, msg, n) == CCB_OK ? 0 : -1;
+    int rc = ccb_contact_ode_create(model, &cp, P[P_VS], &co, msg, n) == CCB_OK ? 0 : -1;
     for (int t = 0; t < 2 && rc == 0; ++t) {
         if (ccb_ode_ie_newton_trace(ccb_contact_ode_system(co), tr->t0, tr->x0, r->cfg.dt, t, 0,
                                     TRACE_MAX, 1e-10, tr->r[t], &tr->n[t], NULL, &tr->conv[t], msg,

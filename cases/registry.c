@@ -105,7 +105,7 @@ int case_set_param(const case_desc* cs, double* params, const char* assignment, 
 }
 
 void case_contact_options(ccb_sim_params* sp, double vs, double sigma, double beta, double margin) {
-    sp->problem.approx.vs = vs;
+    sp->vs = vs;
     sp->problem.approx.sigma = sigma;
     sp->problem.approx.beta = beta;
     sp->margin = margin;

@@ -548,11 +548,13 @@ void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o, 
 const case_desc* need_case(const char* name) {
     const case_desc* cs = case_find(name);
     if (cs == NULL) {
-        char known[512] = "";
-        size_t at = 0;
-        for (int i = 0; i < case_count() && at < sizeof known; ++i) {
-            at += (size_t)snprintf(known + at, sizeof known - at, " %s", case_get(i)->name);
+        const char* names[64];
+        int k = 0;
+        for (int i = 0; i < case_count() && k < 64; ++i) {
+            names[k++] = case_get(i)->name;
         }
+        char known[512];
+        names_join(names, k, " ", " ", 1, known, sizeof known);
         die_usage("unknown case '%s'; known cases:%s", name, known);
     }
     return cs;
@@ -561,11 +563,13 @@ const case_desc* need_case(const char* name) {
 const ccb_approx* need_approx(const char* name) {
     const ccb_approx* ap = ccb_approx_find(name);
     if (ap == NULL) {
-        char known[512] = "";
-        size_t at = 0;
-        for (int i = 0; i < ccb_approx_count() && at < sizeof known; ++i) {
-            at += (size_t)snprintf(known + at, sizeof known - at, " %s", ccb_approx_get(i)->name);
+        const char* names[64];
+        int k = 0;
+        for (int i = 0; i < ccb_approx_count() && k < 64; ++i) {
+            names[k++] = ccb_approx_get(i)->name;
         }
+        char known[512];
+        names_join(names, k, " ", " ", 1, known, sizeof known);
         die_usage("unknown approximation '%s'; known:%s", name, known);
     }
     return ap;
@@ -614,15 +618,7 @@ void solvers_with(unsigned flag, char* out, size_t n) {
             names[k++] = ccb_ode_method_get(j)->name;
         }
     }
-    size_t at = 0;
-    out[0] = '\0';
-    for (int i = 0; i < k && at < n; ++i) {
-        at += (size_t)snprintf(out + at, n - at, "%s%s",
-                               i == 0       ? ""
-                               : i + 1 == k ? " and "
-                                            : ", ",
-                               names[i]);
-    }
+    names_join(names, k, ", ", " and ", 0, out, n);
 }
 
 /* Applies the solver options given to cfg, whose solver is already chosen, in the order of

@@ -100,14 +100,16 @@ void solver_option_where(const char* name, char* out, size_t n) {
             i += nm - 1;
         }
     }
+    names_join(owner, k, ", ", " and ", 0, out, n);
+}
+
+void names_join(const char* const* names, int k, const char* sep, const char* last, int lead,
+                char* out, size_t n) {
     size_t at = 0;
     out[0] = '\0';
     for (int i = 0; i < k && at < n; ++i) {
-        at += (size_t)snprintf(out + at, n - at, "%s%s",
-                               i == 0       ? ""
-                               : i + 1 == k ? " and "
-                                            : ", ",
-                               owner[i]);
+        const char* s = i == 0 && !lead ? "" : i > 0 && i + 1 == k ? last : sep;
+        at += (size_t)snprintf(out + at, n - at, "%s%s", s, names[i]);
     }
 }
 

@@ -202,6 +202,10 @@ int solver_set_option(run_config* cfg, const char* name, const char* text, char*
 int solver_option_requires(const run_config* cfg, const char* name, char* msg, size_t n);
 /* 0 if some solver's descriptor `name` accepts the text, else -1 with its message. */
 int solver_option_validate(const char* name, const char* text, char* msg, size_t n);
+/* The k names joined into out (truncated to n): sep between them, last before the last one
+ * ("a, b and c" with ", " and " and "; " a b c" with sep " " and a leading sep when lead). */
+void names_join(const char* const* names, int k, const char* sep, const char* last, int lead,
+                char* out, size_t n);
 /* The solvers and ODE methods that have option `name`: "newton, tamsi and ie". */
 void solver_option_where(const char* name, char* out, size_t n);
 /* Calls fn for each descriptor of the run's solver and its ODE method with the value as text and
@@ -481,6 +485,10 @@ void suite_sensitivity_free(suite_sensitivity* sv);
 void suite_report_head(strbuf* r);
 void suite_report_case(strbuf* r, const study_ctx* ctx);
 int suite_report_write(const char* root, const char* text);
+/* The case's section alone, as <out_root>/<case>/report.md (atomic): what `ccb gate` leaves
+ * beside the tier's data, so that a tier's report can be read and compared without `ccb
+ * reproduce`. Its wall-time columns are the only parts that differ between two runs. 0 or 2. */
+int suite_report_case_write(const study_ctx* ctx);
 
 /* Directory <out_root>/<case>/<sub> (created). */
 int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n);

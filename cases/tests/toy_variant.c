@@ -17,14 +17,16 @@
 
 enum { U_VHAT, U_FRIC, U_EPS, U_KN }; /* user[]: vhat, mu gn0, eps, dt^2 k */
 
-static void toy_prepare(const ccb_approx_options* o, const ccb_contact_input* in,
-                        ccb_constraint* c) {
+static void toy_prepare(const ccb_step_context* step, const ccb_approx_options* o,
+                        const ccb_contact_input* in, ccb_constraint* c) {
+    (void)o;
+    const double dt = step->dt;
     memset(c, 0, sizeof *c);
-    c->dt = o->dt, c->k = in->k, c->mu = in->mu, c->phi0 = in->phi0;
-    c->user[U_VHAT] = -in->phi0 / o->dt;
-    c->user[U_FRIC] = in->mu * o->dt * in->k * fmax(-in->phi0, 0.0);
-    c->user[U_EPS] = o->vs;
-    c->user[U_KN] = o->dt * o->dt * in->k;
+    c->dt = dt, c->k = in->k, c->mu = in->mu, c->phi0 = in->phi0;
+    c->user[U_VHAT] = -in->phi0 / dt;
+    c->user[U_FRIC] = in->mu * dt * in->k * fmax(-in->phi0, 0.0);
+    c->user[U_EPS] = step->vs;
+    c->user[U_KN] = dt * dt * in->k;
 }
 
 static double toy_eval(const ccb_constraint* c, const double vc[3], double g[3], double G[9]) {

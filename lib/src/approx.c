@@ -84,22 +84,14 @@ const ccb_approx* ccb_approx_find(const char* name) {
 ccb_approx_options ccb_approx_options_default(void) {
     ccb_approx_options o;
     memset(&o, 0, sizeof o); /* defined padding: params compare bytewise */
-    o.dt = 0.01;
-    o.vs = 1e-4;    /* ICF §XI; Drake MultibodyPlantConfig::stiction_tolerance */
-    o.sigma = 1e-3; /* Drake sap_driver.cc */
-    o.beta = 1.0;   /* Drake sap_near_rigid_threshold */
+    o.sigma = 1e-3;          /* Drake sap_driver.cc */
+    o.beta = 1.0;            /* Drake sap_near_rigid_threshold */
     return o;
 }
 
 ccb_status ccb_approx_options_check(const ccb_approx_options* o, char* msg, size_t n) {
     if (o == NULL) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "approximation options: NULL pointer");
-    }
-    if (!(isfinite(o->dt) && o->dt > 0)) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "dt must be finite and > 0 (got %g)", o->dt);
-    }
-    if (!(isfinite(o->vs) && o->vs > 0)) {
-        return ccb_errorf(msg, n, CCB_E_INVALID, "vs must be finite and > 0 m/s (got %g)", o->vs);
     }
     if (!(isfinite(o->sigma) && o->sigma > 0)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "sigma must be finite and > 0 (got %g)", o->sigma);
@@ -110,10 +102,10 @@ ccb_status ccb_approx_options_check(const ccb_approx_options* o, char* msg, size
     return CCB_OK;
 }
 
-void ccb_constraint_init(const ccb_approx_options* opt, const ccb_contact_input* in,
+void ccb_constraint_init(const ccb_step_context* step, const ccb_contact_input* in,
                          ccb_constraint* c) {
     memset(c, 0, sizeof *c);
-    c->dt = opt->dt;
+    c->dt = step->dt;
     c->k = in->k;
     c->d = in->d;
     c->mu = in->mu;

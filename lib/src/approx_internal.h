@@ -14,14 +14,14 @@ typedef struct soft_slip {
 soft_slip ccb_soft_slip(const double vt[2], double eps);
 
 /* Copies dt, k, d, mu, phi0 into c and zeroes the rest. */
-void ccb_constraint_init(const ccb_approx_options* opt, const ccb_contact_input* in,
+void ccb_constraint_init(const ccb_step_context* step, const ccb_contact_input* in,
                          ccb_constraint* c);
 
 /* Lagged cost/impulse/Hessian, shared by Lagged and regularized Lagged (they differ only in
  * eps_s, set by prepare). */
 double ccb_lagged_eval(const ccb_constraint* c, const double vc[3], double gamma[3], double G[9]);
 /* gamma_n0 = dt k (-phi0)_+ (1 - d vn0)_+ (formulation-convex §5). */
-double ccb_lagged_gn0(const ccb_approx_options* opt, const ccb_contact_input* in);
+double ccb_lagged_gn0(const ccb_step_context* step, const ccb_contact_input* in);
 /* Returns eps_s of the constraint (Lagged, Similar). */
 double ccb_eps_s_tolerance(const ccb_constraint* c, const double gamma[3]);
 /* Inactive radius (ccb_approx.inactive_radius) of a law that vanishes wherever

@@ -10,18 +10,19 @@
  * Properties: |gamma_t| < mu gamma_n0, G_t(v_t = 0) = mu gamma_n0/eps_s, no gliding, consistent. */
 #include "approx_internal.h"
 
-double ccb_lagged_gn0(const ccb_approx_options* opt, const ccb_contact_input* in) {
+double ccb_lagged_gn0(const ccb_step_context* step, const ccb_contact_input* in) {
     const double x = -in->phi0 > 0 ? -in->phi0 : 0.0;
     const double f = 1.0 - in->d * in->vn0;
-    return opt->dt * in->k * x * (f > 0 ? f : 0.0);
+    return step->dt * in->k * x * (f > 0 ? f : 0.0);
 }
 
-static void lagged_prepare(const ccb_approx_options* opt, const ccb_contact_input* in,
-                           ccb_constraint* c) {
-    ccb_constraint_init(opt, in, c);
+static void lagged_prepare(const ccb_step_context* step, const ccb_approx_options* opt,
+                           const ccb_contact_input* in, ccb_constraint* c) {
+    (void)opt;
+    ccb_constraint_init(step, in, c);
     ccb_hc_prepare(c);
-    c->gn0 = ccb_lagged_gn0(opt, in);
-    c->eps_s = opt->vs;
+    c->gn0 = ccb_lagged_gn0(step, in);
+    c->eps_s = step->vs;
 }
 
 double ccb_lagged_eval(const ccb_constraint* c, const double vc[3], double gamma[3], double G[9]) {

@@ -9,13 +9,13 @@
 
 #include "approx_internal.h"
 
-static void lagged_reg_prepare(const ccb_approx_options* opt, const ccb_contact_input* in,
-                               ccb_constraint* c) {
-    ccb_constraint_init(opt, in, c);
+static void lagged_reg_prepare(const ccb_step_context* step, const ccb_approx_options* opt,
+                               const ccb_contact_input* in, ccb_constraint* c) {
+    ccb_constraint_init(step, in, c);
     ccb_hc_prepare(c);
-    c->gn0 = ccb_lagged_gn0(opt, in);
+    c->gn0 = ccb_lagged_gn0(step, in);
     c->sigma_w = opt->sigma * in->w;
-    c->eps_s = fmax(opt->vs, c->sigma_w * in->mu * c->gn0); /* eq. (26) */
+    c->eps_s = fmax(step->vs, c->sigma_w * in->mu * c->gn0); /* eq. (26) */
 }
 
 const ccb_approx ccb_approx_lagged_reg = {

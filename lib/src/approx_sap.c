@@ -22,10 +22,10 @@
 #include "approx_internal.h"
 #include "ccb/math.h"
 
-static void sap_prepare(const ccb_approx_options* opt, const ccb_contact_input* in,
-                        ccb_constraint* c) {
-    ccb_constraint_init(opt, in, c);
-    const double dt = opt->dt;
+static void sap_prepare(const ccb_step_context* step, const ccb_approx_options* opt,
+                        const ccb_contact_input* in, ccb_constraint* c) {
+    ccb_constraint_init(step, in, c);
+    const double dt = step->dt;
     const double tau = in->tau_d;
     const double w = in->w;
     const double four_pi2 = 4.0 * CCB_PI * CCB_PI;

@@ -10,11 +10,12 @@
  * lib/tests/test_approx.c). */
 #include "approx_internal.h"
 
-static void similar_prepare(const ccb_approx_options* opt, const ccb_contact_input* in,
-                            ccb_constraint* c) {
-    ccb_constraint_init(opt, in, c);
+static void similar_prepare(const ccb_step_context* step, const ccb_approx_options* opt,
+                            const ccb_contact_input* in, ccb_constraint* c) {
+    (void)opt;
+    ccb_constraint_init(step, in, c);
     ccb_hc_prepare(c);
-    c->eps_s = opt->vs;
+    c->eps_s = step->vs;
 }
 
 static double similar_eval(const ccb_constraint* c, const double vc[3], double gamma[3],

@@ -18,14 +18,7 @@
 #include "ccb/alloc.h"
 #include "model_internal.h"
 
-static const char* const k_planar_q[3] = {"x", "z", "theta"};
-static const char* const k_planar_v[3] = {"vx", "vz", "omega"};
-static const char* const k_planar_qu[3] = {"m", "m", "rad"};
-static const char* const k_planar_vu[3] = {"m/s", "m/s", "rad/s"};
-static const char* const k_free_q[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
-static const char* const k_free_v[6] = {"wx", "wy", "wz", "vx", "vy", "vz"};
-static const char* const k_free_qu[7] = {"m", "m", "m", "-", "-", "-", "-"};
-static const char* const k_free_vu[6] = {"rad/s", "rad/s", "rad/s", "m/s", "m/s", "m/s"};
+const char* const ccb_planar_q_names[3] = {"x", "z", "theta"};
 
 ccb_body_def ccb_body_def_default(void) {
     ccb_body_def d;
@@ -91,9 +84,7 @@ const char* ccb_model_last_error(const ccb_model* m) {
     return m ? m->msg : "model is NULL";
 }
 
-static ccb_status fail(ccb_model* m, ccb_status s, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static ccb_status fail(ccb_model* m, ccb_status s, const char* fmt, ...) {
+ccb_status ccb_model_fail(ccb_model* m, ccb_status s, const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     ccb_verrorf(m->msg, sizeof m->msg, s, fmt, ap);
@@ -106,10 +97,11 @@ ccb_status ccb_model_set_gravity(ccb_model* m, ccb_vec3 g) {
         return CCB_E_INVALID;
     }
     if (m->finalized) {
-        return fail(m, CCB_E_INVALID, "set_gravity: model is already finalized");
+        return ccb_model_fail(m, CCB_E_INVALID, "set_gravity: model is already finalized");
     }
     if (!ccb_v3_isfinite(g)) {
-        return fail(m, CCB_E_INVALID, "gravity must be finite (got %g, %g, %g)", g.x, g.y, g.z);
+        return ccb_model_fail(m, CCB_E_INVALID, "gravity must be finite (got %g, %g, %g)", g.x, g.y,
+                              g.z);
     }
     m->gravity = g;
     return CCB_OK;
@@ -147,12 +139,12 @@ static double planar_angle(const ccb_mat3* R) {
 /* Mass finite > 0 and a finite, symmetric, positive definite inertia (free and jointed bodies). */
 static ccb_status check_mass_inertia(ccb_model* m, const ccb_body_def* d, const char* name) {
     if (!(isfinite(d->mass) && d->mass > 0)) {
-        return fail(m, CCB_E_INVALID, "body '%s': mass must be finite and > 0 kg (got %g)", name,
-                    d->mass);
+        return ccb_model_fail(m, CCB_E_INVALID,
+                              "body '%s': mass must be finite and > 0 kg (got %g)", name, d->mass);
     }
     if (d->locked != 0) {
-        return fail(m, CCB_E_INVALID, "body '%s': only a planar body has lockable coordinates",
-                    name);
+        return ccb_model_fail(m, CCB_E_INVALID,
+                              "body '%s': only a planar body has lockable coordinates", name);
     }
     const double* I = d->inertia.m;
     const double scale = fabs(I[0]) + fabs(I[4]) + fabs(I[8]);
@@ -163,10 +155,10 @@ static ccb_status check_mass_inertia(ccb_model* m, const ccb_body_def* d, const 
     const double m3 = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
                       I[2] * (I[3] * I[7] - I[4] * I[6]);
     if (!finite_mat(&d->inertia) || !sym || !(m1 > 0 && m2 > 0 && m3 > 0)) {
-        return fail(m, CCB_E_INVALID,
-                    "body '%s': inertia must be finite, symmetric and positive definite "
-                    "(diagonal %g, %g, %g kg m^2)",
-                    name, I[0], I[4], I[8]);
+        return ccb_model_fail(m, CCB_E_INVALID,
+                              "body '%s': inertia must be finite, symmetric and positive definite "
+                              "(diagonal %g, %g, %g kg m^2)",
+                              name, I[0], I[4], I[8]);
     }
     return CCB_OK;
 }
@@ -175,7 +167,7 @@ static ccb_status check_mass_inertia(ccb_model* m, const ccb_body_def* d, const 
 static ccb_status check_rotation(ccb_model* m, const ccb_pose* X, const char* name,
                                  const char* what) {
     if (!ccb_v3_isfinite(X->p) || !finite_mat(&X->R)) {
-        return fail(m, CCB_E_INVALID, "body '%s': %s must be finite", name, what);
+        return ccb_model_fail(m, CCB_E_INVALID, "body '%s': %s must be finite", name, what);
     }
     const ccb_mat3 RT = ccb_m3_transpose(&X->R);
     const ccb_mat3 RtR = ccb_m3_mul(&RT, &X->R);
@@ -188,10 +180,11 @@ static ccb_status check_rotation(ccb_model* m, const ccb_pose* X, const char* na
                        R[2] * (R[3] * R[7] - R[4] * R[6]);
     /* [round-off: a rotation built from trigonometric products is orthonormal to ~1e-15] */
     if (!(err <= 1e-9 && det > 0)) {
-        return fail(m, CCB_E_INVALID,
-                    "body '%s': %s: orientation is not a rotation matrix (|R^T R - I| = %g, "
-                    "det = %g)",
-                    name, what, err, det);
+        return ccb_model_fail(
+            m, CCB_E_INVALID,
+            "body '%s': %s: orientation is not a rotation matrix (|R^T R - I| = %g, "
+            "det = %g)",
+            name, what, err, det);
     }
     return CCB_OK;
 }
@@ -206,7 +199,7 @@ static ccb_status check_free_body(ccb_model* m, const ccb_body_def* d, const cha
         return s;
     }
     if (!ccb_v3_isfinite(d->twist.v) || !ccb_v3_isfinite(d->twist.w)) {
-        return fail(m, CCB_E_INVALID, "body '%s': initial twist must be finite", name);
+        return ccb_model_fail(m, CCB_E_INVALID, "body '%s': initial twist must be finite", name);
     }
     return CCB_OK;
 }
@@ -226,30 +219,33 @@ static ccb_status check_joint_body(ccb_model* m, const ccb_body_def* d, const ch
         return s;
     }
     if (j->parent < -1 || j->parent >= m->nbodies) {
-        return fail(m, CCB_E_INVALID,
-                    "body '%s': joint parent %d is not the world (-1) or a body added before "
-                    "(0..%d)",
-                    name, j->parent, m->nbodies - 1);
+        return ccb_model_fail(
+            m, CCB_E_INVALID,
+            "body '%s': joint parent %d is not the world (-1) or a body added before "
+            "(0..%d)",
+            name, j->parent, m->nbodies - 1);
     }
     if (j->parent >= 0) {
         const ccb_body_def* pd = &m->bodies[j->parent].def;
         if (pd->mobilizer == CCB_MOBILIZER_PRESCRIBED && pd->accel == NULL) {
-            return fail(m, CCB_E_INVALID,
-                        "body '%s': its parent '%s' is prescribed without an acceleration "
-                        "function (ccb_body_def.accel), which the joint forces need",
-                        name, m->bodies[j->parent].name);
+            return ccb_model_fail(
+                m, CCB_E_INVALID,
+                "body '%s': its parent '%s' is prescribed without an acceleration "
+                "function (ccb_body_def.accel), which the joint forces need",
+                name, m->bodies[j->parent].name);
         }
     }
     const double an = ccb_v3_norm(j->axis);
     if (!(isfinite(an) && an > 0)) {
-        return fail(m, CCB_E_INVALID, "body '%s': joint axis must be finite and non-zero", name);
+        return ccb_model_fail(m, CCB_E_INVALID, "body '%s': joint axis must be finite and non-zero",
+                              name);
     }
     const double vals[5] = {j->q0, j->v0, j->damping, j->stiffness, j->q_rest};
     static const char* const what[5] = {"q0", "v0", "damping", "stiffness", "q_rest"};
     for (int i = 0; i < 5; ++i) {
         if (!isfinite(vals[i]) || ((i == 2 || i == 3) && vals[i] < 0)) {
-            return fail(m, CCB_E_INVALID, "body '%s': joint %s must be finite%s (got %g)", name,
-                        what[i], (i == 2 || i == 3) ? " and >= 0" : "", vals[i]);
+            return ccb_model_fail(m, CCB_E_INVALID, "body '%s': joint %s must be finite%s (got %g)",
+                                  name, what[i], (i == 2 || i == 3) ? " and >= 0" : "", vals[i]);
         }
     }
     return CCB_OK;
@@ -258,14 +254,14 @@ static ccb_status check_joint_body(ccb_model* m, const ccb_body_def* d, const ch
 static ccb_status check_body(ccb_model* m, const ccb_body_def* d, const char* name) {
     if (d->mobilizer == CCB_MOBILIZER_FIXED) {
         if (!ccb_v3_isfinite(d->pose.p) || !finite_mat(&d->pose.R)) {
-            return fail(m, CCB_E_INVALID, "body '%s': fixed pose must be finite", name);
+            return ccb_model_fail(m, CCB_E_INVALID, "body '%s': fixed pose must be finite", name);
         }
         return CCB_OK;
     }
     if (d->mobilizer == CCB_MOBILIZER_PRESCRIBED) {
         if (d->motion == NULL) {
-            return fail(m, CCB_E_INVALID, "body '%s': prescribed mobilizer needs a motion function",
-                        name);
+            return ccb_model_fail(m, CCB_E_INVALID,
+                                  "body '%s': prescribed mobilizer needs a motion function", name);
         }
         return CCB_OK;
     }
@@ -276,51 +272,54 @@ static ccb_status check_body(ccb_model* m, const ccb_body_def* d, const char* na
         return check_joint_body(m, d, name);
     }
     if (d->mobilizer != CCB_MOBILIZER_PLANAR) {
-        return fail(m, CCB_E_INVALID, "body '%s': unknown mobilizer type %d", name,
-                    (int)d->mobilizer);
+        return ccb_model_fail(m, CCB_E_INVALID, "body '%s': unknown mobilizer type %d", name,
+                              (int)d->mobilizer);
     }
     if (!(isfinite(d->mass) && d->mass > 0)) {
-        return fail(m, CCB_E_INVALID, "body '%s': mass must be finite and > 0 kg (got %g)", name,
-                    d->mass);
+        return ccb_model_fail(m, CCB_E_INVALID,
+                              "body '%s': mass must be finite and > 0 kg (got %g)", name, d->mass);
     }
     if (d->locked & ~(CCB_LOCK_X | CCB_LOCK_Z | CCB_LOCK_THETA)) {
-        return fail(m, CCB_E_INVALID, "body '%s': unknown lock bits 0x%x", name, d->locked);
+        return ccb_model_fail(m, CCB_E_INVALID, "body '%s': unknown lock bits 0x%x", name,
+                              d->locked);
     }
     const double Iyy = d->inertia.m[4];
     if (!finite_mat(&d->inertia) || (!(d->locked & CCB_LOCK_THETA) && !(Iyy > 0))) {
-        return fail(m, CCB_E_INVALID,
-                    "body '%s': inertia must be finite with I_yy > 0 kg m^2 (got I_yy = %g)", name,
-                    Iyy);
+        return ccb_model_fail(
+            m, CCB_E_INVALID,
+            "body '%s': inertia must be finite with I_yy > 0 kg m^2 (got I_yy = %g)", name, Iyy);
     }
     if (!ccb_v3_isfinite(d->pose.p) || !finite_mat(&d->pose.R)) {
-        return fail(m, CCB_E_INVALID, "body '%s': initial pose must be finite", name);
+        return ccb_model_fail(m, CCB_E_INVALID, "body '%s': initial pose must be finite", name);
     }
     if (isnan(planar_angle(&d->pose.R))) {
-        return fail(m, CCB_E_INVALID,
-                    "body '%s': planar body's initial orientation must be a rotation about y",
-                    name);
+        return ccb_model_fail(
+            m, CCB_E_INVALID,
+            "body '%s': planar body's initial orientation must be a rotation about y", name);
     }
     const ccb_twist* V = &d->twist;
     if (!ccb_v3_isfinite(V->v) || !ccb_v3_isfinite(V->w)) {
-        return fail(m, CCB_E_INVALID, "body '%s': initial twist must be finite", name);
+        return ccb_model_fail(m, CCB_E_INVALID, "body '%s': initial twist must be finite", name);
     }
     if (V->v.y != 0 || V->w.x != 0 || V->w.z != 0) {
-        return fail(m, CCB_E_INVALID,
-                    "body '%s': planar twist needs v_y = 0 and w = (0, omega, 0) (got v_y = %g, "
-                    "w_x = %g, w_z = %g)",
-                    name, V->v.y, V->w.x, V->w.z);
+        return ccb_model_fail(
+            m, CCB_E_INVALID,
+            "body '%s': planar twist needs v_y = 0 and w = (0, omega, 0) (got v_y = %g, "
+            "w_x = %g, w_z = %g)",
+            name, V->v.y, V->w.x, V->w.z);
     }
     const double v3[3] = {V->v.x, V->v.z, V->w.y};
     for (int i = 0; i < 3; ++i) {
         if ((d->locked & (1u << i)) && v3[i] != 0) {
-            return fail(m, CCB_E_INVALID,
-                        "body '%s': locked coordinate %s has a non-zero initial velocity %g", name,
-                        k_planar_q[i], v3[i]);
+            return ccb_model_fail(
+                m, CCB_E_INVALID,
+                "body '%s': locked coordinate %s has a non-zero initial velocity %g", name,
+                ccb_planar_q_names[i], v3[i]);
         }
         if (!(isfinite(d->damping[i]) && d->damping[i] >= 0)) {
-            return fail(m, CCB_E_INVALID,
-                        "body '%s': damping on %s must be finite and >= 0 (got %g)", name,
-                        k_planar_q[i], d->damping[i]);
+            return ccb_model_fail(m, CCB_E_INVALID,
+                                  "body '%s': damping on %s must be finite and >= 0 (got %g)", name,
+                                  ccb_planar_q_names[i], d->damping[i]);
         }
     }
     return CCB_OK;
@@ -331,30 +330,32 @@ ccb_status ccb_model_add_body(ccb_model* m, const ccb_body_def* d, int* body_id)
         return CCB_E_INVALID;
     }
     if (d == NULL) {
-        return fail(m, CCB_E_INVALID, "add_body: definition is NULL");
+        return ccb_model_fail(m, CCB_E_INVALID, "add_body: definition is NULL");
     }
     if (m->finalized) {
-        return fail(m, CCB_E_INVALID, "add_body: model is already finalized");
+        return ccb_model_fail(m, CCB_E_INVALID, "add_body: model is already finalized");
     }
     char name[CCB_NAME_MAX];
     if (d->name == NULL) {
         snprintf(name, sizeof name, "body%d", m->nbodies);
     } else if (!valid_name(d->name)) {
-        return fail(m, CCB_E_INVALID,
-                    "body %d: name must be 1..%d characters of [A-Za-z0-9_-] (got '%.60s')",
-                    m->nbodies, CCB_NAME_MAX - 1, d->name);
+        return ccb_model_fail(
+            m, CCB_E_INVALID,
+            "body %d: name must be 1..%d characters of [A-Za-z0-9_-] (got '%.60s')", m->nbodies,
+            CCB_NAME_MAX - 1, d->name);
     } else {
         snprintf(name, sizeof name, "%s", d->name);
     }
     if (ccb_model_find_body(m, name) >= 0) {
-        return fail(m, CCB_E_INVALID, "body '%s': a body with this name already exists", name);
+        return ccb_model_fail(m, CCB_E_INVALID, "body '%s': a body with this name already exists",
+                              name);
     }
     ccb_status s = check_body(m, d, name);
     if (s != CCB_OK) {
         return s;
     }
     if (ccb_grow((void**)&m->bodies, &m->cap_bodies, m->nbodies + 1, sizeof(ccb_body)) != CCB_OK) {
-        return fail(m, CCB_E_NOMEM, "add_body: out of memory");
+        return ccb_model_fail(m, CCB_E_NOMEM, "add_body: out of memory");
     }
     ccb_body* b = &m->bodies[m->nbodies];
     memset(b, 0, sizeof *b);
@@ -383,7 +384,7 @@ ccb_status ccb_model_add_body(ccb_model* m, const ccb_body_def* d, int* body_id)
     m->nbodies++;
     if (b->parent >= 0 && ccb_model_filter_pair(m, b->parent, id) != CCB_OK) {
         m->nbodies--; /* the model is unchanged on failure */
-        return fail(m, CCB_E_NOMEM, "add_body: out of memory");
+        return ccb_model_fail(m, CCB_E_NOMEM, "add_body: out of memory");
     }
     if (body_id) {
         *body_id = id;
@@ -393,20 +394,21 @@ ccb_status ccb_model_add_body(ccb_model* m, const ccb_body_def* d, int* body_id)
 
 static ccb_status check_material(ccb_model* m, const char* who, const ccb_material* mat) {
     if (!(mat->k > 0) || isnan(mat->k)) {
-        return fail(m, CCB_E_INVALID, "%s: stiffness k must be > 0 N/m or INFINITY (got %g)", who,
-                    mat->k);
+        return ccb_model_fail(m, CCB_E_INVALID,
+                              "%s: stiffness k must be > 0 N/m or INFINITY (got %g)", who, mat->k);
     }
     if (!(isfinite(mat->d) && mat->d >= 0)) {
-        return fail(m, CCB_E_INVALID, "%s: dissipation d must be finite and >= 0 s/m (got %g)", who,
-                    mat->d);
+        return ccb_model_fail(m, CCB_E_INVALID,
+                              "%s: dissipation d must be finite and >= 0 s/m (got %g)", who,
+                              mat->d);
     }
     if (!(isfinite(mat->tau_d) && mat->tau_d >= 0)) {
-        return fail(m, CCB_E_INVALID, "%s: tau_d must be finite and >= 0 s (got %g)", who,
-                    mat->tau_d);
+        return ccb_model_fail(m, CCB_E_INVALID, "%s: tau_d must be finite and >= 0 s (got %g)", who,
+                              mat->tau_d);
     }
     if (!(isfinite(mat->mu) && mat->mu >= 0)) {
-        return fail(m, CCB_E_INVALID, "%s: friction mu must be finite and >= 0 (got %g)", who,
-                    mat->mu);
+        return ccb_model_fail(m, CCB_E_INVALID, "%s: friction mu must be finite and >= 0 (got %g)",
+                              who, mat->mu);
     }
     return CCB_OK;
 }
@@ -416,93 +418,96 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
         return CCB_E_INVALID;
     }
     if (d == NULL) {
-        return fail(m, CCB_E_INVALID, "add_shape: definition is NULL");
+        return ccb_model_fail(m, CCB_E_INVALID, "add_shape: definition is NULL");
     }
     if (m->finalized) {
-        return fail(m, CCB_E_INVALID, "add_shape: model is already finalized");
+        return ccb_model_fail(m, CCB_E_INVALID, "add_shape: model is already finalized");
     }
     if (body < 0 || body >= m->nbodies) {
-        return fail(m, CCB_E_INVALID, "add_shape: body index %d out of range [0, %d)", body,
-                    m->nbodies);
+        return ccb_model_fail(m, CCB_E_INVALID, "add_shape: body index %d out of range [0, %d)",
+                              body, m->nbodies);
     }
     char who[2 * CCB_NAME_MAX + 16];
     snprintf(who, sizeof who, "shape %d on body '%s'", m->nshapes, m->bodies[body].name);
     if (d->name != NULL && !valid_name(d->name)) {
-        return fail(m, CCB_E_INVALID, "%s: invalid name '%.60s'", who, d->name);
+        return ccb_model_fail(m, CCB_E_INVALID, "%s: invalid name '%.60s'", who, d->name);
     }
     if (!ccb_v3_isfinite(d->pose.p) || !finite_mat(&d->pose.R)) {
-        return fail(m, CCB_E_INVALID, "%s: pose must be finite", who);
+        return ccb_model_fail(m, CCB_E_INVALID, "%s: pose must be finite", who);
     }
     ccb_status s = check_material(m, who, &d->material);
     if (s != CCB_OK) {
         return s;
     }
     if (!(isfinite(d->hydro_slab) && d->hydro_slab >= 0)) {
-        return fail(m, CCB_E_INVALID, "%s: hydro_slab must be finite and >= 0 m (got %g)", who,
-                    d->hydro_slab);
+        return ccb_model_fail(m, CCB_E_INVALID, "%s: hydro_slab must be finite and >= 0 m (got %g)",
+                              who, d->hydro_slab);
     }
     if (d->hydro_slab > 0 && (d->type != CCB_SHAPE_HALFSPACE || isinf(d->material.k))) {
-        return fail(m, CCB_E_INVALID,
-                    "%s: hydro_slab > 0 makes a compliant hydroelastic half-space: only for a "
-                    "half-space, with its modulus E in material.k (finite)",
-                    who);
+        return ccb_model_fail(
+            m, CCB_E_INVALID,
+            "%s: hydro_slab > 0 makes a compliant hydroelastic half-space: only for a "
+            "half-space, with its modulus E in material.k (finite)",
+            who);
     }
     if (d->type == CCB_SHAPE_BOX) {
         const ccb_vec3 h = d->half_extents;
         if (!(ccb_v3_isfinite(h) && h.x > 0 && h.y > 0 && h.z > 0)) {
-            return fail(m, CCB_E_INVALID,
-                        "%s: box half extents must be finite and > 0 m (got %g, %g, %g)", who, h.x,
-                        h.y, h.z);
+            return ccb_model_fail(m, CCB_E_INVALID,
+                                  "%s: box half extents must be finite and > 0 m (got %g, %g, %g)",
+                                  who, h.x, h.y, h.z);
         }
     } else if (d->type == CCB_SHAPE_POINTS) {
         if (d->npoints < 1 || d->points == NULL) {
-            return fail(m, CCB_E_INVALID, "%s: a point set needs npoints >= 1 (got %d)", who,
-                        d->npoints);
+            return ccb_model_fail(m, CCB_E_INVALID, "%s: a point set needs npoints >= 1 (got %d)",
+                                  who, d->npoints);
         }
         for (int i = 0; i < d->npoints; ++i) {
             if (!ccb_v3_isfinite(d->points[i])) {
-                return fail(m, CCB_E_INVALID, "%s: point %d is not finite", who, i);
+                return ccb_model_fail(m, CCB_E_INVALID, "%s: point %d is not finite", who, i);
             }
         }
     } else if (d->type == CCB_SHAPE_SPHERE) {
         if (!(isfinite(d->radius) && d->radius > 0)) {
-            return fail(m, CCB_E_INVALID, "%s: sphere radius must be finite and > 0 m (got %g)",
-                        who, d->radius);
+            return ccb_model_fail(m, CCB_E_INVALID,
+                                  "%s: sphere radius must be finite and > 0 m (got %g)", who,
+                                  d->radius);
         }
     } else if (d->type == CCB_SHAPE_CAPSULE) {
         if (!(isfinite(d->radius) && d->radius >= 0) ||
             !(isfinite(d->half_length) && d->half_length > 0)) {
-            return fail(m, CCB_E_INVALID,
-                        "%s: capsule needs radius >= 0 and half_length > 0 m (got %g, %g)", who,
-                        d->radius, d->half_length);
+            return ccb_model_fail(
+                m, CCB_E_INVALID,
+                "%s: capsule needs radius >= 0 and half_length > 0 m (got %g, %g)", who, d->radius,
+                d->half_length);
         }
     } else if (d->type == CCB_SHAPE_HYDRO) {
         if (d->mesh == NULL) {
-            return fail(m, CCB_E_INVALID, "%s: a hydroelastic shape needs a mesh", who);
+            return ccb_model_fail(m, CCB_E_INVALID, "%s: a hydroelastic shape needs a mesh", who);
         }
         if (d->hydro_repr != CCB_HYDRO_POLYGONS && d->hydro_repr != CCB_HYDRO_TRIANGLES) {
-            return fail(m, CCB_E_INVALID, "%s: unknown face representation %d", who,
-                        (int)d->hydro_repr);
+            return ccb_model_fail(m, CCB_E_INVALID, "%s: unknown face representation %d", who,
+                                  (int)d->hydro_repr);
         }
     } else if (d->type != CCB_SHAPE_HALFSPACE) {
-        return fail(m, CCB_E_INVALID, "%s: unknown shape type %d", who, (int)d->type);
+        return ccb_model_fail(m, CCB_E_INVALID, "%s: unknown shape type %d", who, (int)d->type);
     }
     if (ccb_grow((void**)&m->shapes, &m->cap_shapes, m->nshapes + 1, sizeof(ccb_shape)) != CCB_OK) {
-        return fail(m, CCB_E_NOMEM, "add_shape: out of memory");
+        return ccb_model_fail(m, CCB_E_NOMEM, "add_shape: out of memory");
     }
     ccb_shape* sh = &m->shapes[m->nshapes];
     memset(sh, 0, sizeof *sh);
     if (d->type == CCB_SHAPE_POINTS) {
         sh->points = ccb_alloc((size_t)d->npoints * sizeof(ccb_vec3));
         if (sh->points == NULL) {
-            return fail(m, CCB_E_NOMEM, "add_shape: out of memory");
+            return ccb_model_fail(m, CCB_E_NOMEM, "add_shape: out of memory");
         }
         memcpy(sh->points, d->points, (size_t)d->npoints * sizeof(ccb_vec3));
     }
     if (d->type == CCB_SHAPE_HYDRO) {
         sh->mesh = ccb_hydro_mesh_clone(d->mesh);
         if (sh->mesh == NULL) {
-            return fail(m, CCB_E_NOMEM, "add_shape: out of memory");
+            return ccb_model_fail(m, CCB_E_NOMEM, "add_shape: out of memory");
         }
     }
     if (d->name) {
@@ -519,548 +524,6 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
         *shape_id = m->nshapes;
     }
     m->nshapes++;
-    return CCB_OK;
-}
-
-ccb_status ccb_model_filter_pair(ccb_model* m, int a, int b) {
-    if (m == NULL) {
-        return CCB_E_INVALID;
-    }
-    if (m->finalized) {
-        return fail(m, CCB_E_INVALID, "filter_pair: model is already finalized");
-    }
-    if (a < 0 || a >= m->nbodies || b < 0 || b >= m->nbodies || a == b) {
-        return fail(m, CCB_E_INVALID, "filter_pair: invalid body pair (%d, %d) of %d bodies", a, b,
-                    m->nbodies);
-    }
-    if (ccb_grow((void**)&m->filters, &m->cap_filters, 2 * (m->nfilters + 1), sizeof(int)) !=
-        CCB_OK) {
-        return fail(m, CCB_E_NOMEM, "filter_pair: out of memory");
-    }
-    m->filters[2 * m->nfilters] = a < b ? a : b;
-    m->filters[2 * m->nfilters + 1] = a < b ? b : a;
-    m->nfilters++;
-    return CCB_OK;
-}
-
-static int cmp_filter(const void* x, const void* y) {
-    const int* a = x;
-    const int* b = y;
-    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
-}
-
-/* Filters are sorted at finalize: binary search. */
-static int filtered(const ccb_model* m, int a, int b) {
-    const int key[2] = {a < b ? a : b, a < b ? b : a};
-    return m->nfilters > 0 &&
-           bsearch(key, m->filters, (size_t)m->nfilters, 2 * sizeof(int), cmp_filter) != NULL;
-}
-
-static const char* shape_type_name(ccb_shape_type t) {
-    switch (t) {
-    case CCB_SHAPE_HALFSPACE: return "half-space";
-    case CCB_SHAPE_BOX: return "box";
-    case CCB_SHAPE_POINTS: return "point set";
-    case CCB_SHAPE_SPHERE: return "sphere";
-    case CCB_SHAPE_CAPSULE: return "capsule";
-    case CCB_SHAPE_HYDRO: return "hydroelastic mesh";
-    }
-    return "unknown";
-}
-
-/* Drake's pair combination (spec: formulation-convex §8.8) with rigid (k = inf) sides. */
-static ccb_material combine(const ccb_material* A, const ccb_material* B, double* weight_a) {
-    ccb_material c;
-    if (isinf(A->k)) {
-        c.k = B->k;
-        c.d = B->d;
-        *weight_a = 1.0;
-    } else if (isinf(B->k)) {
-        c.k = A->k;
-        c.d = A->d;
-        *weight_a = 0.0;
-    } else {
-        const double s = A->k + B->k;
-        c.k = A->k * B->k / s;
-        c.d = (B->k * A->d + A->k * B->d) / s;
-        *weight_a = A->k / s;
-    }
-    c.tau_d = A->tau_d + B->tau_d;
-    c.mu = (A->mu + B->mu) > 0 ? 2.0 * A->mu * B->mu / (A->mu + B->mu) : 0.0;
-    return c;
-}
-
-ccb_pair_kind ccb_shape_pair_kind(const ccb_model* m, int i, int j, int* a, int* b) {
-    const ccb_shape_type ti = m->shapes[i].def.type, tj = m->shapes[j].def.type;
-    *a = i;
-    *b = j;
-    if ((ti == CCB_SHAPE_HALFSPACE) != (tj == CCB_SHAPE_HALFSPACE)) {
-        if (tj == CCB_SHAPE_HALFSPACE) {
-            *a = j;
-            *b = i;
-        }
-        /* hydroelastic pairs need exactly one compliant side (formulation-tamsi-hydro §F.2): a
-         * compliant half-space meets only rigid surface meshes, a rigid one compliant meshes or
-         * points */
-        const int soft_h = m->shapes[*a].def.hydro_slab > 0,
-                  hydro = m->shapes[*b].def.type == CCB_SHAPE_HYDRO,
-                  rigid_b = isinf(m->shapes[*b].def.material.k);
-        if (soft_h) {
-            return hydro && rigid_b ? CCB_PAIR_SOFT_HALFSPACE_HYDRO : CCB_PAIR_NONE;
-        }
-        if (hydro) {
-            return rigid_b ? CCB_PAIR_NONE : CCB_PAIR_HALFSPACE_HYDRO;
-        }
-        return CCB_PAIR_HALFSPACE;
-    }
-    if (ti == CCB_SHAPE_SPHERE && tj == CCB_SHAPE_SPHERE) {
-        *a = i < j ? i : j;
-        *b = i < j ? j : i;
-        return CCB_PAIR_SPHERES;
-    }
-    if ((ti == CCB_SHAPE_BOX && tj == CCB_SHAPE_SPHERE) ||
-        (ti == CCB_SHAPE_SPHERE && tj == CCB_SHAPE_BOX)) {
-        if (tj == CCB_SHAPE_BOX) {
-            *a = j;
-            *b = i;
-        }
-        return CCB_PAIR_BOX_SPHERE;
-    }
-    if ((ti == CCB_SHAPE_CAPSULE && tj == CCB_SHAPE_SPHERE) ||
-        (ti == CCB_SHAPE_SPHERE && tj == CCB_SHAPE_CAPSULE)) {
-        if (tj == CCB_SHAPE_CAPSULE) {
-            *a = j;
-            *b = i;
-        }
-        return CCB_PAIR_CAPSULE_SPHERE;
-    }
-    return CCB_PAIR_NONE;
-}
-
-int ccb_shape_pair_active(const ccb_model* m, int i, int j) {
-    const int bi = m->shapes[i].body, bj = m->shapes[j].body;
-    return bi != bj && (m->bodies[bi].nv > 0 || m->bodies[bj].nv > 0) && !filtered(m, bi, bj);
-}
-
-ccb_material ccb_shape_pair_material(const ccb_model* m, int a, int b, double* weight_a) {
-    return combine(&m->shapes[a].def.material, &m->shapes[b].def.material, weight_a);
-}
-
-/* Radius of a sphere about the shape origin containing the shape (broad phase). */
-static double shape_bound(const ccb_shape* s) {
-    switch (s->def.type) {
-    case CCB_SHAPE_HALFSPACE: return INFINITY;
-    case CCB_SHAPE_BOX: return ccb_v3_norm(s->def.half_extents);
-    case CCB_SHAPE_SPHERE: return s->def.radius;
-    case CCB_SHAPE_CAPSULE: return s->def.half_length + s->def.radius;
-    case CCB_SHAPE_HYDRO: return ccb_hydro_mesh_bound(s->mesh);
-    case CCB_SHAPE_POINTS: {
-        double r = 0.0;
-        for (int k = 0; k < s->def.npoints; ++k) {
-            r = fmax(r, ccb_v3_norm(s->points[k]));
-        }
-        return r;
-    }
-    }
-    return INFINITY;
-}
-
-/* Checks every pair of shapes that can touch: a narrow-phase query must exist and the combined
- * stiffness must be finite. Pairs are not stored: the geometry query finds candidates with a
- * broad phase. Cheap per pair; the filter lookup runs only for pairs that would fail. */
-/* Every pair of shapes that can meet (different bodies, at least one of them moving, not
- * filtered) needs a contact query and a finite combined stiffness. Whether a pair has them
- * depends only on the two shapes' classes (type, compliant half-space, rigid), so the check runs
- * over pairs of classes and searches the members only of a failing class pair, for the first
- * pair (i < j, in index order) that can meet: the error names the same pair as a check of all
- * shape pairs would, at a cost linear in the shapes instead of quadratic. */
-enum { SHAPE_CLASSES = 4 * (CCB_SHAPE_HYDRO + 1) };
-static int shape_class(const ccb_shape* s) {
-    return 4 * (int)s->def.type + 2 * (s->def.hydro_slab > 0) + (isinf(s->def.material.k) != 0);
-}
-
-static int pair_can_meet(const ccb_model* m, int i, int j) {
-    const int bi = m->shapes[i].body, bj = m->shapes[j].body;
-    return bi != bj && (m->bodies[bi].nv > 0 || m->bodies[bj].nv > 0) && !filtered(m, bi, bj);
-}
-
-static ccb_status check_pairs(ccb_model* m) {
-    const int n = m->nshapes;
-    int start[SHAPE_CLASSES + 1] = {0};
-    int* member = ccb_alloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-    if (member == NULL) {
-        return fail(m, CCB_E_NOMEM, "finalize: out of memory");
-    }
-    for (int i = 0; i < n; ++i) { /* members of each class, ascending (counting sort) */
-        start[shape_class(&m->shapes[i]) + 1]++;
-    }
-    for (int c = 0; c < SHAPE_CLASSES; ++c) {
-        start[c + 1] += start[c];
-    }
-    int fill[SHAPE_CLASSES];
-    memcpy(fill, start, sizeof fill);
-    for (int i = 0; i < n; ++i) {
-        member[fill[shape_class(&m->shapes[i])]++] = i;
-    }
-    int bi = -1, bj = -1; /* the first failing pair */
-    for (int x = 0; x < SHAPE_CLASSES; ++x) {
-        for (int y = x; y < SHAPE_CLASSES; ++y) {
-            if (start[x] == start[x + 1] || start[y] == start[y + 1]) {
-                continue;
-            }
-            int a, b;
-            const int rx = member[start[x]], ry = member[start[y]];
-            const ccb_pair_kind kind = ccb_shape_pair_kind(m, rx, ry, &a, &b);
-            const int rigid =
-                isinf(m->shapes[rx].def.material.k) && isinf(m->shapes[ry].def.material.k);
-            if (kind != CCB_PAIR_NONE && !rigid) {
-                continue;
-            }
-            /* the first pair of members (i in x, j in y or the reverse) that can meet */
-            for (int u = start[x]; u < start[x + 1]; ++u) {
-                for (int w = start[y]; w < start[y + 1]; ++w) {
-                    int i = member[u], j = member[w];
-                    if (i == j) {
-                        continue;
-                    }
-                    if (i > j) {
-                        const int t = i;
-                        i = j;
-                        j = t;
-                    }
-                    if ((bi < 0 || i < bi || (i == bi && j < bj)) && pair_can_meet(m, i, j)) {
-                        bi = i;
-                        bj = j;
-                    }
-                    if (bi >= 0 && member[u] > bi && member[w] > bi) {
-                        break; /* nothing earlier can follow in this row */
-                    }
-                }
-            }
-        }
-    }
-    ccb_free(member);
-    if (bi < 0) {
-        return CCB_OK;
-    }
-    const ccb_shape *si = &m->shapes[bi], *sj = &m->shapes[bj];
-    int a, b;
-    if (ccb_shape_pair_kind(m, bi, bj, &a, &b) == CCB_PAIR_NONE) {
-        return fail(m, CCB_E_INVALID,
-                    "no contact query for %s '%s' (body '%s') vs %s '%s' (body '%s'); "
-                    "filter the pair with ccb_model_filter_pair",
-                    shape_type_name(si->def.type), si->name, m->bodies[si->body].name,
-                    shape_type_name(sj->def.type), sj->name, m->bodies[sj->body].name);
-    }
-    return fail(m, CCB_E_INVALID,
-                "shapes '%s' and '%s' are both rigid (k = inf): a compliant contact "
-                "needs a finite combined stiffness",
-                m->shapes[a].name, m->shapes[b].name);
-}
-
-/* About 180 lines: the model's checks, the cliques of its kinematic trees, the coordinates and
- * velocity offsets and the shape pairs, in the one order their dependencies allow; each part
- * reads what the previous one filled. */
-ccb_status ccb_model_finalize(ccb_model* m) {
-    if (m == NULL) {
-        return CCB_E_INVALID;
-    }
-    if (m->finalized) {
-        return CCB_OK;
-    }
-    /* mobilizer sizes and trees: a free or planar body, or a jointed body whose parent has no
-     * coordinates, roots a tree; a jointed body on a parent with coordinates joins its tree */
-    int nq = 0, nv = 0, nclique = 0, ntb = 0;
-    for (int i = 0; i < m->nbodies; ++i) {
-        ccb_body* b = &m->bodies[i];
-        b->nq = b->nv = 0;
-        b->clique = -1;
-        b->up = b->anchor = -1;
-        if (b->def.mobilizer == CCB_MOBILIZER_PLANAR) {
-            for (int c = 0; c < 3; ++c) {
-                if (!(b->def.locked & (1u << c))) {
-                    b->coord[b->nv++] = c;
-                }
-            }
-            b->nq = b->nv;
-        }
-        if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
-            b->nq = 7;
-            b->nv = 6;
-        }
-        if (ccb_mobilizer_is_joint(b->def.mobilizer)) {
-            b->nq = b->nv = 1;
-            const ccb_body* pb = b->parent >= 0 ? &m->bodies[b->parent] : NULL;
-            if (pb != NULL && pb->nv > 0) {
-                b->up = b->parent;
-                b->clique = pb->clique;
-            } else {
-                b->anchor = b->parent; /* -1: hangs from the world */
-            }
-        }
-        if (b->nv > 0 && b->clique < 0) {
-            b->clique = nclique++;
-        }
-        nq += b->nq;
-        nv += b->nv;
-        ntb += b->nv > 0;
-    }
-    m->nq = nq;
-    m->nv = nv;
-    m->nclique = nclique;
-    m->ntree_bodies = ntb;
-    const int nc1 = nclique > 0 ? nclique : 1;
-    ccb_free(m->clique_body), ccb_free(m->clique_nv), ccb_free(m->clique_voff);
-    ccb_free(m->clique_bstart), ccb_free(m->clique_blist);
-    m->clique_body = ccb_alloc((size_t)nc1 * sizeof(int));
-    m->clique_nv = ccb_alloc((size_t)nc1 * sizeof(int));
-    m->clique_voff = ccb_alloc((size_t)nc1 * sizeof(int));
-    m->clique_bstart = ccb_alloc((size_t)(nclique + 1) * sizeof(int));
-    m->clique_blist = ccb_alloc((size_t)(ntb > 0 ? ntb : 1) * sizeof(int));
-    if (!m->clique_body || !m->clique_nv || !m->clique_voff || !m->clique_bstart ||
-        !m->clique_blist) {
-        return fail(m, CCB_E_NOMEM, "finalize: out of memory");
-    }
-    /* bodies grouped by tree (counting sort, stable: index order within a tree, parents first) */
-    for (int c = 0; c <= nclique; ++c) {
-        m->clique_bstart[c] = 0;
-    }
-    for (int i = 0; i < m->nbodies; ++i) {
-        if (m->bodies[i].clique >= 0) {
-            m->clique_bstart[m->bodies[i].clique + 1]++;
-        }
-    }
-    for (int c = 0; c < nclique; ++c) {
-        m->clique_bstart[c + 1] += m->clique_bstart[c];
-    }
-    {
-        int* next = ccb_alloc((size_t)nc1 * sizeof(int));
-        if (next == NULL) {
-            return fail(m, CCB_E_NOMEM, "finalize: out of memory");
-        }
-        for (int c = 0; c < nclique; ++c) {
-            next[c] = m->clique_bstart[c];
-        }
-        for (int i = 0; i < m->nbodies; ++i) {
-            if (m->bodies[i].clique >= 0) {
-                m->clique_blist[next[m->bodies[i].clique]++] = i;
-            }
-        }
-        ccb_free(next);
-    }
-    /* coordinates numbered tree by tree; bodies without coordinates take none */
-    int qo = 0, vo = 0;
-    for (int c = 0; c < nclique; ++c) {
-        const int* bl = m->clique_blist + m->clique_bstart[c];
-        const int nb = m->clique_bstart[c + 1] - m->clique_bstart[c];
-        m->clique_body[c] = bl[0];
-        m->clique_voff[c] = vo;
-        for (int k = 0; k < nb; ++k) {
-            ccb_body* b = &m->bodies[bl[k]];
-            b->qoff = qo;
-            b->voff = vo;
-            b->tvoff = vo - m->clique_voff[c];
-            if (ccb_mobilizer_is_joint(b->def.mobilizer) && b->up >= 0) {
-                b->anchor = m->bodies[b->up].anchor;
-            }
-            qo += b->nq;
-            vo += b->nv;
-        }
-        m->clique_nv[c] = vo - m->clique_voff[c];
-        if (nb > CCB_MAX_TREE_BODIES || m->clique_nv[c] > CCB_MAX_TREE_NV) {
-            return fail(m, CCB_E_INVALID,
-                        "finalize: the tree rooted at body '%s' has %d bodies and %d velocity "
-                        "coordinates (at most %d and %d)",
-                        m->bodies[bl[0]].name, nb, m->clique_nv[c], CCB_MAX_TREE_BODIES,
-                        CCB_MAX_TREE_NV);
-        }
-    }
-    for (int i = 0; i < m->nbodies; ++i) {
-        if (m->bodies[i].nv == 0) {
-            m->bodies[i].qoff = qo;
-            m->bodies[i].voff = vo;
-        }
-    }
-    if (m->nfilters > 1) {
-        qsort(m->filters, (size_t)m->nfilters, 2 * sizeof(int), cmp_filter);
-    }
-    ccb_status s = check_pairs(m);
-    if (s != CCB_OK) {
-        return s;
-    }
-    ccb_free(m->halfspaces);
-    ccb_free(m->bounded);
-    m->halfspaces = ccb_alloc((size_t)(m->nshapes > 0 ? m->nshapes : 1) * sizeof(int));
-    m->bounded = ccb_alloc((size_t)(m->nshapes > 0 ? m->nshapes : 1) * sizeof(int));
-    if (!m->halfspaces || !m->bounded) {
-        ccb_free(m->halfspaces), ccb_free(m->bounded);
-        m->halfspaces = m->bounded = NULL;
-        return fail(m, CCB_E_NOMEM, "finalize: out of memory");
-    }
-    m->nhalfspaces = m->nbounded = 0;
-    for (int i = 0; i < m->nshapes; ++i) {
-        ccb_shape* sh = &m->shapes[i];
-        sh->bound = shape_bound(sh);
-        if (sh->def.type == CCB_SHAPE_HALFSPACE) {
-            m->halfspaces[m->nhalfspaces++] = i;
-        } else {
-            m->bounded[m->nbounded++] = i;
-        }
-    }
-    const int nq1 = nq > 0 ? nq : 1, nv1 = nv > 0 ? nv : 1;
-    m->qnames = ccb_alloc((size_t)nq1 * sizeof *m->qnames);
-    m->vnames = ccb_alloc((size_t)nv1 * sizeof *m->vnames);
-    m->qunits = ccb_alloc((size_t)nq1 * sizeof(char*));
-    m->vunits = ccb_alloc((size_t)nv1 * sizeof(char*));
-    if (!m->qnames || !m->vnames || !m->qunits || !m->vunits) {
-        ccb_free(m->qnames), ccb_free(m->vnames);
-        ccb_free(m->qunits), ccb_free(m->vunits);
-        m->qnames = NULL, m->vnames = NULL;
-        m->qunits = NULL, m->vunits = NULL;
-        return fail(m, CCB_E_NOMEM, "finalize: out of memory");
-    }
-    for (int i = 0; i < m->nbodies; ++i) {
-        const ccb_body* b = &m->bodies[i];
-        const int free_body = b->def.mobilizer == CCB_MOBILIZER_FREE;
-        if (ccb_mobilizer_is_joint(b->def.mobilizer)) {
-            const int pr = b->def.mobilizer == CCB_MOBILIZER_PRISMATIC;
-            snprintf(m->qnames[b->qoff], sizeof m->qnames[0], "%s.%s", b->name, pr ? "s" : "angle");
-            snprintf(m->vnames[b->voff], sizeof m->vnames[0], "%s.%s", b->name,
-                     pr ? "vs" : "omega");
-            m->qunits[b->qoff] = pr ? "m" : "rad";
-            m->vunits[b->voff] = pr ? "m/s" : "rad/s";
-            continue;
-        }
-        for (int k = 0; k < b->nq; ++k) {
-            snprintf(m->qnames[b->qoff + k], sizeof m->qnames[0], "%s.%s", b->name,
-                     free_body ? k_free_q[k] : k_planar_q[b->coord[k]]);
-            m->qunits[b->qoff + k] = free_body ? k_free_qu[k] : k_planar_qu[b->coord[k]];
-        }
-        for (int k = 0; k < b->nv; ++k) {
-            snprintf(m->vnames[b->voff + k], sizeof m->vnames[0], "%s.%s", b->name,
-                     free_body ? k_free_v[k] : k_planar_v[b->coord[k]]);
-            m->vunits[b->voff + k] = free_body ? k_free_vu[k] : k_planar_vu[b->coord[k]];
-        }
-    }
-    m->finalized = 1;
-    return CCB_OK;
-}
-
-int ccb_model_nq(const ccb_model* m) {
-    return m ? m->nq : 0;
-}
-int ccb_model_nv(const ccb_model* m) {
-    return m ? m->nv : 0;
-}
-int ccb_model_nbodies(const ccb_model* m) {
-    return m ? m->nbodies : 0;
-}
-int ccb_model_nshapes(const ccb_model* m) {
-    return m ? m->nshapes : 0;
-}
-ccb_vec3 ccb_model_gravity(const ccb_model* m) {
-    return m ? m->gravity : ccb_v3(0, 0, 0);
-}
-
-const char* ccb_model_body_name(const ccb_model* m, int i) {
-    return (m && i >= 0 && i < m->nbodies) ? m->bodies[i].name : NULL;
-}
-
-int ccb_model_find_body(const ccb_model* m, const char* name) {
-    if (m == NULL || name == NULL) {
-        return -1;
-    }
-    for (int i = 0; i < m->nbodies; ++i) {
-        if (strcmp(m->bodies[i].name, name) == 0) {
-            return i;
-        }
-    }
-    return -1;
-}
-
-double ccb_model_body_mass(const ccb_model* m, int i) {
-    return (m && i >= 0 && i < m->nbodies) ? m->bodies[i].def.mass : NAN;
-}
-
-ccb_status ccb_model_body_def_get(const ccb_model* m, int i, ccb_body_def* def) {
-    if (m == NULL || def == NULL || i < 0 || i >= m->nbodies) {
-        return CCB_E_INVALID;
-    }
-    *def = m->bodies[i].def;
-    return CCB_OK;
-}
-
-ccb_status ccb_model_shape_def_get(const ccb_model* m, int i, int* body, ccb_shape_def* def) {
-    if (m == NULL || def == NULL || i < 0 || i >= m->nshapes) {
-        return CCB_E_INVALID;
-    }
-    *def = m->shapes[i].def;
-    if (body) {
-        *body = m->shapes[i].body;
-    }
-    return CCB_OK;
-}
-
-ccb_status ccb_model_body_coords(const ccb_model* m, int i, int* qoff, int* nq, int* voff,
-                                 int* nv) {
-    if (m == NULL) {
-        return CCB_E_INVALID;
-    }
-    if (!m->finalized || i < 0 || i >= m->nbodies) {
-        return CCB_E_INVALID;
-    }
-    const ccb_body* b = &m->bodies[i];
-    if (qoff)
-        *qoff = b->qoff;
-    if (nq)
-        *nq = b->nq;
-    if (voff)
-        *voff = b->voff;
-    if (nv)
-        *nv = b->nv;
-    return CCB_OK;
-}
-
-const char* ccb_model_q_name(const ccb_model* m, int i) {
-    return (m && m->finalized && i >= 0 && i < m->nq) ? m->qnames[i] : NULL;
-}
-const char* ccb_model_q_unit(const ccb_model* m, int i) {
-    return (m && m->finalized && i >= 0 && i < m->nq) ? m->qunits[i] : NULL;
-}
-const char* ccb_model_v_name(const ccb_model* m, int i) {
-    return (m && m->finalized && i >= 0 && i < m->nv) ? m->vnames[i] : NULL;
-}
-const char* ccb_model_v_unit(const ccb_model* m, int i) {
-    return (m && m->finalized && i >= 0 && i < m->nv) ? m->vunits[i] : NULL;
-}
-
-ccb_status ccb_model_initial_state(const ccb_model* m, double* q, double* v) {
-    if (m == NULL || (m->nq > 0 && q == NULL) || (m->nv > 0 && v == NULL)) {
-        return CCB_E_INVALID;
-    }
-    if (!m->finalized) {
-        return CCB_E_INVALID;
-    }
-    for (int i = 0; i < m->nbodies; ++i) {
-        const ccb_body* b = &m->bodies[i];
-        if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
-            const ccb_twist* V = &b->def.twist;
-            const double v6[6] = {V->w.x, V->w.y, V->w.z, V->v.x, V->v.y, V->v.z};
-            memcpy(q + b->qoff, b->free0, 7 * sizeof(double));
-            memcpy(v + b->voff, v6, sizeof v6);
-            continue;
-        }
-        if (ccb_mobilizer_is_joint(b->def.mobilizer)) {
-            q[b->qoff] = b->def.joint.q0;
-            v[b->voff] = b->def.joint.v0;
-            continue;
-        }
-        const double v3[3] = {b->def.twist.v.x, b->def.twist.v.z, b->def.twist.w.y};
-        for (int k = 0; k < b->nv; ++k) {
-            q[b->qoff + k] = b->planar0[b->coord[k]];
-            v[b->voff + k] = v3[b->coord[k]];
-        }
-    }
     return CCB_OK;
 }
 

@@ -146,4 +146,10 @@ void ccb_body_twist(const ccb_body* b, double t, const double* qb, const double*
  * Jp is 3 x nv row-major. */
 void ccb_body_point_jacobian(const ccb_body* b, const double* qb, ccb_vec3 p_W, double* Jp);
 
+/* The planar mobilizer's coordinate names x, z, theta (model.c). */
+extern const char* const ccb_planar_q_names[3];
+/* Records the failure message in m and returns s (model.c; model_finalize.c reports through it). */
+ccb_status ccb_model_fail(ccb_model* m, ccb_status s, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -19,72 +19,23 @@
  *             < eps_cost_r with alpha > 0.5)                                                (§8.5)
  * Only participating cliques (touched by a contact) are unknowns; the others have v = v*.
  * Far contacts: a contact that provably stays inactive at every point an iteration evaluates is
- * left out of that iteration (no J dv, evaluation or line search term); see "far contacts"
- * below for the bound and why the result is bit-identical to evaluating every contact.
+ * left out of that iteration (no J dv, evaluation or line search term); see newton_far.c
+ * for the bound and why the result is bit-identical to evaluating every contact.
  * No allocation happens inside an iteration once the workspace has grown to the problem size. */
 #include "ccb/newton.h"
 
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
 #include "dense.h"
-#include "problem_internal.h"
-#include "sparse.h"
+#include "newton_internal.h"
 
 /* the rows of names.c (ccb/names.h) */
 _Static_assert(CCB_LINSOLVE_DENSE == 2 && CCB_STOP_MOMENTUM == 1,
                "ccb_names_linear_solver and ccb_names_stop_scale follow the enumerations");
-
-struct ccb_newton {
-    const ccb_problem* pb;
-    ccb_newton_params prm;
-    ccb_sparse* sp;
-    int npv, nc;
-    /* reduced vectors (npv) */
-    double *v, *vs, *v0, *dinv, *r, *dv, *dp, *tmp;
-    int cap_v;
-    /* full velocities (nv) */
-    double* vfull;
-    int cap_full;
-    /* contacts (3 nc, 9 nc) */
-    double *vc, *gamma, *G, *dvc;
-    int cap_c;
-    /* dense H, its eigenvalues and LAPACK workspace, for the condition number */
-    double* kbuf;
-    int cap_k;
-    int* bs; /* participating block sizes */
-    int cap_bs;
-    /* iteration state */
-    double cost_A, cost, residual, tolerance;
-    int iter, cost_ok, ls_evals, r_valid, initialized;
-    long analyses_at_init; /* ccb_sparse_analyses() when the solve started */
-    double alpha_min, kappa;
-    ccb_status status;
-    ccb_newton_iter* hist;
-    int nhist, cap_hist;
-    long n_factorizations;
-    double t_assemble, t_factor, t_linesearch, t_eval, t_kappa; /* this solve [s] */
-    int* ls_active; /* contacts the line search evaluates (nc) */
-    int n_ls_active, cap_ls;
-    double ls_flat_cost; /* cost of the contacts it skips */
-    /* far contacts (nc each): near and far index lists (sorted), promotion scratch, radius,
-     * bound scales and participating cliques of the two blocks */
-    int *near, *far, *prom, *far_a;
-    int n_near, n_far, cap_far, nc_far, far_final;
-    double *far_r, *far_s;
-    double *vg, *rho; /* the initial iterate (npv), per-clique bound (np) */
-    int cap_vg, cap_rho;
-    double* dvh; /* dv of each iteration (npv each), for replays */
-    int cap_dvh;
-    uint64_t* pkeys; /* pattern_near: clique-pair keys, then the edge list */
-    int cap_pkeys;
-    char msg[CCB_MSG_SIZE];
-};
-
 ccb_newton_params ccb_newton_params_default(void) {
     ccb_newton_params p;
     memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
@@ -204,9 +155,7 @@ const char* ccb_newton_last_error(const ccb_newton* ws) {
     return ws ? ws->msg : "workspace is NULL";
 }
 
-static ccb_status fail(ccb_newton* ws, ccb_status s, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static ccb_status fail(ccb_newton* ws, ccb_status s, const char* fmt, ...) {
+ccb_status ccb_newton_fail(ccb_newton* ws, ccb_status s, const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     ccb_verrorf(ws->msg, sizeof ws->msg, s, fmt, ap);
@@ -233,199 +182,6 @@ static double dot(const double* a, const double* b, int n) {
     return s;
 }
 
-/* ---- far contacts ----------------------------------------------------------------------------
- * A contact whose law is exactly zero (gamma = 0, G = 0, l_i = 0) on the box of half-width r_i
- * about its velocity vc_i(v_g) at the initial iterate v_g (ccb_approx.inactive_radius) adds
- * nothing to the cost, gradient, Hessian or line search while every point the solver evaluates
- * keeps vc_i in that box. For a point w, with |.|_A_b the A-norm of clique b,
- *   |vc_i(w) - vc_i(v_g)|_inf <= sum_b max_r |J_ib,r|_2 sqrt(tr A_b^-1) |w_b - v_g,b|_A_b,
- * (|J x| <= |J|_2 |A^-1/2|_2 |A^1/2 x|_2, |A^-1/2|_2^2 <= tr A^-1), and the points of iteration
- * k are w = v_k + alpha dv_k with 0 <= alpha <= max(alpha_max, 1), so
- *   |w_b - v_g,b|_A_b <= rho_b = |v_k,b - v_g,b|_A_b + max(alpha_max, 1) |dv_k,b|_A_b.
- * While sum_b s_ib rho_b < r_i the contact is "far" and the iteration skips it. The first
- * iteration whose bound reaches r_i makes it "near": its v_c is replayed through the past
- * iterations exactly as the incremental update computes it (vc += alpha J dv), so every number
- * the solver computes is the one it computes when it evaluates every contact at every iterate
- * (the skipped terms are exact zeros). Contacts the problem deferred (problem.c,
- * defer_inactive) start far with the problem's radius and bound scales and are completed (rows,
- * constants, v_c(v_g) = J v_g + b) when promoted. At convergence the far contacts get
- * v_c = J v + b (deferred ones: the bodies' point velocities), gamma = 0 and G = 0. */
-
-static double clique_A_norm(const ccb_problem* pb, int a, const double* x) {
-    const int c = pb->pclique[a];
-    const int n = pb->clique_nv[c];
-    const double* A = pb->A + pb->clique_aoff[c];
-    const double* xb = x + pb->pvoff[a];
-    double s = 0.0;
-    for (int i = 0; i < n; ++i) {
-        double t = 0.0;
-        for (int j = 0; j < n; ++j) {
-            t += A[i * n + j] * xb[j];
-        }
-        s += xb[i] * t;
-    }
-    return sqrt(s > 0 ? s : 0.0);
-}
-
-/* Splits the contacts evaluated at the initial iterate into near and far. */
-static void far_init(ccb_newton* ws) {
-    const ccb_problem* pb = ws->pb;
-    ws->n_near = ws->n_far = 0;
-    ws->far_final = 0;
-    memcpy(ws->vg, ws->v, (size_t)ws->npv * sizeof(double));
-    for (int i = 0; i < pb->nc; ++i) {
-        const ccb_pcontact* pc = &pb->contacts[i];
-        if (pc->deferred) { /* the problem's radius about v_c(v0) = v_c(v_g) */
-            ws->far_r[i] = pc->radius;
-            for (int k = 0; k < 2; ++k) {
-                ws->far_a[2 * i + k] = k < pc->nblk ? pb->clique_pidx[pc->clique[k]] : -1;
-                ws->far_s[2 * i + k] = k < pc->nblk ? pc->scale[k] : 0.0;
-            }
-            ws->far[ws->n_far++] = i;
-            continue;
-        }
-        const double r = pb->approx->inactive_radius && !ws->prm.evaluate_all
-                             ? pb->approx->inactive_radius(&pc->c, ws->vc + 3 * i)
-                             : -1.0;
-        if (!(r > 0) || !isfinite(r)) {
-            ws->near[ws->n_near++] = i;
-            continue;
-        }
-        ws->far_r[i] = r;
-        for (int k = 0; k < 2; ++k) {
-            ws->far_a[2 * i + k] = -1;
-            ws->far_s[2 * i + k] = 0.0;
-        }
-        for (int k = 0; k < pc->nblk; ++k) {
-            const int c = pc->clique[k];
-            const int n = pb->clique_nv[c];
-            const double* J = ccb_pc_block(pb, pc, k);
-            double smax = 0.0;
-            for (int r3 = 0; r3 < 3; ++r3) {
-                double s = 0.0;
-                for (int j = 0; j < n; ++j) {
-                    s += J[r3 * n + j] * J[r3 * n + j];
-                }
-                smax = s > smax ? s : smax;
-            }
-            ws->far_s[2 * i + k] = sqrt(smax) * pb->clique_ainv[c];
-            ws->far_a[2 * i + k] = pb->clique_pidx[c];
-        }
-        ws->far[ws->n_far++] = i;
-    }
-}
-
-/* Moves the promoted contacts prom[0..n-1] (sorted) into the sorted near list (merge from the
- * back, in place). */
-static void far_merge(ccb_newton* ws, int n) {
-    int a = ws->n_near - 1, b = n - 1, out = ws->n_near + n - 1;
-    while (b >= 0) {
-        ws->near[out--] = (a >= 0 && ws->near[a] > ws->prom[b]) ? ws->near[a--] : ws->prom[b--];
-    }
-    ws->n_near += n;
-}
-
-/* Completes far contact i if the problem deferred it (its rows, bias and constants). */
-static ccb_status far_complete(ccb_newton* ws, int i) {
-    const ccb_status s = ccb_problem_complete(ws->pb, i);
-    if (s != CCB_OK) {
-        return fail(ws, s, "newton: completing deferred contact %d: %s", i,
-                    ccb_problem_last_error(ws->pb));
-    }
-    return CCB_OK;
-}
-
-/* Every far contact becomes near (completed; its v_c is then recomputed by the caller). */
-static ccb_status far_promote_all(ccb_newton* ws) {
-    for (int k = 0; k < ws->n_far; ++k) {
-        const ccb_status s = far_complete(ws, ws->far[k]);
-        if (s != CCB_OK) {
-            return s;
-        }
-    }
-    if (ws->n_far == 0) {
-        return CCB_OK;
-    }
-    memcpy(ws->prom, ws->far, (size_t)ws->n_far * sizeof(int));
-    const int n = ws->n_far;
-    ws->n_far = 0;
-    far_merge(ws, n);
-    return CCB_OK;
-}
-
-/* Before the J dv of iteration `iter`: makes near each far contact whose bound for this
- * iteration's points reaches its radius, with its v_c replayed through iterations 0..iter-1. */
-static ccb_status far_update(ccb_newton* ws) {
-    if (ws->n_far == 0) {
-        return CCB_OK;
-    }
-    const ccb_problem* pb = ws->pb;
-    const double am = ws->prm.ls_alpha_max > 1.0 ? ws->prm.ls_alpha_max : 1.0;
-    for (int k = 0; k < ws->npv; ++k) {
-        ws->tmp[k] = ws->v[k] - ws->vg[k];
-    }
-    for (int a = 0; a < pb->np; ++a) {
-        ws->rho[a] = clique_A_norm(pb, a, ws->tmp) + am * clique_A_norm(pb, a, ws->dv);
-    }
-    int nf = 0, np = 0;
-    for (int k = 0; k < ws->n_far; ++k) {
-        const int i = ws->far[k];
-        double h = 0.0;
-        for (int b = 0; b < 2; ++b) {
-            if (ws->far_a[2 * i + b] >= 0) {
-                h += ws->far_s[2 * i + b] * ws->rho[ws->far_a[2 * i + b]];
-            }
-        }
-        /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
-        if (h * (1.0 + 1e-10) < ws->far_r[i]) {
-            ws->far[nf++] = i;
-            continue;
-        }
-        ws->prom[np++] = i;
-        if (pb->contacts[i].deferred) { /* its rows, and v_c(v_g) = J v_g + b as at the start */
-            const ccb_status s = far_complete(ws, i);
-            if (s != CCB_OK) {
-                return s;
-            }
-            ccb_problem_J_mul_some(pb, &i, 1, ws->vg, 1, ws->vc);
-        }
-        double* vc = ws->vc + 3 * i;
-        const double* dvc = ws->dvc + 3 * i; /* scratch until this iteration's J dv */
-        for (int it = 0; it < ws->iter; ++it) {
-            ccb_problem_J_mul_some(pb, &i, 1, ws->dvh + (size_t)it * ws->npv, 0, ws->dvc);
-            const double alpha = ws->hist[it].alpha;
-            for (int r = 0; r < 3; ++r) {
-                vc[r] += alpha * dvc[r];
-            }
-        }
-    }
-    ws->n_far = nf;
-    far_merge(ws, np);
-    return CCB_OK;
-}
-
-/* At convergence: the far contacts' v_c at the solution, and exact zeros for their law. */
-static void far_finish(ccb_newton* ws) {
-    ws->nc_far = ws->n_far;
-    if (ws->n_far == 0) {
-        return;
-    }
-    const ccb_problem* pb = ws->pb;
-    int nd = 0; /* deferred ones (no rows): from the bodies' point velocities, into prom */
-    for (int k = 0; k < ws->n_far; ++k) {
-        const int i = ws->far[k];
-        if (pb->contacts[i].deferred) {
-            ws->prom[nd++] = i;
-        } else {
-            ccb_problem_J_mul_some(pb, &i, 1, ws->v, 1, ws->vc);
-        }
-        memset(ws->gamma + 3 * i, 0, 3 * sizeof(double));
-        memset(ws->G + 9 * i, 0, 9 * sizeof(double));
-    }
-    ccb_problem_point_velocities(pb, ws->prom, nd, ws->v, ws->vc);
-    ws->far_final = 1; /* their v_c is no longer the centre of the bound */
-}
-
 /* Impulses, Hessians and total contact cost at the stored v_c. */
 static double eval_contacts(ccb_newton* ws) {
     const ccb_problem* pb = ws->pb;
@@ -448,7 +204,7 @@ static void eval_iterate(ccb_newton* ws, double alpha) {
     A_mul(ws, ws->tmp, ws->dp); /* dp used as scratch here */
     ws->cost_A = 0.5 * dot(ws->tmp, ws->dp, ws->npv);
     if (alpha == 0.0) { /* every v_c is recomputed (at the start: the far ones are not listed) */
-        ws->status = far_promote_all(ws);
+        ws->status = ccb_newton_far_promote_all(ws);
         if (ws->status != CCB_OK) {
             ws->cost = NAN;
             return;
@@ -504,7 +260,8 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->initialized = 0;
     ws->status = CCB_E_INVALID;
     if (pb == NULL || pb->approx == NULL) {
-        return fail(ws, CCB_E_INVALID, "newton_init: problem is NULL or was never built");
+        return ccb_newton_fail(ws, CCB_E_INVALID,
+                               "newton_init: problem is NULL or was never built");
     }
     ccb_status s = ccb_newton_params_check(prm, ws->msg, sizeof ws->msg);
     if (s != CCB_OK) {
@@ -512,7 +269,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
         return s;
     }
     if (reserve(ws, pb->npv, pb->nv, pb->nc) != CCB_OK) {
-        return fail(ws, CCB_E_NOMEM, "newton_init: out of memory");
+        return ccb_newton_fail(ws, CCB_E_NOMEM, "newton_init: out of memory");
     }
     ws->pb = pb;
     ws->prm = *prm;
@@ -531,7 +288,8 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
         }
     }
     if (!ccb_all_finite(ws->v, (size_t)ws->npv)) {
-        return fail(ws, CCB_E_NONFINITE, "newton_init: initial guess has a non-finite entry");
+        return ccb_newton_fail(ws, CCB_E_NONFINITE,
+                               "newton_init: initial guess has a non-finite entry");
     }
     ws->iter = 0;
     ws->t_assemble = ws->t_factor = ws->t_linesearch = ws->t_eval = ws->t_kappa = 0.0;
@@ -547,7 +305,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->n_far = ws->nc_far = ws->n_near = 0;
     for (int i = 0; i < ws->nc; ++i) {
         if (pb->contacts[i].deferred && ws->prm.evaluate_all) {
-            s = far_complete(ws, i);
+            s = ccb_newton_far_complete(ws, i);
             if (s != CCB_OK) {
                 return s;
             }
@@ -560,9 +318,10 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
         }
     }
     eval_iterate(ws, 0.0);
-    far_init(ws);
+    ccb_newton_far_init(ws);
     if (!isfinite(ws->cost)) {
-        return fail(ws, CCB_E_NONFINITE, "newton_init: cost at the initial guess is not finite");
+        return ccb_newton_fail(ws, CCB_E_NONFINITE,
+                               "newton_init: cost at the initial guess is not finite");
     }
     ws->initialized = 1;
     ws->status = CCB_CONTINUE;
@@ -607,12 +366,13 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     const double np = scaled_norm(ws, p), nj = scaled_norm(ws, j);
     ws->tolerance = ws->prm.eps_a + ws->prm.eps_r * (np > nj ? np : nj);
     if (!isfinite(ws->residual) || !isfinite(ws->tolerance)) {
-        return fail(ws, CCB_E_NONFINITE, "Newton iteration %d: residual is not finite (|Dr| = %g)",
-                    ws->iter, ws->residual);
+        return ccb_newton_fail(ws, CCB_E_NONFINITE,
+                               "Newton iteration %d: residual is not finite (|Dr| = %g)", ws->iter,
+                               ws->residual);
     }
     ws->r_valid = 1;
     if (ws->residual <= ws->tolerance || ws->cost_ok) {
-        far_finish(ws);
+        ccb_newton_far_finish(ws);
         ws->status = CCB_OK;
         return CCB_OK;
     }
@@ -638,7 +398,7 @@ static int cmp_u64(const void* a, const void* b) {
 static ccb_status set_pattern(ccb_newton* ws) {
     const ccb_problem* pb = ws->pb;
     if (ccb_grow((void**)&ws->bs, &ws->cap_bs, pb->np > 0 ? pb->np : 1, sizeof(int))) {
-        return fail(ws, CCB_E_NOMEM, "newton: out of memory");
+        return ccb_newton_fail(ws, CCB_E_NOMEM, "newton: out of memory");
     }
     for (int a = 0; a < pb->np; ++a) {
         ws->bs[a] = pb->clique_nv[pb->pclique[a]];
@@ -647,7 +407,7 @@ static ccb_status set_pattern(ccb_newton* ws) {
     int nedge = pb->nedge;
     if (ws->prm.pattern_near) { /* the clique pairs of the near contacts only (far ones: G = 0) */
         if (ccb_grow((void**)&ws->pkeys, &ws->cap_pkeys, 2 * ws->n_near + 1, sizeof(uint64_t))) {
-            return fail(ws, CCB_E_NOMEM, "newton: out of memory");
+            return ccb_newton_fail(ws, CCB_E_NOMEM, "newton: out of memory");
         }
         int nk = 0;
         for (int k = 0; k < ws->n_near; ++k) {
@@ -771,16 +531,16 @@ static ccb_status line_search(ccb_newton* ws, const line* L, double slope0, doub
     double fm, dm, d2m;
     *evals = 0;
     if (!(slope0 < 0)) {
-        return fail(ws, CCB_E_NOTCONV,
-                    "Newton iteration %d: search direction is not a descent direction "
-                    "(l'(0) = %.3e >= 0 at |Dr| = %.3e): round-off or ill-conditioning",
-                    ws->iter, slope0, ws->residual);
+        return ccb_newton_fail(ws, CCB_E_NOTCONV,
+                               "Newton iteration %d: search direction is not a descent direction "
+                               "(l'(0) = %.3e >= 0 at |Dr| = %.3e): round-off or ill-conditioning",
+                               ws->iter, slope0, ws->residual);
     }
     line_eval(ws, L, amax, 1, &fm, &dm, &d2m);
     *evals = 1;
     if (!isfinite(fm) || !isfinite(dm) || !isfinite(d2m)) {
-        return fail(ws, CCB_E_NONFINITE, "Newton iteration %d: line search met a non-finite cost",
-                    ws->iter);
+        return ccb_newton_fail(ws, CCB_E_NONFINITE,
+                               "Newton iteration %d: line search met a non-finite cost", ws->iter);
     }
     if (dm <= 0) { /* still descending at alpha_max: take it */
         *alpha_out = amax;
@@ -805,18 +565,20 @@ static ccb_status line_search(ccb_newton* ws, const line* L, double slope0, doub
     double dx = xu - xl, dx_prev = dx;
     for (;;) {
         if (*evals >= P->ls_max_evals) {
-            return fail(ws, CCB_E_NOTCONV,
-                        "Newton iteration %d: line search did not converge in %d evaluations "
-                        "(bracket [%.6g, %.6g])",
-                        ws->iter, *evals, xl, xu);
+            return ccb_newton_fail(
+                ws, CCB_E_NOTCONV,
+                "Newton iteration %d: line search did not converge in %d evaluations "
+                "(bracket [%.6g, %.6g])",
+                ws->iter, *evals, xl, xu);
         }
         double fx, d1, d2;
         line_eval(ws, L, x, 0, &fx, &d1, &d2);
         (*evals)++;
         const double f = d1 / scale, fp = d2 / scale;
         if (!isfinite(f) || !isfinite(fp)) {
-            return fail(ws, CCB_E_NONFINITE,
-                        "Newton iteration %d: line search met a non-finite derivative", ws->iter);
+            return ccb_newton_fail(ws, CCB_E_NONFINITE,
+                                   "Newton iteration %d: line search met a non-finite derivative",
+                                   ws->iter);
         }
         if (f < 0) {
             xl = x;
@@ -874,7 +636,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (ws->far_final) { /* iterating past convergence: no contact is far any more (their v_c
                             is that of the iterate already; they become near with their rows) */
         const int n = ws->n_far;
-        const ccb_status sp = far_promote_all(ws); /* leaves them in prom[0..n-1] */
+        const ccb_status sp = ccb_newton_far_promote_all(ws); /* leaves them in prom[0..n-1] */
         if (sp != CCB_OK) {
             return sp;
         }
@@ -882,9 +644,10 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         ws->far_final = 0;
     }
     if (ws->iter >= ws->prm.max_iterations) {
-        return fail(ws, CCB_E_NOTCONV,
-                    "Newton did not converge in %d iterations (|Dr| = %.3e > tolerance %.3e)",
-                    ws->iter, ws->residual, ws->tolerance);
+        return ccb_newton_fail(
+            ws, CCB_E_NOTCONV,
+            "Newton did not converge in %d iterations (|Dr| = %.3e > tolerance %.3e)", ws->iter,
+            ws->residual, ws->tolerance);
     }
     double tic = phase_clock(ws);
     ccb_status s = set_pattern(ws);
@@ -914,10 +677,11 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     }
     if (ws->n_far > 0) { /* far contacts: keep dv for replays, promote those that may activate */
         if (ccb_grow((void**)&ws->dvh, &ws->cap_dvh, (ws->iter + 1) * ws->npv, sizeof(double))) {
-            return fail(ws, CCB_E_NOMEM, "newton: out of memory for the direction history");
+            return ccb_newton_fail(ws, CCB_E_NOMEM,
+                                   "newton: out of memory for the direction history");
         }
         memcpy(ws->dvh + (size_t)ws->iter * ws->npv, ws->dv, (size_t)ws->npv * sizeof(double));
-        s = far_update(ws);
+        s = ccb_newton_far_update(ws);
         if (s != CCB_OK) {
             return s;
         }
@@ -932,9 +696,9 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     L.b = dot(ws->dp, ws->tmp, ws->npv);
     const double slope0 = dot(ws->r, ws->dv, ws->npv);
     if (!(L.a > 0) || !isfinite(L.a) || !ccb_all_finite(ws->dv, (size_t)ws->npv)) {
-        return fail(ws, CCB_E_NONFINITE,
-                    "Newton iteration %d: invalid search direction (dv^T A dv = %g)", ws->iter,
-                    L.a);
+        return ccb_newton_fail(ws, CCB_E_NONFINITE,
+                               "Newton iteration %d: invalid search direction (dv^T A dv = %g)",
+                               ws->iter, L.a);
     }
     double alpha = 1.0;
     int evals = 0;
@@ -947,7 +711,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         return s;
     }
     if (ccb_grow((void**)&ws->hist, &ws->cap_hist, ws->nhist + 1, sizeof(ccb_newton_iter))) {
-        return fail(ws, CCB_E_NOMEM, "newton: out of memory for the iteration history");
+        return ccb_newton_fail(ws, CCB_E_NOMEM, "newton: out of memory for the iteration history");
     }
     ccb_newton_iter* h = &ws->hist[ws->nhist++];
     h->residual = ws->residual;
@@ -964,7 +728,8 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     eval_iterate(ws, alpha);
     ws->t_eval += phase_clock(ws) - tic;
     if (!isfinite(ws->cost)) {
-        return fail(ws, CCB_E_NONFINITE, "Newton iteration %d: cost is not finite", ws->iter);
+        return ccb_newton_fail(ws, CCB_E_NONFINITE, "Newton iteration %d: cost is not finite",
+                               ws->iter);
     }
     ws->cost_ok =
         fabs(cost_prev - ws->cost) <

@@ -36,7 +36,6 @@ ccb_contact_ode_params ccb_contact_ode_params_default(void) {
     ccb_contact_ode_params p;
     memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
     p.friction = CCB_FRICTION_STRIBECK5;
-    p.vs = 1e-4;
     p.rho = 1e-2;
     return p;
 }
@@ -101,11 +100,12 @@ static ccb_status eval_contacts(ccb_contact_ode* co, double t, const double* q, 
         const double x1 = 1.0 - ct->material.d * vc[2], delta = -ct->phi0;
         const double fn = ct->material.k * (x1 > 0 ? x1 : 0.0) * (delta > 0 ? delta : 0.0);
         /* formulation-tamsi-hydro §A.3: ft = -fn (mu~(s)/s) vt/v_s */
-        const double s_ = sqrt(vc[0] * vc[0] + vc[1] * vc[1]) / p->vs;
+        const double vs = co->sys.vs;
+        const double s_ = sqrt(vc[0] * vc[0] + vc[1] * vc[1]) / vs;
         const double ratio = ccb_friction_ratio(p->friction, ct->material.mu, s_);
         double* f = co->f + 3 * i;
-        f[0] = -fn * ratio * vc[0] / p->vs;
-        f[1] = -fn * ratio * vc[1] / p->vs;
+        f[0] = -fn * ratio * vc[0] / vs;
+        f[1] = -fn * ratio * vc[1] / vs;
         f[2] = fn;
         co->slip[i].key = ((long long)ct->shape_a << 42) | ((long long)ct->shape_b << 21) |
                           (long long)ct->feature;
@@ -189,7 +189,7 @@ static ccb_status ode_slip(void* user, double t, const double* x, const ccb_ode_
     return CCB_OK;
 }
 
-ccb_status ccb_contact_ode_create(const ccb_model* m, const ccb_contact_ode_params* p,
+ccb_status ccb_contact_ode_create(const ccb_model* m, const ccb_contact_ode_params* p, double vs,
                                   ccb_contact_ode** out, char* msg, size_t n) {
     if (out == NULL) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "contact_ode_create: NULL output pointer");
@@ -203,10 +203,10 @@ ccb_status ccb_contact_ode_create(const ccb_model* m, const ccb_contact_ode_para
         return ccb_errorf(msg, n, CCB_E_INVALID, "contact ODE: unknown friction model %d",
                           (int)p->friction);
     }
-    if (!(isfinite(p->vs) && p->vs > 0) || !(p->rho > 0 && p->rho < 1)) {
+    if (!(isfinite(vs) && vs > 0) || !(p->rho > 0 && p->rho < 1)) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
                           "contact ODE: v_s must be finite and > 0 and rho in (0, 1) (got %g, %g)",
-                          p->vs, p->rho);
+                          vs, p->rho);
     }
     if (m->nq + m->nv < 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "contact ODE: the model has no coordinates");
@@ -222,7 +222,7 @@ ccb_status ccb_contact_ode_create(const ccb_model* m, const ccb_contact_ode_para
     co->sys.nx = m->nq + m->nv;
     co->sys.f = ode_f;
     co->sys.slip = ode_slip;
-    co->sys.vs = p->vs;
+    co->sys.vs = vs;
     co->sys.rho = p->rho;
     co->sys.user = co;
     *out = co;

@@ -322,8 +322,8 @@ static ccb_status check_input(ccb_problem* p, int i, const ccb_contact_input* in
     return CCB_OK;
 }
 
-static ccb_status begin(ccb_problem* p, const ccb_approx* approx,
-                        const ccb_problem_params* params) {
+static ccb_status begin(ccb_problem* p, const ccb_approx* approx, const ccb_problem_params* params,
+                        const ccb_step_context* step) {
     if (approx == NULL || approx->prepare == NULL || approx->eval == NULL) {
         return fail(p, CCB_E_INVALID, "problem: approximation is NULL or incomplete");
     }
@@ -331,8 +331,18 @@ static ccb_status begin(ccb_problem* p, const ccb_approx* approx,
     if (s != CCB_OK) {
         return s;
     }
+    if (step == NULL) {
+        return fail(p, CCB_E_INVALID, "problem: step context is NULL");
+    }
+    if (!(isfinite(step->dt) && step->dt > 0)) {
+        return fail(p, CCB_E_INVALID, "step: dt must be finite and > 0 (got %g)", step->dt);
+    }
+    if (!(isfinite(step->vs) && step->vs > 0)) {
+        return fail(p, CCB_E_INVALID, "step: vs must be finite and > 0 m/s (got %g)", step->vs);
+    }
     p->approx = approx;
     p->params = *params;
+    p->step = *step;
     p->L_fresh = 0;
     p->model = NULL;
     p->ndeferred = 0;
@@ -344,13 +354,14 @@ static ccb_status begin(ccb_problem* p, const ccb_approx* approx,
 /* ---- raw problems ------------------------------------------------------------------------ */
 
 ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
-                               const ccb_problem_params* params, int nclique, const int* clique_nv,
-                               const double* A, const double* vstar, const double* v0, int nc,
+                               const ccb_problem_params* params, const ccb_step_context* step,
+                               int nclique, const int* clique_nv, const double* A,
+                               const double* vstar, const double* v0, int nc,
                                const ccb_raw_contact* contacts) {
     if (p == NULL) {
         return CCB_E_INVALID;
     }
-    ccb_status s = begin(p, approx, params);
+    ccb_status s = begin(p, approx, params, step);
     if (s != CCB_OK) {
         return s;
     }
@@ -509,7 +520,7 @@ static void set_inputs(ccb_pcontact* pc, const ccb_contact* ct, double vn0) {
 static ccb_status contact_rows(ccb_problem* p, ccb_pcontact* pc) {
     const ccb_model* m = p->model;
     const ccb_contact* ct = &p->cset->items[pc->contact];
-    const double dt = p->params.approx.dt, t0 = p->t0;
+    const double dt = p->step.dt, t0 = p->step.t0;
     const double *q0 = p->q0, *v0 = p->v0_full;
     const int body[2] = {ct->body_b, ct->body_a};
     const double sign[2] = {1.0, -1.0};
@@ -567,7 +578,7 @@ static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc) {
                     "contact Jacobian is zero: the contact cannot move any coordinate)",
                     pc->contact, pc->in.w);
     }
-    p->approx->prepare(&p->params.approx, &pc->in, &pc->c);
+    p->approx->prepare(&p->step, &p->params.approx, &pc->in, &pc->c);
     return CCB_OK;
 }
 
@@ -578,7 +589,7 @@ static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc) {
  * mu). */
 static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct,
                          const ccb_body* const bodies[2]) {
-    const double dt = p->params.approx.dt;
+    const double dt = p->step.dt;
     const double sign[2] = {1.0, -1.0};
     ccb_vec3 u = ccb_v3(0, 0, 0);
     int k = 0;
@@ -586,7 +597,7 @@ static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct
         const ccb_body* b = bodies[side];
         ccb_vec3 vp;
         if (b->nv == 0) {
-            vp = ccb_passive_point_velocity(b, p->t0 + dt, ct->p);
+            vp = ccb_passive_point_velocity(b, p->step.t0 + dt, ct->p);
         } else {
             const int bi = (int)(b - p->model->bodies);
             const ccb_vec3 r = ccb_v3_sub(ct->p, p->bX[bi].p);
@@ -604,7 +615,7 @@ static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct
     if (!ccb_all_finite(pc->centre, 3) || check_input(p, pc->contact, &pc->in) != CCB_OK) {
         return 0; /* the complete path reports it */
     }
-    p->approx->prepare(&p->params.approx, &pc->in, &pc->c);
+    p->approx->prepare(&p->step, &p->params.approx, &pc->in, &pc->c);
     const double r = p->approx->inactive_radius(&pc->c, pc->centre);
     if (!(r > 0) || !isfinite(r)) {
         return 0;
@@ -646,10 +657,10 @@ void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, c
     for (int b = 0; b < m->nbodies; ++b) { /* deferred contacts touch single-body trees only */
         const ccb_body* bd = &m->bodies[b];
         if (bd->nv > 0 && ccb_clique_is_single(m, bd->clique)) {
-            ccb_body_twist(bd, p->t0, p->q0 + bd->qoff, vf + bd->voff, &V[b]);
+            ccb_body_twist(bd, p->step.t0, p->q0 + bd->qoff, vf + bd->voff, &V[b]);
         }
     }
-    const double dt = p->params.approx.dt;
+    const double dt = p->step.dt;
     for (int k = 0; k < n; ++k) {
         const ccb_contact* ct = &p->cset->items[p->contacts[idx[k]].contact];
         const int body[2] = {ct->body_b, ct->body_a};
@@ -657,7 +668,7 @@ void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, c
         for (int side = 0; side < 2; ++side) {
             const ccb_body* bd = &m->bodies[body[side]];
             const ccb_vec3 vp =
-                bd->nv == 0 ? ccb_passive_point_velocity(bd, p->t0 + dt, ct->p)
+                bd->nv == 0 ? ccb_passive_point_velocity(bd, p->step.t0 + dt, ct->p)
                             : ccb_v3_add(V[body[side]].v,
                                          ccb_v3_cross(V[body[side]].w,
                                                       ccb_v3_sub(ct->p, p->bX[body[side]].p)));
@@ -671,12 +682,12 @@ void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, c
 }
 
 ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_approx* approx,
-                             const ccb_problem_params* params, double t0, const double* q0,
-                             const double* v0, const ccb_contact_set* contacts) {
+                             const ccb_problem_params* params, const ccb_step_context* step,
+                             const double* q0, const double* v0, const ccb_contact_set* contacts) {
     if (p == NULL) {
         return CCB_E_INVALID;
     }
-    ccb_status s = begin(p, approx, params);
+    ccb_status s = begin(p, approx, params, step);
     if (s != CCB_OK) {
         return s;
     }
@@ -684,10 +695,11 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         (m->nv > 0 && v0 == NULL)) {
         return fail(p, CCB_E_INVALID, "build: NULL argument or model not finalized");
     }
-    if (!isfinite(t0) || !ccb_all_finite(q0, (size_t)m->nq) || !ccb_all_finite(v0, (size_t)m->nv)) {
-        return fail(p, CCB_E_NONFINITE, "build: state at t = %g has a non-finite entry", t0);
+    if (!isfinite(step->t0) || !ccb_all_finite(q0, (size_t)m->nq) ||
+        !ccb_all_finite(v0, (size_t)m->nv)) {
+        return fail(p, CCB_E_NONFINITE, "build: state at t = %g has a non-finite entry", step->t0);
     }
-    const double dt = params->approx.dt;
+    const double dt = step->dt, t0 = step->t0;
     size_t nA = 0;
     for (int c = 0; c < m->nclique; ++c) {
         const int n = m->clique_nv[c];
@@ -749,7 +761,6 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     p->cset = contacts;
     p->q0 = q0;
     p->v0_full = v0;
-    p->t0 = t0;
     p->ndeferred = 0;
     const int defer = params->defer_inactive && approx->inactive_radius != NULL;
     if (defer) {
@@ -806,167 +817,4 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         p->nc++;
     }
     return finish(p);
-}
-
-/* ---- accessors ----------------------------------------------------------------------------- */
-
-int ccb_problem_nv(const ccb_problem* p) {
-    return p ? p->nv : 0;
-}
-int ccb_problem_nc(const ccb_problem* p) {
-    return p ? p->nc : 0;
-}
-const double* ccb_problem_vstar(const ccb_problem* p) {
-    return p ? p->vstar : NULL;
-}
-const double* ccb_problem_v0(const ccb_problem* p) {
-    return p ? p->v0 : NULL;
-}
-/* the accessors complete a deferred contact first (NULL if that fails) */
-const ccb_constraint* ccb_problem_constraint(const ccb_problem* p, int i) {
-    return (p && i >= 0 && i < p->nc && ccb_problem_complete(p, i) == CCB_OK) ? &p->contacts[i].c
-                                                                              : NULL;
-}
-const ccb_contact_input* ccb_problem_contact_input(const ccb_problem* p, int i) {
-    return (p && i >= 0 && i < p->nc && ccb_problem_complete(p, i) == CCB_OK) ? &p->contacts[i].in
-                                                                              : NULL;
-}
-const ccb_approx* ccb_problem_approx(const ccb_problem* p) {
-    return p ? p->approx : NULL;
-}
-
-ccb_status ccb_problem_contact_velocity(const ccb_problem* p, int i, const double* v,
-                                        double vc[3]) {
-    if (p == NULL || v == NULL || vc == NULL || i < 0 || i >= p->nc) {
-        return CCB_E_INVALID;
-    }
-    const ccb_status s = ccb_problem_complete(p, i);
-    if (s != CCB_OK) {
-        return s;
-    }
-    const ccb_pcontact* pc = &p->contacts[i];
-    for (int r = 0; r < 3; ++r) {
-        vc[r] = pc->b[r];
-    }
-    for (int k = 0; k < pc->nblk; ++k) {
-        const int c = pc->clique[k];
-        const int n = p->clique_nv[c];
-        const double* J = ccb_pc_block(p, pc, k);
-        const double* vb = v + p->clique_voff[c];
-        for (int r = 0; r < 3; ++r) {
-            for (int j = 0; j < n; ++j) {
-                vc[r] += J[r * n + j] * vb[j];
-            }
-        }
-    }
-    return CCB_OK;
-}
-
-/* ---- reduced (participating) vector operations, shared by the Newton and TAMSI solvers ---- */
-
-void ccb_problem_expand(const ccb_problem* p, const double* v, double* v_full) {
-    memcpy(v_full, p->vstar, (size_t)p->nv * sizeof(double));
-    for (int a = 0; a < p->np; ++a) {
-        const int c = p->pclique[a];
-        memcpy(v_full + p->clique_voff[c], v + p->pvoff[a],
-               (size_t)p->clique_nv[c] * sizeof(double));
-    }
-}
-
-void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y) {
-    for (int a = 0; a < p->np; ++a) {
-        const int c = p->pclique[a];
-        const int n = p->clique_nv[c];
-        const double* A = p->A + p->clique_aoff[c];
-        const double* xb = x + p->pvoff[a];
-        double* yb = y + p->pvoff[a];
-        for (int i = 0; i < n; ++i) {
-            double s = 0.0;
-            for (int j = 0; j < n; ++j) {
-                s += A[i * n + j] * xb[j];
-            }
-            yb[i] = s;
-        }
-    }
-}
-
-/* y_i = J_i x (+ b_i) of one contact; every product with J goes through here, so a contact's
- * value does not depend on which others are computed with it. */
-static inline __attribute__((always_inline)) void block_J_mul(const double* J, const double* xb,
-                                                              int n, double* yi) {
-    for (int r = 0; r < 3; ++r) {
-        double s = 0.0;
-        for (int j = 0; j < n; ++j) {
-            s += J[r * n + j] * xb[j];
-        }
-        yi[r] += s;
-    }
-}
-
-static inline void contact_J_mul(const ccb_problem* p, const ccb_pcontact* pc, const double* x,
-                                 int with_bias, double* yi) {
-    for (int r = 0; r < 3; ++r) {
-        yi[r] = with_bias ? pc->b[r] : 0.0;
-    }
-    for (int k = 0; k < pc->nblk; ++k) {
-        const int n = p->clique_nv[pc->clique[k]];
-        const double* J = ccb_pc_block(p, pc, k);
-        const double* xb = x + ccb_problem_coff(p, pc->clique[k]);
-        if (n == 6) { /* a free body: the same sums, unrolled */
-            block_J_mul(J, xb, 6, yi);
-        } else {
-            block_J_mul(J, xb, n, yi);
-        }
-    }
-}
-
-void ccb_problem_J_mul(const ccb_problem* p, const double* x, int with_bias, double* y) {
-    for (int i = 0; i < p->nc; ++i) {
-        contact_J_mul(p, &p->contacts[i], x, with_bias, y + 3 * i);
-    }
-}
-
-void ccb_problem_J_mul_some(const ccb_problem* p, const int* idx, int n, const double* x,
-                            int with_bias, double* y) {
-    for (int k = 0; k < n; ++k) {
-        contact_J_mul(p, &p->contacts[idx[k]], x, with_bias, y + 3 * idx[k]);
-    }
-}
-
-void ccb_problem_Jt_mul(const ccb_problem* p, const double* g, double* y) {
-    ccb_problem_Jt_mul_some(p, NULL, p->nc, g, y);
-}
-
-void ccb_problem_Jt_mul_some(const ccb_problem* p, const int* idx, int count, const double* g,
-                             double* y) {
-    memset(y, 0, (size_t)p->npv * sizeof(double));
-    for (int m = 0; m < count; ++m) {
-        const int i = idx ? idx[m] : m;
-        const ccb_pcontact* pc = &p->contacts[i];
-        const double* gi = g + 3 * i;
-        if (gi[0] == 0.0 && gi[1] == 0.0 && gi[2] == 0.0) {
-            continue; /* adds exactly nothing */
-        }
-        for (int k = 0; k < pc->nblk; ++k) {
-            const int n = p->clique_nv[pc->clique[k]];
-            const double* J = ccb_pc_block(p, pc, k);
-            double* yb = y + ccb_problem_coff(p, pc->clique[k]);
-            for (int j = 0; j < n; ++j) {
-                yb[j] += J[j] * gi[0] + J[n + j] * gi[1] + J[2 * n + j] * gi[2];
-            }
-        }
-    }
-}
-
-void ccb_problem_add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb,
-                          double* out) {
-    for (int i = 0; i < na; ++i) {
-        double gj[3]; /* (Ja^T G)_i,: */
-        for (int s = 0; s < 3; ++s) {
-            gj[s] = Ja[i] * G[s] + Ja[na + i] * G[3 + s] + Ja[2 * na + i] * G[6 + s];
-        }
-        for (int j = 0; j < nb; ++j) {
-            out[i * nb + j] += gj[0] * Jb[j] + gj[1] * Jb[nb + j] + gj[2] * Jb[2 * nb + j];
-        }
-    }
 }

@@ -52,7 +52,7 @@ ccb_status ccb_problem_to_global(const ccb_problem* p, ccb_global_problem* g) {
         }
     }
     const int nv = p->nv, nc = p->nc;
-    const double dt = p->params.approx.dt;
+    const double dt = p->step.dt;
     if (!(dt > 0)) {
         return CCB_E_INVALID;
     }

@@ -25,6 +25,7 @@ typedef struct ccb_pcontact {
 struct ccb_problem {
     const ccb_approx* approx;
     ccb_problem_params params;
+    ccb_step_context step; /* the step the problem was built for (ccb/step.h) */
     /* cliques */
     int nclique, nv, cap_clique;
     int* clique_nv;      /* nclique */
@@ -61,7 +62,6 @@ struct ccb_problem {
     const ccb_model* model;
     const ccb_contact_set* cset;
     const double *q0, *v0_full;
-    double t0;
     int ndeferred;
     /* per body (deferral): pose at q0, twist at (q0, v0), or at t0 + dt without coordinates */
     ccb_pose* bX;

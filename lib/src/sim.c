@@ -75,6 +75,7 @@ ccb_sim_params ccb_sim_params_default(void) {
     memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
     p.solver = CCB_SOLVER_NEWTON;
     p.dt = 0.01;
+    p.vs = 1e-4; /* ICF §XI; Drake MultibodyPlantConfig::stiction_tolerance */
     p.tamsi = ccb_tamsi_params_default();
     p.ode = ccb_ode_params_default();
     p.ode.h = 0.0;
@@ -151,9 +152,11 @@ ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "error control: max_solves must be >= 3 (got %ld)",
                           ec->max_solves);
     }
-    ccb_problem_params pp = p->problem;
-    pp.approx.dt = p->dt;
-    ccb_status s = ccb_problem_params_check(&pp, msg, n);
+    if (!(isfinite(p->vs) && p->vs > 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "stiction tolerance vs must be finite and > 0 m/s (got %g)", p->vs);
+    }
+    ccb_status s = ccb_problem_params_check(&p->problem, msg, n);
     if (s != CCB_OK) {
         return s;
     }
@@ -183,7 +186,6 @@ ccb_status ccb_sim_create(const ccb_model* m, const ccb_sim_params* prm, ccb_sim
     }
     sim->model = m;
     sim->prm = *prm;
-    sim->prm.problem.approx.dt = prm->dt;
     sim->solver = prm->solver;
     const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), nv = (size_t)(m->nv > 0 ? m->nv : 1);
     sim->q = ccb_calloc(nq, sizeof(double));
@@ -210,8 +212,6 @@ ccb_status ccb_sim_create(const ccb_model* m, const ccb_sim_params* prm, ccb_sim
     ccb_model_initial_state(m, sim->q, sim->v);
     sim->ec_h = prm->dt;
     sim->h_last = prm->dt;
-    sim->prm.tamsi.vs = sim->prm.problem.approx.vs;
-    sim->prm.contact_ode.vs = sim->prm.problem.approx.vs;
     if (sim->prm.ode.h == 0.0) {
         sim->prm.ode.h = prm->dt;
     }
@@ -357,9 +357,9 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
     /* the Newton solver completes only the contacts it needs (ccb_problem_params.defer_inactive;
      * results bit-identical); the other solvers read every contact's rows */
     ccb_problem_params pp = sim->prm.problem;
-    pp.approx.dt = h;
     pp.defer_inactive = sim->solver->defer_contacts && sim->solver->defer_contacts(&sim->prm);
-    s = ccb_problem_build(sim->problem, m, sim->prm.approx, &pp, t0, q, v, &sim->contacts);
+    const ccb_step_context step = {t0, h, sim->prm.vs}; /* the step this simulation owns */
+    s = ccb_problem_build(sim->problem, m, sim->prm.approx, &pp, &step, q, v, &sim->contacts);
     toc = ccb_wall_time();
     sim->stats.time_problem += toc - tic;
     if (s != CCB_OK) {
@@ -371,7 +371,6 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
     tic = toc;
     const double *vn = NULL, *vc = NULL, *g = NULL;
     sim->h_last = h;
-    const ccb_step_context step = {t0, h, sim->prm.problem.approx.vs};
     s = sim->solver->solve(sim, &step, guess, sim->stats.counter, &vn, &vc, &g);
     sim->stats.time_solve += ccb_wall_time() - tic;
     sim->stats.status = s;

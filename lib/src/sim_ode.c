@@ -68,7 +68,7 @@ static ccb_status create(ccb_sim* sim, char* msg, size_t n) {
     if (w->x == NULL) {
         return ccb_errorf(msg, n, CCB_E_NOMEM, "sim_create: out of memory");
     }
-    ccb_status s = ccb_contact_ode_create(m, &sim->prm.contact_ode, &w->cont, msg, n);
+    ccb_status s = ccb_contact_ode_create(m, &sim->prm.contact_ode, sim->prm.vs, &w->cont, msg, n);
     if (s == CCB_OK) {
         s = ccb_ode_create(ccb_contact_ode_system(w->cont), &sim->prm.ode, &w->ode, msg, n);
     }
@@ -127,7 +127,7 @@ static ccb_status advance(ccb_sim* sim, double t0) {
             r->force[k] = f[3 * i + k];
             r->gamma[k] = f[3 * i + k] * sim->prm.dt;
         }
-        r->stiction_tol = sim->prm.problem.approx.vs;
+        r->stiction_tol = sim->prm.vs;
     }
     sim->nresults = nc;
     sim->stats.ncontacts = nc;
@@ -139,7 +139,7 @@ static ccb_status advance(ccb_sim* sim, double t0) {
 
 static double stiction(const ccb_sim* sim, int i, const double gamma[3]) {
     (void)i, (void)gamma;
-    return sim->prm.problem.approx.vs;
+    return sim->prm.vs;
 }
 
 /* the integrator's LU factorizations; no symbolic analyses */
@@ -162,7 +162,7 @@ const ccb_ode* ccb_sim_ode_integrator(const ccb_sim* sim) {
 static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     const ccb_ode_params* o = &sim->prm.ode; /* h set (0 means dt) */
     DESCRIBE_TEXT("solver.friction", ccb_friction_name(sim->prm.contact_ode.friction));
-    DESCRIBE_NUM("solver.stiction_tolerance", sim->prm.problem.approx.vs);
+    DESCRIBE_NUM("solver.stiction_tolerance", sim->prm.vs);
     DESCRIBE_TEXT("solver.method", ccb_ode_method_name(o->method));
     DESCRIBE_NUM("solver.h", o->h);
     if (o->method == &ccb_ode_ie) {

@@ -7,11 +7,9 @@
 #include "ccb/tamsi.h"
 #include "sim_internal.h"
 
-/* TAMSI's parameters with the problem's v_s (the stiction tolerance of every solver) */
+/* TAMSI's parameters (v_s is the simulation's, checked with the step) */
 static ccb_status check(const ccb_sim_params* p, char* msg, size_t n) {
-    ccb_tamsi_params tp = p->tamsi;
-    tp.vs = p->problem.approx.vs;
-    return ccb_tamsi_params_check(&tp, msg, n);
+    return ccb_tamsi_params_check(&p->tamsi, msg, n);
 }
 
 static ccb_status create(ccb_sim* sim, char* msg, size_t n) {
@@ -48,7 +46,7 @@ static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double
 /* the regularization's v_s */
 static double stiction(const ccb_sim* sim, int i, const double gamma[3]) {
     (void)i, (void)gamma;
-    return sim->prm.problem.approx.vs;
+    return sim->prm.vs;
 }
 
 static void factor_counts(const ccb_sim* sim, long* a, long* f) {
@@ -62,7 +60,7 @@ static const char* last_error(const ccb_sim* sim) {
 static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     const ccb_tamsi_params* t = &sim->prm.tamsi;
     DESCRIBE_TEXT("solver.friction", ccb_friction_name(t->friction));
-    DESCRIBE_NUM("solver.stiction_tolerance", sim->prm.problem.approx.vs);
+    DESCRIBE_NUM("solver.stiction_tolerance", sim->prm.vs);
     DESCRIBE_TEXT("solver.coupling", ccb_enum_name(CCB_ENUM_COUPLING, t->coupling));
     DESCRIBE_FLAG("solver.tals", t->tals);
     DESCRIBE_NUM("solver.relative_tolerance", t->rho);

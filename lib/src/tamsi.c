@@ -70,7 +70,6 @@ ccb_tamsi_params ccb_tamsi_params_default(void) {
     memset(&p, 0, sizeof p); /* defined padding: params compare bytewise */
     p.coupling = CCB_TAMSI_TWO_WAY;
     p.friction = CCB_FRICTION_TAMSI_QUAD;
-    p.vs = 1e-4;
     p.rho = 1e-2;
     p.theta_max = CCB_PI / 3.0;
     p.tals = 1;
@@ -91,8 +90,7 @@ ccb_status ccb_tamsi_params_check(const ccb_tamsi_params* p, char* msg, size_t n
         return ccb_errorf(msg, n, CCB_E_INVALID, "TAMSI: unknown friction model %d",
                           (int)p->friction);
     }
-    const ccb_tals_params t = {p->vs, p->rho, p->theta_max};
-    ccb_status s = ccb_tals_params_check(&t, msg, n);
+    ccb_status s = ccb_tals_check_limits(p->rho, p->theta_max, msg, n);
     if (s != CCB_OK) {
         return s;
     }
@@ -190,7 +188,7 @@ static ccb_status push_hist(ccb_tamsi* ws, const ccb_tamsi_iter* it) {
 static void eval_forces(ccb_tamsi* ws, double hs, int with_G) {
     const ccb_problem* pb = ws->pb;
     const ccb_tamsi_params* p = &ws->prm;
-    const double eps_v = p->rho * p->vs;
+    const double vs = pb->step.vs, eps_v = p->rho * vs;
     for (int i = 0; i < pb->nc; ++i) {
         const ccb_contact_input* in = &pb->contacts[i].in;
         const double* vc = ws->vc + 3 * i;
@@ -208,8 +206,7 @@ static void eval_forces(ccb_tamsi* ws, double hs, int with_G) {
         }
         double* f = ws->f + 3 * i;
         double Dt[4], mus, t[2];
-        ccb_friction_soft(p->friction, in->mu, fn, vc, p->vs, eps_v, f, with_G ? Dt : NULL, &mus,
-                          t);
+        ccb_friction_soft(p->friction, in->mu, fn, vc, vs, eps_v, f, with_G ? Dt : NULL, &mus, t);
         f[2] = fn;
         if (with_G) {
             double* G = ws->G + 9 * i;
@@ -288,7 +285,7 @@ static void assemble(ccb_tamsi* ws, double h, double hs) {
 static ccb_status solve_substep(ccb_tamsi* ws, double h, double hs, int attempt, int sub) {
     const ccb_problem* pb = ws->pb;
     const ccb_tamsi_params* p = &ws->prm;
-    const double eps_v = p->rho * p->vs;
+    const double eps_v = p->rho * pb->step.vs;
     const int use_umfpack = p->linear_solver == CCB_TAMSI_LU_UMFPACK ||
                             (p->linear_solver == CCB_TAMSI_LU_AUTO && pb->np > 1);
     double e_t = 2.0 * eps_v, e_n = 2.0 * eps_v;
@@ -374,7 +371,7 @@ static ccb_status solve_substep(ccb_tamsi* ws, double h, double hs, int attempt,
 /* One attempt with N equal substeps from v0; writes ws->v and ws->imp. */
 static ccb_status attempt(ccb_tamsi* ws, const double* guess, int N) {
     const ccb_problem* pb = ws->pb;
-    const double h = pb->params.approx.dt, hs = h / (double)N;
+    const double h = pb->step.dt, hs = h / (double)N;
     memcpy(ws->vsub, ws->v0, (size_t)ws->npv * sizeof(double));
     memset(ws->imp, 0, 3 * (size_t)pb->nc * sizeof(double));
     for (int i = 0; i < pb->nc; ++i) {
@@ -422,15 +419,15 @@ static ccb_status setup(ccb_tamsi* ws, const ccb_problem* pb, const ccb_tamsi_pa
     }
     ws->pb = pb;
     ws->prm = *prm;
-    ws->tals.vs = prm->vs;
+    ws->tals.vs = pb->step.vs; /* v_s comes with the step (ccb/step.h) */
     ws->tals.rho = prm->rho;
     ws->tals.theta_max = prm->theta_max;
     ws->npv = pb->npv;
     ws->nc = pb->nc;
     ws->st.nv = pb->npv;
     ws->st.nc = pb->nc;
-    ws->st.tolerance = prm->rho * prm->vs;
-    const double h = pb->params.approx.dt;
+    ws->st.tolerance = prm->rho * pb->step.vs;
+    const double h = pb->step.dt;
     const double* guess_full = v_guess ? v_guess : pb->v0;
     for (int a = 0; a < pb->np; ++a) {
         const int c = pb->pclique[a];
@@ -512,7 +509,7 @@ ccb_status ccb_tamsi_eval(ccb_tamsi* ws, const ccb_problem* pb, const ccb_tamsi_
     if (s != CCB_OK) {
         return s;
     }
-    const double h = pb->params.approx.dt;
+    const double h = pb->step.dt;
     memcpy(ws->v, ws->tmp, (size_t)ws->npv * sizeof(double));
     memcpy(ws->vsub, ws->v0, (size_t)ws->npv * sizeof(double));
     for (int i = 0; i < pb->nc; ++i) {

@@ -22,6 +22,7 @@
 #include "ccb/math.h"
 #include "ccb/tamsi.h"
 #include "internal.h"
+#include "tamsi_internal.h"
 
 ccb_tals_params ccb_tals_params_default(void) {
     ccb_tals_params p;
@@ -41,13 +42,17 @@ ccb_status ccb_tals_params_check(const ccb_tals_params* p, char* msg, size_t n) 
                           "TALS: stiction tolerance v_s must be finite and > 0 m/s (got %g)",
                           p->vs);
     }
-    if (!(p->rho > 0 && p->rho < 1)) {
+    return ccb_tals_check_limits(p->rho, p->theta_max, msg, n);
+}
+
+ccb_status ccb_tals_check_limits(double rho, double theta_max, char* msg, size_t n) {
+    if (!(rho > 0 && rho < 1)) {
         return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "TALS: relative tolerance rho must be in (0, 1) (got %g)", p->rho);
+                          "TALS: relative tolerance rho must be in (0, 1) (got %g)", rho);
     }
-    if (!(p->theta_max > 0 && p->theta_max < CCB_PI)) {
+    if (!(theta_max > 0 && theta_max < CCB_PI)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "TALS: theta_max must be in (0, pi) (got %g)",
-                          p->theta_max);
+                          theta_max);
     }
     return CCB_OK;
 }

@@ -24,6 +24,7 @@ static const ccb_approx* const BUILTIN[4] = {&ccb_approx_sap, &ccb_approx_simila
                                              &ccb_approx_lagged, &ccb_approx_lagged_reg};
 
 typedef struct scenario {
+    ccb_step_context step;
     ccb_approx_options opt;
     ccb_contact_input in;
     ccb_constraint c;
@@ -33,8 +34,7 @@ typedef struct scenario {
 static scenario random_scenario(const ccb_approx* ap) {
     scenario s;
     s.opt = ccb_approx_options_default();
-    s.opt.dt = loguniform(1e-4, 5e-2);
-    s.opt.vs = loguniform(1e-5, 1e-2);
+    s.step = (ccb_step_context){0.0, loguniform(1e-4, 5e-2), loguniform(1e-5, 1e-2)};
     s.opt.sigma = loguniform(1e-4, 1e-1);
     const double b = urand();
     s.opt.beta = b < 0.3 ? 0.0 : (b < 0.6 ? 1.0 : uniform(0.5, 2.0));
@@ -43,10 +43,10 @@ static scenario random_scenario(const ccb_approx* ap) {
     s.in.d = urand() < 0.2 ? 0.0 : loguniform(1e-2, 1e3);
     s.in.tau_d = urand() < 0.2 ? 0.0 : loguniform(1e-5, 1e-1);
     s.in.mu = urand() < 0.1 ? 0.0 : uniform(0.1, 2.5);
-    s.in.phi0 = uniform(-2.0, 0.5) * s.opt.dt * s.vscale;
+    s.in.phi0 = uniform(-2.0, 0.5) * s.step.dt * s.vscale;
     s.in.vn0 = uniform(-1.0, 1.0) * s.vscale;
     s.in.w = loguniform(0.1, 10.0);
-    ap->prepare(&s.opt, &s.in, &s.c);
+    ap->prepare(&s.step, &s.opt, &s.in, &s.c);
     return s;
 }
 
@@ -343,7 +343,7 @@ static void test_inactive_radius(void) {
         scenario s = random_scenario(ap);
         if (trial % 3 == 0) { /* contacts that start apart, as most speculative ones do */
             s.in.phi0 = uniform(0.0, 0.1);
-            ap->prepare(&s.opt, &s.in, &s.c);
+            ap->prepare(&s.step, &s.opt, &s.in, &s.c);
         }
         double vc[3];
         random_vc(&s, vc);
@@ -383,7 +383,7 @@ static void test_inactive_radius(void) {
     s.in.phi0 = -1e-3;
     s.in.vn0 = 0.0;
     s.in.mu = 0.5;
-    ccb_approx_lagged.prepare(&s.opt, &s.in, &s.c);
+    ccb_approx_lagged.prepare(&s.step, &s.opt, &s.in, &s.c);
     const double far_apart[3] = {0.0, 0.0, 1e3};
     CHECK(ccb_approx_lagged.inactive_radius(&s.c, far_apart) < 0,
           "Lagged: friction of a pressed contact acts at every velocity");
@@ -393,39 +393,40 @@ static void test_lagged_regularization(void) {
     for (int trial = 0; trial < 200; ++trial) {
         scenario s = random_scenario(&ccb_approx_lagged_reg);
         const ccb_constraint* c = &s.c;
-        CHECK(c->eps_s >= s.opt.vs, "eps_s >= v_s");
+        CHECK(c->eps_s >= s.step.vs, "eps_s >= v_s");
         const double reg = s.opt.sigma * s.in.w * s.in.mu * c->gn0;
-        CHECK_REL(c->eps_s, fmax(s.opt.vs, reg), TOL_CLOSED, 1e-300,
+        CHECK_REL(c->eps_s, fmax(s.step.vs, reg), TOL_CLOSED, 1e-300,
                   "eps_s = max(v_s, sigma w mu gn0)");
         /* gamma_n0 = 0 (no overlap at the start) => eps_s = v_s and no friction (fact 13) */
         ccb_contact_input in = s.in;
         in.phi0 = fabs(in.phi0) + 1e-9;
         ccb_constraint c2;
-        ccb_approx_lagged_reg.prepare(&s.opt, &in, &c2);
-        CHECK(c2.gn0 == 0.0 && c2.eps_s == s.opt.vs, "phi0 >= 0: gn0 = 0, eps_s = v_s");
+        ccb_approx_lagged_reg.prepare(&s.step, &s.opt, &in, &c2);
+        CHECK(c2.gn0 == 0.0 && c2.eps_s == s.step.vs, "phi0 >= 0: gn0 = 0, eps_s = v_s");
         const double vc[3] = {0.3 * s.vscale, -0.2 * s.vscale, -s.vscale};
         double g[3];
-        ccb_approx_lagged.prepare(&s.opt, &in, &c2);
+        ccb_approx_lagged.prepare(&s.step, &s.opt, &in, &c2);
         ccb_approx_lagged.eval(&c2, vc, g, NULL);
         CHECK(g[0] == 0.0 && g[1] == 0.0, "Lagged: no friction in the first step of contact");
     }
     /* strong impact: eps_s = sigma w mu gn0 */
-    ccb_approx_options o = ccb_approx_options_default();
-    o.dt = 1e-3;
+    const ccb_approx_options o = ccb_approx_options_default();
+    const ccb_step_context step = {0.0, 1e-3, 1e-4};
     ccb_contact_input in = {1e7, 0.0, 0.0, 1.0, -1e-3, -1.0, 2.0};
     ccb_constraint c;
-    ccb_approx_lagged_reg.prepare(&o, &in, &c);
+    ccb_approx_lagged_reg.prepare(&step, &o, &in, &c);
     CHECK_REL(c.gn0, 1e-3 * 1e7 * 1e-3, TOL_CLOSED, 0, "gn0 = dt k (-phi0) (d = 0)");
     CHECK_REL(c.eps_s, 1e-3 * 2.0 * 1.0 * 10.0, TOL_CLOSED, 0, "eps_s = sigma w mu gn0 in impacts");
 }
 
 /* A smooth approximation defined here, as a user of the library would (through the public API):
  * a quadratic penalty, cost (k dt^2/2) (vn - vhat)_-^2 + (mu/2) |vt|^2. */
-static void toy_prepare(const ccb_approx_options* o, const ccb_contact_input* in,
-                        ccb_constraint* c) {
+static void toy_prepare(const ccb_step_context* step, const ccb_approx_options* o,
+                        const ccb_contact_input* in, ccb_constraint* c) {
+    (void)o;
     memset(c, 0, sizeof *c);
-    c->dt = o->dt, c->k = in->k, c->mu = in->mu, c->phi0 = in->phi0;
-    c->vhat = c->user[0] = -in->phi0 / o->dt; /* the normal kink, where kink_margin looks */
+    c->dt = step->dt, c->k = in->k, c->mu = in->mu, c->phi0 = in->phi0;
+    c->vhat = c->user[0] = -in->phi0 / step->dt; /* the normal kink, where kink_margin looks */
 }
 static double toy_eval(const ccb_constraint* c, const double vc[3], double g[3], double G[9]) {
     const double gap = vc[2] < c->user[0] ? vc[2] - c->user[0] : 0.0, kn = c->k * c->dt * c->dt;
@@ -481,13 +482,13 @@ static void test_registry(void) {
     CHECK(ccb_approx_find("tamsi") == NULL && ccb_approx_find(NULL) == NULL, "unknown name");
     ccb_approx_options o = ccb_approx_options_default();
     char msg[256] = "";
-    o.vs = -1;
-    CHECK(ccb_approx_options_check(&o, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "vs"),
-          "negative v_s rejected with a message (%s)", msg);
+    o.sigma = -1;
+    CHECK(ccb_approx_options_check(&o, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "sigma"),
+          "negative sigma rejected with a message (%s)", msg);
     o = ccb_approx_options_default();
-    o.dt = NAN;
-    CHECK(ccb_approx_options_check(&o, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "dt"),
-          "NaN dt rejected (%s)", msg);
+    o.beta = NAN;
+    CHECK(ccb_approx_options_check(&o, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "beta"),
+          "NaN beta rejected (%s)", msg);
 }
 
 int main(void) {

@@ -24,6 +24,7 @@ typedef struct pm {
     double m, J[9], A[9], b[3], vstar[3], v0[3];
     ccb_contact_input in;
     ccb_problem_params prm;
+    ccb_step_context step;
 } pm;
 
 /* A point mass (A = m I) with one contact whose Jacobian is a rotation (formulation-convex §11
@@ -35,8 +36,7 @@ static pm random_point_mass(double vscale) {
     memset(p.A, 0, sizeof p.A);
     p.A[0] = p.A[4] = p.A[8] = p.m;
     p.prm = ccb_problem_params_default();
-    p.prm.approx.dt = loguniform(1e-3, 2e-2);
-    p.prm.approx.vs = 1e-4;
+    p.step = (ccb_step_context){0.0, loguniform(1e-3, 2e-2), 1e-4};
     p.in.k = loguniform(1e4, 1e7);
     p.in.d = loguniform(1e-1, 1e2);
     p.in.tau_d = loguniform(1e-4, 1e-2);
@@ -61,7 +61,7 @@ static ccb_status set_pm(ccb_problem* pb, const ccb_approx* ap, const pm* p) {
     rc.J[1] = NULL;
     memcpy(rc.b, p->b, sizeof rc.b);
     rc.in = p->in;
-    return ccb_problem_set_raw(pb, ap, &p->prm, 1, &nv, p->A, p->vstar, p->v0, 1, &rc);
+    return ccb_problem_set_raw(pb, ap, &p->prm, &p->step, 1, &nv, p->A, p->vstar, p->v0, 1, &rc);
 }
 
 /* Problem + solver workspace used by every test. */
@@ -247,8 +247,8 @@ static void test_frictionless_equivalence(void) {
             memcpy(g[a], ccb_newton_impulses(nw), sizeof g[a]);
             cost[a] = st.cost;
             const double* vc = ccb_newton_contact_velocities(nw);
-            const double gap = -(p.in.phi0 + p.prm.approx.dt * vc[2]);
-            CHECK_ABS(g[a][2], p.prm.approx.dt * p.in.k * (gap > 0 ? gap : 0),
+            const double gap = -(p.in.phi0 + p.step.dt * vc[2]);
+            CHECK_ABS(g[a][2], p.step.dt * p.in.k * (gap > 0 ? gap : 0),
                       TOL_SOLVER * p.m * (vnorm(p.vstar, 3) + vnorm(p.b, 3)),
                       "gamma_n = dt k (-(phi0 + dt v_n))_+ (fact 7)");
         }
@@ -309,9 +309,9 @@ static void test_separation_and_quadratic(void) {
         pm p = random_point_mass(0.0);
         pm_identity(&p);
         memset(p.v0, 0, sizeof p.v0);
-        p.vstar[0] = 0.1 * p.in.mu * 9.81 * p.prm.approx.dt;
+        p.vstar[0] = 0.1 * p.in.mu * 9.81 * p.step.dt;
         p.vstar[1] = 0;
-        p.vstar[2] = -9.81 * p.prm.approx.dt;
+        p.vstar[2] = -9.81 * p.step.dt;
         p.in.phi0 = -1.5 * 9.81 * p.m / p.in.k;
         set_pm(pb, &ccb_approx_sap, &p);
         ccb_newton_stats st;
@@ -334,11 +334,12 @@ typedef struct multi {
     double A[27], vstar[9], v0[9], J[12][9];
     ccb_raw_contact rc[6];
     ccb_problem_params prm;
+    ccb_step_context step;
 } multi;
 
 static void random_multi(multi* M, double vscale) {
     M->prm = ccb_problem_params_default();
-    M->prm.approx.dt = loguniform(1e-3, 2e-2);
+    M->step = (ccb_step_context){0.0, loguniform(1e-3, 2e-2), 1e-4};
     for (int c = 0; c < 3; ++c) {
         M->nv[c] = 3;
         double B[9];
@@ -382,7 +383,8 @@ static void random_multi(multi* M, double vscale) {
 }
 
 static ccb_status set_multi(ccb_problem* pb, const ccb_approx* ap, const multi* M) {
-    return ccb_problem_set_raw(pb, ap, &M->prm, 3, M->nv, M->A, M->vstar, M->v0, 6, M->rc);
+    return ccb_problem_set_raw(pb, ap, &M->prm, &M->step, 3, M->nv, M->A, M->vstar, M->v0, 6,
+                               M->rc);
 }
 
 /* Facts 16 and 17, and CHOLMOD against the dense path. */
@@ -489,8 +491,8 @@ static void test_far_contact_edge(void) {
     for (int a = 0; a < ccb_approx_count(); ++a) {
         const ccb_approx* ap = ccb_approx_get(a);
         for (int c = 0; c < 3; ++c) {
-            ccb_problem_params prm = ccb_problem_params_default();
-            prm.approx.dt = 1e-2;
+            const ccb_problem_params prm = ccb_problem_params_default();
+            const ccb_step_context step = {0.0, 1e-2, 1e-4};
             const int nv = 1;
             const double A = 2.0, vstar = -1.0, v0 = 0.0, J[3] = {0, 0, 1};
             ccb_raw_contact rc;
@@ -498,8 +500,9 @@ static void test_far_contact_edge(void) {
             rc.clique[0] = 0;
             rc.clique[1] = -1;
             rc.J[0] = J;
-            rc.in = (ccb_contact_input){1e6, 0.0, 0.0, 0.5, fr[c] * prm.approx.dt, 0.0, 0.0};
-            CHECK(ccb_problem_set_raw(f.pb, ap, &prm, 1, &nv, &A, &vstar, &v0, 1, &rc) == CCB_OK,
+            rc.in = (ccb_contact_input){1e6, 0.0, 0.0, 0.5, fr[c] * step.dt, 0.0, 0.0};
+            CHECK(ccb_problem_set_raw(f.pb, ap, &prm, &step, 1, &nv, &A, &vstar, &v0, 1, &rc) ==
+                      CCB_OK,
                   "set_raw: %s", ccb_problem_last_error(f.pb));
             double vc0[3];
             ccb_problem_contact_velocity(f.pb, 0, &v0, vc0);
@@ -543,7 +546,7 @@ static void test_far_contacts(void) {
         random_multi(&M, uniform(0.05, 2.0));
         for (int i = 0; i < 6; ++i) { /* apart by up to a few steps of motion */
             if (urand() < 0.6) {
-                M.rc[i].in.phi0 = uniform(0.0, 3.0) * M.prm.approx.dt;
+                M.rc[i].in.phi0 = uniform(0.0, 3.0) * M.step.dt;
             }
         }
         const ccb_approx* ap = REGISTRY(trial);
@@ -669,32 +672,42 @@ static void test_failures(void) {
     const double vs[2] = {0, 0}, vnan[2] = {NAN, 0};
     const double J[6] = {1, 0, 0, 1, 0, 0}, J0[6] = {0};
     ccb_raw_contact rc = {{0, -1}, {J, NULL}, {0, 0, 0}, {1e5, 0, 0, 0.5, -1e-4, 0, 0}};
-    ccb_problem_params prm = ccb_problem_params_default();
-    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, 1, &nv, Abad, vs, vs, 1, &rc) ==
+    const ccb_problem_params prm = ccb_problem_params_default();
+    ccb_step_context step = {0.0, 0.01, 1e-4};
+    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, &step, 1, &nv, Abad, vs, vs, 1, &rc) ==
                   CCB_E_FACTOR &&
               strstr(ccb_problem_last_error(pb), "clique 0"),
           "non-SPD A: %s", ccb_problem_last_error(pb));
-    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, 1, &nv, Aasym, vs, vs, 1, &rc) ==
+    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, &step, 1, &nv, Aasym, vs, vs, 1, &rc) ==
               CCB_E_INVALID,
           "non-symmetric A: %s", ccb_problem_last_error(pb));
-    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, 1, &nv, Aok, vnan, vs, 1, &rc) ==
+    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, &step, 1, &nv, Aok, vnan, vs, 1, &rc) ==
               CCB_E_NONFINITE,
           "NaN v*: %s", ccb_problem_last_error(pb));
     rc.in.k = -1;
-    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, 1, &nv, Aok, vs, vs, 1, &rc) ==
+    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, &step, 1, &nv, Aok, vs, vs, 1, &rc) ==
                   CCB_E_INVALID &&
               strstr(ccb_problem_last_error(pb), "contact 0"),
           "negative k: %s", ccb_problem_last_error(pb));
     rc.in.k = 1e5;
     rc.J[0] = J0;
-    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, 1, &nv, Aok, vs, vs, 1, &rc) ==
+    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, &step, 1, &nv, Aok, vs, vs, 1, &rc) ==
               CCB_E_INVALID,
           "zero Jacobian: %s", ccb_problem_last_error(pb));
-    prm.approx.dt = 0;
+    step.dt = 0;
     rc.J[0] = J;
-    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, 1, &nv, Aok, vs, vs, 1, &rc) ==
-              CCB_E_INVALID,
+    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, &step, 1, &nv, Aok, vs, vs, 1, &rc) ==
+                  CCB_E_INVALID &&
+              strstr(ccb_problem_last_error(pb), "dt"),
           "dt = 0: %s", ccb_problem_last_error(pb));
+    step = (ccb_step_context){0.0, 0.01, NAN};
+    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, &step, 1, &nv, Aok, vs, vs, 1, &rc) ==
+                  CCB_E_INVALID &&
+              strstr(ccb_problem_last_error(pb), "vs"),
+          "v_s = NaN: %s", ccb_problem_last_error(pb));
+    CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, NULL, 1, &nv, Aok, vs, vs, 1, &rc) ==
+              CCB_E_INVALID,
+          "no step context: %s", ccb_problem_last_error(pb));
     fixture_free(&f);
 }
 

@@ -448,7 +448,7 @@ static void test_contact_ode_box(void) {
     cp.friction = CCB_FRICTION_LIN;
     ccb_contact_ode* co = NULL;
     char msg[256];
-    CHECK(ccb_contact_ode_create(m, &cp, &co, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+    CHECK(ccb_contact_ode_create(m, &cp, 1e-4, &co, msg, sizeof msg) == CCB_OK, "create: %s", msg);
     const ccb_ode_system* sys = ccb_contact_ode_system(co);
     CHECK(sys->nx == 2, "x = (x, vx)");
     for (int i = 0; i < 500; ++i) {
@@ -514,7 +514,7 @@ static void test_sphere_ie_tals(void) {
         ccb_sim_params p = ccb_sim_params_default();
         p.dt = h;
         p.solver = CCB_SOLVER_ODE;
-        p.problem.approx.vs = 1e-4;
+        p.vs = 1e-4;
         p.ode.method = CCB_ODE_IE;
         p.ode.newton = CCB_IE_FULL_NEWTON;
         p.ode.tals = tals;

@@ -167,6 +167,7 @@ typedef struct pm {
     double m, A[9], J[9], vstar[3], v0[3], b[3];
     ccb_contact_input in;
     ccb_problem_params prm;
+    ccb_step_context step;
 } pm;
 
 static ccb_status set_pm(ccb_problem* pb, const pm* p) {
@@ -178,8 +179,8 @@ static ccb_status set_pm(ccb_problem* pb, const pm* p) {
     rc.J[1] = NULL;
     memcpy(rc.b, p->b, sizeof rc.b);
     rc.in = p->in;
-    return ccb_problem_set_raw(pb, &ccb_approx_lagged, &p->prm, 1, &nv, p->A, p->vstar, p->v0, 1,
-                               &rc);
+    return ccb_problem_set_raw(pb, &ccb_approx_lagged, &p->prm, &p->step, 1, &nv, p->A, p->vstar,
+                               p->v0, 1, &rc);
 }
 
 /* A point mass with one frictionless Hunt & Crossley contact has the closed-form TAMSI step:
@@ -198,7 +199,7 @@ static void test_tamsi_frictionless_exact(void) {
         memset(p.b, 0, sizeof p.b);
         p.prm = ccb_problem_params_default();
         const double h = loguniform(1e-4, 1e-2);
-        p.prm.approx.dt = h;
+        p.step = (ccb_step_context){0.0, h, 1e-4};
         p.in.k = loguniform(1e3, 1e6);
         p.in.d = trial % 2 ? loguniform(1e-2, 10) : 0.0;
         p.in.tau_d = 0;
@@ -245,6 +246,7 @@ typedef struct multi {
     int nv[3];
     ccb_raw_contact rc[6];
     ccb_problem_params prm;
+    ccb_step_context step;
 } multi;
 
 static void random_multi(multi* M, double h) {
@@ -260,7 +262,7 @@ static void random_multi(multi* M, double h) {
         M->vstar[j] = M->v0[j] + uniform(-1, 1) * 1e-2;
     }
     M->prm = ccb_problem_params_default();
-    M->prm.approx.dt = h;
+    M->step = (ccb_step_context){0.0, h, 1e-4};
     const int pairs[6][2] = {{0, -1}, {1, -1}, {2, -1}, {0, 1}, {1, 2}, {2, 0}};
     for (int i = 0; i < 6; ++i) {
         ccb_raw_contact* rc = &M->rc[i];
@@ -296,13 +298,14 @@ static void test_tamsi_jacobian_fd(void) {
     for (int trial = 0; trial < 40; ++trial) {
         multi M;
         random_multi(&M, loguniform(1e-3, 1e-2));
-        CHECK(ccb_problem_set_raw(pb, &ccb_approx_lagged, &M.prm, 3, M.nv, M.A, M.vstar, M.v0, 6,
-                                  M.rc) == CCB_OK,
+        M.step.vs = 1e-2; /* slip velocities of the random state are O(1e-2): both branches */
+        CHECK(ccb_problem_set_raw(pb, &ccb_approx_lagged, &M.prm, &M.step, 3, M.nv, M.A, M.vstar,
+                                  M.v0, 6, M.rc) == CCB_OK,
               "set_raw: %s", ccb_problem_last_error(pb));
+        const double vs = M.step.vs;
         ccb_tamsi_params tp = ccb_tamsi_params_default();
         tp.friction = (ccb_friction_model)(trial % CCB_FRICTION_NMODELS);
         tp.coupling = trial % 5 == 4 ? CCB_TAMSI_ONE_WAY : CCB_TAMSI_TWO_WAY;
-        tp.vs = 1e-2; /* slip velocities of the random state are O(1e-2): both branches */
         double v[9], r0[9], J[81], rp[9], rm[9], Jtmp[81];
         for (int j = 0; j < 9; ++j) {
             v[j] = M.v0[j] + uniform(-1, 1) * 1e-2;
@@ -312,7 +315,7 @@ static void test_tamsi_jacobian_fd(void) {
         for (int i = 0; i < 6; ++i) {
             double vc[3];
             ccb_problem_contact_velocity(pb, i, v, vc);
-            const double s = sqrt(vc[0] * vc[0] + vc[1] * vc[1] + 1e-8 * tp.vs * tp.vs) / tp.vs;
+            const double s = sqrt(vc[0] * vc[0] + vc[1] * vc[1] + 1e-8 * vs * vs) / vs;
             kink |= fabs(s - 1.0) < 1e-3;
         }
         if (kink) {
@@ -350,8 +353,8 @@ static void test_tamsi_umfpack_vs_dense(void) {
     for (int trial = 0; trial < 30; ++trial) {
         multi M;
         random_multi(&M, 1e-3);
-        CHECK(ccb_problem_set_raw(pb, &ccb_approx_lagged, &M.prm, 3, M.nv, M.A, M.vstar, M.v0, 6,
-                                  M.rc) == CCB_OK,
+        CHECK(ccb_problem_set_raw(pb, &ccb_approx_lagged, &M.prm, &M.step, 3, M.nv, M.A, M.vstar,
+                                  M.v0, 6, M.rc) == CCB_OK,
               "set_raw");
         ccb_tamsi_params tp = ccb_tamsi_params_default();
         tp.max_iterations = 100;
@@ -398,10 +401,10 @@ static void box_problem(ccb_problem* pb) {
     rc.in.k = 1e5;
     rc.in.mu = 1.0;
     rc.in.phi0 = -m * g / rc.in.k; /* fn = W with the normal row zero (z locked) */
-    ccb_problem_params prm = ccb_problem_params_default();
-    prm.approx.dt = h;
+    const ccb_problem_params prm = ccb_problem_params_default();
+    const ccb_step_context step = {0.0, h, 1e-4};
     const int nv = 3;
-    CHECK(ccb_problem_set_raw(pb, &ccb_approx_lagged, &prm, 1, &nv, A, vstar, vv0, 1, &rc) ==
+    CHECK(ccb_problem_set_raw(pb, &ccb_approx_lagged, &prm, &step, 1, &nv, A, vstar, vv0, 1, &rc) ==
               CCB_OK,
           "set_raw: %s", ccb_problem_last_error(pb));
 }
@@ -447,9 +450,9 @@ static void test_tamsi_errors(void) {
     CHECK(ccb_problem_create(&pb) == CCB_OK && ccb_tamsi_create(&ws) == CCB_OK, "create");
     box_problem(pb);
     ccb_tamsi_params tp = ccb_tamsi_params_default();
-    tp.vs = -1;
-    CHECK(ccb_tamsi_solve(ws, pb, &tp, NULL, NULL, NULL) == CCB_E_INVALID, "v_s < 0 rejected");
-    CHECK(strstr(ccb_tamsi_last_error(ws), "v_s") != NULL, "message names v_s: %s",
+    tp.rho = 2;
+    CHECK(ccb_tamsi_solve(ws, pb, &tp, NULL, NULL, NULL) == CCB_E_INVALID, "rho > 1 rejected");
+    CHECK(strstr(ccb_tamsi_last_error(ws), "rho") != NULL, "message names rho: %s",
           ccb_tamsi_last_error(ws));
     tp = ccb_tamsi_params_default();
     tp.max_iterations = 0;

@@ -15,24 +15,22 @@
 #define CCB_APPROX_H
 
 #include "ccb/status.h"
+#include "ccb/step.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Global per-step options shared by all contacts. */
+/* Options shared by all contacts (the step dt and the stiction tolerance v_s are not options:
+ * they come with the step, ccb/step.h). */
 typedef struct ccb_approx_options {
-    double dt; /* time step [s], finite > 0 */
-    /* stiction tolerance v_s for Lagged/Similar [m/s], finite > 0 (formulation-convex §5, §6) */
-    double vs;
     /* SAP R_t = sigma*w and eq. (26) regularization [-], finite > 0 (formulation-convex §4.3, §7) */
     double sigma;
     /* SAP near-rigid parameter [-], >= 0; 0 disables the cap (formulation-convex §4.3) */
     double beta;
 } ccb_approx_options;
 
-/* Defaults of formulation-convex §8.8: v_s = 1e-4 m/s,
- * sigma = 1e-3, beta = 1; dt = 0.01 s until the caller sets its own step. */
+/* Defaults of formulation-convex §8.8: sigma = 1e-3, beta = 1. */
 CCB_API ccb_approx_options ccb_approx_options_default(void);
 /* CCB_E_INVALID (with a message naming the field) if any field is out of range. */
 CCB_API ccb_status ccb_approx_options_check(const ccb_approx_options* o, char* msg,
@@ -78,7 +76,8 @@ typedef struct ccb_approx {
     const char* title;     /* e.g. "Lagged, regularized stiction tolerance (ICF eq. 26)" */
     const char* reference; /* spec section */
     /* Per-step constants. Inputs must be valid (the problem builder checks them). */
-    void (*prepare)(const ccb_approx_options* opt, const ccb_contact_input* in, ccb_constraint* c);
+    void (*prepare)(const ccb_step_context* step, const ccb_approx_options* opt,
+                    const ccb_contact_input* in, ccb_constraint* c);
     /* Returns the cost l_i(vc) [J]; writes gamma[3] = -dl/dvc [N s] and, if G != NULL,
      * G[9] = -dgamma/dvc [kg], row-major, symmetric PSD. */
     double (*eval)(const ccb_constraint* c, const double vc[3], double gamma[3], double G[9]);

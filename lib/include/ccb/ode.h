@@ -229,7 +229,6 @@ CCB_API ccb_status ccb_ode_ie_newton_trace(const ccb_ode_system* sys, double t0,
  * (formulation-tamsi-hydro §A.3) */
 typedef struct ccb_contact_ode_params {
     ccb_friction_model friction; /* default CCB_FRICTION_STRIBECK5 (Drake continuous) */
-    double vs;                   /* stiction tolerance [m/s], finite > 0; default 1e-4 */
     double rho;                  /* TALS relative tolerance; default 1e-2 */
 } ccb_contact_ode_params;
 
@@ -237,9 +236,10 @@ CCB_API ccb_contact_ode_params ccb_contact_ode_params_default(void);
 
 typedef struct ccb_contact_ode ccb_contact_ode;
 
-/* Creates the model's ODE (the model is borrowed and must be finalized). */
+/* Creates the model's ODE with the stiction tolerance vs [m/s] of its friction (finite > 0; the
+ * simulation's ccb_sim_params.vs). The model is borrowed and must be finalized. */
 CCB_API ccb_status ccb_contact_ode_create(const ccb_model* model,
-                                          const ccb_contact_ode_params* params,
+                                          const ccb_contact_ode_params* params, double vs,
                                           ccb_contact_ode** co, char* msg, size_t msg_size);
 CCB_API void ccb_contact_ode_destroy(ccb_contact_ode* co);
 /* The system view (valid while co lives): nx = nq + nv, f and slip. */

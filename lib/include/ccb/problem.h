@@ -32,7 +32,7 @@ typedef enum ccb_delassus {
 } ccb_delassus;
 
 typedef struct ccb_problem_params {
-    ccb_approx_options approx; /* dt, v_s, sigma, beta */
+    ccb_approx_options approx; /* sigma, beta (the step and v_s: ccb_step_context) */
     ccb_delassus delassus;
     /* 1: a contact apart at the start (phi0 > 0) that the approximation's inactive radius shows
      * inactive at v0 is "deferred": only its centre velocity and radius are computed at build;
@@ -50,14 +50,14 @@ CCB_API ccb_status ccb_problem_create(ccb_problem** problem);
 CCB_API void ccb_problem_destroy(ccb_problem* problem); /* accepts NULL */
 CCB_API const char* ccb_problem_last_error(const ccb_problem* problem);
 
-/* Assembles the step problem of a finalized model from (t0, q0[nq], v0[nv]) and the contacts
- * found at q0 (ccb_geometry_query). Reuses the problem's storage. Errors: CCB_E_INVALID (bad
- * parameters), CCB_E_NONFINITE (non-finite state, forces or mass matrix), CCB_E_FACTOR (a mass
+/* Assembles the step problem of a finalized model for the step `step` (t0, dt, v_s; copied) from
+ * (q0[nq], v0[nv]) at t0 and the contacts found at q0 (ccb_geometry_query). Reuses the problem's
+ * storage. Errors: CCB_E_INVALID (bad parameters or step), CCB_E_NONFINITE (non-finite state, forces or mass matrix), CCB_E_FACTOR (a mass
  * block is not SPD), CCB_E_NOMEM; the message names the body or contact. */
 CCB_API ccb_status ccb_problem_build(ccb_problem* problem, const ccb_model* model,
                                      const ccb_approx* approx, const ccb_problem_params* params,
-                                     double t0, const double* q0, const double* v0,
-                                     const ccb_contact_set* contacts);
+                                     const ccb_step_context* step, const double* q0,
+                                     const double* v0, const ccb_contact_set* contacts);
 
 /* A contact of a raw problem (no model): one or two clique blocks. */
 typedef struct ccb_raw_contact {
@@ -71,11 +71,14 @@ typedef struct ccb_raw_contact {
  * A = blockdiag of the row-major SPD blocks concatenated in A, vstar[nv] and v0[nv] (nv = sum
  * of clique_nv), and nc contacts. For tests and for users bringing their own dynamics. */
 CCB_API ccb_status ccb_problem_set_raw(ccb_problem* problem, const ccb_approx* approx,
-                                       const ccb_problem_params* params, int nclique,
+                                       const ccb_problem_params* params,
+                                       const ccb_step_context* step, int nclique,
                                        const int* clique_nv, const double* A, const double* vstar,
                                        const double* v0, int nc, const ccb_raw_contact* contacts);
 
 CCB_API int ccb_problem_nv(const ccb_problem* problem);
+/* The step the problem was built for (borrowed; NULL before the first build). */
+CCB_API const ccb_step_context* ccb_problem_step(const ccb_problem* problem);
 CCB_API int ccb_problem_nc(const ccb_problem* problem);
 /* Borrowed, valid until the next build: v*[nv], v0[nv]. */
 CCB_API const double* ccb_problem_vstar(const ccb_problem* problem);

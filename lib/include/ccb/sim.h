@@ -16,8 +16,9 @@
  * those of its last internal step h (gamma its impulse, force = gamma / h).
  * A step whose solve fails leaves (t, q, v) bit-identical and returns the failure; its
  * statistics stay readable. Time is counted in whole steps from the last set_state, so long
- * runs accumulate no round-off in t. The stiction tolerance of every solver is
- * problem.approx.vs (TAMSI's and the continuous model's own vs fields are overwritten). */
+ * runs accumulate no round-off in t. The simulation owns the step: dt and the stiction tolerance
+ * vs of every model are fields of ccb_sim_params only, handed to problem building, the
+ * approximations and the solvers in a ccb_step_context (ccb/step.h) for each solve. */
 #ifndef CCB_SIM_H
 #define CCB_SIM_H
 
@@ -85,14 +86,15 @@ typedef struct ccb_sim_ec_work {
 
 #define CCB_SIM_EXT 16
 typedef struct ccb_sim_params {
-    ccb_solver solver;          /* default CCB_SOLVER_NEWTON */
-    double dt;                  /* time step [s] (ODE: sampling interval), finite > 0 */
-    const ccb_approx* approx;   /* contact approximation; default &ccb_approx_lagged */
-    ccb_problem_params problem; /* v_s, sigma, beta, Delassus variant (its dt is set from dt) */
-    ccb_newton_params newton;   /* Newton solver options */
-    ccb_tamsi_params tamsi;     /* TAMSI options (vs from problem.approx.vs) */
-    ccb_ode_params ode;         /* ODE integrator options; ode.h = 0 means dt */
-    ccb_contact_ode_params contact_ode; /* continuous model (vs from problem.approx.vs) */
+    ccb_solver solver; /* default CCB_SOLVER_NEWTON */
+    double dt;         /* time step [s] (ODE: sampling interval), finite > 0 */
+    double vs;         /* stiction tolerance v_s [m/s] of every model, finite > 0; default 1e-4 */
+    const ccb_approx* approx;           /* contact approximation; default &ccb_approx_lagged */
+    ccb_problem_params problem;         /* sigma, beta, Delassus variant */
+    ccb_newton_params newton;           /* Newton solver options */
+    ccb_tamsi_params tamsi;             /* TAMSI options */
+    ccb_ode_params ode;                 /* ODE integrator options; ode.h = 0 means dt */
+    ccb_contact_ode_params contact_ode; /* continuous model */
     double margin;        /* speculative contact margin [m]; default CCB_DEFAULT_MARGIN */
     ccb_sim_ec_params ec; /* error control of the convex step; default off */
     /* The order of the contacts found at each step: 0 (default) the query's deterministic order

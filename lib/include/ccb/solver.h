@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "ccb/status.h"
+#include "ccb/step.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,7 +32,7 @@ extern "C" {
 /* The version of the extension interface: the layout of ccb_option_desc, ccb_solver_type,
  * ccb_ode_method_type, ccb_approx, ccb_sim_params and the functions a type object calls. A type
  * or a plugin built against another value is refused. */
-#define CCB_ABI_VERSION 1
+#define CCB_ABI_VERSION 2
 
 /* ---- option descriptors ------------------------------------------------------------------- */
 
@@ -104,13 +105,6 @@ typedef void (*ccb_describe_fn)(void* user, const char* key, ccb_describe_kind k
 
 struct ccb_sim;
 struct ccb_sim_params;
-
-/* What the simulation hands a solver for one step: the per-step context it owns. */
-typedef struct ccb_step_context {
-    double t0; /* start of the step [s] */
-    double dt; /* the step [s] (error control: the internal step h) */
-    double vs; /* stiction tolerance v_s [m/s] of every model of the step */
-} ccb_step_context;
 
 enum {
     /* the solver minimizes the convex approximation of the step problem (--approx applies) */

@@ -84,12 +84,11 @@ typedef struct ccb_tamsi_params {
     ccb_tamsi_coupling coupling; /* default two-way */
     ccb_friction_model friction; /* default CCB_FRICTION_TAMSI_QUAD (Drake,
                                     formulation-tamsi-hydro §D.5) */
-    double vs;                   /* stiction tolerance [m/s]; default 1e-4 */
-    double rho;                  /* relative tolerance [-]; eps_v = rho v_s; default 1e-2 */
-    double theta_max;            /* TALS angle limit [rad]; default pi/3 */
-    int tals;                    /* 1: TALS on (default); 0: full Newton steps (ablation) */
-    int max_iterations;          /* per (sub)step; default 20 (Drake's TamsiDriver) */
-    int max_substeps;            /* retries with N = 2..max_substeps substeps; default 20;
+    double rho;       /* relative tolerance [-]; eps_v = rho v_s (v_s: the step's); default 1e-2 */
+    double theta_max; /* TALS angle limit [rad]; default pi/3 */
+    int tals;         /* 1: TALS on (default); 0: full Newton steps (ablation) */
+    int max_iterations; /* per (sub)step; default 20 (Drake's TamsiDriver) */
+    int max_substeps;   /* retries with N = 2..max_substeps substeps; default 20;
                                       1 disables substepping */
     ccb_tamsi_linear_solver linear_solver;
 } ccb_tamsi_params;
@@ -127,7 +126,7 @@ CCB_API void ccb_tamsi_destroy(ccb_tamsi* ws); /* accepts NULL */
 CCB_API const char* ccb_tamsi_last_error(const ccb_tamsi* ws);
 
 /* Solves the step problem (borrowed for the call) from the guess v_guess (full nv; NULL: the
- * problem's v0). The problem's time step is its approximation options' dt. On success writes the
+ * problem's v0). The step h and the stiction tolerance v_s are the problem's (ccb_problem_step). On success writes the
  * velocities (full nv; non-participating = v*) to v_out (may be NULL). CCB_E_NOTCONV if no
  * attempt converged, CCB_E_FACTOR for a singular Jacobian, CCB_E_NONFINITE, CCB_E_NOMEM,
  * CCB_E_INVALID; the message says which attempt and iteration failed, and the statistics and

@@ -1,0 +1,201 @@
+/* newton_far: the far contacts of the Newton solver (newton.c): contacts that provably stay
+ * inactive at every point an iteration evaluates are left out of it, with results bit-identical
+ * to evaluating every contact. spec: formulation-convex §8 (the solver); the bound is below. */
+#include <math.h>
+#include <string.h>
+
+#include "ccb/alloc.h"
+#include "newton_internal.h"
+
+/* ---- far contacts ----------------------------------------------------------------------------
+ * A contact whose law is exactly zero (gamma = 0, G = 0, l_i = 0) on the box of half-width r_i
+ * about its velocity vc_i(v_g) at the initial iterate v_g (ccb_approx.inactive_radius) adds
+ * nothing to the cost, gradient, Hessian or line search while every point the solver evaluates
+ * keeps vc_i in that box. For a point w, with |.|_A_b the A-norm of clique b,
+ *   |vc_i(w) - vc_i(v_g)|_inf <= sum_b max_r |J_ib,r|_2 sqrt(tr A_b^-1) |w_b - v_g,b|_A_b,
+ * (|J x| <= |J|_2 |A^-1/2|_2 |A^1/2 x|_2, |A^-1/2|_2^2 <= tr A^-1), and the points of iteration
+ * k are w = v_k + alpha dv_k with 0 <= alpha <= max(alpha_max, 1), so
+ *   |w_b - v_g,b|_A_b <= rho_b = |v_k,b - v_g,b|_A_b + max(alpha_max, 1) |dv_k,b|_A_b.
+ * While sum_b s_ib rho_b < r_i the contact is "far" and the iteration skips it. The first
+ * iteration whose bound reaches r_i makes it "near": its v_c is replayed through the past
+ * iterations exactly as the incremental update computes it (vc += alpha J dv), so every number
+ * the solver computes is the one it computes when it evaluates every contact at every iterate
+ * (the skipped terms are exact zeros). Contacts the problem deferred (problem.c,
+ * defer_inactive) start far with the problem's radius and bound scales and are completed (rows,
+ * constants, v_c(v_g) = J v_g + b) when promoted. At convergence the far contacts get
+ * v_c = J v + b (deferred ones: the bodies' point velocities), gamma = 0 and G = 0. */
+
+static double clique_A_norm(const ccb_problem* pb, int a, const double* x) {
+    const int c = pb->pclique[a];
+    const int n = pb->clique_nv[c];
+    const double* A = pb->A + pb->clique_aoff[c];
+    const double* xb = x + pb->pvoff[a];
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double t = 0.0;
+        for (int j = 0; j < n; ++j) {
+            t += A[i * n + j] * xb[j];
+        }
+        s += xb[i] * t;
+    }
+    return sqrt(s > 0 ? s : 0.0);
+}
+
+/* Splits the contacts evaluated at the initial iterate into near and far. */
+void ccb_newton_far_init(ccb_newton* ws) {
+    const ccb_problem* pb = ws->pb;
+    ws->n_near = ws->n_far = 0;
+    ws->far_final = 0;
+    memcpy(ws->vg, ws->v, (size_t)ws->npv * sizeof(double));
+    for (int i = 0; i < pb->nc; ++i) {
+        const ccb_pcontact* pc = &pb->contacts[i];
+        if (pc->deferred) { /* the problem's radius about v_c(v0) = v_c(v_g) */
+            ws->far_r[i] = pc->radius;
+            for (int k = 0; k < 2; ++k) {
+                ws->far_a[2 * i + k] = k < pc->nblk ? pb->clique_pidx[pc->clique[k]] : -1;
+                ws->far_s[2 * i + k] = k < pc->nblk ? pc->scale[k] : 0.0;
+            }
+            ws->far[ws->n_far++] = i;
+            continue;
+        }
+        const double r = pb->approx->inactive_radius && !ws->prm.evaluate_all
+                             ? pb->approx->inactive_radius(&pc->c, ws->vc + 3 * i)
+                             : -1.0;
+        if (!(r > 0) || !isfinite(r)) {
+            ws->near[ws->n_near++] = i;
+            continue;
+        }
+        ws->far_r[i] = r;
+        for (int k = 0; k < 2; ++k) {
+            ws->far_a[2 * i + k] = -1;
+            ws->far_s[2 * i + k] = 0.0;
+        }
+        for (int k = 0; k < pc->nblk; ++k) {
+            const int c = pc->clique[k];
+            const int n = pb->clique_nv[c];
+            const double* J = ccb_pc_block(pb, pc, k);
+            double smax = 0.0;
+            for (int r3 = 0; r3 < 3; ++r3) {
+                double s = 0.0;
+                for (int j = 0; j < n; ++j) {
+                    s += J[r3 * n + j] * J[r3 * n + j];
+                }
+                smax = s > smax ? s : smax;
+            }
+            ws->far_s[2 * i + k] = sqrt(smax) * pb->clique_ainv[c];
+            ws->far_a[2 * i + k] = pb->clique_pidx[c];
+        }
+        ws->far[ws->n_far++] = i;
+    }
+}
+
+/* Moves the promoted contacts prom[0..n-1] (sorted) into the sorted near list (merge from the
+ * back, in place). */
+static void far_merge(ccb_newton* ws, int n) {
+    int a = ws->n_near - 1, b = n - 1, out = ws->n_near + n - 1;
+    while (b >= 0) {
+        ws->near[out--] = (a >= 0 && ws->near[a] > ws->prom[b]) ? ws->near[a--] : ws->prom[b--];
+    }
+    ws->n_near += n;
+}
+
+/* Completes far contact i if the problem deferred it (its rows, bias and constants). */
+ccb_status ccb_newton_far_complete(ccb_newton* ws, int i) {
+    const ccb_status s = ccb_problem_complete(ws->pb, i);
+    if (s != CCB_OK) {
+        return ccb_newton_fail(ws, s, "newton: completing deferred contact %d: %s", i,
+                               ccb_problem_last_error(ws->pb));
+    }
+    return CCB_OK;
+}
+
+/* Every far contact becomes near (completed; its v_c is then recomputed by the caller). */
+ccb_status ccb_newton_far_promote_all(ccb_newton* ws) {
+    for (int k = 0; k < ws->n_far; ++k) {
+        const ccb_status s = ccb_newton_far_complete(ws, ws->far[k]);
+        if (s != CCB_OK) {
+            return s;
+        }
+    }
+    if (ws->n_far == 0) {
+        return CCB_OK;
+    }
+    memcpy(ws->prom, ws->far, (size_t)ws->n_far * sizeof(int));
+    const int n = ws->n_far;
+    ws->n_far = 0;
+    far_merge(ws, n);
+    return CCB_OK;
+}
+
+/* Before the J dv of iteration `iter`: makes near each far contact whose bound for this
+ * iteration's points reaches its radius, with its v_c replayed through iterations 0..iter-1. */
+ccb_status ccb_newton_far_update(ccb_newton* ws) {
+    if (ws->n_far == 0) {
+        return CCB_OK;
+    }
+    const ccb_problem* pb = ws->pb;
+    const double am = ws->prm.ls_alpha_max > 1.0 ? ws->prm.ls_alpha_max : 1.0;
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->tmp[k] = ws->v[k] - ws->vg[k];
+    }
+    for (int a = 0; a < pb->np; ++a) {
+        ws->rho[a] = clique_A_norm(pb, a, ws->tmp) + am * clique_A_norm(pb, a, ws->dv);
+    }
+    int nf = 0, np = 0;
+    for (int k = 0; k < ws->n_far; ++k) {
+        const int i = ws->far[k];
+        double h = 0.0;
+        for (int b = 0; b < 2; ++b) {
+            if (ws->far_a[2 * i + b] >= 0) {
+                h += ws->far_s[2 * i + b] * ws->rho[ws->far_a[2 * i + b]];
+            }
+        }
+        /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
+        if (h * (1.0 + 1e-10) < ws->far_r[i]) {
+            ws->far[nf++] = i;
+            continue;
+        }
+        ws->prom[np++] = i;
+        if (pb->contacts[i].deferred) { /* its rows, and v_c(v_g) = J v_g + b as at the start */
+            const ccb_status s = ccb_newton_far_complete(ws, i);
+            if (s != CCB_OK) {
+                return s;
+            }
+            ccb_problem_J_mul_some(pb, &i, 1, ws->vg, 1, ws->vc);
+        }
+        double* vc = ws->vc + 3 * i;
+        const double* dvc = ws->dvc + 3 * i; /* scratch until this iteration's J dv */
+        for (int it = 0; it < ws->iter; ++it) {
+            ccb_problem_J_mul_some(pb, &i, 1, ws->dvh + (size_t)it * ws->npv, 0, ws->dvc);
+            const double alpha = ws->hist[it].alpha;
+            for (int r = 0; r < 3; ++r) {
+                vc[r] += alpha * dvc[r];
+            }
+        }
+    }
+    ws->n_far = nf;
+    far_merge(ws, np);
+    return CCB_OK;
+}
+
+/* At convergence: the far contacts' v_c at the solution, and exact zeros for their law. */
+void ccb_newton_far_finish(ccb_newton* ws) {
+    ws->nc_far = ws->n_far;
+    if (ws->n_far == 0) {
+        return;
+    }
+    const ccb_problem* pb = ws->pb;
+    int nd = 0; /* deferred ones (no rows): from the bodies' point velocities, into prom */
+    for (int k = 0; k < ws->n_far; ++k) {
+        const int i = ws->far[k];
+        if (pb->contacts[i].deferred) {
+            ws->prom[nd++] = i;
+        } else {
+            ccb_problem_J_mul_some(pb, &i, 1, ws->v, 1, ws->vc);
+        }
+        memset(ws->gamma + 3 * i, 0, 3 * sizeof(double));
+        memset(ws->G + 9 * i, 0, 9 * sizeof(double));
+    }
+    ccb_problem_point_velocities(pb, ws->prom, nd, ws->v, ws->vc);
+    ws->far_final = 1; /* their v_c is no longer the centre of the bound */
+}
