@@ -389,6 +389,31 @@ for m in sap similar lagged; do
   pass=$((pass + 1))
 done
 
+# ccb gate leaves the case's report section in ROOT/CASE/report.md (README "Two tiers"); two
+# identical gates write the same report except in the wall-time columns of its tables
+"$CCB" gate conveyor --out "$tmp/gc2" >/dev/null 2>&1
+r1="$tmp/gc/conveyor/report.md" r2="$tmp/gc2/conveyor/report.md"
+head -1 "$r1" | grep -q "^## conveyor" && grep -q "| CONV-1a |" "$r1" \
+  || { echo "FAIL: $r1 is not the conveyor's report section with its gate table"; stop; }
+python3 - "$r1" "$r2" <<'PY' || { echo "FAIL: the reports of two identical gates differ outside wall times"; stop; }
+import sys
+def masked(path):
+    out, wall = [], set()
+    for line in open(path):
+        cells = line.rstrip("\n").split("|")
+        if line.startswith("|") and not set(line.strip()) <= set("|-"):
+            if any("wall" in c for c in cells):
+                wall = {i for i, c in enumerate(cells) if "wall" in c}
+            else:
+                cells = ["*" if i in wall else c for i, c in enumerate(cells)]
+        elif not line.startswith("|"):
+            wall = set()
+        out.append("|".join(cells))
+    return out
+sys.exit(0 if masked(sys.argv[1]) == masked(sys.argv[2]) else 1)
+PY
+pass=$((pass + 1))
+
 # --- round-off sensitivity of the gates (ccb gate --sensitivity K, cases.md §10) ----------------
 expect 2 "whole number in \[1, 6\]" -- "$CCB" gate sphere --sensitivity 7 --out "$tmp/sens0"
 expect 2 "--perturb expects contacts, ulp or member=K" -- "$CCB" run sphere --perturb ulps --out "$tmp/p0"

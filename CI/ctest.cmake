@@ -45,6 +45,14 @@ set_tests_properties(unit.toy_variant PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(unit.toy_variant 12.4)
 
+# A declaration's results as values (study/result.c): templates and tables rendered by the engine
+add_executable(test_results ${PROJECT_SOURCE_DIR}/cases/tests/results.c)
+target_link_libraries(test_results PRIVATE ccb_cases)
+add_test(NAME unit.results COMMAND test_results)
+set_tests_properties(unit.results PROPERTIES LABELS unit
+                     ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(unit.results 0.1)
+
 # The install: a relocated prefix, consumers by find_package and pkg-config, the installed ccb.
 # Not in the sanitizer build, whose instrumented libccb.a needs the sanitizer runtime in every
 # consumer: packaging is tested once, in the ordinary build of `make test`.

@@ -106,6 +106,20 @@ typedef struct fig_plot {
     const char* vars;
 } fig_plot;
 
+/* A table of a declaration's results (study/result.c): the finish adds its rows as values
+ * (study_row, study_num, study_str, study_blank); the engine writes it to the study's directory
+ * as CSV and the report template shows it as markdown ({table:NAME}). Formats are printf
+ * conversions of one value each ('d' or 'i' for counts, 'e' 'f' 'g' for numbers, 's' for texts),
+ * separated by '|', one per column; the last one repeats. */
+typedef struct fig_table {
+    const char* name;     /* what study_row and {table:NAME} call it */
+    const char* file;     /* CSV file in the study's directory; NULL: only in the report */
+    const char* header;   /* CSV header (column names with units); NULL: study_table_header */
+    const char* cells;    /* the CSV cells' formats; NULL: "%.6g" */
+    const char* md;       /* markdown header lines ("| a | b |\n|---|---|\n"); NULL: no markdown */
+    const char* md_cells; /* the markdown cells' formats; NULL: cells */
+} fig_table;
+
 /* A paper-figure study as a declaration: its runs, what each run contributes to the study's
  * table and metrics, what the runs say together, its figures. The engine (figure.c) makes the
  * run list, executes it (in parallel, through the run cache), writes CASE/STUDY/table.csv (one
@@ -136,9 +150,14 @@ typedef struct fig_study {
     const char* metric;
     void (*inspect)(struct study_ctx* ctx, const fig_sweep_result* sw, int variant, int idt,
                     const struct run_record* r);
-    /* After the rows and sweeps: what the runs say together (metrics, further tables, report
-     * lines). 0, or 2 on an output error. */
+    /* After the rows and sweeps: what the runs say together, as values (study/result.c):
+     * metrics, the values and texts the report quotes and the rows of `tables`. 0, or 2 on an
+     * output error. */
     int (*finish)(struct study_ctx* ctx, const fig_data* d, const char* dir);
+    const fig_table* tables; /* the results' tables (NULL-name terminated list, or NULL) */
+    /* The report after the finish: a template whose placeholders name values, metrics, texts
+     * and tables (study/result.c); NULL: none */
+    const char* report;
     const char* script; /* analysis/gnuplot/<script> (NULL: no figure); the engine sets datadir,
                            out (CASE/STUDY), runs (the labels) and titles (the variants) */
     const char* plot;   /* further gnuplot assignments, e.g. "title='...'" */

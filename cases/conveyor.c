@@ -358,7 +358,7 @@ static void fig3_row(study_ctx* ctx, const run_record* r, double* v) {
 /* fig3, together: the event times of every run beside the Coulomb ones (events.csv) */
 static int fig3_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const study_batch* b = fd->b;
-    strbuf evt = {0};
+    (void)dir;
     fig3_facts f;
     for (int i = 0; i < b->n; ++i) {
         fig3_analyse(ctx->params, &b->rec[i], &f);
@@ -369,24 +369,28 @@ static int fig3_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             const double tref = !f.have_ref || idx >= f.ev.n ? NAN
                                 : f.tr[j].to_slip            ? f.ev.slip_start[idx]
                                                              : f.ev.slip_end[idx];
-            strbuf_printf(&evt, "%s,%s,%d,%.6f,%.6f\n", b->cfg[i].approx->name,
-                          f.tr[j].to_slip ? "stick->slip" : "slip->stick", idx + 1, t, tref);
+            study_row(ctx, "events");
+            study_str(ctx, "events", b->cfg[i].approx->name);
+            study_str(ctx, "events", f.tr[j].to_slip ? "stick->slip" : "slip->stick");
+            study_num(ctx, "events", idx + 1);
+            study_num(ctx, "events", t);
+            study_num(ctx, "events", tref);
         }
     }
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/events.csv", dir);
-    const int rc = study_write_table(path, "approx,transition,number,t_model [s],t_coulomb [s]",
-                                     evt.s ? evt.s : "");
-    free(evt.s);
-    if (rc == 0 && f.have_ref) {
-        study_report(ctx,
-                     "Ideal Coulomb reference (reference/conveyor_ref.c): first slip %.5f s, "
-                     "first re-stick %.5f s, largest slip speed %.4f m/s. Model event times are "
-                     "in `conveyor/fig3/events.csv`.\n\n",
-                     f.ev.slip_start[0], f.ev.slip_end[0], f.ev.slip_speed_max[0]);
+    if (f.have_ref) {
+        study_value(ctx, "ref.slip", f.ev.slip_start[0]);
+        study_value(ctx, "ref.restick", f.ev.slip_end[0]);
+        study_value(ctx, "ref.slip_speed", f.ev.slip_speed_max[0]);
     }
-    return rc;
+    return 0;
 }
+
+static const fig_table k_fig3_tables[] = {
+    {.name = "events",
+     .file = "events.csv",
+     .header = "approx,transition,number,t_model [s],t_coulomb [s]",
+     .cells = "%s|%s|%d|%.6f"},
+    {.name = NULL}};
 
 static void fig3_plot(const double* P, char* out, size_t n) {
     snprintf(out, n, "mg=%.17g; ", P[P_MASS] * P[P_G]);
@@ -404,6 +408,11 @@ static const fig_study k_fig3 = {
                "min_spike_fn_over_mg,max_glide_dev_over_offset",
     .row = fig3_row,
     .finish = fig3_finish,
+    .tables = k_fig3_tables,
+    .report = "{?ref.slip}Ideal Coulomb reference (reference/conveyor_ref.c): first slip "
+              "{ref.slip|%.5f} s, first re-stick {ref.restick|%.5f} s, largest slip speed "
+              "{ref.slip_speed|%.4f} m/s. Model event times are in "
+              "`conveyor/fig3/events.csv`.\n\n{/}",
     .script = "contact_grid.gp",
     .plot = "title='Conveyor belt, contact velocity and force, dt = 0.01 s (ICF Fig. 3)'",
     .plot_params = fig3_plot,
@@ -430,21 +439,27 @@ static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     study_set_metric(ctx, "convergence.paper.similar_over_lagged_min", ratio_min);
     study_set_metric(ctx, "convergence.paper.sap.ratio_2e-3_over_1e-2",
                      paper->e[sap][2] / paper->e[sap][1]);
-    strbuf ord = {0};
+    (void)dir;
     for (int i = 0; i < paper->nvariants; ++i) {
-        strbuf_printf(&ord, "%s,paper,%.6f,%.6f\n", paper->variant[i], paper->order[i],
-                      paper->e[i][2] / paper->e[i][1]);
-        strbuf_printf(&ord, "%s,extended,%.6f,%.6f\n", ext->variant[i], ext->order[i],
-                      ext->e[i][3] / ext->e[i][2]);
+        const fig_sweep_result* sw[2] = {paper, ext};
+        for (int k = 0; k < 2; ++k) {
+            const int nd = sw[k]->decl->ndt;
+            study_row(ctx, "orders");
+            study_str(ctx, "orders", sw[k]->variant[i]);
+            study_str(ctx, "orders", sw[k]->decl->tag);
+            study_num(ctx, "orders", sw[k]->order[i]);
+            study_num(ctx, "orders", sw[k]->e[i][nd - 1] / sw[k]->e[i][nd - 2]);
+        }
     }
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/orders.csv", dir);
-    const int rc = study_write_table(
-        path, "approx,sweep,observed_order,tail_ratio_e_smallest_over_e_next", ord.s);
-    free(ord.s);
-    study_report(ctx, "(e_q in metres.)\n\n");
-    return rc;
+    return 0;
 }
+
+static const fig_table k_fig4_tables[] = {
+    {.name = "orders",
+     .file = "orders.csv",
+     .header = "approx,sweep,observed_order,tail_ratio_e_smallest_over_e_next",
+     .cells = "%s|%s|%.6f"},
+    {.name = NULL}};
 
 static const fig_plot k_fig4_plots[] = {
     {.script = "convergence.gp",
@@ -465,6 +480,8 @@ static const fig_study k_fig4 = {
     .nsweeps = 2,
     .metric = "convergence", /* the gates' names (reference/conveyor.json) */
     .finish = fig4_finish,
+    .tables = k_fig4_tables,
+    .report = "(e_q in metres.)\n\n",
     .plots = k_fig4_plots,
 };
 
@@ -537,39 +554,42 @@ static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
 static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
-    study_report(ctx,
-                 "Static penetration of a point contact m g / (n k) = %.3g m; slip means "
-                 "|v_t| > %g v_s.\n\n",
-                 P[P_MASS] * P[P_G] / (P[P_CONTACTS] * P[P_K]), SLIP_FACTOR);
+    study_value(ctx, "sink", P[P_MASS] * P[P_G] / (P[P_CONTACTS] * P[P_K]));
+    study_value(ctx, "slip_factor", SLIP_FACTOR);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
         variant_name(&r->cfg, name, sizeof name);
+        study_row(ctx, "runs");
+        study_str(ctx, "runs", name);
         if (r->status != CCB_OK) {
-            study_report(ctx, "- %s: failed (%s).\n", name, r->msg);
+            study_str(ctx, "runs", "failed");
             continue;
         }
         const peers_facts f = peers_analyse(P, r);
-        char stick[160] = "it never sticks (|v_t| > 10 v_s at every step)";
+        study_str(ctx, "runs", "ok");
+        study_num(ctx, "runs", f.vn_slip);
+        study_num(ctx, "runs", f.phi_slip_max);
         if (f.nstick > 0) {
-            snprintf(stick, sizeof stick,
-                     "while sticking |v_n| <= %.3g m/s, mean penetration %.3g m", f.vn_stick,
-                     f.pen_stick);
+            study_num(ctx, "runs", f.vn_stick);
+            study_num(ctx, "runs", f.pen_stick);
+        } else { /* it never sticks (|v_t| > 10 v_s at every step) */
+            study_str(ctx, "runs", "never sticks");
+            study_blank(ctx, "runs");
         }
-        study_report(ctx,
-                     "- %s: while slipping |v_n| <= %.3g m/s and the bottom reaches %.3g m "
-                     "above the belt; %s; %ld of %ld steps without a normal force.\n",
-                     name, f.vn_slip, f.phi_slip_max, stick, f.nfree, r->nsteps);
+        study_num(ctx, "runs", (double)f.nfree);
+        study_num(ctx, "runs", (double)r->nsteps);
     }
-    study_report(ctx, "\nSAP and Similar glide: while slipping the box rises on the belt by "
-                      "mu (dt + tau_d) |v_t| (ICF Table I), Lagged does not. MuJoCo has no "
-                      "speculative contact: a box that leaves the belt falls one whole step "
-                      "before its contact is found again, so it hops (steps without a normal "
-                      "force) instead of gliding; its friction is a soft constraint that lets "
-                      "the box creep, so by the 10 v_s criterion it need not stick at all. "
-                      "mujoco-k uses ccb's k literally (README \"Speed\").\n\n");
     return 0;
 }
+
+static const fig_table k_peers_tables[] = {
+    {.name = "runs",
+     .md = "| run | status | slipping: largest \\|v_n\\| [m/s] | slipping: highest bottom above "
+           "the belt [m] | sticking: largest \\|v_n\\| [m/s] | sticking: mean penetration [m] | "
+           "steps without a normal force | steps |\n|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%s|%.3g|%.3g|%.3g|%.3g|%d"},
+    {.name = NULL}};
 
 static const fig_plot k_peers_plots[] = {
     {.script = "contact_grid.gp",
@@ -591,6 +611,15 @@ static const fig_study k_peers = {
                "steps_without_normal_force",
     .row = peers_row,
     .finish = peers_finish,
+    .tables = k_peers_tables,
+    .report = "Static penetration of a point contact m g / (n k) = {sink|%.3g} m; slip means "
+              "|v_t| > {slip_factor} v_s.\n\n{table:runs}\nSAP and Similar glide: while "
+              "slipping the box rises on the belt by mu (dt + tau_d) |v_t| (ICF Table I), Lagged "
+              "does not. MuJoCo has no speculative contact: a box that leaves the belt falls one "
+              "whole step before its contact is found again, so it hops (steps without a normal "
+              "force) instead of gliding; its friction is a soft constraint that lets the box "
+              "creep, so by the 10 v_s criterion it need not stick at all. mujoco-k uses ccb's k "
+              "literally (README \"Speed\").\n\n",
     .plots = k_peers_plots,
 };
 

@@ -285,11 +285,10 @@ static int fig6_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     study_set_metric(ctx, "sph4.sap_minus_similar_steps", (double)(first[0] - first[1]));
     ccb_ref_sphere_result ref;
     reference_numbers(ctx->params, &ref);
-    study_report(ctx,
-                 "Closed forms (reference/sphere_ref.c): first contact %.5f s, impact speed "
-                 "%.4f m/s, rolling onset %.5f s after release, final rolling speed %.6f m/s "
-                 "(5/7 U0).\n\n",
-                 ref.t_contact, ref.v_impact, ref.t_roll, ref.u_final);
+    study_value(ctx, "t_contact", ref.t_contact);
+    study_value(ctx, "v_impact", ref.v_impact);
+    study_value(ctx, "t_roll", ref.t_roll);
+    study_value(ctx, "u_final", ref.u_final);
     return 0;
 }
 
@@ -304,6 +303,9 @@ static const fig_study k_fig6 = {
                "stiction_tolerance_final [m/s]",
     .row = fig6_row,
     .finish = fig6_finish,
+    .report = "Closed forms (reference/sphere_ref.c): first contact {t_contact|%.5f} s, impact "
+              "speed {v_impact|%.4f} m/s, rolling onset {t_roll|%.5f} s after release, final "
+              "rolling speed {u_final|%.6f} m/s (5/7 U0).\n\n",
     .script = "contact_grid.gp",
     .plot = "title='Falling sphere, contact velocity and force, dt = 2e-3 s (ICF Fig. 6)'",
 };
@@ -365,24 +367,29 @@ static double acc_deviation(const run_record* a, const run_record* ref) {
 static int accuracy_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const study_batch* b = fd->b;
     (void)dir;
-    study_report(ctx,
-                 "| model | eps_r | max \\|q - q(eps_r = 1e-10)\\| [m, rad] |\n|---|---|---|\n");
     for (int m = 0; m < ACC_NMODEL; ++m) {
         const run_record* ref = &b->rec[m * ACC_NLEVEL + ACC_NLEVEL - 1];
         double e[ACC_NLEVEL - 1];
         for (int l = 0; l + 1 < ACC_NLEVEL; ++l) {
             const run_record* r = &b->rec[m * ACC_NLEVEL + l];
             e[l] = acc_deviation(r, ref);
-            study_report(ctx, "| %s | %g | %.3e |\n", acc_model(m)->name, r->cfg.newton.eps_r,
-                         e[l]);
+            study_row(ctx, "errors");
+            study_str(ctx, "errors", acc_model(m)->name);
+            study_num(ctx, "errors", r->cfg.newton.eps_r);
+            study_num(ctx, "errors", e[l]);
         }
         study_set_metricf(ctx, e[1], "accuracy.%s.e_solver", acc_model(m)->name);
         study_set_metricf(ctx, e[0] / e[1], "accuracy.%s.loose_over_default", acc_model(m)->name);
         study_set_metricf(ctx, e[2] / e[1], "accuracy.%s.tight_over_default", acc_model(m)->name);
     }
-    study_report(ctx, "\n");
     return 0;
 }
+
+static const fig_table k_accuracy_tables[] = {
+    {.name = "errors",
+     .md = "| model | eps_r | max \\|q - q(eps_r = 1e-10)\\| [m, rad] |\n|---|---|---|\n",
+     .cells = "%s|%g|%.3e"},
+    {.name = NULL}};
 
 static const fig_study k_accuracy = {
     .claim = "ccb: the Newton solve's own error at the default tolerance, against the same run "
@@ -392,6 +399,8 @@ static const fig_study k_accuracy = {
     .columns = "eps_r",
     .row = accuracy_row,
     .finish = accuracy_finish,
+    .tables = k_accuracy_tables,
+    .report = "{table:errors}\n",
 };
 
 /* ---- study peers (MuJoCo beside the convex models) -------------------------------------------- */
@@ -421,42 +430,46 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const double* P = ctx->params;
     ccb_ref_sphere_result ref;
     reference_numbers(P, &ref);
-    study_report(ctx,
-                 "Closed forms (rigid contact, ideal Coulomb friction; reference/sphere_ref.c): "
-                 "first contact %.5f s, rolling from %.5f s after release (the table's "
-                 "roll_onset_t), final rolling speed %.6f m/s (5/7 U0); static penetration "
-                 "m g / k = %.3g m.\n\n",
-                 ref.t_contact, ref.t_roll, ref.u_final, P[P_MASS] * P[P_G] / P[P_K]);
+    study_value(ctx, "t_contact", ref.t_contact);
+    study_value(ctx, "t_roll", ref.t_roll);
+    study_value(ctx, "u_final", ref.u_final);
+    study_value(ctx, "sink", P[P_MASS] * P[P_G] / P[P_K]);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
         variant_name(&r->cfg, name, sizeof name);
+        study_row(ctx, "runs");
+        study_str(ctx, "runs", name);
         if (r->status != CCB_OK) {
-            study_report(ctx, "- %s: failed (%s).\n", name, r->msg);
+            study_str(ctx, "runs", "failed");
             continue;
         }
         const sphere_run_facts f = analyse(r, P);
         const double z = r->q[(size_t)r->nsteps * r->nq + 1];
-        study_report(ctx,
-                     "- %s: rolling from %.3f s, final speed %.6f m/s (%+.2f %% of 5/7 U0), "
-                     "contact slip at the end %.3g m/s, largest |v_n| after the first contact "
-                     "%.3g m/s, height of the centre %.6g m (penetration %.3g m).\n",
-                     name, f.t_roll, f.u_final, 100 * (f.u_final - P[P_U0] / 1.4) / (P[P_U0] / 1.4),
-                     f.slip_final, f.vn_after_first, z, P[P_RADIUS] - z);
+        const double cells[] = {
+            f.t_roll,       f.u_final,        100 * (f.u_final - P[P_U0] / 1.4) / (P[P_U0] / 1.4),
+            f.slip_final,   f.vn_after_first, z,
+            P[P_RADIUS] - z};
+        study_str(ctx, "runs", "ok");
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+            study_num(ctx, "runs", cells[c]);
+        }
     }
     const double dt = fd->b->n > 0 ? fd->b->rec[0].cfg.dt : ctx->cs->dt_default;
-    study_report(ctx,
-                 "\nMuJoCo (contact margin 0) finds the contact only after the ball has "
-                 "penetrated, and its soft constraint pushes it back out: the ball rebounds "
-                 "(largest |v_n| above) before it settles. Its friction is a soft constraint "
-                 "too: a rolling ball keeps creeping at the contact and rolls slower than 5/7 "
-                 "U0; the contact spring, set by a time constant of 2 dt, sinks deeper than "
-                 "m g / k. Used literally (mujoco-k), "
-                 "k = %g N/m on %g kg is a spring of period %.3g ms at dt = %g ms, which "
-                 "MuJoCo's constraint reference treats explicitly.\n\n",
-                 P[P_K], P[P_MASS], 1e3 * 2 * CCB_PI * sqrt(P[P_MASS] / P[P_K]), 1e3 * dt);
+    study_value(ctx, "k", P[P_K]);
+    study_value(ctx, "m", P[P_MASS]);
+    study_value(ctx, "period_ms", 1e3 * 2 * CCB_PI * sqrt(P[P_MASS] / P[P_K]));
+    study_value(ctx, "dt_ms", 1e3 * dt);
     return 0;
 }
+
+static const fig_table k_peers_tables[] = {
+    {.name = "runs",
+     .md = "| run | status | rolling from [s] | final speed [m/s] | against 5/7 U0 [%] | contact "
+           "slip at the end [m/s] | largest \\|v_n\\| after the first contact [m/s] | height of "
+           "the centre [m] | penetration [m] |\n|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%s|%.3f|%.6f|%+.2f|%.3g|%.3g|%.6g|%.3g"},
+    {.name = NULL}};
 
 static const fig_plot k_peers_plots[] = {
     {.script = "contact_grid.gp",
@@ -479,6 +492,18 @@ static const fig_study k_peers = {
                "z_final [m]",
     .row = peers_row,
     .finish = peers_finish,
+    .tables = k_peers_tables,
+    .report =
+        "Closed forms (rigid contact, ideal Coulomb friction; reference/sphere_ref.c): first "
+        "contact {t_contact|%.5f} s, rolling from {t_roll|%.5f} s after release (the table's "
+        "roll_onset_t), final rolling speed {u_final|%.6f} m/s (5/7 U0); static penetration m g / "
+        "k = {sink|%.3g} m.\n\n{table:runs}\nMuJoCo (contact margin 0) finds the contact only "
+        "after the ball has penetrated, and its soft constraint pushes it back out: the ball "
+        "rebounds (largest |v_n| above) before it settles. Its friction is a soft constraint too: "
+        "a rolling ball keeps creeping at the contact and rolls slower than 5/7 U0; the contact "
+        "spring, set by a time constant of 2 dt, sinks deeper than m g / k. Used literally "
+        "(mujoco-k), k = {k} N/m on {m} kg is a spring of period {period_ms|%.3g} ms at dt = "
+        "{dt_ms} ms, which MuJoCo's constraint reference treats explicitly.\n\n",
     .plots = k_peers_plots,
 };
 
@@ -597,17 +622,18 @@ static int rigid_limit_finish(study_ctx* ctx, const fig_data* fd, const char* di
         n++;
     }
     study_set_metric(ctx, "rigid-limit.lagged.rest_gap_vs_analytic", n > 0 ? worst : NAN);
-    study_report(ctx,
-                 "At rest (t = %g s) the gap is 1/(1 + k dt^2/m) (the rigid step also removes the "
-                 "static sink m g/k in one step): the largest relative deviation over %d Lagged "
-                 "runs is %.3g.\n\n",
-                 t_rest, n, worst);
+    study_value(ctx, "t_rest", t_rest);
+    study_value(ctx, "n", n);
+    study_value(ctx, "worst", worst);
     return rc;
 }
 static const fig_study k_rigid_limit = {
     .claim = RIGID_CLAIM,
     .make_runs = rigid_limit_runs,
     .finish = rigid_limit_finish,
+    .report = "At rest (t = {t_rest} s) the gap is 1/(1 + k dt^2/m) (the rigid step also removes "
+              "the static sink m g/k in one step): the largest relative deviation over {n|%d} "
+              "Lagged runs is {worst|%.3g}.\n\n",
     .script = "rigid_limit.gp",
     .plot = "title='sphere: impulse gap to the rigid solution (Siconos) against k and dt'; "
             "dt0 = 0.002; k0 = 1e7; mass = 0.5",

@@ -34,7 +34,8 @@ static const char* k_gate_help =
     "                     as `make test` runs them; full: every study at the papers' settings\n"
     "                     (`make test-full`, what `ccb reproduce` evaluates)\n"
     "  --out ROOT     where the study data go (default results/quick for the quick tier,\n"
-    "                 results for the full tier)\n"
+    "                 results for the full tier); each case's report section goes to\n"
+    "                 ROOT/CASE/report.md, its gate table to ROOT/CASE/gates.csv\n"
     "  --jobs N       runs in parallel (default 1)\n"
     "  --sensitivity K   also rerun every study under the first K round-off-equivalent\n"
     "                 perturbations (1..6: the CHOLMOD back-end, the contacts in reversed order,\n"
@@ -92,7 +93,7 @@ int cmd_gate(int argc, char** argv) {
         suite_sensitivity* sv = NULL;
         if (rc == 0) {
             const int f = suite_evaluate_gates(&ctx);
-            if (f < 0) {
+            if (f < 0 || suite_report_case_write(&ctx) != 0) {
                 rc = EXIT_USAGE;
             } else {
                 failed += f;

@@ -88,7 +88,16 @@ int cmd_study(int argc, char** argv) {
         study_ctx_free(&ctx);
         return EXIT_USAGE;
     }
-    const int rc = case_study_run(&ctx, st);
+    int rc = case_study_run(&ctx, st);
+    if (rc == 0) { /* the study's report section beside its data */
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s/%s/report.md", out, cs->name, st->name);
+        if (write_file(path, ctx.report.s ? ctx.report.s : "",
+                       ctx.report.s ? strlen(ctx.report.s) : 0, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            rc = 2;
+        }
+    }
     if (rc != 0 && o.from && !out_existed) { /* refused input creates nothing: the tree this
                                                * command made for it goes */
         remove_tree(out);

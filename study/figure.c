@@ -131,7 +131,7 @@ static int fig_configure(study_ctx* ctx, const case_study* st, study_batch* b, c
 }
 
 /* 3. CASE/STUDY/table.csv, and the run table of the report (when the study declares columns). */
-static int fig_table(study_ctx* ctx, const case_study* st, const study_batch* b, char names[][32],
+static int fig_run_table(study_ctx* ctx, const case_study* st, const study_batch* b, char names[][32],
                      const char* dir) {
     const fig_study* d = st->decl;
     char cols[FIG_MAX_COLS][64];
@@ -361,11 +361,13 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         fprintf(stderr, "ccb: %s/%s: skipped (built without MuJoCo)\n", cs->name, st->name);
         return 0;
     }
+    study_results* results = study_results_begin(ctx, d);
+    ctx->results = results;
     char(*names)[32] = calloc(FIG_MAX_RUNS, sizeof *names);
     fig_sweep_result* sw = d->nsweeps ? calloc((size_t)d->nsweeps, sizeof *sw) : NULL;
     study_batch b = {0};
     char dir[PATH_MAX];
-    int rc = names == NULL || (d->nsweeps && sw == NULL) ? 2 : 0;
+    int rc = names == NULL || results == NULL || (d->nsweeps && sw == NULL) ? 2 : 0;
     if (rc == 0 && study_dir(ctx, st->name, dir, sizeof dir) != 0) {
         rc = 2;
     }
@@ -401,7 +403,7 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
                      strncmp(st->figure, "ccb", 3) == 0 ? "Purpose" : "Paper", d->claim);
     }
     if (rc == 0 && b.n > 0) {
-        rc = fig_table(ctx, st, &b, names, dir);
+        rc = fig_run_table(ctx, st, &b, names, dir);
     }
     /* 4. the sweeps, of the declared variants */
     if (rc == 0 && d->nsweeps) {
@@ -425,10 +427,14 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         study_report(ctx, "Data: `%s/%s/table.csv`; every run under `%s/%s/`.\n\n", cs->name,
                      st->name, cs->name, st->name);
     }
-    /* 5. what the runs say together (its tables may feed the figures) */
+    /* 5. what the runs say together, as values; the engine writes its tables (they may feed
+     * the figures) and renders its report template */
     if (rc == 0 && d->finish) {
         const fig_data data = {&b, sw, d->nsweeps};
         rc = d->finish(ctx, &data, dir);
+    }
+    if (rc == 0) {
+        rc = study_results_finish(ctx, st->name, dir);
     }
     /* 6. the figures */
     if (rc == 0 && d->script) {
@@ -451,6 +457,8 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
     free(names);
     free(sw);
     study_batch_free(&b);
+    ctx->results = NULL;
+    study_results_free(results);
     return rc;
 }
 

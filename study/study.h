@@ -321,6 +321,7 @@ typedef struct study_ctx {
     int batch; /* study_execute calls so far (emit: a run is new unless an earlier call had it) */
     char from_root[CASE_MAX_ROOT];
     unsigned perturb; /* RUN_PERTURB_* of every run (`ccb gate --sensitivity`); 0 */
+    struct study_results* results; /* the results of the declaration being run (result.c) */
     int failures;     /* runs that ended with a solver failure */
     int warnings;     /* e.g. figures that could not be drawn */
 } study_ctx;
@@ -489,6 +490,35 @@ int suite_report_write(const char* root, const char* text);
  * beside the tier's data, so that a tier's report can be read and compared without `ccb
  * reproduce`. Its wall-time columns are the only parts that differ between two runs. 0 or 2. */
 int suite_report_case_write(const study_ctx* ctx);
+
+/* ---- a declaration's results as values (result.c; docs/architecture.md §2) ----------------
+ * What a finish (or a row callback) of a fig_study hands the engine: named values and texts for
+ * the report template, and the rows of the declared tables. The engine renders them after the
+ * finish: the tables with a file to CSV, then the template into the report. A row of an
+ * undeclared table, or a template placeholder that names nothing, fails the study with a
+ * message. */
+typedef struct study_results study_results;
+study_results* study_results_begin(study_ctx* ctx, const fig_study* decl); /* NULL: no memory */
+void study_results_free(study_results* r);
+/* Writes the tables with a file into dir and appends the rendered template to ctx->report:
+ * 0, or 2 with a message on stderr. */
+int study_results_finish(study_ctx* ctx, const char* study, const char* dir);
+/* The rendering, for the engine and the unit test: the template into out; one table's rows as
+ * CSV. 0, or -1 with the reason in err. */
+int study_results_render(const study_results* r, const char* tmpl, strbuf* out, char* err,
+                         size_t n);
+int study_results_table_csv(const study_results* r, const char* name, strbuf* out, char* err,
+                            size_t n);
+void study_value(study_ctx* ctx, const char* name, double v);
+void study_valuef(study_ctx* ctx, double v, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void study_text(study_ctx* ctx, const char* name, const char* text);
+void study_row(study_ctx* ctx, const char* table); /* starts a row */
+void study_num(study_ctx* ctx, const char* table, double v);
+void study_str(study_ctx* ctx, const char* table, const char* s);
+void study_blank(study_ctx* ctx, const char* table); /* an empty cell */
+void study_table_header(study_ctx* ctx, const char* table, const char* header);
+int study_table_rows(study_ctx* ctx, const char* table);
 
 /* Directory <out_root>/<case>/<sub> (created). */
 int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n);

@@ -104,6 +104,20 @@ void suite_report_case(strbuf* r, const study_ctx* ctx) {
     }
 }
 
+int suite_report_case_write(const study_ctx* ctx) {
+    strbuf r = {0};
+    suite_report_case(&r, ctx);
+    char path[PATH_MAX + 16], msg[600];
+    snprintf(path, sizeof path, "%s/%s/report.md", ctx->out_root, ctx->cs->name);
+    const int rc = write_file(path, r.s ? r.s : "", r.s ? strlen(r.s) : 0, msg, sizeof msg);
+    free(r.s);
+    if (rc != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return 2;
+    }
+    return 0;
+}
+
 int suite_report_write(const char* root, const char* text) {
     char path[PATH_MAX + 16], msg[600];
     snprintf(path, sizeof path, "%s/README.md", root);

@@ -1,0 +1,579 @@
+/* result: a study's results as values, rendered by the engine (docs/architecture.md §2).
+ *
+ * A declaration's finish does not format anything: it sets metrics (the gates read them), named
+ * values and texts (what the report quotes), and the rows of the tables its declaration lists
+ * (fig_table). After the finish the engine writes each table with a CSV file to the study's
+ * directory and renders the declaration's report template, whose placeholders name those values:
+ *   {name}        a value, else a metric, printed with %g
+ *   {name|FMT}    the same with the printf conversion FMT (one of d i e f g E G, with flags,
+ *                 width and precision), e.g. {fig6.ref.t_contact|%.5f}
+ *   {text:name}   a text set with study_text
+ *   {table:name}  a declared table as markdown: its md header, then one line per row
+ *   {?name}...{/} the text between only if name (a value, text or metric) was set (nestable)
+ *   {{ and }}     literal braces
+ * A placeholder that names nothing set is an error (the template and the finish disagree), as is
+ * a row of an undeclared table: the study fails with a message instead of printing a hole. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study.h"
+
+typedef enum { CELL_NUM, CELL_STR, CELL_BLANK } cell_kind;
+typedef struct cell {
+    cell_kind kind;
+    double v;
+    char* s;
+} cell;
+typedef struct table_rows {
+    const fig_table* decl;
+    char* header; /* study_table_header (NULL: the declaration's) */
+    cell* cells;
+    int ncells, cap;
+    int* row_end; /* cells of rows 0..nrows-1 end at row_end[r] */
+    int nrows, cap_rows;
+} table_rows;
+typedef struct named {
+    char name[96];
+    double v;
+    char* s;
+} named;
+struct study_results {
+    study_ctx* ctx; /* for the metrics the template names */
+    const fig_study* decl;
+    table_rows* tables;
+    int ntables;
+    named* values;
+    int nvalues, cap_values;
+    named* texts;
+    int ntexts, cap_texts;
+    char error[512]; /* the first misuse, reported when the results are rendered */
+};
+
+static int grow(void** p, int* cap, int need, size_t size) {
+    if (need <= *cap) {
+        return 0;
+    }
+    const int n = need > 2 * *cap ? need : 2 * *cap;
+    void* q = realloc(*p, (size_t)n * size);
+    if (q == NULL) {
+        return -1;
+    }
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static void misuse(study_results* r, const char* fmt, const char* what) {
+    if (r->error[0] == '\0') {
+        snprintf(r->error, sizeof r->error, fmt, what);
+    }
+}
+
+study_results* study_results_begin(study_ctx* ctx, const fig_study* decl) {
+    study_results* r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        return NULL;
+    }
+    r->ctx = ctx;
+    r->decl = decl;
+    int n = 0;
+    while (decl && decl->tables && decl->tables[n].name) {
+        ++n;
+    }
+    r->tables = calloc((size_t)(n > 0 ? n : 1), sizeof *r->tables);
+    if (r->tables == NULL) {
+        free(r);
+        return NULL;
+    }
+    for (int i = 0; i < n; ++i) {
+        r->tables[i].decl = &decl->tables[i];
+    }
+    r->ntables = n;
+    return r;
+}
+
+void study_results_free(study_results* r) {
+    if (r == NULL) {
+        return;
+    }
+    for (int t = 0; t < r->ntables; ++t) {
+        table_rows* tr = &r->tables[t];
+        for (int c = 0; c < tr->ncells; ++c) {
+            free(tr->cells[c].s);
+        }
+        free(tr->cells);
+        free(tr->row_end);
+        free(tr->header);
+    }
+    for (int i = 0; i < r->ntexts; ++i) {
+        free(r->texts[i].s);
+    }
+    free(r->tables);
+    free(r->values);
+    free(r->texts);
+    free(r);
+}
+
+static named* find_named(named* list, int n, const char* name) {
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(list[i].name, name) == 0) {
+            return &list[i];
+        }
+    }
+    return NULL;
+}
+
+void study_value(study_ctx* ctx, const char* name, double v) {
+    study_results* r = ctx->results;
+    if (r == NULL) {
+        return;
+    }
+    named* e = find_named(r->values, r->nvalues, name);
+    if (e == NULL) {
+        if (strlen(name) >= sizeof e->name ||
+            grow((void**)&r->values, &r->cap_values, r->nvalues + 1, sizeof *r->values) != 0) {
+            misuse(r, "value '%s': name too long or out of memory", name);
+            return;
+        }
+        e = &r->values[r->nvalues++];
+        snprintf(e->name, sizeof e->name, "%s", name);
+        e->s = NULL;
+    }
+    e->v = v;
+}
+
+void study_valuef(study_ctx* ctx, double v, const char* fmt, ...) {
+    char name[96];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    study_value(ctx, name, v);
+}
+
+void study_text(study_ctx* ctx, const char* name, const char* text) {
+    study_results* r = ctx->results;
+    if (r == NULL) {
+        return;
+    }
+    named* e = find_named(r->texts, r->ntexts, name);
+    if (e == NULL) {
+        if (strlen(name) >= sizeof e->name ||
+            grow((void**)&r->texts, &r->cap_texts, r->ntexts + 1, sizeof *r->texts) != 0) {
+            misuse(r, "text '%s': name too long or out of memory", name);
+            return;
+        }
+        e = &r->texts[r->ntexts++];
+        snprintf(e->name, sizeof e->name, "%s", name);
+        e->s = NULL;
+    }
+    free(e->s);
+    e->s = strdup(text ? text : "");
+    if (e->s == NULL) {
+        misuse(r, "text '%s': out of memory", name);
+    }
+}
+
+static table_rows* table_of(study_ctx* ctx, const char* name) {
+    study_results* r = ctx->results;
+    if (r == NULL) {
+        return NULL;
+    }
+    for (int t = 0; t < r->ntables; ++t) {
+        if (strcmp(r->tables[t].decl->name, name) == 0) {
+            return &r->tables[t];
+        }
+    }
+    misuse(r, "table '%s' is not declared by the study", name);
+    return NULL;
+}
+
+void study_row(study_ctx* ctx, const char* table) {
+    table_rows* t = table_of(ctx, table);
+    if (t == NULL) {
+        return;
+    }
+    if (grow((void**)&t->row_end, &t->cap_rows, t->nrows + 1, sizeof *t->row_end) != 0) {
+        misuse(ctx->results, "table '%s': out of memory", table);
+        return;
+    }
+    t->row_end[t->nrows++] = t->ncells;
+}
+
+static void add_cell(study_ctx* ctx, const char* table, cell c) {
+    table_rows* t = table_of(ctx, table);
+    if (t == NULL) {
+        free(c.s);
+        return;
+    }
+    if (t->nrows == 0) {
+        misuse(ctx->results, "table '%s': a cell before study_row", table);
+        free(c.s);
+        return;
+    }
+    if (grow((void**)&t->cells, &t->cap, t->ncells + 1, sizeof *t->cells) != 0) {
+        misuse(ctx->results, "table '%s': out of memory", table);
+        free(c.s);
+        return;
+    }
+    t->cells[t->ncells++] = c;
+    t->row_end[t->nrows - 1] = t->ncells;
+}
+
+void study_num(study_ctx* ctx, const char* table, double v) {
+    add_cell(ctx, table, (cell){CELL_NUM, v, NULL});
+}
+
+void study_str(study_ctx* ctx, const char* table, const char* s) {
+    char* d = strdup(s ? s : "");
+    if (d == NULL) {
+        misuse(ctx->results, "table '%s': out of memory", table);
+        return;
+    }
+    add_cell(ctx, table, (cell){CELL_STR, 0.0, d});
+}
+
+void study_blank(study_ctx* ctx, const char* table) {
+    add_cell(ctx, table, (cell){CELL_BLANK, 0.0, NULL});
+}
+
+void study_table_header(study_ctx* ctx, const char* table, const char* header) {
+    table_rows* t = table_of(ctx, table);
+    if (t == NULL) {
+        return;
+    }
+    free(t->header);
+    t->header = strdup(header ? header : "");
+    if (t->header == NULL) {
+        misuse(ctx->results, "table '%s': out of memory", table);
+    }
+}
+
+int study_table_rows(study_ctx* ctx, const char* table) {
+    table_rows* t = table_of(ctx, table);
+    return t ? t->nrows : 0;
+}
+
+/* ---- rendering ------------------------------------------------------------------------------ */
+
+/* The k-th of the '|'-separated formats in list (the last one repeats), copied to out. */
+static void nth_format(const char* list, int k, char* out, size_t n) {
+    const char* p = list;
+    for (int i = 0; i < k; ++i) {
+        const char* bar = strchr(p, '|');
+        if (bar == NULL) {
+            break;
+        }
+        p = bar + 1;
+    }
+    const char* end = strchr(p, '|');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), p);
+}
+
+/* The conversion of a one-argument printf format: 'd' (an integer), 'f' (a double), 's' (a
+ * string) or 0 if fmt is not exactly one such conversion with optional text around it. */
+static char conversion(const char* fmt) {
+    char kind = 0;
+    for (const char* p = fmt; *p; ++p) {
+        if (*p != '%') {
+            continue;
+        }
+        if (p[1] == '%') {
+            ++p;
+            continue;
+        }
+        if (kind) {
+            return 0; /* two conversions */
+        }
+        ++p;
+        while (*p && strchr("-+ #0123456789.l", *p)) {
+            ++p;
+        }
+        if (*p && strchr("di", *p)) {
+            kind = 'd';
+        } else if (*p && strchr("eEfFgGaA", *p)) {
+            kind = 'f';
+        } else if (*p == 's') {
+            kind = 's';
+        } else {
+            return 0;
+        }
+    }
+    return kind;
+}
+
+/* One cell with format fmt; 0, or -1 (message in err) if the format does not fit the cell. */
+static int format_cell(strbuf* b, const cell* c, const char* fmt, char* err, size_t n) {
+    if (c->kind == CELL_BLANK) {
+        return 0;
+    }
+    const char k = conversion(fmt);
+    if (c->kind == CELL_STR) { /* a text in a column of numbers ("failed") stands as it is */
+        strbuf_printf(b, k == 's' ? fmt : "%s", c->s);
+        return 0;
+    }
+    if (k == 'd') {
+        if (!(fabs(c->v) < 9.2e18) || c->v != floor(c->v)) {
+            /* a count that is not a whole number (NaN: a quantity that could not be computed) */
+            if (!isnan(c->v)) {
+                snprintf(err, n, "format '%s' for the non-integer %g", fmt, c->v);
+                return -1;
+            }
+            strbuf_printf(b, "nan");
+            return 0;
+        }
+        /* fmt with its conversion as %...lld: the flags, width and precision kept, any 'l'
+         * of the declaration dropped */
+        char f2[80];
+        size_t o = 0;
+        const char* p = fmt;
+        for (; *p && o + 4 < sizeof f2; ++p) {
+            if (*p == '%' && p[1] == '%') {
+                f2[o++] = *p++;
+                f2[o++] = *p;
+                continue;
+            }
+            if (*p == '%') {
+                f2[o++] = *p++;
+                while (*p && strchr("-+ #0123456789.", *p) && o + 4 < sizeof f2) {
+                    f2[o++] = *p++;
+                }
+                while (*p == 'l') {
+                    ++p;
+                }
+                f2[o++] = 'l';
+                f2[o++] = 'l';
+                f2[o++] = *p; /* d or i */
+                continue;
+            }
+            f2[o++] = *p;
+        }
+        f2[o] = '\0';
+        strbuf_printf(b, f2, (long long)c->v);
+        return 0;
+    }
+    if (k == 'f') {
+        strbuf_printf(b, fmt, c->v);
+        return 0;
+    }
+    snprintf(err, n, "format '%s' for the number %g", fmt, c->v);
+    return -1;
+}
+
+/* The rows of a table, cells separated by sep, each row between pre and post. */
+static int format_rows(strbuf* b, const table_rows* t, const char* fmts, const char* pre,
+                       const char* sep, const char* post, char* err, size_t n) {
+    int from = 0;
+    for (int r = 0; r < t->nrows; ++r) {
+        strbuf_printf(b, "%s", pre);
+        for (int c = from; c < t->row_end[r]; ++c) {
+            char f[64];
+            nth_format(fmts, c - from, f, sizeof f);
+            if (c > from) {
+                strbuf_printf(b, "%s", sep);
+            }
+            if (format_cell(b, &t->cells[c], f, err, n) != 0) {
+                return -1;
+            }
+        }
+        strbuf_printf(b, "%s", post);
+        from = t->row_end[r];
+    }
+    return 0;
+}
+
+int study_results_table_csv(const study_results* r, const char* name, strbuf* out, char* err,
+                            size_t n) {
+    for (int t = 0; t < r->ntables; ++t) {
+        const table_rows* tr = &r->tables[t];
+        if (strcmp(tr->decl->name, name) == 0) {
+            const char* fmts = tr->decl->cells ? tr->decl->cells : "%.6g";
+            return format_rows(out, tr, fmts, "", ",", "\n", err, n);
+        }
+    }
+    snprintf(err, n, "no table '%s'", name);
+    return -1;
+}
+
+static int table_markdown(const table_rows* t, strbuf* out, char* err, size_t n) {
+    const fig_table* d = t->decl;
+    if (d->md == NULL) {
+        snprintf(err, n, "table '%s' has no markdown header (md)", d->name);
+        return -1;
+    }
+    strbuf_printf(out, "%s", d->md);
+    const char* fmts = d->md_cells ? d->md_cells : d->cells ? d->cells : "%.6g";
+    return format_rows(out, t, fmts, "| ", " | ", " |\n", err, n);
+}
+
+/* 1 if the template's condition `name` holds: a value, text or metric of that name was set */
+static int is_set(const study_results* r, const char* name) {
+    double v;
+    return find_named(r->values, r->nvalues, name) || find_named(r->texts, r->ntexts, name) ||
+           (r->ctx && study_get_metric(r->ctx, name, &v) == 0);
+}
+
+int study_results_render(const study_results* r, const char* tmpl, strbuf* out, char* err,
+                         size_t n) {
+    if (r->error[0]) {
+        snprintf(err, n, "%s", r->error);
+        return -1;
+    }
+    int depth = 0, skip = 0; /* open {?..} blocks; the depth at which a false one opened */
+    for (const char* p = tmpl; p && *p;) {
+        if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+            if (!skip) {
+                strbuf_printf(out, "%c", p[0]);
+            }
+            p += 2;
+            continue;
+        }
+        if (*p != '{') {
+            const size_t k = strcspn(p, "{}");
+            if (k == 0) { /* a lone '}' */
+                snprintf(err, n, "unbalanced '}' in the report template");
+                return -1;
+            }
+            if (!skip) {
+                strbuf_printf(out, "%.*s", (int)k, p);
+            }
+            p += k;
+            continue;
+        }
+        const char* end = strchr(p, '}');
+        if (end == NULL || end - p - 1 >= 160) {
+            snprintf(err, n, "unterminated or too long placeholder in the report template: %.40s",
+                     p);
+            return -1;
+        }
+        char key[160];
+        snprintf(key, sizeof key, "%.*s", (int)(end - p - 1), p + 1);
+        p = end + 1;
+        if (key[0] == '?') {
+            ++depth;
+            if (!skip && !is_set(r, key + 1)) {
+                skip = depth;
+            }
+            continue;
+        }
+        if (strcmp(key, "/") == 0) {
+            if (depth == 0) {
+                snprintf(err, n, "'{/}' without an open '{?name}' in the report template");
+                return -1;
+            }
+            if (skip == depth) {
+                skip = 0;
+            }
+            --depth;
+            continue;
+        }
+        if (skip) {
+            continue;
+        }
+        if (strncmp(key, "table:", 6) == 0) {
+            const table_rows* t = NULL;
+            for (int i = 0; i < r->ntables; ++i) {
+                if (strcmp(r->tables[i].decl->name, key + 6) == 0) {
+                    t = &r->tables[i];
+                }
+            }
+            if (t == NULL) {
+                snprintf(err, n, "the report template names the undeclared table '%s'", key + 6);
+                return -1;
+            }
+            if (table_markdown(t, out, err, n) != 0) {
+                return -1;
+            }
+            continue;
+        }
+        if (strncmp(key, "text:", 5) == 0) {
+            const named* e = find_named(r->texts, r->ntexts, key + 5);
+            if (e == NULL) {
+                snprintf(err, n, "the report template names the text '%s', which was not set",
+                         key + 5);
+                return -1;
+            }
+            strbuf_printf(out, "%s", e->s);
+            continue;
+        }
+        char* bar = strchr(key, '|');
+        const char* fmt = "%g";
+        if (bar) {
+            *bar = '\0';
+            fmt = bar + 1;
+        }
+        double v = NAN;
+        const named* e = find_named(r->values, r->nvalues, key);
+        if (e) {
+            v = e->v;
+        } else if (r->ctx == NULL || study_get_metric(r->ctx, key, &v) != 0) {
+            snprintf(err, n,
+                     "the report template names '%s', which is neither a value nor a metric", key);
+            return -1;
+        }
+        const cell c = {CELL_NUM, v, NULL};
+        if (conversion(fmt) == 's' || conversion(fmt) == 0) {
+            snprintf(err, n, "placeholder '{%s|%s}': a number needs one numeric conversion", key,
+                     fmt);
+            return -1;
+        }
+        if (format_cell(out, &c, fmt, err, n) != 0) {
+            return -1;
+        }
+    }
+    if (depth != 0) {
+        snprintf(err, n, "'{?name}' without its '{/}' in the report template");
+        return -1;
+    }
+    return 0;
+}
+
+int study_results_finish(study_ctx* ctx, const char* study, const char* dir) {
+    study_results* r = ctx->results;
+    if (r == NULL) {
+        return 0;
+    }
+    char err[600];
+    int rc = 0;
+    for (int t = 0; rc == 0 && t < r->ntables; ++t) {
+        const table_rows* tr = &r->tables[t];
+        if (tr->decl->file == NULL) {
+            continue;
+        }
+        strbuf body = {0};
+        char path[PATH_MAX + 128];
+        snprintf(path, sizeof path, "%s/%s", dir, tr->decl->file);
+        const char* header = tr->header ? tr->header : tr->decl->header;
+        if (r->error[0]) {
+            snprintf(err, sizeof err, "%s", r->error);
+            rc = -1;
+        } else if (header == NULL) {
+            snprintf(err, sizeof err, "table '%s' has no header", tr->decl->name);
+            rc = -1;
+        } else if (study_results_table_csv(r, tr->decl->name, &body, err, sizeof err) != 0) {
+            rc = -1;
+        } else if (study_write_table(path, header, body.s ? body.s : "") != 0) {
+            rc = 2; /* study_write_table said why */
+        }
+        free(body.s);
+    }
+    if (rc == 0 && r->decl && r->decl->report) {
+        strbuf text = {0};
+        if (study_results_render(r, r->decl->report, &text, err, sizeof err) != 0) {
+            rc = -1;
+        } else {
+            study_report(ctx, "%s", text.s ? text.s : "");
+        }
+        free(text.s);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "ccb: %s/%s: %s\n", ctx->cs->name, study, err);
+        rc = 2;
+    }
+    return rc;
+}
