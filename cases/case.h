@@ -99,7 +99,8 @@ extern const fig_run fig_peer_runs[FIG_PEER_NRUNS];
 int fig_variant_index(const fig_sweep_result* sw, const char* variant);
 
 /* A figure of a declaration: analysis/gnuplot/<script>, drawn to CASE/<out>.png with datadir
- * (the study's directory) and out set, then `vars`. */
+ * (the study's directory) and out set, then `vars`, a template of the study's results
+ * (study/result.c: "zlo={zlo|%.6f}" quotes a value of the finish). */
 typedef struct fig_plot {
     const char* script;
     const char* out;

@@ -364,40 +364,43 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     (void)dir;
     const run_record* tamsi = &fd->b->rec[0];
     const double rate0 = tamsi->wall_time / tamsi->cfg.t_final;
-    study_report(ctx,
-                 "Wall-clock time per simulated second over TAMSI's (hardware-dependent, "
-                 "reported, never gated). The paper's protocol is implicit Euler with full Newton "
-                 "at a fixed step with convergence control (`ie-fn-tals`, `ie-fn`: h = 3 ms, "
-                 "halved where Newton fails); the error-controlled runs (`-ec`, a = 0.1) are "
-                 "ccb's extra reading of the same figure, not the paper's protocol:\n\n"
-                 "| run | protocol | simulated [s] | wall [s] | real-time factor | ratio to "
-                 "TAMSI | the paper's ratio | steps taken |\n|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         const double ratio = r->wall_time / r->cfg.t_final / rate0;
         const int ode = (r->cfg.solver.solver->flags & CCB_SOLVER_ODE_METHODS) != 0;
         const double paper = fig7_paper_ratio(r->cfg.label);
-        char pcell[32] = "—";
-        if (!isnan(paper)) {
-            snprintf(pcell, sizeof pcell, "%gx", paper);
+        study_row(ctx, "runs");
+        study_str(ctx, "runs", r->cfg.label);
+        study_str(ctx, "runs",
+                  !ode                              ? "fixed step"
+                  : r->cfg.solver.ode.error_control ? "error control a = 0.1 (ccb's extra)"
+                                                    : "fixed step, convergence control (paper)");
+        const double cells[] = {r->cfg.t_final, r->wall_time, r->cfg.t_final / r->wall_time, ratio};
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+            study_num(ctx, "runs", cells[c]);
         }
-        study_report(ctx, "| %s | %s | %g | %.3f | %.1f | %.2f | %s | %ld |\n", r->cfg.label,
-                     !ode                              ? "fixed step"
-                     : r->cfg.solver.ode.error_control ? "error control a = 0.1 (ccb's extra)"
-                                                       : "fixed step, convergence control (paper)",
-                     r->cfg.t_final, r->wall_time, r->cfg.t_final / r->wall_time, ratio, pcell,
-                     ode ? r->work.n_steps : r->nsteps);
+        if (isnan(paper)) {
+            study_str(ctx, "runs", "—");
+        } else {
+            study_num(ctx, "runs", paper);
+        }
+        study_num(ctx, "runs", (double)(ode ? r->work.n_steps : r->nsteps));
         study_set_metricf(ctx, ratio, "fig7.%s.wall_ratio_to_tamsi", r->cfg.label);
     }
     double dz, touch;
     held_metrics(tamsi, &dz, &touch);
-    study_report(ctx,
-                 "\nTAMSI at h = 3 ms keeps the mug: largest |dz| %.3g mm over %g s (the "
-                 "pads leave the mug's side at 30 mm), %g pads touching at the end "
-                 "(GRIP-1).\n\n",
-                 1e3 * dz, tamsi->cfg.t_final, touch);
+    study_value(ctx, "dz_mm", 1e3 * dz);
+    study_value(ctx, "T", tamsi->cfg.t_final);
+    study_value(ctx, "touching", touch);
     return 0;
 }
+
+static const fig_table k_fig7_tables[] = {
+    {.name = "runs",
+     .md = "| run | protocol | simulated [s] | wall [s] | real-time factor | ratio to TAMSI | the "
+           "paper's ratio | steps taken |\n|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%s|%g|%.3f|%.1f|%.2f|%gx|%d"},
+    {.name = NULL}};
 
 static const fig_study k_fig7 = {
     .claim = "TAMSI at h = 3 ms simulates 5 s in 123 ms (40x real time, i7-6900K); implicit "
@@ -409,6 +412,14 @@ static const fig_study k_fig7 = {
     .columns = "wall [s],sim_over_wall [-],dz_max [m],touching_end [-],steps [-]",
     .row = fig7_row,
     .finish = fig7_finish,
+    .tables = k_fig7_tables,
+    .report = "Wall-clock time per simulated second over TAMSI's (hardware-dependent, reported, "
+              "never gated). The paper's protocol is implicit Euler with full Newton at a fixed "
+              "step with convergence control (`ie-fn-tals`, `ie-fn`: h = 3 ms, halved where Newton "
+              "fails); the error-controlled runs (`-ec`, a = 0.1) are ccb's extra reading of the "
+              "same figure, not the paper's protocol:\n\n{table:runs}\nTAMSI at h = 3 ms keeps "
+              "the mug: largest |dz| {dz_mm|%.3g} mm over {T} s (the pads leave the mug's side at "
+              "30 mm), {touching} pads touching at the end (GRIP-1).\n\n",
     .script = "gripper_fig7.gp",
     .plot = "title='Gripper shaking a mug: simulated against wall-clock time, h = 3 ms (TAMSI "
             "Fig. 7)'",
@@ -456,7 +467,7 @@ static int fig8_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const run_record* ref = &fd->b->rec[FIG8_NH];
     const double scale = ctx->params[P_PERIOD] / ctx->params[P_AMP];
     double e[V_COUNT][FIG8_NH], x[FIG8_NH];
-    strbuf body = {0};
+    (void)dir;
     for (int i = 0; i < FIG8_NH; ++i) {
         const run_record* r = &fd->b->rec[i];
         double ec[V_COUNT], etot = NAN;
@@ -469,39 +480,27 @@ static int fig8_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                 ec[k] = NAN;
             }
         }
-        strbuf_printf(&body, "%.6g,%.6g", k_fig8_h[i], x[i]);
+        study_row(ctx, "errors");
+        study_num(ctx, "errors", k_fig8_h[i]);
+        study_num(ctx, "errors", x[i]);
         for (int k = 0; k < V_COUNT; ++k) {
             e[k][i] = ec[k] * scale;
-            strbuf_printf(&body, ",%.9g", e[k][i]);
+            study_num(ctx, "errors", e[k][i]);
         }
-        strbuf_printf(&body, "\n");
-    }
-    strbuf head = {0};
-    strbuf_printf(&head, "h [s],h_over_T [-]");
-    for (int k = 0; k < V_COUNT; ++k) {
-        strbuf_printf(&head, ",%s [-]", k_dof_name[k]);
-    }
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/errors.csv", dir);
-    const int wrc = study_write_table(path, head.s, body.s);
-    free(head.s);
-    free(body.s);
-    if (wrc != 0) {
-        return 2;
     }
     /* order per DOF over the gate's steps h in {1e-3, 3e-4, 1e-4} (cases.md §8.1) */
-    study_report(ctx,
-                 "e_v T/A per generalized velocity against TAMSI at h = %g s over %g s; "
-                 "order fitted over h = 1e-3, 3e-4, 1e-4 s:\n\n| DOF | e_v T/A at h = 3e-3 | "
-                 "at 1e-4 | order |\n|---|---|---|---|\n",
-                 ref->cfg.dt, ref->cfg.t_final);
+    study_value(ctx, "h_ref", ref->cfg.dt);
+    study_value(ctx, "T", ref->cfg.t_final);
     for (int k = 0; k < V_COUNT; ++k) {
         double order = NAN;
         ccb_an_order(3, x + 1, e[k] + 1, &order, NULL, NULL);
         study_set_metricf(ctx, order, "fig8.%s.order", k_dof_name[k]);
         study_set_metricf(ctx, e[k][FIG8_NH - 1], "fig8.%s.e_v_TA.h1e-4", k_dof_name[k]);
-        study_report(ctx, "| %s | %.3g | %.3g | %.3f |\n", k_dof_name[k], e[k][0],
-                     e[k][FIG8_NH - 1], order);
+        study_row(ctx, "orders");
+        study_str(ctx, "orders", k_dof_name[k]);
+        study_num(ctx, "orders", e[k][0]);
+        study_num(ctx, "orders", e[k][FIG8_NH - 1]);
+        study_num(ctx, "orders", order);
     }
     /* the DOFs the model's mirror symmetry in y leaves at rest (w_x, w_z, v_y): round-off only */
     double unexcited = 0;
@@ -509,18 +508,31 @@ static int fig8_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         unexcited = fmax(unexcited, fmax(e[V_MWX][i], fmax(e[V_MWZ][i], e[V_MVY][i])));
     }
     study_set_metric(ctx, "fig8.unexcited.e_v_TA_max", unexcited);
-    study_report(ctx,
-                 "\nw_x, w_z and v_y, which the model's mirror symmetry in y leaves at rest, "
-                 "differ from the reference by at most %.3g (round-off).\n\n",
-                 unexcited);
     return 0;
 }
+
+/* the CSV columns follow k_dof_name */
+static const fig_table k_fig8_tables[] = {
+    {.name = "errors",
+     .file = "errors.csv",
+     .header = "h [s],h_over_T [-],finger_l.vs [-],finger_r.vs [-],mug.wx [-],mug.wy [-],"
+               "mug.wz [-],mug.vx [-],mug.vy [-],mug.vz [-]",
+     .cells = "%.6g|%.6g|%.9g"},
+    {.name = "orders",
+     .md = "| DOF | e_v T/A at h = 3e-3 | at 1e-4 | order |\n|---|---|---|---|\n",
+     .cells = "%s|%.3g|%.3g|%.3f"},
+    {.name = NULL}};
 
 static const fig_study k_fig8 = {
     .claim = "TAMSI converges at first order in h for both the translational and the rotational "
              "generalized velocities (e_v T/A against h/T, reference TAMSI at h = 1e-7 s).",
     .make_runs = fig8_runs,
     .finish = fig8_finish,
+    .tables = k_fig8_tables,
+    .report = "e_v T/A per generalized velocity against TAMSI at h = {h_ref} s over {T} s; order "
+              "fitted over h = 1e-3, 3e-4, 1e-4 s:\n\n{table:orders}\nw_x, w_z and v_y, which the "
+              "model's mirror symmetry in y leaves at rest, differ from the reference by at most "
+              "{fig8.unexcited.e_v_TA_max|%.3g} (round-off).\n\n",
     .script = "gripper_fig8.gp",
     .plot = "title='Gripper: velocity errors of TAMSI per DOF against the step (TAMSI Fig. 8)'",
 };

@@ -248,21 +248,19 @@ static void case_params(const study_ctx* ctx, int case_b, double* P) {
 #define REF_DT 1e-7
 #define REF_RECORD_EVERY 50 /* trajectory.csv every 5 us: 10^4 rows per run */
 
-static int reference_finish(study_ctx* ctx, const study_batch* b, const char* dir, int case_b) {
-    const char* study = case_b ? "fig11-12" : "fig9-10";
+static int reference_finish(study_ctx* ctx, const study_batch* b, int case_b) {
     const char* cname = case_b ? "caseB" : "caseA";
     double P[CASE_MAX_PARAMS];
     case_params(ctx, case_b, P);
     const run_record* rec = b->rec;
-    int rc = 0;
     rod_facts f[3];
-    strbuf sum = {0}, md = {0};
     double freq12[3], freq5[3];
     for (int i = 0; i < 3; ++i) {
         const char* name = k_models[i]->name;
         f[i] = analyse(&rec[i], P);
         freq12[i] = fn_frequency(&rec[i], 12e-3);
         freq5[i] = fn_frequency(&rec[i], 5e-3);
+        const double sps = (double)rec[i].nsteps / fmax(rec[i].wall_time, 1e-12);
         study_set_metricf(ctx, f[i].t_jam, "%s.%s.t_jam", cname, name);
         study_set_metricf(ctx, f[i].t_unstick - f[i].t_jam, "%s.%s.stiction_duration", cname, name);
         study_set_metricf(ctx, f[i].vz_liftoff, "%s.%s.vz_liftoff", cname, name);
@@ -270,22 +268,43 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, const char* di
         study_set_metricf(ctx, freq12[i], "%s.%s.fn_frequency_0_12ms", cname, name);
         study_set_metricf(ctx, freq5[i], "%s.%s.fn_frequency_0_5ms", cname, name);
         study_set_metricf(ctx, mean_slip(&rec[i], 5e-3), "%s.%s.mean_slip_0_5ms", cname, name);
-        study_set_metricf(ctx, (double)rec[i].nsteps / fmax(rec[i].wall_time, 1e-12),
-                          "%s.%s.steps_per_second", cname, name);
-        strbuf_printf(
-            &sum, "%s,%s,%.7f,%.7f,%.7f,%.5f,%.5f,%.5f,%.4f,%.2f,%.5f,%.2f,%.2f,%.4f,%.4f,%.0f\n",
-            name, rec[i].status == CCB_OK ? "ok" : "failed", f[i].t_jam, f[i].t_unstick,
-            f[i].t_liftoff, f[i].vx_liftoff, f[i].vz_liftoff, f[i].omega_liftoff,
-            f[i].theta_liftoff, f[i].fn_peak, f[i].normal_impulse, freq12[i], freq5[i],
-            run_mean_iterations(&rec[i]), rec[i].wall_time,
-            (double)rec[i].nsteps / fmax(rec[i].wall_time, 1e-12));
-        strbuf_printf(&md,
-                      "| %s | %.3f | %.3f | %.3f | %.2f | %.0f | %.4f | %.0f | %.0f | %.2f | %.2f "
-                      "| %.2e |\n",
-                      name, 1e3 * f[i].t_jam, 1e3 * (f[i].t_unstick - f[i].t_jam),
-                      1e3 * f[i].t_liftoff, f[i].vz_liftoff, f[i].fn_peak, f[i].normal_impulse,
-                      freq12[i], freq5[i], run_mean_iterations(&rec[i]), rec[i].wall_time,
-                      (double)rec[i].nsteps / fmax(rec[i].wall_time, 1e-12));
+        study_set_metricf(ctx, sps, "%s.%s.steps_per_second", cname, name);
+        const double sum[] = {f[i].t_jam,
+                              f[i].t_unstick,
+                              f[i].t_liftoff,
+                              f[i].vx_liftoff,
+                              f[i].vz_liftoff,
+                              f[i].omega_liftoff,
+                              f[i].theta_liftoff,
+                              f[i].fn_peak,
+                              f[i].normal_impulse,
+                              freq12[i],
+                              freq5[i],
+                              run_mean_iterations(&rec[i]),
+                              rec[i].wall_time,
+                              sps};
+        study_row(ctx, "summary");
+        study_str(ctx, "summary", name);
+        study_str(ctx, "summary", rec[i].status == CCB_OK ? "ok" : "failed");
+        for (size_t c = 0; c < sizeof sum / sizeof sum[0]; ++c) {
+            study_num(ctx, "summary", sum[c]);
+        }
+        const double md[] = {1e3 * f[i].t_jam,
+                             1e3 * (f[i].t_unstick - f[i].t_jam),
+                             1e3 * f[i].t_liftoff,
+                             f[i].vz_liftoff,
+                             f[i].fn_peak,
+                             f[i].normal_impulse,
+                             freq12[i],
+                             freq5[i],
+                             run_mean_iterations(&rec[i]),
+                             rec[i].wall_time,
+                             sps};
+        study_row(ctx, "models");
+        study_str(ctx, "models", name);
+        for (size_t c = 0; c < sizeof md / sizeof md[0]; ++c) {
+            study_num(ctx, "models", md[c]);
+        }
     }
     if (case_b) {
         /* ROD-2, Similar with dissipation: frequency raised by sqrt(1 + mu d |v_t|) (k_eff) */
@@ -303,78 +322,93 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, const char* di
         }
         study_set_metric(ctx, "caseA.t_jam_spread_vs_lagged", spread);
     }
-    rod_facts lit[2];
     for (int i = 0; i < 2; ++i) {
-        lit[i] = analyse(&rec[3 + i], P);
-        study_set_metricf(ctx, lit[i].t_jam, "%s.%s.phi0zero.t_jam", cname, k_models[i]->name);
-        strbuf_printf(
-            &sum, "%s-phi0zero,%s,%.7f,%.7f,%.7f,%.5f,%.5f,%.5f,%.4f,%.2f,%.5f,,,%.4f,%.4f,\n",
-            k_models[i]->name, rec[3 + i].status == CCB_OK ? "ok" : "failed", lit[i].t_jam,
-            lit[i].t_unstick, lit[i].t_liftoff, lit[i].vx_liftoff, lit[i].vz_liftoff,
-            lit[i].omega_liftoff, lit[i].theta_liftoff, lit[i].fn_peak, lit[i].normal_impulse,
-            run_mean_iterations(&rec[3 + i]), rec[3 + i].wall_time);
-    }
-    double kick[2] = {0, 0};
-    for (int i = 0; i < 2; ++i) {
+        const rod_facts lit = analyse(&rec[3 + i], P);
+        char name[64];
+        snprintf(name, sizeof name, "%s-phi0zero", k_models[i]->name);
+        study_set_metricf(ctx, lit.t_jam, "%s.%s.phi0zero.t_jam", cname, k_models[i]->name);
+        const double sum[] = {lit.t_jam,         lit.t_unstick,  lit.t_liftoff,
+                              lit.vx_liftoff,    lit.vz_liftoff, lit.omega_liftoff,
+                              lit.theta_liftoff, lit.fn_peak,    lit.normal_impulse};
+        study_row(ctx, "summary");
+        study_str(ctx, "summary", name);
+        study_str(ctx, "summary", rec[3 + i].status == CCB_OK ? "ok" : "failed");
+        for (size_t c = 0; c < sizeof sum / sizeof sum[0]; ++c) {
+            study_num(ctx, "summary", sum[c]);
+        }
+        study_blank(ctx, "summary"); /* no force frequencies of these runs */
+        study_blank(ctx, "summary");
+        study_num(ctx, "summary", run_mean_iterations(&rec[3 + i]));
+        study_num(ctx, "summary", rec[3 + i].wall_time);
+        study_blank(ctx, "summary");
+        /* the kick at t = 0: the peak f_n in the first 20 steps */
+        double kick = 0;
         for (long k = 1; k <= 20 && k <= rec[3 + i].nsteps; ++k) {
-            kick[i] = fmax(kick[i], run_obs(&rec[3 + i], k, O_FN));
+            kick = fmax(kick, run_obs(&rec[3 + i], k, O_FN));
         }
+        study_valuef(ctx, kick, "%s.kick", k_models[i]->name);
+        study_valuef(ctx, 1e3 * lit.t_jam, "%s.jam_ms", k_models[i]->name);
     }
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/summary.csv", dir);
-    rc = study_write_table(path,
-                           "approx,status,t_jam [s],t_unstick [s],t_liftoff [s],vx_liftoff [m/s],"
-                           "vz_liftoff [m/s],omega_liftoff [rad/s],theta_liftoff [deg],"
-                           "fn_peak_near_jam [N],normal_impulse_near_jam [N s],"
-                           "fn_frequency_0_12ms [Hz],fn_frequency_0_5ms [Hz],"
-                           "mean_newton_iterations,wall_time [s],steps_per_second",
-                           sum.s);
-    if (rc == 0) {
-        const double tj = isnan(f[2].t_jam) ? 0.026 : f[2].t_jam;
-        const char* fig[2] = {case_b ? "fig11" : "fig9", case_b ? "fig12" : "fig10"};
-        const char* kind[2] = {"force", "velocity"};
-        const char* kinds[2] = {"forces", "velocities"};
-        for (int j = 0; j < 2; ++j) {
-            strbuf vars = {0};
-            strbuf_printf(&vars,
-                          "runs='sap_dt%g similar_dt%g lagged_dt%g'; "
-                          "titles='SAP Similar Lagged'; kind='%s'; zlo=%.6f; zhi=%.6f; "
-                          "title='Sliding rod, %s, contact %s, dt = %g s (ICF Fig. %s)'",
-                          REF_DT, REF_DT, REF_DT, kind[j], tj - 1e-3, tj + 1e-3,
-                          case_b ? "d = 0.2 s/m, tau_d = 4e-6 s" : "no dissipation", kinds[j],
-                          REF_DT, fig[j] + 3);
-            study_plot(ctx, "contact_zoom.gp", dir, fig[j], vars.s);
-            free(vars.s);
-        }
-        study_report(
-            ctx,
-            "![forces](rod/%s.png)\n![velocities](rod/%s.png)\n\n"
-            "Initial condition (Figs. %s): every model starts with the lower end at the gap "
-            "where its normal impulse vanishes for the initial slip: 0 for Lagged, "
-            "mu dt U0 for Similar, mu (dt + tau_d) U0 for SAP (ICF eq. 24).\n\n"
-            "| model | jam [ms] | stiction [ms] | lift-off [ms] | v_z lift-off [m/s] | "
-            "peak f_n [N] | impulse +-1 ms [N s] | f_n freq. 0-12 ms [Hz] | 0-5 ms [Hz] "
-            "| mean Newton it. | wall [s] | steps/s |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|\n%s\n",
-            fig[0], fig[1], case_b ? "11-12" : "9-10", md.s ? md.s : "");
-        study_report(ctx,
-                     "From the literal phi0 = 0 instead, the gliding models push the rod up at "
-                     "t = 0 (peak f_n in the first 20 steps: SAP %.0f N, Similar %.0f N); jam at "
-                     "%.3f ms (SAP) and %.3f ms (Similar) (NaN: no jam within T). These runs are "
-                     "in `rod/%s/*-phi0zero_dt1e-07`.\n\n",
-                     kick[0], kick[1], 1e3 * lit[0].t_jam, 1e3 * lit[1].t_jam, study);
-    }
-    free(sum.s);
-    free(md.s);
-    return rc;
+    /* the figures' window: 1 ms either side of Lagged's jam */
+    const double tj = isnan(f[2].t_jam) ? 0.026 : f[2].t_jam;
+    study_value(ctx, "zlo", tj - 1e-3);
+    study_value(ctx, "zhi", tj + 1e-3);
+    return 0;
 }
 
+static const fig_table k_reference_tables[] = {
+    {.name = "summary",
+     .file = "summary.csv",
+     .header = "approx,status,t_jam [s],t_unstick [s],t_liftoff [s],vx_liftoff [m/s],"
+               "vz_liftoff [m/s],omega_liftoff [rad/s],theta_liftoff [deg],"
+               "fn_peak_near_jam [N],normal_impulse_near_jam [N s],"
+               "fn_frequency_0_12ms [Hz],fn_frequency_0_5ms [Hz],"
+               "mean_newton_iterations,wall_time [s],steps_per_second",
+     .cells = "%s|%s|%.7f|%.7f|%.7f|%.5f|%.5f|%.5f|%.4f|%.2f|%.5f|%.2f|%.2f|%.4f|%.4f|%.0f"},
+    {.name = "models",
+     .md = "| model | jam [ms] | stiction [ms] | lift-off [ms] | v_z lift-off [m/s] | peak f_n "
+           "[N] | impulse +-1 ms [N s] | f_n freq. 0-12 ms [Hz] | 0-5 ms [Hz] | mean Newton it. "
+           "| wall [s] | steps/s |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%.3f|%.3f|%.3f|%.2f|%.0f|%.4f|%.0f|%.0f|%.2f|%.2f|%.2e"},
+    {.name = NULL}};
+
+/* the report after the table of each reference study (case A: Figs. 9-10, case B: 11-12) */
+#define REFERENCE_REPORT(figs, study)                                                              \
+    "Initial condition (Figs. " figs "): every model starts with the lower end at the gap where "  \
+    "its normal impulse vanishes for the initial slip: 0 for Lagged, mu dt U0 for Similar, mu "    \
+    "(dt "                                                                                         \
+    "+ tau_d) U0 for SAP (ICF eq. 24).\n\n{table:models}\nFrom the literal phi0 = 0 instead, the " \
+    "gliding models push the rod up at t = 0 (peak f_n in the first 20 steps: SAP "                \
+    "{sap.kick|%.0f} "                                                                             \
+    "N, Similar {similar.kick|%.0f} N); jam at {sap.jam_ms|%.3f} ms (SAP) and "                    \
+    "{similar.jam_ms|%.3f} ms (Similar) (NaN: no jam within T). These runs are in `rod/" study     \
+    "/*-phi0zero_dt1e-07`.\n\n"
+
+/* the contact forces and velocities 1 ms either side of Lagged's jam (ICF Figs. 9-12) */
+#define REFERENCE_PLOT(OUT, KIND, KINDS, WHAT, FIG)                                                \
+    {                                                                                              \
+        .script = "contact_zoom.gp", .out = OUT,                                                   \
+        .vars = "runs='sap_dt1e-07 similar_dt1e-07 lagged_dt1e-07'; titles='SAP Similar Lagged'; " \
+                "kind='" KIND "'; zlo={zlo|%.6f}; zhi={zhi|%.6f}; title='Sliding rod, " WHAT       \
+                ", contact " KINDS ", dt = 1e-07 s (ICF Fig. " FIG ")'"                            \
+    }
+static const fig_plot k_fig9_plots[] = {
+    REFERENCE_PLOT("fig9", "force", "forces", "no dissipation", "9"),
+    REFERENCE_PLOT("fig10", "velocity", "velocities", "no dissipation", "10"),
+    {.script = NULL}};
+static const fig_plot k_fig11_plots[] = {
+    REFERENCE_PLOT("fig11", "force", "forces", "d = 0.2 s/m, tau_d = 4e-6 s", "11"),
+    REFERENCE_PLOT("fig12", "velocity", "velocities", "d = 0.2 s/m, tau_d = 4e-6 s", "12"),
+    {.script = NULL}};
+
 static int fig9_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
-    return reference_finish(ctx, fd->b, dir, 0);
+    (void)dir;
+    return reference_finish(ctx, fd->b, 0);
 }
 
 static int fig11_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
-    return reference_finish(ctx, fd->b, dir, 1);
+    (void)dir;
+    return reference_finish(ctx, fd->b, 1);
 }
 
 /* Runs 0-2: SAP, Similar, Lagged starting at their own zero-force gap (the studies' initial
@@ -399,6 +433,9 @@ static const fig_study k_fig9 = {
     .nruns = 5,
     .rows = 10240,
     .finish = fig9_finish,
+    .tables = k_reference_tables,
+    .report = REFERENCE_REPORT("9-10", "fig9-10"),
+    .plots = k_fig9_plots,
 };
 
 static const fig_study k_fig11 = {
@@ -409,6 +446,9 @@ static const fig_study k_fig11 = {
     .nruns = 5,
     .rows = 10240,
     .finish = fig11_finish,
+    .tables = k_reference_tables,
+    .report = REFERENCE_REPORT("11-12", "fig11-12"),
+    .plots = k_fig11_plots,
 };
 
 /* ---- study convergence (ICF Fig. 13)
@@ -468,7 +508,7 @@ static int fig13_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                      NULL);
         study_set_metricf(ctx, slope, "rod5.%s.lagged.order_3_smallest", sw->decl->tag);
     }
-    strbuf tab = {0};
+    (void)dir;
     double largest_catch[2] = {0, 0};
     for (int c = 0; c < 2; ++c) {
         for (int j = 0; j < NSCAN; ++j) {
@@ -477,8 +517,12 @@ static int fig13_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             if (caught && k_scan[j] > largest_catch[c]) {
                 largest_catch[c] = k_scan[j];
             }
-            strbuf_printf(&tab, "%s,%g,%d,%.6f,%.6f\n", c ? "caseB" : "caseA", k_scan[j], caught,
-                          f.t_jam, f.t_liftoff);
+            study_row(ctx, "scan");
+            study_str(ctx, "scan", c ? "caseB" : "caseA");
+            const double cells[] = {k_scan[j], caught, f.t_jam, f.t_liftoff};
+            for (size_t k = 0; k < sizeof cells / sizeof cells[0]; ++k) {
+                study_num(ctx, "scan", cells[k]);
+            }
             if (j == 0) {
                 study_set_metricf(ctx, caught ? 1.0 : 0.0, "rod4.%s.lagged_catches_at_2e-3",
                                   c ? "caseB" : "caseA");
@@ -487,17 +531,14 @@ static int fig13_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     }
     study_set_metric(ctx, "rod4.caseA.largest_dt_lagged_catches", largest_catch[0]);
     study_set_metric(ctx, "rod4.caseB.largest_dt_lagged_catches", largest_catch[1]);
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/lagged_miss_scan.csv", dir);
-    const int rc = study_write_table(path, "case,dt [s],jams,t_jam [s],t_liftoff [s]", tab.s);
-    free(tab.s);
-    study_report(ctx,
-                 "Lagged catches the impact (reaches |v_t| < v_s) up to dt = %g s (case A) and "
-                 "%g s (case B) in the scan from 2e-3 s down to 1.6e-4 s "
-                 "(`rod/fig13/lagged_miss_scan.csv`).\n\n",
-                 largest_catch[0], largest_catch[1]);
-    return rc;
+    return 0;
 }
+
+static const fig_table k_fig13_tables[] = {{.name = "scan",
+                                            .file = "lagged_miss_scan.csv",
+                                            .header = "case,dt [s],jams,t_jam [s],t_liftoff [s]",
+                                            .cells = "%s|%g|%d|%.6f"},
+                                           {.name = NULL}};
 
 static const fig_sweep k_fig13_sweeps[] = {
     {.tag = "caseA", .dts = {6.4e-4, 1.6e-4, 4e-5, 1e-5}, .ndt = 4},
@@ -528,6 +569,11 @@ static const fig_study k_fig13 = {
     .metric = "convergence", /* the gates' names (reference/rod.json) */
     .inspect = fig13_inspect,
     .finish = fig13_finish,
+    .tables = k_fig13_tables,
+    .report = "Lagged catches the impact (reaches |v_t| < v_s) up to dt = "
+              "{rod4.caseA.largest_dt_lagged_catches} s (case A) and "
+              "{rod4.caseB.largest_dt_lagged_catches} s (case B) in the scan from 2e-3 s down to "
+              "1.6e-4 s (`rod/fig13/lagged_miss_scan.csv`).\n\n",
     .plots = k_fig13_plots,
 };
 
@@ -535,7 +581,7 @@ static const fig_study k_fig13 = {
  * ------------------------------------------------------------------- */
 
 static int rigid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
-    (void)fd;
+    (void)fd, (void)dir;
     const double* P = ctx->params;
     const double l = 0.5 * P[P_LENGTH];
     const ccb_ref_rod p = {l, P[P_MASS], P[P_MASS] * P[P_LENGTH] * P[P_LENGTH] / 12.0, P[P_MU],
@@ -543,6 +589,7 @@ static int rigid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     double lo = NAN, hi = NAN;
     const int band = ccb_ref_rod_band(&p, &lo, &hi) == 0;
     ccb_ref_rod_rigid r;
+    memset(&r, 0, sizeof r); /* read for the table even when the solve fails */
     char msg[256];
     const int ok =
         ccb_ref_rod_rigid_solve(&p, deg(P[P_THETA0]), P[P_U0], 20e-3, &r, msg, sizeof msg) == 0;
@@ -553,56 +600,71 @@ static int rigid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     study_set_metric(ctx, "rigid.band_lo_deg", band ? lo * 180 / CCB_PI : NAN);
     study_set_metric(ctx, "rigid.band_hi_deg", band ? hi * 180 / CCB_PI : NAN);
     study_set_metric(ctx, "rigid.t_singular", ok ? r.t_singular : NAN);
-    char path[PATH_MAX + 64];
-    strbuf t = {0};
     /* a value that does not exist for these parameters (no band, no singularity) is an empty
      * field, never "nan" */
-    strbuf_printf(&t, "%.10f,", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
+    study_row(ctx, "rigid");
+    study_num(ctx, "rigid", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
     if (band) {
-        strbuf_printf(&t, "%.6f,%.6f,", lo * 180 / CCB_PI, hi * 180 / CCB_PI);
+        study_num(ctx, "rigid", lo * 180 / CCB_PI);
+        study_num(ctx, "rigid", hi * 180 / CCB_PI);
     } else {
-        strbuf_printf(&t, ",,");
+        study_blank(ctx, "rigid");
+        study_blank(ctx, "rigid");
     }
-    if (ok) {
-        strbuf_printf(&t, "%.8f,%.4f,%.4f,%.4f,%.4f,%.4f,%d\n", r.t_singular,
-                      r.theta_singular * 180 / CCB_PI, r.N0, r.N_at, r.U0_min, r.end_slide_speed,
-                      r.reached);
-    } else {
-        strbuf_printf(&t, ",,,,,,0\n");
+    const double sing[] = {
+        r.t_singular, r.theta_singular * 180 / CCB_PI, r.N0, r.N_at, r.U0_min, r.end_slide_speed,
+        r.reached};
+    for (size_t c = 0; c < sizeof sing / sizeof sing[0]; ++c) {
+        if (ok) {
+            study_num(ctx, "rigid", sing[c]);
+        } else if (c + 1 < sizeof sing / sizeof sing[0]) {
+            study_blank(ctx, "rigid");
+        } else {
+            study_num(ctx, "rigid", 0); /* singularity_reached */
+        }
     }
-    snprintf(path, sizeof path, "%s/rigid.csv", dir);
-    const int rc = study_write_table(
-        path,
-        "a_theta0,band_lo [deg],band_hi [deg],t_singular [s],theta_singular [deg],N0 [N],"
-        "N_20ms [N],U0_min [m/s],end_slide_speed_at_cutoff [m/s],singularity_reached",
-        t.s);
-    free(t.s);
+    study_value(ctx, "theta0", P[P_THETA0]);
+    study_value(ctx, "a", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
+    study_value(ctx, "mu", P[P_MU]);
     if (!ok) {
-        study_report(ctx,
-                     "a(%.0f deg) = %.4f for mu = %.2f: %s; no rigid singularity to report "
-                     "(`rod/rigid/rigid.csv` leaves its columns empty).\n\n",
-                     P[P_THETA0], ccb_ref_rod_a(&p, deg(P[P_THETA0])), P[P_MU],
-                     band ? "the rod slides from outside the Painleve band"
-                          : "there is no Painleve band");
-        return rc;
+        study_text(ctx, "no_singularity",
+                   band ? "the rod slides from outside the Painleve band"
+                        : "there is no Painleve band");
+        return 0;
     }
-    study_report(ctx,
-                 "a(%.0f deg) = %.4f; Painleve band (a < 0) for mu = %.2f: %.3f deg to %.3f deg. "
-                 "Rigid sliding from %.0f deg at rest in rotation: N(0) = %.2f N, N(20 ms) = "
-                 "%.1f N, a(theta) -> 0 and N diverges at t* = %.3f ms (theta = %.3f deg); the "
-                 "end still slides there iff U0 > %.2f m/s. theta' and the end speed diverge "
-                 "logarithmically at t*, so their values at the singularity depend on the cutoff "
-                 "(`rod/rigid/rigid.csv`, a <= 1e-10).\n\n",
-                 P[P_THETA0], ccb_ref_rod_a(&p, deg(P[P_THETA0])), P[P_MU], lo * 180 / CCB_PI,
-                 hi * 180 / CCB_PI, P[P_THETA0], r.N0, r.N_at, 1e3 * r.t_singular,
-                 r.theta_singular * 180 / CCB_PI, r.U0_min);
-    return rc;
+    study_value(ctx, "lo", lo * 180 / CCB_PI);
+    study_value(ctx, "hi", hi * 180 / CCB_PI);
+    study_value(ctx, "N0", r.N0);
+    study_value(ctx, "N_at", r.N_at);
+    study_value(ctx, "t_ms", 1e3 * r.t_singular);
+    study_value(ctx, "theta", r.theta_singular * 180 / CCB_PI);
+    study_value(ctx, "U0_min", r.U0_min);
+    return 0;
 }
+
+static const fig_table k_rigid_tables[] = {
+    {.name = "rigid",
+     .file = "rigid.csv",
+     .header = "a_theta0,band_lo [deg],band_hi [deg],t_singular [s],theta_singular [deg],N0 [N],"
+               "N_20ms [N],U0_min [m/s],end_slide_speed_at_cutoff [m/s],singularity_reached",
+     .cells = "%.10f|%.6f|%.6f|%.8f|%.4f|%.4f|%.4f|%.4f|%.4f|%d"},
+    {.name = NULL}};
 
 static const fig_study k_rigid = {
     .claim = "the rigid rod sliding at theta0 meets Painleve's paradox: a(theta) < 0 in a band of "
              "angles, and N diverges in finite time (no runs: closed forms of reference/).",
     .finish = rigid_finish,
+    .tables = k_rigid_tables,
+    .report =
+        "{?no_singularity}a({theta0|%.0f} deg) = {a|%.4f} for mu = {mu|%.2f}: "
+        "{text:no_singularity}; no rigid singularity to report (`rod/rigid/rigid.csv` leaves "
+        "its columns empty).\n\n{/}{?t_ms}a({theta0|%.0f} deg) = {a|%.4f}; Painleve band (a "
+        "< 0) for mu = {mu|%.2f}: {lo|%.3f} deg to {hi|%.3f} deg. Rigid sliding from "
+        "{theta0|%.0f} deg at rest in rotation: N(0) = {N0|%.2f} N, N(20 ms) = {N_at|%.1f} N, "
+        "a(theta) -> 0 and N diverges at t* = {t_ms|%.3f} ms (theta = {theta|%.3f} deg); the "
+        "end still slides there iff U0 > {U0_min|%.2f} m/s. theta' and the end speed diverge "
+        "logarithmically at t*, so their values at the singularity depend on the cutoff "
+        "(`rod/rigid/rigid.csv`, a <= 1e-10).\n\n{/}",
 };
 
 /* ---- standard studies (std.c): e_q against Lagged at dt / 10 (ICF Fig. 13 protocol, case A)

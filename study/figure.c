@@ -331,17 +331,27 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
 }
 
 /* 7. A figure: analysis/gnuplot/<script> drawn to CASE/<out>.png. */
-static void fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const char* script,
-                     const char* out, const char* runs_titles, const char* vars) {
+/* A figure of the declaration; its gnuplot assignments are a template of the results (a
+ * placeholder names a value of the finish, e.g. "zlo={zlo|%.6f}"). 0, or 2 if the template
+ * names nothing set (message on stderr). */
+static int fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const char* script,
+                    const char* out, const char* runs_titles, const char* vars) {
     strbuf v = {0};
     strbuf_printf(&v, "%s", runs_titles ? runs_titles : "");
     char more[512] = "";
     if (d->plot_params) {
         d->plot_params(ctx->params, more, sizeof more);
     }
-    strbuf_printf(&v, "%s%s", more, vars ? vars : "");
+    strbuf_printf(&v, "%s", more);
+    char err[600];
+    if (vars && study_results_render(ctx->results, vars, &v, err, sizeof err) != 0) {
+        fprintf(stderr, "ccb: %s/%s: figure %s: %s\n", ctx->cs->name, out, script, err);
+        free(v.s);
+        return 2;
+    }
     study_plot(ctx, script, dir, out, v.s);
     free(v.s);
+    return 0;
 }
 
 const fig_run fig_peer_runs[FIG_PEER_NRUNS] = {{.variant = "sap", .label = "sap"},
@@ -448,11 +458,11 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
             strbuf_printf(&rt, "%s%s", i ? " " : "", names[i]);
         }
         strbuf_printf(&rt, "'; ");
-        fig_draw(ctx, d, dir, d->script, st->name, rt.s, d->plot);
+        rc = fig_draw(ctx, d, dir, d->script, st->name, rt.s, d->plot);
         free(rt.s);
     }
     for (const fig_plot* p = d->plots; rc == 0 && p && p->script; ++p) {
-        fig_draw(ctx, d, dir, p->script, p->out, NULL, p->vars);
+        rc = fig_draw(ctx, d, dir, p->script, p->out, NULL, p->vars);
     }
     free(names);
     free(sw);

@@ -420,6 +420,10 @@ static int is_set(const study_results* r, const char* name) {
 
 int study_results_render(const study_results* r, const char* tmpl, strbuf* out, char* err,
                          size_t n) {
+    if (r == NULL) {
+        snprintf(err, n, "a template outside a declaration's study");
+        return -1;
+    }
     if (r->error[0]) {
         snprintf(err, n, "%s", r->error);
         return -1;
