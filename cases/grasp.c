@@ -415,30 +415,21 @@ static int fig21_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const int nf = nfreq(ctx, &f);
     const double fp = pendulum_frequency(ctx->params), T = t_max(ctx);
     double Tf[2][2][GRASP_MAX_F];
-    strbuf body = {0};
+    (void)dir;
     for (int j = 0; j < nf; ++j) {
-        strbuf_printf(&body, "%g", f[j]);
+        study_row(ctx, "tf");
+        study_num(ctx, "tf", f[j]);
         for (int m = 0; m < 2; ++m) {
             for (int dd = 0; dd < 2; ++dd) {
                 Tf[m][dd][j] = failure_time(&fd->b->rec[(m * 2 + dd) * nf + j]);
-                strbuf_printf(&body, ",%.9g", Tf[m][dd][j]);
+                study_num(ctx, "tf", Tf[m][dd][j]);
             }
         }
-        strbuf_printf(&body, "\n");
-    }
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/tf.csv", dir);
-    const int wrc = study_write_table(
-        path, "frequency [Hz],lagged_d0 [s],lagged_d50 [s],similar_d0 [s],similar_d50 [s]", body.s);
-    free(body.s);
-    if (wrc != 0) {
-        return 2;
     }
     /* GRASP-1: every frequency below the paper's 1.4 Hz holds for the whole run */
     double min_below = INFINITY, worst_rel = 0, worst_conv = 0, worst_refine = 0;
     double d_trend = -INFINITY, worst_fine = 0;
     int failures = 0, converged = 0, unconverged_fine = 0;
-    strbuf fine = {0};
     for (int j = 0, r = 5 * nf; j < nf; ++j) {
         if (f[j] < GRASP_STABLE_BELOW - 1e-9) {
             continue;
@@ -465,9 +456,13 @@ static int fig21_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double rel = fabs(TS[lv] - TL[lv]) / TL[lv];
         worst_fine = fmax(worst_fine, rel);
         study_set_metricf(ctx, rel, "fig21.similar_vs_lagged.d0.refined.f%g", f[j]);
-        strbuf_printf(&fine, "| %g | %.4g, %.4g, %.4g | %.4g, %.4g, %.4g | %g | %.3g %% |\n", f[j],
-                      TL[0], TL[1], TL[2], TS[0], TS[1], TS[2], GRASP_DT_REF * 1e3 / (1 << lv),
-                      100 * rel);
+        const double cells[] = {f[j],     TL[0], TL[1], TL[2],
+                                TS[0],    TS[1], TS[2], GRASP_DT_REF * 1e3 / (1 << lv),
+                                100 * rel};
+        study_row(ctx, "refined");
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+            study_num(ctx, "refined", cells[c]);
+        }
     }
     for (int j = 0; j < nf; ++j) {
         for (int m = 0; m < 2; ++m) {
@@ -506,34 +501,28 @@ static int fig21_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     study_set_metric(ctx, "fig21.similar_vs_lagged.d0.refined.max_rel_diff",
                      failures ? worst_fine : NAN);
     study_set_metric(ctx, "fig21.lagged.d0.refined.unconverged", unconverged_fine);
-    study_report(ctx,
-                 "Pendulum frequency %.3f Hz. T_f [s] at dt = 0.2 ms (t_final = %g s: no failure):"
-                 "\n\n| f [Hz] | Lagged d = 0 | Lagged d = 50 | Similar d = 0 | Similar d = 50 |\n"
-                 "|---|---|---|---|---|\n",
-                 fp, T);
-    for (int j = 0; j < nf; ++j) {
-        study_report(ctx, "| %g | %.4g | %.4g | %.4g | %.4g |\n", f[j], Tf[0][0][j], Tf[0][1][j],
-                     Tf[1][0][j], Tf[1][1][j]);
-    }
-    study_report(ctx,
-                 "\nBelow 1.4 Hz every run holds (smallest T_f/t_final %.3g, GRASP-1); Lagged "
-                 "fails at %d frequencies; where it does, Similar's T_f differs by at most %.3g %% "
-                 "at d = 0 (GRASP-2; the paper: < 0.5 %%), and by at most %.3g %% at the %d "
-                 "frequencies where Lagged's T_f moves by less than 1 %% at dt = 0.1 ms (its "
-                 "largest move: %.3g %%); d = 50 s/m raises Lagged's T_f by up to %+.3g %% (the "
-                 "paper: up to +10 %%; reported).\n\n",
-                 min_below, failures, 100 * worst_rel, 100 * worst_conv, converged,
-                 100 * worst_refine, 100 * d_trend);
-    study_report(ctx,
-                 "The reference converged first (GRASP-2d): T_f [s] of Lagged and Similar (d = 0) "
-                 "at dt = 0.2, 0.1, 0.05 ms, compared at the coarsest step whose Lagged T_f moves "
-                 "by less than 1 %% when the step is halved:\n\n| f [Hz] | Lagged | Similar | "
-                 "compared at [ms] | difference |\n|---|---|---|---|---|\n%s\nLargest "
-                 "difference %.3g %%; %d failing frequencies not converged at 0.05 ms.\n\n",
-                 fine.s ? fine.s : "", 100 * worst_fine, unconverged_fine);
-    free(fine.s);
+    study_value(ctx, "T", T);
+    study_value(ctx, "worst_rel_pct", 100 * worst_rel);
+    study_value(ctx, "worst_conv_pct", 100 * worst_conv);
+    study_value(ctx, "worst_refine_pct", 100 * worst_refine);
+    study_value(ctx, "d_trend_pct", 100 * d_trend);
+    study_value(ctx, "worst_fine_pct", 100 * worst_fine);
     return 0;
 }
+
+static const fig_table k_fig21_tables[] = {
+    {.name = "tf",
+     .file = "tf.csv",
+     .header = "frequency [Hz],lagged_d0 [s],lagged_d50 [s],similar_d0 [s],similar_d50 [s]",
+     .cells = "%g|%.9g",
+     .md = "| f [Hz] | Lagged d = 0 | Lagged d = 50 | Similar d = 0 | Similar d = 50 "
+           "|\n|---|---|---|---|---|\n",
+     .md_cells = "%g|%.4g"},
+    {.name = "refined",
+     .md = "| f [Hz] | Lagged 0.2 ms | 0.1 ms | 0.05 ms | Similar 0.2 ms | 0.1 ms | 0.05 ms | "
+           "compared at [ms] | difference [%] |\n|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%g|%.4g|%.4g|%.4g|%.4g|%.4g|%.4g|%g|%.3g"},
+    {.name = NULL}};
 
 static void fig21_plot_params(const double* P, char* out, size_t n) {
     snprintf(out, n, "fp = %.6g; tmax = %g; ", pendulum_frequency(P), GRASP_T_MAX);
@@ -547,6 +536,21 @@ static const fig_study k_fig21 = {
     .columns = "frequency [Hz],d [s/m],Tf [s],failed [-]",
     .row = fig21_row,
     .finish = fig21_finish,
+    .tables = k_fig21_tables,
+    .report =
+        "Pendulum frequency {fig21.pendulum_frequency|%.3f} Hz. T_f [s] at dt = 0.2 ms (t_final "
+        "= {T} s: no failure):\n\n{table:tf}\nBelow 1.4 Hz every run holds (smallest T_f/t_final "
+        "{fig21.below_1.4Hz.min_Tf_over_T|%.3g}, GRASP-1); Lagged fails at "
+        "{fig21.lagged.d0.failures|%d} frequencies; where it does, Similar's T_f differs by at "
+        "most {worst_rel_pct|%.3g} % at d = 0 (GRASP-2; the paper: < 0.5 %), and by at most "
+        "{worst_conv_pct|%.3g} % at the {fig21.lagged.d0.converged_failures|%d} frequencies where "
+        "Lagged's T_f moves by less than 1 % at dt = 0.1 ms (its largest move: "
+        "{worst_refine_pct|%.3g} %); d = 50 s/m raises Lagged's T_f by up to {d_trend_pct|%+.3g} % "
+        "(the paper: up to +10 %; reported).\n\nThe reference converged first (GRASP-2d): T_f [s] "
+        "of Lagged and Similar (d = 0) at dt = 0.2, 0.1, 0.05 ms, compared at the coarsest step "
+        "whose Lagged T_f moves by less than 1 % when the step is halved:\n\n{table:refined}\n"
+        "Largest difference {worst_fine_pct|%.3g} %; {fig21.lagged.d0.refined.unconverged|%d} "
+        "failing frequencies not converged at 0.05 ms.\n\n",
     .script = "grasp_fig21.gp",
     .plot = "title='Grasp stress test: time to failure against frequency, dt = 0.2 ms (ICF "
             "Fig. 21)'",
@@ -612,27 +616,44 @@ static int fig22_runs(study_ctx* ctx, study_batch* b) {
 static int fig22_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const fig22_grid g = fig22_layout(ctx);
     const int per = 1 + 2 * g.ndt;
-    strbuf body = {0};
-    study_report(ctx, "Relative error of T_f against Lagged at 0.2 ms (positive: T_f over-"
-                      "predicted):\n\n| d [s/m] | f [Hz] | T_f ref [s] | model | errors at dt = ");
+    (void)dir;
+    strbuf md = {0}; /* one column per step of the tier */
+    strbuf_printf(&md, "| d [s/m] | f [Hz] | T_f ref [s] | model |");
     for (int k = 0; k < g.ndt; ++k) {
-        study_report(ctx, "%g%s", g.dt[k], k + 1 < g.ndt ? ", " : " s |\n|---|---|---|---|---|\n");
+        strbuf_printf(&md, " dt = %g s |", g.dt[k]);
     }
+    strbuf_printf(&md, "\n|---|---|---|---|");
+    for (int k = 0; k < g.ndt; ++k) {
+        strbuf_printf(&md, "---|");
+    }
+    strbuf_printf(&md, "\n");
+    study_table_md(ctx, "errors", md.s);
+    free(md.s);
     double worst[2][2] = {{0, 0}, {0, 0}}; /* [model][d]: largest |error| at the largest dt */
     for (int dd = 0; dd < 2; ++dd) {
         for (int j = 0; j < g.nf; ++j) {
             const run_record* base = &fd->b->rec[(dd * g.nf + j) * per];
             const double Tref = failure_time(base);
             for (int m = 0; m < 2; ++m) {
-                study_report(ctx, "| %g | %g | %.4g | %s | ", k_d[dd], g.f[j], Tref, k_models[m]);
+                study_row(ctx, "errors");
+                study_num(ctx, "errors", k_d[dd]);
+                study_num(ctx, "errors", g.f[j]);
+                study_num(ctx, "errors", Tref);
+                study_str(ctx, "errors", k_models[m]);
                 for (int k = 0; k < g.ndt; ++k) {
                     const double Tf = failure_time(base + 1 + m * g.ndt + k);
                     const double e = (Tf - Tref) / Tref;
-                    strbuf_printf(&body, "%g,%g,%s,%g,%.9g,%.9g,%.9g\n", k_d[dd], g.f[j],
-                                  k_models[m], g.dt[k], Tref, Tf, e);
+                    study_row(ctx, "tf_errors");
+                    study_num(ctx, "tf_errors", k_d[dd]);
+                    study_num(ctx, "tf_errors", g.f[j]);
+                    study_str(ctx, "tf_errors", k_models[m]);
+                    study_num(ctx, "tf_errors", g.dt[k]);
+                    study_num(ctx, "tf_errors", Tref);
+                    study_num(ctx, "tf_errors", Tf);
+                    study_num(ctx, "tf_errors", e);
                     study_set_metricf(ctx, e, "fig22.%s.d%g.f%g.rel_err.dt%g", k_models[m], k_d[dd],
                                       g.f[j], g.dt[k]);
-                    study_report(ctx, "%+.3g%s", e, k + 1 < g.ndt ? ", " : " |\n");
+                    study_num(ctx, "errors", e);
                     if (k == g.ndt - 1) {
                         worst[m][dd] = fmax(worst[m][dd], fabs(e));
                     }
@@ -646,14 +667,16 @@ static int fig22_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                               k_models[m], k_d[dd]);
         }
     }
-    study_report(ctx, "\n");
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/tf_errors.csv", dir);
-    const int wrc = study_write_table(
-        path, "d [s/m],frequency [Hz],model,dt [s],Tf_ref [s],Tf [s],rel_err [-]", body.s);
-    free(body.s);
-    return wrc != 0 ? 2 : 0;
+    return 0;
 }
+
+static const fig_table k_fig22_tables[] = {
+    {.name = "tf_errors",
+     .file = "tf_errors.csv",
+     .header = "d [s/m],frequency [Hz],model,dt [s],Tf_ref [s],Tf [s],rel_err [-]",
+     .cells = "%g|%g|%s|%g|%.9g"},
+    {.name = "errors", .cells = "%g|%g|%.4g|%s|%+.3g"}, /* md: study_table_md */
+    {.name = NULL}};
 
 static const fig_study k_fig22 = {
     .claim = "At dt = 10 ms the errors in T_f reach 50 % (T_f is very sensitive); without "
@@ -661,6 +684,9 @@ static const fig_study k_fig22 = {
              "at 10 ms Lagged's error barely changes with dissipation while Similar's decreases.",
     .make_runs = fig22_runs,
     .finish = fig22_finish,
+    .tables = k_fig22_tables,
+    .report = "Relative error of T_f against Lagged at 0.2 ms (positive: T_f over-predicted):\n\n"
+              "{table:errors}\n",
     .script = "grasp_fig22.gp",
     .plot = "title='Grasp stress test: relative error of T_f against the 0.2 ms reference (ICF "
             "Fig. 22)'",

@@ -31,6 +31,7 @@ typedef struct cell {
 typedef struct table_rows {
     const fig_table* decl;
     char* header; /* study_table_header (NULL: the declaration's) */
+    char* md;     /* study_table_md (NULL: the declaration's) */
     cell* cells;
     int ncells, cap;
     int* row_end; /* cells of rows 0..nrows-1 end at row_end[r] */
@@ -108,6 +109,7 @@ void study_results_free(study_results* r) {
         free(tr->cells);
         free(tr->row_end);
         free(tr->header);
+        free(tr->md);
     }
     for (int i = 0; i < r->ntexts; ++i) {
         free(r->texts[i].s);
@@ -249,6 +251,18 @@ void study_table_header(study_ctx* ctx, const char* table, const char* header) {
     free(t->header);
     t->header = strdup(header ? header : "");
     if (t->header == NULL) {
+        misuse(ctx->results, "table '%s': out of memory", table);
+    }
+}
+
+void study_table_md(study_ctx* ctx, const char* table, const char* md) {
+    table_rows* t = table_of(ctx, table);
+    if (t == NULL) {
+        return;
+    }
+    free(t->md);
+    t->md = strdup(md ? md : "");
+    if (t->md == NULL) {
         misuse(ctx->results, "table '%s': out of memory", table);
     }
 }
@@ -402,11 +416,12 @@ int study_results_table_csv(const study_results* r, const char* name, strbuf* ou
 
 static int table_markdown(const table_rows* t, strbuf* out, char* err, size_t n) {
     const fig_table* d = t->decl;
-    if (d->md == NULL) {
+    const char* md = t->md ? t->md : d->md;
+    if (md == NULL) {
         snprintf(err, n, "table '%s' has no markdown header (md)", d->name);
         return -1;
     }
-    strbuf_printf(out, "%s", d->md);
+    strbuf_printf(out, "%s", md);
     const char* fmts = d->md_cells ? d->md_cells : d->cells ? d->cells : "%.6g";
     return format_rows(out, t, fmts, "| ", " | ", " |\n", err, n);
 }

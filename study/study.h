@@ -518,6 +518,8 @@ void study_num(study_ctx* ctx, const char* table, double v);
 void study_str(study_ctx* ctx, const char* table, const char* s);
 void study_blank(study_ctx* ctx, const char* table); /* an empty cell */
 void study_table_header(study_ctx* ctx, const char* table, const char* header);
+/* the markdown header lines of a table whose columns the run decides (e.g. one per step) */
+void study_table_md(study_ctx* ctx, const char* table, const char* md);
 int study_table_rows(study_ctx* ctx, const char* table);
 
 /* Directory <out_root>/<case>/<sub> (created). */
