@@ -454,15 +454,15 @@ static int fig5_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-/* About 160 lines: the coin's Fig. 5 analysis and report inside the case file, as every finish
- * callback still is (docs/architecture.md §8). */
+/* About 150 lines: the references on the simulations' own faces (ODE jobs), the COIN-1/2/3/6
+ * metrics of every run against them, the tables. */
 static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
     char polar[16], polar_t[16];
     fig5_meshes(ctx, Pf, Pp, polar, polar_t);
     const int nfan = 2 * FIG5_NE, nrun = nfan + 6;
     const study_batch* b = fd->b;
-    int rc = 0;
+    (void)dir;
     /* references on the simulations' own quadrature points, and uniform pressure */
     point_set psf, psp;
     char msg[256];
@@ -501,7 +501,6 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     /* gates */
     double c1 = 0, c1t = 0, c1b = 0, c2 = 0, c3 = 0, c3t = 0, lat = 0, fn = 0;
     int failures = 0;
-    strbuf tab = {0}, md = {0};
     for (int i = 0; i < nrun; ++i) {
         const run_record* r = &b->rec[i];
         const int pol = i >= nfan && i < nfan + 3, vs5 = i >= nfan + 3,
@@ -543,17 +542,20 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         }
         lat = fmax(lat, f.lat_max);
         fn = fmax(fn, f.fn_dev);
-        strbuf_printf(&tab, "%s,%s,%g,%.8f,%.8f,%.8f,%.8f,%.8f,%.8f,%.8f,%.6f,%.3e,%.1f\n",
-                      pol ? polar : "fan152", tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"),
-                      e0, f.eps_at[0], at[0], f.eps_at[1], at[1], f.eps_at[2], at[2], f.eps_end,
-                      f.t_stop, f.lat_max, f.faces_mean);
-        strbuf_printf(&md,
-                      "| %s | %s | %g | %.4f (%.4f) | %.4f (%.4f) | %.4f (%.4f) | %.4f | %.4f "
-                      "| %.1e |\n",
-                      pol ? polar_t : "fan152",
-                      tamsi ? "TAMSI" : (vs5 ? "Lagged, v_s = 1e-5" : "Lagged"), e0, f.eps_at[0],
-                      at[0], f.eps_at[1], at[1], f.eps_at[2], at[2], f.eps_end, f.t_stop,
-                      f.lat_max);
+        const double cells[] = {e0,    f.eps_at[0], at[0],    f.eps_at[1], at[1],       f.eps_at[2],
+                                at[2], f.eps_end,   f.t_stop, f.lat_max,   f.faces_mean};
+        study_row(ctx, "fig5");
+        study_str(ctx, "fig5", pol ? polar : "fan152");
+        study_str(ctx, "fig5", tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"));
+        study_row(ctx, "runs");
+        study_str(ctx, "runs", pol ? polar_t : "fan152");
+        study_str(ctx, "runs", tamsi ? "TAMSI" : (vs5 ? "Lagged, v_s = 1e-5" : "Lagged"));
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+            study_num(ctx, "fig5", cells[c]);
+            if (c + 1 < sizeof cells / sizeof cells[0]) { /* the report leaves out the faces */
+                study_num(ctx, "runs", cells[c]);
+            }
+        }
     }
     study_set_metric(ctx, "coin1.fan152.lagged.eps_1e-3_relerr_max", failures ? INFINITY : c1);
     study_set_metric(ctx, "coin1.fan152.tamsi.eps_1e-3_relerr_max", failures ? INFINITY : c1t);
@@ -566,55 +568,50 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     study_set_metric(ctx, "coin6.lateral_sim_over_ode",
                      failures ? INFINITY : lat / fmax(lat_ode[0], lat_ode[1]));
     study_set_metric(ctx, "coin.fn_over_mg_deviation_max", failures ? INFINITY : fn);
-    /* files: summary table, ODE curves, figure */
-    char path[PATH_MAX + 64];
-    if (rc == 0) {
-        snprintf(path, sizeof path, "%s/fig5.csv", dir);
-        rc = study_write_table(
-            path,
-            "mesh,solver,eps0,eps_sim_1e-1,eps_ode_1e-1,eps_sim_1e-2,eps_ode_1e-2,eps_sim_1e-3,"
-            "eps_ode_1e-3,eps_end,t_stop [s],lateral_over_S_max,faces_mean",
-            tab.s ? tab.s : "");
-    }
-    if (rc == 0) {
-        strbuf cur = {0};
-        const char* const sets[3] = {"fan152", polar, "uniform"};
-        for (int s = 0; s < 3; ++s) {
-            for (int e = 0; e < FIG5_NE; ++e) {
-                for (int k = 0; k < CURVE_N; ++k) {
-                    strbuf_printf(&cur, "%s,%g,%.6e,%.8f\n", sets[s], k_eps0[e], pow(10, -0.1 * k),
-                                  ode->curve[s][e][k]);
-                }
+    /* the ODE curves of the figure */
+    const char* const sets[3] = {"fan152", polar, "uniform"};
+    for (int set = 0; set < 3; ++set) {
+        for (int e = 0; e < FIG5_NE; ++e) {
+            for (int k = 0; k < CURVE_N; ++k) {
+                study_row(ctx, "curves");
+                study_str(ctx, "curves", sets[set]);
+                study_num(ctx, "curves", k_eps0[e]);
+                study_num(ctx, "curves", pow(10, -0.1 * k));
+                study_num(ctx, "curves", ode->curve[set][e][k]);
             }
         }
-        snprintf(path, sizeof path, "%s/reference_curves.csv", dir);
-        rc = study_write_table(path, "points,eps0,S_over_S0,eps", cur.s ? cur.s : "");
-        free(cur.s);
     }
-    if (rc == 0) {
-        strbuf vars = {0};
-        strbuf_printf(&vars, "eps0s='0.25 0.5 1 2 4'; "
-                             "title='Sliding and spinning coin, fan152 (PFC Fig. 5)'");
-        study_plot(ctx, "coin_fig5.gp", dir, "fig5", vars.s);
-        free(vars.s);
-        study_report(ctx,
-                     "![fig5](coin/fig5.png)\n\n"
-                     "Fixed points: uniform pressure %.5f, the fan152 faces %.5f (%d faces), "
-                     "the %s faces %.5f (%d faces). In brackets: the Farkas equations "
-                     "integrated on the same faces (reference/coin_ref.c). The centre of mass "
-                     "lies in the contact face (com_height = 0, Farkas's disk that cannot tip); "
-                     "a real coin (com_height = L/2) drifts sideways by |v_y|/S = 0.1.\n\n"
-                     "| mesh | solver | eps0 | eps at S/S0 = 1e-1 | 1e-2 | 1e-3 | eps_end | "
-                     "t_stop [s] | max v_y/S |\n|---|---|---|---|---|---|---|---|---|\n%s\n",
-                     fp_uni, fp_fan, psf.n, polar_t, fp_pol, psp.n, md.s ? md.s : "");
-    }
-    free(tab.s);
-    free(md.s);
+    study_text(ctx, "polar", polar_t);
+    study_value(ctx, "polar.fixed_point", fp_pol);
+    study_value(ctx, "polar.faces", psp.n);
     free(ode);
     point_set_free(&psf);
     point_set_free(&psp);
-    return rc;
+    return 0;
 }
+
+static const fig_table k_fig5_tables[] = {
+    {.name = "fig5",
+     .file = "fig5.csv",
+     .header = "mesh,solver,eps0,eps_sim_1e-1,eps_ode_1e-1,eps_sim_1e-2,eps_ode_1e-2,eps_sim_1e-3,"
+               "eps_ode_1e-3,eps_end,t_stop [s],lateral_over_S_max,faces_mean",
+     .cells = "%s|%s|%g|%.8f|%.8f|%.8f|%.8f|%.8f|%.8f|%.8f|%.6f|%.3e|%.1f"},
+    {.name = "runs",
+     .md =
+         "| mesh | solver | eps0 | eps at S/S0 = 1e-1 | ODE | 1e-2 | ODE | 1e-3 | ODE | eps_end | "
+         "t_stop [s] | max v_y/S |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%s|%g|%.4f|%.4f|%.4f|%.4f|%.4f|%.4f|%.4f|%.4f|%.1e"},
+    {.name = "curves",
+     .file = "reference_curves.csv",
+     .header = "points,eps0,S_over_S0,eps",
+     .cells = "%s|%g|%.6e|%.8f"},
+    {.name = NULL}};
+
+static const fig_plot k_fig5_plots[] = {
+    {.script = "coin_fig5.gp",
+     .out = "fig5",
+     .vars = "eps0s='0.25 0.5 1 2 4'; title='Sliding and spinning coin, fan152 (PFC Fig. 5)'"},
+    {.script = NULL}};
 
 /* e = |x - x_ref|_2 / |x_ref|_2 over the samples of r at its step; ref's step divides r's.
  * cols: observable columns forming x (1 or 2). */
@@ -665,47 +662,38 @@ static double mean_kappa(const run_record* r) {
     return n > 0 ? sum / (double)n : NAN;
 }
 
-/* Writes <study>/errors.csv of a sweep — per solver and x: e_v, e_omega and the work and
- * conditioning of the run (wall time, mean Newton iterations, mean kappa_2(H)) — and its figure;
- * with `work` also the work-precision figure (errors against wall time). rec holds nx runs and
- * the reference per solver. */
-static int write_sweep(study_ctx* ctx, const char* study, const char* xname, const char* xlabel,
-                       const char* const* solvers, int ns, const double* x, int nx, double ev[][8],
-                       double ew[][8], const run_record* rec, int work, const char* title) {
-    strbuf tab = {0};
+/* The rows of <study>/errors.csv of a sweep: per solver and x, e_v, e_omega and the work and
+ * conditioning of the run (wall time, mean Newton iterations, mean kappa_2(H)). rec holds nx runs
+ * and the reference per solver. */
+static void sweep_rows(study_ctx* ctx, const char* xname, const char* const* solvers, int ns,
+                       const double* x, int nx, double ev[][8], double ew[][8],
+                       const run_record* rec) {
+    char header[160];
+    snprintf(header, sizeof header, "solver,%s,e_v,e_omega,wall [s],mean_iterations,kappa_mean",
+             xname);
+    study_table_header(ctx, "errors", header);
     for (int s = 0; s < ns; ++s) {
         for (int i = 0; i < nx; ++i) {
             const run_record* r = &rec[s * (nx + 1) + i];
-            strbuf_printf(&tab, "%s,%g,%.6e,%.6e,%.6e,%.4f,%.6e\n", solvers[s], x[i], ev[s][i],
-                          ew[s][i], r->wall_time, run_mean_iterations(r), mean_kappa(r));
+            const double cells[] = {
+                x[i], ev[s][i], ew[s][i], r->wall_time, run_mean_iterations(r), mean_kappa(r)};
+            study_row(ctx, "errors");
+            study_str(ctx, "errors", solvers[s]);
+            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+                study_num(ctx, "errors", cells[c]);
+            }
         }
     }
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    int rc = study_dir(ctx, study, dir, sizeof dir);
-    if (rc == 0) {
-        snprintf(path, sizeof path, "%s/errors.csv", dir);
-        char header[160];
-        snprintf(header, sizeof header, "solver,%s,e_v,e_omega,wall [s],mean_iterations,kappa_mean",
-                 xname);
-        rc = study_write_table(path, header, tab.s ? tab.s : "");
-    }
-    free(tab.s);
-    for (int fig = 0; rc == 0 && fig <= work; ++fig) {
-        strbuf vars = {0};
-        char name[96];
-        snprintf(name, sizeof name, "%s%s", study, fig ? "-work" : "");
-        strbuf_printf(&vars, "solvers='");
-        for (int s = 0; s < ns; ++s) {
-            strbuf_printf(&vars, "%s%s", s ? " " : "", solvers[s]);
-        }
-        strbuf_printf(&vars, "'; xcol=%d; xlabel='%s'; title='%s%s'", fig ? 5 : 2,
-                      fig ? "wall time of the run [s]" : xlabel, title,
-                      fig ? ": work-precision" : "");
-        study_plot(ctx, "coin_fig6.gp", dir, name, vars.s);
-        free(vars.s);
-    }
-    return rc;
 }
+
+/* the sweeps' errors.csv (its header names the sweep's variable) */
+#define SWEEP_ERRORS_TABLE                                                                         \
+    { .name = "errors", .file = "errors.csv", .cells = "%s|%g|%.6e|%.6e|%.6e|%.4f|%.6e" }
+#define SWEEP_PLOT(OUT, XCOL, XLABEL, TITLE)                                                       \
+    {                                                                                              \
+        .script = "coin_fig6.gp", .out = OUT,                                                      \
+        .vars = "solvers='lagged tamsi'; xcol=" #XCOL "; xlabel='" XLABEL "'; title='" TITLE "'"   \
+    }
 
 #define NDT 4
 static int conv_dt_runs(study_ctx* ctx, study_batch* b) {
@@ -732,55 +720,65 @@ static int conv_dt_runs(study_ctx* ctx, study_batch* b) {
 }
 
 static int conv_dt_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
-    (void)dir; /* write_sweep writes the tables and the figure */
+    (void)dir;
     static const char* const solvers[2] = {"lagged", "tamsi"};
     const double dts[NDT] = {1e-3, 5e-4, 2.5e-4, 1.25e-4}, dt_ref = 1.25e-5;
     const study_batch* b = fd->b;
-    int rc = 0;
     double ev[2][8], ew[2][8];
-    strbuf md = {0}, work = {0};
     for (int s = 0; s < 2; ++s) {
         double ov, ow;
         sweep_errors(ctx, &b->rec[s * (NDT + 1)], NDT, dts, dts, "convergence-dt", solvers[s], "dt",
                      ev[s], ew[s], &ov, &ow);
         study_set_metricf(ctx, ov, "coin4.%s.order_v", solvers[s]);
         study_set_metricf(ctx, ow, "coin4.%s.order_omega", solvers[s]);
-        strbuf_printf(&md, "| %s | %.3e | %.3e | %.3e | %.3e | %.3f | %.3e | %.3e | %.3f |\n",
-                      solvers[s], ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov, ew[s][0], ew[s][3],
-                      ow);
+        const double cells[] = {ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov, ew[s][0], ew[s][3], ow};
+        study_row(ctx, "orders");
+        study_str(ctx, "orders", solvers[s]);
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+            study_num(ctx, "orders", cells[c]);
+        }
         for (int i = 0; i < NDT; ++i) {
             const run_record* r = &b->rec[s * (NDT + 1) + i];
             const double kap = mean_kappa(r);
-            char kcell[32] = "-"; /* TAMSI has no convex Hessian */
-            if (!isnan(kap)) {
-                snprintf(kcell, sizeof kcell, "%.3e", kap);
+            study_row(ctx, "work");
+            study_str(ctx, "work", solvers[s]);
+            study_num(ctx, "work", dts[i]);
+            study_num(ctx, "work", ev[s][i]);
+            study_num(ctx, "work", r->wall_time);
+            study_num(ctx, "work", run_mean_iterations(r));
+            if (isnan(kap)) {
+                study_str(ctx, "work", "-"); /* TAMSI has no convex Hessian */
+            } else {
+                study_num(ctx, "work", kap);
                 study_set_metricf(ctx, kap, "convergence-dt.%s.kappa_mean.dt%g", solvers[s],
                                   dts[i]);
             }
-            strbuf_printf(&work, "| %s | %g | %.3e | %.4f | %.2f | %s |\n", solvers[s], dts[i],
-                          ev[s][i], r->wall_time, run_mean_iterations(r), kcell);
         }
     }
-    rc = write_sweep(ctx, "convergence-dt", "dt [s]", "dt [s]", solvers, 2, dts, NDT, ev, ew,
-                     b->rec, 1, "Coin: relative errors against dt (PFC Fig. 6, left)");
-    if (rc == 0) {
-        study_report(ctx,
-                     "![convergence-dt](coin/convergence-dt.png)\n\n"
-                     "fan152, eps0 = %g, reference the same solver at dt = %g s. Paper: first "
-                     "order.\n\n| solver | e_v(1e-3) | e_v(5e-4) | e_v(2.5e-4) | e_v(1.25e-4) | "
-                     "order | e_omega(1e-3) | e_omega(1.25e-4) | order |\n|---|---|---|---|---|---"
-                     "|---|---|---|\n%s\n"
-                     "Work and conditioning (runs two at a time; the errors against the wall time "
-                     "in convergence-dt-work.png): mean kappa_2(H) of the Lagged steps grows as "
-                     "dt^2 k / m with the faces' stiffness.\n\n"
-                     "| solver | dt [s] | e_v | wall [s] | mean iterations | mean kappa_2(H) |\n"
-                     "|---|---|---|---|---|---|\n%s\n",
-                     ctx->params[P_EPS0], dt_ref, md.s ? md.s : "", work.s ? work.s : "");
-    }
-    free(md.s);
-    free(work.s);
-    return rc;
+    sweep_rows(ctx, "dt [s]", solvers, 2, dts, NDT, ev, ew, b->rec);
+    study_value(ctx, "eps0", ctx->params[P_EPS0]);
+    study_value(ctx, "dt_ref", dt_ref);
+    return 0;
 }
+
+static const fig_table k_conv_dt_tables[] = {
+    SWEEP_ERRORS_TABLE,
+    {.name = "orders",
+     .md =
+         "| solver | e_v(1e-3) | e_v(5e-4) | e_v(2.5e-4) | e_v(1.25e-4) | order | e_omega(1e-3) | "
+         "e_omega(1.25e-4) | order |\n|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%.3e|%.3e|%.3e|%.3e|%.3f|%.3e|%.3e|%.3f"},
+    {.name = "work",
+     .md = "| solver | dt [s] | e_v | wall [s] | mean iterations | mean kappa_2(H) "
+           "|\n|---|---|---|---|---|---|\n",
+     .cells = "%s|%g|%.3e|%.4f|%.2f|%.3e"},
+    {.name = NULL}};
+static const fig_plot k_conv_dt_plots[] = {
+    SWEEP_PLOT("convergence-dt", 2, "dt [s]",
+               "Coin: relative errors against dt (PFC Fig. 6, left)"),
+    SWEEP_PLOT("convergence-dt-work", 5, "wall time of the run [s]",
+               "Coin: relative errors against dt (PFC Fig. 6, left): work-precision"),
+    {.script = NULL}};
 
 /* polar(4 ... 32) against polar(64); the quick tier stops one grid earlier: polar(4 ... 16)
  * against polar(32), a fifth of the cost (the faces grow as N_r^2). */
@@ -817,9 +815,8 @@ static int conv_grid_finish(study_ctx* ctx, const fig_data* fd, const char* dir)
     const int NGRID = quick ? NGRID_MAX - 1 : NGRID_MAX;
     const int rings[NGRID_MAX] = {4, 8, 16, 32}, ring_ref = quick ? 32 : 64;
     const double dt = 2.5e-4, T = 0.05;
-    (void)dir; /* write_sweep writes the tables and the figure */
+    (void)dir;
     const study_batch* b = fd->b;
-    int rc = 0;
     double h[NGRID_MAX]; /* grid size R / N_r */
     for (int i = 0; i < NGRID; ++i) {
         h[i] = ctx->params[P_RADIUS] / rings[i];
@@ -830,7 +827,6 @@ static int conv_grid_finish(study_ctx* ctx, const fig_data* fd, const char* dir)
             ev[s][i] = ew[s][i] = NAN; /* grids the tier does not run */
         }
     }
-    strbuf md = {0};
     double rkey[NGRID_MAX];
     for (int i = 0; i < NGRID; ++i) {
         rkey[i] = rings[i];
@@ -841,30 +837,34 @@ static int conv_grid_finish(study_ctx* ctx, const fig_data* fd, const char* dir)
                      "rings", ev[s], ew[s], &ov, &ow);
         study_set_metricf(ctx, ov, "coin5.%s.order_v", solvers[s]);
         study_set_metricf(ctx, ow, "coin5.%s.order_omega", solvers[s]);
-        strbuf_printf(&md,
-                      "| %s | %.3e | %.3e | %.3e | %.3e | %.3f | %.3e | %.3e | %.3e | %.3e | "
-                      "%.3f |\n",
-                      solvers[s], ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov, ew[s][0], ew[s][1],
-                      ew[s][2], ew[s][3], ow);
+        const double cells[] = {ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov,
+                                ew[s][0], ew[s][1], ew[s][2], ew[s][3], ow};
+        study_row(ctx, "orders");
+        study_str(ctx, "orders", solvers[s]);
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+            study_num(ctx, "orders", cells[c]);
+        }
     }
-    rc = write_sweep(ctx, "convergence-grid", "h [m]", "grid size R/N_r [m]", solvers, 2, h, NGRID,
-                     ev, ew, b->rec, 0,
-                     "Coin: relative errors against the grid size (PFC Fig. 6, right)");
-    if (rc == 0) {
-        study_report(ctx,
-                     "![convergence-grid](coin/convergence-grid.png)\n\n"
-                     "polar(N_r), N_r = 4, 8, 16%s (h = R/N_r), eps0 = %g, dt = %g s, T = %g s; "
-                     "reference polar(%d) at the same dt. Paper: second order (the centroid rule "
-                     "integrates forces exactly and moments to O(h^2)).\n\n| solver | e_v(4) | "
-                     "e_v(8) | e_v(16) | e_v(32) | order | e_omega(4) | e_omega(8) | "
-                     "e_omega(16) | e_omega(32) | order |\n|---|---|---|---|---|---|---|---|---|---"
-                     "|---|\n%s\n",
-                     quick ? " (quick tier)" : ", 32", ctx->params[P_EPS0], dt, T, ring_ref,
-                     md.s ? md.s : "");
-    }
-    free(md.s);
-    return rc;
+    sweep_rows(ctx, "h [m]", solvers, 2, h, NGRID, ev, ew, b->rec);
+    study_text(ctx, "last", quick ? " (quick tier)" : ", 32");
+    study_value(ctx, "eps0", ctx->params[P_EPS0]);
+    study_value(ctx, "dt", dt);
+    study_value(ctx, "T", T);
+    study_value(ctx, "ring_ref", ring_ref);
+    return 0;
 }
+
+static const fig_table k_conv_grid_tables[] = {
+    SWEEP_ERRORS_TABLE,
+    {.name = "orders",
+     .md = "| solver | e_v(4) | e_v(8) | e_v(16) | e_v(32) | order | e_omega(4) | e_omega(8) | "
+           "e_omega(16) | e_omega(32) | order |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%.3e|%.3e|%.3e|%.3e|%.3f|%.3e|%.3e|%.3e|%.3e|%.3f"},
+    {.name = NULL}};
+static const fig_plot k_conv_grid_plots[] = {
+    SWEEP_PLOT("convergence-grid", 2, "grid size R/N_r [m]",
+               "Coin: relative errors against the grid size (PFC Fig. 6, right)"),
+    {.script = NULL}};
 
 /* faces: faces per step and wall time, polygons vs triangles, on fan and polar meshes. */
 #define NFM 6
@@ -895,8 +895,7 @@ static int faces_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     static const int res[NFM] = {38, 152, 608, 4, 8, 16};
     const double dt = ctx->cs->dt_default, T = 0.05;
     const study_batch* b = fd->b;
-    int rc = 0;
-    strbuf tab = {0}, md = {0};
+    (void)dir;
     for (int m = 0; m < NFM; ++m) {
         const run_record* rp = &b->rec[2 * m];
         const run_record* rt = &b->rec[2 * m + 1];
@@ -909,39 +908,53 @@ static int faces_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double sp = rp->t_solve / np, st = rt->t_solve / nt;
         char mesh[32];
         snprintf(mesh, sizeof mesh, "%s%d", layout[m] ? "polar" : "fan", res[m]);
-        strbuf_printf(&tab, "%s,%.1f,%.1f,%.3f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%.8f\n", mesh,
-                      fp.faces_mean, ft.faces_mean, ft.faces_mean / fp.faces_mean, wp, wt,
-                      rp->t_geometry / np, rt->t_geometry / nt, sp, st,
-                      run_obs(rp, rp->nsteps, O_EPS), run_obs(rt, rt->nsteps, O_EPS));
-        strbuf_printf(&md, "| %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f |\n", mesh,
-                      fp.faces_mean, ft.faces_mean, ft.faces_mean / fp.faces_mean, 1e6 * wp,
-                      1e6 * wt, 1e6 * sp, 1e6 * st, st / sp);
+        const double tab[] = {fp.faces_mean,
+                              ft.faces_mean,
+                              ft.faces_mean / fp.faces_mean,
+                              wp,
+                              wt,
+                              rp->t_geometry / np,
+                              rt->t_geometry / nt,
+                              sp,
+                              st,
+                              run_obs(rp, rp->nsteps, O_EPS),
+                              run_obs(rt, rt->nsteps, O_EPS)};
+        const double md[] = {fp.faces_mean, ft.faces_mean, ft.faces_mean / fp.faces_mean,
+                             1e6 * wp,      1e6 * wt,      1e6 * sp,
+                             1e6 * st,      st / sp};
+        study_row(ctx, "faces");
+        study_str(ctx, "faces", mesh);
+        for (size_t c = 0; c < sizeof tab / sizeof tab[0]; ++c) {
+            study_num(ctx, "faces", tab[c]);
+        }
+        study_row(ctx, "steps");
+        study_str(ctx, "steps", mesh);
+        for (size_t c = 0; c < sizeof md / sizeof md[0]; ++c) {
+            study_num(ctx, "steps", md[c]);
+        }
         study_set_metricf(ctx, ft.faces_mean / fp.faces_mean, "faces.%s.triangles_over_polygons",
                           mesh);
         study_set_metricf(ctx, st / sp, "faces.%s.solve_time_ratio", mesh);
     }
-    char path[PATH_MAX + 64];
-    {
-        snprintf(path, sizeof path, "%s/faces.csv", dir);
-        rc = study_write_table(path,
-                               "mesh,faces_polygons,faces_triangles,ratio,wall_per_step_polygons "
-                               "[s],wall_per_step_triangles [s],geometry_polygons [s],"
-                               "geometry_triangles [s],solve_polygons [s],solve_triangles [s],"
-                               "eps_T_polygons,eps_T_triangles",
-                               tab.s ? tab.s : "");
-    }
-    if (rc == 0) {
-        study_report(ctx,
-                     "Lagged, eps0 = %g, dt = %g s, T = %g s, one run at a time; faces per step "
-                     "and time per step [us].\n\n| mesh | faces (polygons) | faces (triangles) | "
-                     "ratio | step polygons | step triangles | solve polygons | solve triangles "
-                     "| solve ratio |\n|---|---|---|---|---|---|---|---|---|\n%s\n",
-                     ctx->params[P_EPS0], dt, T, md.s ? md.s : "");
-    }
-    free(tab.s);
-    free(md.s);
-    return rc;
+    study_value(ctx, "eps0", ctx->params[P_EPS0]);
+    study_value(ctx, "dt", dt);
+    study_value(ctx, "T", T);
+    return 0;
 }
+
+static const fig_table k_faces_tables[] = {
+    {.name = "faces",
+     .file = "faces.csv",
+     .header = "mesh,faces_polygons,faces_triangles,ratio,wall_per_step_polygons [s],"
+               "wall_per_step_triangles [s],geometry_polygons [s],geometry_triangles [s],"
+               "solve_polygons [s],solve_triangles [s],eps_T_polygons,eps_T_triangles",
+     .cells = "%s|%.1f|%.1f|%.3f|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.8f|%.8f"},
+    {.name = "steps",
+     .md = "| mesh | faces (polygons) | faces (triangles) | ratio | step polygons | step triangles "
+           "| solve polygons | solve triangles | solve ratio "
+           "|\n|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%.0f|%.0f|%.2f|%.1f|%.1f|%.1f|%.1f|%.2f"},
+    {.name = NULL}};
 
 /* continuous: the continuous compliant model on the fan152 faces (configuration not frozen,
  * Stribeck regularization with v_s) integrated with error control (GSL rk8pd, rtol 1e-10), the
@@ -995,22 +1008,32 @@ static int continuous_finish(study_ctx* ctx, const fig_data* fd, const char* dir
     for (int j = 0; j < NLEV; ++j) {
         study_set_metricf(ctx, f.eps_at[j], "continuous.eps_at_%g", k_levels[j]);
     }
-    study_report(ctx,
-                 "The continuous compliant model on the fan152 faces (configuration not frozen, "
-                 "regularization %s with v_s = %g m/s), GSL rk8pd with rtol = atol = %g%s, "
-                 "eps0 = %g: %s, %ld evaluations of f, %.1f s.\n\n"
-                 "| S/S0 | eps_EC | Farkas on the faces | vs 0.6530 |\n|---|---|---|---|\n"
-                 "| 1e-1 | %.6f | %.6f | %+.2f %% |\n| 1e-2 | %.6f | %.6f | %+.2f %% |\n"
-                 "| 1e-3 | %.6f | %.6f | %+.2f %% |\n\n",
-                 ccb_friction_name(CCB_FRICTION_STRIBECK5), P[P_VS], tol,
-                 ctx->tier == CASE_TIER_QUICK ? " (quick tier; the full tier 1e-10)" : "",
-                 P[P_EPS0], r->status == CCB_OK ? "ok" : r->msg, r->work.n_f, r->wall_time,
-                 f.eps_at[0], at[0], 100 * (f.eps_at[0] / 0.6530 - 1), f.eps_at[1], at[1],
-                 100 * (f.eps_at[1] / 0.6530 - 1), f.eps_at[2], at[2],
-                 100 * (f.eps_at[2] / 0.6530 - 1));
+    static const char* const level[3] = {"1e-1", "1e-2", "1e-3"};
+    for (int j = 0; j < 3; ++j) {
+        study_row(ctx, "levels");
+        study_str(ctx, "levels", level[j]);
+        study_num(ctx, "levels", f.eps_at[j]);
+        study_num(ctx, "levels", at[j]);
+        study_num(ctx, "levels", 100 * (f.eps_at[j] / 0.6530 - 1));
+    }
+    study_text(ctx, "friction", ccb_friction_name(CCB_FRICTION_STRIBECK5));
+    study_text(ctx, "tier",
+               ctx->tier == CASE_TIER_QUICK ? " (quick tier; the full tier 1e-10)" : "");
+    study_text(ctx, "status", r->status == CCB_OK ? "ok" : r->msg);
+    study_value(ctx, "vs", P[P_VS]);
+    study_value(ctx, "tol", tol);
+    study_value(ctx, "eps0", P[P_EPS0]);
+    study_value(ctx, "n_f", (double)r->work.n_f);
+    study_value(ctx, "wall", r->wall_time);
     point_set_free(&ps);
     return 0;
 }
+
+static const fig_table k_continuous_tables[] = {
+    {.name = "levels",
+     .md = "| S/S0 | eps_EC | Farkas on the faces | vs 0.6530 [%] |\n|---|---|---|---|\n",
+     .cells = "%s|%.6f|%.6f|%+.2f"},
+    {.name = NULL}};
 
 /* ---- standard studies (std.c): e_v against the same solver at dt / 10 (PFC Fig. 6) ------------
  * */
@@ -1039,12 +1062,26 @@ static const fig_study k_fig5 = {
              "as the coin slows down; the simulation follows the Farkas equations.",
     .make_runs = fig5_runs,
     .finish = fig5_finish,
+    .tables = k_fig5_tables,
+    .report = "Fixed points: uniform pressure {fig5.uniform.fixed_point|%.5f}, the fan152 faces "
+              "{fig5.fan152.fixed_point|%.5f} ({fig5.fan152.faces|%d} faces), the {text:polar} "
+              "faces {polar.fixed_point|%.5f} ({polar.faces|%d} faces). Columns ODE: the Farkas "
+              "equations integrated on the same faces (reference/coin_ref.c). The centre of mass "
+              "lies in the contact face (com_height = 0, Farkas's disk that cannot tip); a real "
+              "coin (com_height = L/2) drifts sideways by |v_y|/S = 0.1.\n\n{table:runs}\n",
+    .plots = k_fig5_plots,
 };
 
 static const fig_study k_conv_dt = {
     .claim = "first order in dt (e_v, e_omega against the same solver at dt / 10).",
     .make_runs = conv_dt_runs,
     .finish = conv_dt_finish,
+    .tables = k_conv_dt_tables,
+    .report = "fan152, eps0 = {eps0}, reference the same solver at dt = {dt_ref} s. Paper: first "
+              "order.\n\n{table:orders}\nWork and conditioning (runs two at a time; the errors "
+              "against the wall time in convergence-dt-work.png): mean kappa_2(H) of the Lagged "
+              "steps grows as dt^2 k / m with the faces' stiffness.\n\n{table:work}\n",
+    .plots = k_conv_dt_plots,
 };
 
 static const fig_study k_conv_grid = {
@@ -1052,6 +1089,12 @@ static const fig_study k_conv_grid = {
              "moments to O(h^2)).",
     .make_runs = conv_grid_runs,
     .finish = conv_grid_finish,
+    .tables = k_conv_grid_tables,
+    .report = "polar(N_r), N_r = 4, 8, 16{text:last} (h = R/N_r), eps0 = {eps0}, dt = {dt} s, T = "
+              "{T} s; reference polar({ring_ref|%d}) at the same dt. Paper: second order (the "
+              "centroid rule integrates forces exactly and moments to O(h^2)).\n\n"
+              "{table:orders}\n",
+    .plots = k_conv_grid_plots,
 };
 
 static const fig_study k_faces = {
@@ -1060,6 +1103,10 @@ static const fig_study k_faces = {
     .make_runs = faces_runs,
     .serial = 1,
     .finish = faces_finish,
+    .tables = k_faces_tables,
+    .report =
+        "Lagged, eps0 = {eps0}, dt = {dt} s, T = {T} s, one run at a time; faces per step and "
+        "time per step [us].\n\n{table:steps}\n",
 };
 
 static const fig_study k_continuous = {
@@ -1067,6 +1114,11 @@ static const fig_study k_continuous = {
              "accuracy agrees with the Farkas equations on the same faces (PFC §V-A).",
     .make_runs = continuous_runs,
     .finish = continuous_finish,
+    .tables = k_continuous_tables,
+    .report = "The continuous compliant model on the fan152 faces (configuration not frozen, "
+              "regularization {text:friction} with v_s = {vs} m/s), GSL rk8pd with rtol = atol = "
+              "{tol}{text:tier}, eps0 = {eps0}: {text:status}, {n_f|%d} evaluations of f, "
+              "{wall|%.1f} s.\n\n{table:levels}\n",
 };
 
 static const case_study k_studies[] = {
