@@ -119,6 +119,8 @@ typedef struct fig_table {
     const char* cells;    /* the CSV cells' formats; NULL: "%.6g" */
     const char* md;       /* markdown header lines ("| a | b |\n|---|---|\n"); NULL: no markdown */
     const char* md_cells; /* the markdown cells' formats; NULL: cells */
+    const char* md_nonfinite; /* markdown text of a number that is not finite ("n/a"); NULL:
+                                 the format's ("nan") */
 } fig_table;
 
 /* A paper-figure study as a declaration: its runs, what each run contributes to the study's

@@ -379,9 +379,11 @@ static int format_cell(strbuf* b, const cell* c, const char* fmt, char* err, siz
     return -1;
 }
 
-/* The rows of a table, cells separated by sep, each row between pre and post. */
+/* The rows of a table, cells separated by sep, each row between pre and post; a number that is
+ * not finite as the text nonfinite if that is not NULL. */
 static int format_rows(strbuf* b, const table_rows* t, const char* fmts, const char* pre,
-                       const char* sep, const char* post, char* err, size_t n) {
+                       const char* sep, const char* post, const char* nonfinite, char* err,
+                       size_t n) {
     int from = 0;
     for (int r = 0; r < t->nrows; ++r) {
         strbuf_printf(b, "%s", pre);
@@ -391,7 +393,9 @@ static int format_rows(strbuf* b, const table_rows* t, const char* fmts, const c
             if (c > from) {
                 strbuf_printf(b, "%s", sep);
             }
-            if (format_cell(b, &t->cells[c], f, err, n) != 0) {
+            if (nonfinite && t->cells[c].kind == CELL_NUM && !isfinite(t->cells[c].v)) {
+                strbuf_printf(b, "%s", nonfinite);
+            } else if (format_cell(b, &t->cells[c], f, err, n) != 0) {
                 return -1;
             }
         }
@@ -407,7 +411,7 @@ int study_results_table_csv(const study_results* r, const char* name, strbuf* ou
         const table_rows* tr = &r->tables[t];
         if (strcmp(tr->decl->name, name) == 0) {
             const char* fmts = tr->decl->cells ? tr->decl->cells : "%.6g";
-            return format_rows(out, tr, fmts, "", ",", "\n", err, n);
+            return format_rows(out, tr, fmts, "", ",", "\n", NULL, err, n);
         }
     }
     snprintf(err, n, "no table '%s'", name);
@@ -423,7 +427,7 @@ static int table_markdown(const table_rows* t, strbuf* out, char* err, size_t n)
     }
     strbuf_printf(out, "%s", md);
     const char* fmts = d->md_cells ? d->md_cells : d->cells ? d->cells : "%.6g";
-    return format_rows(out, t, fmts, "| ", " | ", " |\n", err, n);
+    return format_rows(out, t, fmts, "| ", " | ", " |\n", d->md_nonfinite, err, n);
 }
 
 /* 1 if the template's condition `name` holds: a value, text or metric of that name was set */
