@@ -314,8 +314,6 @@ static void clutter_peer_observe(const ccb_sim* sim, const void* data, const dou
 #define NMODEL 4
 static const ccb_approx* const k_models[NMODEL] = {&ccb_approx_sap, &ccb_approx_lagged,
                                                    &ccb_approx_lagged_reg, &ccb_approx_similar};
-static const char* const k_model_list = "sap lagged lagged-reg similar";
-static const char* const k_titles = "SAP Lagged Lagged-reg Similar";
 
 /* A run of `model` at dt with kappa(H) per step, trajectory decimated to ~60 rows. */
 static void clutter_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
@@ -343,16 +341,13 @@ static double obs_median(const run_record* r, double t0, double t1, int col) {
 
 /* Draws results/clutter/<fig>.png/.svg with analysis/gnuplot/clutter_<fig>.gp from the tables
  * in dir; `extra` adds gnuplot assignments (may be ""). */
-static void clutter_plot(study_ctx* ctx, const char* dir, const char* fig, const char* extra,
-                         const char* title) {
-    strbuf vars = {0};
-    strbuf_printf(&vars, "models='%s'; titles='%s'; %s title='%s'", k_model_list, k_titles, extra,
-                  title);
-    char script[64];
-    snprintf(script, sizeof script, "clutter_%s.gp", fig);
-    study_plot(ctx, script, dir, fig, vars.s);
-    free(vars.s);
-}
+/* A figure of the clutter (analysis/gnuplot/clutter_FIG.gp) of the four models. */
+#define CLUTTER_PLOT(FIG, EXTRA, TITLE)                                                            \
+    {                                                                                              \
+        .script = "clutter_" FIG ".gp", .out = FIG,                                                \
+        .vars = "models='sap lagged lagged-reg similar'; titles='SAP Lagged Lagged-reg "           \
+                "Similar'; " EXTRA " title='" TITLE "'"                                            \
+    }
 
 /* ICF Figs. 15-16 (and CLU-1, CLU-2, CLU-3b). The pile is chaotic: one ulp in the initial state, or
  * another elimination order, gives another pile (`ccb gate clutter --sensitivity`: the iteration
@@ -413,16 +408,29 @@ static ens_stat ens_of_n(const double* x, int n) {
 static ens_stat ens_of(const double* x) {
     return ens_of_n(x, FIG15_NENS);
 }
-static void ens_set(study_ctx* ctx, const char* name, const double* x, strbuf* md) {
+/* The metrics NAME.mean, .sem, .median, .ens_min, .ens_max of an ensemble quantity, and its
+ * row in the table (ENSEMBLE_TABLE) */
+static void ens_set(study_ctx* ctx, const char* name, const double* x, const char* table) {
     const ens_stat s = ens_of(x);
     study_set_metricf(ctx, s.mean, "%s.mean", name);
     study_set_metricf(ctx, s.sem, "%s.sem", name);
     study_set_metricf(ctx, s.median, "%s.median", name);
     study_set_metricf(ctx, s.lo, "%s.ens_min", name);
     study_set_metricf(ctx, s.hi, "%s.ens_max", name);
-    strbuf_printf(md, "| `%s` | %.4g | %.4g ± %.2g | %.4g | [%.4g, %.4g] |\n", name, x[0], s.mean,
-                  s.sem, s.median, s.lo, s.hi);
+    const double cells[] = {x[0], s.mean, s.sem, s.median, s.lo, s.hi};
+    study_row(ctx, table);
+    study_str(ctx, table, name);
+    for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+        study_num(ctx, table, cells[c]);
+    }
 }
+#define ENSEMBLE_TABLE(NAME)                                                                       \
+    {                                                                                              \
+        .name = NAME,                                                                              \
+        .md = "| quantity | figures' run | mean | s.e. | median | min | max "                      \
+              "|\n|---|---|---|---|---|---|---|\n",                                                \
+        .cells = "`%s`|%.4g|%.4g|%.2g|%.4g|%.4g|%.4g"                                              \
+    }
 
 /* The gates' quantities of fig15-16 over the ensemble (metrics NAME.median, .ens_min, .ens_max)
  * and their table in the report. */
@@ -443,11 +451,10 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
             itall[i][m] = ok ? all.iters : NAN;
         }
     }
-    strbuf md = {0};
     char name[96];
     for (int i = 0; i < NMODEL; ++i) {
         snprintf(name, sizeof name, "clu1.%s.speed_max_late", k_models[i]->name);
-        ens_set(ctx, name, speed[i], &md);
+        ens_set(ctx, name, speed[i], "ensemble");
         /* CLU-1c in counts: the fraction of piles settled below 5e-3 m/s (a median below the
          * bound is a fraction >= 0.5); a count does not move with round-off unless a pile
          * crosses the bound */
@@ -459,7 +466,7 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
         study_set_metricf(ctx, valid ? (double)settled / FIG15_NENS : NAN,
                           "clu1.%s.settled_fraction", k_models[i]->name);
         snprintf(name, sizeof name, "clu2.%s.early_over_late", k_models[i]->name);
-        ens_set(ctx, name, eol[i], &md);
+        ens_set(ctx, name, eol[i], "ensemble");
     }
     /* ratios within each member (the same pile's models share nothing but the initial state) */
     const int L = 1, LR = 2, SAP = 0, SIM = 3; /* k_models order */
@@ -473,52 +480,48 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
         rs1[m] = it1[SIM][m] / it1[SAP][m];
         rs2[m] = it2[SIM][m] / it2[SAP][m];
     }
-    ens_set(ctx, "clu3.lagged_reg_over_lagged_t_lt_2", r3, &md);
-    ens_set(ctx, "fig15.lagged_reg_over_lagged.iterations_mean", r4h, &md);
-    ens_set(ctx, "fig15.lagged_over_sap.iterations_t_lt_1", rl1, &md);
-    ens_set(ctx, "fig15.lagged_over_sap.iterations_t_gt_2", rl2, &md);
-    ens_set(ctx, "fig15.similar_over_sap.iterations_t_lt_1", rs1, &md);
-    ens_set(ctx, "fig15.similar_over_sap.iterations_t_gt_2", rs2, &md);
-    study_report(ctx,
-                 "The pile is chaotic, so the gates read an ensemble: the four models from %d "
-                 "initial states (the figures' run, and %d more with every initial position one "
-                 "ulp up or down); mean with its standard error, median and range of the %d "
-                 "members:\n\n| quantity | figures' run | mean ± s.e. | median | range "
-                 "|\n|---|---|---|---|---|\n%s\n",
-                 FIG15_NENS, FIG15_NENS - 1, FIG15_NENS, md.s ? md.s : "");
-    free(md.s);
+    ens_set(ctx, "clu3.lagged_reg_over_lagged_t_lt_2", r3, "ensemble");
+    ens_set(ctx, "fig15.lagged_reg_over_lagged.iterations_mean", r4h, "ensemble");
+    ens_set(ctx, "fig15.lagged_over_sap.iterations_t_lt_1", rl1, "ensemble");
+    ens_set(ctx, "fig15.lagged_over_sap.iterations_t_gt_2", rl2, "ensemble");
+    ens_set(ctx, "fig15.similar_over_sap.iterations_t_lt_1", rs1, "ensemble");
+    ens_set(ctx, "fig15.similar_over_sap.iterations_t_gt_2", rs2, "ensemble");
+    study_value(ctx, "nens", FIG15_NENS);
+    study_value(ctx, "nens_more", FIG15_NENS - 1);
 }
 
 static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const double dt = 2e-3, T = ctx->cs->t_final_default;
     const study_batch* b = fd->b;
-    int rc = 0;
-    strbuf t15 = {0}, t16 = {0}, md = {0};
+    (void)dir;
     const long N = b->rec[0].nplanned;
     for (long k = 1; k <= N; ++k) {
-        strbuf_printf(&t15, "%.6g", (double)k * dt);
-        strbuf_printf(&t16, "%.6g", (double)k * dt);
+        study_row(ctx, "fig15");
+        study_num(ctx, "fig15", (double)k * dt);
+        study_row(ctx, "fig16");
+        study_num(ctx, "fig16", (double)k * dt);
         for (int i = 0; i < NMODEL; ++i) {
             const run_record* r = &b->rec[i];
             if (k <= r->nsteps) {
-                strbuf_printf(&t15, ",%d", r->iters[k]);
-                strbuf_printf(&t16, ",%.6e,%.6e,%.6e", run_obs(r, k, O_STMEAN),
-                              run_obs(r, k, O_STMIN), run_obs(r, k, O_STMAX));
+                study_num(ctx, "fig15", r->iters[k]);
+                study_num(ctx, "fig16", run_obs(r, k, O_STMEAN));
+                study_num(ctx, "fig16", run_obs(r, k, O_STMIN));
+                study_num(ctx, "fig16", run_obs(r, k, O_STMAX));
             } else {
-                strbuf_printf(&t15, ",");
-                strbuf_printf(&t16, ",,,");
+                study_blank(ctx, "fig15");
+                for (int c = 0; c < 3; ++c) {
+                    study_blank(ctx, "fig16");
+                }
             }
         }
         for (int i = 0; i < NMODEL; ++i) {
             const run_record* r = &b->rec[i];
             if (k <= r->nsteps && r->kappa[k] > 0) {
-                strbuf_printf(&t15, ",%.6e", r->kappa[k]);
+                study_num(ctx, "fig15", r->kappa[k]);
             } else {
-                strbuf_printf(&t15, ",");
+                study_blank(ctx, "fig15");
             }
         }
-        strbuf_printf(&t15, "\n");
-        strbuf_printf(&t16, "\n");
     }
     double ke_peak_all = 0;
     for (int i = 0; i < NMODEL; ++i) {
@@ -545,11 +548,18 @@ static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         study_set_metricf(ctx, all.kappa, "fig15.%s.kappa_mean", name);
         const window_means st = means(r, 2, T + 1, O_STMEAN);
         study_set_metricf(ctx, st.obs, "fig16.%s.stiction_tol_late", name);
-        strbuf_printf(
-            &md, "| %s | %s | %.2f | %.2f | %.2f | %.3g | %.3g | %.3g | %.3g | %.1f | %.1f |\n",
-            name, ok ? "ok" : "failed", all.iters, early.iters, late.iters, all.kappa, st.obs,
-            speed, ke_end / ke_peak,
-            r->nsteps ? (double)r->ncontacts_total / (double)r->nsteps : 0.0, r->wall_time);
+        const double cells[] = {
+            all.iters,        early.iters,
+            late.iters,       all.kappa,
+            st.obs,           speed,
+            ke_end / ke_peak, r->nsteps ? (double)r->ncontacts_total / (double)r->nsteps : 0.0,
+            r->wall_time};
+        study_row(ctx, "models");
+        study_str(ctx, "models", name);
+        study_str(ctx, "models", ok ? "ok" : "failed");
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+            study_num(ctx, "models", cells[c]);
+        }
     }
     fig15_ensemble(ctx, b, T);
     double l = NAN, lr = NAN;
@@ -576,51 +586,37 @@ static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             study_set_metricf(ctx, a / sap, "fig15.%s_over_sap.%s", k_cmp[i], k_what[w]);
         }
     }
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/fig15.csv", dir);
-    rc = study_write_table(path,
-                           "t [s],iterations_sap,iterations_lagged,iterations_lagged-reg,"
-                           "iterations_similar,kappa_sap,kappa_lagged,kappa_lagged-reg,"
-                           "kappa_similar",
-                           t15.s);
-    snprintf(path, sizeof path, "%s/fig16.csv", dir);
-    if (rc == 0) {
-        rc = study_write_table(
-            path,
-            "t [s],stiction_tol_mean_sap [m/s],min_sap,max_sap,stiction_tol_mean_lagged [m/s],"
-            "min_lagged,max_lagged,stiction_tol_mean_lagged-reg [m/s],min_lagged-reg,"
-            "max_lagged-reg,stiction_tol_mean_similar [m/s],min_similar,max_similar",
-            t16.s);
-    }
-    if (rc == 0) {
-        clutter_plot(ctx, dir, "fig15", "",
-                     "Clutter, dt = 2e-3 s: Newton iterations and condition number per step (ICF "
-                     "Fig. 15)");
-        char vs[64];
-        snprintf(vs, sizeof vs, "vs=%g;", ctx->params[P_VS]);
-        clutter_plot(ctx, dir, "fig16", vs,
-                     "Clutter, dt = 2e-3 s: effective stiction tolerance of the contacts that push "
-                     "(ICF Fig. 16)");
-        study_report(
-            ctx,
-            "![fig15](clutter/fig15.png)\n\n![fig16](clutter/fig16.png)\n\n"
-            "Paper: impacts dominate until ~2 s with more iterations and higher kappa; Lagged "
-            "and Similar worse than SAP early, better later; Lagged-reg lowers the transient "
-            "iterations and kappa; Lagged/Similar stiction tolerance constant v_s, SAP's and "
-            "Lagged-reg's follow gamma_n, SAP's much tighter than v_s after the transient.\n\n"
-            "| model | status | mean it. | it. t < 1 s | it. t > 2 s | mean kappa | stiction "
-            "tol. t > 2 s [m/s] | max speed t >= 2.5 s [m/s] | KE(t >= 2.5)/KE peak | contacts "
-            "per step | wall [s] |\n|---|---|---|---|---|---|---|---|---|---|---|\n%s\n"
-            "Lagged-reg / Lagged over t < 2 s: iterations %.3f, mean kappa %.3f. The objects do "
-            "not all come to rest: spheres that reach the floor keep rolling without slip "
-            "(no rolling resistance in the model), which is what the late speeds measure.\n\n",
-            md.s ? md.s : "", lr / l, klr / kl);
-    }
-    free(t15.s);
-    free(t16.s);
-    free(md.s);
-    return rc;
+    study_value(ctx, "vs", ctx->params[P_VS]);
+    return 0;
 }
+
+static const fig_table k_fig15_tables[] = {
+    ENSEMBLE_TABLE("ensemble"),
+    {.name = "fig15",
+     .file = "fig15.csv",
+     .header = "t [s],iterations_sap,iterations_lagged,iterations_lagged-reg,iterations_similar,"
+               "kappa_sap,kappa_lagged,kappa_lagged-reg,kappa_similar",
+     .cells = "%.6g|%d|%d|%d|%d|%.6e"},
+    {.name = "fig16",
+     .file = "fig16.csv",
+     .header = "t [s],stiction_tol_mean_sap [m/s],min_sap,max_sap,stiction_tol_mean_lagged [m/s],"
+               "min_lagged,max_lagged,stiction_tol_mean_lagged-reg [m/s],min_lagged-reg,"
+               "max_lagged-reg,stiction_tol_mean_similar [m/s],min_similar,max_similar",
+     .cells = "%.6g|%.6e"},
+    {.name = "models",
+     .md = "| model | status | mean it. | it. t < 1 s | it. t > 2 s | mean kappa | stiction tol. t "
+           "> 2 s [m/s] | max speed t >= 2.5 s [m/s] | KE(t >= 2.5)/KE peak | contacts per step "
+           "| wall [s] |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%s|%.2f|%.2f|%.2f|%.3g|%.3g|%.3g|%.3g|%.1f|%.1f"},
+    {.name = NULL}};
+static const fig_plot k_fig15_plots[] = {
+    CLUTTER_PLOT("fig15", "",
+                 "Clutter, dt = 2e-3 s: Newton iterations and condition number per step (ICF Fig. "
+                 "15)"),
+    CLUTTER_PLOT("fig16", "vs={vs};",
+                 "Clutter, dt = 2e-3 s: effective stiction tolerance of the contacts that push "
+                 "(ICF Fig. 16)"),
+    {.script = NULL}};
 
 /* ICF Fig. 17 (CLU-4): mean iterations and kappa against dt. The quick tier runs the three
  * largest steps; its 2e-3 runs are those of fig15-16 (same configuration: served by the run
@@ -668,22 +664,21 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const int ndt = quick ? NDT17_QUICK : NDT17;
     const double* dts = k_dt17 + (NDT17 - ndt);
     const study_batch* b = fd->b;
-    int rc = 0;
-    strbuf tab = {0}, md = {0};
+    (void)dir;
     for (int i = 0; i < NMODEL; ++i) {
         double kap[NDT17], its[NDT17];
-        strbuf_printf(&md, "| %s |", k_models[i]->name);
-        for (int j = 0; j < NDT17 - ndt; ++j) {
-            strbuf_printf(&md, " (full tier) |");
-        }
         for (int j = 0; j < ndt; ++j) {
             const run_record* r = &b->rec[i * ndt + j];
             const window_means w = means(r, 0, r->cfg.t_final + 1, -1);
             kap[j] = r->status == CCB_OK ? w.kappa : NAN;
             its[j] = r->status == CCB_OK ? w.iters : NAN;
-            strbuf_printf(&tab, "%s,%g,%.4f,%.6e,%.4f,%s\n", k_models[i]->name, dts[j], its[j],
-                          kap[j], r->wall_time, r->status == CCB_OK ? "ok" : "failed");
-            strbuf_printf(&md, " %.2f / %.3g |", its[j], kap[j]);
+            study_row(ctx, "fig17");
+            study_str(ctx, "fig17", k_models[i]->name);
+            study_num(ctx, "fig17", dts[j]);
+            study_num(ctx, "fig17", its[j]);
+            study_num(ctx, "fig17", kap[j]);
+            study_num(ctx, "fig17", r->wall_time);
+            study_str(ctx, "fig17", r->status == CCB_OK ? "ok" : "failed");
             study_set_metricf(ctx, its[j], "fig17.%s.iterations.dt%g", k_models[i]->name, dts[j]);
             study_set_metricf(ctx, kap[j], "fig17.%s.kappa.dt%g", k_models[i]->name, dts[j]);
         }
@@ -693,7 +688,10 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         study_set_metricf(ctx, slope, "clu4.%s.kappa_slope", k_models[i]->name);
         study_set_metricf(ctx, fabs(slope), "clu4.%s.kappa_slope_abs", k_models[i]->name);
         study_set_metricf(ctx, slope_it, "fig17.%s.iterations_slope", k_models[i]->name);
-        strbuf_printf(&md, " %.3f | %.3f |\n", slope, slope_it);
+        study_row(ctx, "slopes");
+        study_str(ctx, "slopes", k_models[i]->name);
+        study_num(ctx, "slopes", slope);
+        study_num(ctx, "slopes", slope_it);
     }
     /* ICF §XII-A: regularization helps Lagged at large dt, changes little at small dt */
     for (int j = 0; j < ndt; ++j) {
@@ -721,41 +719,35 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         }
         char name[96];
         snprintf(name, sizeof name, "fig17.lagged_reg_over_lagged.iterations.dt%g", dts[jmax]);
-        strbuf ens = {0};
-        ens_set(ctx, name, r, &ens);
-        study_report(ctx,
-                     "Lagged-reg / Lagged at dt = %g s over the ensemble of %d piles "
-                     "(CLU-4f):\n\n| quantity | figures' run | mean ± s.e. | median | range "
-                     "|\n|---|---|---|---|---|\n%s\n",
-                     dts[jmax], FIG15_NENS, ens.s ? ens.s : "");
-        free(ens.s);
+        ens_set(ctx, name, r, "ensemble");
+        study_value(ctx, "dt_max", dts[jmax]);
+        study_value(ctx, "nens", FIG15_NENS);
     }
-    char path[PATH_MAX + 64];
-    {
-        snprintf(path, sizeof path, "%s/fig17.csv", dir);
-        rc = study_write_table(
-            path, "approx,dt [s],mean_iterations,mean_kappa,wall_time [s],status", tab.s);
-    }
-    if (rc == 0) {
-        clutter_plot(ctx, dir, "fig17", "",
-                     "Clutter: mean Newton iterations and condition number per step against dt "
-                     "(ICF Fig. 17)");
-        study_report(
-            ctx,
-            "![fig17](clutter/fig17.png)\n\nPaper: SAP's kappa nearly flat (G_t = "
-            "1/R_t does not depend on dt); Lagged and Similar kappa and iterations drop "
-            "as dt shrinks (G_t = mu gamma_n/v_s ~ dt); Lagged-reg helps at large dt.%s\n\n"
-            "| model | 5e-4 (it. / kappa) | 1e-3 | 2e-3 | 5e-3 | 1e-2 | kappa slope | "
-            "iterations slope |\n|---|---|---|---|---|---|---|---|\n%s\n",
-            quick ? " Quick tier: dt in {2e-3, 5e-3, 1e-2} only (slopes over those three "
-                    "steps)."
-                  : "",
-            md.s ? md.s : "");
-    }
-    free(tab.s);
-    free(md.s);
-    return rc;
+    study_text(ctx, "quick",
+               quick ? " Quick tier: dt in {2e-3, 5e-3, 1e-2} only (slopes over "
+                       "those three steps)."
+                     : "");
+    return 0;
 }
+
+static const fig_table k_fig17_tables[] = {
+    ENSEMBLE_TABLE("ensemble"),
+    {.name = "fig17",
+     .file = "fig17.csv",
+     .header = "approx,dt [s],mean_iterations,mean_kappa,wall_time [s],status",
+     .cells = "%s|%g|%.4f|%.6e|%.4f|%s",
+     .md = "| model | dt [s] | mean it. | mean kappa | wall [s] | status "
+           "|\n|---|---|---|---|---|---|\n",
+     .md_cells = "%s|%g|%.2f|%.3g|%.2f|%s"},
+    {.name = "slopes",
+     .md = "| model | kappa slope | iterations slope |\n|---|---|---|\n",
+     .cells = "%s|%.3f|%.3f"},
+    {.name = NULL}};
+static const fig_plot k_fig17_plots[] = {
+    CLUTTER_PLOT("fig17", "",
+                 "Clutter: mean Newton iterations and condition number per step against dt (ICF "
+                 "Fig. 17)"),
+    {.script = NULL}};
 
 /* ICF Figs. 18-19 (CLU-5 ... CLU-7): stiffness sweep at dt = 5e-3, plus k = 1e13. */
 #define NK 10
@@ -955,8 +947,8 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             snprintf(rec[x].msg, sizeof rec[x].msg, "not run in the quick tier");
         }
     }
-    int rc = 0;
-    strbuf tab = {0}, md = {0}, f13 = {0}, ens = {0}, fix = {0};
+    (void)dir;
+    int nens_rows = 0;
     for (int i = 0; i < NMODEL; ++i) {
         const char* name = k_models[i]->name;
         double pen[NK], pen_tmean[NK], its[NK], kap[NK];
@@ -972,11 +964,15 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             pen_tmean[j] = ok ? w.obs : NAN;
             its[j] = ok ? a.iters : NAN;
             kap[j] = ok ? a.kappa : NAN;
-            strbuf_printf(&tab, "%s,%g,%.6e,%.6e,%.4f,%.6e,%ld,%.6g,%s\n", name, k_k18[j], pen[j],
-                          pen_tmean[j], its[j], kap[j], ok ? (long)r->max_iters : -1L, r->wall_time,
-                          !ran[i * NK + j] ? "not run"
-                          : ok             ? "ok"
-                                           : "failed");
+            const double cells[] = {k_k18[j],    pen[j], pen_tmean[j],
+                                    its[j],      kap[j], ok ? (double)r->max_iters : -1.0,
+                                    r->wall_time};
+            study_row(ctx, "fig18");
+            study_str(ctx, "fig18", name);
+            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+                study_num(ctx, "fig18", cells[c]);
+            }
+            study_str(ctx, "fig18", !ran[i * NK + j] ? "not run" : ok ? "ok" : "failed");
             study_set_metricf(ctx, pen[j], "fig18.%s.penetration.k%g", name, k_k18[j]);
             study_set_metricf(ctx, pen_tmean[j], "fig18.%s.penetration_time_mean.k%g", name,
                               k_k18[j]);
@@ -990,9 +986,13 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                                   : fin && (ok || strlen(r->msg) > 0) ? 1.0
                                                                       : 0.0,
                                   "clu6.%s.graceful", name);
-                strbuf_printf(&f13, "| %s | %s | %ld / %ld | %s | %s |\n", name,
-                              ok ? "finished" : "failed", r->nsteps, r->nplanned,
-                              fin ? "yes" : "NO", ok ? "" : r->msg);
+                study_row(ctx, "k1e13");
+                study_str(ctx, "k1e13", name);
+                study_str(ctx, "k1e13", ok ? "finished" : "failed");
+                study_num(ctx, "k1e13", (double)r->nsteps);
+                study_num(ctx, "k1e13", (double)r->nplanned);
+                study_str(ctx, "k1e13", fin ? "yes" : "NO");
+                study_str(ctx, "k1e13", ok ? "" : r->msg);
             }
         }
         /* CLU-5: k x penetration over k in [1e5, 1e11] (Lagged, Similar); SAP's saturation */
@@ -1031,11 +1031,15 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             }
             study_set_metricf(ctx, fs, "clu5.%s.pen_slope.fixed_pile", name);
             study_set_metricf(ctx, kmax / kmin, "clu5.%s.kpen_max_over_min.fixed_pile", name);
-            strbuf_printf(&fix,
-                          "| %s | %.4f | %.3g, %.3g, %.3g, %.3g, %.3g, %.3g, %.3g | %.3f | "
-                          "%.0f ... %.0f |\n",
-                          name, fs, kfp[0], kfp[1], kfp[2], kfp[3], kfp[4], kfp[5], kfp[6],
-                          kmax / kmin, ft[0], ft[FIG18_NKP - 1]);
+            study_row(ctx, "fixed");
+            study_str(ctx, "fixed", name);
+            study_num(ctx, "fixed", fs);
+            for (int x = 0; x < FIG18_NKP; ++x) {
+                study_num(ctx, "fixed", kfp[x]);
+            }
+            study_num(ctx, "fixed", kmax / kmin);
+            study_num(ctx, "fixed", ft[0]);
+            study_num(ctx, "fixed", ft[FIG18_NKP - 1]);
         }
         if (fig18_nens(ctx) > 0 && fig18_ens_model(i)) { /* the quick tier's ensemble */
             double pm[FIG18_NKP], mem[FIG18_NENS][FIG18_NKP], sl[FIG18_NENS];
@@ -1067,73 +1071,71 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             study_set_metricf(ctx, st.sem, "clu5.%s.pen_slope.members_sem", name);
             study_set_metricf(ctx, st.lo, "clu5.%s.pen_slope.ens_min", name);
             study_set_metricf(ctx, st.hi, "clu5.%s.pen_slope.ens_max", name);
-            strbuf_printf(&ens, "| %s | %.3f | %.3f | %.3f ± %.2g | [%.3f, %.3f] |\n", name, slope,
-                          es, st.mean, st.sem, st.lo, st.hi);
+            const double cells[] = {slope, es, st.mean, st.sem, st.lo, st.hi};
+            study_row(ctx, "members");
+            study_str(ctx, "members", name);
+            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+                study_num(ctx, "members", cells[c]);
+            }
+            nens_rows++;
         }
         study_set_metricf(ctx, pen[8] / pen[3], "clu5.%s.pen_1e12_over_1e7", name);
         study_set_metricf(ctx, its[3] / its[1], "clu7.%s.iterations_1e7_over_1e5", name);
-        strbuf_printf(&md,
-                      "| %s | %.3g | %.3g | %.3g | %.3g | %.3g | %.3f | %.3f | %.3g | %.2f |\n",
-                      name, pen[0], pen[1], pen[3], pen[5], pen[8], spread, slope, pen[8] / pen[3],
-                      its[3] / its[1]);
+        const double cells[] = {pen[0], pen[1], pen[3],          pen[5],         pen[8],
+                                spread, slope,  pen[8] / pen[3], its[3] / its[1]};
+        study_row(ctx, "models");
+        study_str(ctx, "models", name);
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+            study_num(ctx, "models", cells[c]);
+        }
     }
-    char path[PATH_MAX + 64];
-    {
-        snprintf(path, sizeof path, "%s/fig18-19.csv", dir);
-        rc = study_write_table(path,
-                               "approx,k [N/m],penetration_median [m],penetration_time_mean [m],"
-                               "mean_iterations,mean_kappa,max_iterations,wall_time [s],status",
-                               tab.s);
+    study_text(ctx, "quick",
+               quick
+                   ? " **Quick tier** (`ccb gate`, `make test`): one column of 10 objects (side = "
+                     "1) for k in [1e5, 1e11] (SAP also 1e12; nan: not run); k = 1e13 on the "
+                     "paper's scene for its first 0.5 s (Similar 0.2 s)."
+                   : "");
+    if (nens_rows > 0) {
+        study_value(ctx, "members", nens_rows);
     }
-    if (rc == 0) {
-        clutter_plot(ctx, dir, "fig18", "",
-                     "Clutter, dt = 5e-3 s: steady penetration over the last 1.25 s against k "
-                     "(ICF Fig. 18)");
-        clutter_plot(ctx, dir, "fig19", "",
-                     "Clutter, dt = 5e-3 s: mean iterations and condition number against k (ICF "
-                     "Fig. 19)");
-        study_report(
-            ctx,
-            "![fig18](clutter/fig18.png)\n\n"
-            "![fig19](clutter/fig19.png)\n\nPaper: penetration approaches the rigid limit and "
-            "the solver stays robust up to 1e12 N/m; it fails at 1e13 (round-off); SAP's near-"
-            "rigid cap saturates its penetration (~1e6 N/m at this step); iterations grow by at "
-            "most ~20 %% even at steel stiffness.\n\n"
-            "Steady penetration = median over the steps of the last 1.25 s (the time mean, "
-            "raised by late impact steps of rolling spheres, is in fig18-19.csv and dashed in "
-            "the figure).%s\n\n"
-            "| model | pen. 1e4 [m] | 1e5 | 1e7 | 1e9 | 1e12 | spread of k pen, 1e5-1e11 | "
-            "slope, 1e5-1e11 | pen(1e12)/pen(1e7) | it(1e7)/it(1e5) |\n"
-            "|---|---|---|---|---|---|---|---|---|---|\n%s\n"
-            "k = 1e13 N/m:\n\n| model | outcome | steps | all values finite | message |\n"
-            "|---|---|---|---|---|\n%s\n%s%s\n"
-            "The fixed pile (CLU-5b-q, the CLU-5a evidence): the pile the k = 1e7 run settled "
-            "into, restarted at each k of 1e5 ... 1e11 and settled for 0.5 s; k x pen [N] and "
-            "the slope of log pen against log k, with the pushing contacts at 1e5 and 1e11.\n\n"
-            "| model | slope | k x pen, 1e5 ... 1e11 | max/min | contacts |\n"
-            "|---|---|---|---|---|\n%s\n",
-            quick ? " **Quick tier** (`ccb gate`, `make test`): one column of 10 objects "
-                    "(side = 1) for k in [1e5, 1e11] (SAP also 1e12; nan: not run); k = 1e13 "
-                    "on the paper's scene for its first 0.5 s (Similar 0.2 s)."
-                  : "",
-            md.s ? md.s : "", f13.s ? f13.s : "",
-            ens.s ? "Quick tier, CLU-5b-q: the one-column sweep from 6 initial states (member 0 "
-                    "above, 5 more each position one ulp up or down); slope of log pen against "
-                    "log k over 1e5 ... 1e11: member 0's, that of the per-k median over the "
-                    "members (the gate's), and the members' own slopes.\n\n| model | member 0 "
-                    "| per-k median | members' mean ± s.e. | members' range |\n"
-                    "|---|---|---|---|---|\n"
-                  : "",
-            ens.s ? ens.s : "", fix.s ? fix.s : "");
-    }
-    free(fix.s);
-    free(tab.s);
-    free(md.s);
-    free(f13.s);
-    free(ens.s);
     free(rec);
-    return rc;
+    return 0;
 }
+
+static const fig_table k_fig18_tables[] = {
+    {.name = "fig18",
+     .file = "fig18-19.csv",
+     .header = "approx,k [N/m],penetration_median [m],penetration_time_mean [m],mean_iterations,"
+               "mean_kappa,max_iterations,wall_time [s],status",
+     .cells = "%s|%g|%.6e|%.6e|%.4f|%.6e|%d|%.6g|%s"},
+    {.name = "models",
+     .md =
+         "| model | pen. 1e4 [m] | 1e5 | 1e7 | 1e9 | 1e12 | spread of k pen, 1e5-1e11 | slope, "
+         "1e5-1e11 | pen(1e12)/pen(1e7) | it(1e7)/it(1e5) |\n|---|---|---|---|---|---|---|---|---|"
+         "---|\n",
+     .cells = "%s|%.3g|%.3g|%.3g|%.3g|%.3g|%.3f|%.3f|%.3g|%.2f"},
+    {.name = "k1e13",
+     .md = "| model | outcome | steps | of | all values finite | message "
+           "|\n|---|---|---|---|---|---|\n",
+     .cells = "%s|%s|%d|%d|%s|%s"},
+    {.name = "members",
+     .md = "| model | member 0 | per-k median | members' mean | s.e. | min | max "
+           "|\n|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%.3f|%.3f|%.3f|%.2g|%.3f|%.3f"},
+    {.name = "fixed",
+     .md = "| model | slope | k x pen, k = 1e5 | 1e6 | 1e7 | 1e8 | 1e9 | 1e10 | 1e11 | max/min | "
+           "contacts at 1e5 | at 1e11 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%.4f|%.3g|%.3g|%.3g|%.3g|%.3g|%.3g|%.3g|%.3f|%.0f|%.0f"},
+    {.name = NULL}};
+static const fig_plot k_fig18_plots[] = {
+    CLUTTER_PLOT(
+        "fig18", "",
+        "Clutter, dt = 5e-3 s: steady penetration over the last 1.25 s against k (ICF Fig. "
+        "18)"),
+    CLUTTER_PLOT("fig19", "",
+                 "Clutter, dt = 5e-3 s: mean iterations and condition number against k (ICF Fig. "
+                 "19)"),
+    {.script = NULL}};
 
 /* Scale: 40, 160, 640 and 2,560 objects with Lagged at dt = 2e-3 over the first 0.4 s (the fall
  * and the first impacts of the lowest layers; the whole 3 s of 2,560 objects takes hours, see
@@ -1169,8 +1171,7 @@ static int scale_runs(study_ctx* ctx, study_batch* b) {
 
 static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const study_batch* b = fd->b;
-    int rc = 0;
-    strbuf tab = {0}, md = {0};
+    (void)dir;
     double objects_v[SCALE_N], cost_v[SCALE_N], iter_v[SCALE_N], per_it_v[SCALE_N];
     for (int i = 0; i <= SCALE_N; ++i) {
         const run_record* r = &b->rec[i];
@@ -1180,20 +1181,45 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double margin = i < SCALE_N ? r->cfg.params[P_MARGIN] : 1e-3;
         const double cps = (double)r->ncontacts_total / n;
         const double other = r->t_solve - r->t_assemble - r->t_factor - r->t_linesearch - r->t_eval;
-        strbuf_printf(&tab,
-                      "%d,%g,%d,%.1f,%d,%.4f,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%ld,%ld,%s\n",
-                      objects, margin, r->nv, cps, r->ncontacts_max, run_mean_iterations(r),
-                      r->wall_time / n, r->t_geometry / n, r->t_problem / n, r->t_assemble / n,
-                      r->t_factor / n, r->t_linesearch / n, r->t_eval / n, other / n, r->analyses,
-                      r->factorizations, r->status == CCB_OK ? "ok" : "failed");
-        strbuf_printf(&md,
-                      "| %d | %g | %d | %.0f | %.2f | %.3g | %.0f | %.0f | %.0f | %.0f | %.0f | "
-                      "%.0f | %.1f | %.3g |\n",
-                      objects, 100 * margin, r->nv, cps, run_mean_iterations(r),
-                      1e3 * r->wall_time / n, 1e6 * r->t_geometry / n, 1e6 * r->t_problem / n,
-                      1e6 * r->t_assemble / n, 1e6 * r->t_factor / n, 1e6 * r->t_linesearch / n,
-                      1e6 * (r->t_eval + other) / n, 1e9 * r->t_geometry / (n * fmax(cps, 1)),
-                      r->wall_time);
+        const double tab[] = {objects,
+                              margin,
+                              r->nv,
+                              cps,
+                              r->ncontacts_max,
+                              run_mean_iterations(r),
+                              r->wall_time / n,
+                              r->t_geometry / n,
+                              r->t_problem / n,
+                              r->t_assemble / n,
+                              r->t_factor / n,
+                              r->t_linesearch / n,
+                              r->t_eval / n,
+                              other / n,
+                              (double)r->analyses,
+                              (double)r->factorizations};
+        study_row(ctx, "scale");
+        for (size_t c = 0; c < sizeof tab / sizeof tab[0]; ++c) {
+            study_num(ctx, "scale", tab[c]);
+        }
+        study_str(ctx, "scale", r->status == CCB_OK ? "ok" : "failed");
+        const double md[] = {objects,
+                             100 * margin,
+                             r->nv,
+                             cps,
+                             run_mean_iterations(r),
+                             1e3 * r->wall_time / n,
+                             1e6 * r->t_geometry / n,
+                             1e6 * r->t_problem / n,
+                             1e6 * r->t_assemble / n,
+                             1e6 * r->t_factor / n,
+                             1e6 * r->t_linesearch / n,
+                             1e6 * (r->t_eval + other) / n,
+                             1e9 * r->t_geometry / (n * fmax(cps, 1)),
+                             r->wall_time};
+        study_row(ctx, "steps");
+        for (size_t c = 0; c < sizeof md / sizeof md[0]; ++c) {
+            study_num(ctx, "steps", md[c]);
+        }
         if (i < SCALE_N) {
             objects_v[i] = objects;
             cost_v[i] = r->wall_time / n;
@@ -1227,41 +1253,32 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     printf("scaling exponent %.3f (95%% interval +-%.3f) of the cost per step in the objects: "
            "iterations per step %.3f, cost per iteration %.3f\n",
            fit.order, fit.ci95, fit_it.order, fit_per.order);
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/scale.csv", dir);
-    rc = study_write_table(
-        path,
-        "objects,margin [m],velocities,contacts_per_step,contacts_max,mean_iterations,"
-        "wall_per_step [s],geometry_per_step [s],problem_per_step [s],assembly_per_step [s],"
-        "factorization_per_step [s],line_search_per_step [s],evaluation_per_step [s],"
-        "other_solve_per_step [s],symbolic_analyses,factorizations,status",
-        tab.s);
-    if (rc == 0) {
-        study_report(ctx,
-                     "| objects | margin [cm] | velocities | contacts/step | mean it. | ms/step | "
-                     "geometry [us] | problem [us] | assembly [us] | factorization [us] | line "
-                     "search [us] | evaluation + other [us] | geometry per contact [ns] | wall "
-                     "[s] |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n%s\n"
-                     "Per step, averaged over the first 0.4 s (the fall and the first impacts). "
-                     "Cost per step ~ objects^E with **E = %.2f "
-                     "± %.2f** (least squares over 40 ... 2,560 objects): the Newton iterations "
-                     "per step grow as objects^%.2f and the cost of one iteration as "
-                     "objects^%.2f. One Newton solve serves the whole scene, so its iterations "
-                     "are those of the hardest group of objects in contact; solving the groups "
-                     "(islands of the contact graph) separately is the way to E ~ 1. The 10 cm "
-                     "contact margin "
-                     "(ICF §X-A) makes most contacts pre-contact constraints that carry no impulse "
-                     "(the Newton solver leaves them out of its iterations and the problem "
-                     "computes their rows only if they may activate); against a 1 mm margin "
-                     "(%.0f instead of %.0f contacts per step), they take **%.0f %%** of the "
-                     "40-object step, %.0f ns each.\n\n",
-                     md.s ? md.s : "", fit.order, fit.ci95, fit_it.order, fit_per.order, c1, c10,
-                     100 * share, 1e9 * (s10 - s1) / fmax(1.0, c10 - c1));
+    const double values[] = {
+        fit.order, fit.ci95, fit_it.order, fit_per.order,
+        c1,        c10,      100 * share,  1e9 * (s10 - s1) / fmax(1.0, c10 - c1)};
+    static const char* const names[] = {"E",  "E_ci95", "E_iterations", "E_per_iteration",
+                                        "c1", "c10",    "share_pct",    "ns_per_extra"};
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; ++v) {
+        study_value(ctx, names[v], values[v]);
     }
-    free(tab.s);
-    free(md.s);
-    return rc;
+    return 0;
 }
+
+static const fig_table k_scale_tables[] = {
+    {.name = "scale",
+     .file = "scale.csv",
+     .header = "objects,margin [m],velocities,contacts_per_step,contacts_max,mean_iterations,"
+               "wall_per_step [s],geometry_per_step [s],problem_per_step [s],assembly_per_step [s],"
+               "factorization_per_step [s],line_search_per_step [s],evaluation_per_step [s],"
+               "other_solve_per_step [s],symbolic_analyses,factorizations,status",
+     .cells = "%d|%g|%d|%.1f|%d|%.4f|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%d|%d|%s"},
+    {.name = "steps",
+     .md = "| objects | margin [cm] | velocities | contacts/step | mean it. | ms/step | geometry "
+           "[us] | problem [us] | assembly [us] | factorization [us] | line search [us] | "
+           "evaluation + other [us] | geometry per contact [ns] | wall [s] "
+           "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%d|%g|%d|%.0f|%.2f|%.3g|%.0f|%.0f|%.0f|%.0f|%.0f|%.0f|%.1f|%.3g"},
+    {.name = NULL}};
 
 /* ---- standard studies (std.c): the local error of restarted intervals ------------------------ */
 /* The interval of the restarts: the ladder's largest dt, a whole number of steps of every run. */
@@ -1307,6 +1324,21 @@ static const fig_study k_fig15 = {
              "tolerance is much tighter than v_s (ICF §XII-A).",
     .make_runs = fig15_runs,
     .finish = fig15_finish,
+    .tables = k_fig15_tables,
+    .report =
+        "The pile is chaotic, so the gates read an ensemble: the four models from {nens|%d} "
+        "initial states (the figures' run, and {nens_more|%d} more with every initial position one "
+        "ulp up or down); mean with its standard error, median and range of the {nens|%d} "
+        "members:\n\n{table:ensemble}\nPaper: impacts dominate until ~2 s with more iterations "
+        "and higher kappa; Lagged and Similar worse than SAP early, better later; Lagged-reg "
+        "lowers the transient iterations and kappa; Lagged/Similar stiction tolerance constant "
+        "v_s, SAP's and Lagged-reg's follow gamma_n, SAP's much tighter than v_s after the "
+        "transient.\n\n{table:models}\nLagged-reg / Lagged over t < 2 s: iterations "
+        "{clu3.lagged_reg_over_lagged_t_lt_2|%.3f}, mean kappa "
+        "{fig15.lagged_reg_over_lagged.kappa_t_lt_2|%.3f}. The objects do not all come to rest: "
+        "spheres that reach the floor keep rolling without slip (no rolling resistance in the "
+        "model), which is what the late speeds measure.\n\n",
+    .plots = k_fig15_plots,
 };
 
 static const fig_study k_fig17 = {
@@ -1314,6 +1346,14 @@ static const fig_study k_fig17 = {
              "their iterations.",
     .make_runs = fig17_runs,
     .finish = fig17_finish,
+    .tables = k_fig17_tables,
+    .report =
+        "Lagged-reg / Lagged at dt = {dt_max} s over the ensemble of {nens|%d} piles "
+        "(CLU-4f):\n\n{table:ensemble}\nPaper: SAP's kappa nearly flat (G_t = 1/R_t does "
+        "not depend on dt); Lagged and Similar kappa and iterations drop as dt shrinks (G_t = "
+        "mu gamma_n/v_s ~ dt); Lagged-reg helps at large dt.{text:quick}\n\n{table:fig17}\n"
+        "{table:slopes}\n",
+    .plots = k_fig17_plots,
 };
 
 static const fig_study k_fig18 = {
@@ -1322,6 +1362,22 @@ static const fig_study k_fig18 = {
              "iterations grow by at most ~20 % even at steel stiffness.",
     .make_runs = fig18_runs,
     .finish = fig18_finish,
+    .tables = k_fig18_tables,
+    .report =
+        "Paper: penetration approaches the rigid limit and the solver stays robust up to 1e12 N/m; "
+        "it fails at 1e13 (round-off); SAP's near-rigid cap saturates its penetration (~1e6 N/m "
+        "at this step); iterations grow by at most ~20 % even at steel stiffness.\n\nSteady "
+        "penetration = median over the steps of the last 1.25 s (the time mean, raised by late "
+        "impact steps of rolling spheres, is in fig18-19.csv and dashed in the "
+        "figure).{text:quick}\n\n{table:models}\nk = 1e13 N/m:\n\n{table:k1e13}\n{?members}Quick "
+        "tier, CLU-5b-q: the one-column sweep from 6 initial states (member 0 above, 5 more each "
+        "position one ulp up or down); slope of log pen against log k over 1e5 ... 1e11: member "
+        "0's, that of the per-k median over the members (the gate's), and the members' own "
+        "slopes.\n\n{table:members}{/}\nThe fixed pile (CLU-5b-q, the CLU-5a evidence): the pile "
+        "the k = 1e7 run settled into, restarted at each k of 1e5 ... 1e11 and settled for 0.5 s; "
+        "k x pen [N] and the slope of log pen against log k, with the pushing contacts at 1e5 and "
+        "1e11.\n\n{table:fixed}\n",
+    .plots = k_fig18_plots,
 };
 
 static const fig_study k_scale = {
@@ -1329,6 +1385,19 @@ static const fig_study k_scale = {
     .make_runs = scale_runs,
     .serial = 1,
     .finish = scale_finish,
+    .tables = k_scale_tables,
+    .report = "{table:steps}\nPer step, averaged over the first 0.4 s (the fall and the first "
+              "impacts). Cost per step ~ objects^E with **E = {E|%.2f} ± {E_ci95|%.2f}** (least "
+              "squares over 40 ... 2,560 objects): the Newton iterations per step grow as "
+              "objects^{E_iterations|%.2f} and the cost of one iteration as "
+              "objects^{E_per_iteration|%.2f}. One Newton solve serves the whole scene, so its "
+              "iterations are those of the hardest group of objects in contact; solving the groups "
+              "(islands of the contact graph) separately is the way to E ~ 1. The 10 cm contact "
+              "margin (ICF §X-A) makes most contacts pre-contact constraints that carry no impulse "
+              "(the Newton solver leaves them out of its iterations and the problem computes their "
+              "rows only if they may activate); against a 1 mm margin ({c1|%.0f} instead of "
+              "{c10|%.0f} contacts per step), they take **{share_pct|%.0f} %** of the 40-object "
+              "step, {ns_per_extra|%.0f} ns each.\n\n",
 };
 
 /* ---- study peers (MuJoCo beside the convex models) -------------------------------------------- */
@@ -1370,25 +1439,38 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const run_record* r = &b->rec[i];
         char name[32];
         variant_name(&r->cfg, name, sizeof name);
+        study_row(ctx, "runs");
+        study_str(ctx, "runs", name);
         if (r->status != CCB_OK) {
-            study_report(ctx, "- %s: failed at step %ld (%s).\n", name, r->fail_step, r->msg);
+            study_str(ctx, "runs", "failed");
+            study_num(ctx, "runs", (double)r->fail_step);
+            study_str(ctx, "runs", r->msg);
             continue;
         }
         const peers_facts f = peers_analyse(r);
-        study_report(ctx,
-                     "- %s: %.0f us per step, %.2f iterations, %.0f contacts per step, mean "
-                     "penetration %.3g m (largest step mean %.3g m), objects at most %.3g m "
-                     "outside the box, kinetic energy at the end %.3g J.\n",
-                     name, 1e6 * f.wall_per_step, run_mean_iterations(r), f.contacts, f.pen_mean,
-                     f.pen_max, f.out_max, f.ke_final);
+        const double cells[] = {1e6 * f.wall_per_step,
+                                run_mean_iterations(r),
+                                f.contacts,
+                                f.pen_mean,
+                                f.pen_max,
+                                f.out_max,
+                                f.ke_final};
+        study_str(ctx, "runs", "ok");
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
+            study_num(ctx, "runs", cells[c]);
+        }
     }
-    study_report(ctx, "\nOne run each, one at a time; `ccb bench clutter --peers` times "
-                      "alternating runs (median and spread) and MuJoCo with native boxes. ccb "
-                      "counts the contacts within its 10 cm speculative margin, MuJoCo those "
-                      "within its margin 0. mujoco-k uses ccb's k literally (README "
-                      "\"Speed\").\n\n");
     return 0;
 }
+
+/* a failed run: its status, the step it failed at and the message */
+static const fig_table k_peers_tables[] = {
+    {.name = "runs",
+     .md = "| run | status | us per step (failed: at step) | iterations | contacts per step | mean "
+           "penetration [m] | largest step mean [m] | most outside the box [m] | kinetic energy "
+           "at the end [J] |\n|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%s|%.0f|%.2f|%.0f|%.3g|%.3g|%.3g|%.3g"},
+    {.name = NULL}};
 
 static const fig_study k_peers = {
     .claim = "ccb's convex models beside MuJoCo on the same 40 objects (each cube as its 26 "
@@ -1400,6 +1482,11 @@ static const fig_study k_peers = {
                "outside_max [m],kinetic_energy_final [J]",
     .row = peers_row,
     .finish = peers_finish,
+    .tables = k_peers_tables,
+    .report = "{table:runs}\nOne run each, one at a time; `ccb bench clutter --peers` times "
+              "alternating runs (median and spread) and MuJoCo with native boxes. ccb counts the "
+              "contacts within its 10 cm speculative margin, MuJoCo those within its margin 0. "
+              "mujoco-k uses ccb's k literally (README \"Speed\").\n\n",
 };
 
 /* ---- study rigid-limit: exported steps against Siconos' rigid solution
