@@ -1,0 +1,74 @@
+/* cases/clutter.h — what the files of the clutter case share (not installed; docs/architecture.md
+ * §2): its parameters and observables, the four models, the run helpers and the declarations of
+ * the studies defined in clutter_pile.c (fig15-16, fig17) and clutter_stiffness.c (fig18-19).
+ * clutter.c holds the model, the other studies and the case's descriptor. */
+#ifndef CCB_CASE_CLUTTER_H
+#define CCB_CASE_CLUTTER_H
+
+#include "analysis.h"
+#include "study.h"
+
+enum {
+    P_K,
+    P_D,
+    P_TAU,
+    P_MU,
+    P_VS,
+    P_SIGMA,
+    P_BETA,
+    P_G,
+    P_MARGIN,
+    P_SIDE,
+    P_LEVELS,
+    P_SPIN,
+    P_MAXIT,
+    P_COUNT
+};
+
+enum { O_NC, O_TOUCH, O_PEN, O_SPEED, O_SLIP, O_OUT, O_KE, O_STMIN, O_STMEAN, O_STMAX, O_COUNT };
+
+#define NMODEL 4
+extern const ccb_approx* const clutter_models[NMODEL];
+
+/* A run of `model` at dt with kappa(H) per step, trajectory decimated to ~60 rows. */
+void clutter_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
+                    const ccb_approx* ap, double dt, int kappa);
+
+/* Windows over time of a run (analysis/extract.h). */
+typedef ccb_an_window window_means;
+window_means clutter_means(const run_record* r, double t0, double t1, int col);
+double clutter_obs_max(const run_record* r, double t0, double t1, int col);
+double clutter_obs_median(const run_record* r, double t0, double t1, int col);
+
+/* A figure of the clutter (analysis/gnuplot/clutter_FIG.gp) of the four models. */
+#define CLUTTER_PLOT(FIG, EXTRA, TITLE)                                                            \
+    {                                                                                              \
+        .script = "clutter_" FIG ".gp", .out = FIG,                                                \
+        .vars = "models='sap lagged lagged-reg similar'; titles='SAP Lagged Lagged-reg "           \
+                "Similar'; " EXTRA " title='" TITLE "'"                                            \
+    }
+
+/* The ensembles of the chaotic pile (clutter_pile.c): the figures' run and FIG15_NENS - 1 more
+ * initial states, each position one ulp up or down. */
+#define FIG15_NENS 10
+/* The ensemble's statistics of a quantity: the mean of the members' values with its standard
+ * error, the median, and their range (all NAN if a member is NAN: a failed pile must not hide). */
+typedef struct ens_stat {
+    double mean, sem, median, lo, hi;
+} ens_stat;
+ens_stat clutter_ens_of_n(const double* x, int n);
+ens_stat clutter_ens_of(const double* x); /* FIG15_NENS members */
+/* The metrics NAME.mean, .sem, .median, .ens_min, .ens_max of an ensemble quantity, and its row
+ * in the table (ENSEMBLE_TABLE) */
+void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, const char* table);
+#define ENSEMBLE_TABLE(NAME)                                                                       \
+    {                                                                                              \
+        .name = NAME,                                                                              \
+        .md = "| quantity | figures' run | mean | s.e. | median | min | max "                      \
+              "|\n|---|---|---|---|---|---|---|\n",                                                \
+        .cells = "`%s`|%.4g|%.4g|%.2g|%.4g|%.4g|%.4g"                                              \
+    }
+
+extern const fig_study clutter_fig15, clutter_fig17, clutter_fig18;
+
+#endif
