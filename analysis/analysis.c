@@ -532,6 +532,87 @@ static int cmp_double(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
+ccb_an_ensemble ccb_an_ensemble_of(const double* x, int n) {
+    ccb_an_ensemble s = {NAN, NAN, NAN, NAN, NAN};
+    if (n < 2 || x == NULL) {
+        return s;
+    }
+    double* y = malloc((size_t)n * sizeof *y);
+    if (y == NULL) {
+        return s;
+    }
+    double sum = 0, sq = 0, lo = INFINITY, hi = -INFINITY;
+    for (int m = 0; m < n; ++m) {
+        y[m] = x[m];
+        sum += x[m];
+        lo = fmin(lo, x[m]);
+        hi = fmax(hi, x[m]);
+    }
+    const double median = ccb_an_median(y, n), mean = sum / n;
+    free(y);
+    for (int m = 0; m < n; ++m) {
+        sq += (x[m] - mean) * (x[m] - mean);
+    }
+    if (!isnan(median) && !isnan(mean)) { /* fmin/fmax skip NaN: the median does not */
+        s = (ccb_an_ensemble){mean, sqrt(sq / (n - 1) / n), median, lo, hi};
+    }
+    return s;
+}
+
+int ccb_an_threshold_crossings(const double* v, long n, double dt, double threshold, double* on,
+                               double* off, int max, int* non, int* noff) {
+    *non = *noff = 0;
+    for (long k = 1; k < n; ++k) {
+        const double a = fabs(v[k - 1]) - threshold, b = fabs(v[k]) - threshold;
+        if ((a <= 0) != (b <= 0)) {
+            const double tc = ((double)(k - 1) + a / (a - b)) * dt;
+            if (b > 0 && *non < max) {
+                on[(*non)++] = tc;
+            } else if (b <= 0 && *noff < max) {
+                off[(*noff)++] = tc;
+            }
+        }
+    }
+    return *non + *noff;
+}
+
+double ccb_an_loglog_at_or_beyond(int n, const double* x, const double* y, double x0,
+                                  int* extrapolated) {
+    *extrapolated = 0;
+    const double in = ccb_an_loglog_at(n, x, y, x0);
+    if (!isnan(in) || n < 2 || !(x0 > 0)) {
+        return in;
+    }
+    int lo = -1, hi = -1; /* indices of the smallest and largest valid x */
+    for (int i = 0; i < n; ++i) {
+        if (x[i] > 0 && y[i] > 0) {
+            lo = lo < 0 || x[i] < x[lo] ? i : lo;
+            hi = hi < 0 || x[i] > x[hi] ? i : hi;
+        }
+    }
+    if (lo < 0 || lo == hi) {
+        return NAN;
+    }
+    const int below = x0 < x[lo];
+    const int e = below ? lo : hi;
+    if ((below && x0 < 0.1 * x[lo]) || (!below && x0 > 10.0 * x[hi])) {
+        return NAN;
+    }
+    int o = -1; /* the valid point next to the end e in x */
+    for (int i = 0; i < n; ++i) {
+        if (i != e && x[i] > 0 && y[i] > 0 && x[i] != x[e] &&
+            (o < 0 || fabs(log(x[i] / x[e])) < fabs(log(x[o] / x[e])))) {
+            o = i;
+        }
+    }
+    if (o < 0) {
+        return NAN;
+    }
+    *extrapolated = 1;
+    const double slope = log(y[o] / y[e]) / log(x[o] / x[e]);
+    return y[e] * exp(slope * log(x0 / x[e]));
+}
+
 double ccb_an_median(double* x, int n) {
     if (n < 1) {
         return NAN;

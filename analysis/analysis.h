@@ -76,10 +76,29 @@ int ccb_an_windowed_error(int M, const double* y, const double* r, double* raw, 
  * points, any direction): the first segment whose x range contains x0. NAN if none does or a
  * value is not positive. (Work at a given error on a work-precision curve.) */
 double ccb_an_loglog_at(int n, const double* x, const double* y, double x0);
+/* y at x0 along the log-log polyline (x, y): interpolated inside it; outside, extended along the
+ * end segment nearer x0 when x0 is within a factor 10 of that end (*extrapolated = 1), else NAN. */
+double ccb_an_loglog_at_or_beyond(int n, const double* x, const double* y, double x0,
+                                  int* extrapolated);
 
 /* Median of x[0..n-1] (n >= 1; the mean of the two middle values for even n). Sorts x in place.
  * NAN if n < 1 or any value is NaN (a failed run must not hide inside a median). */
 double ccb_an_median(double* x, int n);
+
+/* The statistics of an ensemble of n >= 2 values (the clutter's piles from perturbed initial
+ * states): the mean with its standard error (sample standard deviation / sqrt(n)), the median and
+ * the range. All NAN if a value is NaN (a failed member must not hide) or n < 2. */
+typedef struct ccb_an_ensemble {
+    double mean, sem, median, lo, hi;
+} ccb_an_ensemble;
+ccb_an_ensemble ccb_an_ensemble_of(const double* x, int n);
+
+/* The times at which |v| crosses `threshold` in the series v[0..n-1] sampled every dt (linear
+ * interpolation between the samples that bracket it): upward crossings into on[] (a slip onset
+ * for a velocity and the stiction tolerance), downward ones into off[], at most max of each.
+ * Returns the number found (*non + *noff). */
+int ccb_an_threshold_crossings(const double* v, long n, double dt, double threshold, double* on,
+                               double* off, int max, int* non, int* noff);
 
 /* gnuplot's single-quoted string literal of s ('' for each quote; gnuplot reads nothing else
  * inside single quotes) into dst. 0, or -1 if s has a control character or dst is too small. */

@@ -8,6 +8,24 @@
 
 #include "analysis.h"
 
+double ccb_an_rel_error(const ccb_an_series* s, const ccb_an_series* ref, const int* cols,
+                        int ncol) {
+    const double ratio = s->dt / ref->dt;
+    const long stride = lround(ratio);
+    if (stride < 1 || fabs(ratio - (double)stride) > 1e-9 * ratio) {
+        return NAN;
+    }
+    double num = 0, den = 0;
+    for (long k = 1; k <= s->n && k * stride <= ref->n; ++k) {
+        for (int c = 0; c < ncol; ++c) {
+            const double a = ccb_an_obs(s, k, cols[c]), b = ccb_an_obs(ref, k * stride, cols[c]);
+            num += (a - b) * (a - b);
+            den += b * b;
+        }
+    }
+    return den > 0 ? sqrt(num / den) : NAN;
+}
+
 ccb_an_window ccb_an_window_means(const ccb_an_series* s, double t0, double t1, int col) {
     ccb_an_window w = {0, 0, 0, 0};
     long nk = 0;

@@ -53,6 +53,13 @@ typedef struct ccb_an_jam {
 ccb_an_jam ccb_an_find_jam(const ccb_an_series* s, int col_vt, int col_fn, double vs,
                            double window);
 
+/* The relative error |x - x_ref|_2 / |x_ref|_2 of the observables cols[0..ncol-1] over the
+ * samples of s at its step, the reference sampled at the same times (its step must divide s's;
+ * the samples up to the shorter run). NAN if the reference is zero there or the steps do not
+ * divide. (The coin's e_v and e_omega, PFC Fig. 6.) */
+double ccb_an_rel_error(const ccb_an_series* s, const ccb_an_series* ref, const int* cols,
+                        int ncol);
+
 /* Mean |observable col| over steps 1 .. round(t1/dt) (NAN if t1 < dt). */
 double ccb_an_mean_abs(const ccb_an_series* s, int col, double t1);
 

@@ -96,6 +96,72 @@ static void test_median(void) {
     CHECK(isnan(ccb_an_median(one, 0)), "no values");
 }
 
+/* ccb_an_loglog_at_or_beyond: on y = x^2 sampled at 1, 2, 4 */
+static void test_loglog_beyond(void) {
+    const double x[3] = {1, 2, 4}, y[3] = {1, 4, 16};
+    int ex = -1;
+    CHECK_REL(ccb_an_loglog_at_or_beyond(3, x, y, 3.0, &ex), 9.0, 1e-12, 0,
+              "inside: the power law");
+    CHECK(ex == 0, "inside: not extrapolated");
+    CHECK_REL(ccb_an_loglog_at_or_beyond(3, x, y, 0.5, &ex), 0.25, 1e-12, 0,
+              "below, within 10x: along the end segment");
+    CHECK(ex == 1, "below: extrapolated");
+    CHECK_REL(ccb_an_loglog_at_or_beyond(3, x, y, 8.0, &ex), 64.0, 1e-12, 0, "above, within 10x");
+    CHECK(isnan(ccb_an_loglog_at_or_beyond(3, x, y, 41.0, &ex)), "beyond 10x the end: NaN");
+    CHECK(isnan(ccb_an_loglog_at_or_beyond(3, x, y, 0.05, &ex)), "below a tenth: NaN");
+}
+
+/* ccb_an_ensemble_of: the statistics of a hand-computable ensemble, and a failed member */
+static void test_ensemble(void) {
+    const double x[4] = {1, 2, 4, 9};
+    const ccb_an_ensemble e = ccb_an_ensemble_of(x, 4);
+    /* mean 4; squared deviations 9 + 4 + 0 + 25 = 38, s.e. = sqrt(38 / 3 / 4) */
+    CHECK(e.mean == 4.0 && e.median == 3.0 && e.lo == 1.0 && e.hi == 9.0, "mean, median, range");
+    CHECK_REL(e.sem, sqrt(38.0 / 12.0), 1e-15, 0, "standard error of the mean");
+    const double bad[3] = {1, NAN, 2};
+    const ccb_an_ensemble f = ccb_an_ensemble_of(bad, 3);
+    CHECK(isnan(f.mean) && isnan(f.sem) && isnan(f.median) && isnan(f.lo) && isnan(f.hi),
+          "a failed member makes every statistic NaN");
+    CHECK(isnan(ccb_an_ensemble_of(x, 1).mean), "one member has no spread");
+}
+
+/* ccb_an_threshold_crossings: |v| = 1 crossed at known interpolated times */
+static void test_threshold_crossings(void) {
+    /* samples every 0.1: |v| goes 0 -> 2 (up through 1 at 0.05), stays, -3 (|v| > 1), 0 (down
+     * through 1 at 0.3 + 2/3 0.1) */
+    const double v[5] = {0, 2, 2, -3, 0};
+    double on[4], off[4];
+    int non = 0, noff = 0;
+    CHECK(ccb_an_threshold_crossings(v, 5, 0.1, 1.0, on, off, 4, &non, &noff) == 2 && non == 1 &&
+              noff == 1,
+          "one onset, one end (%d, %d)", non, noff);
+    CHECK_ABS(on[0], 0.05, 1e-15, "onset interpolated");
+    CHECK_ABS(off[0], 0.3 + 0.1 * 2.0 / 3.0, 1e-15, "end interpolated");
+    CHECK(ccb_an_threshold_crossings(v, 5, 0.1, 1.0, on, off, 0, &non, &noff) == 0,
+          "max = 0 stores nothing");
+}
+
+/* ccb_an_rel_error: a run against a reference at half its step */
+static void test_rel_error(void) {
+    /* observables of 2 columns, rows 0..n (row 0 unused); ref at dt/2 with 2n steps */
+    double a[(4 + 1) * 2] = {0}, r[(8 + 1) * 2] = {0};
+    for (long k = 1; k <= 8; ++k) {
+        r[2 * k] = (double)k;
+        r[2 * k + 1] = 1.0;
+    }
+    for (long k = 1; k <= 4; ++k) { /* the same samples, the first column off by 1 at k = 2 */
+        a[2 * k] = r[2 * (2 * k)] + (k == 2 ? 1.0 : 0.0);
+        a[2 * k + 1] = 1.0;
+    }
+    const ccb_an_series sa = {4, 0.2, 0, 0, 2, NULL, NULL, a, NULL, NULL};
+    const ccb_an_series sr = {8, 0.1, 0, 0, 2, NULL, NULL, r, NULL, NULL};
+    const int cols[2] = {0, 1};
+    /* |x_ref|^2 over k = 2, 4, 6, 8 and both columns: 4 + 16 + 36 + 64 + 4 = 124 */
+    CHECK_REL(ccb_an_rel_error(&sa, &sr, cols, 2), sqrt(1.0 / 124.0), 1e-15, 0, "e = 1/sqrt(124)");
+    const ccb_an_series odd = {4, 0.15, 0, 0, 2, NULL, NULL, a, NULL, NULL};
+    CHECK(isnan(ccb_an_rel_error(&odd, &sr, cols, 2)), "a step the reference does not divide");
+}
+
 static void test_fit_order(void) {
     /* exact power law e = 2.385 h^1.5: order exact, interval 0 to round-off [round-off: a
      * 4-point least-squares fit of logs, ~50 operations] */
@@ -333,5 +399,9 @@ int main(void) {
     RUN(test_order);
     RUN(test_transitions);
     RUN(test_median);
+    RUN(test_ensemble);
+    RUN(test_loglog_beyond);
+    RUN(test_threshold_crossings);
+    RUN(test_rel_error);
     return TEST_SUMMARY();
 }

@@ -288,27 +288,6 @@ double box_rms_vs_exact(const run_record* r) {
     return sqrt(s / (double)r->nsteps);
 }
 
-/* ---- study reference (BOX-1) ----------------------------------------------------------------- */
-
-/* Crossings of |v| = v_s on a uniform grid: upward = slip onset, downward = re-stick (linear
- * interpolation). Returns the count (at most max of each kind stored). */
-static int detect_events(const double* v, long n, double dt, double vs, double* on, double* off,
-                         int max, int* non, int* noff) {
-    *non = *noff = 0;
-    for (long k = 1; k < n; ++k) {
-        const double a = fabs(v[k - 1]) - vs, b = fabs(v[k]) - vs;
-        if ((a <= 0) != (b <= 0)) {
-            const double tc = ((double)(k - 1) + a / (a - b)) * dt;
-            if (b > 0 && *non < max) {
-                on[(*non)++] = tc;
-            } else if (b <= 0 && *noff < max) {
-                off[(*noff)++] = tc;
-            }
-        }
-    }
-    return *non + *noff;
-}
-
 typedef struct closed_form_sys {
     ccb_ref_box p;
 } closed_form_sys;
@@ -412,7 +391,7 @@ static int reference_finish(study_ctx* ctx, const fig_data* fd, const char* dir)
     /* events of the regularized solution vs the exact ones */
     double on[64], off[64];
     int non, noff;
-    detect_events(v_rk3, ns + 1, ds, vs, on, off, 64, &non, &noff);
+    ccb_an_threshold_crossings(v_rk3, ns + 1, ds, vs, on, off, 64, &non, &noff);
     double ev_err = 0;
     int nexact_on = 0, nexact_off = 0;
     const int skip = ev.n > 0 && ev.t_on[0] == 0.0; /* an onset at t = 0 is no crossing */
@@ -441,9 +420,7 @@ static int reference_finish(study_ctx* ctx, const fig_data* fd, const char* dir)
     for (long k = 0; k <= ns; k += 10) {
         const double cells[] = {(double)k * ds, v_ex[k], v_rk3[k], v_gsl[k]};
         study_row(ctx, "velocity");
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "velocity", cells[c]);
-        }
+        study_nums(ctx, "velocity", cells, sizeof cells / sizeof cells[0]);
     }
     const double values[] = {vs,         ev.x_off[0], ev.v_peak[0], ev.t_peak[0],   P[P_HREF],
                              (double)nf, dev_ex / vs, dev_gsl / vs, (double)gsl_nf, dev_model / vs};

@@ -145,9 +145,7 @@ static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         study_row(ctx, "runs");
         study_str(ctx, "runs", variant);
         study_str(ctx, "runs", rec[i].status == CCB_OK ? "ok" : "failed");
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "runs", cells[c]);
-        }
+        study_nums(ctx, "runs", cells, sizeof cells / sizeof cells[0]);
     }
     study_value(ctx, "t_sine", tr[0].t0);
     study_value(ctx, "v_sine", tr[0].x0[1]);
@@ -250,9 +248,7 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         study_row(ctx, "wp");
         study_str(ctx, "wp", k_wp_variant[v]);
         study_str(ctx, "wp", ec ? "error-control" : "fixed");
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "wp", cells[c]);
-        }
+        study_nums(ctx, "wp", cells, sizeof cells / sizeof cells[0]);
         study_str(ctx, "wp", rec[i].status == CCB_OK ? "ok" : "failed");
         study_set_metricf(ctx, e, "wp.%s.%s.e_v.%s%g", k_wp_variant[v], ec ? "ec" : "fixed",
                           ec ? "a" : "h", ec ? box_a_wp[j] : box_h_wp[j]);
@@ -302,9 +298,7 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double cells[] = {efix[v][0], efix[v][4], efix[v][NH_WP - 1], slope};
         study_row(ctx, "summary");
         study_str(ctx, "summary", k_wp_variant[v]);
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "summary", cells[c]);
-        }
+        study_nums(ctx, "summary", cells, sizeof cells / sizeof cells[0]);
         for (int m = 0; m < 2; ++m) { /* no crossing of e_v = 1e-3: n/a */
             if (isfinite(w13[v][m])) {
                 study_num(ctx, "summary", w13[v][m]);
@@ -413,9 +407,7 @@ static int tamsi_convex_finish(study_ctx* ctx, const fig_data* fd, const char* d
                                     r->wall_time};
             study_row(ctx, "errors");
             study_str(ctx, "errors", k_conv_models[i]);
-            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-                study_num(ctx, "errors", cells[c]);
-            }
+            study_nums(ctx, "errors", cells, sizeof cells / sizeof cells[0]);
             study_str(ctx, "errors", r->status == CCB_OK ? "ok" : "failed");
             study_set_metricf(ctx, e[j], "conv.%s.e_v.h%g", k_conv_models[i], k_h_conv[j]);
         }
@@ -594,9 +586,7 @@ static int variants_finish(study_ctx* ctx, const fig_data* fd, const char* dir) 
         study_str(ctx, "variants", ccb_solver_name(r->cfg.solver.solver));
         study_num(ctx, "variants", h);
         study_str(ctx, "variants", status);
-        for (size_t c = 0; c < sizeof tab / sizeof tab[0]; ++c) {
-            study_num(ctx, "variants", tab[c]);
-        }
+        study_nums(ctx, "variants", tab, sizeof tab / sizeof tab[0]);
         study_row(ctx, "summary");
         study_str(ctx, "summary", variant);
         if (isnan(h)) {
@@ -607,9 +597,7 @@ static int variants_finish(study_ctx* ctx, const fig_data* fd, const char* dir) 
         study_str(ctx, "summary", status);
         const double md[] = {jobs[i].rms, box_rms_vs_exact(r), fe, (double)r->total_iters,
                              r->wall_time};
-        for (size_t c = 0; c < sizeof md / sizeof md[0]; ++c) {
-            study_num(ctx, "summary", md[c]);
-        }
+        study_nums(ctx, "summary", md, sizeof md / sizeof md[0]);
     }
     free(jobs);
     return 0;

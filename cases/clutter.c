@@ -321,32 +321,11 @@ double clutter_obs_median(const run_record* r, double t0, double t1, int col) {
 }
 
 /* ---- ensemble statistics (clutter.h) */
-#define ENS_MAX 16
-ens_stat clutter_ens_of_n(const double* x, int n) {
-    double y[ENS_MAX], sum = 0, sq = 0;
-    ens_stat s = {NAN, NAN, NAN, INFINITY, -INFINITY};
-    for (int m = 0; m < n; ++m) {
-        y[m] = x[m];
-        sum += x[m];
-        s.lo = fmin(s.lo, x[m]);
-        s.hi = fmax(s.hi, x[m]);
-    }
-    s.median = ccb_an_median(y, n);
-    s.mean = sum / n;
-    for (int m = 0; m < n; ++m) {
-        sq += (x[m] - s.mean) * (x[m] - s.mean);
-    }
-    s.sem = sqrt(sq / (n - 1) / n);
-    if (isnan(s.median) || isnan(s.mean)) {
-        s.mean = s.sem = s.lo = s.hi = NAN;
-    }
-    return s;
-}
-ens_stat clutter_ens_of(const double* x) {
-    return clutter_ens_of_n(x, FIG15_NENS);
+ccb_an_ensemble clutter_ens_of(const double* x) {
+    return ccb_an_ensemble_of(x, FIG15_NENS);
 }
 void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, const char* table) {
-    const ens_stat s = clutter_ens_of(x);
+    const ccb_an_ensemble s = clutter_ens_of(x);
     study_set_metricf(ctx, s.mean, "%s.mean", name);
     study_set_metricf(ctx, s.sem, "%s.sem", name);
     study_set_metricf(ctx, s.median, "%s.median", name);
@@ -421,9 +400,7 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                               (double)r->analyses,
                               (double)r->factorizations};
         study_row(ctx, "scale");
-        for (size_t c = 0; c < sizeof tab / sizeof tab[0]; ++c) {
-            study_num(ctx, "scale", tab[c]);
-        }
+        study_nums(ctx, "scale", tab, sizeof tab / sizeof tab[0]);
         study_str(ctx, "scale", r->status == CCB_OK ? "ok" : "failed");
         const double md[] = {objects,
                              100 * margin,
@@ -440,9 +417,7 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                              1e9 * r->t_geometry / (n * fmax(cps, 1)),
                              r->wall_time};
         study_row(ctx, "steps");
-        for (size_t c = 0; c < sizeof md / sizeof md[0]; ++c) {
-            study_num(ctx, "steps", md[c]);
-        }
+        study_nums(ctx, "steps", md, sizeof md / sizeof md[0]);
         if (i < SCALE_N) {
             objects_v[i] = objects;
             cost_v[i] = r->wall_time / n;
@@ -615,9 +590,7 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                                 f.out_max,
                                 f.ke_final};
         study_str(ctx, "runs", "ok");
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "runs", cells[c]);
-        }
+        study_nums(ctx, "runs", cells, sizeof cells / sizeof cells[0]);
     }
     return 0;
 }

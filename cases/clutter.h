@@ -1,7 +1,8 @@
-/* cases/clutter.h — what the files of the clutter case share (not installed; docs/architecture.md
- * §2): its parameters and observables, the four models, the run helpers and the declarations of
- * the studies defined in clutter_pile.c (fig15-16, fig17) and clutter_stiffness.c (fig18-19).
- * clutter.c holds the model, the other studies and the case's descriptor. */
+/* cases/clutter.h — what the files of the clutter case share (not installed;
+ * docs/architecture.md §2): its parameters and observables, the four models, the run helpers and
+ * the declarations of the studies defined in clutter_pile.c (fig15-16, fig17) and
+ * clutter_stiffness.c (fig18-19). clutter.c holds the model, the other studies and the case's
+ * descriptor. */
 #ifndef CCB_CASE_CLUTTER_H
 #define CCB_CASE_CLUTTER_H
 
@@ -51,13 +52,8 @@ double clutter_obs_median(const run_record* r, double t0, double t1, int col);
 /* The ensembles of the chaotic pile (clutter_pile.c): the figures' run and FIG15_NENS - 1 more
  * initial states, each position one ulp up or down. */
 #define FIG15_NENS 10
-/* The ensemble's statistics of a quantity: the mean of the members' values with its standard
- * error, the median, and their range (all NAN if a member is NAN: a failed pile must not hide). */
-typedef struct ens_stat {
-    double mean, sem, median, lo, hi;
-} ens_stat;
-ens_stat clutter_ens_of_n(const double* x, int n);
-ens_stat clutter_ens_of(const double* x); /* FIG15_NENS members */
+/* The ensemble statistics (analysis.h) of FIG15_NENS members */
+ccb_an_ensemble clutter_ens_of(const double* x);
 /* The metrics NAME.mean, .sem, .median, .ens_min, .ens_max of an ensemble quantity, and its row
  * in the table (ENSEMBLE_TABLE) */
 void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, const char* table);

@@ -168,9 +168,7 @@ static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         study_row(ctx, "models");
         study_str(ctx, "models", name);
         study_str(ctx, "models", ok ? "ok" : "failed");
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "models", cells[c]);
-        }
+        study_nums(ctx, "models", cells, sizeof cells / sizeof cells[0]);
     }
     fig15_ensemble(ctx, b, T);
     double l = NAN, lr = NAN;

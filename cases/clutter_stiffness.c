@@ -228,9 +228,7 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                                     r->wall_time};
             study_row(ctx, "fig18");
             study_str(ctx, "fig18", name);
-            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-                study_num(ctx, "fig18", cells[c]);
-            }
+            study_nums(ctx, "fig18", cells, sizeof cells / sizeof cells[0]);
             study_str(ctx, "fig18", !ran[i * NK + j] ? "not run" : ok ? "ok" : "failed");
             study_set_metricf(ctx, pen[j], "fig18.%s.penetration.k%g", name, k_k18[j]);
             study_set_metricf(ctx, pen_tmean[j], "fig18.%s.penetration_time_mean.k%g", name,
@@ -318,13 +316,13 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                 for (int e = 0; e < FIG18_NENS; ++e) {
                     col[e] = mem[e][x];
                 }
-                pm[x] = clutter_ens_of_n(col, FIG18_NENS).median;
+                pm[x] = ccb_an_ensemble_of(col, FIG18_NENS).median;
             }
             double es = NAN;
             if (ccb_an_order(FIG18_NKP, &k_k18[1], pm, &es, NULL, NULL) != 0) {
                 es = NAN;
             }
-            const ens_stat st = clutter_ens_of_n(sl, FIG18_NENS);
+            const ccb_an_ensemble st = ccb_an_ensemble_of(sl, FIG18_NENS);
             study_set_metricf(ctx, es, "clu5.%s.pen_slope.ens_median_pen", name);
             study_set_metricf(ctx, st.mean, "clu5.%s.pen_slope.members_mean", name);
             study_set_metricf(ctx, st.sem, "clu5.%s.pen_slope.members_sem", name);
@@ -333,9 +331,7 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             const double cells[] = {slope, es, st.mean, st.sem, st.lo, st.hi};
             study_row(ctx, "members");
             study_str(ctx, "members", name);
-            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-                study_num(ctx, "members", cells[c]);
-            }
+            study_nums(ctx, "members", cells, sizeof cells / sizeof cells[0]);
             nens_rows++;
         }
         study_set_metricf(ctx, pen[8] / pen[3], "clu5.%s.pen_1e12_over_1e7", name);
@@ -344,9 +340,7 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                                 spread, slope,  pen[8] / pen[3], its[3] / its[1]};
         study_row(ctx, "models");
         study_str(ctx, "models", name);
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "models", cells[c]);
-        }
+        study_nums(ctx, "models", cells, sizeof cells / sizeof cells[0]);
     }
     study_text(ctx, "quick",
                quick

@@ -579,16 +579,8 @@ static const fig_plot k_fig5_plots[] = {
 /* e = |x - x_ref|_2 / |x_ref|_2 over the samples of r at its step; ref's step divides r's.
  * cols: observable columns forming x (1 or 2). */
 double coin_rel_error(const run_record* r, const run_record* ref, const int* cols, int ncol) {
-    const long stride = lround(r->cfg.dt / ref->cfg.dt);
-    double num = 0, den = 0;
-    for (long k = 1; k <= r->nsteps && k * stride <= ref->nsteps; ++k) {
-        for (int c = 0; c < ncol; ++c) {
-            const double a = run_obs(r, k, cols[c]), b = run_obs(ref, k * stride, cols[c]);
-            num += (a - b) * (a - b);
-            den += b * b;
-        }
-    }
-    return den > 0 ? sqrt(num / den) : NAN;
+    const ccb_an_series a = run_series(r), b = run_series(ref);
+    return ccb_an_rel_error(&a, &b, cols, ncol);
 }
 
 const int coin_vcols[2] = {O_VX, O_VY};

@@ -56,9 +56,7 @@ static void sweep_rows(study_ctx* ctx, const char* xname, const char* const* sol
                 x[i], ev[s][i], ew[s][i], r->wall_time, run_mean_iterations(r), mean_kappa(r)};
             study_row(ctx, "errors");
             study_str(ctx, "errors", solvers[s]);
-            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-                study_num(ctx, "errors", cells[c]);
-            }
+            study_nums(ctx, "errors", cells, sizeof cells / sizeof cells[0]);
         }
     }
 }
@@ -111,9 +109,7 @@ static int conv_dt_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double cells[] = {ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov, ew[s][0], ew[s][3], ow};
         study_row(ctx, "orders");
         study_str(ctx, "orders", solvers[s]);
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "orders", cells[c]);
-        }
+        study_nums(ctx, "orders", cells, sizeof cells / sizeof cells[0]);
         for (int i = 0; i < NDT; ++i) {
             const run_record* r = &b->rec[s * (NDT + 1) + i];
             const double kap = mean_kappa(r);
@@ -218,9 +214,7 @@ static int conv_grid_finish(study_ctx* ctx, const fig_data* fd, const char* dir)
                                 ew[s][0], ew[s][1], ew[s][2], ew[s][3], ow};
         study_row(ctx, "orders");
         study_str(ctx, "orders", solvers[s]);
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "orders", cells[c]);
-        }
+        study_nums(ctx, "orders", cells, sizeof cells / sizeof cells[0]);
     }
     sweep_rows(ctx, "h [m]", solvers, 2, h, NGRID, ev, ew, b->rec);
     study_text(ctx, "last", quick ? " (quick tier)" : ", 32");
@@ -302,14 +296,10 @@ static int faces_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                              1e6 * st,      st / sp};
         study_row(ctx, "faces");
         study_str(ctx, "faces", mesh);
-        for (size_t c = 0; c < sizeof tab / sizeof tab[0]; ++c) {
-            study_num(ctx, "faces", tab[c]);
-        }
+        study_nums(ctx, "faces", tab, sizeof tab / sizeof tab[0]);
         study_row(ctx, "steps");
         study_str(ctx, "steps", mesh);
-        for (size_t c = 0; c < sizeof md / sizeof md[0]; ++c) {
-            study_num(ctx, "steps", md[c]);
-        }
+        study_nums(ctx, "steps", md, sizeof md / sizeof md[0]);
         study_set_metricf(ctx, ft.faces_mean / fp.faces_mean, "faces.%s.triangles_over_polygons",
                           mesh);
         study_set_metricf(ctx, st / sp, "faces.%s.solve_time_ratio", mesh);

@@ -460,9 +460,7 @@ static int fig21_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                                 TS[0],    TS[1], TS[2], GRASP_DT_REF * 1e3 / (1 << lv),
                                 100 * rel};
         study_row(ctx, "refined");
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "refined", cells[c]);
-        }
+        study_nums(ctx, "refined", cells, sizeof cells / sizeof cells[0]);
     }
     for (int j = 0; j < nf; ++j) {
         for (int m = 0; m < 2; ++m) {

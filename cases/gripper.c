@@ -376,9 +376,7 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                   : r->cfg.solver.ode.error_control ? "error control a = 0.1 (ccb's extra)"
                                                     : "fixed step, convergence control (paper)");
         const double cells[] = {r->cfg.t_final, r->wall_time, r->cfg.t_final / r->wall_time, ratio};
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "runs", cells[c]);
-        }
+        study_nums(ctx, "runs", cells, sizeof cells / sizeof cells[0]);
         if (isnan(paper)) {
             study_str(ctx, "runs", "—");
         } else {

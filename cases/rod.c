@@ -286,9 +286,7 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, int case_b) {
         study_row(ctx, "summary");
         study_str(ctx, "summary", name);
         study_str(ctx, "summary", rec[i].status == CCB_OK ? "ok" : "failed");
-        for (size_t c = 0; c < sizeof sum / sizeof sum[0]; ++c) {
-            study_num(ctx, "summary", sum[c]);
-        }
+        study_nums(ctx, "summary", sum, sizeof sum / sizeof sum[0]);
         const double md[] = {1e3 * f[i].t_jam,
                              1e3 * (f[i].t_unstick - f[i].t_jam),
                              1e3 * f[i].t_liftoff,
@@ -302,9 +300,7 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, int case_b) {
                              sps};
         study_row(ctx, "models");
         study_str(ctx, "models", name);
-        for (size_t c = 0; c < sizeof md / sizeof md[0]; ++c) {
-            study_num(ctx, "models", md[c]);
-        }
+        study_nums(ctx, "models", md, sizeof md / sizeof md[0]);
     }
     if (case_b) {
         /* ROD-2, Similar with dissipation: frequency raised by sqrt(1 + mu d |v_t|) (k_eff) */
@@ -333,9 +329,7 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, int case_b) {
         study_row(ctx, "summary");
         study_str(ctx, "summary", name);
         study_str(ctx, "summary", rec[3 + i].status == CCB_OK ? "ok" : "failed");
-        for (size_t c = 0; c < sizeof sum / sizeof sum[0]; ++c) {
-            study_num(ctx, "summary", sum[c]);
-        }
+        study_nums(ctx, "summary", sum, sizeof sum / sizeof sum[0]);
         study_blank(ctx, "summary"); /* no force frequencies of these runs */
         study_blank(ctx, "summary");
         study_num(ctx, "summary", run_mean_iterations(&rec[3 + i]));
@@ -520,9 +514,7 @@ static int fig13_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             study_row(ctx, "scan");
             study_str(ctx, "scan", c ? "caseB" : "caseA");
             const double cells[] = {k_scan[j], caught, f.t_jam, f.t_liftoff};
-            for (size_t k = 0; k < sizeof cells / sizeof cells[0]; ++k) {
-                study_num(ctx, "scan", cells[k]);
-            }
+            study_nums(ctx, "scan", cells, sizeof cells / sizeof cells[0]);
             if (j == 0) {
                 study_set_metricf(ctx, caught ? 1.0 : 0.0, "rod4.%s.lagged_catches_at_2e-3",
                                   c ? "caseB" : "caseA");

@@ -451,9 +451,7 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             f.slip_final,   f.vn_after_first, z,
             P[P_RADIUS] - z};
         study_str(ctx, "runs", "ok");
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "runs", cells[c]);
-        }
+        study_nums(ctx, "runs", cells, sizeof cells / sizeof cells[0]);
     }
     const double dt = fd->b->n > 0 ? fd->b->rec[0].cfg.dt : ctx->cs->dt_default;
     study_value(ctx, "k", P[P_K]);

@@ -131,8 +131,8 @@ static int fig_configure(study_ctx* ctx, const case_study* st, study_batch* b, c
 }
 
 /* 3. CASE/STUDY/table.csv, and the run table of the report (when the study declares columns). */
-static int fig_run_table(study_ctx* ctx, const case_study* st, const study_batch* b, char names[][32],
-                     const char* dir) {
+static int fig_run_table(study_ctx* ctx, const case_study* st, const study_batch* b,
+                         char names[][32], const char* dir) {
     const fig_study* d = st->decl;
     char cols[FIG_MAX_COLS][64];
     const int nc = d->columns ? split_columns(d->columns, cols, FIG_MAX_COLS) : 0;

@@ -129,23 +129,31 @@ static named* find_named(named* list, int n, const char* name) {
     return NULL;
 }
 
-void study_value(study_ctx* ctx, const char* name, double v) {
-    study_results* r = ctx->results;
-    if (r == NULL) {
-        return;
-    }
-    named* e = find_named(r->values, r->nvalues, name);
+/* The entry `name` of a list of values or texts, added if new; NULL (misuse noted) if the name is
+ * too long or memory runs out. */
+static named* named_slot(study_results* r, named** list, int* n, int* cap, const char* what,
+                         const char* name) {
+    named* e = find_named(*list, *n, name);
     if (e == NULL) {
-        if (strlen(name) >= sizeof e->name ||
-            grow((void**)&r->values, &r->cap_values, r->nvalues + 1, sizeof *r->values) != 0) {
-            misuse(r, "value '%s': name too long or out of memory", name);
-            return;
+        if (strlen(name) >= sizeof e->name || grow((void**)list, cap, *n + 1, sizeof **list) != 0) {
+            misuse(r, what, name);
+            return NULL;
         }
-        e = &r->values[r->nvalues++];
+        e = &(*list)[(*n)++];
         snprintf(e->name, sizeof e->name, "%s", name);
         e->s = NULL;
     }
-    e->v = v;
+    return e;
+}
+
+void study_value(study_ctx* ctx, const char* name, double v) {
+    study_results* r = ctx->results;
+    named* e = r ? named_slot(r, &r->values, &r->nvalues, &r->cap_values,
+                              "value '%s': name too long or out of memory", name)
+                 : NULL;
+    if (e) {
+        e->v = v;
+    }
 }
 
 void study_valuef(study_ctx* ctx, double v, const char* fmt, ...) {
@@ -159,19 +167,11 @@ void study_valuef(study_ctx* ctx, double v, const char* fmt, ...) {
 
 void study_text(study_ctx* ctx, const char* name, const char* text) {
     study_results* r = ctx->results;
-    if (r == NULL) {
-        return;
-    }
-    named* e = find_named(r->texts, r->ntexts, name);
+    named* e = r ? named_slot(r, &r->texts, &r->ntexts, &r->cap_texts,
+                              "text '%s': name too long or out of memory", name)
+                 : NULL;
     if (e == NULL) {
-        if (strlen(name) >= sizeof e->name ||
-            grow((void**)&r->texts, &r->cap_texts, r->ntexts + 1, sizeof *r->texts) != 0) {
-            misuse(r, "text '%s': name too long or out of memory", name);
-            return;
-        }
-        e = &r->texts[r->ntexts++];
-        snprintf(e->name, sizeof e->name, "%s", name);
-        e->s = NULL;
+        return;
     }
     free(e->s);
     e->s = strdup(text ? text : "");
@@ -228,6 +228,12 @@ static void add_cell(study_ctx* ctx, const char* table, cell c) {
 
 void study_num(study_ctx* ctx, const char* table, double v) {
     add_cell(ctx, table, (cell){CELL_NUM, v, NULL});
+}
+
+void study_nums(study_ctx* ctx, const char* table, const double* v, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        study_num(ctx, table, v[i]);
+    }
 }
 
 void study_str(study_ctx* ctx, const char* table, const char* s) {

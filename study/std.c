@@ -27,54 +27,6 @@
 
 static const char* const k_kind_study[3] = {"convergence", "conditioning", "work-precision"};
 
-double std_error_q(const run_record* r, const run_record* ref, const double* P) {
-    (void)P;
-    double e = NAN;
-    char msg[128];
-    if (ref == NULL || ccb_an_rms_error(r->nsteps, r->cfg.dt, r->q, ref->nsteps, ref->cfg.dt,
-                                        ref->q, r->nq, &e, NULL, msg, sizeof msg) != 0) {
-        return NAN;
-    }
-    return e;
-}
-
-double std_local_error(const run_record* r, const run_record* ref, double H) {
-    if (ref == NULL || r->status != CCB_OK || ref->status != CCB_OK ||
-        r->cfg.solver.peer != RUN_PEER_NONE || !(H > 0) || r->nq != ref->nq || r->nv != ref->nv) {
-        return NAN;
-    }
-    const long n = lround(H / r->cfg.dt), nr = lround(H / ref->cfg.dt);
-    if (n < 1 || nr < 1 || fabs((double)n * r->cfg.dt - H) > 1e-9 * H ||
-        fabs((double)nr * ref->cfg.dt - H) > 1e-9 * H) {
-        return NAN; /* H must be a whole number of steps of both */
-    }
-    const long K = ref->nsteps / nr; /* intervals [k H, (k + 1) H] inside the reference */
-    const int nq = ref->nq, nv = ref->nv;
-    run_restart rs;
-    double sum = 0.0;
-    int ok = K >= 1 && run_restart_open(&r->cfg, &rs) == 0;
-    const int opened = ok;
-    for (long k = 0; ok && k < K; ++k) { /* restart from the reference's state at k H */
-        const double* q0 = ref->q + (size_t)(k * nr) * (size_t)nq;
-        const double* v0 = ref->v + (size_t)(k * nr) * (size_t)nv;
-        ok = ccb_sim_set_state(rs.sim, (double)(k * nr) * ref->cfg.dt, q0, v0) == CCB_OK;
-        for (long j = 0; ok && j < n; ++j) {
-            ok = ccb_sim_step(rs.sim) == CCB_OK;
-        }
-        const double* q1 = ref->q + (size_t)((k + 1) * nr) * (size_t)nq;
-        double e2 = 0.0;
-        for (int i = 0; ok && i < nq; ++i) {
-            const double d = ccb_sim_q(rs.sim)[i] - q1[i];
-            e2 += d * d;
-        }
-        sum += e2;
-    }
-    if (opened) {
-        run_restart_close(&rs);
-    }
-    return ok ? sqrt(sum / (double)K) : NAN;
-}
-
 /* The sweep of one case: configurations, records, and what each run is. */
 typedef struct sweep_run {
     int variant;  /* index into vs */
@@ -518,45 +470,6 @@ static int std_conditioning(study_ctx* ctx, sweep* s, const char* dir) {
  * interpolation along its dt ladder (nan outside it). gain = twin / EC: > 1 where error control
  * reaches that error with less work. ec_vs_fixed.csv, the report's table and the metrics
  * std.work-precision.<variant>.gain_iterations_{min,max}. */
-/* y at x0 along the log-log polyline (x, y): interpolated inside it; outside, extended along the
- * end segment nearer x0 when x0 is within a factor 10 of that end (*extrapolated = 1), else NAN. */
-static double loglog_at_or_beyond(int n, const double* x, const double* y, double x0,
-                                  int* extrapolated) {
-    *extrapolated = 0;
-    const double in = ccb_an_loglog_at(n, x, y, x0);
-    if (!isnan(in) || n < 2 || !(x0 > 0)) {
-        return in;
-    }
-    int lo = -1, hi = -1; /* indices of the smallest and largest valid x */
-    for (int i = 0; i < n; ++i) {
-        if (x[i] > 0 && y[i] > 0) {
-            lo = lo < 0 || x[i] < x[lo] ? i : lo;
-            hi = hi < 0 || x[i] > x[hi] ? i : hi;
-        }
-    }
-    if (lo < 0 || lo == hi) {
-        return NAN;
-    }
-    const int below = x0 < x[lo];
-    const int e = below ? lo : hi;
-    if ((below && x0 < 0.1 * x[lo]) || (!below && x0 > 10.0 * x[hi])) {
-        return NAN;
-    }
-    int o = -1; /* the valid point next to the end e in x */
-    for (int i = 0; i < n; ++i) {
-        if (i != e && x[i] > 0 && y[i] > 0 && x[i] != x[e] &&
-            (o < 0 || fabs(log(x[i] / x[e])) < fabs(log(x[o] / x[e])))) {
-            o = i;
-        }
-    }
-    if (o < 0) {
-        return NAN;
-    }
-    *extrapolated = 1;
-    const double slope = log(y[o] / y[e]) / log(x[o] / x[e]);
-    return y[e] * exp(slope * log(x0 / x[e]));
-}
-
 static int std_ec_vs_fixed(study_ctx* ctx, const sweep* s, const char* dir) {
     strbuf tab = {0}, md = {0};
     for (int v = 0; v < s->nv; ++v) {
@@ -584,8 +497,8 @@ static int std_ec_vs_fixed(study_ctx* ctx, const sweep* s, const char* dir) {
             const run_record* r = &s->b.rec[ie[j]];
             const double e = s->run[ie[j]].error, it = (double)r->total_iters;
             int ex;
-            const double w_f = loglog_at_or_beyond(nf, ef, wf, e, &ex);
-            const double it_f = loglog_at_or_beyond(nf, ef, itf, e, &ex);
+            const double w_f = ccb_an_loglog_at_or_beyond(nf, ef, wf, e, &ex);
+            const double it_f = ccb_an_loglog_at_or_beyond(nf, ef, itf, e, &ex);
             const double g_it = it_f / it, g_w = w_f / r->wall_time;
             if (isfinite(g_it)) {
                 gmin = isnan(gmin) ? g_it : fmin(gmin, g_it);

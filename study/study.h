@@ -320,10 +320,10 @@ typedef struct study_ctx {
     void* emit_user;
     int batch; /* study_execute calls so far (emit: a run is new unless an earlier call had it) */
     char from_root[CASE_MAX_ROOT];
-    unsigned perturb; /* RUN_PERTURB_* of every run (`ccb gate --sensitivity`); 0 */
+    unsigned perturb;              /* RUN_PERTURB_* of every run (`ccb gate --sensitivity`); 0 */
     struct study_results* results; /* the results of the declaration being run (result.c) */
-    int failures;     /* runs that ended with a solver failure */
-    int warnings;     /* e.g. figures that could not be drawn */
+    int failures;                  /* runs that ended with a solver failure */
+    int warnings;                  /* e.g. figures that could not be drawn */
 } study_ctx;
 
 /* The runs of a study, allocated and freed together; records start zeroed, so freeing a run
@@ -515,6 +515,7 @@ void study_valuef(study_ctx* ctx, double v, const char* fmt, ...)
 void study_text(study_ctx* ctx, const char* name, const char* text);
 void study_row(study_ctx* ctx, const char* table); /* starts a row */
 void study_num(study_ctx* ctx, const char* table, double v);
+void study_nums(study_ctx* ctx, const char* table, const double* v, size_t n); /* n cells */
 void study_str(study_ctx* ctx, const char* table, const char* s);
 void study_blank(study_ctx* ctx, const char* table); /* an empty cell */
 void study_table_header(study_ctx* ctx, const char* table, const char* header);

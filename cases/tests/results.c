@@ -25,16 +25,15 @@ static int g_fail = 0, g_pass = 0;
         }                                                                                          \
     } while (0)
 
-static const fig_table k_tables[] = {
-    {.name = "runs",
-     .file = "runs.csv",
-     .header = "model,steps,error [m],e1,e2",
-     .cells = "%s|%d|%.3e|%.6g",
-     .md = "| model | steps | error [m] |\n|---|---|---|\n",
-     .md_cells = "%s|%d|%.2g"},
-    {.name = "free", .file = "free.csv", .cells = "%.6g"},
-    {.name = "mdonly", .md = "| a |\n|---|\n", .cells = "%g"},
-    {.name = NULL}};
+static const fig_table k_tables[] = {{.name = "runs",
+                                      .file = "runs.csv",
+                                      .header = "model,steps,error [m],e1,e2",
+                                      .cells = "%s|%d|%.3e|%.6g",
+                                      .md = "| model | steps | error [m] |\n|---|---|---|\n",
+                                      .md_cells = "%s|%d|%.2g"},
+                                     {.name = "free", .file = "free.csv", .cells = "%.6g"},
+                                     {.name = "mdonly", .md = "| a |\n|---|\n", .cells = "%g"},
+                                     {.name = NULL}};
 
 static const fig_study k_decl = {
     .claim = "test",
@@ -110,8 +109,7 @@ int main(void) {
 
     /* conditional blocks: shown only when their name was set; nestable */
     text = render(&ctx, "a{?x}b{?nosuch}c{nosuch}{/}d{/}e{?nosuch}f{?x}g{/}{/}h", err, sizeof err);
-    CHECK(text && strcmp(text, "abdeh") == 0, "conditional blocks: %s (%s)", text ? text : "",
-          err);
+    CHECK(text && strcmp(text, "abdeh") == 0, "conditional blocks: %s (%s)", text ? text : "", err);
     free(text);
     text = render(&ctx, "{?x}open", err, sizeof err);
     CHECK(text == NULL && strstr(err, "{/}"), "an open block: %s", err);

@@ -59,6 +59,16 @@ struct ccb_newton {
 ccb_status ccb_newton_fail(ccb_newton* ws, ccb_status s, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* ---- the exact line search (newton_line.c; formulation-convex §8.3-§8.4) */
+typedef struct ccb_newton_line {
+    double a; /* dv^T A dv */
+    double b; /* dp . (v - v*) */
+} ccb_newton_line;
+/* The step alpha along ws->dv from the current iterate: the root of l'(alpha) = 0 on
+ * [0, alpha_max] (slope0 = l'(0) < 0). CCB_E_NOTCONV or CCB_E_NONFINITE with the message in ws. */
+ccb_status ccb_newton_line_search(ccb_newton* ws, const ccb_newton_line* L, double slope0,
+                                  double* alpha_out, int* evals);
+
 /* ---- far contacts (newton_far.c) */
 void ccb_newton_far_init(ccb_newton* ws);
 ccb_status ccb_newton_far_complete(ccb_newton* ws, int i);
