@@ -512,6 +512,8 @@ static const fig_study k_error_control = {
     .claim = ERRCTL_CLAIM,
     .make_runs = ec_runs,
     .finish = ec_finish,
+    .tables = errctl_tables,
+    .report = ERRCTL_REPORT,
     .script = "error_control.gp",
     .plot = "title='box: error control of the convex step against fixed steps'",
 };

@@ -629,6 +629,8 @@ static const fig_study k_rigid_limit = {
     .claim = RIGID_CLAIM,
     .make_runs = rigidlim_clutter_runs,
     .finish = rigidlim_clutter_finish,
+    .tables = rigidlim_tables,
+    .report = RIGIDLIM_REPORT,
     .script = "rigid_limit.gp",
     .plot = "title='clutter: impulse gap to the rigid solution (Siconos) against k and dt'; "
             "dt0 = 0.002; k0 = 1e7",

@@ -586,6 +586,8 @@ static const fig_study k_error_control = {
     .claim = ERRCTL_CLAIM,
     .make_runs = ec_runs,
     .finish = ec_finish,
+    .tables = errctl_tables,
+    .report = ERRCTL_REPORT,
     .script = "error_control.gp",
     .plot = "title='sphere: error control of the convex step against fixed steps'",
 };
@@ -629,9 +631,11 @@ static const fig_study k_rigid_limit = {
     .claim = RIGID_CLAIM,
     .make_runs = rigid_limit_runs,
     .finish = rigid_limit_finish,
-    .report = "At rest (t = {t_rest} s) the gap is 1/(1 + k dt^2/m) (the rigid step also removes "
-              "the static sink m g/k in one step): the largest relative deviation over {n|%d} "
-              "Lagged runs is {worst|%.3g}.\n\n",
+    .tables = rigidlim_tables,
+    .report = RIGIDLIM_REPORT
+    "At rest (t = {t_rest} s) the gap is 1/(1 + k dt^2/m) (the rigid step also removes "
+    "the static sink m g/k in one step): the largest relative deviation over {n|%d} "
+    "Lagged runs is {worst|%.3g}.\n\n",
     .script = "rigid_limit.gp",
     .plot = "title='sphere: impulse gap to the rigid solution (Siconos) against k and dt'; "
             "dt0 = 0.002; k0 = 1e7; mass = 0.5",

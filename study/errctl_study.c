@@ -108,12 +108,12 @@ static void ladder_metrics(study_ctx* ctx, const char* name, const double* el, c
 }
 
 int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const errctl_def* d) {
+    (void)dir;
     const study_batch* b = fd->b;
     const run_record* ref = &b->rec[0];
     const int nf = nfixed(d);
     double ef[ERRCTL_MAX_FIXED], itf[ERRCTL_MAX_FIXED];
     double el[EST_COUNT][ERRCTL_NLEVEL], itl[EST_COUNT][ERRCTL_NLEVEL];
-    strbuf tab = {0}, md = {0};
     for (int i = 1; i < b->n; ++i) {
         const run_record* r = &b->rec[i];
         const int fixed = i <= nf;
@@ -127,16 +127,18 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
             el[est][lev] = e, itl[est][lev] = it;
         }
         const double a = fixed ? NAN : k_levels[lev];
-        const long steps = fixed ? r->nsteps : r->work.n_steps;
-        strbuf_printf(&tab, "%s,%g,%g,%.6e,%ld,%ld,%ld,%.0f,%.6g\n", name, r->cfg.dt, a, e, steps,
-                      fixed ? 0L : r->work.n_reject_error, fixed ? 0L : r->work.n_fail_newton, it,
-                      r->wall_time);
-        char acc[32] = "—";
-        if (!fixed) {
-            snprintf(acc, sizeof acc, "%g", a);
-        }
-        strbuf_printf(&md, "| %s | %g | %s | %.3e | %ld | %ld | %.0f |\n", name, r->cfg.dt, acc, e,
-                      steps, fixed ? 0L : r->work.n_reject_error, it);
+        const double steps = fixed ? (double)r->nsteps : (double)r->work.n_steps;
+        const double rejections = fixed ? 0.0 : (double)r->work.n_reject_error;
+        const double runs[] = {r->cfg.dt, a,           e,
+                               steps,     rejections,  fixed ? 0.0 : (double)r->work.n_fail_newton,
+                               it,        r->wall_time};
+        study_row(ctx, "runs");
+        study_str(ctx, "runs", name);
+        study_nums(ctx, "runs", runs, sizeof runs / sizeof runs[0]);
+        const double md[] = {r->cfg.dt, a, e, steps, rejections, it};
+        study_row(ctx, "summary");
+        study_str(ctx, "summary", name);
+        study_nums(ctx, "summary", md, sizeof md / sizeof md[0]);
         if (fixed) {
             study_set_metricf(ctx, e, "error-control.lagged.e_dt%g", r->cfg.dt);
         } else {
@@ -148,6 +150,11 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
     for (int e = 0; e < EST_COUNT; ++e) {
         ladder_metrics(ctx, k_est_name[e], el[e], itl[e], nf, ef, itf, &rise[e], &slope[e],
                        &gain[e]);
+        study_row(ctx, "levels");
+        study_str(ctx, "levels", k_est_name[e]);
+        study_nums(ctx, "levels", el[e], ERRCTL_NLEVEL);
+        const double ends[] = {el[e][ERRCTL_NLEVEL - 1] / el[e][0], slope[e], rise[e], gain[e]};
+        study_nums(ctx, "levels", ends, sizeof ends / sizeof ends[0]);
     }
     /* what ccb's estimator buys over CENIC's at each level: the ratio of their errors */
     for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
@@ -159,36 +166,26 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
      * tolerance (formulation-convex §15.2) */
     study_set_metric(ctx, "error-control.lagged-ec-cenic.coarsest_over_fixed_half",
                      el[EST_CENIC][0] / ef[1]);
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/error_control.csv", dir);
-    int rc = study_write_table(path,
-                               "variant,dt [s],accuracy,e_q,steps,error_rejections,"
-                               "newton_failures,newton_iterations,wall [s]",
-                               tab.s ? tab.s : "");
-    study_report(
-        ctx,
-        "e_q against fixed-step Lagged at dt = %g s (the discretization's own limit). "
-        "Both error-controlled runs sample every %g s, their largest step; steps are accepted "
-        "internal steps. lagged-ec is ccb's estimator (step doubling, the lag defect of Lagged's "
-        "friction, local extrapolation: formulation-convex §15.6-15.7), lagged-ec-cenic CENIC's "
-        "(step doubling alone, the half steps propagated).\n\n| run | dt [s] | accuracy | e_q | "
-        "steps | rejections | Newton iterations |\n|---|---|---|---|---|---|---|\n%s\n",
-        d->dt_ref, d->dt, md.s ? md.s : "");
-    for (int e = 0; e < EST_COUNT; ++e) {
-        study_report(ctx, "%s at a = 1e-3 ... 1e-8: e_q = ", k_est_name[e]);
-        for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
-            study_report(ctx, "%s%.3e", l ? ", " : "", el[e][l]);
-        }
-        study_report(ctx,
-                     "; finest/coarsest %.3g, slope of log e_q against log a over the three "
-                     "finest levels %.3f, largest relative rise between neighbouring levels %.3g "
-                     "(negative: the "
-                     "error falls at every level); largest gain in Newton iterations over fixed "
-                     "steps at equal error %.3g (nan: no level inside the fixed ladder's "
-                     "errors).\n\n",
-                     el[e][ERRCTL_NLEVEL - 1] / el[e][0], slope[e], rise[e], gain[e]);
-    }
-    free(tab.s);
-    free(md.s);
-    return rc;
+    study_value(ctx, "dt_ref", d->dt_ref);
+    study_value(ctx, "dt", d->dt);
+    return 0;
 }
+
+const fig_table errctl_tables[] = {
+    {.name = "runs",
+     .file = "error_control.csv",
+     .header = "variant,dt [s],accuracy,e_q,steps,error_rejections,newton_failures,"
+               "newton_iterations,wall [s]",
+     .cells = "%s|%g|%g|%.6e|%d|%d|%d|%.0f|%.6g"},
+    {.name = "summary",
+     .md = "| run | dt [s] | accuracy | e_q | steps | rejections | Newton iterations "
+           "|\n|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%g|%g|%.3e|%d|%d|%.0f",
+     .md_nonfinite = "—"},
+    {.name = "levels",
+     .md =
+         "| estimator | e_q, a = 1e-3 | 1e-4 | 1e-5 | 1e-6 | 1e-7 | 1e-8 | finest/coarsest | slope "
+         "(three finest) | largest rise | largest gain in Newton iterations "
+         "|\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%.3e|%.3e|%.3e|%.3e|%.3e|%.3e|%.3g|%.3f|%.3g|%.3g"},
+    {.name = NULL}};

@@ -189,12 +189,12 @@ static void job(void* user, int idx) {
 }
 
 int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const rigid_def* d) {
+    (void)dir;
     const study_batch* b = fd->b;
     const int n = nruns(d), ns = n * d->nt;
     if (!fclib_io_available()) {
         study_set_metric(ctx, "build.siconos", 0); /* its gates are skipped */
-        study_report(ctx, "This ccb was built without FCLIB (libfclib-dev): the runs were made "
-                          "but no step was exported or solved rigidly.\n\n");
+        study_value(ctx, "no_fclib", 1);
         return 0;
     }
     rigid_job j = {b,
@@ -231,7 +231,6 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
     }
     const int have = peer_siconos_available();
     study_set_metric(ctx, "build.siconos", have); /* gates with "requires": "siconos" */
-    strbuf tab = {0}, md = {0};
     double lk[RIGID_MAX_K], lg[RIGID_MAX_K];
     for (int i = 0; i < n; ++i) {
         const char* model;
@@ -243,11 +242,23 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
         int cnt = 0;
         for (int e = 0; e < d->nt; ++e) {
             const rigid_step* st = &j.st[i * d->nt + e];
-            strbuf_printf(&tab, "%s,%g,%g,%ld,%.6g,%d,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%d,%.3e,%d\n",
-                          model, kk, r->cfg.dt, r->cfg.export_steps[e],
-                          (double)(r->cfg.export_steps[e] - 1) * r->cfg.dt, st->nc, st->active,
-                          st->r_norm, st->gap_r, st->gap_hr, st->gap_hn, st->gap_ht, st->iterations,
-                          st->error, st->info);
+            const double cells[] = {kk,
+                                    r->cfg.dt,
+                                    (double)r->cfg.export_steps[e],
+                                    (double)(r->cfg.export_steps[e] - 1) * r->cfg.dt,
+                                    st->nc,
+                                    st->active,
+                                    st->r_norm,
+                                    st->gap_r,
+                                    st->gap_hr,
+                                    st->gap_hn,
+                                    st->gap_ht,
+                                    st->iterations,
+                                    st->error,
+                                    st->info};
+            study_row(ctx, "steps");
+            study_str(ctx, "steps", model);
+            study_nums(ctx, "steps", cells, sizeof cells / sizeof cells[0]);
             study_set_metricf(ctx, st->gap_hr, "rigid-limit.%s.gap_t%g", r->cfg.label,
                               d->t_export[e]);
             if (isfinite(st->gap_hr)) {
@@ -259,8 +270,10 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
         mean_r = cnt ? mean_r / cnt : NAN;
         mean_n = cnt ? mean_n / cnt : NAN;
         mean_t = cnt ? mean_t / cnt : NAN;
-        strbuf_printf(&md, "| %s | %g | %g | %d/%d | %.3e | %.3e | %.3e | %.3e |\n", model, kk,
-                      r->cfg.dt, cnt, d->nt, mean_hr, mean_n, mean_t, mean_r);
+        const double md[] = {kk, r->cfg.dt, cnt, d->nt, mean_hr, mean_n, mean_t, mean_r};
+        study_row(ctx, "gaps");
+        study_str(ctx, "gaps", model);
+        study_nums(ctx, "gaps", md, sizeof md / sizeof md[0]);
         if (i < d->nk) {
             lk[i] = k, lg[i] = mean_hr;
             study_set_metricf(ctx, mean_hr, "rigid-limit.lagged.gap_k%g", k);
@@ -272,46 +285,36 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
     ccb_an_fit_order(d->nk, lk, lg, &fit); /* gap ~ k^p: p < 0 where the rigid limit is met */
     study_set_metric(ctx, "rigid-limit.lagged.gap_slope_k", fit.order);
     study_set_metric(ctx, "rigid-limit.lagged.gap_stiffest_over_softest", lg[d->nk - 1] / lg[0]);
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/rigid_limit.csv", dir);
-    if (study_write_table(
-            path,
-            "model,k [N/m],dt [s],step,t [s],contacts,active_rigid,rigid_impulse_norm "
-            "[N s],gap_r,gap_Hr,gap_Hr_normal,gap_Hr_tangential,siconos_iterations,"
-            "siconos_error,siconos_info",
-            tab.s ? tab.s : "") != 0) {
-        rc = 2;
-    }
-    if (!have) {
-        study_report(ctx,
-                     "Siconos is not in this build (%s): the steps were exported (FCLIB "
-                     "files in the runs' directories) but not solved rigidly.\n\n",
-                     peer_siconos_describe());
-    } else {
-        study_report(ctx,
-                     "Rigid solutions: %s, tolerance %g. Mean gaps over the exported steps "
-                     "(t = ",
-                     peer_siconos_describe(), RIGID_TOL);
-        for (int e = 0; e < d->nt; ++e) {
-            study_report(ctx, "%s%g", e ? ", " : "", d->t_export[e]);
+    study_text(ctx, "siconos", peer_siconos_describe());
+    if (have) {
+        char times[256] = "";
+        for (int e = 0, at = 0; e < d->nt && at < (int)sizeof times; ++e) {
+            at += snprintf(times + at, sizeof times - (size_t)at, "%s%g", e ? ", " : "",
+                           d->t_export[e]);
         }
-        study_report(
-            ctx,
-            " s); gap_Hr = |H (r_ccb - r_rigid)| / |H r_rigid| (generalized impulses), "
-            "its normal and tangential parts, gap_r the contact impulses (not unique where "
-            "contacts are redundant); a step the rigid solver did not converge on is not "
-            "counted.\n\n"
-            "| model | k [N/m] | dt [s] | steps solved | gap_Hr | normal | tangential | "
-            "gap_r |\n|---|---|---|---|---|---|---|---|\n%s\nLagged: gap_Hr ~ k^%.2f over k = %g "
-            "... %g "
-            "(stiffest/softest %.3g).\n\n",
-            md.s ? md.s : "", fit.order, d->k[0], d->k[d->nk - 1], lg[d->nk - 1] / lg[0]);
+        study_text(ctx, "times", times);
+        study_value(ctx, "tol", RIGID_TOL);
+        study_value(ctx, "k_lo", d->k[0]);
+        study_value(ctx, "k_hi", d->k[d->nk - 1]);
+    } else {
+        study_value(ctx, "no_siconos", 1);
     }
-    free(tab.s);
-    free(md.s);
     free(j.same);
     free(j.st);
     free(j.failed);
     free(j.why);
     return rc;
 }
+
+const fig_table rigidlim_tables[] = {
+    {.name = "steps",
+     .file = "rigid_limit.csv",
+     .header = "model,k [N/m],dt [s],step,t [s],contacts,active_rigid,rigid_impulse_norm [N s],"
+               "gap_r,gap_Hr,gap_Hr_normal,gap_Hr_tangential,siconos_iterations,siconos_error,"
+               "siconos_info",
+     .cells = "%s|%g|%g|%d|%.6g|%d|%d|%.6e|%.6e|%.6e|%.6e|%.6e|%d|%.3e|%d"},
+    {.name = "gaps",
+     .md = "| model | k [N/m] | dt [s] | steps solved | of | gap_Hr | normal | tangential | gap_r "
+           "|\n|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%g|%g|%d|%d|%.3e"},
+    {.name = NULL}};

@@ -23,7 +23,7 @@ static void peer_meta_line(const char* key, const char* value, void* user) {
 }
 
 int run_write_meta(const run_config* cfg, const run_record* rec, const ccb_model* model,
-                      const ccb_sim* sim, char* msg, size_t n) {
+                   const ccb_sim* sim, char* msg, size_t n) {
     ccb_meta* m = NULL;
     if (ccb_meta_create(&m) != CCB_OK) {
         snprintf(msg, n, "out of memory");
@@ -122,4 +122,3 @@ int run_write_meta(const run_config* cfg, const run_record* rec, const ccb_model
     ccb_meta_destroy(m);
     return s == CCB_OK ? 0 : 2;
 }
-

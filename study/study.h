@@ -415,6 +415,18 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
     "extrapolation; CENIC's step doubling alone beside it) at accuracies 1e-3 ... 1e-8 against "   \
     "fixed-step Lagged; the error must fall as the accuracy is tightened, and the work it takes "  \
     "is compared with fixed steps at equal error."
+/* The tables and the report of the error-control study (a declaration's .tables and .report) */
+extern const fig_table errctl_tables[];
+#define ERRCTL_REPORT                                                                               \
+    "e_q against fixed-step Lagged at dt = {dt_ref} s (the discretization's own limit). Both "      \
+    "error-controlled runs sample every {dt} s, their largest step; steps are accepted internal "   \
+    "steps. lagged-ec is ccb's estimator (step doubling, the lag defect of Lagged's friction, "     \
+    "local extrapolation: formulation-convex §15.6-15.7), lagged-ec-cenic CENIC's (step doubling " \
+    "alone, the half steps propagated).\n\n{table:summary}\nPer estimator: e_q at each accuracy, "  \
+    "finest over coarsest, the slope of log e_q against log a over the three finest levels, the "   \
+    "largest relative rise between neighbouring levels (negative: the error falls at every "        \
+    "level) and the largest gain in Newton iterations over fixed steps at equal error (nan: no "    \
+    "level inside the fixed ladder's errors).\n\n{table:levels}\n"
 /* The hooks of a case's study (fig_study has no user data): prefix##_runs and prefix##_finish
  * call fn##_runs and fn##_finish with the definition prefix##_def. */
 #define STUDY_HOOKS(prefix, fn, def_type, ...)                                                     \
@@ -446,6 +458,20 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
     "ccb: the convex models against the rigid Coulomb problem of the same step (exported to "      \
     "FCLIB, solved by Siconos): Lagged approaches it as k grows, SAP in its near-rigid regime; "   \
     "the gap of the impulses against k and dt."
+
+/* The tables and the report of the rigid-limit study (a declaration's .tables and .report) */
+extern const fig_table rigidlim_tables[];
+#define RIGIDLIM_REPORT                                                                            \
+    "{?no_fclib}This ccb was built without FCLIB (libfclib-dev): the runs were made but no step "  \
+    "was exported or solved rigidly.\n\n{/}{?no_siconos}Siconos is not in this build "             \
+    "({text:siconos}): the steps were exported (FCLIB files in the runs' directories) but not "    \
+    "solved rigidly.\n\n{/}{?times}Rigid solutions: {text:siconos}, tolerance {tol}. Mean gaps "   \
+    "over the exported steps (t = {text:times} s); gap_Hr = |H (r_ccb - r_rigid)| / |H r_rigid| "  \
+    "(generalized impulses), its normal and tangential parts, gap_r the contact impulses (not "    \
+    "unique where contacts are redundant); a step the rigid solver did not converge on is not "    \
+    "counted.\n\n{table:gaps}\nLagged: gap_Hr ~ k^{rigid-limit.lagged.gap_slope_k|%.2f} over k = " \
+    "{k_lo} ... {k_hi} (stiffest/softest {rigid-limit.lagged.gap_stiffest_over_softest|%.3g})."    \
+    "\n\n{/}"
 
 /* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
 int study_write_table(const char* path, const char* header, const char* body);
