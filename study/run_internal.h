@@ -11,6 +11,6 @@ peer_options run_peer_options(const run_config* cfg);
 /* Writes the run's meta.json (case, parameters, approximation, solver options, dt, version,
  * revision, status; the peer's settings for a peer run): 0, or -1 with a message. */
 int run_write_meta(const run_config* cfg, const run_record* rec, const ccb_model* model,
-                      const ccb_sim* sim, char* msg, size_t n);
+                   const ccb_sim* sim, char* msg, size_t n);
 
 #endif

@@ -1,6 +1,6 @@
-/* newton_line: the exact line search of the Newton solver (newton.c; spec: formulation-convex
- * §8.3-§8.4): the root of l'(alpha) on [0, alpha_max] by rtsafe (Numerical Recipes §9.4), with
- * the contacts whose impulse vanishes on the whole segment evaluated once. */
+/* newton_line: the exact line search of the Newton solver (newton.c; spec:
+ * formulation-convex §8.3-§8.4): the root of l'(alpha) on [0, alpha_max] by rtsafe (Numerical
+ * Recipes §9.4), with the contacts whose impulse vanishes on the whole segment evaluated once. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
