@@ -389,6 +389,12 @@ for m in sap similar lagged; do
   pass=$((pass + 1))
 done
 
+# ccb study leaves the study's report section beside its data (README "Two tiers")
+head -1 "$tmp/gs/conveyor/fig4/report.md" 2>/dev/null | grep -q "^### fig4 " \
+  && grep -q "^(e_q in metres.)" "$tmp/gs/conveyor/fig4/report.md" \
+  || { echo "FAIL: ccb study wrote no report section of conveyor fig4"; stop; }
+pass=$((pass + 1))
+
 # ccb gate leaves the case's report section in ROOT/CASE/report.md (README "Two tiers"); two
 # identical gates write the same report except in the wall-time columns of its tables
 "$CCB" gate conveyor --out "$tmp/gc2" >/dev/null 2>&1
