@@ -186,8 +186,9 @@ static const run_record* fig18_member(const fig_data* fd, const study_ctx* ctx, 
 
 /* fig18-19, together: penetration, iterations and kappa against k (each record in its place of
  * the grid; a run the tier does not make has no data) */
-/* About 200 lines: analysis and report of the fig18-19 grid inside the case file, as every
- * finish callback still is (docs/architecture.md §8: declared table templates will move it). */
+/* About 170 lines: one pass over the model x k grid reads four quantities per run and, per model,
+ * three derived fits (CLU-5 spread and slope, the fixed pile, the quick tier's ensemble), which
+ * share the grid's indexing; split, each part would redo it. */
 static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const int quick = ctx->tier == CASE_TIER_QUICK;
     run_config grid[NMODEL * NK];
