@@ -1,0 +1,42 @@
+/* lib/tests/test_models.h — small models the simulation tests share (test_sim.c, test_errctl.c). */
+#ifndef CCB_TEST_MODELS_H
+#define CCB_TEST_MODELS_H
+
+#include "ccb/ccb.h"
+
+/* A model with a floor half-space of friction mu (not finalized). */
+static inline ccb_model* floor_model(double mu) {
+    ccb_model* m = NULL;
+    ccb_model_create(&m);
+    ccb_body_def g = ccb_body_def_default();
+    g.name = "ground";
+    g.mobilizer = CCB_MOBILIZER_FIXED;
+    int ig;
+    ccb_model_add_body(m, &g, &ig);
+    ccb_shape_def hs = ccb_shape_def_default();
+    hs.material.mu = mu;
+    ccb_model_add_shape(m, ig, &hs, NULL);
+    return m;
+}
+
+/* Adds a free sphere (r = 5 cm, 0.5 kg) centred at height z with velocity v and material mat. */
+static inline void add_ball(ccb_model* m, const char* name, double z, ccb_vec3 v,
+                            ccb_material mat) {
+    ccb_body_def d = ccb_body_def_default();
+    d.mobilizer = CCB_MOBILIZER_FREE;
+    d.name = name;
+    d.mass = 0.5;
+    d.inertia = ccb_m3_identity();
+    d.inertia.m[0] = d.inertia.m[4] = d.inertia.m[8] = 0.4 * 0.5 * 0.05 * 0.05;
+    d.pose.p = ccb_v3(0, 0, z);
+    d.twist.v = v;
+    int ib;
+    ccb_model_add_body(m, &d, &ib);
+    ccb_shape_def sp = ccb_shape_def_default();
+    sp.type = CCB_SHAPE_SPHERE;
+    sp.radius = 0.05;
+    sp.material = mat;
+    ccb_model_add_shape(m, ib, &sp, NULL);
+}
+
+#endif
