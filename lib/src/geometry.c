@@ -16,10 +16,12 @@
  * A's surface point).
  *
  * Broad phase: every shape's world pose once per query; half-spaces are tested against every
- * bounded shape with a bounding-sphere distance test; bounded shapes are paired through a
- * uniform grid (bounded_pairs: the small shapes hashed to cells at least as wide as the reach of
- * two of them, each cell against itself and its 13 following neighbours; the few large shapes,
- * such as container walls, against every shape), then by the bounding-sphere distance test.
+ * bounded shape with a bounding-sphere distance test; bounded shapes are paired in two levels
+ * (bounded_pairs): the small shapes of a body form a group with one sphere about the body's
+ * origin, groups are paired through a uniform grid (cells at least as wide as the reach of two
+ * groups, each cell against itself and its 13 following neighbours), the few large shapes
+ * (container walls) and large groups against every group, and only the shapes of groups in
+ * reach go to the exact bounding-sphere distance test of each shape pair.
  * The candidate pairs are radix-sorted by (lower shape index, higher shape index) before the
  * narrow phase, so contacts come out in that canonical order (features ascending within a pair),
  * independent of the broad phase. */
@@ -40,11 +42,20 @@ typedef struct geo_ws {
      * the largest reach of two small shapes), the large ones tested against every shape */
     int *small, *large; /* bounded shapes by size (per model) */
     int nsmall, nlarge;
-    double small_bound; /* largest bound of a small shape [m] */
-    uint64_t *gk, *gt;  /* (cell << hibits | shape) of the small shapes, and the sort buffer */
-    uint64_t* cells;    /* unique cell keys, and where each starts in gk */
+    /* the small shapes grouped by body (per model): group g is body gbody[g], its shapes
+     * gshape[gstart[g] .. gstart[g + 1]) in ascending order; per query its centre gc (the body's
+     * origin) and radius gr (a sphere about gc containing every grown shape sphere) */
+    int *gshape, *gstart, *gbody;
+    int ngroup, gbits; /* gbits: bits of a group index in a grid key */
+    ccb_vec3* gc;
+    double* gr;
+    int *gsmall, *glarge; /* groups by radius (per query) */
+    int ngsmall, nglarge;
+    ccb_vec3* bp;      /* nbodies: origin of each body with small shapes (per query) */
+    uint64_t *gk, *gt; /* (cell << gbits | group) of the small groups, and the sort buffer */
+    uint64_t* cells;   /* unique cell keys, and where each starts in gk */
     int* cstart;
-    int cap;
+    int cap, cap_b;
     uint64_t *cand, *tmp; /* candidate pairs (lo << 32 | hi) and the radix-sort buffer */
     int ncand, cap_cand;
     int hibits;             /* bits of hi in a candidate key */
@@ -61,6 +72,14 @@ void ccb_contact_set_free(ccb_contact_set* set) {
         ccb_free(ws->X);
         ccb_free(ws->small);
         ccb_free(ws->large);
+        ccb_free(ws->gshape);
+        ccb_free(ws->gstart);
+        ccb_free(ws->gbody);
+        ccb_free(ws->gc);
+        ccb_free(ws->gr);
+        ccb_free(ws->gsmall);
+        ccb_free(ws->glarge);
+        ccb_free(ws->bp);
         ccb_free(ws->gk);
         ccb_free(ws->gt);
         ccb_free(ws->cells);
@@ -309,11 +328,17 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
         }
         ws->nsmall = -1; /* classify below */
     }
-    void** const arr[] = {(void**)&ws->X,  (void**)&ws->small, (void**)&ws->large, (void**)&ws->gk,
-                          (void**)&ws->gt, (void**)&ws->cells, (void**)&ws->cstart};
-    const size_t sz[] = {sizeof(ccb_pose), sizeof(int),      sizeof(int), sizeof(uint64_t),
-                         sizeof(uint64_t), sizeof(uint64_t), sizeof(int)};
-    if (ccb_grow_many(arr, sz, 7, &ws->cap, m->nshapes + 1)) {
+    void** const arr[] = {(void**)&ws->X,      (void**)&ws->small,  (void**)&ws->large,
+                          (void**)&ws->gk,     (void**)&ws->gt,     (void**)&ws->cells,
+                          (void**)&ws->cstart, (void**)&ws->gshape, (void**)&ws->gstart,
+                          (void**)&ws->gbody,  (void**)&ws->gc,     (void**)&ws->gr,
+                          (void**)&ws->gsmall, (void**)&ws->glarge};
+    const size_t sz[] = {sizeof(ccb_pose), sizeof(int),      sizeof(int),      sizeof(uint64_t),
+                         sizeof(uint64_t), sizeof(uint64_t), sizeof(int),      sizeof(int),
+                         sizeof(int),      sizeof(int),      sizeof(ccb_vec3), sizeof(double),
+                         sizeof(int),      sizeof(int)};
+    if (ccb_grow_many(arr, sz, 14, &ws->cap, m->nshapes + 1) ||
+        ccb_grow((void**)&ws->bp, &ws->cap_b, m->nbodies > 0 ? m->nbodies : 1, sizeof(ccb_vec3))) {
         return CCB_E_NOMEM;
     }
     if (ws->nsmall < 0) { /* small: bound <= 4 x the median bound (most shapes of a scene) */
@@ -324,15 +349,42 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
         qsort(b, (size_t)m->nbounded, sizeof(double), cmp_double);
         const double limit = m->nbounded ? 4.0 * b[m->nbounded / 2] : 0.0;
         ws->nsmall = ws->nlarge = 0;
-        ws->small_bound = 0.0;
         for (int k = 0; k < m->nbounded; ++k) {
             const int s = m->bounded[k];
             if (m->shapes[s].bound <= limit) {
                 ws->small[ws->nsmall++] = s;
-                ws->small_bound = fmax(ws->small_bound, m->shapes[s].bound);
             } else {
                 ws->large[ws->nlarge++] = s;
             }
+        }
+        /* groups: the small shapes by body (a counting sort keeps them ascending) */
+        int* first = ccb_alloc((size_t)(m->nbodies + 1) * sizeof(int));
+        if (first == NULL) {
+            ws->nsmall = -1;
+            return CCB_E_NOMEM;
+        }
+        memset(first, 0, (size_t)(m->nbodies + 1) * sizeof(int));
+        for (int k = 0; k < ws->nsmall; ++k) {
+            first[m->shapes[ws->small[k]].body + 1]++;
+        }
+        ws->ngroup = 0;
+        for (int b0 = 0; b0 < m->nbodies; ++b0) {
+            if (first[b0 + 1] > 0) {
+                ws->gbody[ws->ngroup++] = b0;
+            }
+            first[b0 + 1] += first[b0];
+        }
+        for (int k = 0; k < ws->nsmall; ++k) { /* small[] is ascending: so is every group */
+            ws->gshape[first[m->shapes[ws->small[k]].body]++] = ws->small[k];
+        }
+        for (int g = 0; g < ws->ngroup; ++g) { /* first[b] is now where body b + 1 starts */
+            ws->gstart[g + 1] = first[ws->gbody[g]];
+        }
+        ws->gstart[0] = 0;
+        ccb_free(first);
+        ws->gbits = 1;
+        while (ws->gbits < 32 && ((int64_t)1 << ws->gbits) < ws->ngroup) {
+            ws->gbits++;
         }
     }
     return CCB_OK;
@@ -404,46 +456,124 @@ static ccb_status test_pair(const ccb_model* m, geo_ws* ws, int i, int j, double
     return add_candidate(ws, i, j);
 }
 
-/* Bounded pairs. Small shapes go to a uniform grid of cells of side h >= 2 small_bound + margin
- * (two small shapes in reach lie in the same or adjacent cells), keyed (cell << hibits | shape)
- * and radix-sorted; each cell meets itself and its 13 neighbours that follow it. Large shapes
- * meet every bounded shape. Linear in the shapes for a scene of similar objects. */
+/* [round-off: the group tests below only prune; they must never drop a pair the exact test
+ *  keeps. By the triangle inequality a shape pair in reach lies in two groups (or a large shape
+ *  and a group) whose spheres are in reach; the computed norms and sums carry relative errors
+ *  of a few ulps, so the group reach is widened by 1e-9 of itself.] */
+static int groups_in_reach(ccb_vec3 ci, double ri, ccb_vec3 cj, double rj, double margin) {
+    const ccb_vec3 d = ccb_v3_sub(cj, ci);
+    const double reach = (ri + rj + margin) * (1.0 + 1e-9);
+    return ccb_v3_dot(d, d) < reach * reach;
+}
+
+/* Every shape pair of groups g and h (different bodies) through the exact test; a shape whose
+ * sphere does not reach h's sphere skips its row. */
+static ccb_status group_pair(const ccb_model* m, geo_ws* ws, int g, int h, double margin) {
+    const int bg = ws->gbody[g], bh = ws->gbody[h];
+    if ((m->bodies[bg].nv == 0 && m->bodies[bh].nv == 0) ||
+        !groups_in_reach(ws->gc[g], ws->gr[g], ws->gc[h], ws->gr[h], margin)) {
+        return CCB_OK;
+    }
+    ccb_status s = CCB_OK;
+    for (int k = ws->gstart[g]; k < ws->gstart[g + 1] && s == CCB_OK; ++k) {
+        const int i = ws->gshape[k];
+        if (!groups_in_reach(ws->X[i].p, m->shapes[i].bound, ws->gc[h], ws->gr[h], margin)) {
+            continue; /* shape i reaches no shape of h */
+        }
+        for (int l = ws->gstart[h]; l < ws->gstart[h + 1] && s == CCB_OK; ++l) {
+            s = test_pair(m, ws, i, ws->gshape[l], margin);
+        }
+    }
+    return s;
+}
+
+/* Bounded pairs, in two levels. The small shapes of a body form a group with a sphere about the
+ * body's origin that holds their grown spheres; only groups in reach test their shape pairs.
+ * Small groups go to a uniform grid of cells of side h >= 2 max radius + margin (two groups in
+ * reach lie in the same or adjacent cells), keyed (cell << gbits | group) and radix-sorted;
+ * each cell meets itself and its 13 neighbours that follow it. Large groups (radius above 4 x
+ * the median) meet every group, large shapes (walls) every group and every large shape. Linear
+ * in the bodies for a scene of similar objects; the candidate set is the one the exact test of
+ * every shape pair gives. */
 static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
     ccb_status s = CCB_OK;
-    for (int a = 0; a < ws->nlarge && s == CCB_OK; ++a) { /* large against everything */
+    const int ng = ws->ngroup;
+    /* group spheres */
+    for (int g = 0; g < ng; ++g) {
+        const ccb_vec3 c = ws->bp[ws->gbody[g]];
+        double r = 0.0;
+        for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
+            const int sh = ws->gshape[k];
+            r = fmax(r, ccb_v3_norm(ccb_v3_sub(ws->X[sh].p, c)) + m->shapes[sh].bound);
+        }
+        ws->gc[g] = c;
+        ws->gr[g] = r;
+    }
+    for (int a = 0; a < ws->nlarge && s == CCB_OK; ++a) { /* large shapes against everything */
         const int i = ws->large[a];
         for (int b = a + 1; b < ws->nlarge && s == CCB_OK; ++b) {
             s = test_pair(m, ws, i, ws->large[b], margin);
         }
-        for (int b = 0; b < ws->nsmall && s == CCB_OK; ++b) {
-            s = test_pair(m, ws, i, ws->small[b], margin);
+        for (int g = 0; g < ng && s == CCB_OK; ++g) {
+            if (!groups_in_reach(ws->X[i].p, m->shapes[i].bound, ws->gc[g], ws->gr[g], margin)) {
+                continue;
+            }
+            for (int k = ws->gstart[g]; k < ws->gstart[g + 1] && s == CCB_OK; ++k) {
+                s = test_pair(m, ws, i, ws->gshape[k], margin);
+            }
         }
     }
-    const int n = ws->nsmall;
+    if (ng < 2 || s != CCB_OK) {
+        return s;
+    }
+    /* small and large groups: the median radius */
+    double* rs = (double*)ws->gt;
+    memcpy(rs, ws->gr, (size_t)ng * sizeof(double));
+    qsort(rs, (size_t)ng, sizeof(double), cmp_double);
+    const double limit = 4.0 * rs[ng / 2];
+    double rmax = 0.0;
+    ws->ngsmall = ws->nglarge = 0;
+    for (int g = 0; g < ng; ++g) {
+        if (ws->gr[g] <= limit) {
+            ws->gsmall[ws->ngsmall++] = g;
+            rmax = fmax(rmax, ws->gr[g]);
+        } else {
+            ws->glarge[ws->nglarge++] = g;
+        }
+    }
+    for (int a = 0; a < ws->nglarge && s == CCB_OK; ++a) { /* large groups against every group */
+        const int g = ws->glarge[a];
+        for (int h = 0; h < ng && s == CCB_OK; ++h) {
+            if (h != g && (ws->gr[h] <= limit || h > g)) {
+                s = group_pair(m, ws, g, h, margin);
+            }
+        }
+    }
+    const int n = ws->ngsmall;
     if (n < 2 || s != CCB_OK) {
         return s;
     }
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int k = 0; k < n; ++k) {
-        const ccb_vec3 c = ws->X[ws->small[k]].p;
+        const ccb_vec3 c = ws->gc[ws->gsmall[k]];
         const double x[3] = {c.x, c.y, c.z};
         for (int d = 0; d < 3; ++d) {
             lo[d] = fmin(lo[d], x[d]);
             hi[d] = fmax(hi[d], x[d]);
         }
     }
-    double h = 2.0 * ws->small_bound + margin;
+    double h = (2.0 * rmax + margin) * (1.0 + 1e-9);
     if (!(h > 0)) {
         h = 1.0;
     }
-    /* coarser cells until the cell index and the shape index fit one key (always correct) */
+    /* coarser cells until the cell index and the group index fit one key (always correct) */
     uint64_t dim[3];
     for (;;) {
         double cells = 1.0;
         for (int d = 0; d < 3; ++d) {
             cells *= floor((hi[d] - lo[d]) / h) + 1.0;
         }
-        if (cells * (double)((uint64_t)1 << ws->hibits) < 0x1p62) {
+        if (cells * (double)((uint64_t)1 << ws->gbits) < 0x1p62) {
             break;
         }
         h *= 2.0;
@@ -452,31 +582,31 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
         dim[d] = (uint64_t)floor((hi[d] - lo[d]) / h) + 1;
     }
     for (int k = 0; k < n; ++k) {
-        const int sh = ws->small[k];
-        const ccb_vec3 c = ws->X[sh].p;
+        const int g = ws->gsmall[k];
+        const ccb_vec3 c = ws->gc[g];
         const uint64_t ix = (uint64_t)floor((c.x - lo[0]) / h),
                        iy = (uint64_t)floor((c.y - lo[1]) / h),
                        iz = (uint64_t)floor((c.z - lo[2]) / h);
-        ws->gk[k] = ((ix * dim[1] + iy) * dim[2] + iz) << ws->hibits | (uint64_t)sh;
+        ws->gk[k] = ((ix * dim[1] + iy) * dim[2] + iz) << ws->gbits | (uint64_t)g;
     }
     radix_sort(&ws->gk, &ws->gt, n);
     int nc = 0; /* unique cells */
     for (int k = 0; k < n; ++k) {
-        const uint64_t cell = ws->gk[k] >> ws->hibits;
+        const uint64_t cell = ws->gk[k] >> ws->gbits;
         if (nc == 0 || ws->cells[nc - 1] != cell) {
             ws->cells[nc] = cell;
             ws->cstart[nc++] = k;
         }
     }
     ws->cstart[nc] = n;
-    const uint64_t mask = ((uint64_t)1 << ws->hibits) - 1;
+    const uint64_t mask = ((uint64_t)1 << ws->gbits) - 1;
     for (int u = 0; u < nc && s == CCB_OK; ++u) {
         const uint64_t cell = ws->cells[u];
         const int64_t iz = (int64_t)(cell % dim[2]), iy = (int64_t)((cell / dim[2]) % dim[1]),
                       ix = (int64_t)(cell / (dim[2] * dim[1]));
         for (int k = ws->cstart[u]; k < ws->cstart[u + 1] && s == CCB_OK; ++k) { /* in the cell */
             for (int l = k + 1; l < ws->cstart[u + 1] && s == CCB_OK; ++l) {
-                s = test_pair(m, ws, (int)(ws->gk[k] & mask), (int)(ws->gk[l] & mask), margin);
+                s = group_pair(m, ws, (int)(ws->gk[k] & mask), (int)(ws->gk[l] & mask), margin);
             }
         }
         for (int o = 14; o < 27 && s == CCB_OK; ++o) { /* the 13 neighbours after it */
@@ -500,7 +630,7 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
             }
             for (int k = ws->cstart[u]; k < ws->cstart[u + 1] && s == CCB_OK; ++k) {
                 for (int l = ws->cstart[a]; l < ws->cstart[a + 1] && s == CCB_OK; ++l) {
-                    s = test_pair(m, ws, (int)(ws->gk[k] & mask), (int)(ws->gk[l] & mask), margin);
+                    s = group_pair(m, ws, (int)(ws->gk[k] & mask), (int)(ws->gk[l] & mask), margin);
                 }
             }
         }
@@ -527,11 +657,16 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
     geo_ws* ws = out->ws;
     ws->ncand = 0;
     /* world poses of every shape */
+    int last = -1; /* a body's shapes are often consecutive: one pose per run of them */
+    ccb_pose XB;
     for (int s = 0; s < m->nshapes; ++s) {
         const ccb_shape* sh = &m->shapes[s];
         const ccb_body* bd = &m->bodies[sh->body];
-        ccb_pose XB;
-        ccb_model_pose_of(m, sh->body, t, q, &XB);
+        if (sh->body != last) {
+            ccb_model_pose_of(m, sh->body, t, q, &XB);
+            ws->bp[sh->body] = XB.p;
+            last = sh->body;
+        }
         ws->X[s] = ccb_pose_compose(&XB, &sh->def.pose);
         if (!ccb_v3_isfinite(ws->X[s].p) || !ccb_all_finite(ws->X[s].R.m, 9)) {
             return ccb_errorf(msg, msg_size, CCB_E_NONFINITE,

@@ -585,7 +585,8 @@ static void test_sphere_box_queries(void) {
 }
 
 /* The broad phase finds exactly the pairs an all-pairs test finds: random clouds of free
- * bodies carrying 1-3 spheres each, a fixed box and a floor half-space. */
+ * bodies carrying 1-3 spheres each (small groups), two long bodies of 12 spheres (large
+ * groups), a fixed box (a large shape) and a floor half-space. */
 static void test_broad_phase_complete(void) {
     for (int trial = 0; trial < 20; ++trial) {
         ccb_model* m = NULL;
@@ -603,9 +604,9 @@ static void test_broad_phase_complete(void) {
         bx.pose = ccb_pose_translation(ccb_v3(0.45, 0, 0.3));
         ccb_model_add_shape(m, ig, &bx, NULL);
         const int nb = 30 + trial * 5;
-        ccb_vec3 centre[400];
-        double rad[400];
-        int body_of[400], ns = 0;
+        ccb_vec3 centre[512];
+        double rad[512];
+        int body_of[512], ns = 0;
         for (int i = 0; i < nb; ++i) {
             ccb_body_def d = ccb_body_def_default();
             d.mobilizer = CCB_MOBILIZER_FREE;
@@ -628,6 +629,28 @@ static void test_broad_phase_complete(void) {
                 centre[ns] = ccb_v3_add(d.pose.p, ccb_m3_mul_v(&d.pose.R, sp.pose.p));
                 rad[ns] = sp.radius;
                 body_of[ns++] = ib;
+            }
+        }
+        /* two long bodies of 12 spheres across the cloud, crossing: large groups (radius > 4 x
+         * the median) against each other and the rest */
+        for (int r = 0; r < 2; ++r) {
+            ccb_body_def d = ccb_body_def_default();
+            d.mobilizer = CCB_MOBILIZER_FREE;
+            d.name = r ? "rod1" : "rod0";
+            d.pose.p = ccb_v3(uniform(-0.05, 0.05), uniform(-0.05, 0.05), 0.3 + 0.07 * r);
+            d.pose.R = random_rot();
+            int ir;
+            ccb_model_add_body(m, &d, &ir);
+            for (int s = 0; s < 12; ++s) {
+                ccb_shape_def sp = ccb_shape_def_default();
+                sp.type = CCB_SHAPE_SPHERE;
+                sp.radius = 0.03;
+                sp.pose = ccb_pose_translation(ccb_v3(-0.44 + 0.08 * s, 0, 0));
+                sp.material.k = 1e6;
+                ccb_model_add_shape(m, ir, &sp, NULL);
+                centre[ns] = ccb_v3_add(d.pose.p, ccb_m3_mul_v(&d.pose.R, sp.pose.p));
+                rad[ns] = sp.radius;
+                body_of[ns++] = ir;
             }
         }
         CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
