@@ -98,7 +98,10 @@ struct ccb_model {
  * algorithms in world-frame spatial vectors. */
 
 /* 1 if clique c is one free or planar body (the closed-form path). */
-int ccb_clique_is_single(const ccb_model* m, int c);
+static inline int ccb_clique_is_single(const ccb_model* m, int c) {
+    return m->clique_bstart[c + 1] - m->clique_bstart[c] == 1 &&
+           !ccb_mobilizer_is_joint(m->bodies[m->clique_body[c]].def.mobilizer);
+}
 /* Mass matrix A = M(q) of clique c (n x n row-major, n = clique_nv[c]). */
 void ccb_clique_mass_matrix(const ccb_model* m, int c, double t, const double* q, double* M);
 /* Explicit generalized force k2 of clique c at (t, q, v): gravity, applied loads, gyroscopic and

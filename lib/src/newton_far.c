@@ -49,11 +49,12 @@ void ccb_newton_far_init(ccb_newton* ws) {
     memcpy(ws->vg, ws->v, (size_t)ws->npv * sizeof(double));
     for (int i = 0; i < pb->nc; ++i) {
         const ccb_pcontact* pc = &pb->contacts[i];
-        if (pc->deferred) { /* the problem's radius about v_c(v0) = v_c(v_g) */
-            ws->far_r[i] = pc->radius;
+        const int f = ws->n_far; /* its slot if it is far */
+        if (pc->deferred) {      /* the problem's radius about v_c(v0) = v_c(v_g) */
+            ws->far_r[f] = pc->radius;
             for (int k = 0; k < 2; ++k) {
-                ws->far_a[2 * i + k] = k < pc->nblk ? pb->clique_pidx[pc->clique[k]] : -1;
-                ws->far_s[2 * i + k] = k < pc->nblk ? pc->scale[k] : 0.0;
+                ws->far_a[2 * f + k] = k < pc->nblk ? pb->clique_pidx[pc->clique[k]] : -1;
+                ws->far_s[2 * f + k] = k < pc->nblk ? pc->scale[k] : 0.0;
             }
             ws->far[ws->n_far++] = i;
             continue;
@@ -65,10 +66,10 @@ void ccb_newton_far_init(ccb_newton* ws) {
             ws->near[ws->n_near++] = i;
             continue;
         }
-        ws->far_r[i] = r;
+        ws->far_r[f] = r;
         for (int k = 0; k < 2; ++k) {
-            ws->far_a[2 * i + k] = -1;
-            ws->far_s[2 * i + k] = 0.0;
+            ws->far_a[2 * f + k] = -1;
+            ws->far_s[2 * f + k] = 0.0;
         }
         for (int k = 0; k < pc->nblk; ++k) {
             const int c = pc->clique[k];
@@ -82,8 +83,8 @@ void ccb_newton_far_init(ccb_newton* ws) {
                 }
                 smax = s > smax ? s : smax;
             }
-            ws->far_s[2 * i + k] = sqrt(smax) * pb->clique_ainv[c];
-            ws->far_a[2 * i + k] = pb->clique_pidx[c];
+            ws->far_s[2 * f + k] = sqrt(smax) * pb->clique_ainv[c];
+            ws->far_a[2 * f + k] = pb->clique_pidx[c];
         }
         ws->far[ws->n_far++] = i;
     }
@@ -142,17 +143,25 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
         ws->rho[a] = clique_A_norm(pb, a, ws->tmp) + am * clique_A_norm(pb, a, ws->dv);
     }
     int nf = 0, np = 0;
-    for (int k = 0; k < ws->n_far; ++k) {
+    for (int k = 0; k < ws->n_far; ++k) { /* slot k holds far[k]'s radius and bound terms */
         const int i = ws->far[k];
+        const int* fa = ws->far_a + 2 * k;
+        const double* fs = ws->far_s + 2 * k;
         double h = 0.0;
         for (int b = 0; b < 2; ++b) {
-            if (ws->far_a[2 * i + b] >= 0) {
-                h += ws->far_s[2 * i + b] * ws->rho[ws->far_a[2 * i + b]];
+            if (fa[b] >= 0) {
+                h += fs[b] * ws->rho[fa[b]];
             }
         }
         /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
-        if (h * (1.0 + 1e-10) < ws->far_r[i]) {
-            ws->far[nf++] = i;
+        if (h * (1.0 + 1e-10) < ws->far_r[k]) {
+            ws->far[nf] = i; /* stays far: its slot moves down with it */
+            ws->far_r[nf] = ws->far_r[k];
+            ws->far_a[2 * nf] = fa[0];
+            ws->far_a[2 * nf + 1] = fa[1];
+            ws->far_s[2 * nf] = fs[0];
+            ws->far_s[2 * nf + 1] = fs[1];
+            nf++;
             continue;
         }
         ws->prom[np++] = i;

@@ -41,8 +41,9 @@ struct ccb_newton {
     int* ls_active; /* contacts the line search evaluates (nc) */
     int n_ls_active, cap_ls;
     double ls_flat_cost; /* cost of the contacts it skips */
-    /* far contacts (nc each): near and far index lists (sorted), promotion scratch, radius,
-     * bound scales and participating cliques of the two blocks */
+    /* far contacts (nc each): near and far index lists (sorted), promotion scratch; by slot of
+     * the far list (far_r[k] for contact far[k], compacted with it): radius, bound scales and
+     * participating cliques of the two blocks */
     int *near, *far, *prom, *far_a;
     int n_near, n_far, cap_far, nc_far, far_final;
     double *far_r, *far_s;

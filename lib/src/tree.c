@@ -199,12 +199,6 @@ static void tree_velocities(const ccb_model* m, const tree_kin* k, const double*
     }
 }
 
-int ccb_clique_is_single(const ccb_model* m, int c) {
-    const ccb_body* b = &m->bodies[m->clique_body[c]];
-    return m->clique_bstart[c + 1] - m->clique_bstart[c] == 1 &&
-           !ccb_mobilizer_is_joint(b->def.mobilizer);
-}
-
 /* composite-rigid-body algorithm (formulation-convex §17.3, eq. (17.6)) */
 void ccb_clique_mass_matrix(const ccb_model* m, int c, double t, const double* q, double* M) {
     const ccb_body* root = &m->bodies[m->clique_body[c]];
