@@ -144,6 +144,12 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->far_r);
     ccb_free(ws->far_a);
     ccb_free(ws->far_s);
+    ccb_free(ws->fm_i);
+    ccb_free(ws->fg_start);
+    ccb_free(ws->fg_end);
+    ccb_free(ws->fg_a);
+    ccb_free(ws->fg_r);
+    ccb_free(ws->fg_s);
     ccb_free(ws->vg);
     ccb_free(ws->rho);
     ccb_free(ws->dvh);
@@ -244,7 +250,12 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
                          (void**)&ws->far_r, (void**)&ws->far_a, (void**)&ws->far_s};
     const size_t fs[] = {sizeof(int),    sizeof(int),     sizeof(int),
                          sizeof(double), 2 * sizeof(int), 2 * sizeof(double)};
+    void** const gi[] = {(void**)&ws->fm_i, (void**)&ws->fg_start, (void**)&ws->fg_end,
+                         (void**)&ws->fg_a, (void**)&ws->fg_r,     (void**)&ws->fg_s};
+    const size_t gs[] = {sizeof(int),     sizeof(int),    sizeof(int),
+                         2 * sizeof(int), sizeof(double), 2 * sizeof(double)};
     if (ccb_grow_many(fi, fs, 6, &ws->cap_far, nc > 0 ? nc : 1) ||
+        ccb_grow_many(gi, gs, 6, &ws->cap_fg, nc + 1) ||
         ccb_grow((void**)&ws->vg, &ws->cap_vg, npv > 0 ? npv : 1, sizeof(double)) ||
         ccb_grow((void**)&ws->rho, &ws->cap_rho, npv > 0 ? npv : 1, sizeof(double))) {
         return CCB_E_NOMEM;

@@ -2,6 +2,7 @@
  * inactive at every point an iteration evaluates are left out of it, with results bit-identical
  * to evaluating every contact. spec: formulation-convex §8 (the solver); the bound is below. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
@@ -23,7 +24,13 @@
  * (the skipped terms are exact zeros). Contacts the problem deferred (problem.c,
  * defer_inactive) start far with the problem's radius and bound scales and are completed (rows,
  * constants, v_c(v_g) = J v_g + b) when promoted. At convergence the far contacts get
- * v_c = J v + b (deferred ones: the bodies' point velocities), gamma = 0 and G = 0. */
+ * v_c = J v + b (deferred ones: the bodies' point velocities), gamma = 0 and G = 0.
+ * The test runs per group of far contacts: a run of them with the same two cliques (in the
+ * clutter one shape of a body against the shapes of another, up to 26 contacts): with the group's largest scales and smallest
+ * radius, h_g (1 + 1e-10) < r_g implies h_i (1 + 1e-10) < r_i for every member, bit for bit
+ * (products and sums of non-negative numbers are monotone under rounding to nearest; a NaN scale
+ * or radius makes the group's bound NaN), so only a group whose bound fails tests its members,
+ * each exactly as alone. */
 
 static double clique_A_norm(const ccb_problem* pb, int a, const double* x) {
     const int c = pb->pclique[a];
@@ -39,6 +46,62 @@ static double clique_A_norm(const ccb_problem* pb, int a, const double* x) {
         s += xb[i] * t;
     }
     return sqrt(s > 0 ? s : 0.0);
+}
+
+/* Largest (smallest) of a running bound and x, with a NaN sticking (the group test then fails
+ * and the members are tested one by one). */
+static double up_nan(double m, double x) {
+    return (x <= m || m != m) ? m : x;
+}
+static double down_nan(double m, double x) {
+    return (x >= m || m != m) ? m : x;
+}
+
+/* Groups the far slots 0..n_far-1: a group is a run of consecutive slots (ascending contacts)
+ * with the same cliques (a0, a1); the geometry emits a body pair's contacts shape pair by shape
+ * pair, so a run is one shape of a body against the shapes of another (up to 26 in the
+ * clutter). One pass, no sort; sets every group's bound. */
+static void far_group(ccb_newton* ws) {
+    const int n = ws->n_far;
+    int ng = 0;
+    for (int j = 0; j < n; ++j) {
+        const int* a = ws->far_a + 2 * j;
+        if (ng == 0 || ws->fg_a[2 * (ng - 1)] != a[0] || ws->fg_a[2 * (ng - 1) + 1] != a[1]) {
+            if (ng > 0) {
+                ws->fg_end[ng - 1] = j;
+            }
+            ws->fg_start[ng] = j;
+            ws->fg_a[2 * ng] = a[0];
+            ws->fg_a[2 * ng + 1] = a[1];
+            ws->fg_s[2 * ng] = ws->fg_s[2 * ng + 1] = 0.0;
+            ws->fg_r[ng] = INFINITY;
+            ng++;
+        }
+        ws->fm_i[j] = ws->far[j];
+        ws->fg_s[2 * (ng - 1)] = up_nan(ws->fg_s[2 * (ng - 1)], ws->far_s[2 * j]);
+        ws->fg_s[2 * (ng - 1) + 1] = up_nan(ws->fg_s[2 * (ng - 1) + 1], ws->far_s[2 * j + 1]);
+        ws->fg_r[ng - 1] = down_nan(ws->fg_r[ng - 1], ws->far_r[j]);
+    }
+    if (ng > 0) {
+        ws->fg_end[ng - 1] = n;
+    }
+    ws->n_fgroup = ng;
+}
+
+/* h = sum_b s_b rho_{a_b} over the blocks present (the bound of formulation above). */
+static double far_bound(const ccb_newton* ws, const int a[2], const double s[2]) {
+    double h = 0.0;
+    for (int b = 0; b < 2; ++b) {
+        if (a[b] >= 0) {
+            h += s[b] * ws->rho[a[b]];
+        }
+    }
+    return h;
+}
+
+static int cmp_int(const void* x, const void* y) {
+    const int a = *(const int*)x, b = *(const int*)y;
+    return (a > b) - (a < b);
 }
 
 /* Splits the contacts evaluated at the initial iterate into near and far. */
@@ -88,6 +151,7 @@ void ccb_newton_far_init(ccb_newton* ws) {
         }
         ws->far[ws->n_far++] = i;
     }
+    far_group(ws);
 }
 
 /* Moves the promoted contacts prom[0..n-1] (sorted) into the sorted near list (merge from the
@@ -124,6 +188,7 @@ ccb_status ccb_newton_far_promote_all(ccb_newton* ws) {
     memcpy(ws->prom, ws->far, (size_t)ws->n_far * sizeof(int));
     const int n = ws->n_far;
     ws->n_far = 0;
+    ws->n_fgroup = 0;
     far_merge(ws, n);
     return CCB_OK;
 }
@@ -142,29 +207,49 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
     for (int a = 0; a < pb->np; ++a) {
         ws->rho[a] = clique_A_norm(pb, a, ws->tmp) + am * clique_A_norm(pb, a, ws->dv);
     }
-    int nf = 0, np = 0;
-    for (int k = 0; k < ws->n_far; ++k) { /* slot k holds far[k]'s radius and bound terms */
-        const int i = ws->far[k];
-        const int* fa = ws->far_a + 2 * k;
-        const double* fs = ws->far_s + 2 * k;
-        double h = 0.0;
-        for (int b = 0; b < 2; ++b) {
-            if (fa[b] >= 0) {
-                h += fs[b] * ws->rho[fa[b]];
+    int np = 0;
+    for (int g = 0; g < ws->n_fgroup; ++g) {
+        /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
+        if (far_bound(ws, ws->fg_a + 2 * g, ws->fg_s + 2 * g) * (1.0 + 1e-10) < ws->fg_r[g]) {
+            continue; /* every member stays far (monotone bound, header) */
+        }
+        const int* a = ws->fg_a + 2 * g;
+        int out = ws->fg_start[g];
+        double s0 = 0.0, s1 = 0.0, rmin = INFINITY;
+        for (int j = ws->fg_start[g]; j < ws->fg_end[g]; ++j) {
+            if (far_bound(ws, a, ws->far_s + 2 * j) * (1.0 + 1e-10) < ws->far_r[j]) {
+                ws->fm_i[out] = ws->fm_i[j]; /* stays far: moves down within its group */
+                ws->far_r[out] = ws->far_r[j];
+                ws->far_s[2 * out] = ws->far_s[2 * j];
+                ws->far_s[2 * out + 1] = ws->far_s[2 * j + 1];
+                s0 = up_nan(s0, ws->far_s[2 * j]);
+                s1 = up_nan(s1, ws->far_s[2 * j + 1]);
+                rmin = down_nan(rmin, ws->far_r[j]);
+                out++;
+            } else {
+                ws->prom[np++] = ws->fm_i[j];
             }
         }
-        /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
-        if (h * (1.0 + 1e-10) < ws->far_r[k]) {
-            ws->far[nf] = i; /* stays far: its slot moves down with it */
-            ws->far_r[nf] = ws->far_r[k];
-            ws->far_a[2 * nf] = fa[0];
-            ws->far_a[2 * nf + 1] = fa[1];
-            ws->far_s[2 * nf] = fs[0];
-            ws->far_s[2 * nf + 1] = fs[1];
-            nf++;
-            continue;
+        ws->fg_end[g] = out;
+        ws->fg_s[2 * g] = s0;
+        ws->fg_s[2 * g + 1] = s1;
+        ws->fg_r[g] = rmin;
+    }
+    if (np == 0) {
+        return CCB_OK;
+    }
+    qsort(ws->prom, (size_t)np, sizeof(int), cmp_int);
+    int nf = 0;
+    for (int k = 0, p = 0; k < ws->n_far; ++k) { /* far minus prom (both ascending) */
+        if (p < np && ws->far[k] == ws->prom[p]) {
+            p++;
+        } else {
+            ws->far[nf++] = ws->far[k];
         }
-        ws->prom[np++] = i;
+    }
+    ws->n_far = nf;
+    for (int k = 0; k < np; ++k) { /* in ascending order, as one pass over far[] made them */
+        const int i = ws->prom[k];
         if (pb->contacts[i].deferred) { /* its rows, and v_c(v_g) = J v_g + b as at the start */
             const ccb_status s = ccb_newton_far_complete(ws, i);
             if (s != CCB_OK) {
@@ -182,7 +267,6 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
             }
         }
     }
-    ws->n_far = nf;
     far_merge(ws, np);
     return CCB_OK;
 }

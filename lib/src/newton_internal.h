@@ -47,6 +47,13 @@ struct ccb_newton {
     int *near, *far, *prom, *far_a;
     int n_near, n_far, cap_far, nc_far, far_final;
     double *far_r, *far_s;
+    /* far groups: runs of far slots with the same cliques (a0, a1). Group g holds the slots
+     * fg_start[g] .. fg_end[g] - 1 (contact fm_i[j], radius far_r[j], scales far_s[2j..2j+1];
+     * the far slots are compacted within their group) and their common bound: cliques
+     * fg_a[2g..2g+1], the largest scales fg_s[2g..2g+1] and the smallest radius fg_r[g] */
+    int *fm_i, *fg_start, *fg_end, *fg_a;
+    double *fg_r, *fg_s;
+    int n_fgroup, cap_fg;
     double *vg, *rho; /* the initial iterate (npv), per-clique bound (np) */
     int cap_vg, cap_rho;
     double* dvh; /* dv of each iteration (npv each), for replays */
