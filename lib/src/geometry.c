@@ -403,44 +403,6 @@ static ccb_status add_candidate(geo_ws* ws, int i, int j) {
     return CCB_OK;
 }
 
-/* LSD radix sort of n unique keys in *a (buffer *b), 8 bits per pass, only the passes the
- * largest key needs; *a and *b may be swapped (the sorted keys end in *a). */
-static void radix_sort(uint64_t** a_, uint64_t** b_, int n) {
-    uint64_t *a = *a_, *b = *b_;
-    if (n <= 32) { /* a few keys (the rod, the sphere): insertion sort, the same order */
-        for (int k = 1; k < n; ++k) {
-            const uint64_t key = a[k];
-            int j = k - 1;
-            for (; j >= 0 && a[j] > key; --j) {
-                a[j + 1] = a[j];
-            }
-            a[j + 1] = key;
-        }
-        return;
-    }
-    uint64_t maxkey = 0;
-    for (int k = 0; k < n; ++k) {
-        maxkey |= a[k];
-    }
-    for (int shift = 0; shift < 64 && (maxkey >> shift) != 0; shift += 8) {
-        size_t count[257] = {0};
-        for (int k = 0; k < n; ++k) {
-            count[((a[k] >> shift) & 0xff) + 1]++;
-        }
-        for (int d = 0; d < 256; ++d) {
-            count[d + 1] += count[d];
-        }
-        for (int k = 0; k < n; ++k) {
-            b[count[(a[k] >> shift) & 0xff]++] = a[k];
-        }
-        uint64_t* t = a;
-        a = b;
-        b = t;
-    }
-    *a_ = a;
-    *b_ = b;
-}
-
 /* The exact broad-phase test of two bounded shapes: different bodies, one of them moving,
  * grown bounding spheres overlapping (|c_j - c_i| < bound_i + bound_j + margin), not filtered. */
 static ccb_status test_pair(const ccb_model* m, geo_ws* ws, int i, int j, double margin) {
@@ -589,7 +551,7 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
                        iz = (uint64_t)floor((c.z - lo[2]) / h);
         ws->gk[k] = ((ix * dim[1] + iy) * dim[2] + iz) << ws->gbits | (uint64_t)g;
     }
-    radix_sort(&ws->gk, &ws->gt, n);
+    ccb_sort_u64(ws->gk, ws->gt, (size_t)n);
     int nc = 0; /* unique cells */
     for (int k = 0; k < n; ++k) {
         const uint64_t cell = ws->gk[k] >> ws->gbits;
@@ -694,7 +656,7 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
         return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
     }
     /* narrow phase in the canonical order */
-    radix_sort(&ws->cand, &ws->tmp, ws->ncand);
+    ccb_sort_u64(ws->cand, ws->tmp, (size_t)ws->ncand);
     for (int k = 0; k < ws->ncand; ++k) {
         const int i = (int)(ws->cand[k] >> ws->hibits),
                   j = (int)(ws->cand[k] & ((UINT64_C(1) << ws->hibits) - 1));

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ccb/status.h"
 
@@ -34,6 +35,11 @@ double ccb_wall_time(void);
 
 /* 1 if all n entries are finite. */
 int ccb_all_finite(const double* x, size_t n);
+
+/* Sorts x[0..n-1] ascending (tmp holds n keys): least-significant-digit radix sort, 11 bits a
+ * pass, skipping the passes whose digit is the same in every key; fewer than 64 keys by
+ * insertion. The order is the unique ascending one (qsort's, bit for bit). */
+void ccb_sort_u64(uint64_t* x, uint64_t* tmp, size_t n);
 
 /* Grows *p (element size elsize) to hold at least `need` elements; *cap is updated. Returns
  * CCB_E_NOMEM (leaving *p and *cap untouched) on failure. */

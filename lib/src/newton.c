@@ -401,51 +401,6 @@ static ccb_sparse_backend backend(ccb_linear_solver s) {
                                      : CCB_SPARSE_AUTO;
 }
 
-/* Sorts x[0..n-1] ascending: least-significant-digit radix sort, 11 bits a pass, skipping the
- * passes whose digit is the same in every key (the clique-pair keys a << 32 | b of a few thousand
- * cliques need 3); fewer than 64 keys by insertion. tmp holds n keys. The order is the unique ascending one, so the result is the
- * qsort's, bit for bit; it takes a fifth of qsort's time on the clutter's keys. */
-static void sort_u64(uint64_t* x, uint64_t* tmp, size_t n) {
-    enum { BITS = 11, RADIX = 1 << BITS };
-    if (n < 64) { /* few keys (most scenes): insertion sort, no pass over the digit counts */
-        for (size_t i = 1; i < n; ++i) {
-            const uint64_t v = x[i];
-            size_t j = i;
-            for (; j > 0 && x[j - 1] > v; --j) {
-                x[j] = x[j - 1];
-            }
-            x[j] = v;
-        }
-        return;
-    }
-    uint64_t all_or = 0, all_and = ~(uint64_t)0;
-    for (size_t i = 0; i < n; ++i) {
-        all_or |= x[i];
-        all_and &= x[i];
-    }
-    const uint64_t varies = all_or ^ all_and; /* the bits that differ between keys */
-    size_t count[RADIX];
-    for (int shift = 0; shift < 64; shift += BITS) {
-        if (((varies >> shift) & (RADIX - 1)) == 0) {
-            continue;
-        }
-        memset(count, 0, sizeof count);
-        for (size_t i = 0; i < n; ++i) {
-            count[(x[i] >> shift) & (RADIX - 1)]++;
-        }
-        size_t at = 0;
-        for (int d = 0; d < RADIX; ++d) {
-            const size_t c = count[d];
-            count[d] = at;
-            at += c;
-        }
-        for (size_t i = 0; i < n; ++i) {
-            tmp[count[(x[i] >> shift) & (RADIX - 1)]++] = x[i];
-        }
-        memcpy(x, tmp, n * sizeof *x);
-    }
-}
-
 static ccb_status set_pattern(ccb_newton* ws) {
     const ccb_problem* pb = ws->pb;
     if (ccb_grow((void**)&ws->bs, &ws->cap_bs, pb->np > 0 ? pb->np : 1, sizeof(int))) {
@@ -470,7 +425,7 @@ static ccb_status set_pattern(ccb_newton* ws) {
             }
         }
         /* the scratch is the room of the edge list after the keys (n_near + 1 >= nk keys) */
-        sort_u64(ws->pkeys, ws->pkeys + ws->n_near + 1, (size_t)nk);
+        ccb_sort_u64(ws->pkeys, ws->pkeys + ws->n_near + 1, (size_t)nk);
         int* e = (int*)(ws->pkeys + ws->n_near + 1); /* room for 2 nk ints after the keys */
         nedge = 0;
         for (int k = 0; k < nk; ++k) {

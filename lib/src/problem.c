@@ -62,6 +62,7 @@ void ccb_problem_destroy(ccb_problem* p) {
     ccb_free(p->L);
     ccb_free(p->clique_ainv);
     ccb_free(p->bX);
+    ccb_free(p->bclique);
     ccb_free(p->bV);
     ccb_free(p->vstar);
     ccb_free(p->v0);
@@ -588,22 +589,21 @@ static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc) {
  * depends on them (Lagged's gamma_n0 is 0, SAP's and Similar's radius read phi0, dt, tau_d, d and
  * mu). */
 static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct,
-                         const ccb_body* const bodies[2]) {
+                         const int body[2]) {
     const double dt = p->step.dt;
     const double sign[2] = {1.0, -1.0};
     ccb_vec3 u = ccb_v3(0, 0, 0);
     int k = 0;
     for (int side = 0; side < 2; ++side) {
-        const ccb_body* b = bodies[side];
+        const int bi = body[side];
         ccb_vec3 vp;
-        if (b->nv == 0) {
-            vp = ccb_passive_point_velocity(b, p->step.t0 + dt, ct->p);
+        if (p->bclique[bi] < 0) {
+            vp = ccb_passive_point_velocity(&p->model->bodies[bi], p->step.t0 + dt, ct->p);
         } else {
-            const int bi = (int)(b - p->model->bodies);
             const ccb_vec3 r = ccb_v3_sub(ct->p, p->bX[bi].p);
             vp = ccb_v3_add(p->bV[bi].v, ccb_v3_cross(p->bV[bi].w, r));
             /* |J_b,r|_2 <= |[-r x, I]^T c|_2 |S|_2 <= sqrt(1 + |r|^2) for a unit row c */
-            pc->scale[k++] = sqrt(1.0 + ccb_v3_dot(r, r)) * p->clique_ainv[b->clique];
+            pc->scale[k++] = sqrt(1.0 + ccb_v3_dot(r, r)) * p->clique_ainv[p->bclique[bi]];
         }
         u = ccb_v3_add(u, ccb_v3_scale(sign[side], vp));
     }
@@ -705,12 +705,21 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         const int n = m->clique_nv[c];
         nA += (size_t)n * n;
     }
+    if (ccb_grow((void**)&p->bclique, &p->cap_bb, 2 * (m->nbodies > 0 ? m->nbodies : 1),
+                 sizeof(int))) {
+        return fail(p, CCB_E_NOMEM, "build: out of memory");
+    }
+    p->bplain = p->bclique + m->nbodies;
+    for (int b = 0; b < m->nbodies; ++b) {
+        const ccb_body* bd = &m->bodies[b];
+        p->bclique[b] = bd->nv > 0 ? bd->clique : -1;
+        p->bplain[b] = bd->nv == 0 || ccb_clique_is_single(m, bd->clique);
+    }
     size_t nj = 0;
     for (int i = 0; i < contacts->n; ++i) {
-        const ccb_body* ba = &m->bodies[contacts->items[i].body_a];
-        const ccb_body* bb = &m->bodies[contacts->items[i].body_b];
-        nj += 3 * (size_t)((ba->nv ? m->clique_nv[ba->clique] : 0) +
-                           (bb->nv ? m->clique_nv[bb->clique] : 0));
+        const int ca = p->bclique[contacts->items[i].body_a],
+                  cb = p->bclique[contacts->items[i].body_b];
+        nj += 3 * (size_t)((ca >= 0 ? m->clique_nv[ca] : 0) + (cb >= 0 ? m->clique_nv[cb] : 0));
     }
     if (reserve_cliques(p, m->nclique, m->nv, nA) || reserve_contacts(p, contacts->n, nj)) {
         return fail(p, CCB_E_NOMEM, "build: out of memory");
@@ -786,26 +795,26 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         memset(pc, 0, sizeof *pc);
         pc->clique[0] = pc->clique[1] = -1;
         pc->contact = i;
-        const ccb_body* bodies[2] = {&m->bodies[ct->body_b], &m->bodies[ct->body_a]};
+        const int body[2] = {ct->body_b, ct->body_a};
         int plain = 1; /* every moving side a single free or planar body (|S|_2 = 1) */
         for (int side = 0; side < 2; ++side) {
-            const ccb_body* b = bodies[side];
-            if (b->nv == 0) {
+            const int c = p->bclique[body[side]];
+            if (c < 0) {
                 continue;
             }
-            plain &= ccb_clique_is_single(m, b->clique);
-            if (pc->nblk == 1 && pc->clique[0] == b->clique) {
+            plain &= p->bplain[body[side]];
+            if (pc->nblk == 1 && pc->clique[0] == c) {
                 continue; /* both sides on one tree: one block (formulation-convex §17.5) */
             }
-            pc->clique[pc->nblk] = b->clique;
+            pc->clique[pc->nblk] = c;
             pc->joff[pc->nblk] = p->j_n;
             pc->nblk++;
-            p->j_n += 3 * (size_t)m->clique_nv[b->clique];
+            p->j_n += 3 * (size_t)m->clique_nv[c];
         }
         if (pc->nblk == 0) {
             return fail(p, CCB_E_INTERNAL, "build: contact %d touches no body with coordinates", i);
         }
-        if (defer && ct->phi0 > 0 && plain && defer_contact(p, pc, ct, bodies)) {
+        if (defer && ct->phi0 > 0 && plain && defer_contact(p, pc, ct, body)) {
             p->ndeferred++;
             p->nc++;
             continue;

@@ -67,6 +67,10 @@ struct ccb_problem {
     ccb_pose* bX;
     ccb_twist* bV;
     int cap_bX, cap_bV;
+    /* per body, for the contact loop of the build (the body records are large): clique (-1
+     * without coordinates), 1 if it has none or is a single free or planar body */
+    int *bclique, *bplain;
+    int cap_bb;
     char msg[CCB_MSG_SIZE];
 };
 

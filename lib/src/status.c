@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "ccb/alloc.h"
@@ -128,4 +129,53 @@ const char* ccb_version(void) {
 
 const char* ccb_revision(void) {
     return ccb_git_revision();
+}
+
+/* (internal.h) The clique-pair keys of the Newton pattern (a << 32 | b) need 3 passes; it takes a
+ * fifth of qsort's time on the clutter's keys. */
+void ccb_sort_u64(uint64_t* x, uint64_t* tmp, size_t n) {
+    enum { BITS = 11, RADIX = 1 << BITS };
+    if (n < 64) { /* few keys (most scenes): insertion sort, no pass over the digit counts */
+        for (size_t i = 1; i < n; ++i) {
+            const uint64_t v = x[i];
+            size_t j = i;
+            for (; j > 0 && x[j - 1] > v; --j) {
+                x[j] = x[j - 1];
+            }
+            x[j] = v;
+        }
+        return;
+    }
+    uint64_t all_or = 0, all_and = ~(uint64_t)0;
+    for (size_t i = 0; i < n; ++i) {
+        all_or |= x[i];
+        all_and &= x[i];
+    }
+    const uint64_t varies = all_or ^ all_and; /* the bits that differ between keys */
+    size_t count[RADIX];
+    uint64_t *a = x, *b = tmp; /* the keys are in a before each pass */
+    for (int shift = 0; shift < 64; shift += BITS) {
+        if (((varies >> shift) & (RADIX - 1)) == 0) {
+            continue;
+        }
+        memset(count, 0, sizeof count);
+        for (size_t i = 0; i < n; ++i) {
+            count[(a[i] >> shift) & (RADIX - 1)]++;
+        }
+        size_t at = 0;
+        for (int d = 0; d < RADIX; ++d) {
+            const size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            b[count[(a[i] >> shift) & (RADIX - 1)]++] = a[i];
+        }
+        uint64_t* t = a;
+        a = b;
+        b = t;
+    }
+    if (a != x) {
+        memcpy(x, a, n * sizeof *x);
+    }
 }
