@@ -337,7 +337,7 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
                          sizeof(uint64_t), sizeof(uint64_t), sizeof(int),      sizeof(int),
                          sizeof(int),      sizeof(int),      sizeof(ccb_vec3), sizeof(double),
                          sizeof(int),      sizeof(int)};
-    if (ccb_grow_many(arr, sz, 14, &ws->cap, m->nshapes + 1) ||
+    if ((ws->cap < m->nshapes + 1 && ccb_grow_many(arr, sz, 14, &ws->cap, m->nshapes + 1)) ||
         ccb_grow((void**)&ws->bp, &ws->cap_b, m->nbodies > 0 ? m->nbodies : 1, sizeof(ccb_vec3))) {
         return CCB_E_NOMEM;
     }
@@ -460,6 +460,9 @@ static ccb_status group_pair(const ccb_model* m, geo_ws* ws, int g, int h, doubl
 static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
     ccb_status s = CCB_OK;
     const int ng = ws->ngroup;
+    if (ng + ws->nlarge < 2) {
+        return CCB_OK; /* one body's shapes or none (the rod, the sphere): no pair */
+    }
     /* group spheres */
     for (int g = 0; g < ng; ++g) {
         const ccb_vec3 c = ws->bp[ws->gbody[g]];
