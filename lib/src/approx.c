@@ -32,6 +32,15 @@ static const ccb_approx* const g_builtin[] = {CCB_BUILTIN_APPROXIMATIONS(CCB_APP
 static const ccb_approx* g_added[CCB_APPROX_MAX_REGISTERED];
 static int g_nadded;
 
+int ccb_approx_is_builtin(const ccb_approx* a) {
+    for (int i = 0; i < NBUILTIN; ++i) {
+        if (a == g_builtin[i]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int ccb_approx_count(void) {
     return NBUILTIN + g_nadded;
 }

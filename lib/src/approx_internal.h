@@ -13,6 +13,10 @@ typedef struct soft_slip {
 } soft_slip;
 soft_slip ccb_soft_slip(const double vt[2], double eps);
 
+/* 1 if a is one of the built-in approximations: their prepare starts with
+ * ccb_constraint_init, so it writes every field of c (the problem then skips zeroing c). */
+int ccb_approx_is_builtin(const ccb_approx* a);
+
 /* Copies dt, k, d, mu, phi0 into c and zeroes the rest. */
 void ccb_constraint_init(const ccb_step_context* step, const ccb_contact_input* in,
                          ccb_constraint* c);

@@ -9,9 +9,11 @@
  * take part in at least one contact, with the clique pairs coupled by a contact, are recorded
  * for the Newton solver (§8.2). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "approx_internal.h"
 #include "ccb/alloc.h"
 #include "dense.h"
 #include "model_internal.h"
@@ -772,6 +774,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     p->v0_full = v0;
     p->ndeferred = 0;
     const int defer = params->defer_inactive && approx->inactive_radius != NULL;
+    const int prepare_fills = ccb_approx_is_builtin(approx);
     if (defer) {
         if (ccb_grow((void**)&p->bX, &p->cap_bX, m->nbodies > 0 ? m->nbodies : 1,
                      sizeof(ccb_pose)) ||
@@ -792,7 +795,14 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     for (int i = 0; i < contacts->n; ++i) {
         const ccb_contact* ct = &contacts->items[i];
         ccb_pcontact* pc = &p->contacts[i];
-        memset(pc, 0, sizeof *pc);
+        /* every field zero; c only for an approximation whose prepare may leave fields
+         * unwritten (a built-in's prepare writes all of c: 1.4 MB a step less to clear on
+         * the clutter's 5,266 contacts) */
+        memset(pc, 0, offsetof(ccb_pcontact, c));
+        memset(&pc->deferred, 0, sizeof *pc - offsetof(ccb_pcontact, deferred));
+        if (!prepare_fills) {
+            memset(&pc->c, 0, sizeof pc->c);
+        }
         pc->clique[0] = pc->clique[1] = -1;
         pc->contact = i;
         const int body[2] = {ct->body_b, ct->body_a};

@@ -515,6 +515,44 @@ static void test_deferred_contacts(void) {
           deferred, completed);
 }
 
+/* An approximation that is not built in gets c zeroed by the problem before its prepare (the
+ * built-ins zero-fill c themselves and the problem skips it for them): this one is Lagged, plus
+ * a mark in user[7] on the first prepare of a contact in a step (the deferral's, w = 0), where
+ * the mark must never be found, although the slot held a marked contact the step before. */
+static int g_spy_calls, g_spy_stale;
+static void spy_prepare(const ccb_step_context* step, const ccb_approx_options* o,
+                        const ccb_contact_input* in, ccb_constraint* c) {
+    if (in->w == 0.0) {
+        g_spy_calls++;
+        g_spy_stale += c->user[7] != 0.0;
+    }
+    const double mark = c->user[7];
+    ccb_approx_lagged.prepare(step, o, in, c); /* zero-fills c */
+    c->user[7] = in->w == 0.0 ? 1.0 : mark;
+}
+static void test_plugin_constants_zeroed(void) {
+    ccb_approx spy = ccb_approx_lagged;
+    spy.name = "spy-zero";
+    spy.title = "Lagged with a stale-field probe (test_sim.c)";
+    spy.prepare = spy_prepare;
+    ccb_model* m = sphere_pile();
+    ccb_sim_params p = ccb_sim_params_default();
+    p.dt = 2e-3;
+    p.approx = &spy;
+    p.margin = 0.1;
+    ccb_sim* sim = NULL;
+    char msg[256];
+    CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_OK, "sim: %s", msg);
+    for (int step = 0; step < 60; ++step) {
+        CHECK(ccb_sim_step(sim) == CCB_OK, "step %d: %s", step, ccb_sim_last_error(sim));
+    }
+    CHECK(g_spy_calls > 500 && g_spy_stale == 0,
+          "a plugin's prepare finds c zeroed: %d deferral prepares, %d saw a stale field",
+          g_spy_calls, g_spy_stale);
+    ccb_sim_destroy(sim);
+    ccb_model_destroy(m);
+}
+
 /* contact_order = 1 (the sensitivity runs of `ccb gate --sensitivity`, cases.md §10): the same
  * contacts in reversed order, so the same physics with other round-off. On the sphere pile over
  * 20 steps (impacts settled, every contact an O(1) impulse) the two states agree to the solver's
@@ -719,6 +757,7 @@ int main(void) {
     RUN(test_resting_contact_tamsi_ode);
     RUN(test_determinism_and_failure);
     RUN(test_deferred_contacts);
+    RUN(test_plugin_constants_zeroed);
     RUN(test_contact_order);
     RUN(test_planar_damping);
     RUN(test_step_views);
