@@ -281,11 +281,11 @@ void ccb_newton_far_finish(ccb_newton* ws) {
     int nd = 0; /* deferred ones (no rows): from the bodies' point velocities, into prom */
     for (int k = 0; k < ws->n_far; ++k) {
         const int i = ws->far[k];
-        if (pb->contacts[i].deferred) {
+        if (pb->contacts[i].deferred) { /* gamma and G: +0 since newton_init */
             ws->prom[nd++] = i;
-        } else {
-            ccb_problem_J_mul_some(pb, &i, 1, ws->v, 1, ws->vc);
+            continue;
         }
+        ccb_problem_J_mul_some(pb, &i, 1, ws->v, 1, ws->vc);
         memset(ws->gamma + 3 * i, 0, 3 * sizeof(double));
         memset(ws->G + 9 * i, 0, 9 * sizeof(double));
     }

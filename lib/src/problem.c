@@ -77,6 +77,7 @@ void ccb_problem_destroy(ccb_problem* p) {
     ccb_free(p->clique_pidx);
     ccb_free(p->pvoff);
     ccb_free(p->edges);
+    ccb_free(p->ekeys);
     ccb_free(p);
 }
 
@@ -125,6 +126,7 @@ static ccb_status reserve_contacts(ccb_problem* p, int nc, size_t nj) {
     }
     if (ccb_grow((void**)&p->contacts, &p->cap_c, nc > 0 ? nc : 1, sizeof(ccb_pcontact)) ||
         ccb_grow((void**)&p->edges, &p->cap_edge, 2 * (nc > 0 ? nc : 1), sizeof(int)) ||
+        ccb_grow((void**)&p->ekeys, &p->cap_ekeys, 2 * (nc > 0 ? nc : 1), sizeof(uint64_t)) ||
         ccb_grow((void**)&p->jdata, &p->cap_j, nj > 0 ? (int)nj : 1, sizeof(double))) {
         return CCB_E_NOMEM;
     }
@@ -230,15 +232,6 @@ static double delassus_w(ccb_problem* p, const ccb_pcontact* pc) {
     return sqrt(f) / 3.0; /* RMS of the 9 entries (formulation-convex §4.2) */
 }
 
-static int cmp_edge(const void* a, const void* b) {
-    const int* x = a;
-    const int* y = b;
-    if (x[0] != y[0]) {
-        return x[0] < y[0] ? -1 : 1;
-    }
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc);
 
 static ccb_status finish(ccb_problem* p) {
@@ -267,32 +260,29 @@ static ccb_status finish(ccb_problem* p) {
             p->np++;
         }
     }
-    p->nedge = 0;
+    /* edges: (lo << 32 | hi) keys, radix-sorted (the (lo, hi) order), repeats dropped */
+    uint64_t* key = p->ekeys;
+    int nk = 0;
     for (int i = 0; i < p->nc; ++i) {
         const ccb_pcontact* pc = &p->contacts[i];
         if (pc->nblk == 2) {
             int a = p->clique_pidx[pc->clique[0]], b = p->clique_pidx[pc->clique[1]];
-            const int lo = a < b ? a : b, hi = a < b ? b : a;
+            const uint64_t k = (uint64_t)(a < b ? a : b) << 32 | (uint64_t)(a < b ? b : a);
             /* contacts of one body pair usually come together: drop repeats before sorting */
-            if (p->nedge > 0 && p->edges[2 * p->nedge - 2] == lo &&
-                p->edges[2 * p->nedge - 1] == hi) {
-                continue;
+            if (nk == 0 || key[nk - 1] != k) {
+                key[nk++] = k;
             }
-            p->edges[2 * p->nedge] = lo;
-            p->edges[2 * p->nedge + 1] = hi;
+        }
+    }
+    ccb_sort_u64(key, key + p->nc, (size_t)nk);
+    p->nedge = 0;
+    for (int e = 0; e < nk; ++e) {
+        if (e == 0 || key[e] != key[e - 1]) {
+            p->edges[2 * p->nedge] = (int)(key[e] >> 32);
+            p->edges[2 * p->nedge + 1] = (int)(key[e] & 0xffffffffu);
             p->nedge++;
         }
     }
-    qsort(p->edges, (size_t)p->nedge, 2 * sizeof(int), cmp_edge);
-    int u = 0;
-    for (int e = 0; e < p->nedge; ++e) {
-        if (u == 0 || cmp_edge(&p->edges[2 * e], &p->edges[2 * (u - 1)]) != 0) {
-            p->edges[2 * u] = p->edges[2 * e];
-            p->edges[2 * u + 1] = p->edges[2 * e + 1];
-            u++;
-        }
-    }
-    p->nedge = u;
     /* Delassus approximation and per-step constants (deferred contacts: when completed) */
     for (int i = 0; i < p->nc; ++i) {
         ccb_pcontact* pc = &p->contacts[i];

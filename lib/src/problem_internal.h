@@ -57,7 +57,9 @@ struct ccb_problem {
     int* clique_pidx; /* nclique: participating index or -1 */
     int* pvoff;       /* np: offset in the reduced (participating) velocity vector */
     int nedge, cap_edge;
-    int* edges; /* 2 nedge participating-index pairs (i < j), sorted, unique */
+    int* edges;      /* 2 nedge participating-index pairs (i < j), sorted, unique */
+    uint64_t* ekeys; /* 2 nc: their sort keys and the sort's buffer */
+    int cap_ekeys;
     /* what a deferred contact is completed from (valid until the next build) */
     const ccb_model* model;
     const ccb_contact_set* cset;
