@@ -447,12 +447,17 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
 
 /* ---- problems from a model ---------------------------------------------------------------- */
 
+/* Velocity of the material point at p_W of a body with twist V and pose X. */
+static inline ccb_vec3 point_velocity(const ccb_twist* V, const ccb_pose* X, ccb_vec3 p_W) {
+    return ccb_v3_add(V->v, ccb_v3_cross(V->w, ccb_v3_sub(p_W, X->p)));
+}
+
 ccb_vec3 ccb_passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W) {
     ccb_pose X;
     ccb_twist V;
     ccb_body_pose(b, t, NULL, &X);
     ccb_body_twist(b, t, NULL, NULL, &V);
-    return ccb_v3_add(V.v, ccb_v3_cross(V.w, ccb_v3_sub(p_W, X.p)));
+    return point_velocity(&V, &X, p_W);
 }
 
 static void body_jacobian_block(const ccb_body* b, const double* qb, const ccb_contact* ct,
@@ -582,15 +587,14 @@ static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc) {
  * mu). */
 static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct,
                          const int body[2]) {
-    const double dt = p->step.dt;
     const double sign[2] = {1.0, -1.0};
     ccb_vec3 u = ccb_v3(0, 0, 0);
     int k = 0;
     for (int side = 0; side < 2; ++side) {
         const int bi = body[side];
         ccb_vec3 vp;
-        if (p->bclique[bi] < 0) {
-            vp = ccb_passive_point_velocity(&p->model->bodies[bi], p->step.t0 + dt, ct->p);
+        if (p->bclique[bi] < 0) { /* the build's pose and twist at t0 + dt */
+            vp = point_velocity(&p->bV[bi], &p->bX[bi], ct->p);
         } else {
             const ccb_vec3 r = ccb_v3_sub(ct->p, p->bX[bi].p);
             vp = ccb_v3_add(p->bV[bi].v, ccb_v3_cross(p->bV[bi].w, r));
@@ -652,18 +656,12 @@ void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, c
             ccb_body_twist(bd, p->step.t0, p->q0 + bd->qoff, vf + bd->voff, &V[b]);
         }
     }
-    const double dt = p->step.dt;
     for (int k = 0; k < n; ++k) {
         const ccb_contact* ct = &p->cset->items[p->contacts[idx[k]].contact];
         const int body[2] = {ct->body_b, ct->body_a};
         ccb_vec3 u = ccb_v3(0, 0, 0);
-        for (int side = 0; side < 2; ++side) {
-            const ccb_body* bd = &m->bodies[body[side]];
-            const ccb_vec3 vp =
-                bd->nv == 0 ? ccb_passive_point_velocity(bd, p->step.t0 + dt, ct->p)
-                            : ccb_v3_add(V[body[side]].v,
-                                         ccb_v3_cross(V[body[side]].w,
-                                                      ccb_v3_sub(ct->p, p->bX[body[side]].p)));
+        for (int side = 0; side < 2; ++side) { /* passive bodies: V, X at t0 + dt (build) */
+            const ccb_vec3 vp = point_velocity(&V[body[side]], &p->bX[body[side]], ct->p);
             u = ccb_v3_add(u, ccb_v3_scale(side == 0 ? 1.0 : -1.0, vp));
         }
         const ccb_vec3 c = ccb_m3_tmul_v(&ct->R_WC, u);
@@ -777,6 +775,9 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
             if (bd->nv > 0 && ccb_clique_is_single(m, bd->clique)) {
                 ccb_body_pose(bd, t0, q0 + bd->qoff, &p->bX[b]);
                 ccb_body_twist(bd, t0, q0 + bd->qoff, v0 + bd->voff, &p->bV[b]);
+            } else if (bd->nv == 0) { /* what ccb_passive_point_velocity computes, once */
+                ccb_body_pose(bd, t0 + dt, NULL, &p->bX[b]);
+                ccb_body_twist(bd, t0 + dt, NULL, NULL, &p->bV[b]);
             }
         }
     }
