@@ -131,6 +131,25 @@ static double shape_radius(const ccb_shape* s) {
                                                                                  : 0.0;
 }
 
+/* The normal of a contact goes to the third column of its frame; the query completes every
+ * frame in one pass at its end (frames_from_normals). */
+static void set_normal(ccb_mat3* R, ccb_vec3 n) {
+    memset(R, 0, sizeof *R);
+    R->m[2] = n.x;
+    R->m[5] = n.y;
+    R->m[8] = n.z;
+}
+
+/* R_WC = ccb_contact_frame(n) of every contact from the normal in its third column (the
+ * frame's third column is n itself). One tight pass: the square root and the division of one
+ * frame overlap those of the next, where frame by frame in the narrow phase each waited. */
+static void frames_from_normals(ccb_contact_set* out) {
+    for (int k = 0; k < out->n; ++k) {
+        ccb_mat3* R = &out->items[k].R_WC;
+        *R = ccb_contact_frame(ccb_v3(R->m[2], R->m[5], R->m[8]));
+    }
+}
+
 /* Records one contact of the pair (a, b) from A's and B's witness points. */
 static ccb_status emit(const ccb_model* m, int a, int b, int feature, double phi, ccb_vec3 n,
                        ccb_vec3 pA, ccb_vec3 pB, ccb_contact_set* out) {
@@ -144,7 +163,7 @@ static ccb_status emit(const ccb_model* m, int a, int b, int feature, double phi
     c.feature = feature;
     c.phi0 = phi;
     c.p = ccb_v3_add(pB, ccb_v3_scale(wa, ccb_v3_sub(pA, pB)));
-    c.R_WC = ccb_contact_frame(n);
+    set_normal(&c.R_WC, n);
     return add_contact(out, &c);
 }
 
@@ -272,13 +291,13 @@ static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b, i
     c.shape_a = a;
     c.shape_b = b;
     if (!soft) {
-        c.R_WC = ccb_contact_frame(n);
+        set_normal(&c.R_WC, n);
     }
     for (int f = 0; f < ws->hs.n; ++f) {
         const ccb_hydro_face* fc = &ws->hs.faces[f];
         c.feature = f;
         if (soft) {
-            c.R_WC = ccb_contact_frame(fc->normal); /* the rigid face's (inward) normal */
+            set_normal(&c.R_WC, fc->normal); /* the rigid face's (inward) normal */
         }
         c.phi0 = -fc->pressure / fc->gradient;  /* P2 eq. 16 */
         c.material.k = fc->area * fc->gradient; /* P2 eq. 15 */
@@ -670,5 +689,6 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
                        : s;
         }
     }
+    frames_from_normals(out);
     return CCB_OK;
 }
