@@ -437,6 +437,14 @@ static ccb_status test_pair(const ccb_model* m, geo_ws* ws, int i, int j, double
     return add_candidate(ws, i, j);
 }
 
+/* test_pair's distance test alone, for shapes of two bodies already known to make an active
+ * pair (different bodies, one moving, not filtered: properties of the bodies). */
+static ccb_status test_pair_reach(const ccb_model* m, geo_ws* ws, int i, int j, double margin) {
+    const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, ws->X[i].p);
+    const double reach = m->shapes[i].bound + m->shapes[j].bound + margin;
+    return ccb_v3_dot(d, d) >= reach * reach ? CCB_OK : add_candidate(ws, i, j);
+}
+
 /* [round-off: the group tests below only prune; they must never drop a pair the exact test
  *  keeps. By the triangle inequality a shape pair in reach lies in two groups (or a large shape
  *  and a group) whose spheres are in reach; the computed norms and sums carry relative errors
@@ -450,10 +458,9 @@ static int groups_in_reach(ccb_vec3 ci, double ri, ccb_vec3 cj, double rj, doubl
 /* Every shape pair of groups g and h (different bodies) through the exact test; a shape whose
  * sphere does not reach h's sphere skips its row. */
 static ccb_status group_pair(const ccb_model* m, geo_ws* ws, int g, int h, double margin) {
-    const int bg = ws->gbody[g], bh = ws->gbody[h];
-    if ((m->bodies[bg].nv == 0 && m->bodies[bh].nv == 0) ||
-        !groups_in_reach(ws->gc[g], ws->gr[g], ws->gc[h], ws->gr[h], margin)) {
-        return CCB_OK;
+    if (!groups_in_reach(ws->gc[g], ws->gr[g], ws->gc[h], ws->gr[h], margin) ||
+        !ccb_shape_pair_active(m, ws->gshape[ws->gstart[g]], ws->gshape[ws->gstart[h]])) {
+        return CCB_OK; /* out of reach, or a pair of bodies that makes no contact */
     }
     ccb_status s = CCB_OK;
     for (int k = ws->gstart[g]; k < ws->gstart[g + 1] && s == CCB_OK; ++k) {
@@ -462,7 +469,7 @@ static ccb_status group_pair(const ccb_model* m, geo_ws* ws, int g, int h, doubl
             continue; /* shape i reaches no shape of h */
         }
         for (int l = ws->gstart[h]; l < ws->gstart[h + 1] && s == CCB_OK; ++l) {
-            s = test_pair(m, ws, i, ws->gshape[l], margin);
+            s = test_pair_reach(m, ws, i, ws->gshape[l], margin);
         }
     }
     return s;
@@ -499,11 +506,12 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
             s = test_pair(m, ws, i, ws->large[b], margin);
         }
         for (int g = 0; g < ng && s == CCB_OK; ++g) {
-            if (!groups_in_reach(ws->X[i].p, m->shapes[i].bound, ws->gc[g], ws->gr[g], margin)) {
+            if (!groups_in_reach(ws->X[i].p, m->shapes[i].bound, ws->gc[g], ws->gr[g], margin) ||
+                !ccb_shape_pair_active(m, i, ws->gshape[ws->gstart[g]])) {
                 continue;
             }
             for (int k = ws->gstart[g]; k < ws->gstart[g + 1] && s == CCB_OK; ++k) {
-                s = test_pair(m, ws, i, ws->gshape[k], margin);
+                s = test_pair_reach(m, ws, i, ws->gshape[k], margin);
             }
         }
     }
