@@ -75,7 +75,7 @@ ccb_status ccb_sim_physics_metrics(ccb_sim* sim, ccb_physics_metrics* m) {
          * interval */
         const double phi = r->geometry.phi0 + (frozen ? sim->h_last * r->vc[2] : 0.0);
         if (r->gamma[0] == 0.0 && r->gamma[1] == 0.0 && r->gamma[2] == 0.0 && isfinite(phi) &&
-            ccb_all_finite(r->vc, 3)) {
+            isfinite(r->vc[0]) && isfinite(r->vc[1]) && isfinite(r->vc[2])) {
             continue; /* every term is a signed zero and the sums start at +0: skipping them
                        * changes no bit (the speculative contacts of a margin) */
         }

@@ -657,7 +657,7 @@ void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, c
         }
     }
     for (int k = 0; k < n; ++k) {
-        const ccb_contact* ct = &p->cset->items[p->contacts[idx[k]].contact];
+        const ccb_contact* ct = &p->cset->items[idx[k]]; /* contact i is item i of the set */
         const int body[2] = {ct->body_b, ct->body_a};
         ccb_vec3 u = ccb_v3(0, 0, 0);
         for (int side = 0; side < 2; ++side) { /* passive bodies: V, X at t0 + dt (build) */
