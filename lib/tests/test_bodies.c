@@ -695,6 +695,15 @@ static void test_broad_phase_complete(void) {
                    memcmp(&x->R_WC, &y->R_WC, sizeof x->R_WC) == 0;
         }
         CHECK(same, "repeat query bit-identical [exact]");
+        int framed = 1; /* every frame is ccb_contact_frame of its normal (third column) */
+        for (int i = 0; framed && i < cs.n; ++i) {
+            const ccb_mat3 R = cs.items[i].R_WC;
+            const ccb_mat3 F = ccb_contact_frame(ccb_v3(R.m[2], R.m[5], R.m[8]));
+            framed =
+                memcmp(&R, &F, sizeof R) == 0 && fabs(ccb_v3_norm(ccb_m3_col(&R, 2)) - 1) < 1e-15;
+        }
+        CHECK(framed, "trial %d: every contact's frame is the frame of its unit normal [exact]",
+              trial);
         free(first);
         free(q);
         free(v);
