@@ -422,27 +422,19 @@ static ccb_status add_candidate(geo_ws* ws, int i, int j) {
     return CCB_OK;
 }
 
-/* The exact broad-phase test of two bounded shapes: different bodies, one of them moving,
- * grown bounding spheres overlapping (|c_j - c_i| < bound_i + bound_j + margin), not filtered. */
-static ccb_status test_pair(const ccb_model* m, geo_ws* ws, int i, int j, double margin) {
-    const ccb_shape *si = &m->shapes[i], *sj = &m->shapes[j];
-    if (si->body == sj->body || (m->bodies[si->body].nv == 0 && m->bodies[sj->body].nv == 0)) {
-        return CCB_OK;
-    }
-    const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, ws->X[i].p);
-    const double reach = si->bound + sj->bound + margin;
-    if (ccb_v3_dot(d, d) >= reach * reach || !ccb_shape_pair_active(m, i, j)) {
-        return CCB_OK;
-    }
-    return add_candidate(ws, i, j);
-}
-
-/* test_pair's distance test alone, for shapes of two bodies already known to make an active
- * pair (different bodies, one moving, not filtered: properties of the bodies). */
+/* The exact test's distance part: grown bounding spheres overlapping,
+ * |c_j - c_i| < bound_i + bound_j + margin. */
 static ccb_status test_pair_reach(const ccb_model* m, geo_ws* ws, int i, int j, double margin) {
     const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, ws->X[i].p);
     const double reach = m->shapes[i].bound + m->shapes[j].bound + margin;
     return ccb_v3_dot(d, d) >= reach * reach ? CCB_OK : add_candidate(ws, i, j);
+}
+
+/* The exact broad-phase test of two bounded shapes: an active pair (different bodies, one
+ * moving, not filtered) in reach. Group pairs decide activity once per body pair and call
+ * test_pair_reach. */
+static ccb_status test_pair(const ccb_model* m, geo_ws* ws, int i, int j, double margin) {
+    return ccb_shape_pair_active(m, i, j) ? test_pair_reach(m, ws, i, j, margin) : CCB_OK;
 }
 
 /* [round-off: the group tests below only prune; they must never drop a pair the exact test

@@ -9,6 +9,7 @@
 #include "model_internal.h"
 #include "problem_internal.h"
 #include "test.h"
+#include "test_models.h"
 
 /* [round-off: a few dozen operations on O(1) quantities] */
 static const double TOL_ROUND = 1e-12;
@@ -589,15 +590,8 @@ static void test_sphere_box_queries(void) {
  * groups), a fixed box (a large shape) and a floor half-space. */
 static void test_broad_phase_complete(void) {
     for (int trial = 0; trial < 20; ++trial) {
-        ccb_model* m = NULL;
-        ccb_model_create(&m);
-        ccb_body_def g = ccb_body_def_default();
-        g.name = "ground";
-        g.mobilizer = CCB_MOBILIZER_FIXED;
-        int ig;
-        ccb_model_add_body(m, &g, &ig);
-        ccb_shape_def hs = ccb_shape_def_default();
-        ccb_model_add_shape(m, ig, &hs, NULL);
+        ccb_model* m = floor_model(0.0);
+        const int ig = 0; /* the ground: the first body of floor_model */
         ccb_shape_def bx = ccb_shape_def_default();
         bx.type = CCB_SHAPE_BOX;
         bx.half_extents = ccb_v3(0.05, 0.5, 0.3);

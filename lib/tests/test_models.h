@@ -1,4 +1,4 @@
-/* lib/tests/test_models.h — small models the simulation tests share (test_sim.c, test_errctl.c). */
+/* lib/tests/test_models.h — small models the tests share (test_sim.c, test_errctl.c, test_bodies.c). */
 #ifndef CCB_TEST_MODELS_H
 #define CCB_TEST_MODELS_H
 

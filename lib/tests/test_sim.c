@@ -422,16 +422,7 @@ static void test_no_allocation_in_step_loop(void) {
 /* Twelve spinning spheres (r = 0.05 m, 0.5 kg, k = 1e5 N/m) in two layers above a half-space,
  * close enough to hit the ground and each other within 0.15 s at dt = 2e-3 s. */
 static ccb_model* sphere_pile(void) {
-    ccb_model* m = NULL;
-    ccb_model_create(&m);
-    ccb_body_def gd = ccb_body_def_default();
-    gd.name = "ground";
-    gd.mobilizer = CCB_MOBILIZER_FIXED;
-    int ig;
-    ccb_model_add_body(m, &gd, &ig);
-    ccb_shape_def hs = ccb_shape_def_default();
-    hs.material = (ccb_material){INFINITY, 0, 0, 0.6};
-    ccb_model_add_shape(m, ig, &hs, NULL);
+    ccb_model* m = floor_model(0.6); /* rigid, frictional floor */
     for (int k = 0; k < 12; ++k) {
         ccb_body_def bd = ccb_body_def_default();
         char name[16];
@@ -520,16 +511,7 @@ static void test_deferred_contacts(void) {
  * cubes are built) in two columns of four, falling at 1 m/s onto a floor: body pairs with
  * dozens of speculative contacts each. */
 static ccb_model* cluster_pile(void) {
-    ccb_model* m = NULL;
-    ccb_model_create(&m);
-    ccb_body_def gd = ccb_body_def_default();
-    gd.name = "ground";
-    gd.mobilizer = CCB_MOBILIZER_FIXED;
-    int ig;
-    ccb_model_add_body(m, &gd, &ig);
-    ccb_shape_def hs = ccb_shape_def_default();
-    hs.material = (ccb_material){INFINITY, 0, 0, 0.6};
-    ccb_model_add_shape(m, ig, &hs, NULL);
+    ccb_model* m = floor_model(0.6); /* rigid, frictional floor */
     for (int k = 0; k < 8; ++k) {
         ccb_body_def bd = ccb_body_def_default();
         char name[16];
