@@ -78,7 +78,7 @@ if [ $have_parallel -eq 1 ]; then
   # exit 1 of a line is a run whose solver failed (a result, in its meta.json); parallel counts
   # those as failed jobs, so its status is not the test: --from is
   t1=$(secs)
-  parallel --will-cite -j "$cores" --joblog "$tmp/B.joblog" <"$tmp/m.txt" >/dev/null 2>&1
+  parallel --will-cite -j "$cores" --joblog "$tmp/B.joblog" <"$tmp/m.txt" >"$tmp/B.out" 2>&1
   t2=$(secs)
   "$CCB" reproduce --tier quick --no-figures --from "$tmp/B" >"$tmp/B.log" 2>&1
   rcB=$?
@@ -86,9 +86,10 @@ if [ $have_parallel -eq 1 ]; then
   n=$(wc -l <"$tmp/m.txt")
   nerr=$(awk 'NR > 1 && $7 > 1' "$tmp/B.joblog" | wc -l)
   echo "time GNU parallel (-j $cores, $n runs): ${tB} s = manifest $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}') s + runs $(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.0f", b - a}') s + --from $(elapsed "$t2") s"
-  [ "$nerr" -eq 0 ] || bad "GNU parallel: $nerr lines exited with an error (> 1)"
+  [ "$nerr" -eq 0 ] || bad "GNU parallel: $nerr lines exited with an error (> 1): $(awk 'NR > 1 && $7 > 1' "$tmp/B.joblog" | head -2) $(grep -h '^ccb: ' "$tmp/B.out" | grep -v ' elapsed, ' | head -6) [free space under $tmp: $(df -h --output=avail "$tmp" | tail -1 | tr -d ' ')]"
   [ $rcB -eq $rcA ] && same "$tmp/A" "$tmp/B" "GNU parallel ($n runs)" \
     || { [ $rcB -eq $rcA ] || bad "GNU parallel: --from exit $rcB, in-process $rcA: $(tail -3 "$tmp/B.log")"; }
+  rm -rf "$tmp/B" # compared: its 0.5 GB need not sit beside the Slurm tree
 fi
 
 if [ $have_slurm -eq 1 ]; then
@@ -156,7 +157,9 @@ EOF
   rcC=$?
   tC=$(elapsed "$t0")
   echo "time Slurm job array ($tasks tasks on $cores CPUs, $n runs): ${tC} s = manifest $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}') s + sbatch --wait $(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.0f", b - a}') s + --from $(elapsed "$t2") s"
-  [ $rcS -eq 0 ] || bad "sbatch --wait: exit $rcS: $(cat "$tmp/C.sbatch") $(cat "$tmp"/slurm-*.out | grep 'ccb: line' | head -2)"
+  # on failure: the failing lines and what ccb said about them (its messages, not its progress),
+  # and the free space, since a full disk is the usual cause of an exit 2 on a shared machine
+  [ $rcS -eq 0 ] || bad "sbatch --wait: exit $rcS: $(cat "$tmp/C.sbatch") $(grep -h '^ccb: ' "$tmp"/slurm-*.out | grep -v ' elapsed, ' | head -6) [free space under $tmp: $(df -h --output=avail "$tmp" | tail -1 | tr -d ' ')]"
   [ $rcC -eq $rcA ] && same "$tmp/A" "$tmp/C" "Slurm job array ($n runs)" \
     || { [ $rcC -eq $rcA ] || bad "Slurm: --from exit $rcC, in-process $rcA: $(tail -3 "$tmp/C.log")"; }
 

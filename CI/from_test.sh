@@ -128,7 +128,10 @@ rc=$?
   && ok "--emit-manifest to a directory: exit 2, nothing left" || bad "--emit-manifest to a directory: exit $rc: $out"
 # an --out too long for the runs below it: refused before anything is written, no temporary
 # directory left
-long="$tmp/$(printf 'l%.0s' $(seq 1 250))/$(printf 'm%.0s' $(seq 1 250))/$(printf 'n%.0s' $(seq 1 250))/$(printf 'o%.0s' $(seq 1 240))"
+# (1,013 characters whatever the length of $tmp, i.e. of $TMPDIR: accepted as a path, too long
+# for the runs' directories under it)
+last=$((1013 - ${#tmp} - 4 - 750))
+long="$tmp/$(printf 'l%.0s' $(seq 1 250))/$(printf 'm%.0s' $(seq 1 250))/$(printf 'n%.0s' $(seq 1 250))/$(printf 'o%.0s' $(seq 1 $last))"
 mkdir -p "$tmp/td"
 before=$(ls -d "$tmp"/td/ccb-manifest-* 2>/dev/null | wc -l)
 out=$(TMPDIR="$tmp/td" "$CCB" study $cs fig4 --emit-manifest "$tmp/m3.txt" --out "$long" 2>&1)

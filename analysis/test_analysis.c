@@ -238,7 +238,8 @@ static int lookup(void* user, const char* name, double* v) {
 
 /* Gate evaluation and its report on a synthetic gate file: each outcome once. [exact] */
 static void test_gates(void) {
-    char path[] = "/tmp/ccb_test_gates_XXXXXX";
+    char path[512];
+    test_tmp_template(path, sizeof path, "ccb_test_gates");
     const int fd = mkstemp(path);
     CHECK(fd >= 0, "temporary gate file");
     FILE* f = fdopen(fd, "w");

@@ -16,7 +16,7 @@
 #include "study.h"
 
 static void put(const char* dir, const char* name, const uint8_t* data, size_t n) {
-    char path[512];
+    char path[600];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE* f = fopen(path, "wb");
     if (f != NULL) {
@@ -25,14 +25,29 @@ static void put(const char* dir, const char* name, const uint8_t* data, size_t n
     }
 }
 
+static char dir[512];
+static const char* const names[3] = {"meta.json", "trajectory.csv", "steps.csv"};
+
+/* The scratch directory goes when the process ends (replay and fuzzing alike): a test leaves
+ * nothing in /tmp. */
+static void remove_dir(void) {
+    char path[600];
+    for (int part = 0; part < 3; ++part) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[part]);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static char dir[64];
     if (dir[0] == '\0') {
-        snprintf(dir, sizeof dir, "/tmp/ccb_fuzz_from_%d", (int)getpid());
+        const char* td = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/ccb_fuzz_from_%d", td != NULL && td[0] != '\0' ? td : "/tmp",
+                 (int)getpid());
         mkdir(dir, 0700);
+        atexit(remove_dir);
     }
-    static const char* const names[3] = {"meta.json", "trajectory.csv", "steps.csv"};
     const uint8_t* p = data;
     const uint8_t* end = data + size;
     for (int part = 0; part < 3; ++part) {

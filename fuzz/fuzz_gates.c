@@ -17,11 +17,20 @@ static int lookup(void* user, const char* name, double* v) {
     return -1;
 }
 
+static char path[512];
+
+/* The scratch file goes when the process ends: a test leaves nothing in /tmp. */
+static void remove_file(void) {
+    remove(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static char path[64];
     if (path[0] == '\0') {
-        snprintf(path, sizeof path, "/tmp/ccb_fuzz_gates_%d.json", (int)getpid());
+        const char* td = getenv("TMPDIR");
+        snprintf(path, sizeof path, "%s/ccb_fuzz_gates_%d.json",
+                 td != NULL && td[0] != '\0' ? td : "/tmp", (int)getpid());
+        atexit(remove_file);
     }
     FILE* f = fopen(path, "wb");
     if (f == NULL) {

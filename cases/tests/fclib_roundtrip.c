@@ -125,7 +125,8 @@ int main(void) {
                "with CCB_OPTIONAL=ON)\n");
         return 77; /* CTest: skipped */
     }
-    char dir[] = "/tmp/ccb-fclib-XXXXXX";
+    char dir[PATH_MAX];
+    test_tmp_template(dir, sizeof dir, "ccb-fclib");
     CHECK(mkdtemp(dir) != NULL, "temporary directory");
     const long sphere_steps[2] = {40, 75}; /* sliding after the impact; still sliding */
     const long clutter_steps[2] = {100, 150};

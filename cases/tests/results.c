@@ -64,7 +64,9 @@ static char* read_all(const char* path) {
 }
 
 int main(void) {
-    char root[] = "/tmp/ccb_results_XXXXXX";
+    char root[512]; /* in $TMPDIR, else /tmp (.ci/run checks that tests leave nothing there) */
+    const char* td = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/ccb_results_XXXXXX", td != NULL && td[0] != '\0' ? td : "/tmp");
     if (mkdtemp(root) == NULL) {
         perror("mkdtemp");
         return 1;

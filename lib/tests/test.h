@@ -15,6 +15,13 @@
 
 #define TEST_MAX_PRINTED 50
 
+/* A mkdtemp/mkstemp template "DIR/STEM_XXXXXX" in the temporary directory ($TMPDIR, else /tmp),
+ * so a CI that gives the tests a private TMPDIR can check they leave nothing behind (.ci/run). */
+static inline void test_tmp_template(char* buf, size_t n, const char* stem) {
+    const char* td = getenv("TMPDIR");
+    snprintf(buf, n, "%s/%s_XXXXXX", td != NULL && td[0] != '\0' ? td : "/tmp", stem);
+}
+
 static int g_test_failed = 0, g_test_passed = 0;
 static const char* g_test_name = "";
 

@@ -135,7 +135,7 @@ static void test_status_and_alloc(void) {
 }
 
 int main(void) {
-    snprintf(g_dir, sizeof g_dir, "/tmp/ccb-test-record-XXXXXX");
+    test_tmp_template(g_dir, sizeof g_dir, "ccb-test-record");
     if (mkdtemp(g_dir) == NULL) {
         fprintf(stderr, "cannot create a temporary directory\n");
         return 1;
