@@ -18,6 +18,15 @@
  *             see ccb_stop_scale in newton.h for why); or the cost stalled (relative change
  *             < eps_cost_r with alpha > 0.5)                                                (§8.5)
  * Only participating cliques (touched by a contact) are unknowns; the others have v = v*.
+ * Islands (prm.islands; formulation-convex §8.10): the cost is a sum over the connected
+ * components of the graph of participating cliques and contacts (near, far and deferred: every
+ * contact the problem holds), and H is block diagonal by component, so the Newton step of the
+ * whole problem is the Newton step of every island at once; only the line search (one alpha)
+ * and the stopping test (one norm) couple them. With islands on, each island takes the step of
+ * its own exact line search and its own stopping test; a converged island is frozen (right-hand
+ * side and dv zero, its contacts neither assembled nor evaluated) while the others iterate.
+ * Without islands the whole problem is one island, and every number is the one this solver
+ * computed before islands existed (the per-island sums accumulate in the same order).
  * Far contacts: a contact that provably stays inactive at every point an iteration evaluates is
  * left out of that iteration (no J dv, evaluation or line search term); see newton_far.c
  * for the bound and why the result is bit-identical to evaluating every contact.
@@ -54,6 +63,7 @@ ccb_newton_params ccb_newton_params_default(void) {
     p.stop_scale = CCB_STOP_STEP_MOMENTUM;
     p.time_phases = 1;
     p.pattern_near = 1;
+    p.islands = 0;
     return p;
 }
 
@@ -94,6 +104,9 @@ ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t
     }
     if (p->pattern_near != 0 && p->pattern_near != 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "pattern_near must be 0 or 1");
+    }
+    if (p->islands != 0 && p->islands != 1) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "islands must be 0 or 1");
     }
     if (p->time_phases != 0 && p->time_phases != 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "time_phases must be 0 or 1");
@@ -154,6 +167,11 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->rho);
     ccb_free(ws->dvh);
     ccb_free(ws->pkeys);
+    ccb_free(ws->isl_v);
+    ccb_free(ws->icon);
+    ccb_free(ws->act);
+    ccb_free(ws->il);
+    ccb_free(ws->ahist);
     ccb_free(ws);
 }
 
@@ -180,52 +198,65 @@ static void Jt_mul(const ccb_newton* ws, const double* g, double* y) {
     ccb_problem_Jt_mul_some(ws->pb, ws->near, ws->n_near, g, y);
 }
 
-static double dot(const double* a, const double* b, int n) {
-    double s = 0.0;
-    for (int i = 0; i < n; ++i) {
-        s += a[i] * b[i];
-    }
-    return s;
-}
-
-/* Impulses, Hessians and total contact cost at the stored v_c. */
-static double eval_contacts(ccb_newton* ws) {
+/* Impulses and Hessians at the stored v_c of the contacts list[0..n-1] (every near contact of
+ * the islands not done), and the contact cost of those islands. */
+static void eval_contacts(ccb_newton* ws, const int* list, int n) {
     const ccb_problem* pb = ws->pb;
-    double cost = 0.0;
-    for (int k = 0; k < ws->n_near; ++k) {
-        const int i = ws->near[k];
-        cost +=
+    for (int I = 0; I < ws->nisl; ++I) {
+        if (!ws->il[I].done) {
+            ws->il[I].cost_c = 0.0;
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        const int i = list[k];
+        ws->il[ws->icon[i]].cost_c +=
             pb->approx->eval(&pb->contacts[i].c, ws->vc + 3 * i, ws->gamma + 3 * i, ws->G + 9 * i);
     }
-    return cost;
 }
 
 /* Cost of the current v (fills gamma, G; vc from J v + b, or, after a line search step of
- * length alpha, updated as vc + alpha J dv, which costs 3 nc operations instead of a product with
- * J: the same vector up to round-off). */
-static void eval_iterate(ccb_newton* ws, double alpha) {
+ * length alpha_I in each island I, updated as vc + alpha_I J dv, which costs 3 nc operations
+ * instead of a product with J: the same vector up to round-off). Frozen islands keep theirs. */
+static void eval_iterate(ccb_newton* ws, int start) {
     for (int k = 0; k < ws->npv; ++k) {
         ws->tmp[k] = ws->v[k] - ws->vs[k];
     }
     A_mul(ws, ws->tmp, ws->dp); /* dp used as scratch here */
-    ws->cost_A = 0.5 * dot(ws->tmp, ws->dp, ws->npv);
-    if (alpha == 0.0) { /* every v_c is recomputed (at the start: the far ones are not listed) */
+    for (int I = 0; I < ws->nisl; ++I) {
+        ws->il[I].cost_A = 0.0;
+    }
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->il[ws->isl_v[k]].cost_A += ws->tmp[k] * ws->dp[k];
+    }
+    if (start) { /* every v_c is recomputed (at the start: the far ones are not listed) */
         ws->status = ccb_newton_far_promote_all(ws);
         if (ws->status != CCB_OK) {
             ws->cost = NAN;
             return;
         }
         ccb_problem_J_mul_some(ws->pb, ws->near, ws->n_near, ws->v, 1, ws->vc);
+        eval_contacts(ws, ws->near, ws->n_near);
     } else {
-        for (int k = 0; k < ws->n_near; ++k) {
-            double* vc = ws->vc + 3 * ws->near[k];
-            const double* dvc = ws->dvc + 3 * ws->near[k];
+        const int n = ws->nisl == 1 ? ws->n_near : ws->n_act;
+        const int* list = ws->nisl == 1 ? ws->near : ws->act;
+        for (int k = 0; k < n; ++k) {
+            const double alpha = ws->il[ws->icon[list[k]]].alpha;
+            double* vc = ws->vc + 3 * list[k];
+            const double* dvc = ws->dvc + 3 * list[k];
             for (int r = 0; r < 3; ++r) {
                 vc[r] += alpha * dvc[r];
             }
         }
+        eval_contacts(ws, list, n);
     }
-    ws->cost = ws->cost_A + eval_contacts(ws);
+    double cost_A = 0.0, cost_c = 0.0;
+    for (int I = 0; I < ws->nisl; ++I) {
+        ws->il[I].cost_A *= 0.5;
+        cost_A = I == 0 ? ws->il[I].cost_A : cost_A + ws->il[I].cost_A;
+        cost_c = I == 0 ? ws->il[I].cost_c : cost_c + ws->il[I].cost_c;
+    }
+    ws->cost_A = cost_A;
+    ws->cost = cost_A + cost_c;
     ws->r_valid = 0;
 }
 
@@ -260,7 +291,70 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
         ccb_grow((void**)&ws->rho, &ws->cap_rho, npv > 0 ? npv : 1, sizeof(double))) {
         return CCB_E_NOMEM;
     }
+    if (ccb_grow((void**)&ws->isl_v, &ws->cap_isl_v, npv > 0 ? npv : 1, sizeof(int)) ||
+        ccb_grow((void**)&ws->icon, &ws->cap_icon, nc > 0 ? nc : 1, sizeof(int)) ||
+        ccb_grow((void**)&ws->act, &ws->cap_act, nc > 0 ? nc : 1, sizeof(int)) ||
+        ccb_grow((void**)&ws->il, &ws->cap_il, npv + 1,
+                 sizeof(ccb_newton_island))) { /* np <= npv */
+        return CCB_E_NOMEM;
+    }
     return CCB_OK;
+}
+
+/* ---- islands (header) ------------------------------------------------------------------------ */
+
+static int uf_find(int* parent, int a) {
+    while (parent[a] != a) {
+        parent[a] = parent[parent[a]];
+        a = parent[a];
+    }
+    return a;
+}
+
+/* The islands of the problem: union-find over the participating cliques through every contact,
+ * numbered in the order of their first clique (deterministic). One island without prm.islands.
+ * The clique labels are kept in rho (np), scratch until the far contacts' first update. */
+static void islands_init(ccb_newton* ws) {
+    const ccb_problem* pb = ws->pb;
+    ws->nisl = 1;
+    if (ws->prm.islands && pb->np > 1) {
+        int* parent = ws->isl_v; /* np <= npv: the labels are moved out before isl_v is set */
+        for (int a = 0; a < pb->np; ++a) {
+            parent[a] = a;
+        }
+        for (int i = 0; i < pb->nc; ++i) {
+            const ccb_pcontact* pc = &pb->contacts[i];
+            if (pc->nblk == 2) {
+                const int x = uf_find(parent, pb->clique_pidx[pc->clique[0]]),
+                          y = uf_find(parent, pb->clique_pidx[pc->clique[1]]);
+                if (x != y) {
+                    parent[x > y ? x : y] = x < y ? x : y; /* the root is the smallest clique */
+                }
+            }
+        }
+        /* roots are their component's smallest clique: numbering in clique order */
+        int* label = (int*)ws->rho; /* np ints fit in np doubles */
+        int n = 0;
+        for (int a = 0; a < pb->np; ++a) {
+            const int r = uf_find(parent, a);
+            label[a] = r == a ? n++ : label[r];
+        }
+        ws->nisl = n;
+        for (int i = 0; i < pb->nc; ++i) {
+            const ccb_pcontact* pc = &pb->contacts[i];
+            ws->icon[i] = pc->nblk > 0 ? label[pb->clique_pidx[pc->clique[0]]] : 0;
+        }
+        for (int a = 0; a < pb->np; ++a) { /* the union-find is done with isl_v */
+            for (int k = 0; k < pb->clique_nv[pb->pclique[a]]; ++k) {
+                ws->isl_v[pb->pvoff[a] + k] = label[a];
+            }
+        }
+    } else {
+        memset(ws->isl_v, 0, (size_t)(pb->npv > 0 ? pb->npv : 1) * sizeof(int));
+        memset(ws->icon, 0, (size_t)(pb->nc > 0 ? pb->nc : 1) * sizeof(int));
+    }
+    memset(ws->il, 0, (size_t)ws->nisl * sizeof(ccb_newton_island));
+    ws->island_iters = 0;
 }
 
 ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newton_params* prm,
@@ -311,6 +405,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->kappa = -1;
     ws->analyses_at_init = ccb_sparse_analyses(ws->sp);
     ws->residual = ws->tolerance = 0.0;
+    islands_init(ws);
     /* every contact the problem did not defer is evaluated at the initial iterate (deferred
      * ones are inactive there: gamma = 0, G = 0, l_i = 0) */
     ws->n_far = ws->nc_far = ws->n_near = 0;
@@ -328,7 +423,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
             ws->near[ws->n_near++] = i;
         }
     }
-    eval_iterate(ws, 0.0);
+    eval_iterate(ws, 1);
     ccb_newton_far_init(ws);
     if (!isfinite(ws->cost)) {
         return ccb_newton_fail(ws, CCB_E_NONFINITE,
@@ -341,15 +436,6 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
 
 /* ---- stopping test (formulation-convex §8.5)
  * -------------------------------------------------------------------- */
-
-static double scaled_norm(const ccb_newton* ws, const double* x) {
-    double s = 0.0;
-    for (int k = 0; k < ws->npv; ++k) {
-        const double y = ws->dinv[k] * x[k];
-        s += y * y;
-    }
-    return sqrt(s);
-}
 
 ccb_status ccb_newton_test(ccb_newton* ws) {
     if (ws == NULL || !ws->initialized) {
@@ -373,16 +459,43 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     for (int k = 0; k < ws->npv; ++k) {
         ws->r[k] -= j[k]; /* r = A (v - v*) - J^T gamma */
     }
-    ws->residual = scaled_norm(ws, ws->r);
-    const double np = scaled_norm(ws, p), nj = scaled_norm(ws, j);
-    ws->tolerance = ws->prm.eps_a + ws->prm.eps_r * (np > nj ? np : nj);
-    if (!isfinite(ws->residual) || !isfinite(ws->tolerance)) {
-        return ccb_newton_fail(ws, CCB_E_NONFINITE,
-                               "Newton iteration %d: residual is not finite (|Dr| = %g)", ws->iter,
-                               ws->residual);
+    /* |D r|, |D p|, |D j| per island, D = diag(A)^{-1/2} */
+    for (int I = 0; I < ws->nisl; ++I) {
+        ws->il[I].res2 = ws->il[I].p2 = ws->il[I].j2 = 0.0;
+    }
+    for (int k = 0; k < ws->npv; ++k) {
+        ccb_newton_island* is = &ws->il[ws->isl_v[k]];
+        const double y = ws->dinv[k] * ws->r[k], yp = ws->dinv[k] * p[k], yj = ws->dinv[k] * j[k];
+        is->res2 += y * y;
+        is->p2 += yp * yp;
+        is->j2 += yj * yj;
+    }
+    int all = 1;
+    double worst = -1.0;
+    for (int I = 0; I < ws->nisl; ++I) {
+        ccb_newton_island* is = &ws->il[I];
+        const double res = sqrt(is->res2), np = sqrt(is->p2), nj = sqrt(is->j2);
+        const double tol = ws->prm.eps_a + ws->prm.eps_r * (np > nj ? np : nj);
+        if (!isfinite(res) || !isfinite(tol)) {
+            ws->residual = res;
+            ws->tolerance = tol;
+            return ccb_newton_fail(ws, CCB_E_NONFINITE,
+                                   "Newton iteration %d: residual is not finite (|Dr| = %g%s)",
+                                   ws->iter, res, ws->nisl > 1 ? ", in one island" : "");
+        }
+        is->done = is->done || res <= tol || is->cost_ok;
+        all = all && is->done;
+        /* reported: the island farthest from its bound (the only one without islands) */
+        const double ratio = tol > 0 ? res / tol : INFINITY;
+        if (ratio > worst) {
+            worst = ratio;
+            ws->residual = res;
+            ws->tolerance = tol;
+            ws->cost_ok = is->cost_ok;
+        }
     }
     ws->r_valid = 1;
-    if (ws->residual <= ws->tolerance || ws->cost_ok) {
+    if (all) {
         ccb_newton_far_finish(ws);
         ws->status = CCB_OK;
         return CCB_OK;
@@ -445,7 +558,9 @@ static ccb_status set_pattern(ccb_newton* ws) {
     return s;
 }
 
-static void assemble(ccb_newton* ws) {
+/* H = A + J^T G J over the participating cliques; with `all` 0 the contacts of frozen islands are
+ * left out (their right-hand side is zero, so their dv is zero with A alone). */
+static void assemble(ccb_newton* ws, int all) {
     const ccb_problem* pb = ws->pb;
     ccb_sparse_zero(ws->sp);
     for (int a = 0; a < pb->np; ++a) {
@@ -458,6 +573,9 @@ static void assemble(ccb_newton* ws) {
         const int i = ws->near[kc];
         const ccb_pcontact* pc = &pb->contacts[i];
         const double* G = ws->G + 9 * i;
+        if (!all && ws->il[ws->icon[i]].done) {
+            continue;
+        }
         int zero = 1; /* an inactive contact adds nothing: skip its products */
         for (int k = 0; k < 9 && zero; ++k) {
             zero = G[k] == 0.0;
@@ -491,6 +609,39 @@ static double phase_clock(const ccb_newton* ws) {
 /* ---- one iteration ------------------------------------------------------------------------------
  * */
 
+/* The near contacts of the islands still iterating, grouped by island in ascending order within
+ * each (a counting sort of the near list; without islands the near list itself). */
+static void build_act(ccb_newton* ws) {
+    if (ws->nisl == 1) {
+        ws->il[0].off = 0;
+        ws->il[0].n = ws->n_near;
+        ws->n_act = ws->n_near;
+        return;
+    }
+    for (int I = 0; I < ws->nisl; ++I) {
+        ws->il[I].n = 0;
+    }
+    for (int k = 0; k < ws->n_near; ++k) {
+        ws->il[ws->icon[ws->near[k]]].n++;
+    }
+    int off = 0;
+    for (int I = 0; I < ws->nisl; ++I) {
+        ccb_newton_island* is = &ws->il[I];
+        is->n = is->done ? 0 : is->n;
+        is->off = off;
+        off += is->n;
+        is->n = 0;
+    }
+    ws->n_act = off;
+    for (int k = 0; k < ws->n_near; ++k) {
+        const int i = ws->near[k];
+        ccb_newton_island* is = &ws->il[ws->icon[i]];
+        if (!is->done) {
+            ws->act[is->off + is->n++] = i;
+        }
+    }
+}
+
 ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (ws == NULL || !ws->initialized) {
         return CCB_E_INVALID;
@@ -511,6 +662,15 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         ccb_problem_J_mul_some(ws->pb, ws->prom, n, ws->v, 1, ws->vc);
         ws->far_final = 0;
     }
+    int all_done = 1;
+    for (int I = 0; I < ws->nisl && all_done; ++I) {
+        all_done = ws->il[I].done;
+    }
+    if (all_done) { /* iterating past convergence: every island takes part again */
+        for (int I = 0; I < ws->nisl; ++I) {
+            ws->il[I].done = 0;
+        }
+    }
     if (ws->iter >= ws->prm.max_iterations) {
         return ccb_newton_fail(
             ws, CCB_E_NOTCONV,
@@ -522,7 +682,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (s != CCB_OK) {
         return s;
     }
-    assemble(ws);
+    assemble(ws, 0);
     double toc = phase_clock(ws);
     ws->t_assemble += toc - tic;
     tic = toc;
@@ -533,7 +693,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         return s;
     }
     for (int k = 0; k < ws->npv; ++k) {
-        ws->tmp[k] = -ws->r[k];
+        ws->tmp[k] = ws->il[ws->isl_v[k]].done ? 0.0 : -ws->r[k];
     }
     s = ccb_sparse_solve(ws->sp, ws->tmp, ws->dv, ws->msg, sizeof ws->msg);
     toc = phase_clock(ws);
@@ -542,6 +702,11 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (s != CCB_OK) {
         ws->status = s;
         return s;
+    }
+    if (ws->nisl > 1) { /* a frozen island does not move (its dv is zero up to round-off) */
+        for (int k = 0; k < ws->npv; ++k) {
+            ws->dv[k] = ws->il[ws->isl_v[k]].done ? 0.0 : ws->dv[k];
+        }
     }
     if (ws->n_far > 0) { /* far contacts: keep dv for replays, promote those that may activate */
         if (ccb_grow((void**)&ws->dvh, &ws->cap_dvh, (ws->iter + 1) * ws->npv, sizeof(double))) {
@@ -554,30 +719,71 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
             return s;
         }
     }
+    build_act(ws);
+    const int* list = ws->nisl == 1 ? ws->near : ws->act;
     A_mul(ws, ws->dv, ws->dp);
-    ccb_problem_J_mul_some(ws->pb, ws->near, ws->n_near, ws->dv, 0, ws->dvc);
-    ccb_newton_line L;
-    L.a = dot(ws->dv, ws->dp, ws->npv);
+    ccb_problem_J_mul_some(ws->pb, list, ws->n_act, ws->dv, 0, ws->dvc);
     for (int k = 0; k < ws->npv; ++k) {
         ws->tmp[k] = ws->v[k] - ws->vs[k];
     }
-    L.b = dot(ws->dp, ws->tmp, ws->npv);
-    const double slope0 = dot(ws->r, ws->dv, ws->npv);
-    if (!(L.a > 0) || !isfinite(L.a) || !ccb_all_finite(ws->dv, (size_t)ws->npv)) {
-        return ccb_newton_fail(ws, CCB_E_NONFINITE,
-                               "Newton iteration %d: invalid search direction (dv^T A dv = %g)",
-                               ws->iter, L.a);
+    for (int I = 0; I < ws->nisl; ++I) {
+        ws->il[I].a = ws->il[I].b = ws->il[I].slope = 0.0;
     }
-    double alpha = 1.0;
+    for (int k = 0; k < ws->npv; ++k) { /* per island, in the order of the unknowns */
+        ccb_newton_island* is = &ws->il[ws->isl_v[k]];
+        is->a += ws->dv[k] * ws->dp[k];
+        is->b += ws->dp[k] * ws->tmp[k];
+        is->slope += ws->r[k] * ws->dv[k];
+    }
+    if (!ccb_all_finite(ws->dv, (size_t)ws->npv)) {
+        return ccb_newton_fail(ws, CCB_E_NONFINITE,
+                               "Newton iteration %d: invalid search direction (dv is not finite)",
+                               ws->iter);
+    }
+    if (ccb_grow((void**)&ws->ahist, &ws->cap_ahist, (ws->iter + 1) * ws->nisl, sizeof(double))) {
+        return ccb_newton_fail(ws, CCB_E_NOMEM, "newton: out of memory for the step history");
+    }
+    double slope = 0.0, alpha_lo = INFINITY;
     int evals = 0;
-    s = ccb_newton_line_search(ws, &L, slope0, &alpha, &evals);
+    for (int I = 0; I < ws->nisl; ++I) {
+        ccb_newton_island* is = &ws->il[I];
+        is->alpha = 0.0;
+        if (is->done) {
+            continue;
+        }
+        if (!(is->a > 0) || !isfinite(is->a)) {
+            return ccb_newton_fail(
+                ws, CCB_E_NONFINITE,
+                "Newton iteration %d: invalid search direction (dv^T A dv = %g%s)", ws->iter, is->a,
+                ws->nisl > 1 ? ", in one island" : "");
+        }
+        ccb_newton_line L = {.a = is->a,
+                             .b = is->b,
+                             .cost_A = is->cost_A,
+                             .list = list + is->off,
+                             .n = is->n,
+                             .active = ws->ls_active + is->off};
+        double alpha = 1.0;
+        int ev = 0;
+        s = ccb_newton_line_search(ws, &L, is->slope, &alpha, &ev);
+        evals += ev;
+        if (s != CCB_OK) {
+            ws->ls_evals += evals;
+            return s;
+        }
+        is->alpha = alpha;
+        is->iters++;
+        ws->island_iters++;
+        slope = I == 0 ? is->slope : slope + is->slope;
+        alpha_lo = alpha < alpha_lo ? alpha : alpha_lo;
+    }
+    for (int I = 0; I < ws->nisl; ++I) {
+        ws->ahist[(size_t)ws->iter * ws->nisl + I] = ws->il[I].alpha;
+    }
     toc = phase_clock(ws);
     ws->t_linesearch += toc - tic;
     tic = toc;
     ws->ls_evals += evals;
-    if (s != CCB_OK) {
-        return s;
-    }
     if (ccb_grow((void**)&ws->hist, &ws->cap_hist, ws->nhist + 1, sizeof(ccb_newton_iter))) {
         return ccb_newton_fail(ws, CCB_E_NOMEM, "newton: out of memory for the iteration history");
     }
@@ -585,26 +791,35 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     h->residual = ws->residual;
     h->tolerance = ws->tolerance;
     h->cost = ws->cost;
-    h->slope = slope0;
-    h->alpha = alpha;
+    h->slope = slope;
+    h->alpha = alpha_lo;
     h->ls_evals = evals;
-    /* update and re-evaluate; cost-stall criterion (formulation-convex §8.5) */
-    const double cost_prev = ws->cost;
-    for (int k = 0; k < ws->npv; ++k) {
-        ws->v[k] += alpha * ws->dv[k];
+    /* update and re-evaluate; cost-stall criterion per island (formulation-convex §8.5) */
+    for (int I = 0; I < ws->nisl; ++I) {
+        ws->il[I].res2 = ws->il[I].cost_A + ws->il[I].cost_c; /* res2: the cost before, here */
     }
-    eval_iterate(ws, alpha);
+    for (int k = 0; k < ws->npv; ++k) {
+        ws->v[k] += ws->il[ws->isl_v[k]].alpha * ws->dv[k];
+    }
+    eval_iterate(ws, 0);
     ws->t_eval += phase_clock(ws) - tic;
     if (!isfinite(ws->cost)) {
         return ccb_newton_fail(ws, CCB_E_NONFINITE, "Newton iteration %d: cost is not finite",
                                ws->iter);
     }
-    ws->cost_ok =
-        fabs(cost_prev - ws->cost) <
-            ws->prm.eps_cost_a + ws->prm.eps_cost_r * 0.5 * (fabs(cost_prev) + fabs(ws->cost)) &&
-        alpha > 0.5;
-    if (alpha < ws->alpha_min) {
-        ws->alpha_min = alpha;
+    for (int I = 0; I < ws->nisl; ++I) {
+        ccb_newton_island* is = &ws->il[I];
+        if (is->done) {
+            continue;
+        }
+        const double before = is->res2, after = is->cost_A + is->cost_c;
+        is->cost_ok =
+            fabs(before - after) <
+                ws->prm.eps_cost_a + ws->prm.eps_cost_r * 0.5 * (fabs(before) + fabs(after)) &&
+            is->alpha > 0.5;
+    }
+    if (alpha_lo < ws->alpha_min) {
+        ws->alpha_min = alpha_lo;
     }
     ws->iter++;
     return CCB_OK;
@@ -629,7 +844,7 @@ static void compute_kappa(ccb_newton* ws) {
     double* H = ws->kbuf;
     double* eig = H + (size_t)n * n;
     double* work = eig + n;
-    assemble(ws); /* H at the exit iterate: G was evaluated there */
+    assemble(ws, 1); /* H at the exit iterate: G was evaluated there */
     ccb_sparse_to_dense(ws->sp, H);
     if (ccb_dense_eigvals(n, H, eig, work, lw) != 0) {
         ccb_log(CCB_LOG_WARN, "newton: eigenvalue solve for kappa(H) failed (n = %d)", n);
@@ -664,6 +879,8 @@ ccb_newton_stats ccb_newton_get_stats(const ccb_newton* ws) {
     st.nc = ws->nc;
     st.nc_far = ws->nc_far;
     st.analyzed = ccb_sparse_analyses(ws->sp) != ws->analyses_at_init;
+    st.islands = ws->nisl;
+    st.island_iterations = ws->island_iters;
     const double no = ws->prm.time_phases ? 1.0 : NAN;
     st.time_assemble = no * ws->t_assemble;
     st.time_factor = no * ws->t_factor;

@@ -261,7 +261,7 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
         const double* dvc = ws->dvc + 3 * i; /* scratch until this iteration's J dv */
         for (int it = 0; it < ws->iter; ++it) {
             ccb_problem_J_mul_some(pb, &i, 1, ws->dvh + (size_t)it * ws->npv, 0, ws->dvc);
-            const double alpha = ws->hist[it].alpha;
+            const double alpha = ws->ahist[(size_t)it * ws->nisl + ws->icon[i]]; /* its island's */
             for (int r = 0; r < 3; ++r) {
                 vc[r] += alpha * dvc[r];
             }

@@ -9,6 +9,19 @@
 #include "problem_internal.h"
 #include "sparse.h"
 
+/* One island of the Newton solve: a connected component of the graph of participating cliques
+ * and contacts, whose unknowns no other island's cost involves (newton.c, "islands"). */
+typedef struct ccb_newton_island {
+    double alpha;          /* this iteration's step (0 once done) */
+    double res2, p2, j2;   /* |D r|^2, |D p|^2, |D j|^2 over its unknowns (stopping test) */
+    double cost_A, cost_c; /* its parts of l: 1/2 |v - v*|_A^2 and sum l_i */
+    double a, b, slope;    /* line search: dv^T A dv, dp.(v - v*), r.dv over its unknowns */
+    int done;              /* converged: frozen (dv = 0, no evaluation) until the solve ends */
+    int cost_ok;           /* its cost stalled at the last update (formulation-convex §8.5) */
+    int off, n;            /* its near contacts: act[off .. off + n - 1] */
+    int iters;             /* iterations it took part in */
+} ccb_newton_island;
+
 struct ccb_newton {
     const ccb_problem* pb;
     ccb_newton_params prm;
@@ -38,9 +51,8 @@ struct ccb_newton {
     int nhist, cap_hist;
     long n_factorizations;
     double t_assemble, t_factor, t_linesearch, t_eval, t_kappa; /* this solve [s] */
-    int* ls_active; /* contacts the line search evaluates (nc) */
-    int n_ls_active, cap_ls;
-    double ls_flat_cost; /* cost of the contacts it skips */
+    int* ls_active; /* room for the contacts the line searches evaluate (nc; ccb_newton_line) */
+    int cap_ls;
     /* far contacts (nc each): near and far index lists (sorted), promotion scratch; by slot of
      * the far list (far_r[k] for contact far[k], compacted with it): radius, bound scales and
      * participating cliques of the two blocks */
@@ -60,6 +72,14 @@ struct ccb_newton {
     int cap_dvh;
     uint64_t* pkeys; /* pattern_near: clique-pair keys, then the edge list */
     int cap_pkeys;
+    /* islands (newton.c, "islands"; one island holding everything unless prm.islands): the
+     * island of each reduced unknown (npv) and of each contact (nc), the islands' state (nisl),
+     * the near contacts of the islands still iterating, grouped by island (act, n_near), and the
+     * step of every island at every past iteration (ahist, iter x nisl, for far replays) */
+    int *isl_v, *icon, *act;
+    int nisl, n_act, cap_isl_v, cap_icon, cap_act, cap_il, cap_ahist, island_iters;
+    ccb_newton_island* il;
+    double* ahist;
     char msg[CCB_MSG_SIZE];
 };
 
@@ -69,12 +89,19 @@ ccb_status ccb_newton_fail(ccb_newton* ws, ccb_status s, const char* fmt, ...)
 
 /* ---- the exact line search (newton_line.c; formulation-convex §8.3-§8.4) */
 typedef struct ccb_newton_line {
-    double a; /* dv^T A dv */
-    double b; /* dp . (v - v*) */
+    double a;        /* dv^T A dv */
+    double b;        /* dp . (v - v*) */
+    double cost_A;   /* 1/2 |v - v*|_A^2 at alpha = 0 */
+    const int* list; /* the contacts along the line (n), ascending */
+    int n;
+    int* active; /* room for n: the ones whose impulse does not vanish on the segment */
+    int n_active;
+    double flat; /* cost of the others */
 } ccb_newton_line;
 /* The step alpha along ws->dv from the current iterate: the root of l'(alpha) = 0 on
- * [0, alpha_max] (slope0 = l'(0) < 0). CCB_E_NOTCONV or CCB_E_NONFINITE with the message in ws. */
-ccb_status ccb_newton_line_search(ccb_newton* ws, const ccb_newton_line* L, double slope0,
+ * [0, alpha_max] (slope0 = l'(0) < 0), for the unknowns and contacts L describes (the whole
+ * problem, or one island). CCB_E_NOTCONV or CCB_E_NONFINITE with the message in ws. */
+ccb_status ccb_newton_line_search(ccb_newton* ws, ccb_newton_line* L, double slope0,
                                   double* alpha_out, int* evals);
 
 /* ---- far contacts (newton_far.c) */

@@ -7,22 +7,22 @@
 
 #include "newton_internal.h"
 
-/* l(alpha) and its derivatives (formulation-convex §8.3). With `flag` set (the first evaluation, at
- * alpha_max), every contact is evaluated and the ones with zero impulse at both ends of the segment
- * are dropped from ws->ls_active: gamma = 0 means vc minimizes the convex l_i, the minimizer set is
- * convex, so l_i is constant (gamma = 0, G = 0) on the whole segment and its cost is kept in
- * ws->ls_flat_cost. Later evaluations visit the remaining contacts only. */
-static void line_eval(ccb_newton* ws, const ccb_newton_line* L, double alpha, int flag, double* f,
+/* l(alpha) and its derivatives (formulation-convex §8.3) over L's contacts. With `flag` set (the
+ * first evaluation, at alpha_max), every one is evaluated and the ones with zero impulse at both
+ * ends of the segment are dropped from L->active: gamma = 0 means vc minimizes the convex l_i, the
+ * minimizer set is convex, so l_i is constant (gamma = 0, G = 0) on the whole segment and its
+ * cost is kept in L->flat. Later evaluations visit the remaining contacts only. */
+static void line_eval(const ccb_newton* ws, ccb_newton_line* L, double alpha, int flag, double* f,
                       double* d1, double* d2) {
     const ccb_problem* pb = ws->pb;
     double cost = 0.0, dg = 0.0, dGd = 0.0;
-    const int n = flag ? ws->n_near : ws->n_ls_active; /* far contacts: l_i = 0, gamma = 0 */
+    const int n = flag ? L->n : L->n_active; /* far contacts: l_i = 0, gamma = 0 */
     if (flag) {
-        ws->n_ls_active = 0;
-        ws->ls_flat_cost = 0.0;
+        L->n_active = 0;
+        L->flat = 0.0;
     }
     for (int k = 0; k < n; ++k) {
-        const int i = flag ? ws->near[k] : ws->ls_active[k];
+        const int i = flag ? L->list[k] : L->active[k];
         const double* vc = ws->vc + 3 * i;
         const double* dvc = ws->dvc + 3 * i;
         const double x[3] = {vc[0] + alpha * dvc[0], vc[1] + alpha * dvc[1],
@@ -32,10 +32,10 @@ static void line_eval(ccb_newton* ws, const ccb_newton_line* L, double alpha, in
         if (flag) {
             const double* g0 = ws->gamma + 3 * i;
             if (g[0] == 0 && g[1] == 0 && g[2] == 0 && g0[0] == 0 && g0[1] == 0 && g0[2] == 0) {
-                ws->ls_flat_cost += li;
+                L->flat += li;
                 continue;
             }
-            ws->ls_active[ws->n_ls_active++] = i;
+            L->active[L->n_active++] = i;
         }
         cost += li;
         dg += dvc[0] * g[0] + dvc[1] * g[1] + dvc[2] * g[2];
@@ -43,12 +43,12 @@ static void line_eval(ccb_newton* ws, const ccb_newton_line* L, double alpha, in
             dGd += dvc[r] * (G[3 * r] * dvc[0] + G[3 * r + 1] * dvc[1] + G[3 * r + 2] * dvc[2]);
         }
     }
-    *f = ws->cost_A + alpha * L->b + 0.5 * alpha * alpha * L->a + ws->ls_flat_cost + cost;
+    *f = L->cost_A + alpha * L->b + 0.5 * alpha * alpha * L->a + L->flat + cost;
     *d1 = L->b + alpha * L->a - dg;
     *d2 = L->a + dGd;
 }
 
-ccb_status ccb_newton_line_search(ccb_newton* ws, const ccb_newton_line* L, double slope0,
+ccb_status ccb_newton_line_search(ccb_newton* ws, ccb_newton_line* L, double slope0,
                                   double* alpha_out, int* evals) {
     const ccb_newton_params* P = &ws->prm;
     const double amax = P->ls_alpha_max;

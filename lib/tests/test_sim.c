@@ -510,18 +510,19 @@ static void test_deferred_contacts(void) {
 /* Eight bodies of eight spheres each (r = 2 cm at the corners of a 7 cm cube, as the clutter's
  * cubes are built) in two columns of four, falling at 1 m/s onto a floor: body pairs with
  * dozens of speculative contacts each. */
-static ccb_model* cluster_pile(void) {
-    ccb_model* m = floor_model(0.6); /* rigid, frictional floor */
+/* Eight bodies of eight spheres each, falling and spinning onto the floor, at x offset x0
+ * (they span x0 - 0.055 ... x0 + 0.255); tag 'a' falls at 1 m/s, 'b' at 2.5 m/s. */
+static void add_cluster(ccb_model* m, double x0, char tag) {
     for (int k = 0; k < 8; ++k) {
         ccb_body_def bd = ccb_body_def_default();
         char name[16];
-        snprintf(name, sizeof name, "c%d", k);
+        snprintf(name, sizeof name, "%c%d", tag, k);
         bd.name = name;
         bd.mobilizer = CCB_MOBILIZER_FREE;
         bd.mass = 0.5;
         bd.inertia = (ccb_mat3){{1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3}};
-        bd.pose = ccb_pose_translation(ccb_v3(0.2 * (k % 2), 0.01 * k, 0.06 + 0.11 * (k / 2)));
-        bd.twist.v = ccb_v3(0, 0, -1.0);
+        bd.pose = ccb_pose_translation(ccb_v3(x0 + 0.2 * (k % 2), 0.01 * k, 0.06 + 0.11 * (k / 2)));
+        bd.twist.v = ccb_v3(0, 0, -1.0 - 1.5 * (tag - 'a')); /* the second pile falls faster */
         bd.twist.w = ccb_v3(0.5 * (k % 3), -0.4, 0.2);
         int ib;
         ccb_model_add_body(m, &bd, &ib);
@@ -535,8 +536,90 @@ static ccb_model* cluster_pile(void) {
             ccb_model_add_shape(m, ib, &sp, NULL);
         }
     }
+}
+
+/* Clusters tags[i] at the offsets x0[i] (i < n) on a rigid, frictional floor. */
+static ccb_model* cluster_piles(const double* x0, const char* tags, int n) {
+    ccb_model* m = floor_model(0.6);
+    for (int i = 0; i < n; ++i) {
+        add_cluster(m, x0[i], tags[i]);
+    }
     CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
     return m;
+}
+
+static ccb_model* cluster_pile(void) {
+    const double x0 = 0.0;
+    return cluster_piles(&x0, "a", 1);
+}
+
+/* Islands (formulation-convex §8.10) on two piles 3 m apart (no contact between them within the
+ * 10 cm margin): every step of the pair with islands is, bit for bit, each pile stepped alone
+ * without islands -- the same velocities and positions, iterations = the larger of the two
+ * piles', island iterations = their sum -- because an island's unknowns, contacts, line search
+ * and stopping test are those of the pile alone, and a frozen island does not move. The same
+ * pair without islands takes more iterations in all (one step for both). Piles 4 cm apart
+ * (within the margin) are one island: their speculative contacts join them. [exact] */
+static void test_islands(void) {
+    const double x_ab[2] = {0.0, 3.0}, x_near[2] = {0.0, 0.3};
+    ccb_model* mods[4] = {cluster_piles(x_ab, "ab", 2), cluster_piles(x_ab, "a", 1),
+                          cluster_piles(x_ab + 1, "b", 1), cluster_piles(x_near, "ab", 2)};
+    ccb_sim* sims[5] = {NULL};
+    char msg[256];
+    for (int k = 0; k < 5; ++k) {
+        ccb_sim_params p = ccb_sim_params_default();
+        p.dt = 2e-3;
+        p.approx = &ccb_approx_lagged;
+        p.margin = 0.1;
+        p.newton.islands = k == 0 || k == 3; /* 4: the pair without islands */
+        CHECK(ccb_sim_create(mods[k < 4 ? k : 0], &p, &sims[k], msg, sizeof msg) == CCB_OK,
+              "sim %d: %s", k, msg);
+    }
+    const int nq = 7 * 8, nv = 6 * 8; /* one pile: eight free bodies */
+    long iters_pair = 0, iters_alone = 0, iters_global = 0;
+    int two = 0, one_near = 0;
+    for (int step = 0; step < 150; ++step) {
+        for (int k = 0; k < 5; ++k) {
+            CHECK(ccb_sim_step(sims[k]) == CCB_OK, "sim %d, step %d: %s", k, step,
+                  ccb_sim_last_error(sims[k]));
+        }
+        const ccb_newton_stats pair = ccb_newton_get_stats(ccb_sim_newton(sims[0]));
+        const ccb_newton_stats a = ccb_newton_get_stats(ccb_sim_newton(sims[1]));
+        const ccb_newton_stats b = ccb_newton_get_stats(ccb_sim_newton(sims[2]));
+        const ccb_newton_stats glob = ccb_newton_get_stats(ccb_sim_newton(sims[4]));
+        const ccb_newton_stats near = ccb_newton_get_stats(ccb_sim_newton(sims[3]));
+        CHECK(memcmp(ccb_sim_q(sims[0]), ccb_sim_q(sims[1]), nq * sizeof(double)) == 0 &&
+                  memcmp(ccb_sim_q(sims[0]) + nq, ccb_sim_q(sims[2]), nq * sizeof(double)) == 0 &&
+                  memcmp(ccb_sim_v(sims[0]), ccb_sim_v(sims[1]), nv * sizeof(double)) == 0 &&
+                  memcmp(ccb_sim_v(sims[0]) + nv, ccb_sim_v(sims[2]), nv * sizeof(double)) == 0,
+              "step %d: the pair with islands is each pile alone, bit for bit", step);
+        CHECK(pair.iterations == (a.iterations > b.iterations ? a.iterations : b.iterations) &&
+                  pair.island_iterations == a.iterations + b.iterations && a.islands == 1 &&
+                  b.islands == 1 && glob.islands == 1,
+              "step %d: iterations %d (islands %d, island iterations %d) against alone %d and %d",
+              step, pair.iterations, pair.islands, pair.island_iterations, a.iterations,
+              b.iterations);
+        two += pair.islands == 2;
+        one_near += near.islands == 1;
+        iters_pair += pair.island_iterations;
+        iters_alone += a.iterations + b.iterations;
+        iters_global += 2 * glob.iterations;
+    }
+    CHECK(two == 150, "two islands in every step (%d of 150)", two);
+    CHECK(one_near == 150, "piles within the margin: one island in every step (%d of 150)",
+          one_near);
+    CHECK(iters_global > iters_alone,
+          "without islands the pair iterates more: %ld iterations (x 2 piles) against %ld",
+          iters_global, iters_alone);
+    printf("islands: %ld island iterations over 150 steps of two piles, %ld without islands "
+           "(x 2 piles)\n",
+           iters_pair, iters_global);
+    for (int k = 0; k < 5; ++k) {
+        ccb_sim_destroy(sims[k]);
+    }
+    for (int k = 0; k < 4; ++k) {
+        ccb_model_destroy(mods[k]);
+    }
 }
 
 /* The far contacts' group test (newton_far.c) against the per-contact test it stands for: on
@@ -839,6 +922,7 @@ int main(void) {
     RUN(test_deferred_contacts);
     RUN(test_plugin_constants_zeroed);
     RUN(test_far_groups_sound);
+    RUN(test_islands);
     RUN(test_contact_order);
     RUN(test_planar_damping);
     RUN(test_step_views);

@@ -77,6 +77,11 @@ typedef struct ccb_newton_params {
      * same; the fill-reducing ordering, hence the round-off of dv, is not (README "Speed" gives
      * the measured effect). */
     int pattern_near;
+    /* 1: solve each island (connected component of cliques through contacts) with its own line
+     * search and stopping test, a converged island frozen while the others iterate (newton.c,
+     * "islands"; formulation-convex §8.10); default 0: one line search and one test for the whole
+     * problem, as the papers' solvers and figures count iterations */
+    int islands;
 } ccb_newton_params;
 
 CCB_API ccb_newton_params ccb_newton_params_default(void);
@@ -94,7 +99,8 @@ typedef struct ccb_newton_iter {
 
 typedef struct ccb_newton_stats {
     ccb_status status; /* CCB_OK, or why the solve stopped (never success if not converged) */
-    int iterations;    /* Newton iterations = factorizations of H */
+    int iterations;    /* Newton iterations = factorizations of H (islands: of the island that
+                          needed most) */
     int ls_evals;      /* line-search evaluations, all iterations */
     double residual;   /* |D r| at exit [sqrt(J)] */
     double tolerance;  /* optimality bound at exit [sqrt(J)] */
@@ -114,6 +120,8 @@ typedef struct ccb_newton_stats {
     double time_linesearch; /* exact line search (cost evaluations along dv) */
     double time_eval;       /* contact impulses and Hessians at the iterates, residual tests */
     double time_kappa;      /* condition number (if asked) */
+    int islands;            /* independent problems solved (1 unless params.islands) */
+    int island_iterations;  /* Newton iterations summed over the islands */
 } ccb_newton_stats;
 
 CCB_API ccb_status ccb_newton_create(ccb_newton** ws);
