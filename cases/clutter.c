@@ -343,40 +343,99 @@ void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, const ch
  * and the first impacts of the lowest layers; the whole 3 s of 2,560 objects takes hours, see
  * the report) -- time per step and its split, and the exponent of the cost per step in the number
  * of objects -- and the 40 objects once more with a 1 mm margin: what the 10 cm margin's contacts
- * that carry no impulse cost. */
-enum { SCALE_N = 4 };
+ * that carry no impulse cost. All of it twice: one Newton solve for the whole scene (the
+ * papers' solver), then with islands (formulation-convex §8.10). Runs 0..4 are the former,
+ * 5..9 the latter, each as sizes then the 1 mm margin. */
+enum { SCALE_N = 4, SCALE_RUNS = SCALE_N + 1 };
 #define SCALE_T 0.4 /* [s] */
 static const int k_scale_sides[SCALE_N] = {2, 4, 8, 16};
 
 static int scale_runs(study_ctx* ctx, study_batch* b) {
     const double dt = 2e-3;
-    if (study_batch_alloc(b, SCALE_N + 1) != 0) {
+    if (study_batch_alloc(b, 2 * SCALE_RUNS) != 0) {
         return 2;
     }
-    for (int i = 0; i <= SCALE_N; ++i) {
+    for (int j = 0; j < 2 * SCALE_RUNS; ++j) {
+        const int i = j % SCALE_RUNS, islands = j / SCALE_RUNS;
         const int side = i < SCALE_N ? k_scale_sides[i] : 2;
         char label[96];
-        snprintf(label, sizeof label, "lagged_objects%d%s", 10 * side * side,
-                 i < SCALE_N ? "" : "_margin1mm");
-        clutter_config(ctx, &b->cfg[i], "scale", label, &ccb_approx_lagged, dt, 0);
-        b->cfg[i].t_final = SCALE_T; /* the fall and the first impacts of the lowest layers */
-        b->cfg[i].record_every = 1;
-        b->cfg[i].params[P_SIDE] = side;
-        b->cfg[i].params[P_LEVELS] = 10;
+        snprintf(label, sizeof label, "lagged_objects%d%s%s", 10 * side * side,
+                 i < SCALE_N ? "" : "_margin1mm", islands ? "_islands" : "");
+        clutter_config(ctx, &b->cfg[j], "scale", label, &ccb_approx_lagged, dt, 0);
+        b->cfg[j].t_final = SCALE_T; /* the fall and the first impacts of the lowest layers */
+        b->cfg[j].record_every = 1;
+        b->cfg[j].params[P_SIDE] = side;
+        b->cfg[j].params[P_LEVELS] = 10;
+        b->cfg[j].newton.islands = islands;
         if (i == SCALE_N) {
-            b->cfg[i].params[P_MARGIN] = 1e-3;
+            b->cfg[j].params[P_MARGIN] = 1e-3;
         }
     }
-    b->n = SCALE_N + 1;
+    b->n = 2 * SCALE_RUNS;
     return 0;
+}
+
+/* The fits and the margin's share of one solver mode (runs rec[0..SCALE_RUNS-1]); metrics and
+ * values get the suffix sfx ("" or "_islands"). */
+static void scale_fit(study_ctx* ctx, const run_record* rec, const char* sfx) {
+    double objects_v[SCALE_N], cost_v[SCALE_N], iter_v[SCALE_N], per_it_v[SCALE_N];
+    for (int i = 0; i < SCALE_N; ++i) {
+        const run_record* r = &rec[i];
+        const double n = r->nsteps > 0 ? (double)r->nsteps : 1.0;
+        objects_v[i] = 10 * k_scale_sides[i] * k_scale_sides[i];
+        cost_v[i] = r->wall_time / n;
+        iter_v[i] = run_mean_iterations(r);
+        per_it_v[i] = cost_v[i] / fmax(iter_v[i], 1e-300);
+        const int objects = (int)objects_v[i];
+        study_set_metricf(ctx, r->wall_time / n, "scale.objects%d%s.wall_per_step", objects, sfx);
+        study_set_metricf(ctx, iter_v[i], "scale.objects%d%s.mean_iterations", objects, sfx);
+        study_set_metricf(ctx, (double)r->ncontacts_total / n,
+                          "scale.objects%d%s.contacts_per_step", objects, sfx);
+        study_set_metricf(ctx, r->t_geometry / (n * fmax((double)r->ncontacts_total / n, 1)),
+                          "scale.objects%d%s.geometry_per_contact", objects, sfx);
+        study_set_metricf(ctx, r->status == CCB_OK ? 0.0 : 1.0, "scale.objects%d%s.failure",
+                          objects, sfx);
+    }
+    /* cost per step ~ objects^E (least squares in log-log, the order fit of analysis/) */
+    ccb_an_fit fit, fit_it, fit_per;
+    ccb_an_fit_order(SCALE_N, objects_v, cost_v, &fit);
+    ccb_an_fit_order(SCALE_N, objects_v, iter_v, &fit_it);
+    ccb_an_fit_order(SCALE_N, objects_v, per_it_v, &fit_per);
+    study_set_metricf(ctx, fit.order, "scale.exponent%s", sfx);
+    study_set_metricf(ctx, fit_it.order, "scale.exponent_iterations%s", sfx);
+    study_set_metricf(ctx, fit_per.order, "scale.exponent_per_iteration%s", sfx);
+    /* contacts that carry no impulse: the 10 cm margin's extra contacts against a 1 mm margin */
+    const run_record *r10 = &rec[0], *r1 = &rec[SCALE_N];
+    const double s10 = r10->wall_time / fmax(1, (double)r10->nsteps),
+                 s1 = r1->wall_time / fmax(1, (double)r1->nsteps);
+    const double c10 = (double)r10->ncontacts_total / fmax(1, (double)r10->nsteps),
+                 c1 = (double)r1->ncontacts_total / fmax(1, (double)r1->nsteps);
+    const double share = (s10 - s1) / s10;
+    study_set_metricf(ctx, share, "scale.margin_share%s", sfx);
+    study_set_metricf(ctx, (s10 - s1) / fmax(1.0, c10 - c1), "scale.per_extra_contact%s", sfx);
+    study_set_metricf(ctx, s10 / s1, "scale.margin_ratio%s", sfx);
+    printf("scaling exponent%s %.3f (95%% interval +-%.3f) of the cost per step in the objects: "
+           "iterations per step %.3f, cost per iteration %.3f\n",
+           sfx[0] ? " with islands" : "", fit.order, fit.ci95, fit_it.order, fit_per.order);
+    const double values[] = {
+        fit.order, fit.ci95, fit_it.order, fit_per.order,
+        c1,        c10,      100 * share,  1e9 * (s10 - s1) / fmax(1.0, c10 - c1),
+        s10 / s1};
+    static const char* const names[] = {"E",   "E_ci95",    "E_iterations", "E_per_iteration", "c1",
+                                        "c10", "share_pct", "ns_per_extra", "margin_ratio"};
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; ++v) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", names[v], sfx);
+        study_value(ctx, name, values[v]);
+    }
 }
 
 static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const study_batch* b = fd->b;
     (void)dir;
-    double objects_v[SCALE_N], cost_v[SCALE_N], iter_v[SCALE_N], per_it_v[SCALE_N];
-    for (int i = 0; i <= SCALE_N; ++i) {
-        const run_record* r = &b->rec[i];
+    for (int j = 0; j < 2 * SCALE_RUNS; ++j) {
+        const run_record* r = &b->rec[j];
+        const int i = j % SCALE_RUNS, islands = j / SCALE_RUNS;
         const double n = r->nsteps > 0 ? (double)r->nsteps : 1.0;
         const int side = i < SCALE_N ? k_scale_sides[i] : 2;
         const int objects = 10 * side * side;
@@ -385,6 +444,7 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double other = r->t_solve - r->t_assemble - r->t_factor - r->t_linesearch - r->t_eval;
         const double tab[] = {objects,
                               margin,
+                              islands,
                               r->nv,
                               cps,
                               r->ncontacts_max,
@@ -417,65 +477,29 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                              1e9 * r->t_geometry / (n * fmax(cps, 1)),
                              r->wall_time};
         study_row(ctx, "steps");
+        study_str(ctx, "steps", islands ? "islands" : "one solve");
         study_nums(ctx, "steps", md, sizeof md / sizeof md[0]);
-        if (i < SCALE_N) {
-            objects_v[i] = objects;
-            cost_v[i] = r->wall_time / n;
-            iter_v[i] = run_mean_iterations(r);
-            per_it_v[i] = cost_v[i] / fmax(iter_v[i], 1e-300);
-            study_set_metricf(ctx, r->wall_time / n, "scale.objects%d.wall_per_step", objects);
-            study_set_metricf(ctx, cps, "scale.objects%d.contacts_per_step", objects);
-            study_set_metricf(ctx, r->t_geometry / (n * fmax(cps, 1)),
-                              "scale.objects%d.geometry_per_contact", objects);
-            study_set_metricf(ctx, r->status == CCB_OK ? 0.0 : 1.0, "scale.objects%d.failure",
-                              objects);
-        }
     }
-    /* cost per step ~ objects^E (least squares in log-log, the order fit of analysis/) */
-    ccb_an_fit fit, fit_it, fit_per;
-    ccb_an_fit_order(SCALE_N, objects_v, cost_v, &fit);
-    ccb_an_fit_order(SCALE_N, objects_v, iter_v, &fit_it);
-    ccb_an_fit_order(SCALE_N, objects_v, per_it_v, &fit_per);
-    study_set_metric(ctx, "scale.exponent", fit.order);
-    study_set_metric(ctx, "scale.exponent_iterations", fit_it.order);
-    study_set_metric(ctx, "scale.exponent_per_iteration", fit_per.order);
-    /* contacts that carry no impulse: the 10 cm margin's extra contacts against a 1 mm margin */
-    const run_record *r10 = &b->rec[0], *r1 = &b->rec[SCALE_N];
-    const double s10 = r10->wall_time / fmax(1, (double)r10->nsteps),
-                 s1 = r1->wall_time / fmax(1, (double)r1->nsteps);
-    const double c10 = (double)r10->ncontacts_total / fmax(1, (double)r10->nsteps),
-                 c1 = (double)r1->ncontacts_total / fmax(1, (double)r1->nsteps);
-    const double share = (s10 - s1) / s10;
-    study_set_metric(ctx, "scale.margin_share", share);
-    study_set_metric(ctx, "scale.per_extra_contact", (s10 - s1) / fmax(1.0, c10 - c1));
-    printf("scaling exponent %.3f (95%% interval +-%.3f) of the cost per step in the objects: "
-           "iterations per step %.3f, cost per iteration %.3f\n",
-           fit.order, fit.ci95, fit_it.order, fit_per.order);
-    const double values[] = {
-        fit.order, fit.ci95, fit_it.order, fit_per.order,
-        c1,        c10,      100 * share,  1e9 * (s10 - s1) / fmax(1.0, c10 - c1)};
-    static const char* const names[] = {"E",  "E_ci95", "E_iterations", "E_per_iteration",
-                                        "c1", "c10",    "share_pct",    "ns_per_extra"};
-    for (size_t v = 0; v < sizeof values / sizeof values[0]; ++v) {
-        study_value(ctx, names[v], values[v]);
-    }
+    scale_fit(ctx, b->rec, "");
+    scale_fit(ctx, b->rec + SCALE_RUNS, "_islands");
     return 0;
 }
 
 static const fig_table k_scale_tables[] = {
     {.name = "scale",
      .file = "scale.csv",
-     .header = "objects,margin [m],velocities,contacts_per_step,contacts_max,mean_iterations,"
+     .header = "objects,margin [m],islands,velocities,contacts_per_step,contacts_max,"
+               "mean_iterations,"
                "wall_per_step [s],geometry_per_step [s],problem_per_step [s],assembly_per_step [s],"
                "factorization_per_step [s],line_search_per_step [s],evaluation_per_step [s],"
                "other_solve_per_step [s],symbolic_analyses,factorizations,status",
-     .cells = "%d|%g|%d|%.1f|%d|%.4f|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%d|%d|%s"},
+     .cells = "%d|%g|%d|%d|%.1f|%d|%.4f|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%d|%d|%s"},
     {.name = "steps",
-     .md = "| objects | margin [cm] | velocities | contacts/step | mean it. | ms/step | geometry "
-           "[us] | problem [us] | assembly [us] | factorization [us] | line search [us] | "
+     .md = "| Newton | objects | margin [cm] | velocities | contacts/step | mean it. | ms/step | "
+           "geometry [us] | problem [us] | assembly [us] | factorization [us] | line search [us] | "
            "evaluation + other [us] | geometry per contact [ns] | wall [s] "
-           "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-     .cells = "%d|%g|%d|%.0f|%.2f|%.3g|%.0f|%.0f|%.0f|%.0f|%.0f|%.0f|%.1f|%.3g"},
+           "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%d|%g|%d|%.0f|%.2f|%.3g|%.0f|%.0f|%.0f|%.0f|%.0f|%.0f|%.1f|%.3g"},
     {.name = NULL}};
 
 /* ---- standard studies (std.c): the local error of restarted intervals ------------------------ */
@@ -521,17 +545,22 @@ static const fig_study k_scale = {
     .finish = scale_finish,
     .tables = k_scale_tables,
     .report = "{table:steps}\nPer step, averaged over the first 0.4 s (the fall and the first "
-              "impacts). Cost per step ~ objects^E with **E = {E|%.2f} ± {E_ci95|%.2f}** (least "
-              "squares over 40 ... 2,560 objects): the Newton iterations per step grow as "
-              "objects^{E_iterations|%.2f} and the cost of one iteration as "
-              "objects^{E_per_iteration|%.2f}. One Newton solve serves the whole scene, so its "
-              "iterations are those of the hardest group of objects in contact; solving the groups "
-              "(islands of the contact graph) separately is the way to E ~ 1. The 10 cm contact "
-              "margin (ICF §X-A) makes most contacts pre-contact constraints that carry no impulse "
-              "(the Newton solver leaves them out of its iterations and the problem computes their "
-              "rows only if they may activate); against a 1 mm margin ({c1|%.0f} instead of "
-              "{c10|%.0f} contacts per step), they take **{share_pct|%.0f} %** of the 40-object "
-              "step, {ns_per_extra|%.0f} ns each.\n\n",
+              "impacts). **One Newton solve for the whole scene** (the papers' solver): cost per "
+              "step ~ objects^E with **E = {E|%.2f} ± {E_ci95|%.2f}** (least squares over 40 ... "
+              "2,560 objects); the Newton iterations per step grow as objects^{E_iterations|%.2f} "
+              "and the cost of one iteration as objects^{E_per_iteration|%.2f}: one line search "
+              "and one stopping test serve every group of objects in contact, so the scene takes "
+              "the iterations of its hardest group. **With islands** (`--islands`, "
+              "formulation-convex §8.10: each connected group its own line search and stopping "
+              "test, a converged group frozen): E = {E_islands|%.2f} ± {E_ci95_islands|%.2f}, "
+              "iterations per step ~ objects^{E_iterations_islands|%.2f}, cost per iteration ~ "
+              "objects^{E_per_iteration_islands|%.2f}. The 10 cm contact margin (ICF §X-A) makes "
+              "most contacts pre-contact constraints that carry no impulse (the Newton solver "
+              "leaves them out of its iterations and the problem computes their rows only if they "
+              "may activate); against a 1 mm margin ({c1|%.0f} instead of {c10|%.0f} contacts per "
+              "step), they take **{share_pct|%.0f} %** of the 40-object step, {ns_per_extra|%.0f} "
+              "ns each (with islands {share_pct_islands|%.0f} %); the 10 cm step costs "
+              "{margin_ratio|%.2f}x the 1 mm step ({margin_ratio_islands|%.2f}x with islands).\n\n",
 };
 
 /* ---- study peers (MuJoCo beside the convex models) -------------------------------------------- */

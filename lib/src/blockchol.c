@@ -38,7 +38,8 @@ struct ccb_blockchol {
     int* edge_t;      /* per edge: 1 if the panel holds the transpose of the stored upper block */
     int* map;         /* nb: row offset of a block in the current target panel */
     double* y;        /* n: solve workspace */
-    int cap[16];      /* capacities of the arrays above (ccb_grow) */
+    const unsigned char* skip; /* the last factorization's skipped pattern blocks, or NULL */
+    int cap[16];               /* capacities of the arrays above (ccb_grow) */
     double nnz_L, flops;
 };
 
@@ -300,8 +301,10 @@ static void schur(double* T, const double* Li, const double* Lj, int ni, int cj,
     }
 }
 
-ccb_status ccb_blockchol_factor(ccb_blockchol* bc, const ccb_blockmat* bm, char* msg, size_t n) {
+ccb_status ccb_blockchol_factor(ccb_blockchol* bc, const ccb_blockmat* bm,
+                                const unsigned char* skip, char* msg, size_t n) {
     const int nb = bc->nb;
+    bc->skip = skip;
     double* L = bc->L;
     memset(L, 0, bc->nL * sizeof(double));
     /* scatter H: diagonal blocks (the stored upper triangle, mirrored) and edge blocks */
@@ -333,6 +336,9 @@ ccb_status ccb_blockchol_factor(ccb_blockchol* bc, const ccb_blockmat* bm, char*
     for (int k = 0; k < nb; ++k) {
         const int c = bc->bs[k], R = bc->rows[k];
         double* P = L + bc->poff[k];
+        if (skip != NULL && skip[bc->perm[k]]) { /* its component is left out (header) */
+            continue;
+        }
         /* dense Cholesky of the diagonal block (lower, in place) */
         const int bad = ccb_dense_cholesky(c, P);
         if (bad) {
@@ -383,6 +389,10 @@ void ccb_blockchol_solve(ccb_blockchol* bc, const double* b, double* x) {
         const int c = bc->bs[k];
         const double* P = bc->L + bc->poff[k];
         double* yk = y + bc->off[k];
+        if (bc->skip != NULL && bc->skip[bc->perm[k]]) {
+            memset(yk, 0, (size_t)c * sizeof(double));
+            continue;
+        }
         for (int j = 0; j < c; ++j) {
             double v = yk[j];
             for (int t = 0; t < j; ++t) {
@@ -408,6 +418,9 @@ void ccb_blockchol_solve(ccb_blockchol* bc, const double* b, double* x) {
         const int c = bc->bs[k];
         const double* P = bc->L + bc->poff[k];
         double* yk = y + bc->off[k];
+        if (bc->skip != NULL && bc->skip[bc->perm[k]]) {
+            continue; /* zero from the forward pass */
+        }
         for (int q = bc->cp[k]; q < bc->cp[k + 1]; ++q) {
             const int i = bc->ri[q];
             const double* Li = P + (size_t)bc->rrow[q] * c;

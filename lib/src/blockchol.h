@@ -27,10 +27,13 @@ void ccb_blockchol_destroy(ccb_blockchol* bc); /* accepts NULL */
 ccb_status ccb_blockchol_analyze(ccb_blockchol* bc, const ccb_blockmat* bm, void* cm, char* msg,
                                  size_t msg_size);
 /* Numeric factorization of the values of bm (the analyzed pattern). CCB_E_FACTOR naming the
- * failing column if H is not positive definite. */
-ccb_status ccb_blockchol_factor(ccb_blockchol* bc, const ccb_blockmat* bm, char* msg,
-                                size_t msg_size);
-/* x = H^{-1} b with the last factorization (x and b may alias). */
+ * failing column if H is not positive definite. skip (NULL: none) marks pattern blocks left
+ * out: their columns are neither factored nor used, which is exact when no block left in is
+ * connected to one left out (a union of connected components of the block graph: no fill
+ * crosses them); the solve then gives exact zeros there. */
+ccb_status ccb_blockchol_factor(ccb_blockchol* bc, const ccb_blockmat* bm,
+                                const unsigned char* skip, char* msg, size_t msg_size);
+/* x = H^{-1} b with the last factorization (x and b may alias); zero on the skipped blocks. */
 void ccb_blockchol_solve(ccb_blockchol* bc, const double* b, double* x);
 /* Entries of L (its dense blocks, lower triangles of the diagonal ones) and the flops of one
  * factorization. */

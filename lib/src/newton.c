@@ -172,6 +172,7 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->act);
     ccb_free(ws->il);
     ccb_free(ws->ahist);
+    ccb_free(ws->skipb);
     ccb_free(ws);
 }
 
@@ -294,8 +295,8 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
     if (ccb_grow((void**)&ws->isl_v, &ws->cap_isl_v, npv > 0 ? npv : 1, sizeof(int)) ||
         ccb_grow((void**)&ws->icon, &ws->cap_icon, nc > 0 ? nc : 1, sizeof(int)) ||
         ccb_grow((void**)&ws->act, &ws->cap_act, nc > 0 ? nc : 1, sizeof(int)) ||
-        ccb_grow((void**)&ws->il, &ws->cap_il, npv + 1,
-                 sizeof(ccb_newton_island))) { /* np <= npv */
+        ccb_grow((void**)&ws->il, &ws->cap_il, npv + 1, sizeof(ccb_newton_island)) ||
+        ccb_grow((void**)&ws->skipb, &ws->cap_skipb, npv + 1, 1)) { /* np <= npv */
         return CCB_E_NOMEM;
     }
     return CCB_OK;
@@ -406,6 +407,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->analyses_at_init = ccb_sparse_analyses(ws->sp);
     ws->residual = ws->tolerance = 0.0;
     islands_init(ws);
+    ws->pattern_ok = 0;
     /* every contact the problem did not defer is evaluated at the initial iterate (deferred
      * ones are inactive there: gamma = 0, G = 0, l_i = 0) */
     ws->n_far = ws->nc_far = ws->n_near = 0;
@@ -516,6 +518,9 @@ static ccb_sparse_backend backend(ccb_linear_solver s) {
 
 static ccb_status set_pattern(ccb_newton* ws) {
     const ccb_problem* pb = ws->pb;
+    if (ws->pattern_ok) { /* no contact became near since: the same pattern (a no-op to set) */
+        return CCB_OK;
+    }
     if (ccb_grow((void**)&ws->bs, &ws->cap_bs, pb->np > 0 ? pb->np : 1, sizeof(int))) {
         return ccb_newton_fail(ws, CCB_E_NOMEM, "newton: out of memory");
     }
@@ -555,6 +560,7 @@ static ccb_status set_pattern(ccb_newton* ws) {
     if (s != CCB_OK) {
         ws->status = s;
     }
+    ws->pattern_ok = s == CCB_OK;
     return s;
 }
 
@@ -686,6 +692,15 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     double toc = phase_clock(ws);
     ws->t_assemble += toc - tic;
     tic = toc;
+    int any_done = 0; /* the block factorization leaves the frozen islands out */
+    if (ws->nisl > 1) {
+        const ccb_problem* pb = ws->pb;
+        for (int a = 0; a < pb->np; ++a) {
+            ws->skipb[a] = (unsigned char)ws->il[ws->isl_v[pb->pvoff[a]]].done;
+            any_done |= ws->skipb[a];
+        }
+    }
+    ccb_sparse_set_skip(ws->sp, any_done ? ws->skipb : NULL);
     s = ccb_sparse_factor(ws->sp, backend(ws->prm.linear_solver), ws->msg, sizeof ws->msg);
     ws->n_factorizations++;
     if (s != CCB_OK) {

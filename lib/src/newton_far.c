@@ -157,6 +157,7 @@ void ccb_newton_far_init(ccb_newton* ws) {
 /* Moves the promoted contacts prom[0..n-1] (sorted) into the sorted near list (merge from the
  * back, in place). */
 static void far_merge(ccb_newton* ws, int n) {
+    ws->pattern_ok = 0; /* new clique pairs may enter the Hessian's pattern */
     int a = ws->n_near - 1, b = n - 1, out = ws->n_near + n - 1;
     while (b >= 0) {
         ws->near[out--] = (a >= 0 && ws->near[a] > ws->prom[b]) ? ws->near[a--] : ws->prom[b--];

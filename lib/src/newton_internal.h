@@ -77,6 +77,9 @@ struct ccb_newton {
      * the near contacts of the islands still iterating, grouped by island (act, n_near), and the
      * step of every island at every past iteration (ahist, iter x nisl, for far replays) */
     int *isl_v, *icon, *act;
+    unsigned char* skipb; /* per participating clique: its island is frozen (np) */
+    int cap_skipb;
+    int pattern_ok; /* the Hessian's pattern is that of the current near list */
     int nisl, n_act, cap_isl_v, cap_icon, cap_act, cap_il, cap_ahist, island_iters;
     ccb_newton_island* il;
     double* ahist;

@@ -46,9 +46,10 @@ struct ccb_sparse {
     int have_factor;
     int need_analysis; /* the pattern changed since the last symbolic analysis */
     long nanalyses;
-    ccb_ss_pool* pool; /* recycles CHOLMOD's per-call workspaces */
-    ccb_blockchol* bc; /* block back-end (created on first use) */
-    int need_block;    /* the pattern changed since its block analysis */
+    ccb_ss_pool* pool;         /* recycles CHOLMOD's per-call workspaces */
+    ccb_blockchol* bc;         /* block back-end (created on first use) */
+    int need_block;            /* the pattern changed since its block analysis */
+    const unsigned char* skip; /* blocks the block back-end leaves out, or NULL */
     double nnz_L, flops;
 };
 
@@ -381,7 +382,7 @@ static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_sparse_backend solv
             sp->need_block = 0;
             sp->nanalyses++;
         }
-        const ccb_status s = ccb_blockchol_factor(sp->bc, &sp->bm, msg, msgn);
+        const ccb_status s = ccb_blockchol_factor(sp->bc, &sp->bm, sp->skip, msg, msgn);
         if (s != CCB_OK) {
             return s;
         }
@@ -418,6 +419,10 @@ static ccb_status ccb_sparse_factor_impl(ccb_sparse* sp, ccb_sparse_backend solv
     sp->factored = CCB_SPARSE_CHOLMOD;
     sp->have_factor = 1;
     return CCB_OK;
+}
+
+void ccb_sparse_set_skip(ccb_sparse* sp, const unsigned char* skip) {
+    sp->skip = skip;
 }
 
 ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_sparse_backend solver, char* msg, size_t msgn) {

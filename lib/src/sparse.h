@@ -48,6 +48,10 @@ void ccb_sparse_zero(ccb_sparse* sp);
  * CCB_E_FACTOR (naming the failing column) if H is not positive definite, CCB_E_NOMEM,
  * CCB_E_INTERNAL on other CHOLMOD failures. */
 ccb_status ccb_sparse_factor(ccb_sparse* sp, ccb_sparse_backend solver, char* msg, size_t msg_size);
+/* Blocks the next factorizations of the block back-end leave out (ccb_blockchol_factor: a union
+ * of connected components of the pattern; the solve gives zeros there), or NULL for none; the
+ * other back-ends factor everything. The array is borrowed until the next call. */
+void ccb_sparse_set_skip(ccb_sparse* sp, const unsigned char* skip);
 /* x = H^{-1} b with the last factorization (x and b may alias). */
 ccb_status ccb_sparse_solve(ccb_sparse* sp, const double* b, double* x, char* msg, size_t msg_size);
 /* Full dense symmetric copy of H (n x n row-major) into H. */
