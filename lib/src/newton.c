@@ -173,6 +173,8 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->il);
     ccb_free(ws->ahist);
     ccb_free(ws->skipb);
+    ccb_free(ws->acl);
+    ccb_free(ws->adof);
     ccb_free(ws);
 }
 
@@ -199,6 +201,44 @@ static void Jt_mul(const ccb_newton* ws, const double* g, double* y) {
     ccb_problem_Jt_mul_some(ws->pb, ws->near, ws->n_near, g, y);
 }
 
+/* The unknowns an iteration works on: every one without islands, else those of the islands not
+ * done (adof; build_active). Loops run m = 0 .. ndofs - 1 over k = dof(m), in ascending order. */
+static inline int ndofs(const ccb_newton* ws) {
+    return ws->nisl == 1 ? ws->npv : ws->n_adof;
+}
+static inline int dof(const ccb_newton* ws, int m) {
+    return ws->nisl == 1 ? m : ws->adof[m];
+}
+/* y = A x on those unknowns */
+static void A_mul_active(const ccb_newton* ws, const double* x, double* y) {
+    if (ws->nisl == 1) {
+        A_mul(ws, x, y);
+    } else {
+        ccb_problem_A_mul_some(ws->pb, ws->acl, ws->n_acl, x, y);
+    }
+}
+
+static void build_act(ccb_newton* ws);
+
+/* The participating cliques and unknowns of the islands not done (with islands). */
+static void build_active(ccb_newton* ws) {
+    if (ws->nisl == 1) {
+        return;
+    }
+    const ccb_problem* pb = ws->pb;
+    ws->n_acl = ws->n_adof = 0;
+    for (int a = 0; a < pb->np; ++a) {
+        const int n = pb->clique_nv[pb->pclique[a]], k0 = pb->pvoff[a];
+        if (n > 0 && ws->il[ws->isl_v[k0]].done) {
+            continue;
+        }
+        ws->acl[ws->n_acl++] = a;
+        for (int k = 0; k < n; ++k) {
+            ws->adof[ws->n_adof++] = k0 + k;
+        }
+    }
+}
+
 /* Impulses and Hessians at the stored v_c of the contacts list[0..n-1] (every near contact of
  * the islands not done), and the contact cost of those islands. */
 static void eval_contacts(ccb_newton* ws, const int* list, int n) {
@@ -219,14 +259,19 @@ static void eval_contacts(ccb_newton* ws, const int* list, int n) {
  * length alpha_I in each island I, updated as vc + alpha_I J dv, which costs 3 nc operations
  * instead of a product with J: the same vector up to round-off). Frozen islands keep theirs. */
 static void eval_iterate(ccb_newton* ws, int start) {
-    for (int k = 0; k < ws->npv; ++k) {
+    const int nk = ndofs(ws);
+    for (int m = 0; m < nk; ++m) {
+        const int k = dof(ws, m);
         ws->tmp[k] = ws->v[k] - ws->vs[k];
     }
-    A_mul(ws, ws->tmp, ws->dp); /* dp used as scratch here */
+    A_mul_active(ws, ws->tmp, ws->dp); /* dp used as scratch here */
     for (int I = 0; I < ws->nisl; ++I) {
-        ws->il[I].cost_A = 0.0;
+        if (!ws->il[I].done) {
+            ws->il[I].cost_A = 0.0;
+        }
     }
-    for (int k = 0; k < ws->npv; ++k) {
+    for (int m = 0; m < nk; ++m) {
+        const int k = dof(ws, m);
         ws->il[ws->isl_v[k]].cost_A += ws->tmp[k] * ws->dp[k];
     }
     if (start) { /* every v_c is recomputed (at the start: the far ones are not listed) */
@@ -252,7 +297,9 @@ static void eval_iterate(ccb_newton* ws, int start) {
     }
     double cost_A = 0.0, cost_c = 0.0;
     for (int I = 0; I < ws->nisl; ++I) {
-        ws->il[I].cost_A *= 0.5;
+        if (!ws->il[I].done) { /* a frozen island keeps its cost */
+            ws->il[I].cost_A *= 0.5;
+        }
         cost_A = I == 0 ? ws->il[I].cost_A : cost_A + ws->il[I].cost_A;
         cost_c = I == 0 ? ws->il[I].cost_c : cost_c + ws->il[I].cost_c;
     }
@@ -296,7 +343,9 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
         ccb_grow((void**)&ws->icon, &ws->cap_icon, nc > 0 ? nc : 1, sizeof(int)) ||
         ccb_grow((void**)&ws->act, &ws->cap_act, nc > 0 ? nc : 1, sizeof(int)) ||
         ccb_grow((void**)&ws->il, &ws->cap_il, npv + 1, sizeof(ccb_newton_island)) ||
-        ccb_grow((void**)&ws->skipb, &ws->cap_skipb, npv + 1, 1)) { /* np <= npv */
+        ccb_grow((void**)&ws->skipb, &ws->cap_skipb, npv + 1, 1) || /* np <= npv */
+        ccb_grow((void**)&ws->acl, &ws->cap_acl, npv + 1, sizeof(int)) ||
+        ccb_grow((void**)&ws->adof, &ws->cap_adof, npv + 1, sizeof(int))) {
         return CCB_E_NOMEM;
     }
     return CCB_OK;
@@ -407,6 +456,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->analyses_at_init = ccb_sparse_analyses(ws->sp);
     ws->residual = ws->tolerance = 0.0;
     islands_init(ws);
+    build_active(ws);
     ws->pattern_ok = 0;
     /* every contact the problem did not defer is evaluated at the initial iterate (deferred
      * ones are inactive there: gamma = 0, G = 0, l_i = 0) */
@@ -427,6 +477,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     }
     eval_iterate(ws, 1);
     ccb_newton_far_init(ws);
+    build_act(ws); /* the first test's contacts (with islands) */
     if (!isfinite(ws->cost)) {
         return ccb_newton_fail(ws, CCB_E_NONFINITE,
                                "newton_init: cost at the initial guess is not finite");
@@ -443,29 +494,41 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     if (ws == NULL || !ws->initialized) {
         return CCB_E_INVALID;
     }
-    double* j = ws->dv; /* scratch: J^T gamma */
-    double* p = ws->dp; /* scratch: A v */
-    Jt_mul(ws, ws->gamma, j);
+    double* j = ws->dv;       /* scratch: J^T gamma */
+    double* p = ws->dp;       /* scratch: A v */
+    const int nk = ndofs(ws); /* with islands: a frozen island is not tested again */
+    if (ws->nisl == 1) {
+        Jt_mul(ws, ws->gamma, j);
+    } else { /* the near contacts of the islands not done (built with them) */
+        ccb_problem_Jt_mul_some(ws->pb, ws->act, ws->n_act, ws->gamma, j);
+    }
     if (ws->prm.stop_scale == CCB_STOP_MOMENTUM) {
-        A_mul(ws, ws->v, p); /* p = A v (formulation-convex §8.5, Drake) */
+        A_mul_active(ws, ws->v, p); /* p = A v (formulation-convex §8.5, Drake) */
     } else {
-        for (int k = 0; k < ws->npv; ++k) {
+        for (int m = 0; m < nk; ++m) {
+            const int k = dof(ws, m);
             ws->tmp[k] = ws->v[k] - ws->v0[k];
         }
-        A_mul(ws, ws->tmp, p); /* p = A (v - v0), momentum change of the step */
+        A_mul_active(ws, ws->tmp, p); /* p = A (v - v0), momentum change of the step */
     }
-    for (int k = 0; k < ws->npv; ++k) {
+    for (int m = 0; m < nk; ++m) {
+        const int k = dof(ws, m);
         ws->tmp[k] = ws->v[k] - ws->vs[k];
     }
-    A_mul(ws, ws->tmp, ws->r);
-    for (int k = 0; k < ws->npv; ++k) {
+    A_mul_active(ws, ws->tmp, ws->r);
+    for (int m = 0; m < nk; ++m) {
+        const int k = dof(ws, m);
         ws->r[k] -= j[k]; /* r = A (v - v*) - J^T gamma */
     }
     /* |D r|, |D p|, |D j| per island, D = diag(A)^{-1/2} */
+    const int retest = ws->nisl == 1; /* without islands every test is a new one */
     for (int I = 0; I < ws->nisl; ++I) {
-        ws->il[I].res2 = ws->il[I].p2 = ws->il[I].j2 = 0.0;
+        if (retest || !ws->il[I].done) {
+            ws->il[I].res2 = ws->il[I].p2 = ws->il[I].j2 = 0.0;
+        }
     }
-    for (int k = 0; k < ws->npv; ++k) {
+    for (int m = 0; m < nk; ++m) {
+        const int k = dof(ws, m);
         ccb_newton_island* is = &ws->il[ws->isl_v[k]];
         const double y = ws->dinv[k] * ws->r[k], yp = ws->dinv[k] * p[k], yj = ws->dinv[k] * j[k];
         is->res2 += y * y;
@@ -476,8 +539,12 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     double worst = -1.0;
     for (int I = 0; I < ws->nisl; ++I) {
         ccb_newton_island* is = &ws->il[I];
-        const double res = sqrt(is->res2), np = sqrt(is->p2), nj = sqrt(is->j2);
-        const double tol = ws->prm.eps_a + ws->prm.eps_r * (np > nj ? np : nj);
+        if (retest || !is->done) {
+            const double np = sqrt(is->p2), nj = sqrt(is->j2);
+            is->res = sqrt(is->res2);
+            is->tol = ws->prm.eps_a + ws->prm.eps_r * (np > nj ? np : nj);
+        }
+        const double res = is->res, tol = is->tol;
         if (!isfinite(res) || !isfinite(tol)) {
             ws->residual = res;
             ws->tolerance = tol;
@@ -677,6 +744,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
             ws->il[I].done = 0;
         }
     }
+    build_active(ws);
     if (ws->iter >= ws->prm.max_iterations) {
         return ccb_newton_fail(
             ws, CCB_E_NOTCONV,
@@ -736,15 +804,18 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     }
     build_act(ws);
     const int* list = ws->nisl == 1 ? ws->near : ws->act;
-    A_mul(ws, ws->dv, ws->dp);
+    A_mul_active(ws, ws->dv, ws->dp);
     ccb_problem_J_mul_some(ws->pb, list, ws->n_act, ws->dv, 0, ws->dvc);
-    for (int k = 0; k < ws->npv; ++k) {
+    const int nk = ndofs(ws);
+    for (int m = 0; m < nk; ++m) {
+        const int k = dof(ws, m);
         ws->tmp[k] = ws->v[k] - ws->vs[k];
     }
     for (int I = 0; I < ws->nisl; ++I) {
         ws->il[I].a = ws->il[I].b = ws->il[I].slope = 0.0;
     }
-    for (int k = 0; k < ws->npv; ++k) { /* per island, in the order of the unknowns */
+    for (int m = 0; m < nk; ++m) { /* per island, in the order of the unknowns */
+        const int k = dof(ws, m);
         ccb_newton_island* is = &ws->il[ws->isl_v[k]];
         is->a += ws->dv[k] * ws->dp[k];
         is->b += ws->dp[k] * ws->tmp[k];
@@ -813,7 +884,8 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     for (int I = 0; I < ws->nisl; ++I) {
         ws->il[I].res2 = ws->il[I].cost_A + ws->il[I].cost_c; /* res2: the cost before, here */
     }
-    for (int k = 0; k < ws->npv; ++k) {
+    for (int m = 0; m < nk; ++m) {
+        const int k = dof(ws, m);
         ws->v[k] += ws->il[ws->isl_v[k]].alpha * ws->dv[k];
     }
     eval_iterate(ws, 0);

@@ -202,14 +202,23 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
     }
     const ccb_problem* pb = ws->pb;
     const double am = ws->prm.ls_alpha_max > 1.0 ? ws->prm.ls_alpha_max : 1.0;
-    for (int k = 0; k < ws->npv; ++k) {
-        ws->tmp[k] = ws->v[k] - ws->vg[k];
-    }
-    for (int a = 0; a < pb->np; ++a) {
+    /* with islands, only the islands not done: a frozen island's v and dv = 0 give each of its
+     * far contacts a bound no larger than at its last iteration, which kept it far */
+    const int isl = ws->nisl > 1, na = isl ? ws->n_acl : pb->np;
+    for (int m = 0; m < na; ++m) {
+        const int a = isl ? ws->acl[m] : m;
+        const int k0 = pb->pvoff[a], n = pb->clique_nv[pb->pclique[a]];
+        for (int k = k0; k < k0 + n; ++k) {
+            ws->tmp[k] = ws->v[k] - ws->vg[k];
+        }
         ws->rho[a] = clique_A_norm(pb, a, ws->tmp) + am * clique_A_norm(pb, a, ws->dv);
     }
     int np = 0;
     for (int g = 0; g < ws->n_fgroup; ++g) {
+        if (isl && (ws->fg_end[g] == ws->fg_start[g] ||
+                    ws->il[ws->icon[ws->fm_i[ws->fg_start[g]]]].done)) {
+            continue;
+        }
         /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
         if (far_bound(ws, ws->fg_a + 2 * g, ws->fg_s + 2 * g) * (1.0 + 1e-10) < ws->fg_r[g]) {
             continue; /* every member stays far (monotone bound, header) */

@@ -14,6 +14,7 @@
 typedef struct ccb_newton_island {
     double alpha;          /* this iteration's step (0 once done) */
     double res2, p2, j2;   /* |D r|^2, |D p|^2, |D j|^2 over its unknowns (stopping test) */
+    double res, tol;       /* |D r| and its bound at its last test */
     double cost_A, cost_c; /* its parts of l: 1/2 |v - v*|_A^2 and sum l_i */
     double a, b, slope;    /* line search: dv^T A dv, dp.(v - v*), r.dv over its unknowns */
     int done;              /* converged: frozen (dv = 0, no evaluation) until the solve ends */
@@ -78,6 +79,9 @@ struct ccb_newton {
      * step of every island at every past iteration (ahist, iter x nisl, for far replays) */
     int *isl_v, *icon, *act;
     unsigned char* skipb; /* per participating clique: its island is frozen (np) */
+    int *acl, *adof;      /* with islands: the participating cliques and the unknowns of the
+                             islands not done (build_active), n_acl and n_adof of them */
+    int n_acl, n_adof, cap_acl, cap_adof;
     int cap_skipb;
     int pattern_ok; /* the Hessian's pattern is that of the current near list */
     int nisl, n_act, cap_isl_v, cap_icon, cap_act, cap_il, cap_ahist, island_iters;

@@ -100,6 +100,9 @@ static inline int ccb_problem_coff(const ccb_problem* p, int clique) {
 void ccb_problem_expand(const ccb_problem* p, const double* v, double* v_full);
 /* y = A x (block diagonal over participating cliques), */
 void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y);
+/* The same on the participating cliques acl[0..n-1] only (the others of y untouched). */
+void ccb_problem_A_mul_some(const ccb_problem* p, const int* acl, int n, const double* x,
+                            double* y);
 /* y_i = J_i x (+ b_i if with_bias), 3 rows per contact (y has 3 nc entries), */
 void ccb_problem_J_mul(const ccb_problem* p, const double* x, int with_bias, double* y);
 /* Completes deferred contact i (rows, bias, w, constants: what the build would have computed);

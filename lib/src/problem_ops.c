@@ -74,20 +74,32 @@ void ccb_problem_expand(const ccb_problem* p, const double* v, double* v_full) {
     }
 }
 
+/* y_a = A_a x_a for participating clique a */
+static inline void clique_A_mul(const ccb_problem* p, int a, const double* x, double* y) {
+    const int c = p->pclique[a];
+    const int n = p->clique_nv[c];
+    const double* A = p->A + p->clique_aoff[c];
+    const double* xb = x + p->pvoff[a];
+    double* yb = y + p->pvoff[a];
+    for (int i = 0; i < n; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < n; ++j) {
+            s += A[i * n + j] * xb[j];
+        }
+        yb[i] = s;
+    }
+}
+
 void ccb_problem_A_mul(const ccb_problem* p, const double* x, double* y) {
     for (int a = 0; a < p->np; ++a) {
-        const int c = p->pclique[a];
-        const int n = p->clique_nv[c];
-        const double* A = p->A + p->clique_aoff[c];
-        const double* xb = x + p->pvoff[a];
-        double* yb = y + p->pvoff[a];
-        for (int i = 0; i < n; ++i) {
-            double s = 0.0;
-            for (int j = 0; j < n; ++j) {
-                s += A[i * n + j] * xb[j];
-            }
-            yb[i] = s;
-        }
+        clique_A_mul(p, a, x, y);
+    }
+}
+
+void ccb_problem_A_mul_some(const ccb_problem* p, const int* acl, int n, const double* x,
+                            double* y) {
+    for (int m = 0; m < n; ++m) {
+        clique_A_mul(p, acl[m], x, y);
     }
 }
 

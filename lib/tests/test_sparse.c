@@ -1,7 +1,8 @@
 /* unit.sparse: the Cholesky back-ends of the block-sparse Newton matrix (sparse.c, blockchol.c)
  * agree on random block patterns: cliques of 1, 2, 3 and 6 unknowns, chains, stars, random graphs
  * and disconnected groups, from 1 to 80 blocks; a matrix that is not positive definite is reported
- * by each of them as CCB_E_FACTOR; a changed pattern is analysed again. */
+ * by each of them as CCB_E_FACTOR; a changed pattern is analysed again; the block back-end leaves
+ * out skipped components exactly. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,59 @@ static void test_backends_agree(void) {
     ccb_sparse_destroy(sp);
 }
 
+/* The block back-end's skipped components (ccb_sparse_set_skip; Newton's frozen islands): on two
+ * disconnected groups of blocks, leaving the second out gives, on the first, the unknowns of the
+ * whole factorization bit for bit (no fill crosses the groups, so the first group's columns are
+ * computed from the same numbers in the same order) and exact zeros on the second; a second group
+ * that is not positive definite is then never factored. [exact] */
+static void test_skip_components(void) {
+    ccb_sparse* sp = NULL;
+    CHECK(ccb_sparse_create(&sp) == CCB_OK, "create");
+    static pattern p;
+    char msg[256];
+    static unsigned char skip[MAXB];
+    for (int trial = 0; trial < 6; ++trial) {
+        make_pattern(&p, trial < 3 ? 20 : 80, 3);
+        CHECK(ccb_sparse_set_pattern(sp, p.nb, p.bs, p.ne, p.edges, msg, sizeof msg) == CCB_OK,
+              "pattern: %s", msg);
+        fill(sp, &p, -1);
+        double *b = malloc((size_t)p.n * sizeof(double)),
+               *x0 = malloc((size_t)p.n * sizeof(double)),
+               *x1 = malloc((size_t)p.n * sizeof(double));
+        for (int i = 0; i < p.n; ++i) {
+            b[i] = 2 * urand() - 1;
+        }
+        ccb_sparse_set_skip(sp, NULL);
+        CHECK(ccb_sparse_factor(sp, CCB_SPARSE_BLOCK, msg, sizeof msg) == CCB_OK &&
+                  ccb_sparse_solve(sp, b, x0, msg, sizeof msg) == CCB_OK,
+              "whole: %s", msg);
+        int n1 = 0; /* unknowns of the first group (blocks a < nb / 2) */
+        for (int a = 0; a < p.nb; ++a) {
+            skip[a] = a >= p.nb / 2;
+            n1 += skip[a] ? 0 : p.bs[a];
+        }
+        ccb_sparse_set_skip(sp, skip);
+        CHECK(ccb_sparse_factor(sp, CCB_SPARSE_BLOCK, msg, sizeof msg) == CCB_OK &&
+                  ccb_sparse_solve(sp, b, x1, msg, sizeof msg) == CCB_OK,
+              "skipped: %s", msg);
+        CHECK(memcmp(x0, x1, (size_t)n1 * sizeof(double)) == 0,
+              "trial %d: the kept group bit for bit", trial);
+        int zeros = 1;
+        for (int i = n1; i < p.n; ++i) {
+            zeros = zeros && x1[i] == 0.0;
+        }
+        CHECK(zeros, "trial %d: zeros on the skipped group", trial);
+        fill(sp, &p, p.nb - 1); /* the last block (second group) not positive definite */
+        CHECK(ccb_sparse_factor(sp, CCB_SPARSE_BLOCK, msg, sizeof msg) == CCB_OK,
+              "trial %d: a skipped group is not factored: %s", trial, msg);
+        ccb_sparse_set_skip(sp, NULL);
+        CHECK(ccb_sparse_factor(sp, CCB_SPARSE_BLOCK, msg, sizeof msg) == CCB_E_FACTOR,
+              "trial %d: and is, once not skipped", trial);
+        free(b), free(x0), free(x1);
+    }
+    ccb_sparse_destroy(sp);
+}
+
 /* The log hook (ccb/status.h): CHOLMOD's report of an indefinite matrix reaches it, and nothing
  * does once it is removed. */
 static int g_logs = 0;
@@ -195,6 +249,7 @@ static void test_log_hook(void) {
 int main(void) {
     g_test_name = "unit.sparse";
     test_backends_agree();
+    test_skip_components();
     test_log_hook();
     return TEST_SUMMARY();
 }
