@@ -26,7 +26,8 @@
  * its own exact line search and its own stopping test; a converged island is frozen (right-hand
  * side and dv zero, its contacts neither assembled nor evaluated) while the others iterate.
  * Without islands the whole problem is one island, and every number is the one this solver
- * computed before islands existed (the per-island sums accumulate in the same order).
+ * computed before islands existed (the per-island sums accumulate in the same order). The
+ * islands' bookkeeping is in newton_island.c.
  * Far contacts: a contact that provably stays inactive at every point an iteration evaluates is
  * left out of that iteration (no J dv, evaluation or line search term); see newton_far.c
  * for the bound and why the result is bit-identical to evaluating every contact.
@@ -193,50 +194,9 @@ ccb_status ccb_newton_fail(ccb_newton* ws, ccb_status s, const char* fmt, ...) {
 
 /* ---- block operations on the reduced (participating) vector -------------------------------- */
 
-static void A_mul(const ccb_newton* ws, const double* x, double* y) {
-    ccb_problem_A_mul(ws->pb, x, y);
-}
 static void Jt_mul(const ccb_newton* ws, const double* g, double* y) {
     /* far contacts have gamma = 0: over the near ones, in the same order */
     ccb_problem_Jt_mul_some(ws->pb, ws->near, ws->n_near, g, y);
-}
-
-/* The unknowns an iteration works on: every one without islands, else those of the islands not
- * done (adof; build_active). Loops run m = 0 .. ndofs - 1 over k = dof(m), in ascending order. */
-static inline int ndofs(const ccb_newton* ws) {
-    return ws->nisl == 1 ? ws->npv : ws->n_adof;
-}
-static inline int dof(const ccb_newton* ws, int m) {
-    return ws->nisl == 1 ? m : ws->adof[m];
-}
-/* y = A x on those unknowns */
-static void A_mul_active(const ccb_newton* ws, const double* x, double* y) {
-    if (ws->nisl == 1) {
-        A_mul(ws, x, y);
-    } else {
-        ccb_problem_A_mul_some(ws->pb, ws->acl, ws->n_acl, x, y);
-    }
-}
-
-static void build_act(ccb_newton* ws);
-
-/* The participating cliques and unknowns of the islands not done (with islands). */
-static void build_active(ccb_newton* ws) {
-    if (ws->nisl == 1) {
-        return;
-    }
-    const ccb_problem* pb = ws->pb;
-    ws->n_acl = ws->n_adof = 0;
-    for (int a = 0; a < pb->np; ++a) {
-        const int n = pb->clique_nv[pb->pclique[a]], k0 = pb->pvoff[a];
-        if (n > 0 && ws->il[ws->isl_v[k0]].done) {
-            continue;
-        }
-        ws->acl[ws->n_acl++] = a;
-        for (int k = 0; k < n; ++k) {
-            ws->adof[ws->n_adof++] = k0 + k;
-        }
-    }
 }
 
 /* Impulses and Hessians at the stored v_c of the contacts list[0..n-1] (every near contact of
@@ -259,19 +219,19 @@ static void eval_contacts(ccb_newton* ws, const int* list, int n) {
  * length alpha_I in each island I, updated as vc + alpha_I J dv, which costs 3 nc operations
  * instead of a product with J: the same vector up to round-off). Frozen islands keep theirs. */
 static void eval_iterate(ccb_newton* ws, int start) {
-    const int nk = ndofs(ws);
+    const int nk = ccb_newton_ndofs(ws);
     for (int m = 0; m < nk; ++m) {
-        const int k = dof(ws, m);
+        const int k = ccb_newton_dof(ws, m);
         ws->tmp[k] = ws->v[k] - ws->vs[k];
     }
-    A_mul_active(ws, ws->tmp, ws->dp); /* dp used as scratch here */
+    ccb_newton_A_mul_active(ws, ws->tmp, ws->dp); /* dp used as scratch here */
     for (int I = 0; I < ws->nisl; ++I) {
         if (!ws->il[I].done) {
             ws->il[I].cost_A = 0.0;
         }
     }
     for (int m = 0; m < nk; ++m) {
-        const int k = dof(ws, m);
+        const int k = ccb_newton_dof(ws, m);
         ws->il[ws->isl_v[k]].cost_A += ws->tmp[k] * ws->dp[k];
     }
     if (start) { /* every v_c is recomputed (at the start: the far ones are not listed) */
@@ -351,62 +311,6 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
     return CCB_OK;
 }
 
-/* ---- islands (header) ------------------------------------------------------------------------ */
-
-static int uf_find(int* parent, int a) {
-    while (parent[a] != a) {
-        parent[a] = parent[parent[a]];
-        a = parent[a];
-    }
-    return a;
-}
-
-/* The islands of the problem: union-find over the participating cliques through every contact,
- * numbered in the order of their first clique (deterministic). One island without prm.islands.
- * The clique labels are kept in rho (np), scratch until the far contacts' first update. */
-static void islands_init(ccb_newton* ws) {
-    const ccb_problem* pb = ws->pb;
-    ws->nisl = 1;
-    if (ws->prm.islands && pb->np > 1) {
-        int* parent = ws->isl_v; /* np <= npv: the labels are moved out before isl_v is set */
-        for (int a = 0; a < pb->np; ++a) {
-            parent[a] = a;
-        }
-        for (int i = 0; i < pb->nc; ++i) {
-            const ccb_pcontact* pc = &pb->contacts[i];
-            if (pc->nblk == 2) {
-                const int x = uf_find(parent, pb->clique_pidx[pc->clique[0]]),
-                          y = uf_find(parent, pb->clique_pidx[pc->clique[1]]);
-                if (x != y) {
-                    parent[x > y ? x : y] = x < y ? x : y; /* the root is the smallest clique */
-                }
-            }
-        }
-        /* roots are their component's smallest clique: numbering in clique order */
-        int* label = (int*)ws->rho; /* np ints fit in np doubles */
-        int n = 0;
-        for (int a = 0; a < pb->np; ++a) {
-            const int r = uf_find(parent, a);
-            label[a] = r == a ? n++ : label[r];
-        }
-        ws->nisl = n;
-        for (int i = 0; i < pb->nc; ++i) {
-            const ccb_pcontact* pc = &pb->contacts[i];
-            ws->icon[i] = pc->nblk > 0 ? label[pb->clique_pidx[pc->clique[0]]] : 0;
-        }
-        for (int a = 0; a < pb->np; ++a) { /* the union-find is done with isl_v */
-            for (int k = 0; k < pb->clique_nv[pb->pclique[a]]; ++k) {
-                ws->isl_v[pb->pvoff[a] + k] = label[a];
-            }
-        }
-    } else {
-        memset(ws->isl_v, 0, (size_t)(pb->npv > 0 ? pb->npv : 1) * sizeof(int));
-        memset(ws->icon, 0, (size_t)(pb->nc > 0 ? pb->nc : 1) * sizeof(int));
-    }
-    memset(ws->il, 0, (size_t)ws->nisl * sizeof(ccb_newton_island));
-    ws->island_iters = 0;
-}
-
 ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newton_params* prm,
                            const double* v_guess) {
     if (ws == NULL) {
@@ -455,8 +359,8 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->kappa = -1;
     ws->analyses_at_init = ccb_sparse_analyses(ws->sp);
     ws->residual = ws->tolerance = 0.0;
-    islands_init(ws);
-    build_active(ws);
+    ccb_newton_islands_init(ws);
+    ccb_newton_build_active(ws);
     ws->pattern_ok = 0;
     /* every contact the problem did not defer is evaluated at the initial iterate (deferred
      * ones are inactive there: gamma = 0, G = 0, l_i = 0) */
@@ -477,7 +381,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     }
     eval_iterate(ws, 1);
     ccb_newton_far_init(ws);
-    build_act(ws); /* the first test's contacts (with islands) */
+    ccb_newton_build_act(ws); /* the first test's contacts (with islands) */
     if (!isfinite(ws->cost)) {
         return ccb_newton_fail(ws, CCB_E_NONFINITE,
                                "newton_init: cost at the initial guess is not finite");
@@ -494,30 +398,30 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     if (ws == NULL || !ws->initialized) {
         return CCB_E_INVALID;
     }
-    double* j = ws->dv;       /* scratch: J^T gamma */
-    double* p = ws->dp;       /* scratch: A v */
-    const int nk = ndofs(ws); /* with islands: a frozen island is not tested again */
+    double* j = ws->dv;                  /* scratch: J^T gamma */
+    double* p = ws->dp;                  /* scratch: A v */
+    const int nk = ccb_newton_ndofs(ws); /* with islands: a frozen island is not tested again */
     if (ws->nisl == 1) {
         Jt_mul(ws, ws->gamma, j);
     } else { /* the near contacts of the islands not done (built with them) */
         ccb_problem_Jt_mul_some(ws->pb, ws->act, ws->n_act, ws->gamma, j);
     }
     if (ws->prm.stop_scale == CCB_STOP_MOMENTUM) {
-        A_mul_active(ws, ws->v, p); /* p = A v (formulation-convex §8.5, Drake) */
+        ccb_newton_A_mul_active(ws, ws->v, p); /* p = A v (formulation-convex §8.5, Drake) */
     } else {
         for (int m = 0; m < nk; ++m) {
-            const int k = dof(ws, m);
+            const int k = ccb_newton_dof(ws, m);
             ws->tmp[k] = ws->v[k] - ws->v0[k];
         }
-        A_mul_active(ws, ws->tmp, p); /* p = A (v - v0), momentum change of the step */
+        ccb_newton_A_mul_active(ws, ws->tmp, p); /* p = A (v - v0), momentum change of the step */
     }
     for (int m = 0; m < nk; ++m) {
-        const int k = dof(ws, m);
+        const int k = ccb_newton_dof(ws, m);
         ws->tmp[k] = ws->v[k] - ws->vs[k];
     }
-    A_mul_active(ws, ws->tmp, ws->r);
+    ccb_newton_A_mul_active(ws, ws->tmp, ws->r);
     for (int m = 0; m < nk; ++m) {
-        const int k = dof(ws, m);
+        const int k = ccb_newton_dof(ws, m);
         ws->r[k] -= j[k]; /* r = A (v - v*) - J^T gamma */
     }
     /* |D r|, |D p|, |D j| per island, D = diag(A)^{-1/2} */
@@ -528,7 +432,7 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
         }
     }
     for (int m = 0; m < nk; ++m) {
-        const int k = dof(ws, m);
+        const int k = ccb_newton_dof(ws, m);
         ccb_newton_island* is = &ws->il[ws->isl_v[k]];
         const double y = ws->dinv[k] * ws->r[k], yp = ws->dinv[k] * p[k], yj = ws->dinv[k] * j[k];
         is->res2 += y * y;
@@ -682,39 +586,6 @@ static double phase_clock(const ccb_newton* ws) {
 /* ---- one iteration ------------------------------------------------------------------------------
  * */
 
-/* The near contacts of the islands still iterating, grouped by island in ascending order within
- * each (a counting sort of the near list; without islands the near list itself). */
-static void build_act(ccb_newton* ws) {
-    if (ws->nisl == 1) {
-        ws->il[0].off = 0;
-        ws->il[0].n = ws->n_near;
-        ws->n_act = ws->n_near;
-        return;
-    }
-    for (int I = 0; I < ws->nisl; ++I) {
-        ws->il[I].n = 0;
-    }
-    for (int k = 0; k < ws->n_near; ++k) {
-        ws->il[ws->icon[ws->near[k]]].n++;
-    }
-    int off = 0;
-    for (int I = 0; I < ws->nisl; ++I) {
-        ccb_newton_island* is = &ws->il[I];
-        is->n = is->done ? 0 : is->n;
-        is->off = off;
-        off += is->n;
-        is->n = 0;
-    }
-    ws->n_act = off;
-    for (int k = 0; k < ws->n_near; ++k) {
-        const int i = ws->near[k];
-        ccb_newton_island* is = &ws->il[ws->icon[i]];
-        if (!is->done) {
-            ws->act[is->off + is->n++] = i;
-        }
-    }
-}
-
 ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (ws == NULL || !ws->initialized) {
         return CCB_E_INVALID;
@@ -744,7 +615,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
             ws->il[I].done = 0;
         }
     }
-    build_active(ws);
+    ccb_newton_build_active(ws);
     if (ws->iter >= ws->prm.max_iterations) {
         return ccb_newton_fail(
             ws, CCB_E_NOTCONV,
@@ -802,20 +673,20 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
             return s;
         }
     }
-    build_act(ws);
+    ccb_newton_build_act(ws);
     const int* list = ws->nisl == 1 ? ws->near : ws->act;
-    A_mul_active(ws, ws->dv, ws->dp);
+    ccb_newton_A_mul_active(ws, ws->dv, ws->dp);
     ccb_problem_J_mul_some(ws->pb, list, ws->n_act, ws->dv, 0, ws->dvc);
-    const int nk = ndofs(ws);
+    const int nk = ccb_newton_ndofs(ws);
     for (int m = 0; m < nk; ++m) {
-        const int k = dof(ws, m);
+        const int k = ccb_newton_dof(ws, m);
         ws->tmp[k] = ws->v[k] - ws->vs[k];
     }
     for (int I = 0; I < ws->nisl; ++I) {
         ws->il[I].a = ws->il[I].b = ws->il[I].slope = 0.0;
     }
     for (int m = 0; m < nk; ++m) { /* per island, in the order of the unknowns */
-        const int k = dof(ws, m);
+        const int k = ccb_newton_dof(ws, m);
         ccb_newton_island* is = &ws->il[ws->isl_v[k]];
         is->a += ws->dv[k] * ws->dp[k];
         is->b += ws->dp[k] * ws->tmp[k];
@@ -885,7 +756,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         ws->il[I].res2 = ws->il[I].cost_A + ws->il[I].cost_c; /* res2: the cost before, here */
     }
     for (int m = 0; m < nk; ++m) {
-        const int k = dof(ws, m);
+        const int k = ccb_newton_dof(ws, m);
         ws->v[k] += ws->il[ws->isl_v[k]].alpha * ws->dv[k];
     }
     eval_iterate(ws, 0);

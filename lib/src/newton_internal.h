@@ -111,6 +111,30 @@ typedef struct ccb_newton_line {
 ccb_status ccb_newton_line_search(ccb_newton* ws, ccb_newton_line* L, double slope0,
                                   double* alpha_out, int* evals);
 
+/* ---- islands (newton_island.c; formulation-convex §8.10) */
+/* Finds the islands (one without prm.islands) and sets isl_v, icon, nisl, il. */
+void ccb_newton_islands_init(ccb_newton* ws);
+/* acl and adof: the participating cliques and unknowns of the islands not done. */
+void ccb_newton_build_active(ccb_newton* ws);
+/* act and il[].off, il[].n: the near contacts of the islands not done, grouped by island. */
+void ccb_newton_build_act(ccb_newton* ws);
+/* The unknowns an iteration works on: every one without islands, else those of the islands not
+ * done (adof; build_active). Loops run m = 0 .. ndofs - 1 over k = dof(m), in ascending order. */
+static inline int ccb_newton_ndofs(const ccb_newton* ws) {
+    return ws->nisl == 1 ? ws->npv : ws->n_adof;
+}
+static inline int ccb_newton_dof(const ccb_newton* ws, int m) {
+    return ws->nisl == 1 ? m : ws->adof[m];
+}
+/* y = A x on those unknowns */
+static inline void ccb_newton_A_mul_active(const ccb_newton* ws, const double* x, double* y) {
+    if (ws->nisl == 1) {
+        ccb_problem_A_mul(ws->pb, x, y);
+    } else {
+        ccb_problem_A_mul_some(ws->pb, ws->acl, ws->n_acl, x, y);
+    }
+}
+
 /* ---- far contacts (newton_far.c) */
 void ccb_newton_far_init(ccb_newton* ws);
 ccb_status ccb_newton_far_complete(ccb_newton* ws, int i);
