@@ -21,12 +21,19 @@ cores=$(nproc)
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
-slurm_pids=""
+s="" # this script's Slurm directory, once it starts one
 cleanup() {
-  if [ -n "$slurm_pids" ]; then
-    kill $slurm_pids 2>/dev/null
-    sleep 1
-    kill -9 $slurm_pids 2>/dev/null
+  if [ -n "$s" ]; then
+    # every daemon of this script's Slurm, by its pid file (read now: slurmd writes its own only
+    # once it is up, so a list read at start can miss it and leave it running, holding its port)
+    # and by its command line, which names this script's directory
+    local pids
+    pids="$(cat "$s/munge/munged.pid" "$s/slurmctld.pid" "$s/slurmd.pid" 2>/dev/null) $(pgrep -f -- "$s/" 2>/dev/null)"
+    if [ -n "${pids// /}" ]; then
+      kill $pids 2>/dev/null
+      sleep 1
+      kill -9 $pids 2>/dev/null
+    fi
   fi
   rm -rf "$tmp"
 }
@@ -97,11 +104,22 @@ if [ $have_slurm -eq 1 ]; then
   s="$tmp/slurm"
   mkdir -p "$s/state" "$s/spool" "$s/munge"
   host=$(hostname -s)
+  # two free ports (another Slurm, or one a killed run left behind, may hold the first pair)
+  port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+  port=""
+  for p in 16917 17917 18917 19917 20917; do
+    port_free $p && port_free $((p + 1)) && { port=$p; break; }
+  done
+  if [ -z "$port" ]; then
+    echo "SKIP Slurm: no free pair of ports among 16917 ... 20918"
+    [ $have_parallel -eq 1 ] && exit $fail
+    exit 77
+  fi
   cat >"$s/slurm.conf" <<EOF
 ClusterName=ccbtest
 SlurmctldHost=$host
-SlurmctldPort=16917
-SlurmdPort=16918
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
 AuthType=auth/munge
 AuthInfo=socket=$s/munge/munge.socket
 CredType=cred/munge
@@ -134,9 +152,6 @@ EOF
     --log-file="$s/munge/munged.log" --seed-file="$s/munge/seed" --force >/dev/null 2>&1 || started=0
   [ $started -eq 1 ] && slurmctld -f "$SLURM_CONF" >/dev/null 2>&1 || started=0
   [ $started -eq 1 ] && slurmd -f "$SLURM_CONF" >/dev/null 2>&1 || started=0
-  for f in munge/munged.pid slurmctld.pid slurmd.pid; do
-    [ -s "$s/$f" ] && slurm_pids="$slurm_pids $(cat "$s/$f")"
-  done
   for _ in $(seq 30); do sinfo -h -o %t 2>/dev/null | grep -q idle && break; sleep 1; done
   if [ $started -eq 0 ] || ! sinfo -h -o %t 2>/dev/null | grep -q idle; then
     echo "SKIP Slurm could not start here (slurmctld: $(tail -1 "$s/slurmctld.log" 2>/dev/null))"

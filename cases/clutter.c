@@ -544,6 +544,9 @@ static const fig_study k_scale = {
     .serial = 1,
     .finish = scale_finish,
     .tables = k_scale_tables,
+    .script = "clutter_scale.gp",
+    .plot = "title='clutter: cost per step and Newton iterations against the number of objects "
+            "(Lagged, dt = 2e-3 s, first 0.4 s, 10 cm margin)'",
     .report = "{table:steps}\nPer step, averaged over the first 0.4 s (the fall and the first "
               "impacts). **One Newton solve for the whole scene** (the papers' solver): cost per "
               "step ~ objects^E with **E = {E|%.2f} ± {E_ci95|%.2f}** (least squares over 40 ... "
