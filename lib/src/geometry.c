@@ -60,7 +60,14 @@ typedef struct geo_ws {
     int ncand, cap_cand;
     int hibits;             /* bits of hi in a candidate key */
     const ccb_model* model; /* the model the order belongs to */
-    ccb_hydro_surface hs;   /* contact surface scratch of hydroelastic pairs */
+    /* lazy body pairs (ccb_geometry_query_lazy): per group (per model) 1 if its body may be
+     * part of one (a single free or planar body whose small shapes share one material); per
+     * query the caller's test */
+    unsigned char* glazy;
+    ccb_lazy_pair_fn lazy;
+    void* lazy_ctx;
+    ccb_contact_set* out;
+    ccb_hydro_surface hs; /* contact surface scratch of hydroelastic pairs */
 } geo_ws;
 
 void ccb_contact_set_free(ccb_contact_set* set) {
@@ -86,13 +93,17 @@ void ccb_contact_set_free(ccb_contact_set* set) {
         ccb_free(ws->cstart);
         ccb_free(ws->cand);
         ccb_free(ws->tmp);
+        ccb_free(ws->glazy);
         ccb_hydro_surface_free(&ws->hs);
         ccb_free(ws);
     }
     ccb_free(set->items);
+    ccb_free(set->pairs);
     set->items = NULL;
+    set->pairs = NULL;
     set->ws = NULL;
     set->n = set->cap = 0;
+    set->npairs = set->cap_pairs = 0;
 }
 
 static ccb_status add_contact(ccb_contact_set* out, const ccb_contact* c) {
@@ -351,12 +362,12 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
                           (void**)&ws->gk,     (void**)&ws->gt,     (void**)&ws->cells,
                           (void**)&ws->cstart, (void**)&ws->gshape, (void**)&ws->gstart,
                           (void**)&ws->gbody,  (void**)&ws->gc,     (void**)&ws->gr,
-                          (void**)&ws->gsmall, (void**)&ws->glarge};
-    const size_t sz[] = {sizeof(ccb_pose), sizeof(int),      sizeof(int),      sizeof(uint64_t),
-                         sizeof(uint64_t), sizeof(uint64_t), sizeof(int),      sizeof(int),
-                         sizeof(int),      sizeof(int),      sizeof(ccb_vec3), sizeof(double),
-                         sizeof(int),      sizeof(int)};
-    if ((ws->cap < m->nshapes + 1 && ccb_grow_many(arr, sz, 14, &ws->cap, m->nshapes + 1)) ||
+                          (void**)&ws->gsmall, (void**)&ws->glarge, (void**)&ws->glazy};
+    const size_t sz[] = {
+        sizeof(ccb_pose), sizeof(int),    sizeof(int), sizeof(uint64_t), sizeof(uint64_t),
+        sizeof(uint64_t), sizeof(int),    sizeof(int), sizeof(int),      sizeof(int),
+        sizeof(ccb_vec3), sizeof(double), sizeof(int), sizeof(int),      1};
+    if ((ws->cap < m->nshapes + 1 && ccb_grow_many(arr, sz, 15, &ws->cap, m->nshapes + 1)) ||
         ccb_grow((void**)&ws->bp, &ws->cap_b, m->nbodies > 0 ? m->nbodies : 1, sizeof(ccb_vec3))) {
         return CCB_E_NOMEM;
     }
@@ -401,6 +412,16 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
         }
         ws->gstart[0] = 0;
         ccb_free(first);
+        for (int g = 0; g < ws->ngroup; ++g) { /* may the group's body be part of a lazy pair */
+            const ccb_body* bd = &m->bodies[ws->gbody[g]];
+            int ok = bd->nv > 0 && ccb_clique_is_single(m, bd->clique);
+            const ccb_material* m0 = &m->shapes[ws->gshape[ws->gstart[g]]].def.material;
+            for (int k = ws->gstart[g] + 1; k < ws->gstart[g + 1] && ok; ++k) {
+                const ccb_material* mk = &m->shapes[ws->gshape[k]].def.material;
+                ok = mk->k == m0->k && mk->d == m0->d && mk->tau_d == m0->tau_d && mk->mu == m0->mu;
+            }
+            ws->glazy[g] = (unsigned char)ok;
+        }
         ws->gbits = 1;
         while (ws->gbits < 32 && ((int64_t)1 << ws->gbits) < ws->ngroup) {
             ws->gbits++;
@@ -447,6 +468,75 @@ static int groups_in_reach(ccb_vec3 ci, double ri, ccb_vec3 cj, double rj, doubl
     return ccb_v3_dot(d, d) < reach * reach;
 }
 
+/* group_pair of two groups that may form a lazy pair (formulation-convex §8.11). The caller's
+ * test gives a cut: the shape pairs in reach whose bounding spheres are farther apart than the
+ * cut are left out, the others are candidates as in group_pair. Every narrow phase's phi0 of
+ * two shapes is at least the distance of their bounding spheres, |c_j - c_i| - bound_i -
+ * bound_j, so the pair's phi_lb is the least of those distances over the shape pairs left out.
+ * A contact point C lies within margin of a witness point on a shape's surface (phi0 < margin),
+ * so |C - origin| <= group radius + margin on either side.
+ * [round-off: the distances are narrowed and the reaches widened by 1e-9 of the magnitudes
+ *  involved; the narrow phase computes the same distance to a few ulps] */
+static ccb_status lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, double margin) {
+    const int ba = ws->gbody[g], bb = ws->gbody[h];
+    const int a = ba < bb ? g : h, b = ba < bb ? h : g;
+    double w;
+    ccb_contact_pair pr = {
+        .body_a = ws->gbody[a],
+        .body_b = ws->gbody[b],
+        .phi_lb = INFINITY,
+        .reach_a = (ws->gr[a] + margin) * (1.0 + 1e-9),
+        .reach_b = (ws->gr[b] + margin) * (1.0 + 1e-9),
+        .material =
+            ccb_shape_pair_material(m, ws->gshape[ws->gstart[a]], ws->gshape[ws->gstart[b]], &w),
+        .shape_pairs = 0,
+    };
+    const double cut = ws->lazy(ws->lazy_ctx, &pr);
+    for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
+        const int i = ws->gshape[k];
+        const double bi = m->shapes[i].bound;
+        if (!groups_in_reach(ws->X[i].p, bi, ws->gc[h], ws->gr[h], margin)) {
+            continue;
+        }
+        for (int l = ws->gstart[h]; l < ws->gstart[h + 1]; ++l) {
+            const int j = ws->gshape[l];
+            const double bj = m->shapes[j].bound;
+            const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, ws->X[i].p);
+            const double d2 = ccb_v3_dot(d, d), reach = bi + bj + margin;
+            if (d2 >= reach * reach) {
+                continue;
+            }
+            const double dist = sqrt(d2);
+            const double lb = dist - bi - bj - 1e-9 * (dist + bi + bj);
+            if (lb > cut) { /* left out: a member of the lazy pair */
+                pr.phi_lb = lb < pr.phi_lb ? lb : pr.phi_lb;
+                pr.shape_pairs++;
+            } else if (add_candidate(ws, i, j) != CCB_OK) {
+                return CCB_E_NOMEM;
+            }
+        }
+    }
+    if (pr.shape_pairs == 0) {
+        return CCB_OK;
+    }
+    ccb_contact_set* out = ws->out;
+    if (out->npairs == out->cap_pairs &&
+        ccb_grow((void**)&out->pairs, &out->cap_pairs, out->npairs + 1, sizeof(ccb_contact_pair)) !=
+            CCB_OK) {
+        return CCB_E_NOMEM;
+    }
+    out->pairs[out->npairs++] = pr;
+    return CCB_OK;
+}
+
+static int cmp_pair(const void* x, const void* y) {
+    const ccb_contact_pair *a = x, *b = y;
+    if (a->body_a != b->body_a) {
+        return (a->body_a > b->body_a) - (a->body_a < b->body_a);
+    }
+    return (a->body_b > b->body_b) - (a->body_b < b->body_b);
+}
+
 /* Every shape pair of groups g and h (different bodies) through the exact test; a shape whose
  * sphere does not reach h's sphere skips its row. */
 static ccb_status group_pair(const ccb_model* m, geo_ws* ws, int g, int h, double margin) {
@@ -455,6 +545,9 @@ static ccb_status group_pair(const ccb_model* m, geo_ws* ws, int g, int h, doubl
         return CCB_OK; /* out of reach, or a pair of bodies that makes no contact */
     }
     ccb_status s = CCB_OK;
+    if (ws->lazy && ws->glazy[g] && ws->glazy[h]) {
+        return lazy_group_pair(m, ws, g, h, margin);
+    }
     for (int k = ws->gstart[g]; k < ws->gstart[g + 1] && s == CCB_OK; ++k) {
         const int i = ws->gshape[k];
         if (!groups_in_reach(ws->X[i].p, m->shapes[i].bound, ws->gc[h], ws->gr[h], margin)) {
@@ -624,6 +717,12 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
 
 ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, double margin,
                               ccb_contact_set* out, char* msg, size_t msg_size) {
+    return ccb_geometry_query_lazy(m, t, q, margin, NULL, NULL, out, msg, msg_size);
+}
+
+ccb_status ccb_geometry_query_lazy(const ccb_model* m, double t, const double* q, double margin,
+                                   ccb_lazy_pair_fn lazy, void* ctx, ccb_contact_set* out,
+                                   char* msg, size_t msg_size) {
     if (m == NULL || out == NULL || (m->nq > 0 && q == NULL)) {
         return ccb_errorf(msg, msg_size, CCB_E_INVALID, "geometry_query: NULL argument");
     }
@@ -635,11 +734,15 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
                           "contact margin must be finite and >= 0 m (got %g)", margin);
     }
     out->n = 0;
+    out->npairs = 0;
     if (reserve_ws(out, m) != CCB_OK) {
         return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
     }
     geo_ws* ws = out->ws;
     ws->ncand = 0;
+    ws->lazy = lazy;
+    ws->lazy_ctx = ctx;
+    ws->out = out;
     /* world poses of every shape */
     int last = -1; /* a body's shapes are often consecutive: one pose per run of them */
     ccb_pose XB;
@@ -676,6 +779,9 @@ ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, dou
     /* bounded pairs */
     if (bounded_pairs(m, ws, margin) != CCB_OK) {
         return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
+    }
+    if (out->npairs > 1) {
+        qsort(out->pairs, (size_t)out->npairs, sizeof(ccb_contact_pair), cmp_pair);
     }
     /* narrow phase in the canonical order */
     ccb_sort_u64(ws->cand, ws->tmp, (size_t)ws->ncand);

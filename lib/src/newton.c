@@ -65,6 +65,7 @@ ccb_newton_params ccb_newton_params_default(void) {
     p.time_phases = 1;
     p.pattern_near = 1;
     p.islands = 0;
+    p.lazy_pairs = 0;
     return p;
 }
 
@@ -105,6 +106,9 @@ ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t
     }
     if (p->pattern_near != 0 && p->pattern_near != 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "pattern_near must be 0 or 1");
+    }
+    if (p->lazy_pairs != 0 && p->lazy_pairs != 1) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "lazy_pairs must be 0 or 1");
     }
     if (p->islands != 0 && p->islands != 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "islands must be 0 or 1");
@@ -270,7 +274,8 @@ static void eval_iterate(ccb_newton* ws, int start) {
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
-static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
+/* nc contacts; nf = nc + the problem's lazy pairs (far slots and islands, formulation-convex §8.11) */
+static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc, int nf) {
     void** const vi[] = {(void**)&ws->v, (void**)&ws->vs, (void**)&ws->v0, (void**)&ws->dinv,
                          (void**)&ws->r, (void**)&ws->dv, (void**)&ws->dp, (void**)&ws->tmp};
     const size_t d = sizeof(double);
@@ -293,14 +298,14 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc) {
                          (void**)&ws->fg_a, (void**)&ws->fg_r,     (void**)&ws->fg_s};
     const size_t gs[] = {sizeof(int),     sizeof(int),    sizeof(int),
                          2 * sizeof(int), sizeof(double), 2 * sizeof(double)};
-    if (ccb_grow_many(fi, fs, 6, &ws->cap_far, nc > 0 ? nc : 1) ||
-        ccb_grow_many(gi, gs, 6, &ws->cap_fg, nc + 1) ||
+    if (ccb_grow_many(fi, fs, 6, &ws->cap_far, nf > 0 ? nf : 1) ||
+        ccb_grow_many(gi, gs, 6, &ws->cap_fg, nf + 1) ||
         ccb_grow((void**)&ws->vg, &ws->cap_vg, npv > 0 ? npv : 1, sizeof(double)) ||
         ccb_grow((void**)&ws->rho, &ws->cap_rho, npv > 0 ? npv : 1, sizeof(double))) {
         return CCB_E_NOMEM;
     }
     if (ccb_grow((void**)&ws->isl_v, &ws->cap_isl_v, npv > 0 ? npv : 1, sizeof(int)) ||
-        ccb_grow((void**)&ws->icon, &ws->cap_icon, nc > 0 ? nc : 1, sizeof(int)) ||
+        ccb_grow((void**)&ws->icon, &ws->cap_icon, nf > 0 ? nf : 1, sizeof(int)) ||
         ccb_grow((void**)&ws->act, &ws->cap_act, nc > 0 ? nc : 1, sizeof(int)) ||
         ccb_grow((void**)&ws->il, &ws->cap_il, npv + 1, sizeof(ccb_newton_island)) ||
         ccb_grow((void**)&ws->skipb, &ws->cap_skipb, npv + 1, 1) || /* np <= npv */
@@ -327,7 +332,12 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
         ws->status = s;
         return s;
     }
-    if (reserve(ws, pb->npv, pb->nv, pb->nc) != CCB_OK) {
+    if (pb->npairs > 0 && prm->evaluate_all) {
+        return ccb_newton_fail(ws, CCB_E_RETRY,
+                               "newton_init: the problem holds lazy contact pairs and every "
+                               "contact is to be evaluated (evaluate_all)");
+    }
+    if (reserve(ws, pb->npv, pb->nv, pb->nc, pb->nc + pb->npairs) != CCB_OK) {
         return ccb_newton_fail(ws, CCB_E_NOMEM, "newton_init: out of memory");
     }
     ws->pb = pb;

@@ -151,7 +151,29 @@ void ccb_newton_far_init(ccb_newton* ws) {
         }
         ws->far[ws->n_far++] = i;
     }
+    for (int k = 0; k < pb->npairs;
+         ++k) { /* lazy pairs: far slots nc + k (formulation-convex §8.11) */
+        const ccb_ppair* pp = &pb->pairs[k];
+        const int f = ws->n_far;
+        ws->far_r[f] = pp->radius;
+        for (int b = 0; b < 2; ++b) {
+            ws->far_a[2 * f + b] = pb->clique_pidx[pp->clique[b]];
+            ws->far_s[2 * f + b] = pp->scale[b];
+        }
+        ws->far[ws->n_far++] = pb->nc + k;
+    }
     far_group(ws);
+}
+
+/* The failure of a solve in which the lazy pair of far slot index i (>= nc) may activate. */
+static ccb_status lazy_pair_reached(ccb_newton* ws, int i) {
+    const ccb_problem* pb = ws->pb;
+    const ccb_contact_pair* pr = &pb->cset->pairs[pb->pairs[i - pb->nc].pair];
+    return ccb_newton_fail(ws, CCB_E_RETRY,
+                           "newton: the lazy pair of bodies '%s' and '%s' may activate at "
+                           "iteration %d (formulation-convex §8.11)",
+                           pb->model->bodies[pr->body_a].name, pb->model->bodies[pr->body_b].name,
+                           ws->iter);
 }
 
 /* Moves the promoted contacts prom[0..n-1] (sorted) into the sorted near list (merge from the
@@ -177,6 +199,9 @@ ccb_status ccb_newton_far_complete(ccb_newton* ws, int i) {
 
 /* Every far contact becomes near (completed; its v_c is then recomputed by the caller). */
 ccb_status ccb_newton_far_promote_all(ccb_newton* ws) {
+    if (ws->n_far > 0 && ws->far[ws->n_far - 1] >= ws->pb->nc) { /* lazy pairs are last */
+        return lazy_pair_reached(ws, ws->far[ws->n_far - 1]);
+    }
     for (int k = 0; k < ws->n_far; ++k) {
         const ccb_status s = ccb_newton_far_complete(ws, ws->far[k]);
         if (s != CCB_OK) {
@@ -249,6 +274,9 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
         return CCB_OK;
     }
     qsort(ws->prom, (size_t)np, sizeof(int), cmp_int);
+    if (ws->prom[np - 1] >= pb->nc) {
+        return lazy_pair_reached(ws, ws->prom[np - 1]);
+    }
     int nf = 0;
     for (int k = 0, p = 0; k < ws->n_far; ++k) { /* far minus prom (both ascending) */
         if (p < np && ws->far[k] == ws->prom[p]) {
@@ -283,13 +311,17 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
 
 /* At convergence: the far contacts' v_c at the solution, and exact zeros for their law. */
 void ccb_newton_far_finish(ccb_newton* ws) {
-    ws->nc_far = ws->n_far;
-    if (ws->n_far == 0) {
+    const ccb_problem* pb = ws->pb;
+    int n = ws->n_far; /* the far contacts; the lazy pairs (last in far[]) have none to report */
+    while (n > 0 && ws->far[n - 1] >= pb->nc) {
+        n--;
+    }
+    ws->nc_far = n;
+    if (n == 0) {
         return;
     }
-    const ccb_problem* pb = ws->pb;
     int nd = 0; /* deferred ones (no rows): from the bodies' point velocities, into prom */
-    for (int k = 0; k < ws->n_far; ++k) {
+    for (int k = 0; k < n; ++k) {
         const int i = ws->far[k];
         if (pb->contacts[i].deferred) { /* gamma and G: +0 since newton_init */
             ws->prom[nd++] = i;

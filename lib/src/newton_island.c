@@ -34,6 +34,13 @@ void ccb_newton_islands_init(ccb_newton* ws) {
                 }
             }
         }
+        for (int i = 0; i < pb->npairs; ++i) { /* a lazy pair joins its bodies' cliques */
+            const int x = uf_find(parent, pb->clique_pidx[pb->pairs[i].clique[0]]),
+                      y = uf_find(parent, pb->clique_pidx[pb->pairs[i].clique[1]]);
+            if (x != y) {
+                parent[x > y ? x : y] = x < y ? x : y;
+            }
+        }
         /* roots are their component's smallest clique: numbering in clique order */
         int* label = (int*)ws->rho; /* np ints fit in np doubles */
         int n = 0;
@@ -46,6 +53,9 @@ void ccb_newton_islands_init(ccb_newton* ws) {
             const ccb_pcontact* pc = &pb->contacts[i];
             ws->icon[i] = pc->nblk > 0 ? label[pb->clique_pidx[pc->clique[0]]] : 0;
         }
+        for (int i = 0; i < pb->npairs; ++i) {
+            ws->icon[pb->nc + i] = label[pb->clique_pidx[pb->pairs[i].clique[0]]];
+        }
         for (int a = 0; a < pb->np; ++a) { /* the union-find is done with isl_v */
             for (int k = 0; k < pb->clique_nv[pb->pclique[a]]; ++k) {
                 ws->isl_v[pb->pvoff[a] + k] = label[a];
@@ -53,7 +63,8 @@ void ccb_newton_islands_init(ccb_newton* ws) {
         }
     } else {
         memset(ws->isl_v, 0, (size_t)(pb->npv > 0 ? pb->npv : 1) * sizeof(int));
-        memset(ws->icon, 0, (size_t)(pb->nc > 0 ? pb->nc : 1) * sizeof(int));
+        memset(ws->icon, 0,
+               (size_t)(pb->nc + pb->npairs > 0 ? pb->nc + pb->npairs : 1) * sizeof(int));
     }
     memset(ws->il, 0, (size_t)ws->nisl * sizeof(ccb_newton_island));
     ws->island_iters = 0;

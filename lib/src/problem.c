@@ -63,6 +63,7 @@ void ccb_problem_destroy(ccb_problem* p) {
     ccb_free(p->A);
     ccb_free(p->L);
     ccb_free(p->clique_ainv);
+    ccb_free(p->clique_fb);
     ccb_free(p->bX);
     ccb_free(p->bclique);
     ccb_free(p->bV);
@@ -78,6 +79,7 @@ void ccb_problem_destroy(ccb_problem* p) {
     ccb_free(p->pvoff);
     ccb_free(p->edges);
     ccb_free(p->ekeys);
+    ccb_free(p->pairs);
     ccb_free(p);
 }
 
@@ -112,7 +114,9 @@ static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA
     if (nA > (size_t)1 << 30) {
         return CCB_E_NOMEM;
     }
-    if (ccb_grow_many(ci, cs, 7, &p->cap_clique, nclique > 0 ? nclique : 1) ||
+    if (ccb_grow((void**)&p->clique_fb, &p->cap_fb, nclique > 0 ? nclique : 1,
+                 3 * sizeof(double)) ||
+        ccb_grow_many(ci, cs, 7, &p->cap_clique, nclique > 0 ? nclique : 1) ||
         ccb_grow_many(vi, vs, 5, &p->cap_v, nv > 0 ? nv : 1) ||
         ccb_grow_many(ai, as, 2, &p->cap_A, nA > 0 ? (int)nA : 1)) {
         return CCB_E_NOMEM;
@@ -120,13 +124,16 @@ static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA
     return CCB_OK;
 }
 
-static ccb_status reserve_contacts(ccb_problem* p, int nc, size_t nj) {
+/* room for nc contacts and npairs lazy pairs (an edge each at most) */
+static ccb_status reserve_contacts(ccb_problem* p, int nc, int npairs, size_t nj) {
     if (nj > (size_t)1 << 30) {
         return CCB_E_NOMEM;
     }
+    const int ne = nc + npairs > 0 ? nc + npairs : 1;
     if (ccb_grow((void**)&p->contacts, &p->cap_c, nc > 0 ? nc : 1, sizeof(ccb_pcontact)) ||
-        ccb_grow((void**)&p->edges, &p->cap_edge, 2 * (nc > 0 ? nc : 1), sizeof(int)) ||
-        ccb_grow((void**)&p->ekeys, &p->cap_ekeys, 2 * (nc > 0 ? nc : 1), sizeof(uint64_t)) ||
+        ccb_grow((void**)&p->pairs, &p->cap_pairs, npairs > 0 ? npairs : 1, sizeof(ccb_ppair)) ||
+        ccb_grow((void**)&p->edges, &p->cap_edge, 2 * ne, sizeof(int)) ||
+        ccb_grow((void**)&p->ekeys, &p->cap_ekeys, 2 * ne, sizeof(uint64_t)) ||
         ccb_grow((void**)&p->jdata, &p->cap_j, nj > 0 ? (int)nj : 1, sizeof(double))) {
         return CCB_E_NOMEM;
     }
@@ -150,6 +157,46 @@ static double ainv_bound(int n, const double* L, double* y) {
         }
     }
     return sqrt(tr);
+}
+
+/* The terms of point_scale for a clique of one free body (n = 6, velocity (w, v)) from its
+ * factored A: A^-1 column by column (two triangular solves each; y: 6 scratch). */
+static void free_body_terms(const double* L, double* y, double fb[3]) {
+    double tP = 0.0, q2 = 0.0, tS = 0.0;
+    for (int j = 0; j < 6; ++j) {
+        for (int i = 0; i < 6; ++i) {
+            y[i] = i == j ? 1.0 : 0.0;
+        }
+        ccb_dense_chol_solve(6, L, y); /* column j of A^-1 */
+        if (j < 3) {
+            tP += y[j];
+            for (int i = 3; i < 6; ++i) {
+                q2 += y[i] * y[i]; /* Q: rows 0-2, columns 3-5 (= Q^T's column j) */
+            }
+        } else {
+            tS += y[j];
+        }
+    }
+    fb[0] = tP;
+    fb[1] = sqrt(q2);
+    fb[2] = tS;
+}
+
+/* Bound of |J_r x| / |x|_A over the rows r of the Jacobian of a material point at distance
+ * |r| = dist from the origin of a single free or planar body of clique c, for x of the clique
+ * (formulation-convex §8.11: the deferral and far bounds). A row is c^T [-[r]x, I] for a unit c,
+ * i.e. ((r x c)^T, c^T) on (w, v), and |J_r x| <= sqrt(J_r A^-1 J_r^T) |x|_A with
+ *   J_r A^-1 J_r^T = (r x c)^T P (r x c) + 2 (r x c)^T Q c + c^T S c
+ *                  <= dist^2 tr P + 2 dist |Q|_F + tr S        (|r x c| <= dist),
+ * which for a body whose origin is its centre of mass (Q = 0) is sqrt(dist^2 3/I + 3/m) for a
+ * cube's isotropic inertia. Otherwise (planar bodies) the cruder |J_r|_2 |A^-1/2|_2 <=
+ * sqrt(1 + dist^2) sqrt(tr A^-1). */
+static double point_scale(const ccb_problem* p, int c, double dist) {
+    const double* fb = p->clique_fb + 3 * c;
+    if (fb[2] >= 0) {
+        return sqrt(dist * dist * fb[0] + 2.0 * dist * fb[1] + fb[2]);
+    }
+    return sqrt(1.0 + dist * dist) * p->clique_ainv[c];
 }
 
 static ccb_status factor_blocks(ccb_problem* p) {
@@ -249,6 +296,10 @@ static ccb_status finish(ccb_problem* p) {
             p->clique_pidx[pc->clique[k]] = 0;
         }
     }
+    for (int i = 0; i < p->npairs;
+         ++i) { /* as their deferred contacts would (formulation-convex §8.11) */
+        p->clique_pidx[p->pairs[i].clique[0]] = p->clique_pidx[p->pairs[i].clique[1]] = 0;
+    }
     p->np = 0;
     p->npv = 0;
     for (int c = 0; c < p->nclique; ++c) {
@@ -274,7 +325,12 @@ static ccb_status finish(ccb_problem* p) {
             }
         }
     }
-    ccb_sort_u64(key, key + p->nc, (size_t)nk);
+    for (int i = 0; i < p->npairs; ++i) {
+        const int a = p->clique_pidx[p->pairs[i].clique[0]],
+                  b = p->clique_pidx[p->pairs[i].clique[1]];
+        key[nk++] = (uint64_t)(a < b ? a : b) << 32 | (uint64_t)(a < b ? b : a);
+    }
+    ccb_sort_u64(key, key + p->nc + p->npairs, (size_t)nk);
     p->nedge = 0;
     for (int e = 0; e < nk; ++e) {
         if (e == 0 || key[e] != key[e - 1]) {
@@ -340,6 +396,7 @@ static ccb_status begin(ccb_problem* p, const ccb_approx* approx, const ccb_prob
     p->model = NULL;
     p->ndeferred = 0;
     p->nc = 0;
+    p->npairs = 0;
     p->j_n = 0;
     return CCB_OK;
 }
@@ -391,7 +448,7 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
                         rc->clique[0]);
         }
     }
-    if (reserve_cliques(p, nclique, nv, nA) || reserve_contacts(p, nc, nj)) {
+    if (reserve_cliques(p, nclique, nv, nA) || reserve_contacts(p, nc, 0, nj)) {
         return fail(p, CCB_E_NOMEM, "set_raw: out of memory");
     }
     if (!ccb_all_finite(A, nA) || !ccb_all_finite(vstar, (size_t)nv) ||
@@ -598,8 +655,7 @@ static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct
         } else {
             const ccb_vec3 r = ccb_v3_sub(ct->p, p->bX[bi].p);
             vp = ccb_v3_add(p->bV[bi].v, ccb_v3_cross(p->bV[bi].w, r));
-            /* |J_b,r|_2 <= |[-r x, I]^T c|_2 |S|_2 <= sqrt(1 + |r|^2) for a unit row c */
-            pc->scale[k++] = sqrt(1.0 + ccb_v3_dot(r, r)) * p->clique_ainv[p->bclique[bi]];
+            pc->scale[k++] = point_scale(p, p->bclique[bi], sqrt(ccb_v3_dot(r, r)));
         }
         u = ccb_v3_add(u, ccb_v3_scale(sign[side], vp));
     }
@@ -671,6 +727,84 @@ void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, c
     }
 }
 
+/* ---- lazy body pairs (formulation-convex §8.11) ---------------------------------------------
+ * Every contact of a lazy pair has phi0 >= phi_lb, the pair's material, and a contact point
+ * within reach_s of body s's origin. Its velocity at v0, u = v_B(C) - v_A(C), therefore has
+ * |u|_2 <= V = sum_s |v_s| + |w_s| reach_s, and each component of v_c = R_WC^T u at most V:
+ * v_c,n >= -V and |v_c,t| <= V. Every built-in law's inactive radius is that of
+ * ccb_separation_radius(v_c, vhat(phi0), mu) (approx.c), which only grows as v_c,n grows, |v_c,t|
+ * shrinks or vhat falls, and vhat falls as phi0 grows (a wider gap needs a faster approach). The
+ * radius at the worst centre (V, 0, -V) with phi0 = phi_lb is thus at most every member's own,
+ * and a member's deferral (defer_contact) would have succeeded with a radius at least this
+ * large. Its blocks' scales sqrt(1 + |C - origin|^2) sqrt(tr A^-1) are at most
+ * sqrt(1 + reach^2) sqrt(tr A^-1). Newton's far test of the pair with these numbers passing
+ * implies that of every member passing, so the solve is the one with the members as deferred
+ * contacts that stay far; when it fails, the step is solved again with the contacts.
+ * [round-off: V, the scales and the radius are widened or narrowed by 1e-9 of themselves, far
+ *  above the few ulps by which the members' own numbers are computed differently] */
+double ccb_lazy_pair_radius(const ccb_approx* approx, const ccb_approx_options* opt,
+                            const ccb_step_context* step, const ccb_contact_pair* pr,
+                            const ccb_twist* Va, const ccb_twist* Vb) {
+    const double V = (ccb_v3_norm(Va->v) + ccb_v3_norm(Va->w) * pr->reach_a + ccb_v3_norm(Vb->v) +
+                      ccb_v3_norm(Vb->w) * pr->reach_b) *
+                     (1.0 + 1e-9);
+    const ccb_contact_input in = {.k = pr->material.k,
+                                  .d = pr->material.d,
+                                  .tau_d = pr->material.tau_d,
+                                  .mu = pr->material.mu,
+                                  .phi0 = pr->phi_lb,
+                                  .vn0 = -V,
+                                  .w = 0.0};
+    if (!isfinite(V) || !(pr->phi_lb > 0) || !(in.k > 0) || !isfinite(in.k)) {
+        return -1.0;
+    }
+    ccb_constraint c;
+    memset(&c, 0, sizeof c);
+    approx->prepare(step, opt, &in, &c);
+    const double centre[3] = {V, 0.0, -V};
+    return approx->inactive_radius(&c, centre) * (1.0 - 1e-9);
+}
+
+/* The contact set's lazy pairs into the problem, or CCB_E_RETRY if one cannot stay far: the
+ * problem does not defer (`ok` = 0: not a built-in approximation, or deferral off) or its radius
+ * is not > 0 at this step's velocities. */
+static ccb_status lazy_pairs(ccb_problem* p, const ccb_contact_set* set, int ok) {
+    const ccb_model* m = p->model;
+    for (int i = 0; i < set->npairs; ++i) {
+        const ccb_contact_pair* pr = &set->pairs[i];
+        const int body[2] = {pr->body_a, pr->body_b};
+        const double reach[2] = {pr->reach_a, pr->reach_b};
+        if (!ok) {
+            return fail(p, CCB_E_RETRY,
+                        "build: the contact set holds lazy pairs, which only the Newton solver "
+                        "with deferred contacts and a built-in approximation can use");
+        }
+        ccb_ppair* pp = &p->pairs[p->npairs];
+        for (int k = 0; k < 2; ++k) {
+            if (body[k] < 0 || body[k] >= m->nbodies || p->bclique[body[k]] < 0 ||
+                !p->bplain[body[k]]) {
+                return fail(p, CCB_E_INVALID,
+                            "build: lazy pair %d: body %d is not a single free or planar body", i,
+                            body[k]);
+            }
+            const int c = p->bclique[body[k]];
+            pp->clique[k] = c;
+            pp->scale[k] = point_scale(p, c, reach[k]) * (1.0 + 1e-9);
+        }
+        pp->radius = ccb_lazy_pair_radius(p->approx, &p->params.approx, &p->step, pr,
+                                          &p->bV[body[0]], &p->bV[body[1]]);
+        pp->pair = i;
+        if (!(pp->radius > 0) || !isfinite(pp->radius) || !ccb_all_finite(pp->scale, 2)) {
+            return fail(p, CCB_E_RETRY,
+                        "build: the lazy pair of bodies '%s' and '%s' may activate within the "
+                        "step",
+                        m->bodies[body[0]].name, m->bodies[body[1]].name);
+        }
+        p->npairs++;
+    }
+    return CCB_OK;
+}
+
 ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_approx* approx,
                              const ccb_problem_params* params, const ccb_step_context* step,
                              const double* q0, const double* v0, const ccb_contact_set* contacts) {
@@ -711,7 +845,8 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
                   cb = p->bclique[contacts->items[i].body_b];
         nj += 3 * (size_t)((ca >= 0 ? m->clique_nv[ca] : 0) + (cb >= 0 ? m->clique_nv[cb] : 0));
     }
-    if (reserve_cliques(p, m->nclique, m->nv, nA) || reserve_contacts(p, contacts->n, nj)) {
+    if (reserve_cliques(p, m->nclique, m->nv, nA) ||
+        reserve_contacts(p, contacts->n, contacts->npairs, nj)) {
         return fail(p, CCB_E_NOMEM, "build: out of memory");
     }
     p->nclique = m->nclique;
@@ -749,6 +884,12 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         }
         ccb_dense_chol_solve(n, L, f);
         p->clique_ainv[c] = ainv_bound(n, L, p->work); /* for deferral; finish() redoes it */
+        double* fb = p->clique_fb + 3 * c;
+        fb[0] = fb[1] = fb[2] = -1.0;
+        if (n == 6 && ccb_clique_is_single(m, c) &&
+            m->bodies[m->clique_body[c]].def.mobilizer == CCB_MOBILIZER_FREE) {
+            free_body_terms(L, p->work, fb);
+        }
         for (int k = 0; k < n; ++k) {
             p->v0[voff + k] = vb[k];
             p->vstar[voff + k] = vb[k] + dt * f[k];
@@ -826,5 +967,6 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         }
         p->nc++;
     }
-    return finish(p);
+    s = lazy_pairs(p, contacts, defer && prepare_fills);
+    return s == CCB_OK ? finish(p) : s;
 }

@@ -22,6 +22,15 @@ typedef struct ccb_pcontact {
     int contact;      /* index in the contact set (for completing it) */
 } ccb_pcontact;
 
+/* A lazy body pair in the problem: the cliques of its two bodies, its radius
+ * and the bound scales of its blocks (as a deferred contact's; formulation-convex §8.11). */
+typedef struct ccb_ppair {
+    int clique[2];
+    double radius;
+    double scale[2];
+    int pair; /* index in the contact set's pairs */
+} ccb_ppair;
+
 struct ccb_problem {
     const ccb_approx* approx;
     ccb_problem_params params;
@@ -34,6 +43,10 @@ struct ccb_problem {
     double* A;           /* blocks, row-major */
     double* L;           /* Cholesky factors of the blocks (lower triangles) */
     int L_fresh;         /* 1: L was computed from A as it stands (ccb_problem_build) */
+    double* clique_fb;   /* 3 nclique: for a clique of one free body (generalized velocity
+                          * (w, v)), with A^-1 = [P Q; Q^T S]: tr P, |Q|_F, tr S (else -1s);
+                          * for the deferral bound of problem.c, point_scale */
+    int cap_fb;
     double* clique_ainv; /* nclique: sqrt(trace A_c^-1) >= |A_c^-1/2|_2, so that
                           * |J x| <= |J|_2 clique_ainv |x|_A for x of the clique [kg^-1/2] */
     size_t A_n;
@@ -73,8 +86,20 @@ struct ccb_problem {
      * without coordinates), 1 if it has none or is a single free or planar body */
     int *bclique, *bplain;
     int cap_bb;
+    /* lazy body pairs of the contact set (formulation-convex §8.11): far for the whole solve or
+     * the step is solved again with their contacts (CCB_E_RETRY) */
+    ccb_ppair* pairs;
+    int npairs, cap_pairs;
     char msg[CCB_MSG_SIZE];
 };
+
+/* The radius of a lazy pair (formulation-convex §8.11): a box half-width about every one of its
+ * contacts' velocities v_c(v0) inside which the approximation's law is exactly zero, from the
+ * pair's phi_lb and material and the bodies' twists at (q0, v0); <= 0 or NaN if there is none
+ * (then the pair's contacts must be computed). Built-in approximations only. */
+double ccb_lazy_pair_radius(const ccb_approx* approx, const ccb_approx_options* opt,
+                            const ccb_step_context* step, const ccb_contact_pair* pr,
+                            const ccb_twist* Va, const ccb_twist* Vb);
 
 static inline const double* ccb_pc_block(const ccb_problem* p, const ccb_pcontact* c, int k) {
     return p->jdata + c->joff[k];

@@ -238,6 +238,7 @@ void ccb_sim_destroy(ccb_sim* sim) {
         sim->solver->destroy(sim);
     }
     ccb_contact_set_free(&sim->contacts);
+    ccb_free(sim->lazy_V);
     ccb_problem_destroy(sim->problem);
     ccb_free(sim->q);
     ccb_free(sim->qn);
@@ -329,17 +330,86 @@ static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, cons
  * dt = h, the solver from `guess`, the contact results, q_out = q + h N(q) v. On success *v_out
  * borrows the solver's velocities. The timings add up in sim->stats; the solver's counters are
  * those of this solve. */
+/* The cut of a lazy pair offered by the query (ccb_geometry_query_lazy;
+ * formulation-convex §8.11): the least phi_lb whose radius (ccb_lazy_pair_radius, from the
+ * twists the problem will use) reaches R_req = 4 V + 2 m/s, V the bound of the pair's contact
+ * velocities at v0. The radius must exceed the far bound of every Newton iteration of the step,
+ * or the step is solved again; R_req is a heuristic [default?] that keeps those retries rare
+ * (README "Speed": measured on the clutter), not a condition of correctness. The built-in laws'
+ * radius is affine in phi_lb (their threshold vhat is -phi0/dt or -phi0/(dt + tau_d)): two
+ * evaluations give the line, a third confirms the cut. */
+typedef struct lazy_ctx {
+    const ccb_sim* sim;
+    ccb_step_context step;
+} lazy_ctx;
+
+static double lazy_cut(void* ctx, const ccb_contact_pair* pair) {
+    const lazy_ctx* c = ctx;
+    const ccb_sim* sim = c->sim;
+    const ccb_twist *Va = &sim->lazy_V[pair->body_a], *Vb = &sim->lazy_V[pair->body_b];
+    const double V = ccb_v3_norm(Va->v) + ccb_v3_norm(Va->w) * pair->reach_a + ccb_v3_norm(Vb->v) +
+                     ccb_v3_norm(Vb->w) * pair->reach_b;
+    const double req = 4.0 * V + 2.0, margin = sim->prm.margin;
+    ccb_contact_pair pr = *pair;
+    pr.phi_lb = margin;
+    const double r1 =
+        ccb_lazy_pair_radius(sim->prm.approx, &sim->prm.problem.approx, &c->step, &pr, Va, Vb);
+    pr.phi_lb = 0.5 * margin;
+    const double r0 =
+        ccb_lazy_pair_radius(sim->prm.approx, &sim->prm.problem.approx, &c->step, &pr, Va, Vb);
+    if (!(r1 >= req) || !(r1 > r0) || !isfinite(r1)) {
+        return INFINITY;
+    }
+    const double cut =
+        fmax(0.0, 0.5 * margin + (req - r0) * (0.5 * margin) / (r1 - r0)) * (1.0 + 1e-6) + 1e-12;
+    pr.phi_lb = cut;
+    const double r =
+        ccb_lazy_pair_radius(sim->prm.approx, &sim->prm.problem.approx, &c->step, &pr, Va, Vb);
+    return cut < margin && r >= req ? cut : INFINITY;
+}
+
+/* The contacts at (t0, q), lazy pairs offered to lazy_test if `lazy` (the step's h). */
+static ccb_status query(ccb_sim* sim, double t0, double h, const double* q, const double* v,
+                        int lazy) {
+    const ccb_model* m = sim->model;
+    if (!lazy) {
+        return ccb_geometry_query(m, t0, q, sim->prm.margin, &sim->contacts, sim->msg,
+                                  sizeof sim->msg);
+    }
+    if (ccb_grow((void**)&sim->lazy_V, &sim->cap_lazy_V, m->nbodies > 0 ? m->nbodies : 1,
+                 sizeof(ccb_twist))) {
+        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "step: out of memory");
+    }
+    for (int b = 0; b < m->nbodies; ++b) { /* as ccb_problem_build's deferral computes them */
+        const ccb_body* bd = &m->bodies[b];
+        if (bd->nv > 0 && ccb_clique_is_single(m, bd->clique)) {
+            ccb_body_twist(bd, t0, q + bd->qoff, v + bd->voff, &sim->lazy_V[b]);
+        }
+    }
+    lazy_ctx c = {sim, {t0, h, sim->prm.vs}};
+    return ccb_geometry_query_lazy(m, t0, q, sim->prm.margin, lazy_cut, &c, &sim->contacts,
+                                   sim->msg, sizeof sim->msg);
+}
+
 static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q, const double* v,
                               const double* guess, int reuse, double* q_out, const double** v_out) {
     const ccb_model* m = sim->model;
     double tic = ccb_wall_time(), toc;
     ccb_status s = CCB_OK;
+    /* the Newton solver completes only the contacts it needs (ccb_problem_params.defer_inactive;
+     * results bit-identical); the other solvers read every contact's rows */
+    ccb_problem_params pp = sim->prm.problem;
+    pp.defer_inactive = sim->solver->defer_contacts && sim->solver->defer_contacts(&sim->prm);
+    int lazy = pp.defer_inactive && sim->prm.newton.lazy_pairs &&
+               ccb_approx_is_builtin(sim->prm.approx) && sim->prm.approx->inactive_radius;
+    sim->stats.lazy_retries = 0;
+again:
     if (!reuse) {
-        s = ccb_geometry_query(m, t0, q, sim->prm.margin, &sim->contacts, sim->msg,
-                               sizeof sim->msg);
+        s = query(sim, t0, h, q, v, lazy);
         toc = ccb_wall_time(); /* one clock read per phase boundary */
         sim->stats.time_geometry += toc - tic;
         sim->stats.ncontacts = sim->contacts.n;
+        sim->stats.npairs = sim->contacts.npairs;
         if (s != CCB_OK) {
             sim->stats.status = s;
             return s;
@@ -354,14 +424,16 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
         }
         tic = toc;
     }
-    /* the Newton solver completes only the contacts it needs (ccb_problem_params.defer_inactive;
-     * results bit-identical); the other solvers read every contact's rows */
-    ccb_problem_params pp = sim->prm.problem;
-    pp.defer_inactive = sim->solver->defer_contacts && sim->solver->defer_contacts(&sim->prm);
     const ccb_step_context step = {t0, h, sim->prm.vs}; /* the step this simulation owns */
     s = ccb_problem_build(sim->problem, m, sim->prm.approx, &pp, &step, q, v, &sim->contacts);
     toc = ccb_wall_time();
     sim->stats.time_problem += toc - tic;
+    if (s == CCB_E_RETRY && sim->contacts.npairs > 0) { /* a lazy pair may activate: without */
+        lazy = 0, reuse = 0;
+        sim->stats.lazy_retries = 1;
+        tic = toc;
+        goto again;
+    }
     if (s != CCB_OK) {
         ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0,
                    ccb_problem_last_error(sim->problem));
@@ -372,7 +444,14 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
     const double *vn = NULL, *vc = NULL, *g = NULL;
     sim->h_last = h;
     s = sim->solver->solve(sim, &step, guess, sim->stats.counter, &vn, &vc, &g);
-    sim->stats.time_solve += ccb_wall_time() - tic;
+    toc = ccb_wall_time();
+    sim->stats.time_solve += toc - tic;
+    if (s == CCB_E_RETRY && sim->contacts.npairs > 0) {
+        lazy = 0, reuse = 0;
+        sim->stats.lazy_retries = 1;
+        tic = toc;
+        goto again;
+    }
     sim->stats.status = s;
     if (s != CCB_OK) { /* the last iterate stays readable through the solver's workspace */
         ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0, sim->solver->last_error(sim));

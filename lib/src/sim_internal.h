@@ -20,6 +20,8 @@ struct ccb_sim {
     const ccb_solver_type* solver; /* prm.solver */
     void* ws;                      /* the solver's workspace */
     ccb_contact_set contacts;
+    ccb_twist* lazy_V; /* per body: twist at (q0, v0), for lazy pairs (formulation-convex §8.11) */
+    int cap_lazy_V;
     ccb_problem* problem;
     double t_start;
     long nsteps; /* steps since set_state */

@@ -75,6 +75,7 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     DESCRIBE_TEXT("solver.linear_solver", ccb_enum_name(CCB_ENUM_LINEAR_SOLVER, np->linear_solver));
     DESCRIBE_TEXT("solver.hessian_pattern", np->pattern_near ? "near" : "all");
     DESCRIBE_FLAG("solver.islands", np->islands);
+    DESCRIBE_FLAG("solver.lazy_pairs", np->lazy_pairs);
     DESCRIBE_TEXT("solver.delassus", ccb_enum_name(CCB_ENUM_DELASSUS, p->problem.delassus));
     DESCRIBE_TEXT("solver.stop_scale", ccb_enum_name(CCB_ENUM_STOP_SCALE, np->stop_scale));
     DESCRIBE_NUM("solver.eps_a", np->eps_a);
@@ -160,6 +161,14 @@ static const ccb_option_desc k_options[] = {
      .unit = "",
      .doc = "each island of cliques and contacts its own line search and stopping test "
             "(formulation-convex §8.10)"},
+    {.name = "lazy-pairs",
+     .type = CCB_OPT_FLAG,
+     .storage = CCB_STORE_INT,
+     .offset = AT(newton.lazy_pairs),
+     .def = 0,
+     .unit = "",
+     .doc = "leave uncomputed the speculative contacts of body pairs that cannot activate in "
+            "the step (formulation-convex §8.11)"},
     {.name = "stop-scale",
      .type = CCB_OPT_ENUM,
      .storage = CCB_STORE_INT,

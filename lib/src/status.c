@@ -32,6 +32,7 @@ const char* ccb_status_string(ccb_status status) {
     case CCB_E_INTERNAL: return "internal error";
     case CCB_CONTINUE: return "iteration not converged yet";
     case CCB_E_LIMIT: return "work limit reached";
+    case CCB_E_RETRY: return "a lazy contact pair may activate (solve with its contacts)";
     }
     return "unknown status";
 }

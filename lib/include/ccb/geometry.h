@@ -35,6 +35,20 @@ typedef struct ccb_contact {
     ccb_material material; /* combined material of the pair */
 } ccb_contact;
 
+/* A lazy body pair (ccb_geometry_query_lazy): the speculative contacts of two bodies that the
+ * query did not compute, because a caller-supplied test showed them unable to activate within
+ * the step. Every contact it stands for has phi0 >= phi_lb > 0, the material `material`, and a
+ * contact point within reach_a of body_a's origin and reach_b of body_b's
+ * (formulation-convex §8.11). */
+typedef struct ccb_contact_pair {
+    int body_a, body_b;    /* body_a < body_b; each a single free or planar body */
+    double phi_lb;         /* lower bound of phi0 over its shape pairs [m], > 0 */
+    double reach_a;        /* bound of |C - origin of body_a| over its contact points C [m] */
+    double reach_b;        /* the same for body_b [m] */
+    ccb_material material; /* combined material of every shape pair of the two bodies */
+    int shape_pairs;       /* shape pairs in reach it stands for (broad-phase candidates) */
+} ccb_contact_pair;
+
 /* Growable contact list owned by the caller; zero-initialize, release with
  * ccb_contact_set_free. */
 typedef struct ccb_contact_set {
@@ -42,6 +56,11 @@ typedef struct ccb_contact_set {
     int n;
     int cap;
     void* ws; /* broad-phase workspace of the query (owned; NULL until the first query) */
+    /* lazy body pairs (ccb_geometry_query_lazy; none from ccb_geometry_query), sorted by
+     * (body_a, body_b) */
+    ccb_contact_pair* pairs;
+    int npairs;
+    int cap_pairs;
 } ccb_contact_set;
 
 CCB_API void ccb_contact_set_free(ccb_contact_set* set);
@@ -53,6 +72,21 @@ CCB_API void ccb_contact_set_free(ccb_contact_set* set);
 CCB_API ccb_status ccb_geometry_query(const ccb_model* model, double t, const double* q,
                                       double margin, ccb_contact_set* out, char* msg,
                                       size_t msg_size);
+
+/* The cut of a lazy body pair: its shape pairs whose bounding spheres are farther apart than
+ * the returned distance [m] produce no contacts and are recorded as one ccb_contact_pair (the
+ * others are computed as usual); INFINITY leaves nothing out. `pair` holds the bodies, reaches
+ * and material (phi_lb and shape_pairs are not known yet). */
+typedef double (*ccb_lazy_pair_fn)(void* ctx, const ccb_contact_pair* pair);
+
+/* As ccb_geometry_query, but each pair of bodies whose shapes meet only as groups of small
+ * shapes (not a half-space or a large shape such as a wall), both single free or planar bodies
+ * whose shapes share one material, is offered to `lazy` for a cut (above). The contacts that
+ * are computed are those ccb_geometry_query gives, in the same order, minus the ones left out.
+ * lazy = NULL is ccb_geometry_query. */
+CCB_API ccb_status ccb_geometry_query_lazy(const ccb_model* model, double t, const double* q,
+                                           double margin, ccb_lazy_pair_fn lazy, void* ctx,
+                                           ccb_contact_set* out, char* msg, size_t msg_size);
 
 #ifdef __cplusplus
 }

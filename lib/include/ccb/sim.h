@@ -161,6 +161,10 @@ typedef struct ccb_step_stats {
     ccb_status status;             /* CCB_OK or the step's failure */
     double counter[CCB_CNT_COUNT]; /* the solver's rows; NAN where a row does not apply */
     int ncontacts;
+    int npairs;           /* lazy body pairs of the step (newton lazy_pairs;
+                             formulation-convex §8.11), after a retry 0 */
+    int lazy_retries;     /* 1 if a lazy pair could activate and the step was solved again with
+                             its contacts */
     double time_geometry; /* wall time of the query [s] */
     double time_problem;  /* wall time of the assembly [s] */
     double time_solve;    /* wall time of the solve [s] */

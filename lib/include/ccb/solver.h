@@ -32,7 +32,7 @@ extern "C" {
 /* The version of the extension interface: the layout of ccb_option_desc, ccb_solver_type,
  * ccb_ode_method_type, ccb_approx, ccb_sim_params and the functions a type object calls. A type
  * or a plugin built against another value is refused. */
-#define CCB_ABI_VERSION 3
+#define CCB_ABI_VERSION 4
 
 /* ---- option descriptors ------------------------------------------------------------------- */
 

@@ -30,7 +30,9 @@ typedef enum ccb_status {
     CCB_E_IO = 6,        /* file could not be read, written or renamed */
     CCB_E_INTERNAL = 7,  /* broken internal invariant (a bug in ccb) */
     CCB_CONTINUE = 8,    /* not an error: an iteration has not converged yet (like GSL_CONTINUE) */
-    CCB_E_LIMIT = 9      /* a work limit was reached (smallest step, evaluation budget) */
+    CCB_E_LIMIT = 9,     /* a work limit was reached (smallest step, evaluation budget) */
+    CCB_E_RETRY = 10     /* a lazy contact pair may activate: the step must be solved with its
+                            contacts (ccb_geometry_query_lazy; the simulation does so itself) */
 } ccb_status;
 
 /* Short constant text for a status code, e.g. "solver did not converge". Never NULL. */
