@@ -35,7 +35,7 @@ const char* const k_run_help =
     "  --t-final S            duration [s], a whole number of steps (default: the case's)\n"
     "  --set NAME=VALUE       override a case parameter (repeatable; see ccb info CASE)\n"
     "  --out DIR              output directory (default results/CASE/runs/VARIANT_dtDT)\n"
-    "  --solver NAME          a solver of `ccb info --solvers` (default newton: the convex\n"
+    "  --solver NAME          a solver, see `ccb info SOLVER` (default newton: the convex\n"
     "                         approximation of --approx), or an ODE method (ie, rk3, gsl, ...),\n"
     "                         which integrates the continuous model sampled every dt\n"
     "  --friction lin|quad|stribeck5|atan   regularized friction of the solvers whose model it\n"

@@ -705,7 +705,7 @@ void check_applicable(const opts* o, const run_config* cfg) {
 /* The solver options a command accepts, from the descriptors (for --help). */
 void print_solver_help(const char* allowed) {
     printf("\nsolver options (from the option descriptors of the solvers and ODE methods; `ccb "
-           "info --solvers` lists them with their ranges):\n");
+           "info SOLVER` lists a solver's with their ranges):\n");
     for (int i = 0; i < g_nsopt; ++i) {
         if (!allowed_option(allowed, g_sopt[i].name)) {
             continue;

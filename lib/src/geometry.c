@@ -468,13 +468,29 @@ static int groups_in_reach(ccb_vec3 ci, double ri, ccb_vec3 cj, double rj, doubl
     return ccb_v3_dot(d, d) < reach * reach;
 }
 
+/* Records the lazy pair pr unless it stands for no shape pair. */
+static ccb_status add_lazy_pair(geo_ws* ws, const ccb_contact_pair* pr) {
+    ccb_contact_set* out = ws->out;
+    if (pr->shape_pairs == 0) {
+        return CCB_OK;
+    }
+    if (out->npairs == out->cap_pairs &&
+        ccb_grow((void**)&out->pairs, &out->cap_pairs, out->npairs + 1, sizeof(ccb_contact_pair)) !=
+            CCB_OK) {
+        return CCB_E_NOMEM;
+    }
+    out->pairs[out->npairs++] = *pr;
+    return CCB_OK;
+}
+
 /* group_pair of two groups that may form a lazy pair (formulation-convex §8.11). The caller's
  * test gives a cut: the shape pairs in reach whose bounding spheres are farther apart than the
  * cut are left out, the others are candidates as in group_pair. Every narrow phase's phi0 of
  * two shapes is at least the distance of their bounding spheres, |c_j - c_i| - bound_i -
  * bound_j, so the pair's phi_lb is the least of those distances over the shape pairs left out.
  * A contact point C lies within margin of a witness point on a shape's surface (phi0 < margin),
- * so |C - origin| <= group radius + margin on either side.
+ * so |C - origin| <= group radius + margin on either side. A shape whose sphere is farther than
+ * the cut from the other group's sphere leaves its whole row out with that distance as bound.
  * [round-off: the distances are narrowed and the reaches widened by 1e-9 of the magnitudes
  *  involved; the narrow phase computes the same distance to a few ulps] */
 static ccb_status lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, double margin) {
@@ -498,6 +514,10 @@ static ccb_status lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, 
         if (!groups_in_reach(ws->X[i].p, bi, ws->gc[h], ws->gr[h], margin)) {
             continue;
         }
+        /* the row's bound: |c_l - c_i| - b_i - b_l >= |c_h - c_i| - b_i - r_h for every shape l
+         * of h, as |c_l - c_h| + b_l <= r_h (the group sphere) */
+        const double dr = ccb_v3_norm(ccb_v3_sub(ws->gc[h], ws->X[i].p));
+        const double row = dr - bi - ws->gr[h] - 1e-9 * (dr + bi + ws->gr[h]);
         for (int l = ws->gstart[h]; l < ws->gstart[h + 1]; ++l) {
             const int j = ws->gshape[l];
             const double bj = m->shapes[j].bound;
@@ -506,8 +526,11 @@ static ccb_status lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, 
             if (d2 >= reach * reach) {
                 continue;
             }
-            const double dist = sqrt(d2);
-            const double lb = dist - bi - bj - 1e-9 * (dist + bi + bj);
+            double lb = row; /* the whole row is left out: its bound serves */
+            if (!(row > cut)) {
+                const double dist = sqrt(d2);
+                lb = dist - bi - bj - 1e-9 * (dist + bi + bj);
+            }
             if (lb > cut) { /* left out: a member of the lazy pair */
                 pr.phi_lb = lb < pr.phi_lb ? lb : pr.phi_lb;
                 pr.shape_pairs++;
@@ -516,25 +539,82 @@ static ccb_status lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, 
             }
         }
     }
-    if (pr.shape_pairs == 0) {
-        return CCB_OK;
-    }
-    ccb_contact_set* out = ws->out;
-    if (out->npairs == out->cap_pairs &&
-        ccb_grow((void**)&out->pairs, &out->cap_pairs, out->npairs + 1, sizeof(ccb_contact_pair)) !=
-            CCB_OK) {
-        return CCB_E_NOMEM;
-    }
-    out->pairs[out->npairs++] = pr;
-    return CCB_OK;
+    return add_lazy_pair(ws, &pr);
 }
 
+/* The lazy pair of a large box shape i of a body without velocity coordinates (a container
+ * wall, the floor) and the spheres of group g (formulation-convex §8.11): as lazy_group_pair,
+ * with the box-sphere distance of the narrow phase as each pair's bound (a wall's bounding
+ * sphere is far too large to bound anything). A contact point lies within margin of the sphere's
+ * surface, so within group radius + margin of g's origin and within |o_g - o_i| + group radius
+ * + margin of the wall body's origin. Returns 0 (nothing done) if a shape of g is not a sphere. */
+static int lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double margin,
+                           ccb_status* st) {
+    for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
+        if (m->shapes[ws->gshape[k]].def.type != CCB_SHAPE_SPHERE) {
+            return 0;
+        }
+    }
+    const int bw = m->shapes[i].body, bg = ws->gbody[g];
+    const double rw = (ccb_v3_norm(ccb_v3_sub(ws->gc[g], ws->bp[bw])) + ws->gr[g] + margin) *
+                      (1.0 + 1e-9),
+                 rg = (ws->gr[g] + margin) * (1.0 + 1e-9);
+    double w;
+    ccb_contact_pair pr = {
+        .body_a = bw < bg ? bw : bg,
+        .body_b = bw < bg ? bg : bw,
+        .phi_lb = INFINITY,
+        .reach_a = bw < bg ? rw : rg,
+        .reach_b = bw < bg ? rg : rw,
+        .material = ccb_shape_pair_material(m, i, ws->gshape[ws->gstart[g]], &w),
+        .shape_pairs = 0,
+    };
+    const double cut = ws->lazy(ws->lazy_ctx, &pr);
+    const ccb_pose* XA = &ws->X[i];
+    const ccb_vec3 hv = m->shapes[i].def.half_extents;
+    const double h[3] = {hv.x, hv.y, hv.z};
+    *st = CCB_OK;
+    for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
+        const int j = ws->gshape[k];
+        const double bj = m->shapes[j].bound, reach = m->shapes[i].bound + bj + margin;
+        const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, XA->p);
+        if (ccb_v3_dot(d, d) >= reach * reach) {
+            continue; /* test_pair_reach's test */
+        }
+        /* the narrow phase's distance outside the box (box_sphere_contact); inside: no bound */
+        const ccb_vec3 cl = ccb_m3_tmul_v(&XA->R, d);
+        const double c[3] = {cl.x, cl.y, cl.z};
+        double e2 = 0.0;
+        for (int a = 0; a < 3; ++a) {
+            const double q = c[a] < -h[a] ? -h[a] : (c[a] > h[a] ? h[a] : c[a]);
+            e2 += (c[a] - q) * (c[a] - q);
+        }
+        const double dist = sqrt(e2), r = m->shapes[j].def.radius;
+        const double lb = e2 > 0 ? dist - r - 1e-9 * (dist + r) : -INFINITY;
+        if (lb > cut) {
+            pr.phi_lb = lb < pr.phi_lb ? lb : pr.phi_lb;
+            pr.shape_pairs++;
+        } else if ((*st = add_candidate(ws, i, j)) != CCB_OK) {
+            return 1;
+        }
+    }
+    *st = add_lazy_pair(ws, &pr);
+    return 1;
+}
+
+/* (body_a, body_b), then phi_lb and reach_a (a body's walls against one group: one pair each) */
 static int cmp_pair(const void* x, const void* y) {
     const ccb_contact_pair *a = x, *b = y;
     if (a->body_a != b->body_a) {
         return (a->body_a > b->body_a) - (a->body_a < b->body_a);
     }
-    return (a->body_b > b->body_b) - (a->body_b < b->body_b);
+    if (a->body_b != b->body_b) {
+        return (a->body_b > b->body_b) - (a->body_b < b->body_b);
+    }
+    if (a->phi_lb != b->phi_lb) {
+        return (a->phi_lb > b->phi_lb) - (a->phi_lb < b->phi_lb);
+    }
+    return (a->reach_a > b->reach_a) - (a->reach_a < b->reach_a);
 }
 
 /* Every shape pair of groups g and h (different bodies) through the exact test; a shape whose
@@ -593,6 +673,10 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
         for (int g = 0; g < ng && s == CCB_OK; ++g) {
             if (!groups_in_reach(ws->X[i].p, m->shapes[i].bound, ws->gc[g], ws->gr[g], margin) ||
                 !ccb_shape_pair_active(m, i, ws->gshape[ws->gstart[g]])) {
+                continue;
+            }
+            if (ws->lazy && ws->glazy[g] && m->shapes[i].def.type == CCB_SHAPE_BOX &&
+                m->bodies[m->shapes[i].body].nv == 0 && lazy_wall_group(m, ws, i, g, margin, &s)) {
                 continue;
             }
             for (int k = ws->gstart[g]; k < ws->gstart[g + 1] && s == CCB_OK; ++k) {

@@ -323,6 +323,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     }
     ws->initialized = 0;
     ws->status = CCB_E_INVALID;
+    ws->n_lazy_fail = 0;
     if (pb == NULL || pb->approx == NULL) {
         return ccb_newton_fail(ws, CCB_E_INVALID,
                                "newton_init: problem is NULL or was never built");

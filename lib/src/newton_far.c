@@ -110,6 +110,11 @@ void ccb_newton_far_init(ccb_newton* ws) {
     ws->n_near = ws->n_far = 0;
     ws->far_final = 0;
     memcpy(ws->vg, ws->v, (size_t)ws->npv * sizeof(double));
+    /* rho = 0 until a clique's first update: exact for a clique whose island is done before it
+     * moves (a lazy pair may read it from another island; the islands' labels are gone) */
+    for (int a = 0; a < pb->np; ++a) {
+        ws->rho[a] = 0.0;
+    }
     for (int i = 0; i < pb->nc; ++i) {
         const ccb_pcontact* pc = &pb->contacts[i];
         const int f = ws->n_far; /* its slot if it is far */
@@ -157,7 +162,7 @@ void ccb_newton_far_init(ccb_newton* ws) {
         const int f = ws->n_far;
         ws->far_r[f] = pp->radius;
         for (int b = 0; b < 2; ++b) {
-            ws->far_a[2 * f + b] = pb->clique_pidx[pp->clique[b]];
+            ws->far_a[2 * f + b] = pp->clique[b] >= 0 ? pb->clique_pidx[pp->clique[b]] : -1;
             ws->far_s[2 * f + b] = pp->scale[b];
         }
         ws->far[ws->n_far++] = pb->nc + k;
@@ -165,7 +170,8 @@ void ccb_newton_far_init(ccb_newton* ws) {
     far_group(ws);
 }
 
-/* The failure of a solve in which the lazy pair of far slot index i (>= nc) may activate. */
+/* The failure of a solve in which the lazy pair of far slot index i (>= nc) may activate; the
+ * failing pairs are listed by the caller (lazy_fail), or none. */
 static ccb_status lazy_pair_reached(ccb_newton* ws, int i) {
     const ccb_problem* pb = ws->pb;
     const ccb_contact_pair* pr = &pb->cset->pairs[pb->pairs[i - pb->nc].pair];
@@ -200,6 +206,7 @@ ccb_status ccb_newton_far_complete(ccb_newton* ws, int i) {
 /* Every far contact becomes near (completed; its v_c is then recomputed by the caller). */
 ccb_status ccb_newton_far_promote_all(ccb_newton* ws) {
     if (ws->n_far > 0 && ws->far[ws->n_far - 1] >= ws->pb->nc) { /* lazy pairs are last */
+        ws->n_lazy_fail = 0; /* iterating past convergence: every pair at once */
         return lazy_pair_reached(ws, ws->far[ws->n_far - 1]);
     }
     for (int k = 0; k < ws->n_far; ++k) {
@@ -217,6 +224,22 @@ ccb_status ccb_newton_far_promote_all(ccb_newton* ws) {
     ws->n_fgroup = 0;
     far_merge(ws, n);
     return CCB_OK;
+}
+
+/* 1 if every island the far group g touches is done: a contact's island, or for a lazy pair
+ * (which joins no islands) those of both its cliques. */
+static int far_group_done(const ccb_newton* ws, int g) {
+    const int i = ws->fm_i[ws->fg_start[g]];
+    if (i < ws->pb->nc) {
+        return ws->il[ws->icon[i]].done;
+    }
+    for (int b = 0; b < 2; ++b) {
+        const int a = ws->fg_a[2 * g + b];
+        if (a >= 0 && !ws->il[ws->isl_v[ws->pb->pvoff[a]]].done) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Before the J dv of iteration `iter`: makes near each far contact whose bound for this
@@ -240,8 +263,7 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
     }
     int np = 0;
     for (int g = 0; g < ws->n_fgroup; ++g) {
-        if (isl && (ws->fg_end[g] == ws->fg_start[g] ||
-                    ws->il[ws->icon[ws->fm_i[ws->fg_start[g]]]].done)) {
+        if (isl && (ws->fg_end[g] == ws->fg_start[g] || far_group_done(ws, g))) {
             continue;
         }
         /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
@@ -275,7 +297,15 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
     }
     qsort(ws->prom, (size_t)np, sizeof(int), cmp_int);
     if (ws->prom[np - 1] >= pb->nc) {
-        return lazy_pair_reached(ws, ws->prom[np - 1]);
+        const ccb_status s = lazy_pair_reached(ws, ws->prom[np - 1]);
+        int k0 = np;
+        while (k0 > 0 && ws->prom[k0 - 1] >= pb->nc) { /* the failing pairs, as set indices */
+            k0--;
+            ws->prom[k0] = pb->pairs[ws->prom[k0] - pb->nc].pair;
+        }
+        ws->lazy_fail = ws->prom + k0;
+        ws->n_lazy_fail = np - k0;
+        return s;
     }
     int nf = 0;
     for (int k = 0, p = 0; k < ws->n_far; ++k) { /* far minus prom (both ascending) */
@@ -333,4 +363,9 @@ void ccb_newton_far_finish(ccb_newton* ws) {
     }
     ccb_problem_point_velocities(pb, ws->prom, nd, ws->v, ws->vc);
     ws->far_final = 1; /* their v_c is no longer the centre of the bound */
+}
+
+int ccb_newton_lazy_failures(const ccb_newton* ws, const int** pairs) {
+    *pairs = ws->lazy_fail;
+    return ws->status == CCB_E_RETRY ? ws->n_lazy_fail : 0;
 }

@@ -84,6 +84,11 @@ struct ccb_newton {
     int n_acl, n_adof, cap_acl, cap_adof;
     int cap_skipb;
     int pattern_ok; /* the Hessian's pattern is that of the current near list */
+    /* after CCB_E_RETRY: the contact set's indices of the lazy pairs whose test failed
+     * (lazy_fail[0 .. n_lazy_fail - 1], in prom's room; none if every pair was reached at once
+     * by iterating past convergence) */
+    const int* lazy_fail;
+    int n_lazy_fail;
     int nisl, n_act, cap_isl_v, cap_icon, cap_act, cap_il, cap_ahist, island_iters;
     ccb_newton_island* il;
     double* ahist;
@@ -140,6 +145,9 @@ void ccb_newton_far_init(ccb_newton* ws);
 ccb_status ccb_newton_far_complete(ccb_newton* ws, int i);
 ccb_status ccb_newton_far_promote_all(ccb_newton* ws);
 ccb_status ccb_newton_far_update(ccb_newton* ws);
+/* After a solve that failed with CCB_E_RETRY: the contact set's indices of the lazy pairs that
+ * may activate (*pairs; count returned; 0 if unknown). */
+int ccb_newton_lazy_failures(const ccb_newton* ws, const int** pairs);
 void ccb_newton_far_finish(ccb_newton* ws);
 
 #endif

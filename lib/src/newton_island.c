@@ -34,13 +34,8 @@ void ccb_newton_islands_init(ccb_newton* ws) {
                 }
             }
         }
-        for (int i = 0; i < pb->npairs; ++i) { /* a lazy pair joins its bodies' cliques */
-            const int x = uf_find(parent, pb->clique_pidx[pb->pairs[i].clique[0]]),
-                      y = uf_find(parent, pb->clique_pidx[pb->pairs[i].clique[1]]);
-            if (x != y) {
-                parent[x > y ? x : y] = x < y ? x : y;
-            }
-        }
+        /* a lazy pair joins nothing: while its test holds its contacts stay inactive, and the
+         * step is solved again with them if it fails (formulation-convex §8.11) */
         /* roots are their component's smallest clique: numbering in clique order */
         int* label = (int*)ws->rho; /* np ints fit in np doubles */
         int n = 0;
@@ -54,7 +49,8 @@ void ccb_newton_islands_init(ccb_newton* ws) {
             ws->icon[i] = pc->nblk > 0 ? label[pb->clique_pidx[pc->clique[0]]] : 0;
         }
         for (int i = 0; i < pb->npairs; ++i) {
-            ws->icon[pb->nc + i] = label[pb->clique_pidx[pb->pairs[i].clique[0]]];
+            const int c = pb->pairs[i].clique[pb->pairs[i].clique[0] < 0];
+            ws->icon[pb->nc + i] = label[pb->clique_pidx[c]];
         }
         for (int a = 0; a < pb->np; ++a) { /* the union-find is done with isl_v */
             for (int k = 0; k < pb->clique_nv[pb->pclique[a]]; ++k) {

@@ -296,9 +296,12 @@ static ccb_status finish(ccb_problem* p) {
             p->clique_pidx[pc->clique[k]] = 0;
         }
     }
-    for (int i = 0; i < p->npairs;
-         ++i) { /* as their deferred contacts would (formulation-convex §8.11) */
-        p->clique_pidx[p->pairs[i].clique[0]] = p->clique_pidx[p->pairs[i].clique[1]] = 0;
+    for (int i = 0; i < p->npairs; ++i) { /* as their contacts would (formulation-convex §8.11) */
+        for (int k = 0; k < 2; ++k) {
+            if (p->pairs[i].clique[k] >= 0) {
+                p->clique_pidx[p->pairs[i].clique[k]] = 0;
+            }
+        }
     }
     p->np = 0;
     p->npv = 0;
@@ -326,6 +329,9 @@ static ccb_status finish(ccb_problem* p) {
         }
     }
     for (int i = 0; i < p->npairs; ++i) {
+        if (p->pairs[i].clique[0] < 0 || p->pairs[i].clique[1] < 0) {
+            continue; /* one block: no edge */
+        }
         const int a = p->clique_pidx[p->pairs[i].clique[0]],
                   b = p->clique_pidx[p->pairs[i].clique[1]];
         key[nk++] = (uint64_t)(a < b ? a : b) << 32 | (uint64_t)(a < b ? b : a);
@@ -780,16 +786,21 @@ static ccb_status lazy_pairs(ccb_problem* p, const ccb_contact_set* set, int ok)
                         "with deferred contacts and a built-in approximation can use");
         }
         ccb_ppair* pp = &p->pairs[p->npairs];
+        int moving = 0;
         for (int k = 0; k < 2; ++k) {
-            if (body[k] < 0 || body[k] >= m->nbodies || p->bclique[body[k]] < 0 ||
-                !p->bplain[body[k]]) {
+            if (body[k] < 0 || body[k] >= m->nbodies || !p->bplain[body[k]]) {
                 return fail(p, CCB_E_INVALID,
-                            "build: lazy pair %d: body %d is not a single free or planar body", i,
-                            body[k]);
+                            "build: lazy pair %d: body %d is not a single free or planar body or "
+                            "one without coordinates",
+                            i, body[k]);
             }
-            const int c = p->bclique[body[k]];
+            const int c = p->bclique[body[k]]; /* -1: no coordinates (a wall), no block */
             pp->clique[k] = c;
-            pp->scale[k] = point_scale(p, c, reach[k]) * (1.0 + 1e-9);
+            pp->scale[k] = c >= 0 ? point_scale(p, c, reach[k]) * (1.0 + 1e-9) : 0.0;
+            moving += c >= 0;
+        }
+        if (moving == 0) {
+            return fail(p, CCB_E_INVALID, "build: lazy pair %d: neither body moves", i);
         }
         pp->radius = ccb_lazy_pair_radius(p->approx, &p->params.approx, &p->step, pr,
                                           &p->bV[body[0]], &p->bV[body[1]]);

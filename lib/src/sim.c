@@ -239,6 +239,7 @@ void ccb_sim_destroy(ccb_sim* sim) {
     }
     ccb_contact_set_free(&sim->contacts);
     ccb_free(sim->lazy_V);
+    ccb_free(sim->lazy_ex);
     ccb_problem_destroy(sim->problem);
     ccb_free(sim->q);
     ccb_free(sim->qn);
@@ -346,6 +347,11 @@ typedef struct lazy_ctx {
 static double lazy_cut(void* ctx, const ccb_contact_pair* pair) {
     const lazy_ctx* c = ctx;
     const ccb_sim* sim = c->sim;
+    for (int k = 0; k < sim->n_lazy_ex; ++k) { /* a pair whose test failed in this step */
+        if (sim->lazy_ex[2 * k] == pair->body_a && sim->lazy_ex[2 * k + 1] == pair->body_b) {
+            return INFINITY;
+        }
+    }
     const ccb_twist *Va = &sim->lazy_V[pair->body_a], *Vb = &sim->lazy_V[pair->body_b];
     const double V = ccb_v3_norm(Va->v) + ccb_v3_norm(Va->w) * pair->reach_a + ccb_v3_norm(Vb->v) +
                      ccb_v3_norm(Vb->w) * pair->reach_b;
@@ -384,6 +390,8 @@ static ccb_status query(ccb_sim* sim, double t0, double h, const double* q, cons
         const ccb_body* bd = &m->bodies[b];
         if (bd->nv > 0 && ccb_clique_is_single(m, bd->clique)) {
             ccb_body_twist(bd, t0, q + bd->qoff, v + bd->voff, &sim->lazy_V[b]);
+        } else if (bd->nv == 0) { /* at t0 + h, as the problem's passive bodies */
+            ccb_body_twist(bd, t0 + h, NULL, NULL, &sim->lazy_V[b]);
         }
     }
     lazy_ctx c = {sim, {t0, h, sim->prm.vs}};
@@ -403,6 +411,7 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
     int lazy = pp.defer_inactive && sim->prm.newton.lazy_pairs &&
                ccb_approx_is_builtin(sim->prm.approx) && sim->prm.approx->inactive_radius;
     sim->stats.lazy_retries = 0;
+    sim->n_lazy_ex = 0;
 again:
     if (!reuse) {
         s = query(sim, t0, h, q, v, lazy);
@@ -430,7 +439,7 @@ again:
     sim->stats.time_problem += toc - tic;
     if (s == CCB_E_RETRY && sim->contacts.npairs > 0) { /* a lazy pair may activate: without */
         lazy = 0, reuse = 0;
-        sim->stats.lazy_retries = 1;
+        sim->stats.lazy_retries++;
         tic = toc;
         goto again;
     }
@@ -447,8 +456,23 @@ again:
     toc = ccb_wall_time();
     sim->stats.time_solve += toc - tic;
     if (s == CCB_E_RETRY && sim->contacts.npairs > 0) {
-        lazy = 0, reuse = 0;
-        sim->stats.lazy_retries = 1;
+        /* the pairs whose test failed keep their contacts in the next query; after 16 rounds,
+         * or if the pairs are not known, none is left out (formulation-convex §8.11) */
+        const int* f = NULL;
+        const int nf = ccb_sim_newton_lazy_failures(sim, &f);
+        if (nf > 0 && sim->stats.lazy_retries < 16 &&
+            !ccb_grow((void**)&sim->lazy_ex, &sim->cap_lazy_ex, 2 * (sim->n_lazy_ex + nf),
+                      sizeof(int))) {
+            for (int k = 0; k < nf; ++k) {
+                sim->lazy_ex[2 * sim->n_lazy_ex] = sim->contacts.pairs[f[k]].body_a;
+                sim->lazy_ex[2 * sim->n_lazy_ex + 1] = sim->contacts.pairs[f[k]].body_b;
+                sim->n_lazy_ex++;
+            }
+        } else {
+            lazy = 0;
+        }
+        reuse = 0;
+        sim->stats.lazy_retries++;
         tic = toc;
         goto again;
     }

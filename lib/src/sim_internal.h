@@ -22,6 +22,8 @@ struct ccb_sim {
     ccb_contact_set contacts;
     ccb_twist* lazy_V; /* per body: twist at (q0, v0), for lazy pairs (formulation-convex §8.11) */
     int cap_lazy_V;
+    int* lazy_ex; /* body pairs (2 each) not to leave out in this step's next query */
+    int n_lazy_ex, cap_lazy_ex;
     ccb_problem* problem;
     double t_start;
     long nsteps; /* steps since set_state */
@@ -49,5 +51,9 @@ struct ccb_sim {
 ccb_status ccb_sim_reserve_results(ccb_sim* sim, int nc);
 /* sim_ode.c: the integrator of an ODE-solver simulation. */
 const ccb_ode* ccb_sim_ode_integrator(const ccb_sim* sim);
+
+/* After a Newton solve that failed with CCB_E_RETRY: the contact set's indices of the lazy
+ * pairs that may activate (sim_newton.c; count, 0 if unknown). */
+int ccb_sim_newton_lazy_failures(const ccb_sim* sim, const int** pairs);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "ccb/names.h"
 #include "ccb/newton.h"
+#include "newton_internal.h"
 #include "sim_internal.h"
 
 /* nothing beyond the Newton parameters, which sim.c checks for every solver */
@@ -102,6 +103,10 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     }
 }
 
+int ccb_sim_newton_lazy_failures(const ccb_sim* sim, const int** pairs) {
+    return ccb_newton_lazy_failures(sim->ws, pairs);
+}
+
 /* far contacts are deferred unless every contact is evaluated at every iterate */
 static int defer_contacts(const ccb_sim_params* p) {
     return !p->newton.evaluate_all;
@@ -168,7 +173,7 @@ static const ccb_option_desc k_options[] = {
      .def = 0,
      .unit = "",
      .doc = "leave uncomputed the speculative contacts of body pairs that cannot activate in "
-            "the step (formulation-convex §8.11)"},
+            "the step (formulation-convex §8.11; the cut: a radius of 4 V + 2 m/s [default?])"},
     {.name = "stop-scale",
      .type = CCB_OPT_ENUM,
      .storage = CCB_STORE_INT,

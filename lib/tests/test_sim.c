@@ -626,15 +626,38 @@ static void test_islands(void) {
  * 2.5 m/s: for each built-in approximation family, every step with lazy pairs is bit for bit
  * the step without (state, iterations), the contacts it computes are those of the full query in
  * the same order with the same impulses, and every contact it leaves out carries no impulse in
- * the full step. Some steps must leave pairs out and some must be solved again (the retry path),
+ * the full step; the same for Lagged on a box floor beside a box wall (pairs of a wall and a
+ * body). Some steps must leave pairs out and some must be solved again (the retry path),
  * or the test proves nothing. [exact] */
 static void test_lazy_pairs(void) {
     const double x0[2] = {0.0, 0.3};
-    ccb_model* m = cluster_piles(x0, "ab", 2);
-    const ccb_approx* ap[3] = {&ccb_approx_lagged, &ccb_approx_sap, &ccb_approx_similar};
+    /* 0-2: on the half-space; 3: on a box floor beside a box wall (lazy wall pairs) */
+    ccb_model* mh = cluster_piles(x0, "ab", 2);
+    ccb_model* mb = NULL;
+    ccb_model_create(&mb);
+    ccb_body_def gd = ccb_body_def_default();
+    gd.name = "ground";
+    gd.mobilizer = CCB_MOBILIZER_FIXED;
+    int ig;
+    ccb_model_add_body(mb, &gd, &ig);
+    for (int w = 0; w < 2; ++w) {
+        ccb_shape_def bx = ccb_shape_def_default();
+        bx.type = CCB_SHAPE_BOX;
+        bx.pose = ccb_pose_translation(w == 0 ? ccb_v3(0, 0, -0.05) : ccb_v3(-0.16, 0, 0.5));
+        bx.half_extents = w == 0 ? ccb_v3(2, 2, 0.05) : ccb_v3(0.05, 2, 0.5);
+        bx.material = (ccb_material){INFINITY, 0.0, 0.0, 0.6};
+        ccb_model_add_shape(mb, ig, &bx, NULL);
+    }
+    add_cluster(mb, x0[0], 'a');
+    add_cluster(mb, x0[1], 'b');
+    CHECK(ccb_model_finalize(mb) == CCB_OK, "finalize: %s", ccb_model_last_error(mb));
+    const ccb_approx* ap[4] = {&ccb_approx_lagged, &ccb_approx_sap, &ccb_approx_similar,
+                               &ccb_approx_lagged};
     const int nq = 7 * 16, nv = 6 * 16;
     char msg[256];
-    for (int a = 0; a < 3; ++a) {
+    long wall_pairs = 0;
+    for (int a = 0; a < 4; ++a) {
+        ccb_model* m = a < 3 ? mh : mb;
         ccb_sim* sim[2] = {NULL, NULL};
         for (int k = 0; k < 2; ++k) {
             ccb_sim_params p = ccb_sim_params_default();
@@ -658,6 +681,10 @@ static void test_lazy_pairs(void) {
                   "%s step %d: the same iterations", ap[a]->name, step);
             lazy_steps += s1->npairs > 0;
             retries += s1->lazy_retries;
+            const ccb_contact_set* cs = ccb_sim_problem(sim[1])->cset;
+            for (int k = 0; k < cs->npairs; ++k) {
+                wall_pairs += a == 3 && cs->pairs[k].body_a == ig;
+            }
             const int n0 = ccb_sim_ncontacts(sim[0]), n1 = ccb_sim_ncontacts(sim[1]);
             int j = 0; /* the lazy step's contacts: a subsequence of the full step's */
             for (int i = 0; i < n0; ++i) {
@@ -688,7 +715,68 @@ static void test_lazy_pairs(void) {
         ccb_sim_destroy(sim[0]);
         ccb_sim_destroy(sim[1]);
     }
-    ccb_model_destroy(m);
+    CHECK(wall_pairs > 1000, "lazy pairs of the walls and a body: %ld", wall_pairs);
+    printf("lazy pairs of the box floor or wall and a body: %ld over 150 steps\n", wall_pairs);
+    ccb_model_destroy(mh);
+    ccb_model_destroy(mb);
+}
+
+/* Lazy pairs join no islands (formulation-convex §8.10, §8.11): two piles 0.5 m apart, within
+ * each other's 10 cm margin only through their speculative contacts, are two islands with lazy
+ * pairs, and each step is, bit for bit, each pile stepped alone (islands on), until a step must
+ * be solved again with the contacts of a pair that joins them (then one island, as without lazy
+ * pairs). [exact] */
+static void test_lazy_islands(void) {
+    const double x_ab[2] = {0.0, 0.45};
+    ccb_model* mods[3] = {cluster_piles(x_ab, "ab", 2), cluster_piles(x_ab, "a", 1),
+                          cluster_piles(x_ab + 1, "b", 1)};
+    ccb_sim* sims[4] = {NULL};
+    char msg[256];
+    for (int k = 0; k < 4; ++k) {
+        ccb_sim_params p = ccb_sim_params_default();
+        p.dt = 2e-3;
+        p.approx = &ccb_approx_lagged;
+        p.margin = 0.1;
+        p.newton.islands = 1;
+        p.newton.lazy_pairs = k != 3; /* 3: the pair without lazy pairs */
+        CHECK(ccb_sim_create(mods[k < 3 ? k : 0], &p, &sims[k], msg, sizeof msg) == CCB_OK,
+              "sim %d: %s", k, msg);
+    }
+    const int nq = 7 * 8, nv = 6 * 8;
+    int same = 0, two = 0, one_without = 0, retried = 0;
+    for (int step = 0; step < 150; ++step) {
+        for (int k = 0; k < 4; ++k) {
+            CHECK(ccb_sim_step(sims[k]) == CCB_OK, "sim %d, step %d: %s", k, step,
+                  ccb_sim_last_error(sims[k]));
+        }
+        const ccb_newton_stats pair = ccb_newton_get_stats(ccb_sim_newton(sims[0]));
+        const ccb_newton_stats a = ccb_newton_get_stats(ccb_sim_newton(sims[1]));
+        const ccb_newton_stats b = ccb_newton_get_stats(ccb_sim_newton(sims[2]));
+        retried += ccb_sim_step_stats(sims[0])->lazy_retries > 0;
+        two += pair.islands == a.islands + b.islands &&
+               pair.islands > ccb_newton_get_stats(ccb_sim_newton(sims[3])).islands;
+        one_without += ccb_newton_get_stats(ccb_sim_newton(sims[3])).islands == 2;
+        CHECK(memcmp(ccb_sim_q(sims[0]), ccb_sim_q(sims[1]), nq * sizeof(double)) == 0 &&
+                  memcmp(ccb_sim_q(sims[0]) + nq, ccb_sim_q(sims[2]), nq * sizeof(double)) == 0 &&
+                  memcmp(ccb_sim_v(sims[0]), ccb_sim_v(sims[1]), nv * sizeof(double)) == 0 &&
+                  memcmp(ccb_sim_v(sims[0]) + nv, ccb_sim_v(sims[2]), nv * sizeof(double)) == 0,
+              "step %d: the pair with lazy pairs and islands is each pile alone, bit for bit",
+              step);
+        same++;
+    }
+    CHECK(same == 150 && two >= 100 && one_without == 150 && retried >= 4,
+          "steps each pile alone %d, islands those of the piles alone and more than without "
+          "lazy pairs %d, two islands without lazy pairs %d, steps solved again %d",
+          same, two, one_without, retried);
+    printf("lazy pairs and islands: %d steps each pile alone bit for bit, %d with the piles' "
+           "islands and more than without lazy pairs (%d with two), %d solved again\n",
+           same, two, one_without, retried);
+    for (int k = 0; k < 4; ++k) {
+        ccb_sim_destroy(sims[k]);
+    }
+    for (int k = 0; k < 3; ++k) {
+        ccb_model_destroy(mods[k]);
+    }
 }
 
 /* The far contacts' group test (newton_far.c) against the per-contact test it stands for: on
@@ -993,6 +1081,7 @@ int main(void) {
     RUN(test_far_groups_sound);
     RUN(test_islands);
     RUN(test_lazy_pairs);
+    RUN(test_lazy_islands);
     RUN(test_contact_order);
     RUN(test_planar_damping);
     RUN(test_step_views);

@@ -79,9 +79,10 @@ CCB_API ccb_status ccb_geometry_query(const ccb_model* model, double t, const do
  * and material (phi_lb and shape_pairs are not known yet). */
 typedef double (*ccb_lazy_pair_fn)(void* ctx, const ccb_contact_pair* pair);
 
-/* As ccb_geometry_query, but each pair of bodies whose shapes meet only as groups of small
- * shapes (not a half-space or a large shape such as a wall), both single free or planar bodies
- * whose shapes share one material, is offered to `lazy` for a cut (above). The contacts that
+/* As ccb_geometry_query, but each pair of bodies whose small shapes meet as two groups (both
+ * single free or planar bodies whose small shapes share one material), and each large box of a
+ * body without velocity coordinates (a wall, a floor) against such a body's group of spheres,
+ * is offered to `lazy` for a cut (above). The contacts that
  * are computed are those ccb_geometry_query gives, in the same order, minus the ones left out.
  * lazy = NULL is ccb_geometry_query. */
 CCB_API ccb_status ccb_geometry_query_lazy(const ccb_model* model, double t, const double* q,

@@ -163,8 +163,9 @@ typedef struct ccb_step_stats {
     int ncontacts;
     int npairs;           /* lazy body pairs of the step (newton lazy_pairs;
                              formulation-convex §8.11), after a retry 0 */
-    int lazy_retries;     /* 1 if a lazy pair could activate and the step was solved again with
-                             its contacts */
+    int lazy_retries;     /* times the step was solved again because a lazy pair could
+                             activate (each time with the contacts of the pairs that failed;
+                             after 16 times, or if unknown, with every contact) */
     double time_geometry; /* wall time of the query [s] */
     double time_problem;  /* wall time of the assembly [s] */
     double time_solve;    /* wall time of the solve [s] */
