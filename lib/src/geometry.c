@@ -508,6 +508,16 @@ static ccb_status lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, 
         .shape_pairs = 0,
     };
     const double cut = ws->lazy(ws->lazy_ctx, &pr);
+    /* the groups' bound: |c_l - c_i| - b_i - b_l >= |c_h - c_g| - r_g - r_h for every pair */
+    const double dg = ccb_v3_norm(ccb_v3_sub(ws->gc[h], ws->gc[g]));
+    const double whole = dg - ws->gr[g] - ws->gr[h] - 1e-9 * (dg + ws->gr[g] + ws->gr[h]);
+    if (whole > cut) { /* every shape pair is left out, none counted one by one */
+        pr.phi_lb = whole;
+        pr.shape_pairs = (ws->gstart[g + 1] - ws->gstart[g]) * (ws->gstart[h + 1] - ws->gstart[h]);
+        return add_lazy_pair(ws, &pr);
+    }
+    double phi_lb = INFINITY; /* in registers: pr's address went to the caller's test */
+    int count = 0;
     for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
         const int i = ws->gshape[k];
         const double bi = m->shapes[i].bound;
@@ -532,13 +542,15 @@ static ccb_status lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, 
                 lb = dist - bi - bj - 1e-9 * (dist + bi + bj);
             }
             if (lb > cut) { /* left out: a member of the lazy pair */
-                pr.phi_lb = lb < pr.phi_lb ? lb : pr.phi_lb;
-                pr.shape_pairs++;
+                phi_lb = lb < phi_lb ? lb : phi_lb;
+                count++;
             } else if (add_candidate(ws, i, j) != CCB_OK) {
                 return CCB_E_NOMEM;
             }
         }
     }
+    pr.phi_lb = phi_lb;
+    pr.shape_pairs = count;
     return add_lazy_pair(ws, &pr);
 }
 
@@ -574,6 +586,8 @@ static int lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double 
     const ccb_vec3 hv = m->shapes[i].def.half_extents;
     const double h[3] = {hv.x, hv.y, hv.z};
     *st = CCB_OK;
+    double phi_lb = INFINITY; /* in registers: pr's address went to the caller's test */
+    int count = 0;
     for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
         const int j = ws->gshape[k];
         const double bj = m->shapes[j].bound, reach = m->shapes[i].bound + bj + margin;
@@ -592,12 +606,14 @@ static int lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double 
         const double dist = sqrt(e2), r = m->shapes[j].def.radius;
         const double lb = e2 > 0 ? dist - r - 1e-9 * (dist + r) : -INFINITY;
         if (lb > cut) {
-            pr.phi_lb = lb < pr.phi_lb ? lb : pr.phi_lb;
-            pr.shape_pairs++;
+            phi_lb = lb < phi_lb ? lb : phi_lb;
+            count++;
         } else if ((*st = add_candidate(ws, i, j)) != CCB_OK) {
             return 1;
         }
     }
+    pr.phi_lb = phi_lb;
+    pr.shape_pairs = count;
     *st = add_lazy_pair(ws, &pr);
     return 1;
 }

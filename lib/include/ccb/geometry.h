@@ -46,7 +46,9 @@ typedef struct ccb_contact_pair {
     double reach_a;        /* bound of |C - origin of body_a| over its contact points C [m] */
     double reach_b;        /* the same for body_b [m] */
     ccb_material material; /* combined material of every shape pair of the two bodies */
-    int shape_pairs;       /* shape pairs in reach it stands for (broad-phase candidates) */
+    int shape_pairs;       /* shape pairs it stands for: those in reach, or every pair of the
+                              two bodies' shapes when their group spheres alone put the pair
+                              beyond the cut */
 } ccb_contact_pair;
 
 /* Growable contact list owned by the caller; zero-initialize, release with
