@@ -326,11 +326,6 @@ static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, cons
     return CCB_OK;
 }
 
-/* One frozen step of size h from (t0, q, v) (formulation-convex §1.1): the contacts at (t0, q)
- * (unless `reuse`: those of the last query, made at the same (t0, q)), the step problem with
- * dt = h, the solver from `guess`, the contact results, q_out = q + h N(q) v. On success *v_out
- * borrows the solver's velocities. The timings add up in sim->stats; the solver's counters are
- * those of this solve. */
 /* The cut of a lazy pair offered by the query (ccb_geometry_query_lazy;
  * formulation-convex §8.11): the least phi_lb whose radius (ccb_lazy_pair_radius, from the
  * twists the problem will use) reaches R_req = 4 V + 2 m/s, V the bound of the pair's contact
@@ -374,7 +369,7 @@ static double lazy_cut(void* ctx, const ccb_contact_pair* pair) {
     return cut < margin && r >= req ? cut : INFINITY;
 }
 
-/* The contacts at (t0, q), lazy pairs offered to lazy_test if `lazy` (the step's h). */
+/* The contacts at (t0, q), lazy pairs offered to lazy_cut if `lazy` (the step's h). */
 static ccb_status query(ccb_sim* sim, double t0, double h, const double* q, const double* v,
                         int lazy) {
     const ccb_model* m = sim->model;
@@ -399,6 +394,11 @@ static ccb_status query(ccb_sim* sim, double t0, double h, const double* q, cons
                                    sim->msg, sizeof sim->msg);
 }
 
+/* One frozen step of size h from (t0, q, v) (formulation-convex §1.1): the contacts at (t0, q)
+ * (unless `reuse`: those of the last query, made at the same (t0, q)), the step problem with
+ * dt = h, the solver from `guess`, the contact results, q_out = q + h N(q) v. On success *v_out
+ * borrows the solver's velocities. The timings add up in sim->stats; the solver's counters are
+ * those of this solve. */
 static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q, const double* v,
                               const double* guess, int reuse, double* q_out, const double** v_out) {
     const ccb_model* m = sim->model;
