@@ -162,14 +162,17 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->far_r);
     ccb_free(ws->far_a);
     ccb_free(ws->far_s);
+    ccb_free(ws->far_d);
     ccb_free(ws->fm_i);
     ccb_free(ws->fg_start);
     ccb_free(ws->fg_end);
     ccb_free(ws->fg_a);
     ccb_free(ws->fg_r);
     ccb_free(ws->fg_s);
+    ccb_free(ws->fg_d);
     ccb_free(ws->vg);
     ccb_free(ws->rho);
+    ccb_free(ws->rho_e);
     ccb_free(ws->dvh);
     ccb_free(ws->pkeys);
     ccb_free(ws->isl_v);
@@ -291,17 +294,20 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc, int nf) {
         return CCB_E_NOMEM;
     }
     void** const fi[] = {(void**)&ws->near,  (void**)&ws->far,   (void**)&ws->prom,
-                         (void**)&ws->far_r, (void**)&ws->far_a, (void**)&ws->far_s};
-    const size_t fs[] = {sizeof(int),    sizeof(int),     sizeof(int),
-                         sizeof(double), 2 * sizeof(int), 2 * sizeof(double)};
+                         (void**)&ws->far_r, (void**)&ws->far_a, (void**)&ws->far_s,
+                         (void**)&ws->far_d};
+    const size_t fs[] = {sizeof(int),     sizeof(int),        sizeof(int),       sizeof(double),
+                         2 * sizeof(int), 2 * sizeof(double), 2 * sizeof(double)};
     void** const gi[] = {(void**)&ws->fm_i, (void**)&ws->fg_start, (void**)&ws->fg_end,
-                         (void**)&ws->fg_a, (void**)&ws->fg_r,     (void**)&ws->fg_s};
-    const size_t gs[] = {sizeof(int),     sizeof(int),    sizeof(int),
-                         2 * sizeof(int), sizeof(double), 2 * sizeof(double)};
-    if (ccb_grow_many(fi, fs, 6, &ws->cap_far, nf > 0 ? nf : 1) ||
-        ccb_grow_many(gi, gs, 6, &ws->cap_fg, nf + 1) ||
+                         (void**)&ws->fg_a, (void**)&ws->fg_r,     (void**)&ws->fg_s,
+                         (void**)&ws->fg_d};
+    const size_t gs[] = {sizeof(int),    sizeof(int),        sizeof(int),       sizeof(int) * 2,
+                         sizeof(double), 2 * sizeof(double), 2 * sizeof(double)};
+    if (ccb_grow_many(fi, fs, 7, &ws->cap_far, nf > 0 ? nf : 1) ||
+        ccb_grow_many(gi, gs, 7, &ws->cap_fg, nf + 1) ||
         ccb_grow((void**)&ws->vg, &ws->cap_vg, npv > 0 ? npv : 1, sizeof(double)) ||
-        ccb_grow((void**)&ws->rho, &ws->cap_rho, npv > 0 ? npv : 1, sizeof(double))) {
+        ccb_grow((void**)&ws->rho, &ws->cap_rho, npv > 0 ? npv : 1, sizeof(double)) ||
+        ccb_grow((void**)&ws->rho_e, &ws->cap_rho_e, npv > 0 ? npv : 1, 2 * sizeof(double))) {
         return CCB_E_NOMEM;
     }
     if (ccb_grow((void**)&ws->isl_v, &ws->cap_isl_v, npv > 0 ? npv : 1, sizeof(int)) ||

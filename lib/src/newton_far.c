@@ -17,7 +17,16 @@
  * (|J x| <= |J|_2 |A^-1/2|_2 |A^1/2 x|_2, |A^-1/2|_2^2 <= tr A^-1), and the points of iteration
  * k are w = v_k + alpha dv_k with 0 <= alpha <= max(alpha_max, 1), so
  *   |w_b - v_g,b|_A_b <= rho_b = |v_k,b - v_g,b|_A_b + max(alpha_max, 1) |dv_k,b|_A_b.
- * While sum_b s_ib rho_b < r_i the contact is "far" and the iteration skips it. The first
+ * For a clique of one free body (velocity (w, v) in the world frame) a row of the contact's
+ * block is ((r x c)^T, c^T) with c a unit vector and r the point's offset from the body's
+ * origin, so its change is also at most rho_t + |r| rho_w (formulation-convex §8.11), with
+ *   rho_t = |v_k - v_g|_2 + max(alpha_max, 1) |dv_k|_2 on the linear velocity and rho_w the
+ * same on the angular one: on the clutter's cubes 8-12 times tighter than s rho_b for a change
+ * of translation (the A-norm bound pays for every direction of rotation at once). Each block
+ * takes the smaller of the two; the arm d_ib = max_r |r x c_r| (or |r|, or a lazy pair's reach)
+ * is INFINITY for any other clique, whose rho_t, rho_w are INFINITY too.
+ * While sum_b min(s_ib rho_b, rho_t,b + d_ib rho_w,b) < r_i the contact is "far" and the
+ * iteration skips it. The first
  * iteration whose bound reaches r_i makes it "near": its v_c is replayed through the past
  * iterations exactly as the incremental update computes it (vc += alpha J dv), so every number
  * the solver computes is the one it computes when it evaluates every contact at every iterate
@@ -27,10 +36,14 @@
  * v_c = J v + b (deferred ones: the bodies' point velocities), gamma = 0 and G = 0.
  * The test runs per group of far contacts: a run of them with the same two cliques (in the
  * clutter one shape of a body against the shapes of another, up to 26 contacts): with the group's largest scales and smallest
- * radius, h_g (1 + 1e-10) < r_g implies h_i (1 + 1e-10) < r_i for every member, bit for bit
+ * radius (and largest arms), h_g (1 + 1e-10) < r_g implies h_i (1 + 1e-10) < r_i for every member, bit for bit
  * (products and sums of non-negative numbers are monotone under rounding to nearest; a NaN scale
  * or radius makes the group's bound NaN), so only a group whose bound fails tests its members,
  * each exactly as alone. */
+
+static double norm3(const double* x) {
+    return sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+}
 
 static double clique_A_norm(const ccb_problem* pb, int a, const double* x) {
     const int c = pb->pclique[a];
@@ -74,12 +87,15 @@ static void far_group(ccb_newton* ws) {
             ws->fg_a[2 * ng] = a[0];
             ws->fg_a[2 * ng + 1] = a[1];
             ws->fg_s[2 * ng] = ws->fg_s[2 * ng + 1] = 0.0;
+            ws->fg_d[2 * ng] = ws->fg_d[2 * ng + 1] = 0.0;
             ws->fg_r[ng] = INFINITY;
             ng++;
         }
         ws->fm_i[j] = ws->far[j];
         ws->fg_s[2 * (ng - 1)] = up_nan(ws->fg_s[2 * (ng - 1)], ws->far_s[2 * j]);
         ws->fg_s[2 * (ng - 1) + 1] = up_nan(ws->fg_s[2 * (ng - 1) + 1], ws->far_s[2 * j + 1]);
+        ws->fg_d[2 * (ng - 1)] = up_nan(ws->fg_d[2 * (ng - 1)], ws->far_d[2 * j]);
+        ws->fg_d[2 * (ng - 1) + 1] = up_nan(ws->fg_d[2 * (ng - 1) + 1], ws->far_d[2 * j + 1]);
         ws->fg_r[ng - 1] = down_nan(ws->fg_r[ng - 1], ws->far_r[j]);
     }
     if (ng > 0) {
@@ -88,12 +104,19 @@ static void far_group(ccb_newton* ws) {
     ws->n_fgroup = ng;
 }
 
-/* h = sum_b s_b rho_{a_b} over the blocks present (the bound of formulation above). */
-static double far_bound(const ccb_newton* ws, const int a[2], const double s[2]) {
+/* h = sum_b min(s_b rho_{a_b}, rho_t + d_b rho_w) over the blocks present (the bounds of the
+ * header). A NaN scale keeps h NaN (the comparison below fails), a NaN arm its A-norm term. */
+static double far_bound(const ccb_newton* ws, const int a[2], const double s[2],
+                        const double d[2]) {
     double h = 0.0;
     for (int b = 0; b < 2; ++b) {
         if (a[b] >= 0) {
-            h += s[b] * ws->rho[a[b]];
+            double t = s[b] * ws->rho[a[b]];
+            const double e = ws->rho_e[2 * a[b]] + d[b] * ws->rho_e[2 * a[b] + 1];
+            if (e < t) {
+                t = e;
+            }
+            h += t;
         }
     }
     return h;
@@ -114,6 +137,8 @@ void ccb_newton_far_init(ccb_newton* ws) {
      * moves (a lazy pair may read it from another island; the islands' labels are gone) */
     for (int a = 0; a < pb->np; ++a) {
         ws->rho[a] = 0.0;
+        const double e = pb->clique_fb[3 * pb->pclique[a] + 2] >= 0 ? 0.0 : INFINITY;
+        ws->rho_e[2 * a] = ws->rho_e[2 * a + 1] = e;
     }
     for (int i = 0; i < pb->nc; ++i) {
         const ccb_pcontact* pc = &pb->contacts[i];
@@ -123,6 +148,7 @@ void ccb_newton_far_init(ccb_newton* ws) {
             for (int k = 0; k < 2; ++k) {
                 ws->far_a[2 * f + k] = k < pc->nblk ? pb->clique_pidx[pc->clique[k]] : -1;
                 ws->far_s[2 * f + k] = k < pc->nblk ? pc->scale[k] : 0.0;
+                ws->far_d[2 * f + k] = k < pc->nblk ? pc->arm[k] : 0.0;
             }
             ws->far[ws->n_far++] = i;
             continue;
@@ -138,20 +164,28 @@ void ccb_newton_far_init(ccb_newton* ws) {
         for (int k = 0; k < 2; ++k) {
             ws->far_a[2 * f + k] = -1;
             ws->far_s[2 * f + k] = 0.0;
+            ws->far_d[2 * f + k] = 0.0;
         }
         for (int k = 0; k < pc->nblk; ++k) {
             const int c = pc->clique[k];
             const int n = pb->clique_nv[c];
             const double* J = ccb_pc_block(pb, pc, k);
-            double smax = 0.0;
+            double smax = 0.0, amax = 0.0, lmax = 0.0;
             for (int r3 = 0; r3 < 3; ++r3) {
-                double s = 0.0;
+                double s = 0.0, sa = 0.0;
                 for (int j = 0; j < n; ++j) {
                     s += J[r3 * n + j] * J[r3 * n + j];
+                    sa += j < 3 ? J[r3 * n + j] * J[r3 * n + j] : 0.0;
                 }
                 smax = s > smax ? s : smax;
+                amax = sa > amax ? sa : amax;
+                lmax = s - sa > lmax ? s - sa : lmax;
             }
             ws->far_s[2 * f + k] = sqrt(smax) * pb->clique_ainv[c];
+            /* a single free body's rows ((r x c)^T, c^T): the arm max |r x c| (linear parts
+             * unit vectors, to round-off, which the test's 1e-10 covers) */
+            ws->far_d[2 * f + k] =
+                pb->clique_fb[3 * c + 2] >= 0 && lmax <= 1.0 + 1e-12 ? sqrt(amax) : INFINITY;
             ws->far_a[2 * f + k] = pb->clique_pidx[c];
         }
         ws->far[ws->n_far++] = i;
@@ -164,6 +198,7 @@ void ccb_newton_far_init(ccb_newton* ws) {
         for (int b = 0; b < 2; ++b) {
             ws->far_a[2 * f + b] = pp->clique[b] >= 0 ? pb->clique_pidx[pp->clique[b]] : -1;
             ws->far_s[2 * f + b] = pp->scale[b];
+            ws->far_d[2 * f + b] = pp->arm[b];
         }
         ws->far[ws->n_far++] = pb->nc + k;
     }
@@ -260,6 +295,10 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
             ws->tmp[k] = ws->v[k] - ws->vg[k];
         }
         ws->rho[a] = clique_A_norm(pb, a, ws->tmp) + am * clique_A_norm(pb, a, ws->dv);
+        if (pb->clique_fb[3 * pb->pclique[a] + 2] >= 0) { /* (w, v): linear, then angular */
+            ws->rho_e[2 * a] = norm3(ws->tmp + k0 + 3) + am * norm3(ws->dv + k0 + 3);
+            ws->rho_e[2 * a + 1] = norm3(ws->tmp + k0) + am * norm3(ws->dv + k0);
+        }
     }
     int np = 0;
     for (int g = 0; g < ws->n_fgroup; ++g) {
@@ -267,20 +306,26 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
             continue;
         }
         /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
-        if (far_bound(ws, ws->fg_a + 2 * g, ws->fg_s + 2 * g) * (1.0 + 1e-10) < ws->fg_r[g]) {
+        if (far_bound(ws, ws->fg_a + 2 * g, ws->fg_s + 2 * g, ws->fg_d + 2 * g) * (1.0 + 1e-10) <
+            ws->fg_r[g]) {
             continue; /* every member stays far (monotone bound, header) */
         }
         const int* a = ws->fg_a + 2 * g;
         int out = ws->fg_start[g];
-        double s0 = 0.0, s1 = 0.0, rmin = INFINITY;
+        double s0 = 0.0, s1 = 0.0, d0 = 0.0, d1 = 0.0, rmin = INFINITY;
         for (int j = ws->fg_start[g]; j < ws->fg_end[g]; ++j) {
-            if (far_bound(ws, a, ws->far_s + 2 * j) * (1.0 + 1e-10) < ws->far_r[j]) {
+            if (far_bound(ws, a, ws->far_s + 2 * j, ws->far_d + 2 * j) * (1.0 + 1e-10) <
+                ws->far_r[j]) {
                 ws->fm_i[out] = ws->fm_i[j]; /* stays far: moves down within its group */
                 ws->far_r[out] = ws->far_r[j];
                 ws->far_s[2 * out] = ws->far_s[2 * j];
                 ws->far_s[2 * out + 1] = ws->far_s[2 * j + 1];
+                ws->far_d[2 * out] = ws->far_d[2 * j];
+                ws->far_d[2 * out + 1] = ws->far_d[2 * j + 1];
                 s0 = up_nan(s0, ws->far_s[2 * j]);
                 s1 = up_nan(s1, ws->far_s[2 * j + 1]);
+                d0 = up_nan(d0, ws->far_d[2 * j]);
+                d1 = up_nan(d1, ws->far_d[2 * j + 1]);
                 rmin = down_nan(rmin, ws->far_r[j]);
                 out++;
             } else {
@@ -290,6 +335,8 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
         ws->fg_end[g] = out;
         ws->fg_s[2 * g] = s0;
         ws->fg_s[2 * g + 1] = s1;
+        ws->fg_d[2 * g] = d0;
+        ws->fg_d[2 * g + 1] = d1;
         ws->fg_r[g] = rmin;
     }
     if (np == 0) {

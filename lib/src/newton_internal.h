@@ -59,16 +59,18 @@ struct ccb_newton {
      * participating cliques of the two blocks */
     int *near, *far, *prom, *far_a;
     int n_near, n_far, cap_far, nc_far, far_final;
-    double *far_r, *far_s;
+    double *far_r, *far_s, *far_d; /* far_d: the lever arms of the blocks (pcontact.arm) */
     /* far groups: runs of far slots with the same cliques (a0, a1). Group g holds the slots
      * fg_start[g] .. fg_end[g] - 1 (contact fm_i[j], radius far_r[j], scales far_s[2j..2j+1];
      * the far slots are compacted within their group) and their common bound: cliques
      * fg_a[2g..2g+1], the largest scales fg_s[2g..2g+1] and the smallest radius fg_r[g] */
     int *fm_i, *fg_start, *fg_end, *fg_a;
-    double *fg_r, *fg_s;
+    double *fg_r, *fg_s, *fg_d; /* fg_d: the largest lever arms */
     int n_fgroup, cap_fg;
     double *vg, *rho; /* the initial iterate (npv), per-clique bound (np) */
-    int cap_vg, cap_rho;
+    double* rho_e;    /* 2 np: per clique of one free body, the Euclidean bounds of the linear
+                       * and angular velocity changes (newton_far.c), else INFINITY */
+    int cap_vg, cap_rho, cap_rho_e;
     double* dvh; /* dv of each iteration (npv each), for replays */
     int cap_dvh;
     uint64_t* pkeys; /* pattern_near: clique-pair keys, then the edge list */

@@ -199,6 +199,14 @@ static double point_scale(const ccb_problem* p, int c, double dist) {
     return sqrt(1.0 + dist * dist) * p->clique_ainv[c];
 }
 
+/* The lever arm of the Euclidean far bound (formulation-convex §8.11) for a point at distance
+ * dist from the origin of the body of clique c: for a single free body (velocity (w, v), both
+ * in the world frame) a row c^T [-[r]x, I] changes by |c . (dv + dw x r)| <= |dv| + dist |dw|,
+ * so dist; INFINITY for other cliques (only the A-norm bound applies). */
+static double point_arm(const ccb_problem* p, int c, double dist) {
+    return p->clique_fb[3 * c + 2] >= 0 ? dist : INFINITY;
+}
+
 static ccb_status factor_blocks(ccb_problem* p) {
     for (int c = 0; c < p->nclique; ++c) {
         const int n = p->clique_nv[c];
@@ -661,7 +669,9 @@ static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct
         } else {
             const ccb_vec3 r = ccb_v3_sub(ct->p, p->bX[bi].p);
             vp = ccb_v3_add(p->bV[bi].v, ccb_v3_cross(p->bV[bi].w, r));
-            pc->scale[k++] = point_scale(p, p->bclique[bi], sqrt(ccb_v3_dot(r, r)));
+            const double dist = sqrt(ccb_v3_dot(r, r));
+            pc->arm[k] = point_arm(p, p->bclique[bi], dist);
+            pc->scale[k++] = point_scale(p, p->bclique[bi], dist);
         }
         u = ccb_v3_add(u, ccb_v3_scale(sign[side], vp));
     }
@@ -797,6 +807,7 @@ static ccb_status lazy_pairs(ccb_problem* p, const ccb_contact_set* set, int ok)
             const int c = p->bclique[body[k]]; /* -1: no coordinates (a wall), no block */
             pp->clique[k] = c;
             pp->scale[k] = c >= 0 ? point_scale(p, c, reach[k]) * (1.0 + 1e-9) : 0.0;
+            pp->arm[k] = c >= 0 ? point_arm(p, c, reach[k]) : INFINITY;
             moving += c >= 0;
         }
         if (moving == 0) {

@@ -19,6 +19,9 @@ typedef struct ccb_pcontact {
     double centre[3]; /* v_c at v0 (R_WC^T of the bodies' point velocities) [m/s] */
     double radius;    /* the approximation's inactive radius about centre [m/s] */
     double scale[2];  /* per block: bound of |J_b,r|_2 sqrt(tr A_b^-1) [kg^-1/2] */
+    double arm[2];    /* per block of a single free body: |r|, the contact point's distance
+                       * from the body's origin [m] (the Euclidean bound of
+                       * formulation-convex §8.11); INFINITY for other blocks */
     int contact;      /* index in the contact set (for completing it) */
 } ccb_pcontact;
 
@@ -28,7 +31,8 @@ typedef struct ccb_ppair {
     int clique[2];
     double radius;
     double scale[2];
-    int pair; /* index in the contact set's pairs */
+    double arm[2]; /* as ccb_pcontact.arm: the reach, or INFINITY */
+    int pair;      /* index in the contact set's pairs */
 } ccb_ppair;
 
 struct ccb_problem {

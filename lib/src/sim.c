@@ -240,6 +240,7 @@ void ccb_sim_destroy(ccb_sim* sim) {
     ccb_contact_set_free(&sim->contacts);
     ccb_free(sim->lazy_V);
     ccb_free(sim->lazy_ex);
+    ccb_free(sim->lazy_boost);
     ccb_problem_destroy(sim->problem);
     ccb_free(sim->q);
     ccb_free(sim->qn);
@@ -276,6 +277,7 @@ ccb_status ccb_sim_set_state(ccb_sim* sim, double t, const double* q, const doub
     sim->t_start = t;
     sim->nsteps = 0;
     sim->ec_h = sim->prm.dt; /* error control starts from one step per interval */
+    sim->n_lazy_boost = 0;   /* lazy pairs start from R_req itself */
     memset(&sim->ec_work, 0, sizeof sim->ec_work);
     if (sim->solver->set_state) {
         const ccb_status s = sim->solver->set_state(sim, t);
@@ -328,12 +330,15 @@ static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, cons
 
 /* The cut of a lazy pair offered by the query (ccb_geometry_query_lazy;
  * formulation-convex §8.11): the least phi_lb whose radius (ccb_lazy_pair_radius, from the
- * twists the problem will use) reaches R_req = 4 V + 2 m/s, V the bound of the pair's contact
- * velocities at v0. The radius must exceed the far bound of every Newton iteration of the step,
- * or the step is solved again; R_req is a heuristic [default?] that keeps those retries rare
- * (README "Speed": measured on the clutter), not a condition of correctness. The built-in laws'
- * radius is affine in phi_lb (their threshold vhat is -phi0/dt or -phi0/(dt + tau_d)): two
- * evaluations give the line, a third confirms the cut. */
+ * twists the problem will use) reaches R_req = (4 V + 2 m/s) b, V the bound of the pair's contact
+ * velocities at v0 and b the larger boost of its two bodies. The radius must exceed the far bound
+ * of every Newton iteration of the step, or the step is solved again; R_req is a heuristic
+ * [default?] that keeps those retries rare (README "Speed": measured on the clutter), not a
+ * condition of correctness. A body's boost is 1 until a lazy pair of it fails (an impact: its
+ * Newton steps move it by more than its speed), then 4 times larger for each failure (at most
+ * 256) and 0.9 times smaller for each step after (never below 1), so the bodies of an impact
+ * keep their contacts listed while it lasts. The built-in laws' radius is affine in phi_lb
+ * (their threshold vhat is -phi0/dt or -phi0/(dt + tau_d)): two evaluations give the line. */
 typedef struct lazy_ctx {
     const ccb_sim* sim;
     ccb_step_context step;
@@ -350,7 +355,8 @@ static double lazy_cut(void* ctx, const ccb_contact_pair* pair) {
     const ccb_twist *Va = &sim->lazy_V[pair->body_a], *Vb = &sim->lazy_V[pair->body_b];
     const double V = ccb_v3_norm(Va->v) + ccb_v3_norm(Va->w) * pair->reach_a + ccb_v3_norm(Vb->v) +
                      ccb_v3_norm(Vb->w) * pair->reach_b;
-    const double req = 4.0 * V + 2.0, margin = sim->prm.margin;
+    const double boost = fmax(sim->lazy_boost[pair->body_a], sim->lazy_boost[pair->body_b]);
+    const double req = (4.0 * V + 2.0) * boost, margin = sim->prm.margin;
     ccb_contact_pair pr = *pair;
     pr.phi_lb = margin;
     const double r1 =
@@ -363,10 +369,16 @@ static double lazy_cut(void* ctx, const ccb_contact_pair* pair) {
     }
     const double cut =
         fmax(0.0, 0.5 * margin + (req - r0) * (0.5 * margin) / (r1 - r0)) * (1.0 + 1e-6) + 1e-12;
-    pr.phi_lb = cut;
-    const double r =
-        ccb_lazy_pair_radius(sim->prm.approx, &sim->prm.problem.approx, &c->step, &pr, Va, Vb);
-    return cut < margin && r >= req ? cut : INFINITY;
+    return cut < margin ? cut : INFINITY;
+}
+
+/* The boosts of lazy_cut: x4 for the bodies of the failing pairs f[0..nf-1] (set indices). */
+static void lazy_boost_raise(ccb_sim* sim, const int* f, int nf) {
+    for (int k = 0; k < nf; ++k) {
+        const ccb_contact_pair* pr = &sim->contacts.pairs[f[k]];
+        sim->lazy_boost[pr->body_a] = fmin(256.0, 4.0 * sim->lazy_boost[pr->body_a]);
+        sim->lazy_boost[pr->body_b] = fmin(256.0, 4.0 * sim->lazy_boost[pr->body_b]);
+    }
 }
 
 /* The contacts at (t0, q), lazy pairs offered to lazy_cut if `lazy` (the step's h). */
@@ -380,6 +392,13 @@ static ccb_status query(ccb_sim* sim, double t0, double h, const double* q, cons
     if (ccb_grow((void**)&sim->lazy_V, &sim->cap_lazy_V, m->nbodies > 0 ? m->nbodies : 1,
                  sizeof(ccb_twist))) {
         return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "step: out of memory");
+    }
+    if (ccb_grow((void**)&sim->lazy_boost, &sim->cap_lazy_boost, m->nbodies > 0 ? m->nbodies : 1,
+                 sizeof(double))) {
+        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "step: out of memory");
+    }
+    for (; sim->n_lazy_boost < m->nbodies; ++sim->n_lazy_boost) {
+        sim->lazy_boost[sim->n_lazy_boost] = 1.0;
     }
     for (int b = 0; b < m->nbodies; ++b) { /* as ccb_problem_build's deferral computes them */
         const ccb_body* bd = &m->bodies[b];
@@ -463,6 +482,7 @@ again:
         if (nf > 0 && sim->stats.lazy_retries < 16 &&
             !ccb_grow((void**)&sim->lazy_ex, &sim->cap_lazy_ex, 2 * (sim->n_lazy_ex + nf),
                       sizeof(int))) {
+            lazy_boost_raise(sim, f, nf);
             for (int k = 0; k < nf; ++k) {
                 sim->lazy_ex[2 * sim->n_lazy_ex] = sim->contacts.pairs[f[k]].body_a;
                 sim->lazy_ex[2 * sim->n_lazy_ex + 1] = sim->contacts.pairs[f[k]].body_b;
@@ -480,6 +500,9 @@ again:
     if (s != CCB_OK) { /* the last iterate stays readable through the solver's workspace */
         ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0, sim->solver->last_error(sim));
         return s;
+    }
+    for (int b = 0; b < sim->n_lazy_boost; ++b) { /* lazy_cut's boosts decay */
+        sim->lazy_boost[b] = fmax(1.0, 0.9 * sim->lazy_boost[b]);
     }
     if (record_contacts(sim, h, vc, g) != CCB_OK) {
         return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "step: out of memory");

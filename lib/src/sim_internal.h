@@ -24,6 +24,10 @@ struct ccb_sim {
     int cap_lazy_V;
     int* lazy_ex; /* body pairs (2 each) not to leave out in this step's next query */
     int n_lazy_ex, cap_lazy_ex;
+    /* per body: the factor on R_req of its lazy pairs, raised when one of them fails and decaying
+     * back to 1 over the following steps (sim.c, lazy_cut) */
+    double* lazy_boost;
+    int cap_lazy_boost, n_lazy_boost;
     ccb_problem* problem;
     double t_start;
     long nsteps; /* steps since set_state */

@@ -511,7 +511,7 @@ static void test_deferred_contacts(void) {
  * cubes are built) in two columns of four, falling at 1 m/s onto a floor: body pairs with
  * dozens of speculative contacts each. */
 /* Eight bodies of eight spheres each, falling and spinning onto the floor, at x offset x0
- * (they span x0 - 0.055 ... x0 + 0.255); tag 'a' falls at 1 m/s, 'b' at 2.5 m/s. */
+ * (they span x0 - 0.055 ... x0 + 0.255); tag 'a' falls at 1 m/s, 'b' at 2.5 m/s, 'c' at 4 m/s. */
 static void add_cluster(ccb_model* m, double x0, char tag) {
     for (int k = 0; k < 8; ++k) {
         ccb_body_def bd = ccb_body_def_default();
@@ -522,7 +522,7 @@ static void add_cluster(ccb_model* m, double x0, char tag) {
         bd.mass = 0.5;
         bd.inertia = (ccb_mat3){{1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3}};
         bd.pose = ccb_pose_translation(ccb_v3(x0 + 0.2 * (k % 2), 0.01 * k, 0.06 + 0.11 * (k / 2)));
-        bd.twist.v = ccb_v3(0, 0, -1.0 - 1.5 * (tag - 'a')); /* the second pile falls faster */
+        bd.twist.v = ccb_v3(0, 0, -1.0 - 1.5 * (tag - 'a')); /* 'b', 'c' fall faster */
         bd.twist.w = ccb_v3(0.5 * (k % 3), -0.4, 0.2);
         int ib;
         ccb_model_add_body(m, &bd, &ib);
@@ -623,16 +623,17 @@ static void test_islands(void) {
 }
 
 /* Lazy body pairs (formulation-convex §8.11) on the two piles 30 cm apart, one falling at
- * 2.5 m/s: for each built-in approximation family, every step with lazy pairs is bit for bit
+ * 4 m/s: for each built-in approximation family, every step with lazy pairs is bit for bit
  * the step without (state, iterations), the contacts it computes are those of the full query in
  * the same order with the same impulses, and every contact it leaves out carries no impulse in
  * the full step; the same for Lagged on a box floor beside a box wall (pairs of a wall and a
  * body). Some steps must leave pairs out and some must be solved again (the retry path),
- * or the test proves nothing. [exact] */
+ * or the test proves nothing (with the Euclidean far bound one step in 150 per approximation,
+ * measured: the pile falls at 4 m/s so that its impact still overruns a cut). [exact] */
 static void test_lazy_pairs(void) {
     const double x0[2] = {0.0, 0.3};
     /* 0-2: on the half-space; 3: on a box floor beside a box wall (lazy wall pairs) */
-    ccb_model* mh = cluster_piles(x0, "ab", 2);
+    ccb_model* mh = cluster_piles(x0, "ac", 2);
     ccb_model* mb = NULL;
     ccb_model_create(&mb);
     ccb_body_def gd = ccb_body_def_default();
@@ -649,7 +650,7 @@ static void test_lazy_pairs(void) {
         ccb_model_add_shape(mb, ig, &bx, NULL);
     }
     add_cluster(mb, x0[0], 'a');
-    add_cluster(mb, x0[1], 'b');
+    add_cluster(mb, x0[1], 'c');
     CHECK(ccb_model_finalize(mb) == CCB_OK, "finalize: %s", ccb_model_last_error(mb));
     const ccb_approx* ap[4] = {&ccb_approx_lagged, &ccb_approx_sap, &ccb_approx_similar,
                                &ccb_approx_lagged};
@@ -725,11 +726,11 @@ static void test_lazy_pairs(void) {
  * each other's 10 cm margin only through their speculative contacts, are two islands with lazy
  * pairs, and each step is, bit for bit, each pile stepped alone (islands on), until a step must
  * be solved again with the contacts of a pair that joins them (then one island, as without lazy
- * pairs). [exact] */
+ * pairs): 2 steps of 150, measured, with the Euclidean far bound; at least one is required. [exact] */
 static void test_lazy_islands(void) {
     const double x_ab[2] = {0.0, 0.45};
-    ccb_model* mods[3] = {cluster_piles(x_ab, "ab", 2), cluster_piles(x_ab, "a", 1),
-                          cluster_piles(x_ab + 1, "b", 1)};
+    ccb_model* mods[3] = {cluster_piles(x_ab, "ac", 2), cluster_piles(x_ab, "a", 1),
+                          cluster_piles(x_ab + 1, "c", 1)};
     ccb_sim* sims[4] = {NULL};
     char msg[256];
     for (int k = 0; k < 4; ++k) {
@@ -764,7 +765,7 @@ static void test_lazy_islands(void) {
               step);
         same++;
     }
-    CHECK(same == 150 && two >= 100 && one_without == 150 && retried >= 4,
+    CHECK(same == 150 && two >= 100 && one_without == 150 && retried >= 1,
           "steps each pile alone %d, islands those of the piles alone and more than without "
           "lazy pairs %d, two islands without lazy pairs %d, steps solved again %d",
           same, two, one_without, retried);
@@ -796,7 +797,7 @@ static void test_far_groups_sound(void) {
     CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_OK &&
               ccb_newton_create(&nw) == CCB_OK,
           "sim: %s", msg);
-    long members = 0, groups = 0, bad_bound = 0, bad_member = 0, iterations = 0;
+    long members = 0, groups = 0, bad_bound = 0, bad_member = 0, iterations = 0, euclid = 0;
     for (int step = 0; step < 120; ++step) {
         CHECK(ccb_sim_step(sim) == CCB_OK, "step %d: %s", step, ccb_sim_last_error(sim));
         const ccb_problem* pb = ccb_sim_problem(sim);
@@ -814,8 +815,17 @@ static void test_far_groups_sound(void) {
                     const int* a = nw->fg_a + 2 * g;
                     double h = 0.0;
                     for (int b = 0; b < 2; ++b) {
-                        bad_bound += nw->far_s[2 * j + b] > nw->fg_s[2 * g + b];
-                        h += a[b] >= 0 ? nw->far_s[2 * j + b] * nw->rho[a[b]] : 0.0;
+                        bad_bound += nw->far_s[2 * j + b] > nw->fg_s[2 * g + b] ||
+                                     nw->far_d[2 * j + b] > nw->fg_d[2 * g + b];
+                        if (a[b] < 0) {
+                            continue;
+                        }
+                        /* the smaller of the A-norm and the Euclidean bound (newton_far.c) */
+                        const double t = nw->far_s[2 * j + b] * nw->rho[a[b]],
+                                     e = nw->rho_e[2 * a[b]] +
+                                         nw->far_d[2 * j + b] * nw->rho_e[2 * a[b] + 1];
+                        h += e < t ? e : t;
+                        euclid += e < t;
                     }
                     bad_bound += nw->far_r[j] < nw->fg_r[g];
                     bad_member += !(h * (1.0 + 1e-10) < nw->far_r[j]);
@@ -825,8 +835,9 @@ static void test_far_groups_sound(void) {
         CHECK(s == CCB_OK, "step %d: the solve again: %s", step, ccb_newton_last_error(nw));
     }
     /* measured: 77,108 groups, 319,848 members (4.1 each), 1,116 iterations */
-    CHECK(groups > 10000 && members > 3 * groups && iterations > 500,
-          "groups tested %ld, members %ld, iterations %ld", groups, members, iterations);
+    CHECK(groups > 10000 && members > 3 * groups && iterations > 500 && euclid > members / 2,
+          "groups tested %ld, members %ld, iterations %ld, blocks on the Euclidean bound %ld",
+          groups, members, iterations, euclid);
     CHECK(bad_bound == 0 && bad_member == 0,
           "group bounds below a member's: %ld; members far that fail their own test: %ld",
           bad_bound, bad_member);
