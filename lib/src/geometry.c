@@ -554,6 +554,19 @@ static ccb_status lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, 
     return add_lazy_pair(ws, &pr);
 }
 
+/* The distance of the point p outside the box of pose X and half extents h (0 inside), as the
+ * narrow phase computes it (box_sphere_contact). */
+static double box_distance(const ccb_pose* X, const double h[3], ccb_vec3 p) {
+    const ccb_vec3 cl = ccb_m3_tmul_v(&X->R, ccb_v3_sub(p, X->p));
+    const double c[3] = {cl.x, cl.y, cl.z};
+    double e2 = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        const double q = c[a] < -h[a] ? -h[a] : (c[a] > h[a] ? h[a] : c[a]);
+        e2 += (c[a] - q) * (c[a] - q);
+    }
+    return sqrt(e2);
+}
+
 /* The lazy pair of a large box shape i of a body without velocity coordinates (a container
  * wall, the floor) and the spheres of group g (formulation-convex §8.11): as lazy_group_pair,
  * with the box-sphere distance of the narrow phase as each pair's bound (a wall's bounding
@@ -586,6 +599,17 @@ static int lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double 
     const ccb_vec3 hv = m->shapes[i].def.half_extents;
     const double h[3] = {hv.x, hv.y, hv.z};
     *st = CCB_OK;
+    /* the group's bound: the distance outside the box is 1-Lipschitz, so a sphere j of g has
+     * D(c_j) - r_j >= D(c_g) - |c_j - c_g| - b_j >= D(c_g) - r_g (and is outside when that is
+     * > 0); every shape pair is left out when it exceeds the cut */
+    const double dg = box_distance(XA, h, ws->gc[g]);
+    const double whole = dg - ws->gr[g] - 1e-9 * (dg + ws->gr[g]);
+    if (whole > cut) {
+        pr.phi_lb = whole;
+        pr.shape_pairs = ws->gstart[g + 1] - ws->gstart[g];
+        *st = add_lazy_pair(ws, &pr);
+        return 1;
+    }
     double phi_lb = INFINITY; /* in registers: pr's address went to the caller's test */
     int count = 0;
     for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
@@ -596,15 +620,8 @@ static int lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double 
             continue; /* test_pair_reach's test */
         }
         /* the narrow phase's distance outside the box (box_sphere_contact); inside: no bound */
-        const ccb_vec3 cl = ccb_m3_tmul_v(&XA->R, d);
-        const double c[3] = {cl.x, cl.y, cl.z};
-        double e2 = 0.0;
-        for (int a = 0; a < 3; ++a) {
-            const double q = c[a] < -h[a] ? -h[a] : (c[a] > h[a] ? h[a] : c[a]);
-            e2 += (c[a] - q) * (c[a] - q);
-        }
-        const double dist = sqrt(e2), r = m->shapes[j].def.radius;
-        const double lb = e2 > 0 ? dist - r - 1e-9 * (dist + r) : -INFINITY;
+        const double dist = box_distance(XA, h, ws->X[j].p), r = m->shapes[j].def.radius;
+        const double lb = dist > 0 ? dist - r - 1e-9 * (dist + r) : -INFINITY;
         if (lb > cut) {
             phi_lb = lb < phi_lb ? lb : phi_lb;
             count++;
