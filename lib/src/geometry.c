@@ -49,6 +49,8 @@ typedef struct geo_ws {
     int ngroup, gbits; /* gbits: bits of a group index in a grid key */
     ccb_vec3* gc;
     double* gr;
+    ccb_vec3* gp; /* per query, in the order of gshape: each shape's centre and bound (one */
+    double* gb;   /* contiguous pass in the shape-pair loops) */
     int *gsmall, *glarge; /* groups by radius (per query) */
     int ngsmall, nglarge;
     ccb_vec3* bp;      /* nbodies: origin of each body with small shapes (per query) */
@@ -83,6 +85,8 @@ void ccb_contact_set_free(ccb_contact_set* set) {
         ccb_free(ws->gstart);
         ccb_free(ws->gbody);
         ccb_free(ws->gc);
+        ccb_free(ws->gp);
+        ccb_free(ws->gb);
         ccb_free(ws->gr);
         ccb_free(ws->gsmall);
         ccb_free(ws->glarge);
@@ -362,12 +366,14 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
                           (void**)&ws->gk,     (void**)&ws->gt,     (void**)&ws->cells,
                           (void**)&ws->cstart, (void**)&ws->gshape, (void**)&ws->gstart,
                           (void**)&ws->gbody,  (void**)&ws->gc,     (void**)&ws->gr,
-                          (void**)&ws->gsmall, (void**)&ws->glarge, (void**)&ws->glazy};
+                          (void**)&ws->gsmall, (void**)&ws->glarge, (void**)&ws->glazy,
+                          (void**)&ws->gp,     (void**)&ws->gb};
     const size_t sz[] = {
         sizeof(ccb_pose), sizeof(int),    sizeof(int), sizeof(uint64_t), sizeof(uint64_t),
         sizeof(uint64_t), sizeof(int),    sizeof(int), sizeof(int),      sizeof(int),
-        sizeof(ccb_vec3), sizeof(double), sizeof(int), sizeof(int),      1};
-    if ((ws->cap < m->nshapes + 1 && ccb_grow_many(arr, sz, 15, &ws->cap, m->nshapes + 1)) ||
+        sizeof(ccb_vec3), sizeof(double), sizeof(int), sizeof(int),      1,
+        sizeof(ccb_vec3), sizeof(double)};
+    if ((ws->cap < m->nshapes + 1 && ccb_grow_many(arr, sz, 17, &ws->cap, m->nshapes + 1)) ||
         ccb_grow((void**)&ws->bp, &ws->cap_b, m->nbodies > 0 ? m->nbodies : 1, sizeof(ccb_vec3))) {
         return CCB_E_NOMEM;
     }
@@ -518,33 +524,36 @@ static ccb_status lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, 
     }
     double phi_lb = INFINITY; /* in registers: pr's address went to the caller's test */
     int count = 0;
+    const int h0 = ws->gstart[h], h1 = ws->gstart[h + 1];
     for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
-        const int i = ws->gshape[k];
-        const double bi = m->shapes[i].bound;
-        if (!groups_in_reach(ws->X[i].p, bi, ws->gc[h], ws->gr[h], margin)) {
+        const ccb_vec3 ci = ws->gp[k];
+        const double bi = ws->gb[k];
+        if (!groups_in_reach(ci, bi, ws->gc[h], ws->gr[h], margin)) {
             continue;
         }
         /* the row's bound: |c_l - c_i| - b_i - b_l >= |c_h - c_i| - b_i - r_h for every shape l
-         * of h, as |c_l - c_h| + b_l <= r_h (the group sphere) */
-        const double dr = ccb_v3_norm(ccb_v3_sub(ws->gc[h], ws->X[i].p));
+         * of h, as |c_l - c_h| + b_l <= r_h (the group sphere): above the cut, the whole row is
+         * left out with it */
+        const double dr = ccb_v3_norm(ccb_v3_sub(ws->gc[h], ci));
         const double row = dr - bi - ws->gr[h] - 1e-9 * (dr + bi + ws->gr[h]);
-        for (int l = ws->gstart[h]; l < ws->gstart[h + 1]; ++l) {
-            const int j = ws->gshape[l];
-            const double bj = m->shapes[j].bound;
-            const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, ws->X[i].p);
+        if (row > cut) {
+            phi_lb = row < phi_lb ? row : phi_lb;
+            count += h1 - h0;
+            continue;
+        }
+        for (int l = h0; l < h1; ++l) {
+            const double bj = ws->gb[l];
+            const ccb_vec3 d = ccb_v3_sub(ws->gp[l], ci);
             const double d2 = ccb_v3_dot(d, d), reach = bi + bj + margin;
             if (d2 >= reach * reach) {
                 continue;
             }
-            double lb = row; /* the whole row is left out: its bound serves */
-            if (!(row > cut)) {
-                const double dist = sqrt(d2);
-                lb = dist - bi - bj - 1e-9 * (dist + bi + bj);
-            }
+            const double dist = sqrt(d2);
+            const double lb = dist - bi - bj - 1e-9 * (dist + bi + bj);
             if (lb > cut) { /* left out: a member of the lazy pair */
                 phi_lb = lb < phi_lb ? lb : phi_lb;
                 count++;
-            } else if (add_candidate(ws, i, j) != CCB_OK) {
+            } else if (add_candidate(ws, ws->gshape[k], ws->gshape[l]) != CCB_OK) {
                 return CCB_E_NOMEM;
             }
         }
@@ -612,15 +621,16 @@ static int lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double 
     }
     double phi_lb = INFINITY; /* in registers: pr's address went to the caller's test */
     int count = 0;
+    const double bound_w = m->shapes[i].bound;
     for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
         const int j = ws->gshape[k];
-        const double bj = m->shapes[j].bound, reach = m->shapes[i].bound + bj + margin;
-        const ccb_vec3 d = ccb_v3_sub(ws->X[j].p, XA->p);
+        const double reach = bound_w + ws->gb[k] + margin;
+        const ccb_vec3 d = ccb_v3_sub(ws->gp[k], XA->p);
         if (ccb_v3_dot(d, d) >= reach * reach) {
             continue; /* test_pair_reach's test */
         }
         /* the narrow phase's distance outside the box (box_sphere_contact); inside: no bound */
-        const double dist = box_distance(XA, h, ws->X[j].p), r = m->shapes[j].def.radius;
+        const double dist = box_distance(XA, h, ws->gp[k]), r = m->shapes[j].def.radius;
         const double lb = dist > 0 ? dist - r - 1e-9 * (dist + r) : -INFINITY;
         if (lb > cut) {
             phi_lb = lb < phi_lb ? lb : phi_lb;
@@ -662,12 +672,18 @@ static ccb_status group_pair(const ccb_model* m, geo_ws* ws, int g, int h, doubl
         return lazy_group_pair(m, ws, g, h, margin);
     }
     for (int k = ws->gstart[g]; k < ws->gstart[g + 1] && s == CCB_OK; ++k) {
-        const int i = ws->gshape[k];
-        if (!groups_in_reach(ws->X[i].p, m->shapes[i].bound, ws->gc[h], ws->gr[h], margin)) {
-            continue; /* shape i reaches no shape of h */
+        const ccb_vec3 ci = ws->gp[k];
+        const double bi = ws->gb[k];
+        if (!groups_in_reach(ci, bi, ws->gc[h], ws->gr[h], margin)) {
+            continue; /* shape k reaches no shape of h */
         }
         for (int l = ws->gstart[h]; l < ws->gstart[h + 1] && s == CCB_OK; ++l) {
-            s = test_pair_reach(m, ws, i, ws->gshape[l], margin);
+            /* test_pair_reach's test on the group's copies */
+            const ccb_vec3 d = ccb_v3_sub(ws->gp[l], ci);
+            const double reach = bi + ws->gb[l] + margin;
+            if (ccb_v3_dot(d, d) < reach * reach) {
+                s = add_candidate(ws, ws->gshape[k], ws->gshape[l]);
+            }
         }
     }
     return s;
@@ -693,7 +709,9 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
         double r = 0.0;
         for (int k = ws->gstart[g]; k < ws->gstart[g + 1]; ++k) {
             const int sh = ws->gshape[k];
-            r = fmax(r, ccb_v3_norm(ccb_v3_sub(ws->X[sh].p, c)) + m->shapes[sh].bound);
+            ws->gp[k] = ws->X[sh].p;
+            ws->gb[k] = m->shapes[sh].bound;
+            r = fmax(r, ccb_v3_norm(ccb_v3_sub(ws->gp[k], c)) + ws->gb[k]);
         }
         ws->gc[g] = c;
         ws->gr[g] = r;
@@ -863,6 +881,7 @@ ccb_status ccb_geometry_query_lazy(const ccb_model* m, double t, const double* q
     /* world poses of every shape */
     int last = -1; /* a body's shapes are often consecutive: one pose per run of them */
     ccb_pose XB;
+    int rot_ok = 1;
     for (int s = 0; s < m->nshapes; ++s) {
         const ccb_shape* sh = &m->shapes[s];
         const ccb_body* bd = &m->bodies[sh->body];
@@ -870,9 +889,16 @@ ccb_status ccb_geometry_query_lazy(const ccb_model* m, double t, const double* q
             ccb_model_pose_of(m, sh->body, t, q, &XB);
             ws->bp[sh->body] = XB.p;
             last = sh->body;
+            rot_ok = ccb_all_finite(XB.R.m, 9);
         }
-        ws->X[s] = ccb_pose_compose(&XB, &sh->def.pose);
-        if (!ccb_v3_isfinite(ws->X[s].p) || !ccb_all_finite(ws->X[s].R.m, 9)) {
+        if (sh->def.type == CCB_SHAPE_SPHERE) { /* no test reads a sphere's own orientation (its
+                                                 * support point is its centre): the body's */
+            ws->X[s].p = ccb_v3_add(XB.p, ccb_m3_mul_v(&XB.R, sh->def.pose.p));
+            ws->X[s].R = XB.R;
+        } else {
+            ws->X[s] = ccb_pose_compose(&XB, &sh->def.pose);
+        }
+        if (!rot_ok || !ccb_v3_isfinite(ws->X[s].p) || !ccb_all_finite(ws->X[s].R.m, 9)) {
             return ccb_errorf(msg, msg_size, CCB_E_NONFINITE,
                               "geometry_query: non-finite pose of body '%s' at t = %g", bd->name,
                               t);
