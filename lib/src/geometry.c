@@ -66,6 +66,10 @@ typedef struct geo_ws {
      * part of one (a single free or planar body whose small shapes share one material); per
      * query the caller's test */
     unsigned char* glazy;
+    uint64_t* pk; /* the lazy pairs' sort: keys, indices and the sorted copy (2, 2, 1 per pair) */
+    int* pi;
+    ccb_contact_pair* pp;
+    int cap_pk;
     ccb_lazy_pair_fn lazy;
     void* lazy_ctx;
     ccb_contact_set* out;
@@ -98,6 +102,9 @@ void ccb_contact_set_free(ccb_contact_set* set) {
         ccb_free(ws->cand);
         ccb_free(ws->tmp);
         ccb_free(ws->glazy);
+        ccb_free(ws->pk);
+        ccb_free(ws->pi);
+        ccb_free(ws->pp);
         ccb_hydro_surface_free(&ws->hs);
         ccb_free(ws);
     }
@@ -645,19 +652,57 @@ static int lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double 
     return 1;
 }
 
-/* (body_a, body_b), then phi_lb and reach_a (a body's walls against one group: one pair each) */
-static int cmp_pair(const void* x, const void* y) {
-    const ccb_contact_pair *a = x, *b = y;
-    if (a->body_a != b->body_a) {
-        return (a->body_a > b->body_a) - (a->body_a < b->body_a);
+/* The lazy pairs sorted by (body_a, body_b), pairs of the same two bodies (a body's walls
+ * against one group) in the order the broad phase made them, which is the walls' shape order:
+ * a stable radix sort of the keys body_a << 32 | body_b, 8 bits a pass over the bits that
+ * vary, carrying each pair's index. */
+static ccb_status sort_pairs(geo_ws* ws, ccb_contact_set* out) {
+    const int n = out->npairs;
+    if (ws->cap_pk < n) {
+        void** const arr[] = {(void**)&ws->pk, (void**)&ws->pi, (void**)&ws->pp};
+        const size_t sz[] = {2 * sizeof(uint64_t), 2 * sizeof(int), sizeof(ccb_contact_pair)};
+        if (ccb_grow_many(arr, sz, 3, &ws->cap_pk, n) != CCB_OK) {
+            return CCB_E_NOMEM;
+        }
     }
-    if (a->body_b != b->body_b) {
-        return (a->body_b > b->body_b) - (a->body_b < b->body_b);
+    uint64_t *k = ws->pk, *k2 = ws->pk + n, all_or = 0, all_and = ~(uint64_t)0;
+    int *ix = ws->pi, *ix2 = ws->pi + n;
+    for (int i = 0; i < n; ++i) {
+        k[i] = (uint64_t)(uint32_t)out->pairs[i].body_a << 32 | (uint32_t)out->pairs[i].body_b;
+        ix[i] = i;
+        all_or |= k[i];
+        all_and &= k[i];
     }
-    if (a->phi_lb != b->phi_lb) {
-        return (a->phi_lb > b->phi_lb) - (a->phi_lb < b->phi_lb);
+    for (int shift = 0; shift < 64; shift += 8) {
+        if ((((all_or ^ all_and) >> shift) & 0xff) == 0) {
+            continue;
+        }
+        int count[256] = {0};
+        for (int i = 0; i < n; ++i) {
+            count[(k[i] >> shift) & 0xff]++;
+        }
+        for (int d = 0, at = 0; d < 256; ++d) {
+            const int c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (int i = 0; i < n; ++i) {
+            const int to = count[(k[i] >> shift) & 0xff]++;
+            k2[to] = k[i];
+            ix2[to] = ix[i];
+        }
+        uint64_t* tk = k;
+        k = k2;
+        k2 = tk;
+        int* ti = ix;
+        ix = ix2;
+        ix2 = ti;
     }
-    return (a->reach_a > b->reach_a) - (a->reach_a < b->reach_a);
+    for (int i = 0; i < n; ++i) {
+        ws->pp[i] = out->pairs[ix[i]];
+    }
+    memcpy(out->pairs, ws->pp, (size_t)n * sizeof(ccb_contact_pair));
+    return CCB_OK;
 }
 
 /* Every shape pair of groups g and h (different bodies) through the exact test; a shape whose
@@ -924,7 +969,9 @@ ccb_status ccb_geometry_query_lazy(const ccb_model* m, double t, const double* q
         return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
     }
     if (out->npairs > 1) {
-        qsort(out->pairs, (size_t)out->npairs, sizeof(ccb_contact_pair), cmp_pair);
+        if (sort_pairs(ws, out) != CCB_OK) {
+            return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
+        }
     }
     /* narrow phase in the canonical order */
     ccb_sort_u64(ws->cand, ws->tmp, (size_t)ws->ncand);

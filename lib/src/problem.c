@@ -159,9 +159,33 @@ static double ainv_bound(int n, const double* L, double* y) {
     return sqrt(tr);
 }
 
-/* The terms of point_scale for a clique of one free body (n = 6, velocity (w, v)) from its
- * factored A: A^-1 column by column (two triangular solves each; y: 6 scratch). */
-static void free_body_terms(const double* L, double* y, double fb[3]) {
+/* trace of the inverse of the 3 x 3 block at M (row stride 6): the sum of the principal 2 x 2
+ * minors over the determinant */
+static double trace_inv3(const double* M) {
+    const double m00 = M[0], m01 = M[1], m02 = M[2], m10 = M[6], m11 = M[7], m12 = M[8],
+                 m20 = M[12], m21 = M[13], m22 = M[14];
+    const double c0 = m11 * m22 - m12 * m21, c1 = m10 * m22 - m12 * m20, c2 = m10 * m21 - m11 * m20;
+    const double det = m00 * c0 - m01 * c1 + m02 * c2;
+    return (c0 + (m00 * m22 - m02 * m20) + (m00 * m11 - m01 * m10)) / det;
+}
+
+/* The terms of point_scale for a clique of one free body (n = 6, velocity (w, v)) from its A
+ * and factor L: for a block-diagonal A (the origin at the centre of mass) the traces of the
+ * blocks' inverses, Q = 0; otherwise A^-1 column by column (two triangular solves each; y: 6
+ * scratch). */
+static void free_body_terms(const double* A, const double* L, double* y, double fb[3]) {
+    int diag = 1;
+    for (int i = 0; i < 3 && diag; ++i) {
+        for (int j = 3; j < 6; ++j) {
+            diag &= A[i * 6 + j] == 0.0 && A[j * 6 + i] == 0.0;
+        }
+    }
+    if (diag) {
+        fb[0] = trace_inv3(A);
+        fb[1] = 0.0;
+        fb[2] = trace_inv3(A + 21);
+        return;
+    }
     double tP = 0.0, q2 = 0.0, tS = 0.0;
     for (int j = 0; j < 6; ++j) {
         for (int i = 0; i < 6; ++i) {
@@ -229,10 +253,11 @@ static ccb_status factor_blocks(ccb_problem* p) {
                 A[i * n + j] = A[j * n + i] = 0.5 * (A[i * n + j] + A[j * n + i]);
             }
         }
-        /* the build factored this very A already (for v*): keep that factor */
-        const int bad = p->L_fresh && exact ? 0
-                                            : (memcpy(L, A, (size_t)n * n * sizeof(double)),
-                                               ccb_dense_cholesky(n, L));
+        if (p->L_fresh && exact) {
+            continue; /* the build factored this very A already (for v*): that factor, its bound */
+        }
+        memcpy(L, A, (size_t)n * n * sizeof(double));
+        const int bad = ccb_dense_cholesky(n, L);
         if (bad) {
             return fail(p, CCB_E_FACTOR,
                         "clique %d: mass block A is not positive definite (leading minor %d)", c,
@@ -910,7 +935,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         fb[0] = fb[1] = fb[2] = -1.0;
         if (n == 6 && ccb_clique_is_single(m, c) &&
             m->bodies[m->clique_body[c]].def.mobilizer == CCB_MOBILIZER_FREE) {
-            free_body_terms(L, p->work, fb);
+            free_body_terms(A, L, p->work, fb);
         }
         for (int k = 0; k < n; ++k) {
             p->v0[voff + k] = vb[k];

@@ -153,24 +153,28 @@ void ccb_sort_u64(uint64_t* x, uint64_t* tmp, size_t n) {
         all_and &= x[i];
     }
     const uint64_t varies = all_or ^ all_and; /* the bits that differ between keys */
+    /* digits of 8 bits while the 2^11 counts of a wide digit would cost more than the keys
+     * (each pass clears and sums its counts once, and moves every key once) */
+    const int bits = n < 2048 ? 8 : BITS;
+    const uint64_t mask = ((uint64_t)1 << bits) - 1;
     size_t count[RADIX];
     uint64_t *a = x, *b = tmp; /* the keys are in a before each pass */
-    for (int shift = 0; shift < 64; shift += BITS) {
-        if (((varies >> shift) & (RADIX - 1)) == 0) {
+    for (int shift = 0; shift < 64; shift += bits) {
+        if (((varies >> shift) & mask) == 0) {
             continue;
         }
-        memset(count, 0, sizeof count);
+        memset(count, 0, (mask + 1) * sizeof count[0]);
         for (size_t i = 0; i < n; ++i) {
-            count[(a[i] >> shift) & (RADIX - 1)]++;
+            count[(a[i] >> shift) & mask]++;
         }
         size_t at = 0;
-        for (int d = 0; d < RADIX; ++d) {
+        for (uint64_t d = 0; d <= mask; ++d) {
             const size_t c = count[d];
             count[d] = at;
             at += c;
         }
         for (size_t i = 0; i < n; ++i) {
-            b[count[(a[i] >> shift) & (RADIX - 1)]++] = a[i];
+            b[count[(a[i] >> shift) & mask]++] = a[i];
         }
         uint64_t* t = a;
         a = b;

@@ -59,7 +59,7 @@ typedef struct ccb_contact_set {
     int cap;
     void* ws; /* broad-phase workspace of the query (owned; NULL until the first query) */
     /* lazy body pairs (ccb_geometry_query_lazy; none from ccb_geometry_query), sorted by
-     * (body_a, body_b) */
+     * (body_a, body_b), a body's walls against one body in their shape order */
     ccb_contact_pair* pairs;
     int npairs;
     int cap_pairs;
