@@ -617,13 +617,24 @@ void ccb_body_velocity_map(const ccb_body* b, const double* qb, double* S) {
 
 void ccb_body_mass_matrix(const ccb_body* b, const double* qb, double* M) {
     const int nv = b->nv;
-    double S[6 * CCB_MAX_BODY_NV];
-    ccb_body_velocity_map(b, qb, S);
     ccb_pose X;
     ccb_body_pose(b, 0.0, qb, &X);
     const ccb_mat3 RT = ccb_m3_transpose(&X.R);
     const ccb_mat3 tmp = ccb_m3_mul(&X.R, &b->def.inertia);
     const ccb_mat3 IW = ccb_m3_mul(&tmp, &RT); /* I_W = R I_B R^T */
+    if (b->def.mobilizer == CCB_MOBILIZER_FREE) {
+        /* S = I: the sums below reduce to these entries exactly (every other term is a zero) */
+        for (int i = 0; i < 6; ++i) {
+            for (int j = 0; j < 6; ++j) {
+                M[i * 6 + j] = i < 3 && j < 3     ? 0.5 * (IW.m[3 * i + j] + IW.m[3 * j + i])
+                               : i == j && i >= 3 ? b->def.mass
+                                                  : 0.0;
+            }
+        }
+        return;
+    }
+    double S[6 * CCB_MAX_BODY_NV];
+    ccb_body_velocity_map(b, qb, S);
     for (int i = 0; i < nv; ++i) {
         for (int j = i; j < nv; ++j) { /* upper triangle, mirrored: M is exactly symmetric */
             double s = 0.0;
