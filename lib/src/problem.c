@@ -87,9 +87,7 @@ const char* ccb_problem_last_error(const ccb_problem* p) {
     return p ? p->msg : "problem is NULL";
 }
 
-static ccb_status fail(ccb_problem* p, ccb_status s, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static ccb_status fail(ccb_problem* p, ccb_status s, const char* fmt, ...) {
+ccb_status ccb_problem_failf(ccb_problem* p, ccb_status s, const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     ccb_verrorf(p->msg, sizeof p->msg, s, fmt, ap);
@@ -142,95 +140,6 @@ static ccb_status reserve_contacts(ccb_problem* p, int nc, int npairs, size_t nj
 
 /* ---- shared finishing: Cholesky of A blocks, w, prepare, participation -------------------- */
 
-/* sqrt(trace A^-1) = |L^-1|_F of a factored block, column by column of L^-1 (forward
- * substitution on e_j); y: n scratch */
-static double ainv_bound(int n, const double* L, double* y) {
-    double tr = 0.0;
-    for (int j = 0; j < n; ++j) {
-        for (int i = j; i < n; ++i) {
-            double s = i == j ? 1.0 : 0.0;
-            for (int k = j; k < i; ++k) {
-                s -= L[i * n + k] * y[k];
-            }
-            y[i] = s / L[i * n + i];
-            tr += y[i] * y[i];
-        }
-    }
-    return sqrt(tr);
-}
-
-/* trace of the inverse of the 3 x 3 block at M (row stride 6): the sum of the principal 2 x 2
- * minors over the determinant */
-static double trace_inv3(const double* M) {
-    const double m00 = M[0], m01 = M[1], m02 = M[2], m10 = M[6], m11 = M[7], m12 = M[8],
-                 m20 = M[12], m21 = M[13], m22 = M[14];
-    const double c0 = m11 * m22 - m12 * m21, c1 = m10 * m22 - m12 * m20, c2 = m10 * m21 - m11 * m20;
-    const double det = m00 * c0 - m01 * c1 + m02 * c2;
-    return (c0 + (m00 * m22 - m02 * m20) + (m00 * m11 - m01 * m10)) / det;
-}
-
-/* The terms of point_scale for a clique of one free body (n = 6, velocity (w, v)) from its A
- * and factor L: for a block-diagonal A (the origin at the centre of mass) the traces of the
- * blocks' inverses, Q = 0; otherwise A^-1 column by column (two triangular solves each; y: 6
- * scratch). */
-static void free_body_terms(const double* A, const double* L, double* y, double fb[3]) {
-    int diag = 1;
-    for (int i = 0; i < 3 && diag; ++i) {
-        for (int j = 3; j < 6; ++j) {
-            diag &= A[i * 6 + j] == 0.0 && A[j * 6 + i] == 0.0;
-        }
-    }
-    if (diag) {
-        fb[0] = trace_inv3(A);
-        fb[1] = 0.0;
-        fb[2] = trace_inv3(A + 21);
-        return;
-    }
-    double tP = 0.0, q2 = 0.0, tS = 0.0;
-    for (int j = 0; j < 6; ++j) {
-        for (int i = 0; i < 6; ++i) {
-            y[i] = i == j ? 1.0 : 0.0;
-        }
-        ccb_dense_chol_solve(6, L, y); /* column j of A^-1 */
-        if (j < 3) {
-            tP += y[j];
-            for (int i = 3; i < 6; ++i) {
-                q2 += y[i] * y[i]; /* Q: rows 0-2, columns 3-5 (= Q^T's column j) */
-            }
-        } else {
-            tS += y[j];
-        }
-    }
-    fb[0] = tP;
-    fb[1] = sqrt(q2);
-    fb[2] = tS;
-}
-
-/* Bound of |J_r x| / |x|_A over the rows r of the Jacobian of a material point at distance
- * |r| = dist from the origin of a single free or planar body of clique c, for x of the clique
- * (formulation-convex §8.11: the deferral and far bounds). A row is c^T [-[r]x, I] for a unit c,
- * i.e. ((r x c)^T, c^T) on (w, v), and |J_r x| <= sqrt(J_r A^-1 J_r^T) |x|_A with
- *   J_r A^-1 J_r^T = (r x c)^T P (r x c) + 2 (r x c)^T Q c + c^T S c
- *                  <= dist^2 tr P + 2 dist |Q|_F + tr S        (|r x c| <= dist),
- * which for a body whose origin is its centre of mass (Q = 0) is sqrt(dist^2 3/I + 3/m) for a
- * cube's isotropic inertia. Otherwise (planar bodies) the cruder |J_r|_2 |A^-1/2|_2 <=
- * sqrt(1 + dist^2) sqrt(tr A^-1). */
-static double point_scale(const ccb_problem* p, int c, double dist) {
-    const double* fb = p->clique_fb + 3 * c;
-    if (fb[2] >= 0) {
-        return sqrt(dist * dist * fb[0] + 2.0 * dist * fb[1] + fb[2]);
-    }
-    return sqrt(1.0 + dist * dist) * p->clique_ainv[c];
-}
-
-/* The lever arm of the Euclidean far bound (formulation-convex §8.11) for a point at distance
- * dist from the origin of the body of clique c: for a single free body (velocity (w, v), both
- * in the world frame) a row c^T [-[r]x, I] changes by |c . (dv + dw x r)| <= |dv| + dist |dw|,
- * so dist; INFINITY for other cliques (only the A-norm bound applies). */
-static double point_arm(const ccb_problem* p, int c, double dist) {
-    return p->clique_fb[3 * c + 2] >= 0 ? dist : INFINITY;
-}
-
 static ccb_status factor_blocks(ccb_problem* p) {
     for (int c = 0; c < p->nclique; ++c) {
         const int n = p->clique_nv[c];
@@ -244,10 +153,11 @@ static ccb_status factor_blocks(ccb_problem* p) {
                  *  ulps; anything beyond 1e-12 of the diagonal scale is not a mass matrix] */
                 const double tol = 1e-12 * fmax(fabs(A[i * n + i]), fabs(A[j * n + j]));
                 if (!(fabs(A[i * n + j] - A[j * n + i]) <= tol)) {
-                    return fail(p, CCB_E_INVALID,
-                                "clique %d: A block is not symmetric (entry (%d,%d) = %.17g vs "
-                                "%.17g)",
-                                c, i, j, A[i * n + j], A[j * n + i]);
+                    return ccb_problem_failf(
+                        p, CCB_E_INVALID,
+                        "clique %d: A block is not symmetric (entry (%d,%d) = %.17g vs "
+                        "%.17g)",
+                        c, i, j, A[i * n + j], A[j * n + i]);
                 }
                 exact &= A[i * n + j] == A[j * n + i];
                 A[i * n + j] = A[j * n + i] = 0.5 * (A[i * n + j] + A[j * n + i]);
@@ -259,11 +169,11 @@ static ccb_status factor_blocks(ccb_problem* p) {
         memcpy(L, A, (size_t)n * n * sizeof(double));
         const int bad = ccb_dense_cholesky(n, L);
         if (bad) {
-            return fail(p, CCB_E_FACTOR,
-                        "clique %d: mass block A is not positive definite (leading minor %d)", c,
-                        bad);
+            return ccb_problem_failf(
+                p, CCB_E_FACTOR,
+                "clique %d: mass block A is not positive definite (leading minor %d)", c, bad);
         }
-        p->clique_ainv[c] = ainv_bound(n, L, p->work);
+        p->clique_ainv[c] = ccb_problem_ainv_bound(n, L, p->work);
     }
     return CCB_OK;
 }
@@ -392,20 +302,22 @@ static ccb_status finish(ccb_problem* p) {
     return CCB_OK;
 }
 
-static ccb_status check_input(ccb_problem* p, int i, const ccb_contact_input* in) {
+ccb_status ccb_problem_check_input(ccb_problem* p, int i, const ccb_contact_input* in) {
     if (!(isfinite(in->k) && in->k > 0)) {
-        return fail(p, CCB_E_INVALID, "contact %d: stiffness k must be finite and > 0 (got %g)", i,
-                    in->k);
+        return ccb_problem_failf(
+            p, CCB_E_INVALID, "contact %d: stiffness k must be finite and > 0 (got %g)", i, in->k);
     }
     if (!(isfinite(in->d) && in->d >= 0) || !(isfinite(in->tau_d) && in->tau_d >= 0) ||
         !(isfinite(in->mu) && in->mu >= 0)) {
-        return fail(p, CCB_E_INVALID,
-                    "contact %d: d, tau_d and mu must be finite and >= 0 (got %g, %g, %g)", i,
-                    in->d, in->tau_d, in->mu);
+        return ccb_problem_failf(
+            p, CCB_E_INVALID,
+            "contact %d: d, tau_d and mu must be finite and >= 0 (got %g, %g, %g)", i, in->d,
+            in->tau_d, in->mu);
     }
     if (!isfinite(in->phi0) || !isfinite(in->vn0)) {
-        return fail(p, CCB_E_NONFINITE, "contact %d: phi0 = %g, vn0 = %g must be finite", i,
-                    in->phi0, in->vn0);
+        return ccb_problem_failf(p, CCB_E_NONFINITE,
+                                 "contact %d: phi0 = %g, vn0 = %g must be finite", i, in->phi0,
+                                 in->vn0);
     }
     return CCB_OK;
 }
@@ -413,20 +325,22 @@ static ccb_status check_input(ccb_problem* p, int i, const ccb_contact_input* in
 static ccb_status begin(ccb_problem* p, const ccb_approx* approx, const ccb_problem_params* params,
                         const ccb_step_context* step) {
     if (approx == NULL || approx->prepare == NULL || approx->eval == NULL) {
-        return fail(p, CCB_E_INVALID, "problem: approximation is NULL or incomplete");
+        return ccb_problem_failf(p, CCB_E_INVALID, "problem: approximation is NULL or incomplete");
     }
     ccb_status s = ccb_problem_params_check(params, p->msg, sizeof p->msg);
     if (s != CCB_OK) {
         return s;
     }
     if (step == NULL) {
-        return fail(p, CCB_E_INVALID, "problem: step context is NULL");
+        return ccb_problem_failf(p, CCB_E_INVALID, "problem: step context is NULL");
     }
     if (!(isfinite(step->dt) && step->dt > 0)) {
-        return fail(p, CCB_E_INVALID, "step: dt must be finite and > 0 (got %g)", step->dt);
+        return ccb_problem_failf(p, CCB_E_INVALID, "step: dt must be finite and > 0 (got %g)",
+                                 step->dt);
     }
     if (!(isfinite(step->vs) && step->vs > 0)) {
-        return fail(p, CCB_E_INVALID, "step: vs must be finite and > 0 m/s (got %g)", step->vs);
+        return ccb_problem_failf(p, CCB_E_INVALID, "step: vs must be finite and > 0 m/s (got %g)",
+                                 step->vs);
     }
     p->approx = approx;
     p->params = *params;
@@ -456,20 +370,21 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
     }
     if (nclique < 0 || nc < 0 || (nclique > 0 && (clique_nv == NULL || A == NULL)) ||
         (nc > 0 && contacts == NULL)) {
-        return fail(p, CCB_E_INVALID, "set_raw: invalid sizes or NULL arrays");
+        return ccb_problem_failf(p, CCB_E_INVALID, "set_raw: invalid sizes or NULL arrays");
     }
     int nv = 0;
     size_t nA = 0;
     for (int c = 0; c < nclique; ++c) {
         if (clique_nv[c] < 1 || clique_nv[c] > 4096) {
-            return fail(p, CCB_E_INVALID, "set_raw: clique %d has %d velocities (need 1..4096)", c,
-                        clique_nv[c]);
+            return ccb_problem_failf(p, CCB_E_INVALID,
+                                     "set_raw: clique %d has %d velocities (need 1..4096)", c,
+                                     clique_nv[c]);
         }
         nv += clique_nv[c];
         nA += (size_t)clique_nv[c] * clique_nv[c];
     }
     if (nv > 0 && (vstar == NULL || v0 == NULL)) {
-        return fail(p, CCB_E_INVALID, "set_raw: vstar and v0 are required");
+        return ccb_problem_failf(p, CCB_E_INVALID, "set_raw: vstar and v0 are required");
     }
     size_t nj = 0;
     for (int i = 0; i < nc; ++i) {
@@ -477,22 +392,24 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
         const int nb = rc->clique[1] >= 0 ? 2 : 1;
         for (int k = 0; k < nb; ++k) {
             if (rc->clique[k] < 0 || rc->clique[k] >= nclique || rc->J[k] == NULL) {
-                return fail(p, CCB_E_INVALID, "set_raw: contact %d has an invalid clique %d", i,
-                            rc->clique[k]);
+                return ccb_problem_failf(p, CCB_E_INVALID,
+                                         "set_raw: contact %d has an invalid clique %d", i,
+                                         rc->clique[k]);
             }
             nj += 3 * (size_t)clique_nv[rc->clique[k]];
         }
         if (nb == 2 && rc->clique[0] == rc->clique[1]) {
-            return fail(p, CCB_E_INVALID, "set_raw: contact %d names clique %d twice", i,
-                        rc->clique[0]);
+            return ccb_problem_failf(p, CCB_E_INVALID, "set_raw: contact %d names clique %d twice",
+                                     i, rc->clique[0]);
         }
     }
     if (reserve_cliques(p, nclique, nv, nA) || reserve_contacts(p, nc, 0, nj)) {
-        return fail(p, CCB_E_NOMEM, "set_raw: out of memory");
+        return ccb_problem_failf(p, CCB_E_NOMEM, "set_raw: out of memory");
     }
     if (!ccb_all_finite(A, nA) || !ccb_all_finite(vstar, (size_t)nv) ||
         !ccb_all_finite(v0, (size_t)nv)) {
-        return fail(p, CCB_E_NONFINITE, "set_raw: A, vstar or v0 has a non-finite entry");
+        return ccb_problem_failf(p, CCB_E_NONFINITE,
+                                 "set_raw: A, vstar or v0 has a non-finite entry");
     }
     p->nclique = nclique;
     p->nv = nv;
@@ -522,17 +439,19 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
             pc->clique[k] = rc->clique[k];
             pc->joff[k] = p->j_n;
             if (!ccb_all_finite(rc->J[k], 3 * (size_t)n)) {
-                return fail(p, CCB_E_NONFINITE, "set_raw: contact %d: Jacobian is not finite", i);
+                return ccb_problem_failf(p, CCB_E_NONFINITE,
+                                         "set_raw: contact %d: Jacobian is not finite", i);
             }
             memcpy(p->jdata + p->j_n, rc->J[k], 3 * (size_t)n * sizeof(double));
             p->j_n += 3 * (size_t)n;
         }
         if (!ccb_all_finite(rc->b, 3)) {
-            return fail(p, CCB_E_NONFINITE, "set_raw: contact %d: bias is not finite", i);
+            return ccb_problem_failf(p, CCB_E_NONFINITE, "set_raw: contact %d: bias is not finite",
+                                     i);
         }
         memcpy(pc->b, rc->b, sizeof pc->b);
         pc->in = rc->in;
-        s = check_input(p, i, &pc->in);
+        s = ccb_problem_check_input(p, i, &pc->in);
         if (s != CCB_OK) {
             return s;
         }
@@ -543,17 +462,12 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
 
 /* ---- problems from a model ---------------------------------------------------------------- */
 
-/* Velocity of the material point at p_W of a body with twist V and pose X. */
-static inline ccb_vec3 point_velocity(const ccb_twist* V, const ccb_pose* X, ccb_vec3 p_W) {
-    return ccb_v3_add(V->v, ccb_v3_cross(V->w, ccb_v3_sub(p_W, X->p)));
-}
-
 ccb_vec3 ccb_passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W) {
     ccb_pose X;
     ccb_twist V;
     ccb_body_pose(b, t, NULL, &X);
     ccb_body_twist(b, t, NULL, NULL, &V);
-    return point_velocity(&V, &X, p_W);
+    return ccb_point_velocity(&V, &X, p_W);
 }
 
 static void body_jacobian_block(const ccb_body* b, const double* qb, const ccb_contact* ct,
@@ -599,7 +513,7 @@ void ccb_contact_jacobian_block(const ccb_model* m, int body, double t, const do
 }
 
 /* The frozen inputs of a contact (w: computed with the rows, 0 until then). */
-static void set_inputs(ccb_pcontact* pc, const ccb_contact* ct, double vn0) {
+void ccb_problem_set_inputs(ccb_pcontact* pc, const ccb_contact* ct, double vn0) {
     pc->in.k = ct->material.k;
     pc->in.d = ct->material.d;
     pc->in.tau_d = ct->material.tau_d;
@@ -655,67 +569,27 @@ static ccb_status contact_rows(ccb_problem* p, ccb_pcontact* pc) {
     pc->b[0] = bC.x;
     pc->b[1] = bC.y;
     pc->b[2] = bC.z;
-    set_inputs(pc, ct, vc0[2] + b0C.z);
+    ccb_problem_set_inputs(pc, ct, vc0[2] + b0C.z);
     if (!ccb_all_finite(pc->b, 3)) {
-        return fail(p, CCB_E_NONFINITE, "build: contact %d: non-finite surface velocity at t = %g",
-                    pc->contact, t0 + dt);
+        return ccb_problem_failf(p, CCB_E_NONFINITE,
+                                 "build: contact %d: non-finite surface velocity at t = %g",
+                                 pc->contact, t0 + dt);
     }
-    return check_input(p, pc->contact, &pc->in);
+    return ccb_problem_check_input(p, pc->contact, &pc->in);
 }
 
 /* w and the approximation's constants of a contact with rows (formulation-convex §4.2) */
 static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc) {
     pc->in.w = delassus_w(p, pc);
     if (!(pc->in.w > 0) || !isfinite(pc->in.w)) {
-        return fail(p, CCB_E_INVALID,
-                    "contact %d: Delassus approximation w = %g is not finite and > 0 (the "
-                    "contact Jacobian is zero: the contact cannot move any coordinate)",
-                    pc->contact, pc->in.w);
+        return ccb_problem_failf(
+            p, CCB_E_INVALID,
+            "contact %d: Delassus approximation w = %g is not finite and > 0 (the "
+            "contact Jacobian is zero: the contact cannot move any coordinate)",
+            pc->contact, pc->in.w);
     }
     p->approx->prepare(&p->step, &p->params.approx, &pc->in, &pc->c);
     return CCB_OK;
-}
-
-/* Defers contact pc if the approximation shows it inactive about its velocity at v0, computed
- * from the bodies' point velocities (no rows). Returns 1 if deferred. The constants are
- * prepared with w = 0 and vn0 = the centre's normal velocity: for phi0 > 0 no built-in law
- * depends on them (Lagged's gamma_n0 is 0, SAP's and Similar's radius read phi0, dt, tau_d, d and
- * mu). */
-static int defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct,
-                         const int body[2]) {
-    const double sign[2] = {1.0, -1.0};
-    ccb_vec3 u = ccb_v3(0, 0, 0);
-    int k = 0;
-    for (int side = 0; side < 2; ++side) {
-        const int bi = body[side];
-        ccb_vec3 vp;
-        if (p->bclique[bi] < 0) { /* the build's pose and twist at t0 + dt */
-            vp = point_velocity(&p->bV[bi], &p->bX[bi], ct->p);
-        } else {
-            const ccb_vec3 r = ccb_v3_sub(ct->p, p->bX[bi].p);
-            vp = ccb_v3_add(p->bV[bi].v, ccb_v3_cross(p->bV[bi].w, r));
-            const double dist = sqrt(ccb_v3_dot(r, r));
-            pc->arm[k] = point_arm(p, p->bclique[bi], dist);
-            pc->scale[k++] = point_scale(p, p->bclique[bi], dist);
-        }
-        u = ccb_v3_add(u, ccb_v3_scale(sign[side], vp));
-    }
-    const ccb_vec3 c = ccb_m3_tmul_v(&ct->R_WC, u);
-    pc->centre[0] = c.x;
-    pc->centre[1] = c.y;
-    pc->centre[2] = c.z;
-    set_inputs(pc, ct, c.z);
-    if (!ccb_all_finite(pc->centre, 3) || check_input(p, pc->contact, &pc->in) != CCB_OK) {
-        return 0; /* the complete path reports it */
-    }
-    p->approx->prepare(&p->step, &p->params.approx, &pc->in, &pc->c);
-    const double r = p->approx->inactive_radius(&pc->c, pc->centre);
-    if (!(r > 0) || !isfinite(r)) {
-        return 0;
-    }
-    pc->radius = r;
-    pc->deferred = 1;
-    return 1;
 }
 
 ccb_status ccb_problem_complete(const ccb_problem* cp, int i) {
@@ -738,120 +612,6 @@ ccb_status ccb_problem_complete(const ccb_problem* cp, int i) {
     return s;
 }
 
-void ccb_problem_point_velocities(const ccb_problem* p, const int* idx, int n, const double* v,
-                                  double* vc) {
-    const ccb_model* m = p->model;
-    if (n == 0 || m == NULL) { /* raw problems defer nothing */
-        return;
-    }
-    double* vf = p->work; /* the full velocities, then each moving body's twist */
-    ccb_problem_expand(p, v, vf);
-    ccb_twist* V = p->bV;
-    for (int b = 0; b < m->nbodies; ++b) { /* deferred contacts touch single-body trees only */
-        const ccb_body* bd = &m->bodies[b];
-        if (bd->nv > 0 && ccb_clique_is_single(m, bd->clique)) {
-            ccb_body_twist(bd, p->step.t0, p->q0 + bd->qoff, vf + bd->voff, &V[b]);
-        }
-    }
-    for (int k = 0; k < n; ++k) {
-        const ccb_contact* ct = &p->cset->items[idx[k]]; /* contact i is item i of the set */
-        const int body[2] = {ct->body_b, ct->body_a};
-        ccb_vec3 u = ccb_v3(0, 0, 0);
-        for (int side = 0; side < 2; ++side) { /* passive bodies: V, X at t0 + dt (build) */
-            const ccb_vec3 vp = point_velocity(&V[body[side]], &p->bX[body[side]], ct->p);
-            u = ccb_v3_add(u, ccb_v3_scale(side == 0 ? 1.0 : -1.0, vp));
-        }
-        const ccb_vec3 c = ccb_m3_tmul_v(&ct->R_WC, u);
-        vc[3 * idx[k]] = c.x;
-        vc[3 * idx[k] + 1] = c.y;
-        vc[3 * idx[k] + 2] = c.z;
-    }
-}
-
-/* ---- lazy body pairs (formulation-convex §8.11) ---------------------------------------------
- * Every contact of a lazy pair has phi0 >= phi_lb, the pair's material, and a contact point
- * within reach_s of body s's origin. Its velocity at v0, u = v_B(C) - v_A(C), therefore has
- * |u|_2 <= V = sum_s |v_s| + |w_s| reach_s, and each component of v_c = R_WC^T u at most V:
- * v_c,n >= -V and |v_c,t| <= V. Every built-in law's inactive radius is that of
- * ccb_separation_radius(v_c, vhat(phi0), mu) (approx.c), which only grows as v_c,n grows, |v_c,t|
- * shrinks or vhat falls, and vhat falls as phi0 grows (a wider gap needs a faster approach). The
- * radius at the worst centre (V, 0, -V) with phi0 = phi_lb is thus at most every member's own,
- * and a member's deferral (defer_contact) would have succeeded with a radius at least this
- * large. Its blocks' scales sqrt(1 + |C - origin|^2) sqrt(tr A^-1) are at most
- * sqrt(1 + reach^2) sqrt(tr A^-1). Newton's far test of the pair with these numbers passing
- * implies that of every member passing, so the solve is the one with the members as deferred
- * contacts that stay far; when it fails, the step is solved again with the contacts.
- * [round-off: V, the scales and the radius are widened or narrowed by 1e-9 of themselves, far
- *  above the few ulps by which the members' own numbers are computed differently] */
-double ccb_lazy_pair_radius(const ccb_approx* approx, const ccb_approx_options* opt,
-                            const ccb_step_context* step, const ccb_contact_pair* pr,
-                            const ccb_twist* Va, const ccb_twist* Vb) {
-    const double V = (ccb_v3_norm(Va->v) + ccb_v3_norm(Va->w) * pr->reach_a + ccb_v3_norm(Vb->v) +
-                      ccb_v3_norm(Vb->w) * pr->reach_b) *
-                     (1.0 + 1e-9);
-    const ccb_contact_input in = {.k = pr->material.k,
-                                  .d = pr->material.d,
-                                  .tau_d = pr->material.tau_d,
-                                  .mu = pr->material.mu,
-                                  .phi0 = pr->phi_lb,
-                                  .vn0 = -V,
-                                  .w = 0.0};
-    if (!isfinite(V) || !(pr->phi_lb > 0) || !(in.k > 0) || !isfinite(in.k)) {
-        return -1.0;
-    }
-    ccb_constraint c;
-    memset(&c, 0, sizeof c);
-    approx->prepare(step, opt, &in, &c);
-    const double centre[3] = {V, 0.0, -V};
-    return approx->inactive_radius(&c, centre) * (1.0 - 1e-9);
-}
-
-/* The contact set's lazy pairs into the problem, or CCB_E_RETRY if one cannot stay far: the
- * problem does not defer (`ok` = 0: not a built-in approximation, or deferral off) or its radius
- * is not > 0 at this step's velocities. */
-static ccb_status lazy_pairs(ccb_problem* p, const ccb_contact_set* set, int ok) {
-    const ccb_model* m = p->model;
-    for (int i = 0; i < set->npairs; ++i) {
-        const ccb_contact_pair* pr = &set->pairs[i];
-        const int body[2] = {pr->body_a, pr->body_b};
-        const double reach[2] = {pr->reach_a, pr->reach_b};
-        if (!ok) {
-            return fail(p, CCB_E_RETRY,
-                        "build: the contact set holds lazy pairs, which only the Newton solver "
-                        "with deferred contacts and a built-in approximation can use");
-        }
-        ccb_ppair* pp = &p->pairs[p->npairs];
-        int moving = 0;
-        for (int k = 0; k < 2; ++k) {
-            if (body[k] < 0 || body[k] >= m->nbodies || !p->bplain[body[k]]) {
-                return fail(p, CCB_E_INVALID,
-                            "build: lazy pair %d: body %d is not a single free or planar body or "
-                            "one without coordinates",
-                            i, body[k]);
-            }
-            const int c = p->bclique[body[k]]; /* -1: no coordinates (a wall), no block */
-            pp->clique[k] = c;
-            pp->scale[k] = c >= 0 ? point_scale(p, c, reach[k]) * (1.0 + 1e-9) : 0.0;
-            pp->arm[k] = c >= 0 ? point_arm(p, c, reach[k]) : INFINITY;
-            moving += c >= 0;
-        }
-        if (moving == 0) {
-            return fail(p, CCB_E_INVALID, "build: lazy pair %d: neither body moves", i);
-        }
-        pp->radius = ccb_lazy_pair_radius(p->approx, &p->params.approx, &p->step, pr,
-                                          &p->bV[body[0]], &p->bV[body[1]]);
-        pp->pair = i;
-        if (!(pp->radius > 0) || !isfinite(pp->radius) || !ccb_all_finite(pp->scale, 2)) {
-            return fail(p, CCB_E_RETRY,
-                        "build: the lazy pair of bodies '%s' and '%s' may activate within the "
-                        "step",
-                        m->bodies[body[0]].name, m->bodies[body[1]].name);
-        }
-        p->npairs++;
-    }
-    return CCB_OK;
-}
-
 ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_approx* approx,
                              const ccb_problem_params* params, const ccb_step_context* step,
                              const double* q0, const double* v0, const ccb_contact_set* contacts) {
@@ -864,11 +624,12 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     }
     if (m == NULL || !m->finalized || contacts == NULL || (m->nq > 0 && q0 == NULL) ||
         (m->nv > 0 && v0 == NULL)) {
-        return fail(p, CCB_E_INVALID, "build: NULL argument or model not finalized");
+        return ccb_problem_failf(p, CCB_E_INVALID, "build: NULL argument or model not finalized");
     }
     if (!isfinite(step->t0) || !ccb_all_finite(q0, (size_t)m->nq) ||
         !ccb_all_finite(v0, (size_t)m->nv)) {
-        return fail(p, CCB_E_NONFINITE, "build: state at t = %g has a non-finite entry", step->t0);
+        return ccb_problem_failf(p, CCB_E_NONFINITE,
+                                 "build: state at t = %g has a non-finite entry", step->t0);
     }
     const double dt = step->dt, t0 = step->t0;
     size_t nA = 0;
@@ -878,7 +639,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     }
     if (ccb_grow((void**)&p->bclique, &p->cap_bb, 2 * (m->nbodies > 0 ? m->nbodies : 1),
                  sizeof(int))) {
-        return fail(p, CCB_E_NOMEM, "build: out of memory");
+        return ccb_problem_failf(p, CCB_E_NOMEM, "build: out of memory");
     }
     p->bplain = p->bclique + m->nbodies;
     for (int b = 0; b < m->nbodies; ++b) {
@@ -894,7 +655,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     }
     if (reserve_cliques(p, m->nclique, m->nv, nA) ||
         reserve_contacts(p, contacts->n, contacts->npairs, nj)) {
-        return fail(p, CCB_E_NOMEM, "build: out of memory");
+        return ccb_problem_failf(p, CCB_E_NOMEM, "build: out of memory");
     }
     p->nclique = m->nclique;
     p->nv = m->nv;
@@ -920,22 +681,23 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
             p->Ddiag[voff + k] = D;
         }
         if (!ccb_all_finite(A, (size_t)n * n) || !ccb_all_finite(f, (size_t)n)) {
-            return fail(p, CCB_E_NONFINITE,
-                        "build: body '%s': non-finite mass matrix or applied force at t = %g",
-                        b->name, t0);
+            return ccb_problem_failf(
+                p, CCB_E_NONFINITE,
+                "build: body '%s': non-finite mass matrix or applied force at t = %g", b->name, t0);
         }
         memcpy(L, A, (size_t)n * n * sizeof(double));
         if (ccb_dense_cholesky(n, L)) {
-            return fail(p, CCB_E_FACTOR, "build: body '%s': mass matrix is not positive definite",
-                        b->name);
+            return ccb_problem_failf(
+                p, CCB_E_FACTOR, "build: body '%s': mass matrix is not positive definite", b->name);
         }
         ccb_dense_chol_solve(n, L, f);
-        p->clique_ainv[c] = ainv_bound(n, L, p->work); /* for deferral; finish() redoes it */
+        p->clique_ainv[c] =
+            ccb_problem_ainv_bound(n, L, p->work); /* for deferral; finish() redoes it */
         double* fb = p->clique_fb + 3 * c;
         fb[0] = fb[1] = fb[2] = -1.0;
         if (n == 6 && ccb_clique_is_single(m, c) &&
             m->bodies[m->clique_body[c]].def.mobilizer == CCB_MOBILIZER_FREE) {
-            free_body_terms(A, L, p->work, fb);
+            ccb_problem_free_body_terms(A, L, p->work, fb);
         }
         for (int k = 0; k < n; ++k) {
             p->v0[voff + k] = vb[k];
@@ -956,7 +718,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
                      sizeof(ccb_pose)) ||
             ccb_grow((void**)&p->bV, &p->cap_bV, m->nbodies > 0 ? m->nbodies : 1,
                      sizeof(ccb_twist))) {
-            return fail(p, CCB_E_NOMEM, "build: out of memory");
+            return ccb_problem_failf(p, CCB_E_NOMEM, "build: out of memory");
         }
         for (int b = 0; b < m->nbodies; ++b) { /* single-body trees only can be deferred */
             const ccb_body* bd = &m->bodies[b];
@@ -1001,9 +763,10 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
             p->j_n += 3 * (size_t)m->clique_nv[c];
         }
         if (pc->nblk == 0) {
-            return fail(p, CCB_E_INTERNAL, "build: contact %d touches no body with coordinates", i);
+            return ccb_problem_failf(p, CCB_E_INTERNAL,
+                                     "build: contact %d touches no body with coordinates", i);
         }
-        if (defer && ct->phi0 > 0 && plain && defer_contact(p, pc, ct, body)) {
+        if (defer && ct->phi0 > 0 && plain && ccb_problem_defer_contact(p, pc, ct, body)) {
             p->ndeferred++;
             p->nc++;
             continue;
@@ -1014,6 +777,6 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         }
         p->nc++;
     }
-    s = lazy_pairs(p, contacts, defer && prepare_fills);
+    s = ccb_problem_lazy_pairs(p, contacts, defer && prepare_fills);
     return s == CCB_OK ? finish(p) : s;
 }

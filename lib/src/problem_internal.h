@@ -109,6 +109,32 @@ static inline const double* ccb_pc_block(const ccb_problem* p, const ccb_pcontac
     return p->jdata + c->joff[k];
 }
 
+/* ---- shared by problem.c (the build) and problem_defer.c (deferral, lazy pairs) ---- */
+/* Records a formatted error in p->msg; returns s. */
+ccb_status ccb_problem_failf(ccb_problem* p, ccb_status s, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The checks of a contact's inputs (k > 0, d, tau_d, mu >= 0, phi0 and vn0 finite), as contact i. */
+ccb_status ccb_problem_check_input(ccb_problem* p, int i, const ccb_contact_input* in);
+/* The frozen inputs of a contact (w: computed with the rows, 0 until then). */
+void ccb_problem_set_inputs(ccb_pcontact* pc, const ccb_contact* ct, double vn0);
+/* Velocity of the material point at p_W of a body with twist V and pose X. */
+static inline ccb_vec3 ccb_point_velocity(const ccb_twist* V, const ccb_pose* X, ccb_vec3 p_W) {
+    return ccb_v3_add(V->v, ccb_v3_cross(V->w, ccb_v3_sub(p_W, X->p)));
+}
+/* sqrt(trace A^-1) of a factored n x n block (y: n scratch). */
+double ccb_problem_ainv_bound(int n, const double* L, double* y);
+/* tr P, |Q|_F, tr S of A^-1 = [P Q; Q^T S] for a clique of one free body, from its A and
+ * factor L (y: 6 scratch): the terms of the far and deferral bounds (formulation-convex §8.11). */
+void ccb_problem_free_body_terms(const double* A, const double* L, double* y, double fb[3]);
+/* Defers contact pc (item ct of the set, bodies body[0..1] = B, A) if the approximation shows it
+ * inactive about its velocity at v0: its centre, radius, scales and arms, no rows. 1 if
+ * deferred. */
+int ccb_problem_defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contact* ct,
+                              const int body[2]);
+/* The contact set's lazy pairs into the problem, or CCB_E_RETRY if one cannot stay far (ok = 0:
+ * the problem does not defer, or not a built-in approximation). */
+ccb_status ccb_problem_lazy_pairs(ccb_problem* p, const ccb_contact_set* set, int ok);
+
 /* Velocity of the material point at p_W of a body without coordinates (fixed or prescribed) at
  * time t [m/s]. */
 ccb_vec3 ccb_passive_point_velocity(const ccb_body* b, double t, ccb_vec3 p_W);
