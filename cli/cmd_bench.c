@@ -242,7 +242,7 @@ int cmd_bench(int argc, char** argv) {
         run_record rec;
         memset(&rec, 0, sizeof rec);
         double mean_it = 0, last_split[8] = {0}, contacts = 0;
-        long steps = 0;
+        long steps = 0, retries = 0, retried = 0;
         int ok = 1;
         /* the timed runs read no clock inside the solver; one more run times its phases */
         run_config timed = cfg;
@@ -262,6 +262,8 @@ int cmd_bench(int argc, char** argv) {
             steps = rec.nsteps;
             mean_it = rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0;
             contacts = rec.nsteps ? (double)rec.ncontacts_total / (double)rec.nsteps : 0;
+            retries = rec.lazy_retries;
+            retried = rec.lazy_retried_steps;
             ok &= rec.status == CCB_OK;
             const double sp[8] = {rec.t_geometry,
                                   rec.t_problem,
@@ -284,6 +286,12 @@ int cmd_bench(int argc, char** argv) {
                           1e6 * med_split[2] / steps, 1e6 * med_split[3] / steps,
                           1e6 * med_split[4] / steps, 1e6 * med_split[5] / steps,
                           1e6 * med_split[7] / steps);
+            if (cfg.newton.lazy_pairs) { /* the same in every run: deterministic */
+                strbuf_printf(&split,
+                              "#   %s, --lazy-pairs: %ld of %ld steps solved again (%ld solves "
+                              "repeated: a lazy pair's bound failed, formulation-convex §8.11)\n",
+                              variant, retried, steps, retries);
+            }
         }
         printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg.dt, steps, med,
                steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,

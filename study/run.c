@@ -631,6 +631,8 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         rec->total_ls += rec->ls[k];
         rec->substeps += cnt[CCB_CNT_SUBSTEPS] > 1;
         rec->ncontacts_total += st->ncontacts;
+        rec->lazy_retries += st->lazy_retries;
+        rec->lazy_retried_steps += st->lazy_retries > 0;
         if (st->ncontacts > rec->ncontacts_max) {
             rec->ncontacts_max = st->ncontacts;
         }

@@ -124,6 +124,8 @@ typedef struct run_record {
     long substeps;        /* TAMSI: steps that needed substeps */
     long ncontacts_total; /* contacts summed over the steps */
     int ncontacts_max;
+    long lazy_retries, lazy_retried_steps; /* lazy pairs (formulation-convex §8.11): solves
+                                            * repeated, and the steps that repeated one */
     /* wall-time split summed over the steps [s] */
     double t_geometry, t_problem, t_solve, t_assemble, t_factor, t_linesearch, t_eval, t_kappa;
     ccb_ode_work work; /* ODE: work of the whole run (formulation-tamsi-hydro §B.8) */
