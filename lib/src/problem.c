@@ -119,6 +119,9 @@ static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA
         ccb_grow_many(ai, as, 2, &p->cap_A, nA > 0 ? (int)nA : 1)) {
         return CCB_E_NOMEM;
     }
+    for (int c = 0; c < 3 * nclique; ++c) { /* no clique is a known free body until the model */
+        p->clique_fb[c] = -1.0;             /* build says so (raw problems never do) */
+    }
     return CCB_OK;
 }
 
