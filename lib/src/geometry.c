@@ -482,7 +482,8 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
             const int sh = ws->gshape[k];
             ws->gp[k] = ws->X[sh].p;
             ws->gb[k] = m->shapes[sh].bound;
-            r = fmax(r, ccb_v3_norm(ccb_v3_sub(ws->gp[k], c)) + ws->gb[k]);
+            const double e = ccb_v3_norm(ccb_v3_sub(ws->gp[k], c)) + ws->gb[k];
+            r = e > r ? e : r; /* fmax for the finite poses checked above, without its call */
         }
         ws->gc[g] = c;
         ws->gr[g] = r;
@@ -664,14 +665,16 @@ ccb_status ccb_geometry_query_lazy(const ccb_model* m, double t, const double* q
             last = sh->body;
             rot_ok = ccb_all_finite(XB.R.m, 9);
         }
-        if (sh->def.type == CCB_SHAPE_SPHERE) { /* no test reads a sphere's own orientation (its
-                                                 * support point is its centre): the body's */
+        const int sphere = sh->def.type == CCB_SHAPE_SPHERE;
+        if (sphere) { /* no test reads a sphere's own orientation (its support point is its
+                       * centre): the body's, checked once per body (rot_ok) */
             ws->X[s].p = ccb_v3_add(XB.p, ccb_m3_mul_v(&XB.R, sh->def.pose.p));
             ws->X[s].R = XB.R;
         } else {
             ws->X[s] = ccb_pose_compose(&XB, &sh->def.pose);
         }
-        if (!rot_ok || !ccb_v3_isfinite(ws->X[s].p) || !ccb_all_finite(ws->X[s].R.m, 9)) {
+        if (!rot_ok || !ccb_v3_isfinite(ws->X[s].p) ||
+            (!sphere && !ccb_all_finite(ws->X[s].R.m, 9))) {
             return ccb_errorf(msg, msg_size, CCB_E_NONFINITE,
                               "geometry_query: non-finite pose of body '%s' at t = %g", bd->name,
                               t);

@@ -154,7 +154,8 @@ static ccb_status factor_blocks(ccb_problem* p) {
             for (int j = 0; j < i; ++j) {
                 /* [round-off: blocks computed as products like R I R^T are symmetric to a few
                  *  ulps; anything beyond 1e-12 of the diagonal scale is not a mass matrix] */
-                const double tol = 1e-12 * fmax(fabs(A[i * n + i]), fabs(A[j * n + j]));
+                const double ai = fabs(A[i * n + i]), aj = fabs(A[j * n + j]);
+                const double tol = 1e-12 * (ai > aj ? ai : aj); /* A is finite (build checks) */
                 if (!(fabs(A[i * n + j] - A[j * n + i]) <= tol)) {
                     return ccb_problem_failf(
                         p, CCB_E_INVALID,
