@@ -247,24 +247,34 @@ static ccb_status box_sphere_contact(const ccb_model* m, const geo_ws* ws, int a
     return emit(m, a, b, 0, phi, n, pA, ccb_v3_sub(cb, ccb_v3_scale(rb, n)), out);
 }
 
-/* Half-space A vs hydroelastic mesh B: one point contact per face (spec: formulation-tamsi-hydro
- * formulation-tamsi-hydro §F.4) of the slice of B's tetrahedra (rigid A, compliant B) or of B's
- * surface triangles clipped to A (`soft`: compliant A, rigid B): at the face centroid, k = A g,
- * phi0 = -p0/g, normal from A into B (the plane's normal, or minus the rigid triangle's);
- * dissipation, relaxation time and friction from the pair rule. Feature = face index. */
-static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b, int soft,
+/* Hydroelastic pairs, one point contact per face (spec: formulation-tamsi-hydro §F.4): a rigid
+ * half-space A against a compliant mesh B (`kind` CCB_PAIR_HALFSPACE_HYDRO: the slice of B's
+ * tetrahedra), a compliant half-space A against a rigid mesh B (CCB_PAIR_SOFT_HALFSPACE_HYDRO: B's
+ * surface triangles clipped to A), or a mesh A, rigid or compliant, against a compliant mesh B
+ * (CCB_PAIR_HYDRO_MESHES: formulation-tamsi-hydro §F.2, the general cases). At the face centroid
+ * k = A g, phi0 = -p0/g, normal from A into B (the plane's normal, or the face's); dissipation,
+ * relaxation time and friction from the pair rule. Feature = face index. */
+static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b, ccb_pair_kind kind,
                                  ccb_contact_set* out, char* msg, size_t msz) {
     const ccb_pose* XH = &ws->X[a];
     const ccb_vec3 n = ccb_m3_col(&XH->R, 2);
     const ccb_shape* sa = &m->shapes[a];
     const ccb_shape* sb = &m->shapes[b];
-    ccb_status s = soft ? ccb_hydro_clip(sb->mesh, &ws->X[b], XH->p, n, sa->def.material.k,
-                                         sa->def.hydro_slab, sa->def.hydro_repr, &ws->hs, msg, msz)
-                        : ccb_hydro_slice(sb->mesh, &ws->X[b], XH->p, n, sb->def.hydro_repr,
-                                          &ws->hs, msg, msz);
+    ccb_status s;
+    if (kind == CCB_PAIR_HYDRO_MESHES) {
+        const int flags = isinf(sa->def.material.k) ? CCB_HYDRO_RIGID_B : 0;
+        s = ccb_hydro_intersect(sb->mesh, &ws->X[b], sa->mesh, XH, flags, sb->def.hydro_repr,
+                                &ws->hs, msg, msz);
+    } else if (kind == CCB_PAIR_SOFT_HALFSPACE_HYDRO) {
+        s = ccb_hydro_clip(sb->mesh, &ws->X[b], XH->p, n, sa->def.material.k, sa->def.hydro_slab,
+                           sa->def.hydro_repr, &ws->hs, msg, msz);
+    } else {
+        s = ccb_hydro_slice(sb->mesh, &ws->X[b], XH->p, n, sb->def.hydro_repr, &ws->hs, msg, msz);
+    }
     if (s != CCB_OK) {
         return s;
     }
+    const int soft = kind != CCB_PAIR_HALFSPACE_HYDRO; /* a normal per face */
     ccb_contact c;
     double wa;
     c.material = ccb_shape_pair_material(m, a, b, &wa);
@@ -279,7 +289,7 @@ static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b, i
         const ccb_hydro_face* fc = &ws->hs.faces[f];
         c.feature = f;
         if (soft) {
-            set_normal(&c.R_WC, fc->normal); /* the rigid face's (inward) normal */
+            set_normal(&c.R_WC, fc->normal); /* the face's normal, from A into B */
         }
         c.phi0 = -fc->pressure / fc->gradient;  /* P2 eq. 16 */
         c.material.k = fc->area * fc->gradient; /* P2 eq. 15 */
@@ -295,9 +305,11 @@ static ccb_status hydro_contacts(const ccb_model* m, geo_ws* ws, int a, int b, i
 static ccb_status pair_contacts(const ccb_model* m, geo_ws* ws, int i, int j, double margin,
                                 ccb_contact_set* out, char* msg, size_t msz) {
     int a, b;
-    switch (ccb_shape_pair_kind(m, i, j, &a, &b)) {
-    case CCB_PAIR_HALFSPACE_HYDRO: return hydro_contacts(m, ws, a, b, 0, out, msg, msz);
-    case CCB_PAIR_SOFT_HALFSPACE_HYDRO: return hydro_contacts(m, ws, a, b, 1, out, msg, msz);
+    const ccb_pair_kind kind = ccb_shape_pair_kind(m, i, j, &a, &b);
+    switch (kind) {
+    case CCB_PAIR_HALFSPACE_HYDRO:
+    case CCB_PAIR_SOFT_HALFSPACE_HYDRO:
+    case CCB_PAIR_HYDRO_MESHES: return hydro_contacts(m, ws, a, b, kind, out, msg, msz);
     case CCB_PAIR_HALFSPACE: return halfspace_contacts(m, ws, a, b, margin, out);
     case CCB_PAIR_SPHERES: return sphere_contact(m, ws, a, b, margin, out);
     case CCB_PAIR_BOX_SPHERE: return box_sphere_contact(m, ws, a, b, margin, out);

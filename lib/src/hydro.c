@@ -7,22 +7,10 @@
 #include <string.h>
 
 #include "ccb/alloc.h"
+#include "hydro_internal.h"
 #include "internal.h"
 
-#define MAX_TETS 5000000
-
-struct ccb_hydro_mesh {
-    int nv, nt;
-    int rim;        /* rim vertices per cap (disk meshes), else 0 */
-    ccb_vec3* x;    /* nv vertices, mesh frame [m] */
-    double* p;      /* nv pressures [Pa] */
-    int* t;         /* 4 nt vertex indices */
-    ccb_vec3* grad; /* nt pressure gradients, mesh frame [Pa/m] */
-    int* bt;        /* 3 nbt vertex indices: boundary triangles, counter-clockwise seen from
-                       outside (the surface of the body as a rigid triangle mesh) */
-    int nbt;
-    double bound, volume;
-};
+#define MAX_TETS CCB_HYDRO_MAX_TETS
 
 static double tet_volume6(const ccb_vec3* x, const int* t) {
     const ccb_vec3 a = ccb_v3_sub(x[t[1]], x[t[0]]), b = ccb_v3_sub(x[t[2]], x[t[0]]),
@@ -49,6 +37,8 @@ void ccb_hydro_mesh_destroy(ccb_hydro_mesh* m) {
     ccb_free(m->t);
     ccb_free(m->grad);
     ccb_free(m->bt);
+    ccb_hydro_bvh_free(&m->tet_tree);
+    ccb_hydro_bvh_free(&m->tri_tree);
     ccb_free(m);
 }
 
@@ -236,7 +226,7 @@ ccb_status ccb_hydro_mesh_create(int nverts, const ccb_vec3* verts, const double
         m->grad[e] = tet_gradient(m->x, m->p, m->t + 4 * (size_t)e);
         m->volume += tet_volume6(m->x, m->t + 4 * (size_t)e) / 6;
     }
-    if (find_boundary(m) != CCB_OK) {
+    if (find_boundary(m) != CCB_OK || ccb_hydro_bvh_build(m) != CCB_OK) {
         ccb_hydro_mesh_destroy(m);
         return ccb_errorf(msg, n, CCB_E_NOMEM, "hydro mesh: out of memory");
     }
@@ -266,6 +256,11 @@ ccb_hydro_mesh* ccb_hydro_mesh_clone(const ccb_hydro_mesh* s) {
     m->rim = s->rim;
     m->bound = s->bound;
     m->volume = s->volume;
+    if (ccb_hydro_bvh_copy(&m->tet_tree, &s->tet_tree) != CCB_OK ||
+        ccb_hydro_bvh_copy(&m->tri_tree, &s->tri_tree) != CCB_OK) {
+        ccb_hydro_mesh_destroy(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -403,7 +398,7 @@ static int cap_polar(cap2d* c, int nr) {
  * positively oriented. Every quadrilateral face is split along the diagonal through its
  * lowest-indexed vertex (Dompierre et al. 1999), so neighbouring prisms share their faces and
  * the mesh is conforming (its boundary is the body's surface). */
-static void prism_tets(const ccb_vec3* x, int* t, int* nt, const int a[3], const int b[3]) {
+void ccb_hydro_prism_tets(const ccb_vec3* x, int* t, int* nt, const int a[3], const int b[3]) {
     static const int rot[6][6] = {{0, 1, 2, 3, 4, 5}, {1, 2, 0, 4, 5, 3}, {2, 0, 1, 5, 3, 4},
                                   {3, 5, 4, 0, 2, 1}, {4, 3, 5, 1, 0, 2}, {5, 4, 3, 2, 1, 0}};
     const int p[6] = {a[0], a[1], a[2], b[0], b[1], b[2]};
@@ -497,13 +492,13 @@ ccb_status ccb_hydro_mesh_disk(const ccb_hydro_disk* d, ccb_hydro_mesh** out, ch
             const int* c = cap.tri + 3 * j;
             const int bot[3] = {c[0], c[1], c[2]}, top[3] = {np + c[0], np + c[1], np + c[2]},
                       mid[3] = {2 * np + c[0], 2 * np + c[1], 2 * np + c[2]};
-            prism_tets(x, t, &nt, bot, mid);
-            prism_tets(x, t, &nt, mid, top);
+            ccb_hydro_prism_tets(x, t, &nt, bot, mid);
+            ccb_hydro_prism_tets(x, t, &nt, mid, top);
         }
         for (int j = 0; j < cap.nrim; ++j) {
             const int u = cap.rim[2 * j], w = cap.rim[2 * j + 1];
             const int a[3] = {2 * np + u, np + u, u}, b[3] = {2 * np + w, np + w, w};
-            prism_tets(x, t, &nt, a, b);
+            ccb_hydro_prism_tets(x, t, &nt, a, b);
         }
         st = ccb_hydro_mesh_create(nv, x, p, nt, t, out, msg, n);
         if (st == CCB_OK) {
@@ -526,10 +521,14 @@ void ccb_hydro_surface_free(ccb_hydro_surface* s) {
     }
     ccb_free(s->faces);
     ccb_free(s->scratch);
+    ccb_free(s->keys);
+    ccb_free(s->keys_tmp);
     s->faces = NULL;
     s->scratch = NULL;
+    s->keys = s->keys_tmp = NULL;
     s->scratch_size = 0;
-    s->n = s->cap = s->nskipped = 0;
+    s->n = s->cap = s->nskipped = s->keys_cap = s->keys_tmp_cap = 0;
+    s->ncandidates = 0;
 }
 
 /* Point where edge (i, j) crosses the plane, from the lower-indexed vertex (bit-identical in
@@ -546,7 +545,7 @@ static ccb_vec3 cut_point(const ccb_vec3* xw, const double* h, int i, int j) {
 
 /* Area and area centroid of a convex polygon counter-clockwise about n
  * (formulation-tamsi-hydro §F.3: fan about vertex 0, w_j = ((v_j - v_0) x (v_{j+1} - v_0)) . n). */
-static void polygon_area(const ccb_vec3* v, int m, ccb_vec3 n, double* area, ccb_vec3* c) {
+void ccb_hydro_polygon_area(const ccb_vec3* v, int m, ccb_vec3 n, double* area, ccb_vec3* c) {
     double W = 0;
     ccb_vec3 s = ccb_v3(0, 0, 0);
     for (int j = 1; j + 1 < m; ++j) {
@@ -583,11 +582,11 @@ static ccb_status push_face(ccb_hydro_surface* out, const ccb_hydro_face* f) {
 /* Emits polygon f (vertices counter-clockwise about f->normal, normal and gradient set) as one
  * face or as triangles about its centroid (formulation-tamsi-hydro §F.3), with pressures from the
  * linear field p(x) = p_ref + gW . (x - x_ref). */
-static ccb_status emit_faces(ccb_hydro_surface* out, ccb_hydro_face* f, ccb_hydro_repr repr,
-                             double p_ref, ccb_vec3 gW, ccb_vec3 x_ref) {
+ccb_status ccb_hydro_emit_faces(ccb_hydro_surface* out, ccb_hydro_face* f, ccb_hydro_repr repr,
+                                double p_ref, ccb_vec3 gW, ccb_vec3 x_ref) {
     double A;
     ccb_vec3 c;
-    polygon_area(f->verts, f->nverts, f->normal, &A, &c);
+    ccb_hydro_polygon_area(f->verts, f->nverts, f->normal, &A, &c);
     if (repr == CCB_HYDRO_POLYGONS) {
         f->area = A;
         f->centroid = c;
@@ -601,7 +600,7 @@ static ccb_status emit_faces(ccb_hydro_surface* out, ccb_hydro_face* f, ccb_hydr
         tr.verts[0] = c;
         tr.verts[1] = f->verts[k];
         tr.verts[2] = f->verts[(k + 1) % f->nverts];
-        polygon_area(tr.verts, 3, f->normal, &tr.area, &tr.centroid);
+        ccb_hydro_polygon_area(tr.verts, 3, f->normal, &tr.area, &tr.centroid);
         tr.pressure = p_ref + ccb_v3_dot(gW, ccb_v3_sub(tr.centroid, x_ref));
         st = push_face(out, &tr);
     }
@@ -630,6 +629,7 @@ static int prepare_cut(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o, c
     }
     out->n = 0;
     out->nskipped = 0;
+    out->ncandidates = 0;
     if (ccb_v3_dot(nrm, ccb_v3_sub(X->p, o)) - m->bound > 0) {
         return 1;
     }
@@ -678,6 +678,7 @@ ccb_status ccb_hydro_slice(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 
         }
         ccb_hydro_face f;
         f.tet = e;
+        f.other = -1;
         if (nin == 1 || nout == 1) {
             const int a = nin == 1 ? in[0] : outv[0];
             const int* o3 = nin == 1 ? outv : in;
@@ -707,7 +708,7 @@ ccb_status ccb_hydro_slice(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 
         const ccb_vec3 gW = ccb_m3_mul_v(&X->R, m->grad[e]);
         f.normal = nrm;
         f.gradient = ccb_v3_dot(gW, nrm);
-        st = emit_faces(out, &f, repr, m->p[t[0]], gW, xw[t[0]]);
+        st = ccb_hydro_emit_faces(out, &f, repr, m->p[t[0]], gW, xw[t[0]]);
     }
     if (st != CCB_OK) {
         return ccb_errorf(msg, msz, CCB_E_NOMEM, "hydro slice: out of memory");
@@ -754,6 +755,7 @@ ccb_status ccb_hydro_clip(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o
         /* Sutherland-Hodgman against h <= 0 (cut points from the lower-indexed vertex) */
         ccb_hydro_face f;
         f.tet = j;
+        f.other = -1;
         f.nverts = 0;
         for (int k = 0; k < 3; ++k) {
             const int a = tv[k], b = tv[(k + 1) % 3];
@@ -773,7 +775,7 @@ ccb_status ccb_hydro_clip(const ccb_hydro_mesh* m, const ccb_pose* X, ccb_vec3 o
         }
         f.normal = ccb_v3_scale(-1.0, nt);
         f.gradient = -s * ccb_v3_dot(nrm, nt); /* g_A = grad p_M . n_BA, rigid B: g = g_A */
-        st = emit_faces(out, &f, repr, 0.0, gW, o);
+        st = ccb_hydro_emit_faces(out, &f, repr, 0.0, gW, o);
     }
     if (st != CCB_OK) {
         return ccb_errorf(msg, msz, CCB_E_NOMEM, "hydro clip: out of memory");

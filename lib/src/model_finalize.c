@@ -110,6 +110,19 @@ ccb_pair_kind ccb_shape_pair_kind(const ccb_model* m, int i, int j, int* a, int*
         }
         return CCB_PAIR_HALFSPACE;
     }
+    if (ti == CCB_SHAPE_HYDRO && tj == CCB_SHAPE_HYDRO) {
+        /* B compliant (the lower index of two compliant meshes), A rigid or compliant; two rigid
+         * meshes have no query */
+        const int ri = isinf(m->shapes[i].def.material.k) != 0,
+                  rj = isinf(m->shapes[j].def.material.k) != 0;
+        if (ri && rj) {
+            return CCB_PAIR_NONE;
+        }
+        const int b_is_i = rj || (!ri && i < j);
+        *a = b_is_i ? j : i;
+        *b = b_is_i ? i : j;
+        return CCB_PAIR_HYDRO_MESHES;
+    }
     if (ti == CCB_SHAPE_SPHERE && tj == CCB_SHAPE_SPHERE) {
         *a = i < j ? i : j;
         *b = i < j ? j : i;

@@ -50,7 +50,9 @@ typedef enum ccb_pair_kind {
     CCB_PAIR_BOX_SPHERE = 3,           /* box (A) vs sphere (B) */
     CCB_PAIR_HALFSPACE_HYDRO = 4,      /* rigid half-space (A) vs compliant hydroelastic mesh (B) */
     CCB_PAIR_SOFT_HALFSPACE_HYDRO = 5, /* compliant half-space (A) vs rigid surface mesh (B) */
-    CCB_PAIR_CAPSULE_SPHERE = 6        /* capsule (A) vs sphere (B) */
+    CCB_PAIR_CAPSULE_SPHERE = 6,       /* capsule (A) vs sphere (B) */
+    CCB_PAIR_HYDRO_MESHES = 7          /* hydroelastic mesh (A, rigid or compliant) vs compliant
+                                          hydroelastic mesh (B): formulation-tamsi-hydro §F.2 */
 } ccb_pair_kind;
 
 /* The query of shapes i and j and which one is A (*a) and B (*b); CCB_PAIR_NONE if their types

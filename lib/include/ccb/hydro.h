@@ -18,13 +18,22 @@
  * as a rigid triangle mesh against a compliant half-space (modulus E, slab H_s, p = E depth/H_s):
  * each triangle facing the half-space is clipped to it (ccb_hydro_clip), one face per triangle.
  *
+ * In general (formulation-tamsi-hydro §F.2, the last two cases; ccb_hydro_intersect), a compliant
+ * mesh meets a rigid triangle mesh (the surface triangles of any mesh, clipped to its tetrahedra)
+ * or another compliant mesh (per pair of tetrahedra, the plane where the two linear fields are
+ * equal, clipped to both: at most 8 vertices), the element pairs found by bounding-volume
+ * hierarchies in the mesh frames (§F.7). ccb_hydro_mesh_solid meshes boxes, ellipsoids and slabs.
+ *
  * Model use: a shape of type CCB_SHAPE_HYDRO (ccb/model.h) holds a copy of a mesh; ccb_geometry_
- * query turns its slice by every rigid half-space (compliant mesh) or its clip by every compliant
- * half-space (rigid mesh, material.k = INFINITY) into contacts (feature = face index). */
+ * query turns its slice by every rigid half-space (compliant mesh), its clip by every compliant
+ * half-space (rigid mesh, material.k = INFINITY) and its surface with every other HYDRO shape (at
+ * least one compliant; of two compliant meshes the lower-indexed shape is B, the normal from A
+ * into B) into contacts (feature = face index). */
 #ifndef CCB_HYDRO_H
 #define CCB_HYDRO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ccb/math.h"
 #include "ccb/status.h"
@@ -106,6 +115,9 @@ typedef enum ccb_hydro_repr {
     CCB_HYDRO_TRIANGLES = 1 /* each polygon as triangles around its centroid (Elandt 2019) */
 } ccb_hydro_repr;
 
+/* Vertices of a face at most: a plane cut by two tetrahedra (formulation-tamsi-hydro §F.2). */
+#define CCB_HYDRO_MAX_POLYGON 8
+
 typedef struct ccb_hydro_face {
     ccb_vec3 centroid; /* area centroid c, world [m] */
     double area;       /* A [m^2] */
@@ -115,18 +127,25 @@ typedef struct ccb_hydro_face {
                           rigid limit) */
     ccb_vec3 normal;   /* contact normal, from the half-space into the mesh body: slice: the
                           plane's outward normal; clip: minus the rigid triangle's normal */
-    int tet;           /* slice: tetrahedron the face lies in; clip: surface triangle */
-    int nverts;        /* 3 or 4 */
-    ccb_vec3 verts[4]; /* counter-clockwise about `normal`, world [m] */
+    int tet;           /* slice: tetrahedron the face lies in; clip: surface triangle;
+                          intersect: the tetrahedron of the compliant mesh A */
+    int other;         /* intersect: B's tetrahedron (compliant B) or surface triangle (rigid
+                          B); -1 for a slice or clip */
+    int nverts;        /* 3 to CCB_HYDRO_MAX_POLYGON */
+    ccb_vec3 verts[CCB_HYDRO_MAX_POLYGON]; /* counter-clockwise about `normal`, world [m] */
 } ccb_hydro_face;
 
 /* Contact surface of a slice; zero-initialize, release with ccb_hydro_surface_free. */
 typedef struct ccb_hydro_surface {
     ccb_hydro_face* faces;
     int n, cap;
-    int nskipped;  /* faces dropped by the skip rule */
-    void* scratch; /* per-vertex workspace, reused between slices (owned) */
+    int nskipped;     /* faces dropped by the skip rule */
+    long ncandidates; /* ccb_hydro_intersect: element pairs examined (after the bounding-volume
+                         hierarchy, or every pair with CCB_HYDRO_BRUTE_FORCE) */
+    void* scratch;    /* per-vertex workspace, reused between slices (owned) */
     size_t scratch_size;
+    uint64_t *keys, *keys_tmp; /* candidate element pairs of ccb_hydro_intersect (owned) */
+    int keys_cap, keys_tmp_cap;
 } ccb_hydro_surface;
 
 CCB_API void ccb_hydro_surface_free(ccb_hydro_surface* s);
@@ -150,6 +169,63 @@ CCB_API ccb_status ccb_hydro_slice(const ccb_hydro_mesh* mesh, const ccb_pose* X
 CCB_API ccb_status ccb_hydro_clip(const ccb_hydro_mesh* mesh, const ccb_pose* X_WM, ccb_vec3 o,
                                   ccb_vec3 n, double modulus, double slab, ccb_hydro_repr repr,
                                   ccb_hydro_surface* out, char* msg, size_t msg_size);
+
+/* Flags of ccb_hydro_intersect. */
+#define CCB_HYDRO_RIGID_B 1 /* B's surface triangles as a rigid mesh (B's field unused) */
+#define CCB_HYDRO_BRUTE_FORCE                                                                      \
+    2 /* examine every element pair instead of the hierarchies' (the
+                                   reference of the hierarchy's test; same faces, same order) */
+
+/* Contact surface of the COMPLIANT mesh A at pose X_WA with mesh B at X_WB
+ * (formulation-tamsi-hydro §F.2, the general cases; §F.7 the search):
+ * - compliant B: for every pair of overlapping tetrahedra (a, b) the plane where their linear
+ *   fields are equal, p_a = p_b, with normal n = (grad p_a - grad p_b)/|...| (from B into A),
+ *   kept if both fields increase into their body (g_A = grad p_a . n > 0, g_B = -grad p_b . n >
+ *   0), sliced by a and clipped to b: a convex polygon of at most 8 vertices; effective gradient
+ *   g = g_A g_B / (g_A + g_B) (P2 eq. 23);
+ * - rigid B (CCB_HYDRO_RIGID_B): every surface triangle of B whose outward normal n_t is within
+ *   5 pi/8 of grad p_a, clipped to a: at most 7 vertices; n = n_t, g = grad p_a . n_t.
+ * Pressures are A's field. Candidate pairs come from the two meshes' bounding-volume hierarchies
+ * (built once in the mesh frames, queried at the relative pose: no refit on rigid motion) and are
+ * processed in ascending (a, b) order, so the faces are those and in the order of the brute-force
+ * search. Faces as in ccb_hydro_slice (representation, skip rule; tet = a, other = b). Replaces
+ * the contents of out. CCB_E_INVALID/E_NONFINITE/E_NOMEM with a message. */
+CCB_API ccb_status ccb_hydro_intersect(const ccb_hydro_mesh* a, const ccb_pose* X_WA,
+                                       const ccb_hydro_mesh* b, const ccb_pose* X_WB, int flags,
+                                       ccb_hydro_repr repr, ccb_hydro_surface* out, char* msg,
+                                       size_t msg_size);
+
+/* Closed solids with a layered medial pressure field (formulation-tamsi-hydro §F.1). */
+typedef enum ccb_hydro_solid_kind {
+    CCB_SOLID_BOX = 0,       /* half-extents `size`; each face a grid of squares split into two
+                                triangles, ceil(2 size / h) cells per edge */
+    CCB_SOLID_ELLIPSOID = 1, /* semi-axes `size`; an octahedron's faces split into n^2
+                                triangles, n = ceil(pi max(size) / (2 h)), projected onto the
+                                sphere and scaled by the semi-axes */
+    CCB_SOLID_SLAB = 2       /* half-extents `size`; a grid of cubes of edge about h, 6
+                                tetrahedra each; p = E (size.z - z) / (2 size.z): zero on the top
+                                face, E on the bottom (a compliant half-space of slab thickness
+                                2 size.z, cut to a box) */
+} ccb_hydro_solid_kind;
+
+typedef struct ccb_hydro_solid {
+    ccb_hydro_solid_kind kind;
+    ccb_vec3 size;          /* half-extents or semi-axes [m], each > 0 */
+    double modulus;         /* E [Pa] > 0 */
+    double resolution_hint; /* h [m] > 0 */
+    int layers;             /* BOX, ELLIPSOID: > 0 the layers between the centre and the
+                               surface, else ceil(min(size) / h) */
+} ccb_hydro_solid;
+
+/* Tetrahedral mesh and pressure field of a solid. BOX and ELLIPSOID: the surface triangles joined
+ * to the centre, each such pyramid cut into `layers` prisms of 3 tetrahedra (and a tetrahedron at
+ * the centre), the vertex at the fraction s of the way from the centre to the surface with
+ * p = E (1 - s): the field is linear in each pyramid, E depth / d_f in the pyramid over a planar
+ * face at distance d_f from the centre (a box: the depth below that face over its half-extent),
+ * zero on the surface, E at the centre. CCB_E_INVALID for bad parameters or more than 5e6
+ * tetrahedra. */
+CCB_API ccb_status ccb_hydro_mesh_solid(const ccb_hydro_solid* def, ccb_hydro_mesh** out, char* msg,
+                                        size_t msg_size);
 
 #ifdef __cplusplus
 }
