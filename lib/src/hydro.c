@@ -531,6 +531,21 @@ void ccb_hydro_surface_free(ccb_hydro_surface* s) {
     s->ncandidates = 0;
 }
 
+ccb_status ccb_hydro_surface_reserve(ccb_hydro_surface* s, int faces, int pairs) {
+    if (s == NULL || faces < 0 || pairs < 0) {
+        return CCB_E_INVALID;
+    }
+    if ((faces > s->cap &&
+         ccb_grow((void**)&s->faces, &s->cap, faces, sizeof(ccb_hydro_face)) != CCB_OK) ||
+        (pairs > s->keys_cap &&
+         ccb_grow((void**)&s->keys, &s->keys_cap, pairs, sizeof(uint64_t)) != CCB_OK) ||
+        (pairs > s->keys_tmp_cap &&
+         ccb_grow((void**)&s->keys_tmp, &s->keys_tmp_cap, pairs, sizeof(uint64_t)) != CCB_OK)) {
+        return CCB_E_NOMEM;
+    }
+    return CCB_OK;
+}
+
 /* Point where edge (i, j) crosses the plane, from the lower-indexed vertex (bit-identical in
  * every tetrahedron sharing the edge). h = signed heights, xw = world positions. */
 static ccb_vec3 cut_point(const ccb_vec3* xw, const double* h, int i, int j) {

@@ -165,7 +165,7 @@ static ccb_status soft_soft(const ccb_hydro_mesh* A, const ccb_pose* XA, int ea,
     m = clip_tet(v, m, o, nin);
     if (m < 3 || m > CCB_HYDRO_MAX_POLYGON || !(gA > 0 && gB > 0)) {
         /* a polygon that round-off made longer than 8 vertices (a sliver), or a field that does
-         * not grow into its body (§F.4 step 2): skipped */
+         * not grow into its body (formulation-tamsi-hydro §F.4 step 2): skipped */
         out->nskipped += m != 0;
         return CCB_OK;
     }

@@ -149,6 +149,9 @@ typedef struct ccb_hydro_surface {
 } ccb_hydro_surface;
 
 CCB_API void ccb_hydro_surface_free(ccb_hydro_surface* s);
+/* Grows the workspace to hold `faces` faces and `pairs` candidate pairs of ccb_hydro_intersect,
+ * so that queries within those sizes allocate nothing (CCB_E_NOMEM, s unchanged, on failure). */
+CCB_API ccb_status ccb_hydro_surface_reserve(ccb_hydro_surface* s, int faces, int pairs);
 
 /* Slice of the mesh at pose X_WM by the rigid half-space {x : n.(x - o) <= 0} (|n| = 1): the
  * faces where the mesh overlaps the half-space (a vertex is outside iff n.(x - o) > 0 strictly),
