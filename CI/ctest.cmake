@@ -21,7 +21,7 @@ set(CCB_GATES conveyor  1.14   3.36
               coin      28.7   202
               gripper   6.45   319
               grasp     16.6   50.8
-              spatula   23     23)
+              spatula   46     46)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}

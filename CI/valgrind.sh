@@ -40,6 +40,9 @@ echo "== ccb run coin: hydroelastic mesh slice, per-face contacts (Lagged, TAMSI
 CCB_SOURCE_DIR=$PWD $vg build/ccb run coin --t-final 0.01 --out "$out/coin" >/dev/null
 CCB_SOURCE_DIR=$PWD $vg build/ccb run coin --solver tamsi --set repr=1 --t-final 0.01 --out "$out/coin" >/dev/null
 CCB_SOURCE_DIR=$PWD $vg build/ccb run coin --set compliant=1 --t-final 0.01 --out "$out/coin" >/dev/null
+echo "== ccb run spatula: compliant meshes against a rigid mesh, bounding-volume search (SAP, TAMSI)"
+CCB_SOURCE_DIR=$PWD $vg build/ccb run spatula --variant sap --t-final 0.02 --out "$out/spatula" >/dev/null
+CCB_SOURCE_DIR=$PWD $vg build/ccb run spatula --variant tamsi --set repr=1 --t-final 0.02 --out "$out/spatula" >/dev/null
 echo "== ccb run gripper / grasp: articulated trees on prescribed parents (Newton, TAMSI, ODE)"
 for sv in "--approx lagged" "--solver tamsi" "--variant ie-fn-ec-tals"; do
   # shellcheck disable=SC2086

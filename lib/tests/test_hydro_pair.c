@@ -212,8 +212,8 @@ static int same_face(const ccb_hydro_face* a, const ccb_hydro_face* b) {
  * at random poses, compliant-compliant and compliant-rigid (formulation-tamsi-hydro §F.7), and
  * examine far fewer pairs. */
 static void test_bvh_matches_brute_force(void) {
-    ccb_hydro_mesh* A = solid(CCB_SOLID_ELLIPSOID, 0.08, 0.06, 0.05, 1e5, 0.02, 0);
-    ccb_hydro_mesh* B = solid(CCB_SOLID_BOX, 0.07, 0.05, 0.03, 4e5, 0.02, 0);
+    ccb_hydro_mesh* A = solid(CCB_SOLID_ELLIPSOID, 0.08, 0.06, 0.05, 1e5, 0.03, 0);
+    ccb_hydro_mesh* B = solid(CCB_SOLID_BOX, 0.07, 0.05, 0.03, 4e5, 0.025, 0);
     if (!A || !B) {
         return;
     }
@@ -221,7 +221,7 @@ static void test_bvh_matches_brute_force(void) {
     ccb_hydro_surface s1 = {0}, s2 = {0};
     int touching = 0;
     long cand = 0, brute = 0;
-    for (int trial = 0; trial < 40; ++trial) {
+    for (int trial = 0; trial < 16; ++trial) {
         const ccb_pose XA = pose(3 * urand(), 3 * urand(), 3 * urand(), ccb_v3(0, 0, 0));
         const ccb_pose XB =
             pose(3 * urand(), 3 * urand(), 3 * urand(),
@@ -243,10 +243,10 @@ static void test_bvh_matches_brute_force(void) {
         cand += s1.ncandidates;
         brute += s2.ncandidates;
     }
-    fprintf(stderr, "  %d of 40 poses touching; candidate pairs: hierarchy %ld, brute force %ld\n",
+    fprintf(stderr, "  %d of 16 poses touching; candidate pairs: hierarchy %ld, brute force %ld\n",
             touching, cand, brute);
-    CHECK(touching >= 20, "poses with contact: %d of 40 (the test must exercise faces)", touching);
-    CHECK(cand * 20 < brute, "candidates: hierarchy %ld, brute force %ld (>= 20x fewer)", cand,
+    CHECK(touching >= 8, "poses with contact: %d of 16 (the test must exercise faces)", touching);
+    CHECK(cand * 10 < brute, "candidates: hierarchy %ld, brute force %ld (>= 10x fewer)", cand,
           brute);
     ccb_hydro_surface_free(&s1);
     ccb_hydro_surface_free(&s2);
