@@ -363,8 +363,8 @@ static void spatula_observe(const ccb_sim* sim, const void* data, const double* 
         o[finger == s->finger[0] ? O_FNL : O_FNR] += c->force[2];
     }
     o[O_AL] = patch(s, m, t, q, 0, &o[O_EX], &o[O_EZ]);
-    /* the left patch's polygons and the element pairs its search examined (formulation-tamsi-hydro
-     * §F.7): the work of the query, deterministic, against its output */
+    /* the left patch's faces and the element pairs its search examined: the work of the query
+     * (formulation-tamsi-hydro §F.7), deterministic, against its output */
     o[O_FACES] = s->ws.n;
     o[O_CAND] = (double)s->ws.ncandidates;
     o[O_AR] = patch(s, m, t, q, 1, NULL, NULL);
