@@ -3,7 +3,8 @@
 # gates (hundreds of runs, or polar meshes with 10^4-10^5 faces and a 2000-step GSL reference:
 # hours unoptimized); their code paths run here instead on short runs: every approximation with
 # kappa and the k = 1e13 failure (clutter), polygons and triangles with Lagged, TAMSI and the
-# continuous model on a polar mesh (coin). Runnable locally.
+# continuous model on a polar mesh (coin). The spatula's gates (12 runs of 6-12 s) are left out too;
+# its compliant-mesh contact runs here with SAP (polygons) and TAMSI (triangles). Runnable locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCCB_SANITIZE=ON -DCCB_WERROR=ON \
@@ -34,5 +35,10 @@ for sv in "" "--solver tamsi --set repr=1" "--solver gsl --set layout=1 --set ri
   # shellcheck disable=SC2086
   build-asan/ccb run coin $sv --t-final 0.005 --out "$out/coin" >/dev/null
 done
+for sv in "--variant sap" "--variant tamsi --set repr=1"; do
+  echo "== ccb run spatula $sv"
+  # shellcheck disable=SC2086
+  build-asan/ccb run spatula $sv --t-final 0.05 --out "$out/spatula" >/dev/null
+done
 cd build-asan
-ctest --output-on-failure -j "${JOBS:-2}" -E '^gate\.(clutter|coin)$'
+ctest --output-on-failure -j "${JOBS:-2}" -E '^gate\.(clutter|coin|spatula)$'
