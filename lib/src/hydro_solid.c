@@ -1,5 +1,5 @@
-/* hydro_solid: tetrahedral meshes and pressure fields of closed solids, a box, an ellipsoid and a
- * slab (spec: formulation-tamsi-hydro §F.1). See ccb_hydro_mesh_solid in ccb/hydro.h. */
+/* hydro_solid: tetrahedral meshes and pressure fields of closed solids, a box, an ellipsoid, a
+ * cylinder and a slab (spec: formulation-tamsi-hydro §F.1). See ccb_hydro_mesh_solid in ccb/hydro.h. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +145,37 @@ static int ellipsoid_surface(surf* s, ccb_vec3 e, int n) {
     return 0;
 }
 
+/* The cylinder with semi-axes e.x, e.y (section) and half-length e.z: n rim vertices per ring, m
+ * segments along the axis; each cap a fan about its centre, the side quads split in two. */
+static int cylinder_surface(surf* s, ccb_vec3 e, int n, int m) {
+    const int ns = 2 + n * (m + 1), nt = 2 * n + 2 * n * m;
+    s->x = ccb_alloc((size_t)ns * sizeof(ccb_vec3));
+    s->tri = ccb_alloc((size_t)nt * 3 * sizeof(int));
+    if (!s->x || !s->tri) {
+        return -1;
+    }
+    s->ns = s->nt = 0;
+    s->x[s->ns++] = ccb_v3(0, 0, -e.z);
+    s->x[s->ns++] = ccb_v3(0, 0, e.z);
+    for (int r = 0; r <= m; ++r) {
+        for (int j = 0; j < n; ++j) {
+            const double a = 2 * CCB_PI * j / n;
+            s->x[s->ns++] = ccb_v3(e.x * cos(a), e.y * sin(a), e.z * (2.0 * r / m - 1));
+        }
+    }
+#define RING(r, j) (2 + (r)*n + ((j) % n))
+    for (int j = 0; j < n; ++j) {
+        surf_tri(s, 0, RING(0, j), RING(0, j + 1));
+        surf_tri(s, 1, RING(m, j), RING(m, j + 1));
+        for (int r = 0; r < m; ++r) {
+            surf_tri(s, RING(r, j), RING(r, j + 1), RING(r + 1, j + 1));
+            surf_tri(s, RING(r, j), RING(r + 1, j + 1), RING(r + 1, j));
+        }
+    }
+#undef RING
+    return 0;
+}
+
 /* The layered pyramids of a star-shaped surface (formulation-tamsi-hydro §F.1): the centre, L
  * scaled copies of the surface at s = l / L with p = E (1 - s), a tetrahedron at the centre and
  * L - 1 prisms per surface triangle. */
@@ -282,6 +313,11 @@ ccb_status ccb_hydro_mesh_solid(const ccb_hydro_solid* d, ccb_hydro_mesh** out, 
         ntets = 8.0 * no * no * (3.0 * L - 2);
         break;
     case CCB_SOLID_SLAB: ntets = 6.0 * n[0] * n[1] * n[2]; break;
+    case CCB_SOLID_CYLINDER:
+        no = cells(2 * CCB_PI * fmax(e.x, e.y), h);
+        no = no < 8 ? 8 : no;
+        ntets = (2.0 * no + 2.0 * no * n[2]) * (3.0 * L - 2);
+        break;
     default:
         return ccb_errorf(msg, msz, CCB_E_INVALID, "hydro solid: unknown kind %d", (int)d->kind);
     }
@@ -294,7 +330,9 @@ ccb_status ccb_hydro_mesh_solid(const ccb_hydro_solid* d, ccb_hydro_mesh** out, 
         return slab(e, n, E, out, msg, msz);
     }
     surf s = {0};
-    const int rc = d->kind == CCB_SOLID_BOX ? box_surface(&s, e, n) : ellipsoid_surface(&s, e, no);
+    const int rc = d->kind == CCB_SOLID_BOX        ? box_surface(&s, e, n)
+                   : d->kind == CCB_SOLID_CYLINDER ? cylinder_surface(&s, e, no, n[2])
+                                                   : ellipsoid_surface(&s, e, no);
     ccb_status st = rc != 0 ? ccb_errorf(msg, msz, CCB_E_NOMEM, "hydro solid: out of memory")
                             : layered(&s, L, E, out, msg, msz);
     surf_free(&s);

@@ -205,6 +205,9 @@ typedef enum ccb_hydro_solid_kind {
     CCB_SOLID_ELLIPSOID = 1, /* semi-axes `size`; an octahedron's faces split into n^2
                                 triangles, n = ceil(pi max(size) / (2 h)), projected onto the
                                 sphere and scaled by the semi-axes */
+    CCB_SOLID_CYLINDER = 3,  /* semi-axes size.x, size.y of its section, half-length size.z along
+                                z; n = max(8, ceil(2 pi max(size.x, size.y) / h)) sides,
+                                ceil(2 size.z / h) segments; each cap a fan about its centre */
     CCB_SOLID_SLAB = 2       /* half-extents `size`; a grid of cubes of edge about h, 6
                                 tetrahedra each; p = E (size.z - z) / (2 size.z): zero on the top
                                 face, E on the bottom (a compliant half-space of slab thickness
@@ -212,15 +215,15 @@ typedef enum ccb_hydro_solid_kind {
 } ccb_hydro_solid_kind;
 
 typedef struct ccb_hydro_solid {
-    ccb_hydro_solid_kind kind;
-    ccb_vec3 size;          /* half-extents or semi-axes [m], each > 0 */
-    double modulus;         /* E [Pa] > 0 */
-    double resolution_hint; /* h [m] > 0 */
-    int layers;             /* BOX, ELLIPSOID: > 0 the layers between the centre and the
+    ccb_hydro_solid_kind kind; /* BOX, ELLIPSOID and CYLINDER: layered pyramids (below) */
+    ccb_vec3 size;             /* half-extents or semi-axes [m], each > 0 */
+    double modulus;            /* E [Pa] > 0 */
+    double resolution_hint;    /* h [m] > 0 */
+    int layers; /* BOX, ELLIPSOID, CYLINDER: > 0 the layers between the centre and the
                                surface, else ceil(min(size) / h) */
 } ccb_hydro_solid;
 
-/* Tetrahedral mesh and pressure field of a solid. BOX and ELLIPSOID: the surface triangles joined
+/* Tetrahedral mesh and pressure field of a solid. BOX, ELLIPSOID and CYLINDER: the surface triangles joined
  * to the centre, each such pyramid cut into `layers` prisms of 3 tetrahedra (and a tetrahedron at
  * the centre), the vertex at the fraction s of the way from the centre to the surface with
  * p = E (1 - s): the field is linear in each pyramid, E depth / d_f in the pyramid over a planar
