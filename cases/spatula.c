@@ -44,6 +44,7 @@ enum {
     P_BLADE_DIST,
     P_HANDLE_LEN,
     P_HANDLE_W,
+    P_HANDLE_E,
     P_REPR,
     P_G,
     P_VS,
@@ -96,6 +97,10 @@ static const case_param k_params[P_COUNT] = {
     {.name = "handle_width", .def = 0.03, .unit = "m", .hi = 1, .lo_open = 1,
      .meaning = "handle cross-section, square (Drake: a cylinder of this diameter)",
      .tag = "[code]"},
+    {.name = "handle_modulus", .def = 0, .unit = "Pa", .hi = 1e12,
+     .meaning = "0: a rigid handle; > 0: a compliant handle of this hydroelastic modulus "
+                "(Drake's current example: 1e8 Pa)",
+     .tag = "[default?]"},
     {.name = "repr", .def = 0, .unit = "-", .hi = 1, .integer = 1,
      .meaning = "contact faces: 0 polygons, 1 triangles (formulation-tamsi-hydro §F.3)",
      .tag = "[PFC]"},
@@ -160,6 +165,7 @@ typedef struct spat_data {
     int finger[2], spatula; /* bodies */
     ccb_hydro_mesh *bubble, *handle;
     ccb_hydro_repr repr;  /* the bubbles' faces */
+    int handle_flags;     /* CCB_HYDRO_RIGID_B for a rigid handle, 0 for a compliant one */
     ccb_hydro_surface ws; /* observe's workspace */
 } spat_data;
 
@@ -202,6 +208,7 @@ static int spatula_build(const double* P, ccb_model** out, void** data, char* ms
     s->period = P[P_PERIOD];
     s->duty = P[P_DUTY];
     s->repr = lround(P[P_REPR]) == 0 ? CCB_HYDRO_POLYGONS : CCB_HYDRO_TRIANGLES;
+    s->handle_flags = P[P_HANDLE_E] > 0 ? 0 : CCB_HYDRO_RIGID_B;
     const double mass = mh + mb;
     s->d = mb * xb / mass;
     char emsg[256];
@@ -209,7 +216,8 @@ static int spatula_build(const double* P, ccb_model** out, void** data, char* ms
     /* the rigid handle: only its surface triangles are used (one layer suffices); its grid
      * follows the bubbles' (3/8 of their resolution: 7.5 mm, 4 squares across a face, at the
      * default 2 cm), so that a refinement refines both sides of the patch */
-    const ccb_hydro_solid hd = {CCB_SOLID_BOX, {0.5 * L, w, w}, P[P_E], 0.375 * P[P_BUBBLE_H], 1};
+    const double Eh = P[P_HANDLE_E] > 0 ? P[P_HANDLE_E] : P[P_E]; /* (unused when rigid) */
+    const ccb_hydro_solid hd = {CCB_SOLID_BOX, {0.5 * L, w, w}, Eh, 0.375 * P[P_BUBBLE_H], 1};
     ccb_status st = ccb_hydro_mesh_solid(&bd, &s->bubble, emsg, sizeof emsg);
     if (st == CCB_OK) {
         st = ccb_hydro_mesh_solid(&hd, &s->handle, emsg, sizeof emsg);
@@ -264,7 +272,10 @@ static int spatula_build(const double* P, ccb_model** out, void** data, char* ms
         h.type = CCB_SHAPE_HYDRO;
         h.mesh = s->handle;
         h.pose = ccb_pose_translation(ccb_v3(-s->d, 0, 0));
-        h.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+        /* rigid (k = inf), or compliant with its own layered field (formulation-tamsi-hydro §F.2,
+         * two compliant meshes) */
+        h.material =
+            (ccb_material){P[P_HANDLE_E] > 0 ? P[P_HANDLE_E] : INFINITY, P[P_D], 0.0, P[P_MU]};
         st = ccb_model_add_shape(m, s->spatula, &h, NULL);
     }
     if (st == CCB_OK) {
@@ -305,8 +316,8 @@ static void spatula_sim_options(const double* P, ccb_sim_params* sp) {
     case_contact_options(sp, P[P_VS], P[P_SIGMA], P[P_BETA], P[P_MARGIN]);
 }
 
-/* Area of the patch of bubble f (the run's faces) and (f = 0) its extents along the handle and across it, in the
- * handle's frame. */
+/* Area of the patch of bubble f (the run's faces) and (f = 0) its extents along the handle and
+ * across it, in the handle's frame. */
 static double patch(spat_data* s, const ccb_model* m, double t, const double* q, int f, double* ex,
                     double* ez) {
     ccb_pose XF, XS;
@@ -316,8 +327,8 @@ static double patch(spat_data* s, const ccb_model* m, double t, const double* q,
     }
     const ccb_pose XBS = ccb_pose_translation(ccb_v3(-s->d, 0, 0));
     const ccb_pose XH = ccb_pose_compose(&XS, &XBS);
-    if (ccb_hydro_intersect(s->bubble, &XF, s->handle, &XH, CCB_HYDRO_RIGID_B, CCB_HYDRO_POLYGONS,
-                            &s->ws, NULL, 0) != CCB_OK) {
+    if (ccb_hydro_intersect(s->bubble, &XF, s->handle, &XH, s->handle_flags, s->repr, &s->ws, NULL,
+                            0) != CCB_OK) {
         return NAN;
     }
     double A = 0, lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
@@ -465,7 +476,7 @@ static double torsional_capacity(const spat_data* s, const double* P, double F, 
     for (int it = 0; it < 60; ++it) {
         const double d = 0.5 * (lo + hi);
         const ccb_pose XB = ccb_pose_translation(ccb_v3(0, -(w + a - d), 0));
-        ccb_hydro_intersect(s->bubble, &XB, s->handle, &XH, CCB_HYDRO_RIGID_B, CCB_HYDRO_POLYGONS,
+        ccb_hydro_intersect(s->bubble, &XB, s->handle, &XH, s->handle_flags, CCB_HYDRO_POLYGONS,
                             &ws, NULL, 0);
         Fs = 0;
         for (int k = 0; k < ws.n; ++k) {

@@ -165,7 +165,7 @@ static void test_equal_pressure(void) {
  * partitions of it. */
 static void test_sphere_on_rigid_box(void) {
     ccb_hydro_mesh* S = solid(CCB_SOLID_ELLIPSOID, 0.1, 0.1, 0.1, 1e5, 0.02, 0);
-    ccb_hydro_mesh* R = solid(CCB_SOLID_BOX, 0.3, 0.25, 0.1, 1e9, 0.045, 2);
+    ccb_hydro_mesh* R = solid(CCB_SOLID_BOX, 0.3, 0.25, 0.1, 1e9, 0.045, 2); /* E_B = 1e4 E_A */
     if (!S || !R) {
         return;
     }
@@ -188,6 +188,21 @@ static void test_sphere_on_rigid_box(void) {
         CHECK_REL(Ab, Aa, 1e-11, 0, "the same patch area, " BASIS_ROUND);
         CHECK_REL(Fb.z, Fa.z, 1e-11, 0, "the same force (p linear per tetrahedron), " BASIS_ROUND);
         CHECK_ABS(Fb.x, 0, 1e-12 * Fa.z, "rigid top face: normal +z");
+        /* the same box compliant and 1e4 times stiffer than the sphere: the equal-pressure plane
+         * moves into the box by delta gA / (gA + gB), and the force (~ delta^2) by about
+         * 2 gA / gB = 2e-4 of itself (formulation-tamsi-hydro §F.2, two compliant meshes) */
+        ccb_hydro_surface c = {0};
+        CHECK(ccb_hydro_intersect(S, &XS, R, &XR, 0, CCB_HYDRO_POLYGONS, &c, msg, sizeof msg) ==
+                  CCB_OK,
+              "%s", msg);
+        ccb_vec3 Fc, Mc;
+        double Ac;
+        totals(&c, XS.p, &Fc, &Mc, &Ac);
+        fprintf(stderr, "  stiff compliant box: force %.6g against rigid %.6g (rel %.2e)\n", Fc.z,
+                Fa.z, fabs(Fc.z / Fa.z - 1));
+        CHECK_REL(Fc.z, Fa.z, 1e-3, 0,
+                  "stiff compliant box = rigid box: force within 5 x 2 gA/gB = 1e-3");
+        ccb_hydro_surface_free(&c);
         for (int f = 0; f < b.n; ++f) {
             CHECK(b.faces[f].normal.z > 1 - 1e-12, "face %d: the top face's normal", f);
         }
