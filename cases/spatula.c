@@ -731,8 +731,8 @@ static const fig_table k_ref_tables[] = {
      .file = "levels.csv",
      .header =
          "h [m],faces_polygons [-],faces_triangles [-],faces_ratio [-],candidates_per_face [-],"
-         "geometry_polygons [us],solver_polygons [us],solver_triangles [us],"
-         "solver_speedup [-],theta_end1_polygons [rad],theta_end1_triangles [rad]",
+         "geometry_wall_polygons [us],solver_wall_polygons [us],solver_wall_triangles [us],"
+         "solver_wall_speedup [-],theta_end1_polygons [rad],theta_end1_triangles [rad]",
      .md = "| bubble mesh h [m] | constraints per step, polygons | triangles | ratio | candidate "
            "pairs per face | geometry [µs/step] | solver, polygons [µs/step] | triangles | "
            "speedup | theta at 6 s, polygons [rad] | triangles |\n"
@@ -751,8 +751,9 @@ static const fig_study k_refinement = {
              "succeeds at every grid refinement (PFC §V-B, Figs. 8-9; ccb: the spatula's first "
              "period instead of the pancake flip, the bubbles refined).",
     .make_runs = ref_runs,
-    .columns = "constraints [-],candidates_per_face [-],geometry [us/step],solver [us/step],"
-               "hold_max [rad],low1_rot [rad],theta_end1 [rad],dz_max [m]",
+    .columns =
+        "constraints [-],candidates_per_face [-],geometry_wall [us/step],solver_wall [us/step],"
+        "hold_max [rad],low1_rot [rad],theta_end1 [rad],dz_max [m]",
     .row = ref_row,
     .finish = ref_finish,
     .tables = k_ref_tables,
