@@ -17,7 +17,7 @@ struct ccb_deriv {
     ccb_sim_params prm;
     ccb_deriv_params dp;
     double t0;
-    int nq, nv, ready;
+    int nq, nv, ready, has_u;
     ccb_problem *pb, *pw;   /* at the linearization point; at a perturbed one */
     ccb_contact_set cs, cw; /* their contacts */
     ccb_sparse* sp;         /* H over the participating cliques */
@@ -26,7 +26,7 @@ struct ccb_deriv {
     /* nq: q0, perturbed q, integrator scratch; nv: v0, v1, perturbed v0, residuals, rhs */
     double *q0, *qw, *qa, *qb;
     int cap_q;
-    double *v0, *v1, *vw, *rp, *rm, *g, *red, *redr, *va, *vb;
+    double *v0, *v1, *vw, *rp, *rm, *g, *red, *redr, *va, *vb, *u;
     int cap_v;
     double *vc, *gam, *G; /* 3 nc, 3 nc, 9 nc */
     int cap_c;
@@ -99,15 +99,15 @@ static ccb_status fail(ccb_deriv* d, ccb_status s, const char* what) {
 /* One allocation per size class, carved into the vectors. */
 static ccb_status reserve(ccb_deriv* d, int nq, int nv, int nc) {
     if (ccb_grow((void**)&d->q0, &d->cap_q, 4 * (nq > 0 ? nq : 1), sizeof(double)) ||
-        ccb_grow((void**)&d->v0, &d->cap_v, 10 * (nv > 0 ? nv : 1), sizeof(double)) ||
+        ccb_grow((void**)&d->v0, &d->cap_v, 11 * (nv > 0 ? nv : 1), sizeof(double)) ||
         ccb_grow((void**)&d->vc, &d->cap_c, 15 * (nc > 0 ? nc : 1), sizeof(double))) {
         return fail(d, CCB_E_NOMEM, "out of memory");
     }
-    const int sq = d->cap_q / 4, sv = d->cap_v / 10, sc = d->cap_c / 15;
+    const int sq = d->cap_q / 4, sv = d->cap_v / 11, sc = d->cap_c / 15;
     d->qw = d->q0 + sq, d->qa = d->q0 + 2 * sq, d->qb = d->q0 + 3 * sq;
     double** const vv[] = {&d->v1,  &d->vw,   &d->rp, &d->rm, &d->g,
-                           &d->red, &d->redr, &d->va, &d->vb};
-    for (int k = 0; k < 9; ++k) {
+                           &d->red, &d->redr, &d->va, &d->vb, &d->u};
+    for (int k = 0; k < 10; ++k) {
         *vv[k] = d->v0 + (size_t)(k + 1) * (size_t)sv;
     }
     d->gam = d->vc + 3 * sc;
@@ -121,6 +121,7 @@ static ccb_status build(ccb_deriv* d, ccb_problem* pb, const double* q, const do
                         const ccb_contact_set* cs, double vs) {
     ccb_problem_params pp = d->prm.problem;
     pp.defer_inactive = 0;
+    pp.u = d->has_u ? d->u : NULL; /* the simulation's applied force (ccb_sim_set_force) */
     const ccb_step_context step = {d->t0, d->prm.dt, vs};
     const ccb_status s = ccb_problem_build(pb, d->m, d->prm.approx, &pp, &step, q, v, cs);
     if (s != CCB_OK) {
@@ -272,6 +273,11 @@ ccb_status ccb_deriv_linearize(ccb_deriv* d, const ccb_sim* sim, const ccb_deriv
     memcpy(d->q0, q0, (size_t)d->nq * sizeof(double));
     memcpy(d->v0, v0, (size_t)d->nv * sizeof(double));
     memcpy(d->v1, v1, (size_t)d->nv * sizeof(double));
+    const double* u = ccb_sim_force(sim);
+    d->has_u = u != NULL;
+    if (u) {
+        memcpy(d->u, u, (size_t)d->nv * sizeof(double));
+    }
     if ((s = build(d, d->pb, q0, v0, &d->cs, prm->vs)) != CCB_OK) {
         return s;
     }

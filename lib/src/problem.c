@@ -348,6 +348,7 @@ static ccb_status begin(ccb_problem* p, const ccb_approx* approx, const ccb_prob
     }
     p->approx = approx;
     p->params = *params;
+    p->params.u = NULL; /* borrowed for the build only (read from params there) */
     p->step = *step;
     p->L_fresh = 0;
     p->model = NULL;
@@ -631,9 +632,11 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         return ccb_problem_failf(p, CCB_E_INVALID, "build: NULL argument or model not finalized");
     }
     if (!isfinite(step->t0) || !ccb_all_finite(q0, (size_t)m->nq) ||
-        !ccb_all_finite(v0, (size_t)m->nv)) {
-        return ccb_problem_failf(p, CCB_E_NONFINITE,
-                                 "build: state at t = %g has a non-finite entry", step->t0);
+        !ccb_all_finite(v0, (size_t)m->nv) ||
+        (params->u && !ccb_all_finite(params->u, (size_t)m->nv))) {
+        return ccb_problem_failf(
+            p, CCB_E_NONFINITE,
+            "build: state (or applied force u) at t = %g has a non-finite entry", step->t0);
     }
     const double dt = step->dt, t0 = step->t0;
     size_t nA = 0;
@@ -680,6 +683,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         ccb_clique_generalized_force(m, c, t0, q0, v0, f);
         for (int k = 0; k < n; ++k) {
             const double D = ccb_clique_damping(m, c, k);
+            f[k] += params->u ? params->u[voff + k] : 0.0;
             A[k * n + k] += dt * D;
             f[k] -= D * vb[k];
             p->Ddiag[voff + k] = D;

@@ -244,6 +244,7 @@ void ccb_sim_destroy(ccb_sim* sim) {
     ccb_problem_destroy(sim->problem);
     ccb_free(sim->q);
     ccb_free(sim->qn);
+    ccb_free(sim->u);
     ccb_free(sim->v);
     ccb_free(sim->results);
     double* ec[] = {sim->ec_q,  sim->ec_v,  sim->ec_qf, sim->ec_vf, sim->ec_qh,
@@ -287,6 +288,37 @@ ccb_status ccb_sim_set_state(ccb_sim* sim, double t, const double* q, const doub
         }
     }
     return CCB_OK;
+}
+
+ccb_status ccb_sim_set_force(ccb_sim* sim, const double* u) {
+    if (sim == NULL) {
+        return CCB_E_INVALID;
+    }
+    const int nv = sim->model->nv;
+    if (u == NULL) {
+        ccb_free(sim->u);
+        sim->u = NULL;
+        return CCB_OK;
+    }
+    if (sim->solver->advance) { /* an integrator: no frozen step problem to add it to */
+        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_INVALID,
+                          "set_force: solver '%s' integrates the continuous model; an applied "
+                          "generalized force needs a frozen-step solver (newton, tamsi)",
+                          ccb_solver_name(sim->prm.solver));
+    }
+    if (!ccb_all_finite(u, (size_t)nv)) {
+        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NONFINITE,
+                          "set_force: u has a non-finite entry");
+    }
+    if (sim->u == NULL && (sim->u = ccb_calloc(nv > 0 ? (size_t)nv : 1, sizeof(double))) == NULL) {
+        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "set_force: out of memory");
+    }
+    memcpy(sim->u, u, (size_t)nv * sizeof(double));
+    return CCB_OK;
+}
+
+const double* ccb_sim_force(const ccb_sim* sim) {
+    return sim ? sim->u : NULL;
 }
 
 double ccb_sim_time(const ccb_sim* sim) {
@@ -427,6 +459,7 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
      * results bit-identical); the other solvers read every contact's rows */
     ccb_problem_params pp = sim->prm.problem;
     pp.defer_inactive = sim->solver->defer_contacts && sim->solver->defer_contacts(&sim->prm);
+    pp.u = sim->u;
     int lazy = pp.defer_inactive && sim->prm.newton.lazy_pairs &&
                ccb_approx_is_builtin(sim->prm.approx) && sim->prm.approx->inactive_radius;
     sim->stats.lazy_retries = 0;

@@ -32,6 +32,7 @@ struct ccb_sim {
     double t_start;
     long nsteps; /* steps since set_state */
     double *q, *v, *qn;
+    double* u; /* ccb_sim_set_force: the generalized force added over every step (nv), or NULL */
     ccb_contact_result* results;
     int nresults, cap_results;
     ccb_step_stats stats;

@@ -418,7 +418,56 @@ static void test_errors(void) {
     ccb_model_destroy(m);
 }
 
+/* ccb_sim_set_force adds the same generalized force as a body's force callback (to round-off: the
+ * sums are taken in another order), the derivative's linearization sees it (the residual at the
+ * step's solution stays at round-off), and the ODE solver refuses it. */
+static void test_set_force(void) {
+    scene sc = {1, 1, 1, 1, 0, {{0.01, -0.02, 0.005, 0.3, -0.2, 0.1}}};
+    ccb_model* m = make_model(&sc);
+    const int nq = ccb_model_nq(m), nv = ccb_model_nv(m);
+    double q0[NQ_MAX], v0[NV_MAX], q1[NQ_MAX], v1[NV_MAX];
+    ccb_model_initial_state(m, q0, v0);
+    v0[3] = 0.5;
+    CHECK(step(&sc, &ccb_approx_sap, 1.0, q0, v0, q1, v1), "step with the callback");
+    scene bare = sc;
+    memset(&bare.ld, 0, sizeof bare.ld);
+    ccb_model* m0 = make_model(&bare);
+    ccb_sim_params p = sim_params(&ccb_approx_sap, 1.0);
+    ccb_sim* sim = NULL;
+    char msg[256];
+    CHECK(ccb_sim_create(m0, &p, &sim, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+    CHECK(ccb_sim_set_force(sim, sc.ld.u) == CCB_OK && ccb_sim_force(sim) != NULL, "set_force");
+    CHECK(ccb_sim_set_state(sim, 0.0, q0, v0) == CCB_OK && ccb_sim_step(sim) == CCB_OK, "step");
+    /* 1e-12 relative: the same sums in another order, through a solve of condition ~1e3 */
+    CHECK(rel_err(ccb_sim_v(sim), v1, nv) <= 1e-12, "set_force vs callback: %g",
+          rel_err(ccb_sim_v(sim), v1, nv));
+    CHECK(rel_err(ccb_sim_q(sim), q1, nq) <= 1e-12, "set_force vs callback (q): %g",
+          rel_err(ccb_sim_q(sim), q1, nq));
+    ccb_deriv* d = NULL;
+    ccb_deriv_create(&d);
+    CHECK(ccb_deriv_linearize(d, sim, NULL, 0.0, q0, v0, ccb_sim_v(sim)) == CCB_OK, "lin: %s",
+          ccb_deriv_last_error(d));
+    const ccb_deriv_stats st = ccb_deriv_get_stats(d);
+    CHECK(st.residual <= 1e-12 * st.scale, "the linearization sees u: residual %g of %g",
+          st.residual, st.scale);
+    double bad[NV_MAX];
+    memcpy(bad, sc.ld.u, 6 * sizeof(double));
+    bad[2] = INFINITY;
+    CHECK(ccb_sim_set_force(sim, bad) == CCB_E_NONFINITE, "non-finite u refused");
+    CHECK(ccb_sim_set_force(sim, NULL) == CCB_OK && ccb_sim_force(sim) == NULL, "u removed");
+    ccb_sim_destroy(sim);
+    ccb_sim_params po = sim_params(&ccb_approx_sap, 1.0);
+    ccb_sim_params_set_solver(&po, CCB_SOLVER_ODE, NULL);
+    CHECK(ccb_sim_create(m0, &po, &sim, msg, sizeof msg) == CCB_OK, "create ode: %s", msg);
+    CHECK(ccb_sim_set_force(sim, sc.ld.u) == CCB_E_INVALID, "the ODE solver refuses u");
+    ccb_sim_destroy(sim);
+    ccb_deriv_destroy(d);
+    ccb_model_destroy(m0);
+    ccb_model_destroy(m);
+}
+
 int main(void) {
+    RUN(test_set_force);
     RUN(test_errors);
     RUN(test_exact_zeros);
     RUN(test_backends);

@@ -41,6 +41,10 @@ typedef struct ccb_problem_params {
      * results are the same bit for bit. Default 0 (every contact complete); the simulator turns
      * it on for the Newton solver. The accessors below complete a deferred contact first. */
     int defer_inactive;
+    /* NULL (default), or a generalized force u[nv] [N | N m] added to the explicit forces over
+     * the step: A v* = A v0 + dt (k2 - D v0 + u) (formulation-convex §1.1, §9.1); borrowed during
+     * ccb_problem_build only (ccb_sim_set_force sets it for a simulation) */
+    const double* u;
 } ccb_problem_params;
 
 CCB_API ccb_problem_params ccb_problem_params_default(void);

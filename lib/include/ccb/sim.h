@@ -181,6 +181,14 @@ CCB_API const char* ccb_sim_last_error(const ccb_sim* sim);
 
 /* Sets the state: time t [s], q[nq], v[nv] (copied; all finite, else CCB_E_NONFINITE). */
 CCB_API ccb_status ccb_sim_set_state(ccb_sim* sim, double t, const double* q, const double* v);
+/* Adds the generalized force u[nv] [N | N m] to the explicit forces of every following step
+ * (copied; held until changed; NULL removes it): A v* = A v0 + dt (k2 - D v0 + u)
+ * (formulation-convex §1.1). For a controller or an optimizer that acts on the velocities
+ * directly (ccb/deriv.h differentiates with respect to it). CCB_E_INVALID for the ODE solver
+ * (it integrates the continuous model), CCB_E_NONFINITE, CCB_E_NOMEM. */
+CCB_API ccb_status ccb_sim_set_force(ccb_sim* sim, const double* u);
+/* The force ccb_sim_set_force holds (borrowed), or NULL. */
+CCB_API const double* ccb_sim_force(const ccb_sim* sim);
 CCB_API double ccb_sim_time(const ccb_sim* sim);
 /* Borrowed, valid until the next step/set_state. */
 CCB_API const double* ccb_sim_q(const ccb_sim* sim);
