@@ -546,8 +546,8 @@ static const case_study k_studies[] = {
      .figure = "ccb (CENIC; BOX-8)",
      .decl = &k_error_control}};
 
-static const char* const k_quick[] = {"reference",    "fig4",          "fig5",
-                                      "tamsi-convex", "error-control", NULL};
+static const char* const k_quick[] = {"reference",     "fig4",      "fig5", "tamsi-convex",
+                                      "error-control", "gradients", NULL};
 
 const case_desc case_box = {
     .name = "box",

@@ -695,7 +695,7 @@ static const case_study k_studies[] = {
      .figure = "ccb (CLU-9)",
      .decl = &k_rigid_limit}};
 
-static const char* const k_quick[] = {"fig15-16", "fig17", "fig18-19", NULL};
+static const char* const k_quick[] = {"fig15-16", "fig17", "fig18-19", "gradients", NULL};
 
 const case_desc case_clutter = {
     .name = "clutter",

@@ -736,8 +736,8 @@ static const case_study k_studies[] = {
      .figure = "PFC §V-A",
      .decl = &k_continuous}};
 
-static const char* const k_quick[] = {"fig5", "convergence-dt", "convergence-grid", "continuous",
-                                      NULL};
+static const char* const k_quick[] = {"fig5",       "convergence-dt", "convergence-grid",
+                                      "continuous", "gradients",      NULL};
 
 const case_desc case_coin = {
     .name = "coin",

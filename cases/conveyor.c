@@ -638,7 +638,7 @@ static const case_study k_studies[] = {
      .figure = "ccb peer comparison",
      .decl = &k_peers}};
 
-static const char* const k_quick[] = {"fig3", "fig4", NULL};
+static const char* const k_quick[] = {"fig3", "fig4", "gradients", NULL};
 
 const case_desc case_conveyor = {
     .name = "conveyor",

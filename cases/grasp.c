@@ -720,7 +720,7 @@ static const case_study k_studies[] = {
      .figure = "ICF Fig. 22",
      .decl = &k_fig22}};
 
-static const char* const k_quick[] = {"fig21", "fig22", NULL};
+static const char* const k_quick[] = {"fig21", "fig22", "gradients", NULL};
 
 const case_desc case_grasp = {
     .name = "grasp",

@@ -574,7 +574,7 @@ static const case_study k_studies[] = {
      .figure = "TAMSI Fig. 8",
      .decl = &k_fig8}};
 
-static const char* const k_quick[] = {"fig7", "fig8", NULL};
+static const char* const k_quick[] = {"fig7", "fig8", "gradients", NULL};
 
 const case_desc case_gripper = {
     .name = "gripper",

@@ -697,7 +697,7 @@ static const case_study k_studies[] = {
      .figure = "ICF Fig. 13",
      .decl = &k_fig13}};
 
-static const char* const k_quick[] = {"rigid", "fig9-10", "fig11-12", "fig13", NULL};
+static const char* const k_quick[] = {"rigid", "fig9-10", "fig11-12", "fig13", "gradients", NULL};
 
 const case_desc case_rod = {
     .name = "rod",

@@ -818,7 +818,7 @@ static const case_study k_studies[] = {
      .figure = "PFC Figs. 8-9",
      .decl = &k_refinement}};
 
-static const char* const k_quick[] = {"slip", "refinement", NULL};
+static const char* const k_quick[] = {"slip", "refinement", "gradients", NULL};
 
 const case_desc case_spatula = {
     .name = "spatula",

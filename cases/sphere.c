@@ -670,8 +670,8 @@ static const case_study k_studies[] = {
      .figure = "ccb (SPH-8)",
      .decl = &k_rigid_limit}};
 
-static const char* const k_quick[] = {"fig6",          "fig7",        "accuracy",
-                                      "error-control", "rigid-limit", NULL};
+static const char* const k_quick[] = {"fig6",        "fig7",      "accuracy", "error-control",
+                                      "rigid-limit", "gradients", NULL};
 
 const case_desc case_sphere = {
     .name = "sphere",

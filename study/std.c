@@ -687,7 +687,7 @@ static int run_work_precision(study_ctx* ctx) {
     return std_study(ctx, 2);
 }
 
-static const case_study k_std[3] = {
+static const case_study k_std[4] = {
     {.name = "convergence",
      .title = "error against dt, observed order with its 95 % interval, every variant",
      .figure = "standard",
@@ -699,14 +699,18 @@ static const case_study k_std[3] = {
     {.name = "work-precision",
      .title = "error against iterations, factorizations, f evaluations and wall time",
      .figure = "standard",
-     .run = run_work_precision}};
+     .run = run_work_precision},
+    {.name = "gradients",
+     .title = "step derivatives (implicit function theorem) against finite differences",
+     .figure = "standard",
+     .run = grad_study_run}};
 
 int case_nstudies(const case_desc* cs) {
-    return (cs->std ? 3 : 0) + cs->nstudies;
+    return (cs->std ? 4 : 0) + cs->nstudies;
 }
 
 const case_study* case_study_at(const case_desc* cs, int i) {
-    const int ns = cs->std ? 3 : 0;
+    const int ns = cs->std ? 4 : 0;
     if (i < 0 || i >= ns + cs->nstudies) {
         return NULL;
     }

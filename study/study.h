@@ -398,6 +398,10 @@ void run_work_columns(strbuf* b, const run_record* r);
  * significant digits (meta.json has them exactly); the empty string for none. */
 void run_overrides(strbuf* b, const study_ctx* ctx, const run_record* r);
 
+/* ---- the gradients study (grad_study.c; formulation-convex §9.5): the fourth standard study of
+ * every case. 0, 1 or 2 as a case_study's run. */
+int grad_study_run(study_ctx* ctx);
+
 /* ---- the error-control study (errctl_study.c; formulation-convex §15) -------------------------
  * lagged-ec at accuracies 1e-3 ... 1e-8 and fixed-step Lagged at dt, dt/2, ... (nfixed runs),
  * against fixed Lagged at dt_ref (dt a multiple of it). A case's study wraps these two with its

@@ -26,7 +26,8 @@ struct ccb_deriv {
     /* nq: q0, perturbed q, integrator scratch; nv: v0, v1, perturbed v0, residuals, rhs */
     double *q0, *qw, *qa, *qb;
     int cap_q;
-    double *v0, *v1, *vw, *rp, *rm, *g, *red, *redr, *va, *vb, *u;
+    double *v0, *v1, *vw, *rp, *rm, *g, *red, *redr, *va, *vb, *u, *D2;
+    double rscale; /* |A v1| + |A v*| + |J^T gamma| at the linearization [N s], for round-off */
     int cap_v;
     double *vc, *gam, *G; /* 3 nc, 3 nc, 9 nc */
     int cap_c;
@@ -99,15 +100,15 @@ static ccb_status fail(ccb_deriv* d, ccb_status s, const char* what) {
 /* One allocation per size class, carved into the vectors. */
 static ccb_status reserve(ccb_deriv* d, int nq, int nv, int nc) {
     if (ccb_grow((void**)&d->q0, &d->cap_q, 4 * (nq > 0 ? nq : 1), sizeof(double)) ||
-        ccb_grow((void**)&d->v0, &d->cap_v, 11 * (nv > 0 ? nv : 1), sizeof(double)) ||
+        ccb_grow((void**)&d->v0, &d->cap_v, 12 * (nv > 0 ? nv : 1), sizeof(double)) ||
         ccb_grow((void**)&d->vc, &d->cap_c, 15 * (nc > 0 ? nc : 1), sizeof(double))) {
         return fail(d, CCB_E_NOMEM, "out of memory");
     }
-    const int sq = d->cap_q / 4, sv = d->cap_v / 11, sc = d->cap_c / 15;
+    const int sq = d->cap_q / 4, sv = d->cap_v / 12, sc = d->cap_c / 15;
     d->qw = d->q0 + sq, d->qa = d->q0 + 2 * sq, d->qb = d->q0 + 3 * sq;
-    double** const vv[] = {&d->v1,  &d->vw,   &d->rp, &d->rm, &d->g,
-                           &d->red, &d->redr, &d->va, &d->vb, &d->u};
-    for (int k = 0; k < 10; ++k) {
+    double** const vv[] = {&d->v1,   &d->vw, &d->rp, &d->rm, &d->g, &d->red,
+                           &d->redr, &d->va, &d->vb, &d->u,  &d->D2};
+    for (int k = 0; k < 11; ++k) {
         *vv[k] = d->v0 + (size_t)(k + 1) * (size_t)sv;
     }
     d->gam = d->vc + 3 * sc;
@@ -284,7 +285,7 @@ ccb_status ccb_deriv_linearize(ccb_deriv* d, const ccb_sim* sim, const ccb_deriv
     /* the residual at the solution and its scale: how well v1 solves the step (a derivative is
      * as accurate as that) */
     residual(d, d->pb, d->v1, d->rp, d->G);
-    double res = 0.0, sa = 0.0, sj = 0.0;
+    double res = 0.0, sa = 0.0, sj = 0.0, s1 = 0.0, s2 = 0.0;
     for (int i = 0; i < d->nv; ++i) {
         res = fmax(res, fabs(d->rp[i]));
         d->va[i] = d->v1[i] - d->v0[i];
@@ -293,11 +294,15 @@ ccb_status ccb_deriv_linearize(ccb_deriv* d, const ccb_sim* sim, const ccb_deriv
         const int n = d->pb->clique_nv[c], o = d->pb->clique_voff[c];
         const double* A = d->pb->A + d->pb->clique_aoff[c];
         for (int i = 0; i < n; ++i) {
-            double t = 0.0;
+            double t = 0.0, t1 = 0.0, t2 = 0.0;
             for (int j = 0; j < n; ++j) {
                 t += A[i * n + j] * d->va[o + j];
+                t1 += A[i * n + j] * d->v1[o + j];
+                t2 += A[i * n + j] * d->pb->vstar[o + j];
             }
             sa = fmax(sa, fabs(t));
+            s1 = fmax(s1, fabs(t1));
+            s2 = fmax(s2, fabs(t2));
         }
     }
     for (int i = 0; i < d->pb->npv && d->pb->nc > 0; ++i) {
@@ -307,6 +312,7 @@ ccb_status ccb_deriv_linearize(ccb_deriv* d, const ccb_sim* sim, const ccb_deriv
     d->st.nc = d->pb->nc;
     d->st.residual = res;
     d->st.scale = sa + sj;
+    d->rscale = s1 + s2 + sj;
     if (!ccb_all_finite(d->G, 9 * (size_t)d->pb->nc) || !isfinite(res)) {
         return fail(d, CCB_E_NONFINITE, "linearize: non-finite residual or contact Hessian at v1");
     }
@@ -414,26 +420,57 @@ ccb_status ccb_deriv_jvp(ccb_deriv* d, const ccb_step_dir* dir, double* dq1, dou
     for (int i = 0; i < nv; ++i) {
         d->g[i] = 0.0;
     }
+    d->st.partial_settled = 1, d->st.partial_spread = 0.0, d->st.partial_h = 0.0;
     if (size > 0.0) {
-        /* Richardson's combination of the central differences at h and h/2, (4 D(h/2) - D(h))/3:
-         * the residual varies on the scale of the stiction tolerance (a q0 direction moves the
-         * contact velocities at fixed v1 by |w| h), so D(h) alone errs by O((|w| h / v_s)^2)
-         * (formulation-convex §9.2) */
-        const double h = d->dp.h_rel / size;
-        for (int k = 0; k < 2; ++k) {
-            const double hk = k ? 0.5 * h : h;
-            ccb_status s = perturbed_residual(d, dir, hk, d->rp);
-            if (s == CCB_OK) {
-                s = perturbed_residual(d, dir, -hk, d->rm);
+        /* Richardson's combinations of the central differences D at h, h/2, h/4:
+         * R1 = (4 D(h/2) - D(h))/3 and R2 = (4 D(h/4) - D(h/2))/3 (formulation-convex §9.2,
+         * eq. (9.3)). The residual at fixed v1 varies on the scale of the stiction tolerance and
+         * may have a kink near v1 (a contact whose law is just active); R1 and R2 then disagree
+         * and h shrinks tenfold, down to 1e-4 h_rel, until they agree to 1e-9 or to the
+         * round-off of the differences; R1 (the less noisy) is kept, or the R1 of the round
+         * whose two estimates agreed best (eq. (9.4)) */
+        double h = d->dp.h_rel / size, spread = INFINITY, h_used = h;
+        int settled = 0;
+        for (int round = 0; round < 4; ++round, h *= 0.1) {
+            double* Dk[3] = {d->va, d->D2, d->rp};
+            for (int k = 0; k < 3; ++k) {
+                const double hk = ldexp(h, -k);
+                ccb_status s = perturbed_residual(d, dir, hk, d->rp);
+                if (s == CCB_OK) {
+                    s = perturbed_residual(d, dir, -hk, d->rm);
+                }
+                if (s != CCB_OK) {
+                    return s;
+                }
+                for (int i = 0; i < nv; ++i) {
+                    Dk[k][i] = (d->rp[i] - d->rm[i]) / (2.0 * hk);
+                }
             }
-            if (s != CCB_OK) {
-                return s;
-            }
+            double diff = 0.0, mag = 0.0;
             for (int i = 0; i < nv; ++i) {
-                const double D = (d->rp[i] - d->rm[i]) / (2.0 * hk);
-                d->g[i] = k ? (4.0 * D - d->g[i]) / 3.0 : D;
+                const double r1 = (4.0 * d->D2[i] - d->va[i]) / 3.0;
+                const double r2 = (4.0 * d->rp[i] - d->D2[i]) / 3.0;
+                diff = fmax(diff, fabs(r1 - r2));
+                mag = fmax(mag, fabs(r1));
+            }
+            /* round-off of R2 (the noisier): 2.2e-16 |terms of r| / (h/4), times 3 for the
+             * combination */
+            const double noise = 3.0 * 2.2e-16 * d->rscale / (0.25 * h);
+            const double sp = diff / fmax(mag, noise);
+            if (sp < spread) { /* the best round so far: keep its R1 */
+                spread = sp, h_used = h;
+                for (int i = 0; i < nv; ++i) {
+                    d->g[i] = (4.0 * d->D2[i] - d->va[i]) / 3.0;
+                }
+            }
+            if (diff <= fmax(1e-9 * mag, 10.0 * noise)) {
+                settled = 1;
+                break;
             }
         }
+        d->st.partial_settled = settled;
+        d->st.partial_spread = spread;
+        d->st.partial_h = h_used;
     }
     for (int i = 0; dir->du && i < nv; ++i) {
         d->g[i] -= d->prm.dt * dir->du[i];

@@ -764,3 +764,16 @@ ccb_status ccb_model_body_twist(const ccb_model* m, int i, double t, const doubl
     ccb_model_twist_of(m, i, t, q, v, V);
     return CCB_OK;
 }
+
+ccb_status ccb_model_qdot(const ccb_model* m, const double* q, const double* v, double* qdot) {
+    if (m == NULL || !m->finalized || q == NULL || v == NULL || qdot == NULL) {
+        return CCB_E_INVALID;
+    }
+    for (int i = 0; i < m->nbodies; ++i) {
+        const ccb_body* b = &m->bodies[i];
+        if (b->nq > 0) {
+            ccb_body_qdot(b, q + b->qoff, v + b->voff, qdot + b->qoff);
+        }
+    }
+    return CCB_OK;
+}

@@ -11,7 +11,8 @@
  * one pair of triangular solves per direction with the factorization of H. Here
  *   - dr/du = -dt I exactly (u enters A v* = A v0 + dt (k2 - D v0 + u), formulation-convex §1.1);
  *   - the other partials of r are differences of r at the fixed solution v1 with the step
- *     problem rebuilt at theta +- h dtheta (Richardson's combination of h and h/2): geometry
+ *     problem rebuilt at theta +- h dtheta (Richardson's combinations of h, h/2 and h/4, h
+ *     reduced until two of them agree): geometry
  *     (phi0, the contact frames and J through q0), A(q0), v*, the Delassus estimate w and the
  *     approximation's constants, every approximation and shape (hydroelastic faces too) by the
  *     code that built the step. No nested solve; the error bound is in formulation-convex §9.2;
@@ -64,8 +65,18 @@ typedef struct ccb_deriv_stats {
     double residual;    /* |r(v1)|_inf at the linearization point [N s] */
     double scale;       /* |A (v1 - v0)|_inf + |J^T gamma|_inf, the residual's scale [N s] */
     int factorizations; /* of H (one per linearize) */
-    int residual_evals; /* step problems rebuilt for partials (four per direction with q0, v0
-                            or material parts: central differences at h and h/2) */
+    int residual_evals; /* step problems rebuilt for partials (six per direction with q0, v0
+                           or material parts: central differences at h, h/2, h/4; six more for
+                           each tenfold reduction of h) */
+    /* the last jvp's partials (formulation-convex §9.2): the disagreement of its two Richardson
+     * estimates relative to their size (or to their round-off), and the difference step h
+     * (h |dtheta|_inf) it settled on */
+    double partial_spread, partial_h;
+    /* 1 if the two estimates agreed (to 1e-9, or to their round-off) at some step h >= 1e-4
+     * h_rel; 0: the residual bends within every difference step (a contact law at a kink: an
+     * impact's first contact, a stick-slip or cone boundary; formulation-convex §9.3) and the
+     * derivative is the best estimate, not a converged one */
+    int partial_settled;
     double time_linearize, time_jvp; /* wall time [s], summed since create */
 } ccb_deriv_stats;
 

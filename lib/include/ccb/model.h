@@ -222,6 +222,11 @@ CCB_API const char* ccb_model_v_unit(const ccb_model* model, int i);
 
 /* Initial state from the body definitions: q[nq], v[nv]. */
 CCB_API ccb_status ccb_model_initial_state(const ccb_model* model, double* q, double* v);
+/* qdot[nq] = N(q) v of every body (formulation-convex §1.1): the position direction of a velocity
+ * direction, e.g. a derivative direction tangent to a free body's unit quaternion (ccb/deriv.h).
+ * CCB_E_INVALID for NULL or a model not finalized. */
+CCB_API ccb_status ccb_model_qdot(const ccb_model* model, const double* q, const double* v,
+                                  double* qdot);
 /* Pose and twist of a body at time t and state (q, v) (v may be NULL for the pose only). */
 CCB_API ccb_status ccb_model_body_pose(const ccb_model* model, int body, double t, const double* q,
                                        ccb_pose* X_WB);
