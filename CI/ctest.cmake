@@ -24,7 +24,8 @@ set(CCB_GATES conveyor  1.14   3.36
               coin      72.3   202
               gripper   15.8   319
               grasp     34.4   50.8
-              spatula   85.1   85.1)
+              spatula   85.1   85.1
+              push      5      5)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}

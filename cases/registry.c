@@ -15,10 +15,11 @@ extern const case_desc case_coin;
 extern const case_desc case_gripper;
 extern const case_desc case_grasp;
 extern const case_desc case_spatula;
+extern const case_desc case_push;
 
-static const case_desc* const g_cases[] = {&case_conveyor, &case_sphere,  &case_rod,
-                                           &case_box,      &case_clutter, &case_coin,
-                                           &case_gripper,  &case_grasp,   &case_spatula};
+static const case_desc* const g_cases[] = {&case_conveyor, &case_sphere, &case_rod,     &case_box,
+                                           &case_clutter,  &case_coin,   &case_gripper, &case_grasp,
+                                           &case_spatula,  &case_push};
 
 int case_count(void) {
     return (int)(sizeof g_cases / sizeof g_cases[0]);

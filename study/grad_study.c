@@ -25,9 +25,9 @@ static double now(void) {
 #define GRAD_NDIR 3      /* q0, v0, u */
 #define GRAD_NE 6        /* finite-difference steps 1e-3 ... 1e-8 */
 #define GRAD_MAX_N 2048  /* largest nq, nv the study handles */
-#define GRAD_SMOOTH 1e-3 /* one-sided differences agree to this: smooth (§9.5) */
+#define GRAD_SMOOTH 1e-3 /* one-sided agreement: smooth (formulation-convex §9.5) */
 #define GRAD_SETTLE 1e-6 /* Richardson differences at neighbouring steps agree: settled */
-#define GRAD_FLOOR 1e-8  /* derivatives below are compared absolutely (§9.2's round-off) */
+#define GRAD_FLOOR 1e-8  /* below: compared absolutely (formulation-convex §9.2) */
 #define GRAD_MAX_VARIANTS 8
 
 /* deterministic directions: SplitMix64 seeded by the case, variant and checkpoint */
@@ -477,8 +477,9 @@ int grad_study_run(study_ctx* ctx) {
             ctx,
             "### gradients — step derivatives against finite differences\n\n"
             "![gradients](%s/gradients.png)\n\n"
-            "The implicit-function-theorem derivative of a step (ccb/deriv.h, formulation-convex "
-            "§9) along random directions in q0 (tangent to the quaternions), v0 and an applied "
+            "The implicit-function-theorem derivative of a step (ccb/deriv.h; "
+            "formulation-convex §9) along random directions in q0 (tangent to the quaternions), v0 "
+            "and an applied "
             "generalized force u, at %d checkpoints spread over a run of T = %g s at dt = %g s, "
             "against finite differences of the step solved to round-off (central differences at "
             "h and h/2 combined by Richardson, h = 1e-3 ... 1e-8, the best kept; the figure shows "

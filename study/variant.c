@@ -166,10 +166,11 @@ static int npeers(void) {
 /* Cases of the built-in approximations ("*" for any other, registered ones too): SAP and Similar
  * do not apply to the coin, whose sliding faces they lift off (case notes of coin.c); on the
  * spatula the grasp force is commanded and the faces slide at a few cm/s, so the lift-off
- * mu |v_t| dt (tens of microns) stays far below the millimetres of penetration. */
+ * mu |v_t| dt (tens of microns) stays far below the millimetres of penetration; on the push
+ * the pusher's contact is normal and the ball rolls. */
 static const char* convex_cases(const char* name) {
     if (strcmp(name, "sap") == 0 || strcmp(name, "similar") == 0) {
-        return "conveyor sphere rod box clutter gripper grasp spatula";
+        return "conveyor sphere rod box clutter gripper grasp spatula push";
     }
     return "*";
 }
