@@ -518,6 +518,26 @@ static const fig_study k_error_control = {
     .plot = "title='box: error control of the convex step against fixed steps'",
 };
 
+/* Gradient quality (formulation-convex §9.7): x(T) against mu across the stick-slip transitions
+ * of the first second, with the compliant normal (normal = 1: SAP and Similar lift the box off
+ * otherwise held), k x {1/100, 1, 100}. */
+static const gradq_def k_gradq = {.what = "x(T) of the box against mu",
+                                  .task = "x(1 s) [m]",
+                                  .input = "mu [-]",
+                                  .param = "mu",
+                                  .material = 1,
+                                  .qidx = 0,
+                                  .stiffness = "k",
+                                  .stiff_scale = {0.01, 1.0, 100.0},
+                                  .set = "normal=1",
+                                  .lo = 0.8,
+                                  .hi = 1.2,
+                                  .npts = 41,
+                                  .t_final = 1.0};
+static int gradient_quality_run(study_ctx* ctx) {
+    return gradq_run(ctx, &k_gradq);
+}
+
 static const case_study k_studies[] = {
     {.name = "reference",
      .title = "regularized model (RK3 1e-7, GSL) against the exact Coulomb solution",
@@ -544,7 +564,14 @@ static const case_study k_studies[] = {
      .title = "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
               "against Lagged at h = 5e-6",
      .figure = "ccb (CENIC; BOX-8)",
-     .decl = &k_error_control}};
+     .decl = &k_error_control},
+    {.name = "gradient-quality",
+     .title =
+         "x(1 s) against mu: the gradient by forward mode against secants at three scales, "
+         "its spread and roughness, every convex approximation, k x {1/100, 1, 100}, compliant "
+         "normal",
+     .figure = "ccb (formulation-convex §9.7)",
+     .run = gradient_quality_run}};
 
 static const char* const k_quick[] = {"reference",     "fig4",      "fig5", "tamsi-convex",
                                       "error-control", "gradients", NULL};

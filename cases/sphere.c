@@ -641,6 +641,24 @@ static const fig_study k_rigid_limit = {
             "dt0 = 0.002; k0 = 1e7; mass = 0.5",
 };
 
+/* Gradient quality (formulation-convex §9.7): x(T) against U0 across the impact and the
+ * slip-to-roll transition, k x {1/100, 1, 100}. */
+static const gradq_def k_gradq = {.what = "x(T) of the sphere against U0",
+                                  .task = "x(T) [m]",
+                                  .input = "U0 [m/s]",
+                                  .param = "U0",
+                                  .material = 0,
+                                  .vidx = 0,
+                                  .qidx = 0,
+                                  .stiffness = "k",
+                                  .stiff_scale = {0.01, 1.0, 100.0},
+                                  .lo = 0.8,
+                                  .hi = 1.2,
+                                  .npts = 41};
+static int gradient_quality_run(study_ctx* ctx) {
+    return gradq_run(ctx, &k_gradq);
+}
+
 static const case_study k_studies[] = {
     {.name = "fig6",
      .title = "contact velocity and force at dt = 2e-3 s: SAP, Similar, Lagged",
@@ -668,10 +686,16 @@ static const case_study k_studies[] = {
      .title = "steps at t = 0.08, 0.15, 0.25 s exported to FCLIB and solved rigidly by "
               "Siconos: Lagged over k, Lagged and SAP over dt",
      .figure = "ccb (SPH-8)",
-     .decl = &k_rigid_limit}};
+     .decl = &k_rigid_limit},
+    {.name = "gradient-quality",
+     .title = "x(T) against U0: the gradient by forward mode against secants at three scales, "
+              "its spread and roughness, every convex approximation, k x {1/100, 1, 100}",
+     .figure = "ccb (formulation-convex §9.7)",
+     .run = gradient_quality_run}};
 
-static const char* const k_quick[] = {"fig6",        "fig7",      "accuracy", "error-control",
-                                      "rigid-limit", "gradients", NULL};
+static const char* const k_quick[] = {
+    "fig6",        "fig7",      "accuracy",         "error-control",
+    "rigid-limit", "gradients", "gradient-quality", NULL};
 
 const case_desc case_sphere = {
     .name = "sphere",

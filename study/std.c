@@ -709,12 +709,16 @@ int case_nstudies(const case_desc* cs) {
     return (cs->std ? 4 : 0) + cs->nstudies;
 }
 
+/* The three standard studies, the case's own, then the fourth standard study, gradients: it
+ * reuses the runs of the others (and the run cache's provenance stays with the studies that
+ * made them first). */
+
 const case_study* case_study_at(const case_desc* cs, int i) {
-    const int ns = cs->std ? 4 : 0;
-    if (i < 0 || i >= ns + cs->nstudies) {
+    const int ns = cs->std ? 3 : 0;
+    if (i < 0 || i >= case_nstudies(cs)) {
         return NULL;
     }
-    return i < ns ? &k_std[i] : &cs->studies[i - ns];
+    return i < ns ? &k_std[i] : i < ns + cs->nstudies ? &cs->studies[i - ns] : &k_std[3];
 }
 
 const case_study* case_find_study(const case_desc* cs, const char* name) {

@@ -402,6 +402,28 @@ void run_overrides(strbuf* b, const study_ctx* ctx, const run_record* r);
  * every case. 0, 1 or 2 as a case_study's run. */
 int grad_study_run(study_ctx* ctx);
 
+/* ---- gradient quality (gradq_study.c; formulation-convex §9.7): a task J = q[qidx](T) against
+ * one input p, a case parameter: every contact's mu (material 1: a relative material direction
+ * of the derivative) or the initial value of velocity coordinate vidx (material 0), over
+ * [lo, hi] x its value in npts points, for every convex approximation and the case's stiffness
+ * parameter times stiff_scale[0..2]; 0, 1 or 2 as a case_study's run. */
+typedef struct gradq_def {
+    const char* what;  /* the report's title */
+    const char* task;  /* "x(T) [m]" */
+    const char* input; /* "U0 [m/s]" */
+    const char* param; /* the case parameter that is the input */
+    int material;      /* 1: it is every contact's mu; 0: the initial velocity v[vidx] */
+    int vidx;
+    int qidx;              /* the task's coordinate */
+    const char* stiffness; /* the case parameter swept ("k") */
+    double stiff_scale[3];
+    double lo, hi;
+    int npts;
+    double t_final;  /* 0: the case's */
+    const char* set; /* parameter overrides "name=value ..." of every run, or NULL */
+} gradq_def;
+int gradq_run(study_ctx* ctx, const gradq_def* def);
+
 /* ---- the error-control study (errctl_study.c; formulation-convex §15) -------------------------
  * lagged-ec at accuracies 1e-3 ... 1e-8 and fixed-step Lagged at dt, dt/2, ... (nfixed runs),
  * against fixed Lagged at dt_ref (dt a multiple of it). A case's study wraps these two with its
