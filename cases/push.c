@@ -539,29 +539,28 @@ static void ilqr_one(void* user, int i) {
 
 static int ilqr_run(study_ctx* ctx) {
     const case_desc* cs = ctx->cs;
-    variant_def vs[32];
+    if (ctx->emit) { /* no runs to hand out: the optimization is in-process, made where the
+                        results are read (--from) */
+        return 0;
+    }
+    variant_def vs[ILQR_MAX_VAR];
     char msg[256];
-    const int nall = variant_select("convex", cs, vs, 32, msg, sizeof msg);
-    if (nall < 0) {
+    const int nv = variant_select_differentiable(cs, vs, ILQR_MAX_VAR, msg, sizeof msg);
+    if (nv < 0) {
         fprintf(stderr, "ccb: ilqr: %s\n", msg);
         return 2;
     }
     static ilqr_job jobs[ILQR_MAX_VAR];
     const char* names[ILQR_MAX_VAR];
-    int nv = 0;
-    for (int i = 0; i < nall && nv < ILQR_MAX_VAR; ++i) {
-        if (vs[i].approx && vs[i].kind == VARIANT_FIXED && vs[i].solver == NULL &&
-            vs[i].options == NULL && vs[i].peer == RUN_PEER_NONE) {
-            memset(&jobs[nv], 0, sizeof jobs[nv]);
-            study_config(ctx, &jobs[nv].cfg, "ilqr", vs[i].name, vs[i].approx, cs->dt_default,
-                         cs->t_final_default);
-            variant_configure(&vs[i], &jobs[nv].cfg, NAN);
-            jobs[nv].cfg.out_dir[0] = '\0';
-            jobs[nv].u_init = jobs[nv].cfg.params[P_F0];
-            jobs[nv].cfg.params[P_F0] = 0.0; /* the optimizer drives the pusher */
-            names[nv] = vs[i].approx->name;
-            nv++;
-        }
+    for (int i = 0; i < nv; ++i) {
+        memset(&jobs[i], 0, sizeof jobs[i]);
+        study_config(ctx, &jobs[i].cfg, "ilqr", vs[i].name, vs[i].approx, cs->dt_default,
+                     cs->t_final_default);
+        variant_configure(&vs[i], &jobs[i].cfg, NAN);
+        jobs[i].cfg.out_dir[0] = '\0';
+        jobs[i].u_init = jobs[i].cfg.params[P_F0];
+        jobs[i].cfg.params[P_F0] = 0.0; /* the optimizer drives the pusher */
+        names[i] = vs[i].approx->name;
     }
     study_parallel_for(ctx, nv, ilqr_one, jobs);
     char dir[PATH_MAX];
@@ -626,7 +625,7 @@ static int ilqr_run(study_ctx* ctx) {
             "fresh simulation, largest difference of the states. Wall times are reported, not "
             "gated. Data: `push/ilqr/ilqr.csv`, `history.csv`, `trajectory.csv`.\n\n"
             "| approximation | iterations | J initial | J final | error at T [mm] | ball speed "
-            "at T [m/s] | replay difference | wall [s] | of it derivatives [s] | note |\n"
+            "at T [m/s] | replay difference | wall [s] | wall, derivatives [s] | note |\n"
             "|---|---|---|---|---|---|---|---|---|---|\n%s\n",
             P[P_TARGET], cs->t_final_default, cs->dt_default, N, P[P_F0], md.s ? md.s : "");
         char v[512];

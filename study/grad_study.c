@@ -383,21 +383,12 @@ static void analyse(void* user, int idx) {
 int grad_study_run(study_ctx* ctx) {
     const case_desc* cs = ctx->cs;
     const int quick = ctx->tier == CASE_TIER_QUICK;
-    variant_def vs[GRAD_MAX_VARIANTS * 4];
+    variant_def use[GRAD_MAX_VARIANTS];
     char msg[256];
-    const int nall =
-        variant_select("convex", cs, vs, (int)(sizeof vs / sizeof vs[0]), msg, sizeof msg);
-    if (nall < 0) {
+    const int nv = variant_select_differentiable(cs, use, GRAD_MAX_VARIANTS, msg, sizeof msg);
+    if (nv < 0) {
         fprintf(stderr, "ccb: gradients: %s\n", msg);
         return 2;
-    }
-    variant_def use[GRAD_MAX_VARIANTS];
-    int nv = 0;
-    for (int i = 0; i < nall && nv < GRAD_MAX_VARIANTS; ++i) {
-        if (vs[i].approx && vs[i].kind == VARIANT_FIXED && vs[i].solver == NULL &&
-            vs[i].peer == RUN_PEER_NONE && vs[i].options == NULL) {
-            use[nv++] = vs[i];
-        }
     }
     const case_std* sd = cs->std;
     double T = sd && quick && sd->t_final_quick > 0 ? sd->t_final_quick
@@ -493,11 +484,12 @@ int grad_study_run(study_ctx* ctx) {
             "derivative. The gate (1e-6 relative) is on the smooth ones. The whole trajectory: "
             "forward mode over the first steps along a v0 direction against finite differences of "
             "whole trajectories; smooth when the differences are and no step's partials were "
-            "unsettled. cost: the derivative per direction over the step's solve (wall time, not "
+            "unsettled. wall cost: the derivative per direction over the step's solve (wall time, "
+            "not "
             "gated). Data: `%s/gradients/gradients.csv`, `sweep.csv`.\n\n"
             "| variant | checked | smooth | kink | unsettled | contact set changes | failed | "
             "largest error (smooth) | median | trajectory steps | trajectory smooth | trajectory "
-            "error | cost | note "
+            "error | wall cost | note "
             "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n%s\n",
             cs->name, GRAD_NCHECK, T, dt, GRAD_SMOOTH, cs->name, md.s ? md.s : "");
         char vars[512];

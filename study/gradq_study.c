@@ -121,20 +121,16 @@ static double median(double* x, int n) {
 
 int gradq_run(study_ctx* ctx, const gradq_def* def) {
     const case_desc* cs = ctx->cs;
-    variant_def vs[32];
-    char msg[256];
-    const int nall = variant_select("convex", cs, vs, 32, msg, sizeof msg);
-    if (nall < 0) {
-        fprintf(stderr, "ccb: gradient-quality: %s\n", msg);
-        return 2;
+    if (ctx->emit) { /* no runs to hand out: the whole study is in-process analysis, made where
+                        its results are read (--from) */
+        return 0;
     }
     variant_def use[GQ_MAX_VAR];
-    int nvar = 0;
-    for (int i = 0; i < nall && nvar < GQ_MAX_VAR; ++i) {
-        if (vs[i].approx && vs[i].kind == VARIANT_FIXED && vs[i].solver == NULL &&
-            vs[i].options == NULL && vs[i].peer == RUN_PEER_NONE) {
-            use[nvar++] = vs[i];
-        }
+    char msg[256];
+    const int nvar = variant_select_differentiable(cs, use, GQ_MAX_VAR, msg, sizeof msg);
+    if (nvar < 0) {
+        fprintf(stderr, "ccb: gradient-quality: %s\n", msg);
+        return 2;
     }
     int pidx = -1, kidx = -1;
     if (!case_find_param(cs, def->param, &pidx)) {

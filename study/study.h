@@ -185,6 +185,11 @@ int variant_explicit(const variant_def* v);
  * (<= max), or -1 with a message for an unknown name. */
 int variant_select(const char* spec, const case_desc* cs, variant_def* out, int max, char* msg,
                    size_t n);
+/* The convex approximations that apply to cs as plain fixed-step Newton variants (no options, no
+ * error control): the ones ccb/deriv.h differentiates (the gradients, gradient-quality and ilqr
+ * studies). Their number (<= max), or -1 with a message. */
+int variant_select_differentiable(const case_desc* cs, variant_def* out, int max, char* msg,
+                                  size_t n);
 /* Registry name of a run's solver configuration ("lagged", "tamsi-1way", "ie-fn-ec-tals",
  * "rk3", "gsl-rk8pd"). */
 void variant_name(const run_config* cfg, char* out, size_t n);

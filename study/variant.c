@@ -477,3 +477,18 @@ void variant_name(const run_config* cfg, char* out, size_t n) {
     name_buf b = {&self, out, n, strlen(out)};
     solver_options_each(cfg, name_one, &b);
 }
+
+int variant_select_differentiable(const case_desc* cs, variant_def* out, int max, char* msg,
+                                  size_t n) {
+    variant_def all[64];
+    const int nall = variant_select("convex", cs, all, 64, msg, n);
+    int count = 0;
+    for (int i = 0; i < nall && count < max; ++i) {
+        const variant_def* v = &all[i];
+        if (v->approx && v->kind == VARIANT_FIXED && v->solver == NULL && v->options == NULL &&
+            v->peer == RUN_PEER_NONE) {
+            out[count++] = *v;
+        }
+    }
+    return nall < 0 ? -1 : count;
+}
