@@ -371,3 +371,99 @@ int ccb_gates_report(const ccb_gate_result* g, int n, int tier, const char* case
     }
     return failed;
 }
+
+/* Text as XML character data or an attribute value: the five markup characters escaped, the
+ * control characters XML 1.0 does not allow dropped (tab and newline kept). */
+static void xml_text(FILE* out, const char* s) {
+    for (; *s; ++s) {
+        const unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&apos;", out); break;
+        default:
+            if (c >= 0x20 || c == '\t' || c == '\n') {
+                fputc(c, out);
+            }
+        }
+    }
+}
+
+/* A gate JUnit reports as a failure: FAIL, a missing metric, XPASS, XDRIFT. */
+static int junit_failed(const ccb_gate_result* g) {
+    return g->evaluated && (isnan(g->measured) || (!g->pass && !g->expect_fail) ||
+                            (g->expect_fail && g->pass) || g->drifted);
+}
+
+void ccb_gates_junit(const ccb_gate_result* g, int n, int tier, const char* case_name, FILE* out,
+                     ccb_junit_counts* c) {
+    const char* tname = tier == CCB_GATE_QUICK ? "quick" : "full";
+    const char* other = tier == CCB_GATE_QUICK ? "full" : "quick";
+    ccb_junit_counts k = {n, 0, 0};
+    for (int i = 0; i < n; ++i) {
+        k.failures += junit_failed(&g[i]);
+        k.skipped += !g[i].evaluated || (g[i].evaluated && !junit_failed(&g[i]) && !g[i].pass);
+    }
+    fprintf(out, "  <testsuite name=\"ccb.gate.");
+    xml_text(out, case_name);
+    fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n", k.tests,
+            k.failures, k.skipped);
+    for (int i = 0; i < n; ++i) {
+        char bound[96], line[1400];
+        ccb_gate_bound(&g[i], bound, sizeof bound);
+        snprintf(line, sizeof line, "%s: measured %.17g, bound %s (%s tier, %s gate); basis: %s",
+                 g[i].metric, g[i].measured, bound, ccb_gate_tier_name(g[i].tiers), g[i].kind,
+                 g[i].basis);
+        if (g[i].evaluated && isnan(g[i].measured)) {
+            snprintf(line, sizeof line, "%s: missing (the study did not produce it), bound %s",
+                     g[i].metric, bound);
+        }
+        fprintf(out, "    <testcase classname=\"ccb.");
+        xml_text(out, case_name);
+        fprintf(out, "\" name=\"");
+        xml_text(out, g[i].id);
+        fprintf(out, "\">\n");
+        if (!g[i].evaluated) {
+            fprintf(out, "      <skipped message=\"a gate of the %s tier (this run: %s)\"/>\n",
+                    other, tname);
+        } else if (!junit_failed(&g[i]) && !g[i].pass) {
+            fprintf(out, "      <skipped message=\"XFAIL: ");
+            xml_text(out, line);
+            fprintf(out, "; expected failure: ");
+            xml_text(out, g[i].evidence);
+            fprintf(out, "\"/>\n");
+        } else if (junit_failed(&g[i])) {
+            const char* type = isnan(g[i].measured) ? "MISSING"
+                               : !g[i].expect_fail  ? "FAIL"
+                               : g[i].pass          ? "XPASS"
+                                                    : "XDRIFT";
+            char why[256] = "";
+            if (g[i].drifted) {
+                snprintf(why, sizeof why,
+                         "; the expected failure's value moved from %.6g by more than %g relative",
+                         g[i].xfail_value, g[i].xfail_spread);
+            } else if (g[i].expect_fail) {
+                snprintf(why, sizeof why,
+                         "; an expected failure now passes: remove its \"expect\" or explain");
+            }
+            fprintf(out, "      <failure type=\"%s\" message=\"%s ", type, type);
+            xml_text(out, line);
+            xml_text(out, why);
+            fprintf(out, "\">");
+            xml_text(out, line);
+            xml_text(out, why);
+            fprintf(out, "</failure>\n");
+        } else {
+            fprintf(out, "      <system-out>PASS ");
+            xml_text(out, line);
+            fprintf(out, "</system-out>\n");
+        }
+        fprintf(out, "    </testcase>\n");
+    }
+    fprintf(out, "  </testsuite>\n");
+    c->tests += k.tests;
+    c->failures += k.failures;
+    c->skipped += k.skipped;
+}

@@ -69,4 +69,18 @@ void ccb_gate_bound(const ccb_gate_result* g, char* out, size_t n);
 int ccb_gates_report(const ccb_gate_result* g, int n, int tier, const char* case_name,
                      const char* gate_path, FILE* console, FILE* csv, FILE* md);
 
+/* Counts of a JUnit test suite (ccb_gates_junit). */
+typedef struct ccb_junit_counts {
+    int tests, failures, skipped;
+} ccb_junit_counts;
+
+/* Writes the n gates of `case_name` evaluated in `tier` as one JUnit <testsuite> (the schema
+ * GitHub Actions, GitLab CI and Jenkins read): one <testcase> per gate (classname ccb.CASE, name
+ * the gate id), its metric, measured value, bound and basis in the message; PASS plain; FAIL,
+ * a missing metric, XPASS and XDRIFT as <failure>; XFAIL as <skipped> with its evidence, a gate
+ * of the other tier as <skipped>. The counts are those of gates.csv: tests = its rows, failures
+ * = FAIL + MISSING + XPASS + XDRIFT, skipped = XFAIL + SKIP. Adds them to *c. */
+void ccb_gates_junit(const ccb_gate_result* g, int n, int tier, const char* case_name, FILE* out,
+                     ccb_junit_counts* c);
+
 #endif

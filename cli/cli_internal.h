@@ -55,6 +55,13 @@ enum {
     OPT_SENSITIVITY,
     OPT_PERTURB,
     OPT_FORMAT,
+    OPT_JUNIT,
+    OPT_SAVE_BASELINE,
+    OPT_BASELINE,
+    OPT_WITH_TRAJECTORIES,
+    OPT_REPORT_ONLY,
+    OPT_RTOL,
+    OPT_ATOL,
     OPT_END,
     /* the options of the solvers and ODE methods: OPT_SOLVER_OPT + index in g_sopt (generated
      * from libccb's option descriptors) */
@@ -89,6 +96,12 @@ typedef struct opts {
     int tier;             /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
     int sensitivity;      /* --sensitivity K (gate): K round-off perturbations */
     unsigned perturb;     /* --perturb LIST (run): RUN_PERTURB_* */
+    const char* junit;         /* --junit FILE (gate) */
+    const char* save_baseline; /* --save-baseline DIR (gate) */
+    const char* baseline;      /* --baseline DIR (gate) */
+    int with_trajectories;     /* --with-trajectories (gate --save-baseline) */
+    int report_only;           /* --report-only (diff, gate --baseline) */
+    double rtol, atol;         /* --rtol, --atol (diff, gate --baseline); < 0: the defaults */
     int quick;            /* --quick (compare) */
     int peers;            /* --peers (bench) */
     const char* cases;    /* --cases LIST (compare) */
@@ -174,6 +187,8 @@ int cmd_gate(int argc, char** argv);
 int reproduce_emit_manifest(const opts* o, const char* root, int argc, char** argv);
 int cmd_reproduce(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
+int cmd_diff(int argc, char** argv);
+void diff_opts_from(const opts* o, suite_diff_opts* d);
 int cmp_double(const void* a, const void* b);
 void describe_line(const char* key, const char* value, void* user);
 int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant, int repeat);

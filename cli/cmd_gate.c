@@ -44,11 +44,39 @@ static const char* k_gate_help =
     "                 write per gate the spread of its value and its margin to the bound:\n"
     "                 ROOT/CASE/sensitivity.csv, ROOT/sensitivity.md. A gate whose margin is\n"
     "                 below 3x its spread, or whose result changes, is reported and exits 1.\n"
+    "  --junit FILE   also write the gates as JUnit XML (one test case per gate; XFAIL and\n"
+    "                 gates of the other tier skipped; FAIL, XPASS, XDRIFT failures), as CI\n"
+    "                 systems show test results (README \"Use in your CI\")\n"
+    "  --save-baseline DIR  after the gates, store their tables as a baseline in DIR (gates,\n"
+    "                 sensitivity spreads, study tables; no trajectories unless\n"
+    "                 --with-trajectories); DIR is replaced whole\n"
+    "  --baseline DIR after the gates, `ccb diff DIR ROOT` into ROOT/diff/: exit 1 also when a\n"
+    "                 number moved beyond round-off (unless --report-only); --diff-rtol, --diff-atol\n"
+    "                 as in ccb diff\n"
     "Figures are not drawn here; ccb study and ccb reproduce draw them.\n";
 
 int cmd_gate(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "out jobs tier sensitivity", &o, k_gate_help);
+    parse_opts(argc, argv, 2,
+               "out jobs tier sensitivity junit save-baseline baseline with-trajectories "
+               "report-only diff-rtol diff-atol",
+               &o, k_gate_help);
+    if (o.with_trajectories && !o.save_baseline) {
+        die_usage("--with-trajectories applies to --save-baseline only");
+    }
+    if ((o.report_only || o.rtol >= 0 || o.atol >= 0) && !o.baseline) {
+        die_usage("--report-only, --diff-rtol and --diff-atol apply to --baseline only");
+    }
+    if (o.baseline) { /* the baseline must be there before anything runs */
+        char probe[PATH_MAX];
+        struct stat bst;
+        snprintf(probe, sizeof probe, "%s/baseline.json", o.baseline);
+        if (stat(probe, &bst) != 0) {
+            die_usage("--baseline %s: not a baseline (no baseline.json; `ccb gate "
+                      "--save-baseline DIR` makes one)",
+                      o.baseline);
+        }
+    }
     o.figures = 0;
     if (o.tier == 0) {
         o.tier = CASE_TIER_QUICK;
@@ -80,7 +108,8 @@ int cmd_gate(int argc, char** argv) {
         return EXIT_USAGE;
     }
     int failed = 0, solver_failures = 0, warnings = 0, fragile = 0;
-    strbuf sens = {0};
+    strbuf sens = {0}, junit = {0};
+    ccb_junit_counts jc = {0, 0, 0};
     if (o.sensitivity) {
         suite_sensitivity_head(&sens, o.sensitivity);
     }
@@ -88,6 +117,10 @@ int cmd_gate(int argc, char** argv) {
         const case_desc* cs = cases[i];
         study_ctx ctx;
         setup_ctx(&ctx, cs, &o, out);
+        if (o.junit) {
+            ctx.junit = &junit;
+            ctx.junit_counts = &jc;
+        }
         printf("== gates of %s, %s tier (%s)\n", cs->name, case_tier_name(ctx.tier), cs->paper);
         int rc = suite_run_studies(&ctx);
         suite_sensitivity* sv = NULL;
@@ -133,8 +166,28 @@ int cmd_gate(int argc, char** argv) {
         study_ctx_free(&ctx);
         if (rc != 0) {
             free(sens.s);
+            free(junit.s);
             return EXIT_USAGE;
         }
+    }
+    if (o.junit) { /* every case's suite, written whatever the gates said */
+        strbuf x = {0};
+        strbuf_printf(&x,
+                      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ccb gate\" "
+                      "tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n%s</testsuites>\n",
+                      jc.tests, jc.failures, jc.skipped, junit.s ? junit.s : "");
+        char jmsg[600];
+        const int jrc = x.failed || junit.failed ? -1 : write_file(o.junit, x.s, x.n, jmsg,
+                                                                     sizeof jmsg);
+        free(x.s);
+        free(junit.s);
+        if (jrc != 0) {
+            fprintf(stderr, "ccb: --junit: %s\n", x.failed || junit.failed ? "out of memory" : jmsg);
+            free(sens.s);
+            return EXIT_USAGE;
+        }
+        printf("junit: %d test case(s), %d failure(s), %d skipped: %s\n", jc.tests, jc.failures,
+               jc.skipped, o.junit);
     }
     if (o.sensitivity) {
         char path[PATH_MAX];
@@ -154,9 +207,40 @@ int cmd_gate(int argc, char** argv) {
         fprintf(stderr, "ccb: %d run(s) ended with a solver failure\n", solver_failures);
     }
     printf("%s: %d gate(s) failed\n", failed || solver_failures ? "FAIL" : "PASS", failed);
+    if (o.save_baseline) {
+        int files = 0;
+        long long bytes = 0;
+        if (suite_baseline_save(out, o.save_baseline, o.with_trajectories, &files, &bytes, msg,
+                                sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            return EXIT_USAGE;
+        }
+        printf("baseline: %d file(s), %.1f kB%s: %s\n", files, (double)bytes / 1e3,
+               o.with_trajectories ? " (with trajectories)" : "", o.save_baseline);
+    }
+    int moved = 0;
+    if (o.baseline) {
+        suite_diff_opts d;
+        diff_opts_from(&o, &d);
+        d.figures = 1;
+        const char* names[16];
+        for (int i = 0; i < n && i < 16; ++i) {
+            names[i] = cases[i]->name;
+        }
+        d.only = names;
+        d.nonly = n < 16 ? n : 16;
+        char dout[PATH_MAX];
+        snprintf(dout, sizeof dout, "%s/diff", out);
+        suite_diff_summary sum;
+        printf("== against the baseline %s\n", o.baseline);
+        if (suite_diff(o.baseline, out, dout, &d, &sum) != 0) {
+            return EXIT_USAGE;
+        }
+        moved = sum.significant > 0 && !o.report_only;
+    }
     if (warnings) { /* an output that was asked for and not made: an output error */
         fprintf(stderr, "ccb: %d figure(s) could not be drawn\n", warnings);
         return EXIT_USAGE;
     }
-    return failed || solver_failures ? EXIT_GATE : 0;
+    return failed || solver_failures || moved ? EXIT_GATE : 0;
 }

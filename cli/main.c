@@ -44,6 +44,7 @@ static const char* k_usage =
     "  reproduce                 every study, figure and gate; writes results/README.md\n"
     "  compare                   variants side by side on the cases: compare.csv, .md, figures\n"
     "  bench [CASE]              wall time of the stepping loop per variant\n"
+    "  diff A B                  what moved between two result trees, beyond round-off\n"
     "\n"
     "--plugin FILE.so (repeatable; also CCB_PLUGIN_PATH, colon-separated files or directories)\n"
     "loads a module that registers approximations, solvers or ODE methods: its variants then\n"
@@ -124,7 +125,7 @@ int dispatch(int argc, char** argv) {
         int (*fn)(int, char**);
     } k_cmds[] = {{"list", cmd_list},   {"info", cmd_info},      {"run", cmd_run},
                   {"study", cmd_study}, {"gate", cmd_gate},      {"reproduce", cmd_reproduce},
-                  {"bench", cmd_bench}, {"compare", cmd_compare}};
+                  {"bench", cmd_bench}, {"compare", cmd_compare}, {"diff", cmd_diff}};
     for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; ++i) {
         if (strcmp(argv[1], k_cmds[i].name) == 0) {
             return k_cmds[i].fn(argc, argv);

@@ -175,6 +175,13 @@ static const struct option k_fixed[] = {
     {"sensitivity", required_argument, NULL, OPT_SENSITIVITY},
     {"perturb", required_argument, NULL, OPT_PERTURB},
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"junit", required_argument, NULL, OPT_JUNIT},
+    {"save-baseline", required_argument, NULL, OPT_SAVE_BASELINE},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"with-trajectories", no_argument, NULL, OPT_WITH_TRAJECTORIES},
+    {"report-only", no_argument, NULL, OPT_REPORT_ONLY},
+    {"diff-rtol", required_argument, NULL, OPT_RTOL},
+    {"diff-atol", required_argument, NULL, OPT_ATOL},
 };
 #define NFIXED ((int)(sizeof k_fixed / sizeof k_fixed[0]))
 /* k_fixed, then the solver options of g_sopt, then the terminator */
@@ -382,6 +389,8 @@ void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o, 
     o->figures = 1;
     o->record_every = 1;
     o->repeat = 5;
+    o->rtol = -1;
+    o->atol = -1;
     /* getopt_long sees argv[first - 1] (the command) as the program name and permutes the rest:
      * positional arguments may stand anywhere; "--" ends the options */
     char** av = argv + first - 1;
@@ -509,6 +518,24 @@ void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o, 
             o->slurm = strcmp(val, "slurm") == 0;
             break;
         case OPT_PERTURB: o->perturb = parse_perturb(val); break;
+        case OPT_JUNIT:
+        case OPT_SAVE_BASELINE:
+        case OPT_BASELINE:
+            check_path(name, val);
+            *(c == OPT_JUNIT ? &o->junit : c == OPT_BASELINE ? &o->baseline : &o->save_baseline) =
+                val;
+            break;
+        case OPT_WITH_TRAJECTORIES: o->with_trajectories = 1; break;
+        case OPT_REPORT_ONLY: o->report_only = 1; break;
+        case OPT_RTOL:
+        case OPT_ATOL: {
+            const double x = parse_num(c == OPT_RTOL ? "--diff-rtol" : "--diff-atol", val);
+            if (!(x >= 0) || !isfinite(x)) {
+                die_usage("--%s expects a finite number >= 0 (got '%s')", name, val);
+            }
+            *(c == OPT_RTOL ? &o->rtol : &o->atol) = x;
+            break;
+        }
         case OPT_SENSITIVITY:
             o->sensitivity = parse_int("--sensitivity", val, 1, SUITE_NPERTURB);
             break;

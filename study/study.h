@@ -311,6 +311,9 @@ typedef struct study_ctx {
     metric* metrics;
     int nmetrics, cap_metrics;
     strbuf report;           /* markdown appended by studies for results/README.md */
+    strbuf* junit;           /* NULL, or where suite_evaluate_gates appends the case's JUnit
+                                <testsuite> (`ccb gate --junit`) */
+    struct ccb_junit_counts* junit_counts; /* its counts, summed over the cases */
     int tier;                /* CASE_TIER_QUICK or CASE_TIER_FULL: the settings a study runs at */
     const char* variants;    /* the standard studies' variants (names and sets); NULL: all */
     struct run_cache* cache; /* finished runs of this case, reused by identical configurations
@@ -606,6 +609,35 @@ void remove_created_dirs(void);
  * rename; on any failure the old file stays and no temporary file is left). 0, or -1 with a
  * message. Every whole-file result of the command line is written through here. */
 int write_file(const char* path, const char* text, size_t len, char* msg, size_t n);
+
+/* ---- the regression view (study/diff.c; docs/cases.md §15) ---- */
+
+/* Significance of a change (the header of study/diff.c): beyond nsigma x the round-off spread
+ * where one was measured, else beyond max(rtol |value|, atol). */
+typedef struct suite_diff_opts {
+    double rtol, atol, nsigma;
+    int figures; /* overlay figures of the moved files in OUT/figures/ */
+    const char* const* only; /* nonly > 0: only the files under these top-level directories
+                                (the cases a `ccb gate --baseline` ran) */
+    int nonly;
+} suite_diff_opts;
+#define SUITE_DIFF_RTOL 1e-6
+#define SUITE_DIFF_ATOL 1e-12
+#define SUITE_DIFF_NSIGMA 3.0
+typedef struct suite_diff_summary {
+    int compared, one_side, figures;
+    int significant, verdicts;
+} suite_diff_summary;
+/* Compares the result trees a (before) and b (after): OUT/diff.csv, OUT/diff.md, the overlays
+ * and a summary on standard output. 0, or 2 on an error (message on stderr). */
+int suite_diff(const char* a, const char* b, const char* out, const suite_diff_opts* o,
+               suite_diff_summary* sum);
+/* Copies the tables of the result tree root (gates, sensitivity, study tables; the run files
+ * trajectory.csv, steps.csv and physics.csv only if trajectories) into a new baseline dir with
+ * its baseline.json; dir is replaced whole, never left half-written. *files and *bytes receive
+ * its size. 0, or -1 with a message. */
+int suite_baseline_save(const char* root, const char* dir, int trajectories, int* files,
+                        long long* bytes, char* msg, size_t n);
 
 /* label helpers: "lagged_dt0.01" */
 void run_label(char* out, size_t n, const char* approx, double dt);

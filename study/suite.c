@@ -66,6 +66,21 @@ int suite_evaluate_gates(study_ctx* ctx) {
         fclose(fmd);
     }
     study_report(ctx, "%s", md ? md : "");
+    if (ctx->junit) {
+        char* xml = NULL;
+        size_t nxml = 0;
+        FILE* fx = open_memstream(&xml, &nxml);
+        if (fx) {
+            ccb_gates_junit(g, ng, ctx->tier, ctx->cs->name, fx, ctx->junit_counts);
+            fclose(fx);
+        }
+        if (xml == NULL) {
+            ctx->junit->failed = 1;
+        } else {
+            strbuf_printf(ctx->junit, "%s", xml);
+        }
+        free(xml);
+    }
     char csvpath[PATH_MAX + 32];
     snprintf(csvpath, sizeof csvpath, "%s/%s/gates.csv", ctx->out_root, ctx->cs->name);
     if (write_file(csvpath, csv ? csv : "", csv ? strlen(csv) : 0, msg, sizeof msg) != 0) {

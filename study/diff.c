@@ -1,0 +1,1417 @@
+/* diff: what moved between two result trees (`ccb diff A B`, `ccb gate --baseline`; cases.md
+ * §15). A and B are outputs of `ccb gate`, `ccb study` or `ccb reproduce` (or a baseline saved by
+ * `ccb gate --save-baseline`). Every CSV file of A is paired with the file of the same path in
+ * B and compared by its kind:
+ *
+ *   CASE/gates.csv       per gate, the result (a changed verdict is listed first) and the
+ *                        measured value of its metric;
+ *   run files            trajectory.csv, steps.csv and physics.csv of a run directory (one with
+ *                        meta.json): per column (observable), the largest difference over the
+ *                        rows both have and the time of the first difference beyond round-off;
+ *   study tables         every other CSV: cell by cell, rows by position (labelled by their
+ *                        leading text cells), columns by name.
+ *
+ * Wall times are not compared (times.csv, and every column whose name contains "wall"); the
+ * perturbed trees of `ccb gate --sensitivity` (ROOT/sensitivity/) and CASE/sensitivity.csv are
+ * not compared either: they are where the round-off spreads come from.
+ *
+ * Significance. A value that moved by |b - a| is significant when
+ *     |b - a| > nsigma * s            where its round-off spread s is known,
+ *     |b - a| > max(rtol * max(|a|, |b|), atol)   otherwise,
+ * s being the largest change of the value under the round-off-equivalent perturbations of
+ * `ccb gate --sensitivity` (the gate's spread in CASE/sensitivity.csv; for a table cell or a
+ * trajectory column, its largest difference between ROOT/sensitivity/<p>/FILE and FILE), taken
+ * over both trees. Defaults: nsigma = 3 (the sensitivity command's own fragility factor), rtol =
+ * 1e-6, atol = 1e-12. A text cell that changed, a verdict that changed, rows or columns that
+ * appeared or disappeared, and a file present on one side only are always significant (except
+ * the run files a baseline saved without trajectories does not hold). */
+#define _XOPEN_SOURCE 700 /* nftw(3) */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "study.h"
+
+/* ---- CSV files --------------------------------------------------------------------------- */
+
+/* A CSV file in memory: row r's cells are cell[row0[r] .. row0[r] + ncell[r]); row 0 is the
+ * header. Cells point into buf (quotes removed in place). */
+typedef struct csv_file {
+    char* buf;
+    char** cell;
+    long* row0;
+    int* ncell;
+    long nrow, ncap, ccap, ntot;
+} csv_file;
+
+static void csv_free(csv_file* f) {
+    free(f->buf);
+    free(f->cell);
+    free(f->row0);
+    free(f->ncell);
+    memset(f, 0, sizeof *f);
+}
+
+static int csv_push_cell(csv_file* f, char* c) {
+    if (f->ntot == f->ccap) {
+        const long cap = f->ccap ? 2 * f->ccap : 1024;
+        char** p = realloc(f->cell, (size_t)cap * sizeof *p);
+        if (p == NULL) {
+            return -1;
+        }
+        f->cell = p;
+        f->ccap = cap;
+    }
+    f->cell[f->ntot++] = c;
+    f->ncell[f->nrow - 1]++;
+    return 0;
+}
+
+static int csv_push_row(csv_file* f) {
+    if (f->nrow == f->ncap) {
+        const long cap = f->ncap ? 2 * f->ncap : 256;
+        long* r = realloc(f->row0, (size_t)cap * sizeof *r);
+        if (r == NULL) {
+            return -1;
+        }
+        f->row0 = r;
+        int* n = realloc(f->ncell, (size_t)cap * sizeof *n);
+        if (n == NULL) {
+            return -1;
+        }
+        f->ncell = n;
+        f->ncap = cap;
+    }
+    f->row0[f->nrow] = f->ntot;
+    f->ncell[f->nrow++] = 0;
+    return 0;
+}
+
+/* Reads and splits path. 0, or -1 with a message. */
+static int csv_read(const char* path, csv_file* f, char* msg, size_t n) {
+    memset(f, 0, sizeof *f);
+    FILE* in = fopen(path, "rb");
+    if (in == NULL) {
+        snprintf(msg, n, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(msg, n, "%s: not a regular file", path);
+        fclose(in);
+        return -1;
+    }
+    f->buf = malloc((size_t)st.st_size + 1);
+    const size_t got = f->buf ? fread(f->buf, 1, (size_t)st.st_size, in) : 0;
+    fclose(in);
+    if (f->buf == NULL || got != (size_t)st.st_size) {
+        snprintf(msg, n, "%s: %s", path, f->buf ? "short read" : "out of memory");
+        csv_free(f);
+        return -1;
+    }
+    f->buf[got] = '\0';
+    char* p = f->buf;
+    char* end = f->buf + got;
+    while (p < end) {
+        if (csv_push_row(f) != 0) {
+            goto oom;
+        }
+        for (;;) { /* one cell */
+            char* w = p;
+            char* c = p;
+            if (*p == '"') {
+                ++p;
+                while (p < end && !(*p == '"' && p[1] != '"')) {
+                    if (*p == '"') {
+                        ++p; /* "" inside quotes */
+                    }
+                    *w++ = *p++;
+                }
+                p += p < end; /* the closing quote */
+                while (p < end && *p != ',' && *p != '\n') {
+                    *w++ = *p++; /* text after the quotes (not written by ccb) */
+                }
+            } else {
+                while (p < end && *p != ',' && *p != '\n') {
+                    *w++ = *p++;
+                }
+                if (w > c && w[-1] == '\r') {
+                    --w;
+                }
+            }
+            const char sep = p < end ? *p : '\n';
+            *w = '\0';
+            if (csv_push_cell(f, c) != 0) {
+                goto oom;
+            }
+            p += p < end;
+            if (sep == '\n') {
+                break;
+            }
+        }
+    }
+    return 0;
+oom:
+    snprintf(msg, n, "%s: out of memory", path);
+    csv_free(f);
+    return -1;
+}
+
+static const char* csv_at(const csv_file* f, long r, int c) {
+    return r < f->nrow && c < f->ncell[r] ? f->cell[f->row0[r] + c] : "";
+}
+
+/* The column of f named name, or -1. */
+static int csv_col(const csv_file* f, const char* name) {
+    for (int c = 0; f->nrow > 0 && c < f->ncell[0]; ++c) {
+        if (strcmp(csv_at(f, 0, c), name) == 0) {
+            return c;
+        }
+    }
+    return -1;
+}
+
+/* A cell as a number: 1 (a number, NaN and inf included), 0 (empty: no value), -1 (text). */
+static int cell_num(const char* s, double* x) {
+    while (*s == ' ') {
+        ++s;
+    }
+    if (*s == '\0') {
+        *x = NAN;
+        return 0;
+    }
+    char* e;
+    errno = 0;
+    *x = strtod(s, &e);
+    while (*e == ' ') {
+        ++e;
+    }
+    return e != s && *e == '\0' ? 1 : -1;
+}
+
+/* ---- the differences --------------------------------------------------------------------- */
+
+enum { D_VERDICT, D_GATE, D_TABLE, D_TRAJ, D_FILE };
+static const char* const k_kind[] = {"verdict", "gate", "table", "trajectory", "file"};
+
+typedef struct diff_row {
+    int kind;
+    char file[256];   /* relative path */
+    char item[160];   /* gate id, row label, observable */
+    char column[96];  /* metric or column */
+    char a[48], b[48];
+    double delta, rel, spread, threshold; /* NAN where it does not apply */
+    int significant;
+    char note[160];
+} diff_row;
+
+typedef struct diff_state {
+    const char *a, *b;
+    const suite_diff_opts* o;
+    diff_row* rows;
+    long n, cap;
+    int baseline_a, baseline_b; /* the tree is a baseline without run files */
+    char pert_a[SUITE_NPERTURB][64], pert_b[SUITE_NPERTURB][64];
+    int npa, npb;
+    char** moved; /* files with a significant numeric change, for the figures */
+    int nmoved, capmoved;
+    int failed; /* out of memory */
+} diff_state;
+
+static diff_row* add_row(diff_state* s, int kind, const char* file) {
+    if (s->n == s->cap) {
+        const long cap = s->cap ? 2 * s->cap : 256;
+        diff_row* r = realloc(s->rows, (size_t)cap * sizeof *r);
+        if (r == NULL) {
+            s->failed = 1;
+            return NULL;
+        }
+        s->rows = r;
+        s->cap = cap;
+    }
+    diff_row* r = &s->rows[s->n++];
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    snprintf(r->file, sizeof r->file, "%s", file);
+    r->delta = r->rel = r->spread = r->threshold = NAN;
+    return r;
+}
+
+static void fmt_num(char* out, size_t n, double x, int kind) {
+    if (kind < 0) {
+        snprintf(out, n, "(empty)");
+    } else {
+        snprintf(out, n, "%.10g", x);
+    }
+}
+
+/* The threshold of a value whose spread is s (NAN: unknown) and scale |a|, |b|. */
+static double threshold(const suite_diff_opts* o, double s, double a, double b) {
+    if (isfinite(s)) {
+        return o->nsigma * s;
+    }
+    const double scale = fmax(isfinite(a) ? fabs(a) : 0, isfinite(b) ? fabs(b) : 0);
+    return fmax(o->rtol * scale, o->atol);
+}
+
+/* Compares two numbers (ka, kb: cell_num's kinds); 0 if identical (bitwise, or both empty, or
+ * both NaN), else fills r's values and significance. */
+static int compare_values(const suite_diff_opts* o, double a, int ka, double b, int kb, double s,
+                          diff_row* r) {
+    if (ka == kb && (ka == 0 || (isnan(a) && isnan(b)) ||
+                     memcmp(&a, &b, sizeof a) == 0 || (a == b && a != 0))) {
+        return 0;
+    }
+    if (ka == 1 && kb == 1 && a == b) {
+        return 0; /* +0 and -0 */
+    }
+    fmt_num(r->a, sizeof r->a, a, ka == 1 ? 0 : -1);
+    fmt_num(r->b, sizeof r->b, b, kb == 1 ? 0 : -1);
+    r->spread = s;
+    if (ka != 1 || kb != 1 || !isfinite(a) || !isfinite(b)) {
+        r->significant = 1; /* a value appeared, disappeared or is not finite on one side */
+        snprintf(r->note, sizeof r->note, "%s", ka != 1 || kb != 1 ? "value on one side only"
+                                                                    : "not finite");
+        return 1;
+    }
+    r->delta = fabs(b - a);
+    r->rel = r->delta / fmax(fabs(a), fabs(b));
+    r->threshold = threshold(o, s, a, b);
+    r->significant = r->delta > r->threshold;
+    return 1;
+}
+
+/* ---- the round-off spreads ----------------------------------------------------------------- */
+
+/* The perturbation directories of ROOT/sensitivity/. */
+static int list_perturbations(const char* root, char names[][64], int max) {
+    int n = 0;
+    for (int p = 0; p < SUITE_NPERTURB && n < max; ++p) {
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/sensitivity/%s", root, suite_perturbation_name(p));
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(names[n++], 64, "%s", suite_perturbation_name(p));
+        }
+    }
+    return n;
+}
+
+/* The spread of a table file: per cell (ncell of row r at spread[r * w + c]), max over the
+ * perturbed copies of each tree of |x_p - x|; NAN where no copy has the cell. */
+static void table_spread(const char* root, const char (*pert)[64], int np, const char* rel,
+                         const csv_file* nominal, double* spread, int w) {
+    for (int p = 0; p < np; ++p) {
+        char path[PATH_MAX + 320], msg[256];
+        snprintf(path, sizeof path, "%s/sensitivity/%s/%s", root, pert[p], rel);
+        csv_file f;
+        struct stat st;
+        if (stat(path, &st) != 0 || csv_read(path, &f, msg, sizeof msg) != 0) {
+            continue;
+        }
+        for (long r = 1; r < nominal->nrow && r < f.nrow; ++r) {
+            for (int c = 0; c < nominal->ncell[r] && c < w; ++c) {
+                const int fc = csv_col(&f, csv_at(nominal, 0, c));
+                double x, y;
+                if (fc < 0 || cell_num(csv_at(nominal, r, c), &x) != 1 ||
+                    cell_num(csv_at(&f, r, fc), &y) != 1) {
+                    continue;
+                }
+                const double d = isfinite(x) && isfinite(y) ? fabs(y - x) : NAN;
+                double* s = &spread[r * w + c];
+                if (isfinite(d)) {
+                    *s = isfinite(*s) ? fmax(*s, d) : d;
+                }
+            }
+        }
+        csv_free(&f);
+    }
+}
+
+/* The spread of a gate: its column "spread" in CASE/sensitivity.csv of either tree. */
+static double gate_spread(const diff_state* s, const char* rel_gates, const char* id) {
+    double best = NAN;
+    for (int t = 0; t < 2; ++t) {
+        char path[PATH_MAX + 320], msg[256];
+        const char* dir = strrchr(rel_gates, '/');
+        snprintf(path, sizeof path, "%s/%.*s/sensitivity.csv", t ? s->b : s->a,
+                 dir ? (int)(dir - rel_gates) : 0, rel_gates);
+        csv_file f;
+        struct stat st;
+        if (stat(path, &st) != 0 || csv_read(path, &f, msg, sizeof msg) != 0) {
+            continue;
+        }
+        const int cg = csv_col(&f, "gate"), cs = csv_col(&f, "spread");
+        for (long r = 1; cg >= 0 && cs >= 0 && r < f.nrow; ++r) {
+            double x;
+            if (strcmp(csv_at(&f, r, cg), id) == 0 && cell_num(csv_at(&f, r, cs), &x) == 1 &&
+                isfinite(x)) {
+                best = isfinite(best) ? fmax(best, x) : x;
+            }
+        }
+        csv_free(&f);
+    }
+    return best;
+}
+
+static void note_moved(diff_state* s, const char* rel) {
+    if (s->nmoved && strcmp(s->moved[s->nmoved - 1], rel) == 0) {
+        return;
+    }
+    if (s->nmoved == s->capmoved) {
+        const int cap = s->capmoved ? 2 * s->capmoved : 64;
+        char** m = realloc(s->moved, (size_t)cap * sizeof *m);
+        if (m == NULL) {
+            s->failed = 1;
+            return;
+        }
+        s->moved = m;
+        s->capmoved = cap;
+    }
+    s->moved[s->nmoved] = strdup(rel);
+    s->failed |= s->moved[s->nmoved] == NULL;
+    s->nmoved += s->moved[s->nmoved] != NULL;
+}
+
+/* ---- per kind of file ---------------------------------------------------------------------- */
+
+/* A wall-time column: its name contains "wall" (any case). */
+static int wall_column(const char* name) {
+    for (const char* p = name; *p; ++p) {
+        if ((p[0] | 32) == 'w' && (p[1] | 32) == 'a' && (p[2] | 32) == 'l' && (p[3] | 32) == 'l') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void diff_gates(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
+    const int ia = csv_col(a, "gate"), ib = csv_col(b, "gate");
+    const int ma = csv_col(a, "measured"), mb = csv_col(b, "measured");
+    const int ra = csv_col(a, "result"), rb = csv_col(b, "result");
+    const int ca = csv_col(a, "metric");
+    if (ia < 0 || ib < 0 || ma < 0 || mb < 0 || ra < 0 || rb < 0) {
+        diff_row* r = add_row(s, D_FILE, rel);
+        if (r) {
+            r->significant = 1;
+            snprintf(r->note, sizeof r->note, "not a gate table (no gate, measured, result)");
+        }
+        return;
+    }
+    for (long i = 1; i < a->nrow; ++i) {
+        const char* id = csv_at(a, i, ia);
+        long j = 1;
+        while (j < b->nrow && strcmp(csv_at(b, j, ib), id) != 0) {
+            ++j;
+        }
+        const char* res_a = csv_at(a, i, ra);
+        if (j == b->nrow) {
+            diff_row* r = add_row(s, D_VERDICT, rel);
+            if (r) {
+                snprintf(r->item, sizeof r->item, "%s", id);
+                snprintf(r->column, sizeof r->column, "%s", csv_at(a, i, ca));
+                snprintf(r->a, sizeof r->a, "%s", res_a);
+                snprintf(r->b, sizeof r->b, "(no gate)");
+                r->significant = 1;
+                snprintf(r->note, sizeof r->note, "the gate is not in B");
+            }
+            continue;
+        }
+        const char* res_b = csv_at(b, j, rb);
+        if (strcmp(res_a, "SKIP") == 0 && strcmp(res_b, "SKIP") == 0) {
+            continue; /* a gate of the other tier on both sides: its value means nothing */
+        }
+        if (strcmp(res_a, res_b) != 0) {
+            diff_row* r = add_row(s, D_VERDICT, rel);
+            if (r) {
+                snprintf(r->item, sizeof r->item, "%s", id);
+                snprintf(r->column, sizeof r->column, "%s", csv_at(a, i, ca));
+                snprintf(r->a, sizeof r->a, "%s", res_a);
+                snprintf(r->b, sizeof r->b, "%s", res_b);
+                r->significant = 1;
+                snprintf(r->note, sizeof r->note, "measured %s -> %s", csv_at(a, i, ma),
+                         csv_at(b, j, mb));
+            }
+        }
+        double x, y;
+        const int kx = cell_num(csv_at(a, i, ma), &x), ky = cell_num(csv_at(b, j, mb), &y);
+        diff_row tmp;
+        memset(&tmp, 0, sizeof tmp);
+        if (compare_values(s->o, x, kx, y, ky, gate_spread(s, rel, id), &tmp)) {
+            diff_row* r = add_row(s, D_GATE, rel);
+            if (r) {
+                tmp.kind = D_GATE;
+                snprintf(tmp.file, sizeof tmp.file, "%s", rel);
+                snprintf(tmp.item, sizeof tmp.item, "%s", id);
+                snprintf(tmp.column, sizeof tmp.column, "%s", csv_at(a, i, ca));
+                if (!tmp.note[0]) {
+                    snprintf(tmp.note, sizeof tmp.note, "%s -> %s%s", res_a, res_b,
+                             isfinite(tmp.spread) ? "" : "; no spread measured: default rule");
+                }
+                *r = tmp;
+            }
+        }
+    }
+    for (long j = 1; j < b->nrow; ++j) {
+        const char* id = csv_at(b, j, ib);
+        long i = 1;
+        while (i < a->nrow && strcmp(csv_at(a, i, ia), id) != 0) {
+            ++i;
+        }
+        if (i == a->nrow) {
+            diff_row* r = add_row(s, D_VERDICT, rel);
+            if (r) {
+                snprintf(r->item, sizeof r->item, "%s", id);
+                snprintf(r->a, sizeof r->a, "(no gate)");
+                snprintf(r->b, sizeof r->b, "%s", csv_at(b, j, rb));
+                r->significant = 1;
+                snprintf(r->note, sizeof r->note, "a new gate");
+            }
+        }
+    }
+}
+
+/* The label of row r: its leading text cells as name=value (the first cell in any case). */
+static void row_label(const csv_file* f, long r, char* out, size_t n) {
+    size_t k = 0;
+    out[0] = '\0';
+    for (int c = 0; c < f->ncell[r] && c < 3; ++c) {
+        double x;
+        if (c > 0 && cell_num(csv_at(f, r, c), &x) != -1) {
+            break;
+        }
+        const int w = snprintf(out + k, n - k, "%s%s=%s", c ? ", " : "", csv_at(f, 0, c),
+                               csv_at(f, r, c));
+        if (w < 0 || (size_t)w >= n - k) {
+            break;
+        }
+        k += (size_t)w;
+    }
+}
+
+static void diff_structure(diff_state* s, const char* rel, const char* what) {
+    diff_row* r = add_row(s, D_FILE, rel);
+    if (r) {
+        r->significant = 1;
+        snprintf(r->note, sizeof r->note, "%.159s", what);
+    }
+}
+
+/* Columns of a that b lacks and the other way round. */
+static void diff_columns(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
+    for (int t = 0; t < 2; ++t) {
+        const csv_file* x = t ? b : a;
+        const csv_file* y = t ? a : b;
+        for (int c = 0; x->nrow && c < x->ncell[0]; ++c) {
+            if (!wall_column(csv_at(x, 0, c)) && csv_col(y, csv_at(x, 0, c)) < 0) {
+                char what[160];
+                snprintf(what, sizeof what, "column '%.100s' only in %s", csv_at(x, 0, c),
+                         t ? "B" : "A");
+                diff_structure(s, rel, what);
+            }
+        }
+    }
+}
+
+static void diff_table(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
+    diff_columns(s, rel, a, b);
+    if (a->nrow != b->nrow) {
+        char what[160];
+        snprintf(what, sizeof what, "rows: %ld in A, %ld in B (compared: the first %ld)",
+                 a->nrow - 1, b->nrow - 1, (a->nrow < b->nrow ? a->nrow : b->nrow) - 1);
+        diff_structure(s, rel, what);
+    }
+    int w = 0;
+    for (long r = 0; r < a->nrow; ++r) {
+        w = a->ncell[r] > w ? a->ncell[r] : w;
+    }
+    double* spread = malloc((size_t)(a->nrow ? a->nrow : 1) * (size_t)(w ? w : 1) * sizeof *spread);
+    if (spread == NULL) {
+        s->failed = 1;
+        return;
+    }
+    for (long k = 0; k < a->nrow * w; ++k) {
+        spread[k] = NAN;
+    }
+    table_spread(s->a, (const char (*)[64])s->pert_a, s->npa, rel, a, spread, w);
+    int moved = 0;
+    for (long r = 1; r < a->nrow && r < b->nrow; ++r) {
+        char label[160];
+        row_label(a, r, label, sizeof label);
+        for (int c = 0; c < a->ncell[r]; ++c) {
+            const char* name = csv_at(a, 0, c);
+            const int cb = csv_col(b, name);
+            if (cb < 0 || wall_column(name)) {
+                continue;
+            }
+            const char* ta = csv_at(a, r, c);
+            const char* tb = csv_at(b, r, cb);
+            if (strcmp(ta, tb) == 0) {
+                continue;
+            }
+            double x, y;
+            const int kx = cell_num(ta, &x), ky = cell_num(tb, &y);
+            diff_row tmp;
+            memset(&tmp, 0, sizeof tmp);
+            if (kx == -1 || ky == -1) { /* text */
+                snprintf(tmp.a, sizeof tmp.a, "%.47s", ta);
+                snprintf(tmp.b, sizeof tmp.b, "%.47s", tb);
+                tmp.significant = 1;
+                snprintf(tmp.note, sizeof tmp.note, "text changed");
+            } else if (!compare_values(s->o, x, kx, y, ky, spread[r * w + c], &tmp)) {
+                continue;
+            }
+            diff_row* d = add_row(s, D_TABLE, rel);
+            if (d == NULL) {
+                break;
+            }
+            tmp.kind = D_TABLE;
+            snprintf(tmp.file, sizeof tmp.file, "%s", rel);
+            snprintf(tmp.item, sizeof tmp.item, "%s", label);
+            snprintf(tmp.column, sizeof tmp.column, "%s", name);
+            *d = tmp;
+            moved |= tmp.significant && kx == 1 && ky == 1;
+        }
+    }
+    free(spread);
+    if (moved) {
+        note_moved(s, rel);
+    }
+}
+
+/* The time column of a run file: "t [s]" or "t", else the first column. */
+static int time_column(const csv_file* f) {
+    for (int c = 0; f->nrow && c < f->ncell[0]; ++c) {
+        const char* h = csv_at(f, 0, c);
+        if (strcmp(h, "t") == 0 || strncmp(h, "t [", 3) == 0) {
+            return c;
+        }
+    }
+    return 0;
+}
+
+static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
+    diff_columns(s, rel, a, b);
+    const long nr = a->nrow < b->nrow ? a->nrow : b->nrow;
+    if (a->nrow != b->nrow) {
+        char what[160];
+        snprintf(what, sizeof what, "rows (steps): %ld in A, %ld in B (compared: the first %ld)",
+                 a->nrow - 1, b->nrow - 1, nr - 1);
+        diff_structure(s, rel, what);
+    }
+    const int tc = time_column(a);
+    const int w = a->nrow ? a->ncell[0] : 0;
+    /* per column: the spread of the perturbed copies (max over rows), the scale of A */
+    double spread[256], scale[256];
+    for (int c = 0; c < w && c < 256; ++c) {
+        spread[c] = NAN;
+        scale[c] = 0;
+    }
+    for (int t = 0; t < 2; ++t) {
+        const int np = t ? s->npb : s->npa;
+        for (int p = 0; p < np; ++p) {
+            char path[PATH_MAX + 320], msg[256];
+            snprintf(path, sizeof path, "%s/sensitivity/%s/%s", t ? s->b : s->a,
+                     t ? s->pert_b[p] : s->pert_a[p], rel);
+            csv_file f;
+            struct stat st;
+            if (stat(path, &st) != 0 || csv_read(path, &f, msg, sizeof msg) != 0) {
+                continue;
+            }
+            const csv_file* nom = t ? b : a;
+            for (int c = 0; c < w && c < 256; ++c) {
+                const int fc = csv_col(&f, csv_at(a, 0, c));
+                const int nc = csv_col(nom, csv_at(a, 0, c));
+                for (long r = 1; fc >= 0 && nc >= 0 && r < f.nrow && r < nom->nrow; ++r) {
+                    double x, y;
+                    if (cell_num(csv_at(nom, r, nc), &x) == 1 &&
+                        cell_num(csv_at(&f, r, fc), &y) == 1 && isfinite(x) && isfinite(y)) {
+                        spread[c] = isfinite(spread[c]) ? fmax(spread[c], fabs(y - x))
+                                                        : fabs(y - x);
+                    }
+                }
+            }
+            csv_free(&f);
+        }
+    }
+    for (int c = 0; c < w && c < 256; ++c) {
+        for (long r = 1; r < a->nrow; ++r) {
+            double x;
+            if (cell_num(csv_at(a, r, c), &x) == 1 && isfinite(x)) {
+                scale[c] = fmax(scale[c], fabs(x));
+            }
+        }
+    }
+    int moved = 0;
+    for (int c = 0; c < w && c < 256; ++c) {
+        const char* name = csv_at(a, 0, c);
+        const int cb = csv_col(b, name);
+        if (cb < 0 || wall_column(name) || strncmp(name, "time_", 5) == 0) {
+            continue;
+        }
+        const double thr = isfinite(spread[c]) ? s->o->nsigma * spread[c]
+                                               : fmax(s->o->rtol * scale[c], s->o->atol);
+        double dmax = -1, va = NAN, vb = NAN, tmax = NAN, tfirst = NAN;
+        long nfirst = -1, ndiff = 0, nhalf = 0;
+        for (long r = 1; r < nr; ++r) {
+            const char* ta = csv_at(a, r, c);
+            const char* tb = csv_at(b, r, cb);
+            if (strcmp(ta, tb) == 0) {
+                continue;
+            }
+            double x, y, t;
+            const int kx = cell_num(ta, &x), ky = cell_num(tb, &y);
+            double d;
+            if (kx == 1 && ky == 1 && isfinite(x) && isfinite(y)) {
+                d = fabs(y - x);
+            } else if (kx == ky && kx != -1 && (kx == 0 || (isnan(x) && isnan(y)))) {
+                continue;
+            } else {
+                d = INFINITY; /* a value on one side only, not finite, or text */
+                nhalf++;
+            }
+            if (d == 0) {
+                continue;
+            }
+            ndiff++;
+            cell_num(csv_at(a, r, tc), &t);
+            if (d > thr && nfirst < 0) {
+                nfirst = r;
+                tfirst = t;
+            }
+            if (d > dmax) {
+                dmax = d;
+                va = x;
+                vb = y;
+                tmax = t;
+            }
+        }
+        if (ndiff == 0) {
+            continue;
+        }
+        diff_row* d = add_row(s, D_TRAJ, rel);
+        if (d == NULL) {
+            break;
+        }
+        snprintf(d->item, sizeof d->item, "%s", name);
+        snprintf(d->column, sizeof d->column, "max over %ld rows", nr - 1);
+        fmt_num(d->a, sizeof d->a, va, 0);
+        fmt_num(d->b, sizeof d->b, vb, 0);
+        d->delta = dmax;
+        d->rel = scale[c] > 0 ? dmax / scale[c] : NAN;
+        d->spread = spread[c];
+        d->threshold = thr;
+        d->significant = nfirst >= 0;
+        if (nfirst >= 0) {
+            snprintf(d->note, sizeof d->note,
+                     "first beyond round-off at %s = %.10g (row %ld); largest at %.10g; %ld rows "
+                     "differ%s",
+                     csv_at(a, 0, tc), tfirst, nfirst, tmax, ndiff,
+                     nhalf ? ", some on one side only" : "");
+        } else {
+            snprintf(d->note, sizeof d->note, "largest at %s = %.10g; %ld rows differ, all within "
+                     "round-off", csv_at(a, 0, tc), tmax, ndiff);
+        }
+        moved |= nfirst >= 0 && c != tc;
+    }
+    if (moved) {
+        note_moved(s, rel);
+    }
+}
+
+/* ---- the trees ------------------------------------------------------------------------------ */
+
+typedef struct file_list {
+    char** rel;
+    int n, cap;
+    size_t root_len;
+    int failed;
+} file_list;
+static file_list* g_walk; /* nftw has no user pointer */
+
+static int is_run_file(const char* base) {
+    return strcmp(base, "trajectory.csv") == 0 || strcmp(base, "steps.csv") == 0 ||
+           strcmp(base, "physics.csv") == 0;
+}
+
+static int walk_one(const char* path, const struct stat* st, int type, struct FTW* ftw) {
+    (void)st;
+    const char* rel = path + g_walk->root_len;
+    while (*rel == '/') {
+        ++rel;
+    }
+    if (type != FTW_F || strncmp(rel, "sensitivity/", 12) == 0 || strncmp(rel, "diff/", 5) == 0) {
+        return 0; /* the perturbed trees (spreads, not results); a diff report */
+    }
+    const char* base = path + ftw->base;
+    const size_t n = strlen(base);
+    if (n < 4 || strcmp(base + n - 4, ".csv") != 0 || strcmp(base, "times.csv") == 0 ||
+        strcmp(base, "sensitivity.csv") == 0 || base[0] == '.') {
+        return 0;
+    }
+    if (g_walk->n == g_walk->cap) {
+        const int cap = g_walk->cap ? 2 * g_walk->cap : 512;
+        char** r = realloc(g_walk->rel, (size_t)cap * sizeof *r);
+        if (r == NULL) {
+            g_walk->failed = 1;
+            return 1;
+        }
+        g_walk->rel = r;
+        g_walk->cap = cap;
+    }
+    g_walk->rel[g_walk->n] = strdup(rel);
+    if (g_walk->rel[g_walk->n] == NULL) {
+        g_walk->failed = 1;
+        return 1;
+    }
+    g_walk->n++;
+    return 0;
+}
+
+static int cmp_str(const void* x, const void* y) {
+    return strcmp(*(char* const*)x, *(char* const*)y);
+}
+
+static int list_tree(const char* root, file_list* l, char* msg, size_t n) {
+    memset(l, 0, sizeof *l);
+    struct stat st;
+    if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(msg, n, "%s: not a directory of results", root);
+        return -1;
+    }
+    l->root_len = strlen(root);
+    g_walk = l;
+    const int rc = nftw(root, walk_one, 32, FTW_PHYS);
+    g_walk = NULL;
+    if (rc != 0 || l->failed) {
+        snprintf(msg, n, "%s: %s", root, l->failed ? "out of memory" : "cannot list the tree");
+        return -1;
+    }
+    qsort(l->rel, (size_t)l->n, sizeof *l->rel, cmp_str);
+    return 0;
+}
+
+static void free_list(file_list* l) {
+    for (int i = 0; i < l->n; ++i) {
+        free(l->rel[i]);
+    }
+    free(l->rel);
+}
+
+/* 1 if root/baseline.json says the run files were left out. */
+static int baseline_without_runs(const char* root) {
+    char path[PATH_MAX], buf[512];
+    snprintf(path, sizeof path, "%s/baseline.json", root);
+    FILE* f = fopen(path, "r");
+    if (f == NULL) {
+        return 0;
+    }
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strstr(buf, "\"trajectories\": false") != NULL;
+}
+
+static void diff_file(diff_state* s, const char* rel) {
+    char pa[PATH_MAX + 320], pb[PATH_MAX + 320], msg[600];
+    snprintf(pa, sizeof pa, "%s/%s", s->a, rel);
+    snprintf(pb, sizeof pb, "%s/%s", s->b, rel);
+    csv_file a, b;
+    if (csv_read(pa, &a, msg, sizeof msg) != 0) {
+        diff_structure(s, rel, msg);
+        return;
+    }
+    if (csv_read(pb, &b, msg, sizeof msg) != 0) {
+        csv_free(&a);
+        diff_structure(s, rel, msg);
+        return;
+    }
+    const char* base = strrchr(rel, '/');
+    base = base ? base + 1 : rel;
+    if (strcmp(base, "gates.csv") == 0) {
+        diff_gates(s, rel, &a, &b);
+    } else if (is_run_file(base)) {
+        diff_trajectory(s, rel, &a, &b);
+    } else {
+        diff_table(s, rel, &a, &b);
+    }
+    csv_free(&a);
+    csv_free(&b);
+}
+
+/* ---- output ----------------------------------------------------------------------------------- */
+
+/* The order of the report: changed verdicts, then significant changes by kind, then the rest. */
+static int row_rank(const diff_row* r) {
+    return r->kind == D_VERDICT ? 0 : r->significant ? 1 + r->kind : 10 + r->kind;
+}
+
+static int cmp_rows(const void* x, const void* y) {
+    const diff_row* a = x;
+    const diff_row* b = y;
+    const int ra = row_rank(a), rb = row_rank(b);
+    if (ra != rb) {
+        return ra < rb ? -1 : 1;
+    }
+    return a < b ? -1 : a > b; /* stable: the order of the files */
+}
+
+static void csv_field(strbuf* o, const char* s) {
+    if (strpbrk(s, ",\"\n") == NULL) {
+        strbuf_printf(o, "%s", s);
+        return;
+    }
+    strbuf_printf(o, "\"");
+    for (; *s; ++s) {
+        strbuf_printf(o, *s == '"' ? "\"\"" : "%c", *s);
+    }
+    strbuf_printf(o, "\"");
+}
+
+static void csv_num_field(strbuf* o, double x) {
+    if (!isnan(x)) {
+        strbuf_printf(o, "%.6g", x);
+    }
+}
+
+static void md_field(strbuf* o, const char* s) {
+    for (; *s; ++s) {
+        strbuf_printf(o, *s == '|' ? "\\|" : "%c", *s);
+    }
+}
+
+static const char* rule_of(const diff_row* r, char* buf, size_t n) {
+    if (isfinite(r->spread)) {
+        snprintf(buf, n, "spread %.3g", r->spread);
+    } else if (isfinite(r->threshold)) {
+        snprintf(buf, n, "default %.3g", r->threshold);
+    } else {
+        snprintf(buf, n, "always");
+    }
+    return buf;
+}
+
+/* The overlaid figure of a moved file: before dashed, after solid, its significantly moved
+ * numeric columns (at most six) against time or the row. */
+static int draw_overlay(const diff_state* s, const char* out, const char* rel, char* msg,
+                        size_t n) {
+    char cols[80] = " ", x[16] = "0";
+    int k = 0;
+    for (long i = 0; i < s->n && k < 6; ++i) {
+        const diff_row* r = &s->rows[i];
+        if (strcmp(r->file, rel) != 0 || !r->significant ||
+            (r->kind != D_TABLE && r->kind != D_TRAJ) || isnan(r->delta)) {
+            continue;
+        }
+        const char* col = r->kind == D_TRAJ ? r->item : r->column;
+        char pa[PATH_MAX + 320]; /* the column's index in A (1-based for gnuplot) */
+        snprintf(pa, sizeof pa, "%s/%s", s->a, rel);
+        csv_file f;
+        if (csv_read(pa, &f, msg, n) != 0) {
+            return -1;
+        }
+        const int c = csv_col(&f, col);
+        if (k == 0) {
+            const int tc = r->kind == D_TRAJ ? time_column(&f) : 0;
+            double v;
+            snprintf(x, sizeof x, "%d",
+                     r->kind == D_TRAJ || (f.nrow > 1 && cell_num(csv_at(&f, 1, 0), &v) == 1)
+                         ? tc + 1
+                         : 0);
+        }
+        csv_free(&f);
+        char one[16];
+        snprintf(one, sizeof one, " %d ", c + 1);
+        if (c >= 0 && strstr(cols, one) == NULL) {
+            snprintf(cols + strlen(cols), sizeof cols - strlen(cols), "%d ", c + 1);
+            ++k;
+        }
+    }
+    if (k == 0) {
+        return 0;
+    }
+    char name[PATH_MAX], fig[PATH_MAX + 16];
+    snprintf(name, sizeof name, "%s", rel);
+    for (char* p = name; *p; ++p) {
+        *p = *p == '/' ? '_' : *p;
+    }
+    name[strlen(name) - 4] = '\0'; /* .csv */
+    snprintf(fig, sizeof fig, "%s/figures/%s", out, name);
+    const size_t qn = 2 * PATH_MAX + 700;
+    char* vars = malloc(3 * qn);
+    char* v = malloc(4 * qn);
+    if (vars == NULL || v == NULL) {
+        free(vars);
+        free(v);
+        snprintf(msg, n, "out of memory");
+        return -1;
+    }
+    char* qa = vars;
+    char* qb = vars + qn;
+    char* qt = vars + 2 * qn;
+    char pa[PATH_MAX + 320], pb[PATH_MAX + 320];
+    snprintf(pa, sizeof pa, "%s/%s", s->a, rel);
+    snprintf(pb, sizeof pb, "%s/%s", s->b, rel);
+    if (ccb_an_gp_quote(qa, qn, pa) != 0 || ccb_an_gp_quote(qb, qn, pb) != 0 ||
+        ccb_an_gp_quote(qt, qn, rel) != 0) {
+        snprintf(msg, n, "a path has a control character: %s", rel);
+        free(vars);
+        free(v);
+        return -1;
+    }
+    snprintf(v, 4 * qn, "fa=%s; fb=%s; what=%s; xcol=%s; cols='%s'; ", qa, qb, qt, x, cols + 1);
+    char script[PATH_MAX];
+    snprintf(script, sizeof script, "%s/analysis/gnuplot/diff_overlay.gp", ccb_source_dir());
+    const int rc = ccb_an_plot(script, NULL, fig, v, msg, n);
+    free(vars);
+    free(v);
+    return rc;
+}
+
+static int write_outputs(diff_state* s, const char* out, suite_diff_summary* sum, char* msg,
+                         size_t n) {
+    strbuf csv = {0}, md = {0};
+    strbuf_printf(&csv, "kind,file,item,column,a,b,abs_change,rel_change,spread,threshold,"
+                        "significant,note\n");
+    for (long i = 0; i < s->n; ++i) {
+        const diff_row* r = &s->rows[i];
+        strbuf_printf(&csv, "%s,", k_kind[r->kind]);
+        csv_field(&csv, r->file);
+        strbuf_printf(&csv, ",");
+        csv_field(&csv, r->item);
+        strbuf_printf(&csv, ",");
+        csv_field(&csv, r->column);
+        strbuf_printf(&csv, ",");
+        csv_field(&csv, r->a);
+        strbuf_printf(&csv, ",");
+        csv_field(&csv, r->b);
+        strbuf_printf(&csv, ",");
+        csv_num_field(&csv, r->delta);
+        strbuf_printf(&csv, ",");
+        csv_num_field(&csv, r->rel);
+        strbuf_printf(&csv, ",");
+        csv_num_field(&csv, r->spread);
+        strbuf_printf(&csv, ",");
+        csv_num_field(&csv, r->threshold);
+        strbuf_printf(&csv, ",%d,", r->significant);
+        csv_field(&csv, r->note);
+        strbuf_printf(&csv, "\n");
+    }
+    strbuf_printf(&md,
+                  "# ccb diff\n\nA (before): `%s`  \nB (after): `%s`\n\n"
+                  "%d file(s) compared; %ld difference(s), %d significant, %d gate verdict(s) "
+                  "changed, %d file(s) only on one side.\n\n"
+                  "A change is significant beyond %g x its round-off spread where `ccb gate "
+                  "--sensitivity` measured one (in either tree), else beyond max(%g x |value|, "
+                  "%g); a changed verdict or text, and rows, columns or files on one side only, "
+                  "always. Wall times are not compared. docs/cases.md §15.\n\n",
+                  s->a, s->b, sum->compared, s->n, sum->significant, sum->verdicts, sum->one_side,
+                  s->o->nsigma, s->o->rtol, s->o->atol);
+    const char* const heads[] = {"Gates whose verdict changed", "Gate metrics",
+                                 "Study tables", "Trajectories (largest difference per "
+                                                 "observable)",
+                                 "Files, rows, columns"};
+    for (int pass = 0; pass < 2; ++pass) {
+        int last = -1;
+        long shown = 0;
+        if (pass == 1 && s->n > sum->significant) {
+            strbuf_printf(&md, "\n## Within round-off (not significant)\n");
+        }
+        for (long i = 0; i < s->n; ++i) {
+            const diff_row* r = &s->rows[i];
+            if (r->significant != (pass == 0)) {
+                continue;
+            }
+            if (pass == 1 && ++shown > 500) {
+                strbuf_printf(&md, "\n... and more: diff.csv has every row.\n");
+                break;
+            }
+            if (r->kind != last) {
+                strbuf_printf(&md,
+                              "\n### %s\n\n| file | item | column | A | B | change | relative "
+                              "| significance rule | note |\n|---|---|---|---|---|---|---|---|---|"
+                              "\n",
+                              heads[r->kind]);
+                last = r->kind;
+            }
+            char rule[48];
+            strbuf_printf(&md, "| `");
+            md_field(&md, r->file);
+            strbuf_printf(&md, "` | ");
+            md_field(&md, r->item);
+            strbuf_printf(&md, " | ");
+            md_field(&md, r->column);
+            strbuf_printf(&md, " | ");
+            md_field(&md, r->a);
+            strbuf_printf(&md, " | ");
+            md_field(&md, r->b);
+            strbuf_printf(&md, isnan(r->delta) ? " | | " : " | %.3g | ", r->delta);
+            strbuf_printf(&md, isnan(r->rel) ? "| " : "%.3g | ", r->rel);
+            strbuf_printf(&md, "%s | ", rule_of(r, rule, sizeof rule));
+            md_field(&md, r->note);
+            strbuf_printf(&md, " |\n");
+        }
+        if (pass == 0 && sum->significant == 0) {
+            strbuf_printf(&md, "Nothing moved beyond round-off.\n");
+        }
+    }
+    if (sum->figures) {
+        strbuf_printf(&md, "\n## Figures (before dashed, after solid)\n\n");
+        for (int i = 0; i < s->nmoved; ++i) {
+            char name[PATH_MAX];
+            snprintf(name, sizeof name, "%s", s->moved[i]);
+            for (char* p = name; *p; ++p) {
+                *p = *p == '/' ? '_' : *p;
+            }
+            name[strlen(name) - 4] = '\0';
+            strbuf_printf(&md, "![%s](figures/%s.png)\n\n", s->moved[i], name);
+        }
+    }
+    char path[PATH_MAX + 16];
+    int rc = csv.failed || md.failed ? -1 : 0;
+    if (rc != 0) {
+        snprintf(msg, n, "out of memory");
+    }
+    snprintf(path, sizeof path, "%s/diff.csv", out);
+    if (rc == 0 && write_file(path, csv.s, csv.n, msg, n) != 0) {
+        rc = -1;
+    }
+    snprintf(path, sizeof path, "%s/diff.md", out);
+    if (rc == 0 && write_file(path, md.s, md.n, msg, n) != 0) {
+        rc = -1;
+    }
+    free(csv.s);
+    free(md.s);
+    return rc;
+}
+
+/* The terminal: verdicts, then the significant changes (at most 40 lines), then the count. */
+static void print_summary(const diff_state* s, const suite_diff_summary* sum, const char* out) {
+    long shown = 0;
+    for (long i = 0; i < s->n && shown < 40; ++i) {
+        const diff_row* r = &s->rows[i];
+        if (!r->significant) {
+            break; /* sorted: the significant ones come first */
+        }
+        if (r->kind == D_VERDICT) {
+            printf("VERDICT  %-18s %-40s %s -> %s  (%s; %s)\n", r->item, r->column, r->a, r->b,
+                   r->note, r->file);
+        } else if (r->kind == D_FILE) {
+            printf("%-8s %s: %s\n", "FILE", r->file, r->note);
+        } else {
+            char rule[48];
+            printf("%-8s %s  %s  %s: %s -> %s", r->kind == D_GATE    ? "GATE"
+                                                : r->kind == D_TABLE ? "TABLE"
+                                                                     : "TRAJ",
+                   r->file, r->item, r->column, r->a, r->b);
+            if (!isnan(r->delta)) {
+                printf("  (change %.3g, rel %.3g; %s)", r->delta, r->rel,
+                       rule_of(r, rule, sizeof rule));
+            }
+            printf("%s%s\n", r->kind == D_TRAJ ? "  " : "", r->kind == D_TRAJ ? r->note : "");
+        }
+        ++shown;
+    }
+    if (sum->significant > shown) {
+        printf("... and %ld more significant change(s): %s/diff.md\n", sum->significant - shown,
+               out);
+    }
+    printf("diff: %d file(s) compared, %ld difference(s), %d significant, %d verdict(s) changed, "
+           "%d figure(s); %s/diff.md, %s/diff.csv\n",
+           sum->compared, s->n, sum->significant, sum->verdicts, sum->figures, out, out);
+}
+
+/* 1 if rel's first component is one of o->only (or o->only is empty). */
+static int in_scope(const suite_diff_opts* o, const char* rel) {
+    if (o->nonly == 0) {
+        return 1;
+    }
+    const char* e = strchr(rel, '/');
+    const size_t n = e ? (size_t)(e - rel) : strlen(rel);
+    for (int k = 0; k < o->nonly; ++k) {
+        if (strlen(o->only[k]) == n && strncmp(o->only[k], rel, n) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int suite_diff(const char* a, const char* b, const char* out, const suite_diff_opts* o,
+               suite_diff_summary* sum) {
+    memset(sum, 0, sizeof *sum);
+    char msg[PATH_MAX + 600];
+    file_list la, lb;
+    if (list_tree(a, &la, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return 2;
+    }
+    if (list_tree(b, &lb, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        free_list(&la);
+        return 2;
+    }
+    if (la.n == 0 && lb.n == 0) {
+        fprintf(stderr, "ccb: neither %s nor %s holds a result table (CSV)\n", a, b);
+        free_list(&la);
+        free_list(&lb);
+        return 2;
+    }
+    diff_state s;
+    memset(&s, 0, sizeof s);
+    s.a = a;
+    s.b = b;
+    s.o = o;
+    s.baseline_a = baseline_without_runs(a);
+    s.baseline_b = baseline_without_runs(b);
+    s.npa = list_perturbations(a, s.pert_a, SUITE_NPERTURB);
+    s.npb = list_perturbations(b, s.pert_b, SUITE_NPERTURB);
+    int i = 0, j = 0;
+    while ((i < la.n || j < lb.n) && !s.failed) {
+        const int c = i == la.n ? 1 : j == lb.n ? -1 : strcmp(la.rel[i], lb.rel[j]);
+        if (c == 0 && !in_scope(o, la.rel[i])) {
+            ++i;
+            ++j;
+            continue;
+        }
+        if (c == 0) {
+            diff_file(&s, la.rel[i]);
+            sum->compared++;
+            ++i;
+            ++j;
+            continue;
+        }
+        const char* rel = c < 0 ? la.rel[i] : lb.rel[j];
+        if (!in_scope(o, rel)) {
+            c < 0 ? ++i : ++j;
+            continue;
+        }
+        const char* base = strrchr(rel, '/');
+        base = base ? base + 1 : rel;
+        /* run files a baseline without trajectories does not hold */
+        const int skip = is_run_file(base) && (c < 0 ? s.baseline_b : s.baseline_a);
+        if (!skip) {
+            char what[64];
+            snprintf(what, sizeof what, "only in %s", c < 0 ? "A" : "B");
+            diff_structure(&s, rel, what);
+            sum->one_side++;
+        }
+        c < 0 ? ++i : ++j;
+    }
+    free_list(&la);
+    free_list(&lb);
+    int rc = 0;
+    if (s.failed) {
+        fprintf(stderr, "ccb: diff: out of memory\n");
+        rc = 2;
+    }
+    if (rc == 0) {
+        qsort(s.rows, (size_t)s.n, sizeof *s.rows, cmp_rows);
+        for (long k = 0; k < s.n; ++k) {
+            sum->significant += s.rows[k].significant;
+            sum->verdicts += s.rows[k].kind == D_VERDICT;
+        }
+        if (mkdir_p(out, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            rc = 2;
+        }
+    }
+    if (rc == 0 && o->figures && s.nmoved > 0) {
+        char dir[PATH_MAX + 16];
+        snprintf(dir, sizeof dir, "%s/figures", out);
+        if (mkdir_p(dir, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            rc = 2;
+        }
+        for (int k = 0; rc == 0 && k < s.nmoved; ++k) {
+            if (draw_overlay(&s, out, s.moved[k], msg, sizeof msg) != 0) {
+                fprintf(stderr, "ccb: diff figure of %s: %s\n", s.moved[k], msg);
+                rc = 2;
+            } else {
+                sum->figures++;
+            }
+        }
+    }
+    if (rc == 0 && write_outputs(&s, out, sum, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        rc = 2;
+    }
+    if (rc == 0) {
+        print_summary(&s, sum, out);
+    }
+    for (int k = 0; k < s.nmoved; ++k) {
+        free(s.moved[k]);
+    }
+    free(s.moved);
+    free(s.rows);
+    return rc;
+}
+
+/* ---- baselines ------------------------------------------------------------------------------ */
+
+typedef struct base_list {
+    file_list l;
+    int trajectories;
+} base_list;
+static base_list* g_base;
+
+static int walk_base(const char* path, const struct stat* st, int type, struct FTW* ftw) {
+    (void)st;
+    const char* rel0 = path + g_base->l.root_len;
+    while (*rel0 == '/') {
+        ++rel0;
+    }
+    if (type != FTW_F || strncmp(rel0, "diff/", 5) == 0) { /* a report of `ccb gate --baseline` */
+        return 0;
+    }
+    const char* base = path + ftw->base;
+    const size_t n = strlen(base);
+    if (n < 4 || strcmp(base + n - 4, ".csv") != 0 || strcmp(base, "times.csv") == 0 ||
+        base[0] == '.' || (is_run_file(base) && !g_base->trajectories)) {
+        return 0;
+    }
+    file_list* l = &g_base->l;
+    if (l->n == l->cap) {
+        const int cap = l->cap ? 2 * l->cap : 512;
+        char** r = realloc(l->rel, (size_t)cap * sizeof *r);
+        if (r == NULL) {
+            l->failed = 1;
+            return 1;
+        }
+        l->rel = r;
+        l->cap = cap;
+    }
+    const char* rel = path + l->root_len;
+    while (*rel == '/') {
+        ++rel;
+    }
+    if ((l->rel[l->n] = strdup(rel)) == NULL) {
+        l->failed = 1;
+        return 1;
+    }
+    l->n++;
+    return 0;
+}
+
+/* Removes a directory tree (the previous baseline). */
+static int rm_one(const char* path, const struct stat* st, int type, struct FTW* ftw) {
+    (void)st;
+    (void)ftw;
+    return (type == FTW_DP ? rmdir(path) : unlink(path)) == 0 ? 0 : 1;
+}
+
+int suite_baseline_save(const char* root, const char* dir, int trajectories, int* files,
+                        long long* bytes, char* msg, size_t n) {
+    *files = 0;
+    *bytes = 0;
+    char rroot[PATH_MAX], rparent[PATH_MAX], parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char* slash = strrchr(parent, '/');
+    if (slash == NULL) {
+        snprintf(parent, sizeof parent, ".");
+    } else if (slash == parent) {
+        parent[1] = '\0';
+    } else {
+        *slash = '\0';
+    }
+    if (mkdir_p(parent, msg, n) != 0) {
+        return -1;
+    }
+    if (realpath(root, rroot) == NULL || realpath(parent, rparent) == NULL) {
+        snprintf(msg, n, "--save-baseline: cannot resolve %s or %s: %s", root, parent,
+                 strerror(errno));
+        return -1;
+    }
+    const size_t lr = strlen(rroot);
+    if (strncmp(rparent, rroot, lr) == 0 && (rparent[lr] == '/' || rparent[lr] == '\0')) {
+        snprintf(msg, n, "--save-baseline %s: the baseline must not lie inside the results %s",
+                 dir, root);
+        return -1;
+    }
+    base_list bl;
+    memset(&bl, 0, sizeof bl);
+    bl.trajectories = trajectories;
+    bl.l.root_len = strlen(root);
+    g_base = &bl;
+    const int wrc = nftw(root, walk_base, 32, FTW_PHYS);
+    g_base = NULL;
+    if (wrc != 0 || bl.l.failed || bl.l.n == 0) {
+        snprintf(msg, n, "--save-baseline: %s", bl.l.failed ? "out of memory"
+                                                : wrc != 0 ? "cannot list the results"
+                                                           : "the results hold no table");
+        free_list(&bl.l);
+        return -1;
+    }
+    /* the new baseline is built beside dir and renamed into place when complete */
+    char tmp[PATH_MAX + 32], old[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.new-%ld", dir, (long)getpid());
+    snprintf(old, sizeof old, "%s.old-%ld", dir, (long)getpid());
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < bl.l.n; ++i) {
+        char src[PATH_MAX + 320], dst[PATH_MAX + 360];
+        snprintf(src, sizeof src, "%s/%s", root, bl.l.rel[i]);
+        snprintf(dst, sizeof dst, "%s/%s", tmp, bl.l.rel[i]);
+        char* d = strrchr(dst, '/');
+        *d = '\0';
+        if (mkdir_p(dst, msg, n) != 0) {
+            rc = -1;
+            break;
+        }
+        *d = '/';
+        FILE* in = fopen(src, "rb");
+        struct stat st;
+        char* buf = NULL;
+        if (in == NULL || fstat(fileno(in), &st) != 0 ||
+            (buf = malloc((size_t)st.st_size + 1)) == NULL ||
+            fread(buf, 1, (size_t)st.st_size, in) != (size_t)st.st_size) {
+            snprintf(msg, n, "--save-baseline: cannot read %s", src);
+            rc = -1;
+        } else if (write_file(dst, buf, (size_t)st.st_size, msg, n) != 0) {
+            rc = -1;
+        } else {
+            *files += 1;
+            *bytes += st.st_size;
+        }
+        free(buf);
+        if (in) {
+            fclose(in);
+        }
+    }
+    free_list(&bl.l);
+    if (rc == 0) {
+        char meta[PATH_MAX + 48], text[1024];
+        snprintf(meta, sizeof meta, "%s/baseline.json", tmp);
+        const int len = snprintf(text, sizeof text,
+                                 "{\n\t\"format_version\": 1,\n\t\"ccb\": \"%s\",\n\t\"revision\": "
+                                 "\"%s\",\n\t\"files\": %d,\n\t\"trajectories\": %s\n}\n",
+                                 ccb_version(), ccb_revision(), *files,
+                                 trajectories ? "true" : "false");
+        rc = write_file(meta, text, (size_t)len, msg, n);
+    }
+    struct stat st;
+    const int had = rc == 0 && stat(dir, &st) == 0;
+    if (rc == 0 && had && rename(dir, old) != 0) {
+        snprintf(msg, n, "--save-baseline: cannot move the old %s aside: %s", dir, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && rename(tmp, dir) != 0) {
+        snprintf(msg, n, "--save-baseline: cannot rename %s to %s: %s", tmp, dir, strerror(errno));
+        if (had) {
+            rename(old, dir);
+        }
+        rc = -1;
+    }
+    if (rc == 0 && had) {
+        nftw(old, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+    }
+    if (rc != 0) {
+        nftw(tmp, rm_one, 32, FTW_DEPTH | FTW_PHYS); /* nothing half-written is left */
+    }
+    return rc;
+}
