@@ -18,9 +18,10 @@ RESULTS ?= results
 CCB_CMAKE_ARGS ?=
 
 # What the architecture names: compiler and build tools, GSL, SuiteSparse (CHOLMOD), LAPACK,
-# cJSON, gnuplot, clang-format (the style check of make test). Nothing is downloaded at build time.
+# cJSON, gnuplot, clang-format (the style check of make test), xmllint (libxml2-utils: the JUnit
+# check of make test). Nothing is downloaded at build time.
 DEB_PACKAGES := build-essential cmake pkg-config libgsl-dev libsuitesparse-dev liblapack-dev \
-                libcjson-dev gnuplot-nox clang-format
+                libcjson-dev gnuplot-nox clang-format libxml2-utils
 # Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (README "Speed"),
 # and FCLIB and Siconos numerics (the FCLIB export and the rigid-limit studies, docs
 # formulation-convex §16), and GNU parallel (README "Studies on a cluster"; cli.manifest runs

@@ -33,7 +33,9 @@ while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}
            COMMAND ccb_cli gate ${case} --tier quick --out ${CMAKE_BINARY_DIR}/gate-results/quick
-                   --jobs 2)
+                   --jobs 2 --junit ${CMAKE_BINARY_DIR}/junit/gate.${case}.xml)
+  list(APPEND CCB_GATE_TESTS gate.${case})
+  list(APPEND CCB_GATE_CASES ${case})
   set_tests_properties(gate.${case} PROPERTIES LABELS gate
                        ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
   ccb_test_budget(gate.${case} ${quick})
@@ -44,6 +46,16 @@ while(CCB_GATES)
                        ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
   ccb_test_budget(gate-full.${case} ${full})
 endwhile()
+
+# The JUnit XML that make test writes per case (build/junit/gate.CASE.xml, `ccb gate --junit`):
+# valid against the schema CI systems read (CI/junit.xsd) and, parsed back, one test case per
+# row of the case's gates.csv with the same failures and skips (CI/junit_check.sh). After the
+# gates, which write both.
+add_test(NAME unit.junit COMMAND bash ${PROJECT_SOURCE_DIR}/CI/junit_check.sh
+                                 ${CMAKE_BINARY_DIR}/junit ${CMAKE_BINARY_DIR}/gate-results/quick
+                                 ${CCB_GATE_CASES})
+set_tests_properties(unit.junit PROPERTIES LABELS unit DEPENDS "${CCB_GATE_TESTS}")
+ccb_test_budget(unit.junit 2.0)
 
 # A variant is one file plus one registration: a toy approximation in a test file, registered
 # through the public API, is picked up by ccb list, compare and the standard studies.
@@ -139,6 +151,20 @@ ccb_test_budget(cli.manifest 187)
 
 # Results from elsewhere cannot lie or harm (issue 25): --from refuses each broken or hostile run
 # directory (exit 2, naming the file and line, nothing created); a path with quotes is data.
+# The regression view (issue 30): ccb diff on identical and perturbed trees, a baseline saved and
+# rerun, round-off spreads, verdicts first, refused input, the JUnit check failing on a bad XML
+add_test(NAME cli.diff COMMAND bash ${PROJECT_SOURCE_DIR}/CI/diff_test.sh $<TARGET_FILE:ccb_cli>)
+set_tests_properties(cli.diff PROPERTIES LABELS unit ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(cli.diff 3.5)
+
+# The CI templates (CI/templates/*.yml): YAML, `make test` as their build-and-test command, their
+# ccb commands run as written on the push case
+add_test(NAME unit.templates COMMAND bash ${PROJECT_SOURCE_DIR}/CI/templates_test.sh
+                                     $<TARGET_FILE:ccb_cli>)
+set_tests_properties(unit.templates PROPERTIES LABELS unit
+                     ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(unit.templates 6.8)
+
 add_test(NAME cli.from COMMAND bash ${PROJECT_SOURCE_DIR}/CI/from_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.from PROPERTIES LABELS unit ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(cli.from 2.5)

@@ -93,21 +93,21 @@ typedef struct opts {
     const char* export_fclib; /* --export-fclib FILE (run) */
     long export_steps[RUN_MAX_EXPORT]; /* --export-steps LIST (run) */
     int nexport;
-    int tier;             /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
-    int sensitivity;      /* --sensitivity K (gate): K round-off perturbations */
-    unsigned perturb;     /* --perturb LIST (run): RUN_PERTURB_* */
+    int tier;                  /* 0: the command's default; CASE_TIER_QUICK or CASE_TIER_FULL */
+    int sensitivity;           /* --sensitivity K (gate): K round-off perturbations */
+    unsigned perturb;          /* --perturb LIST (run): RUN_PERTURB_* */
     const char* junit;         /* --junit FILE (gate) */
     const char* save_baseline; /* --save-baseline DIR (gate) */
     const char* baseline;      /* --baseline DIR (gate) */
     int with_trajectories;     /* --with-trajectories (gate --save-baseline) */
     int report_only;           /* --report-only (diff, gate --baseline) */
     double rtol, atol;         /* --rtol, --atol (diff, gate --baseline); < 0: the defaults */
-    int quick;            /* --quick (compare) */
-    int peers;            /* --peers (bench) */
-    const char* cases;    /* --cases LIST (compare) */
-    const char* variant;  /* --variant NAME (run) */
-    const char* variants; /* --variants SPEC (bench, compare) */
-    const char* solver;   /* --solver NAME: a solver or an ODE method of the registries */
+    int quick;                 /* --quick (compare) */
+    int peers;                 /* --peers (bench) */
+    const char* cases;         /* --cases LIST (compare) */
+    const char* variant;       /* --variant NAME (run) */
+    const char* variants;      /* --variants SPEC (bench, compare) */
+    const char* solver;        /* --solver NAME: a solver or an ODE method of the registries */
     const char* friction; /* --friction NAME: the regularized friction law (not a solver option) */
     /* the solver options given (NULL: not given; "" for a flag), by index in g_sopt */
     const char* sval[SOPT_MAX];

@@ -51,7 +51,8 @@ static const char* k_gate_help =
     "                 sensitivity spreads, study tables; no trajectories unless\n"
     "                 --with-trajectories); DIR is replaced whole\n"
     "  --baseline DIR after the gates, `ccb diff DIR ROOT` into ROOT/diff/: exit 1 also when a\n"
-    "                 number moved beyond round-off (unless --report-only); --diff-rtol, --diff-atol\n"
+    "                 number moved beyond round-off (unless --report-only); --diff-rtol, "
+    "--diff-atol\n"
     "                 as in ccb diff\n"
     "Figures are not drawn here; ccb study and ccb reproduce draw them.\n";
 
@@ -172,17 +173,25 @@ int cmd_gate(int argc, char** argv) {
     }
     if (o.junit) { /* every case's suite, written whatever the gates said */
         strbuf x = {0};
-        strbuf_printf(&x,
-                      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ccb gate\" "
-                      "tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n%s</testsuites>\n",
-                      jc.tests, jc.failures, jc.skipped, junit.s ? junit.s : "");
-        char jmsg[600];
-        const int jrc = x.failed || junit.failed ? -1 : write_file(o.junit, x.s, x.n, jmsg,
-                                                                     sizeof jmsg);
+        strbuf_printf(
+            &x,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ccb gate\" "
+            "tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n%s</testsuites>\n",
+            jc.tests, jc.failures, jc.skipped, junit.s ? junit.s : "");
+        char jmsg[600], jdir[PATH_MAX];
+        snprintf(jdir, sizeof jdir, "%s", o.junit);
+        char* js = strrchr(jdir, '/');
+        if (js && js != jdir) {
+            *js = '\0';
+        }
+        const int jrc = x.failed || junit.failed ? -1
+                        : js && js != jdir && mkdir_p(jdir, jmsg, sizeof jmsg) != 0
+                            ? -2
+                            : write_file(o.junit, x.s, x.n, jmsg, sizeof jmsg);
         free(x.s);
         free(junit.s);
         if (jrc != 0) {
-            fprintf(stderr, "ccb: --junit: %s\n", x.failed || junit.failed ? "out of memory" : jmsg);
+            fprintf(stderr, "ccb: --junit: %s\n", jrc == -1 ? "out of memory" : jmsg);
             free(sens.s);
             return EXIT_USAGE;
         }

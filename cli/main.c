@@ -123,8 +123,8 @@ int dispatch(int argc, char** argv) {
     static const struct {
         const char* name;
         int (*fn)(int, char**);
-    } k_cmds[] = {{"list", cmd_list},   {"info", cmd_info},      {"run", cmd_run},
-                  {"study", cmd_study}, {"gate", cmd_gate},      {"reproduce", cmd_reproduce},
+    } k_cmds[] = {{"list", cmd_list},   {"info", cmd_info},       {"run", cmd_run},
+                  {"study", cmd_study}, {"gate", cmd_gate},       {"reproduce", cmd_reproduce},
                   {"bench", cmd_bench}, {"compare", cmd_compare}, {"diff", cmd_diff}};
     for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; ++i) {
         if (strcmp(argv[1], k_cmds[i].name) == 0) {

@@ -522,8 +522,9 @@ void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o, 
         case OPT_SAVE_BASELINE:
         case OPT_BASELINE:
             check_path(name, val);
-            *(c == OPT_JUNIT ? &o->junit : c == OPT_BASELINE ? &o->baseline : &o->save_baseline) =
-                val;
+            *(c == OPT_JUNIT      ? &o->junit
+              : c == OPT_BASELINE ? &o->baseline
+                                  : &o->save_baseline) = val;
             break;
         case OPT_WITH_TRAJECTORIES: o->with_trajectories = 1; break;
         case OPT_REPORT_ONLY: o->report_only = 1; break;

@@ -1,5 +1,5 @@
-/* diff: what moved between two result trees (`ccb diff A B`, `ccb gate --baseline`; cases.md
- * §15). A and B are outputs of `ccb gate`, `ccb study` or `ccb reproduce` (or a baseline saved by
+/* diff: what moved between two result trees (`ccb diff A B`, `ccb gate --baseline`;
+ * docs/cases.md §15). A and B are outputs of `ccb gate`, `ccb study` or `ccb reproduce` (or a baseline saved by
  * `ccb gate --save-baseline`). Every CSV file of A is paired with the file of the same path in
  * B and compared by its kind:
  *
@@ -203,9 +203,9 @@ static const char* const k_kind[] = {"verdict", "gate", "table", "trajectory", "
 
 typedef struct diff_row {
     int kind;
-    char file[256];   /* relative path */
-    char item[160];   /* gate id, row label, observable */
-    char column[96];  /* metric or column */
+    char file[256];  /* relative path */
+    char item[160];  /* gate id, row label, observable */
+    char column[96]; /* metric or column */
     char a[48], b[48];
     double delta, rel, spread, threshold; /* NAN where it does not apply */
     int significant;
@@ -225,6 +225,11 @@ typedef struct diff_state {
     int failed; /* out of memory */
 } diff_state;
 
+static void blank_row(diff_row* r) {
+    memset(r, 0, sizeof *r);
+    r->delta = r->rel = r->spread = r->threshold = NAN;
+}
+
 static diff_row* add_row(diff_state* s, int kind, const char* file) {
     if (s->n == s->cap) {
         const long cap = s->cap ? 2 * s->cap : 256;
@@ -237,10 +242,9 @@ static diff_row* add_row(diff_state* s, int kind, const char* file) {
         s->cap = cap;
     }
     diff_row* r = &s->rows[s->n++];
-    memset(r, 0, sizeof *r);
+    blank_row(r);
     r->kind = kind;
     snprintf(r->file, sizeof r->file, "%s", file);
-    r->delta = r->rel = r->spread = r->threshold = NAN;
     return r;
 }
 
@@ -265,8 +269,8 @@ static double threshold(const suite_diff_opts* o, double s, double a, double b) 
  * both NaN), else fills r's values and significance. */
 static int compare_values(const suite_diff_opts* o, double a, int ka, double b, int kb, double s,
                           diff_row* r) {
-    if (ka == kb && (ka == 0 || (isnan(a) && isnan(b)) ||
-                     memcmp(&a, &b, sizeof a) == 0 || (a == b && a != 0))) {
+    if (ka == kb && (ka == 0 || (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0 ||
+                     (a == b && a != 0))) {
         return 0;
     }
     if (ka == 1 && kb == 1 && a == b) {
@@ -277,8 +281,8 @@ static int compare_values(const suite_diff_opts* o, double a, int ka, double b, 
     r->spread = s;
     if (ka != 1 || kb != 1 || !isfinite(a) || !isfinite(b)) {
         r->significant = 1; /* a value appeared, disappeared or is not finite on one side */
-        snprintf(r->note, sizeof r->note, "%s", ka != 1 || kb != 1 ? "value on one side only"
-                                                                    : "not finite");
+        snprintf(r->note, sizeof r->note, "%s",
+                 ka != 1 || kb != 1 ? "value on one side only" : "not finite");
         return 1;
     }
     r->delta = fabs(b - a);
@@ -443,7 +447,7 @@ static void diff_gates(diff_state* s, const char* rel, const csv_file* a, const 
         double x, y;
         const int kx = cell_num(csv_at(a, i, ma), &x), ky = cell_num(csv_at(b, j, mb), &y);
         diff_row tmp;
-        memset(&tmp, 0, sizeof tmp);
+        blank_row(&tmp);
         if (compare_values(s->o, x, kx, y, ky, gate_spread(s, rel, id), &tmp)) {
             diff_row* r = add_row(s, D_GATE, rel);
             if (r) {
@@ -478,17 +482,16 @@ static void diff_gates(diff_state* s, const char* rel, const csv_file* a, const 
     }
 }
 
-/* The label of row r: its leading text cells as name=value (the first cell in any case). */
+/* The label of row r: "#r: " and its leading text cells as name=value (the first in any case). */
 static void row_label(const csv_file* f, long r, char* out, size_t n) {
-    size_t k = 0;
-    out[0] = '\0';
+    size_t k = (size_t)snprintf(out, n, "#%ld: ", r);
     for (int c = 0; c < f->ncell[r] && c < 3; ++c) {
         double x;
         if (c > 0 && cell_num(csv_at(f, r, c), &x) != -1) {
             break;
         }
-        const int w = snprintf(out + k, n - k, "%s%s=%s", c ? ", " : "", csv_at(f, 0, c),
-                               csv_at(f, r, c));
+        const int w =
+            snprintf(out + k, n - k, "%s%s=%s", c ? ", " : "", csv_at(f, 0, c), csv_at(f, r, c));
         if (w < 0 || (size_t)w >= n - k) {
             break;
         }
@@ -540,7 +543,7 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
     for (long k = 0; k < a->nrow * w; ++k) {
         spread[k] = NAN;
     }
-    table_spread(s->a, (const char (*)[64])s->pert_a, s->npa, rel, a, spread, w);
+    table_spread(s->a, (const char(*)[64])s->pert_a, s->npa, rel, a, spread, w);
     int moved = 0;
     for (long r = 1; r < a->nrow && r < b->nrow; ++r) {
         char label[160];
@@ -559,7 +562,7 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
             double x, y;
             const int kx = cell_num(ta, &x), ky = cell_num(tb, &y);
             diff_row tmp;
-            memset(&tmp, 0, sizeof tmp);
+            blank_row(&tmp);
             if (kx == -1 || ky == -1) { /* text */
                 snprintf(tmp.a, sizeof tmp.a, "%.47s", ta);
                 snprintf(tmp.b, sizeof tmp.b, "%.47s", tb);
@@ -633,8 +636,8 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
                     double x, y;
                     if (cell_num(csv_at(nom, r, nc), &x) == 1 &&
                         cell_num(csv_at(&f, r, fc), &y) == 1 && isfinite(x) && isfinite(y)) {
-                        spread[c] = isfinite(spread[c]) ? fmax(spread[c], fabs(y - x))
-                                                        : fabs(y - x);
+                        spread[c] =
+                            isfinite(spread[c]) ? fmax(spread[c], fabs(y - x)) : fabs(y - x);
                     }
                 }
             }
@@ -658,15 +661,15 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
         }
         const double thr = isfinite(spread[c]) ? s->o->nsigma * spread[c]
                                                : fmax(s->o->rtol * scale[c], s->o->atol);
-        double dmax = -1, va = NAN, vb = NAN, tmax = NAN, tfirst = NAN;
-        long nfirst = -1, ndiff = 0, nhalf = 0;
+        double dmax = -1, va = NAN, vb = NAN;
+        long nfirst = -1, ndiff = 0, nhalf = 0, rmax = 0;
         for (long r = 1; r < nr; ++r) {
             const char* ta = csv_at(a, r, c);
             const char* tb = csv_at(b, r, cb);
             if (strcmp(ta, tb) == 0) {
                 continue;
             }
-            double x, y, t;
+            double x, y;
             const int kx = cell_num(ta, &x), ky = cell_num(tb, &y);
             double d;
             if (kx == 1 && ky == 1 && isfinite(x) && isfinite(y)) {
@@ -681,16 +684,14 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
                 continue;
             }
             ndiff++;
-            cell_num(csv_at(a, r, tc), &t);
             if (d > thr && nfirst < 0) {
                 nfirst = r;
-                tfirst = t;
             }
             if (d > dmax) {
                 dmax = d;
                 va = x;
                 vb = y;
-                tmax = t;
+                rmax = r;
             }
         }
         if (ndiff == 0) {
@@ -711,13 +712,14 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
         d->significant = nfirst >= 0;
         if (nfirst >= 0) {
             snprintf(d->note, sizeof d->note,
-                     "first beyond round-off at %s = %.10g (row %ld); largest at %.10g; %ld rows "
-                     "differ%s",
-                     csv_at(a, 0, tc), tfirst, nfirst, tmax, ndiff,
+                     "first beyond round-off at %.24s = %.24s (row %ld); largest at %.24s; %ld "
+                     "row(s) differ%s",
+                     csv_at(a, 0, tc), csv_at(a, nfirst, tc), nfirst, csv_at(a, rmax, tc), ndiff,
                      nhalf ? ", some on one side only" : "");
         } else {
-            snprintf(d->note, sizeof d->note, "largest at %s = %.10g; %ld rows differ, all within "
-                     "round-off", csv_at(a, 0, tc), tmax, ndiff);
+            snprintf(d->note, sizeof d->note,
+                     "largest at %.24s = %.24s; %ld row(s) differ, all within round-off",
+                     csv_at(a, 0, tc), csv_at(a, rmax, tc), ndiff);
         }
         moved |= nfirst >= 0 && c != tc;
     }
@@ -902,7 +904,7 @@ static const char* rule_of(const diff_row* r, char* buf, size_t n) {
  * numeric columns (at most six) against time or the row. */
 static int draw_overlay(const diff_state* s, const char* out, const char* rel, char* msg,
                         size_t n) {
-    char cols[80] = " ", x[16] = "0";
+    char cols[80] = " ", x[16] = "0", names[6][96];
     int k = 0;
     for (long i = 0; i < s->n && k < 6; ++i) {
         const diff_row* r = &s->rows[i];
@@ -931,6 +933,7 @@ static int draw_overlay(const diff_state* s, const char* out, const char* rel, c
         snprintf(one, sizeof one, " %d ", c + 1);
         if (c >= 0 && strstr(cols, one) == NULL) {
             snprintf(cols + strlen(cols), sizeof cols - strlen(cols), "%d ", c + 1);
+            snprintf(names[k], sizeof names[k], "%.95s", col);
             ++k;
         }
     }
@@ -966,7 +969,14 @@ static int draw_overlay(const diff_state* s, const char* out, const char* rel, c
         free(v);
         return -1;
     }
-    snprintf(v, 4 * qn, "fa=%s; fb=%s; what=%s; xcol=%s; cols='%s'; ", qa, qb, qt, x, cols + 1);
+    int w =
+        snprintf(v, 4 * qn, "fa=%s; fb=%s; what=%s; xcol=%s; cols='%s'; ", qa, qb, qt, x, cols + 1);
+    for (int i = 0; i < k && w > 0 && (size_t)w < 4 * qn; ++i) { /* the panels' labels */
+        char q[2 * sizeof names[0] + 4];
+        if (ccb_an_gp_quote(q, sizeof q, names[i]) == 0) {
+            w += snprintf(v + w, 4 * qn - (size_t)w, "n%d=%s; ", i + 1, q);
+        }
+    }
     char script[PATH_MAX];
     snprintf(script, sizeof script, "%s/analysis/gnuplot/diff_overlay.gp", ccb_source_dir());
     const int rc = ccb_an_plot(script, NULL, fig, v, msg, n);
@@ -1014,9 +1024,9 @@ static int write_outputs(diff_state* s, const char* out, suite_diff_summary* sum
                   "always. Wall times are not compared. docs/cases.md §15.\n\n",
                   s->a, s->b, sum->compared, s->n, sum->significant, sum->verdicts, sum->one_side,
                   s->o->nsigma, s->o->rtol, s->o->atol);
-    const char* const heads[] = {"Gates whose verdict changed", "Gate metrics",
-                                 "Study tables", "Trajectories (largest difference per "
-                                                 "observable)",
+    const char* const heads[] = {"Gates whose verdict changed", "Gate metrics", "Study tables",
+                                 "Trajectories (largest difference per "
+                                 "observable)",
                                  "Files, rows, columns"};
     for (int pass = 0; pass < 2; ++pass) {
         int last = -1;
@@ -1092,36 +1102,55 @@ static int write_outputs(diff_state* s, const char* out, suite_diff_summary* sum
     return rc;
 }
 
-/* The terminal: verdicts, then the significant changes (at most 40 lines), then the count. */
+/* The terminal: the changed verdicts and the gate metrics that moved, one line each; then one
+ * line per file whose tables or trajectories moved (how many values, the largest relative
+ * change); diff.md has every row. */
 static void print_summary(const diff_state* s, const suite_diff_summary* sum, const char* out) {
-    long shown = 0;
-    for (long i = 0; i < s->n && shown < 40; ++i) {
+    for (long i = 0; i < s->n && s->rows[i].significant; ++i) {
         const diff_row* r = &s->rows[i];
-        if (!r->significant) {
-            break; /* sorted: the significant ones come first */
-        }
+        char rule[48];
+        const char* slash = strchr(r->file, '/');
+        const int nc = slash ? (int)(slash - r->file) : (int)strlen(r->file);
         if (r->kind == D_VERDICT) {
-            printf("VERDICT  %-18s %-40s %s -> %s  (%s; %s)\n", r->item, r->column, r->a, r->b,
-                   r->note, r->file);
-        } else if (r->kind == D_FILE) {
-            printf("%-8s %s: %s\n", "FILE", r->file, r->note);
-        } else {
-            char rule[48];
-            printf("%-8s %s  %s  %s: %s -> %s", r->kind == D_GATE    ? "GATE"
-                                                : r->kind == D_TABLE ? "TABLE"
-                                                                     : "TRAJ",
-                   r->file, r->item, r->column, r->a, r->b);
+            printf("VERDICT %.*s %s: %s -> %s  %s (%s)\n", nc, r->file, r->item, r->a, r->b,
+                   r->column, r->note);
+        } else if (r->kind == D_GATE) {
+            printf("GATE    %.*s %s %s: %s -> %s", nc, r->file, r->item, r->column, r->a, r->b);
             if (!isnan(r->delta)) {
-                printf("  (change %.3g, rel %.3g; %s)", r->delta, r->rel,
-                       rule_of(r, rule, sizeof rule));
+                printf("  (rel %.3g; %s)", r->rel, rule_of(r, rule, sizeof rule));
             }
-            printf("%s%s\n", r->kind == D_TRAJ ? "  " : "", r->kind == D_TRAJ ? r->note : "");
+            printf("\n");
         }
-        ++shown;
     }
-    if (sum->significant > shown) {
-        printf("... and %ld more significant change(s): %s/diff.md\n", sum->significant - shown,
-               out);
+    for (long i = 0; i < s->n && s->rows[i].significant;) {
+        const diff_row* r = &s->rows[i];
+        if (r->kind == D_VERDICT || r->kind == D_GATE) {
+            ++i;
+            continue;
+        }
+        long k = i, count = 0;
+        const diff_row* big = NULL;
+        for (; k < s->n && s->rows[k].significant && s->rows[k].kind == r->kind &&
+               strcmp(s->rows[k].file, r->file) == 0;
+             ++k) {
+            count++;
+            if (!isnan(s->rows[k].rel) && (big == NULL || s->rows[k].rel > big->rel)) {
+                big = &s->rows[k];
+            }
+        }
+        if (r->kind == D_FILE) {
+            printf("FILE    %s: %s\n", r->file, r->note);
+        } else if (big) {
+            printf("%-7s %s: %ld %s moved; largest rel %.3g (%s%s%s: %s -> %s)\n",
+                   r->kind == D_TABLE ? "TABLE" : "TRAJ", r->file, count,
+                   r->kind == D_TABLE ? "value(s)" : "observable(s)", big->rel, big->item,
+                   r->kind == D_TABLE ? " " : "", r->kind == D_TABLE ? big->column : "", big->a,
+                   big->b);
+        } else {
+            printf("%-7s %s: %ld value(s) changed (text, or on one side only)\n",
+                   r->kind == D_TABLE ? "TABLE" : "TRAJ", r->file, count);
+        }
+        i = k;
     }
     printf("diff: %d file(s) compared, %ld difference(s), %d significant, %d verdict(s) changed, "
            "%d figure(s); %s/diff.md, %s/diff.csv\n",
@@ -1330,8 +1359,8 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
     }
     const size_t lr = strlen(rroot);
     if (strncmp(rparent, rroot, lr) == 0 && (rparent[lr] == '/' || rparent[lr] == '\0')) {
-        snprintf(msg, n, "--save-baseline %s: the baseline must not lie inside the results %s",
-                 dir, root);
+        snprintf(msg, n, "--save-baseline %s: the baseline must not lie inside the results %s", dir,
+                 root);
         return -1;
     }
     base_list bl;
@@ -1342,9 +1371,10 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
     const int wrc = nftw(root, walk_base, 32, FTW_PHYS);
     g_base = NULL;
     if (wrc != 0 || bl.l.failed || bl.l.n == 0) {
-        snprintf(msg, n, "--save-baseline: %s", bl.l.failed ? "out of memory"
-                                                : wrc != 0 ? "cannot list the results"
-                                                           : "the results hold no table");
+        snprintf(msg, n, "--save-baseline: %s",
+                 bl.l.failed ? "out of memory"
+                 : wrc != 0  ? "cannot list the results"
+                             : "the results hold no table");
         free_list(&bl.l);
         return -1;
     }
@@ -1387,11 +1417,11 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
     if (rc == 0) {
         char meta[PATH_MAX + 48], text[1024];
         snprintf(meta, sizeof meta, "%s/baseline.json", tmp);
-        const int len = snprintf(text, sizeof text,
-                                 "{\n\t\"format_version\": 1,\n\t\"ccb\": \"%s\",\n\t\"revision\": "
-                                 "\"%s\",\n\t\"files\": %d,\n\t\"trajectories\": %s\n}\n",
-                                 ccb_version(), ccb_revision(), *files,
-                                 trajectories ? "true" : "false");
+        const int len =
+            snprintf(text, sizeof text,
+                     "{\n\t\"format_version\": 1,\n\t\"ccb\": \"%s\",\n\t\"revision\": "
+                     "\"%s\",\n\t\"files\": %d,\n\t\"trajectories\": %s\n}\n",
+                     ccb_version(), ccb_revision(), *files, trajectories ? "true" : "false");
         rc = write_file(meta, text, (size_t)len, msg, n);
     }
     struct stat st;

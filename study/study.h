@@ -310,8 +310,8 @@ typedef struct study_ctx {
     int progress; /* progress bar on stderr */
     metric* metrics;
     int nmetrics, cap_metrics;
-    strbuf report;           /* markdown appended by studies for results/README.md */
-    strbuf* junit;           /* NULL, or where suite_evaluate_gates appends the case's JUnit
+    strbuf report; /* markdown appended by studies for results/README.md */
+    strbuf* junit; /* NULL, or where suite_evaluate_gates appends the case's JUnit
                                 <testsuite> (`ccb gate --junit`) */
     struct ccb_junit_counts* junit_counts; /* its counts, summed over the cases */
     int tier;                /* CASE_TIER_QUICK or CASE_TIER_FULL: the settings a study runs at */
@@ -616,7 +616,7 @@ int write_file(const char* path, const char* text, size_t len, char* msg, size_t
  * where one was measured, else beyond max(rtol |value|, atol). */
 typedef struct suite_diff_opts {
     double rtol, atol, nsigma;
-    int figures; /* overlay figures of the moved files in OUT/figures/ */
+    int figures;             /* overlay figures of the moved files in OUT/figures/ */
     const char* const* only; /* nonly > 0: only the files under these top-level directories
                                 (the cases a `ccb gate --baseline` ran) */
     int nonly;

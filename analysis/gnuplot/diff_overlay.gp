@@ -2,7 +2,8 @@
 # after (B, solid), one panel per column against time (a run file), the first column (a table
 # whose rows are keyed by a number) or the row (xcol = 0). docs/cases.md §15.
 # Variables: fa, fb (the two CSV files), what (the file's path in the trees), xcol (1-based
-# column, 0: the row), cols (the 1-based columns, space-separated), out, out_png, out_svg.
+# column, 0: the row), cols (the 1-based columns, space-separated), n1 .. n6 (their names),
+# out, out_png, out_svg.
 if (!exists("fa") || !exists("fb") || !exists("cols") || !exists("out_png")) {
   print "diff_overlay.gp: set fa, fb, cols, out_png and out_svg"; exit status 2
 }
@@ -20,7 +21,7 @@ do for [term = 1:2] {
   set multiplot layout n,1 title what noenhanced
   do for [k = 1:n] {
     c = int(word(cols, k))
-    set ylabel columnhead(c) noenhanced
+    set ylabel (exists(sprintf('n%d', k)) ? value(sprintf('n%d', k)) : 'column '.c) noenhanced
     if (xcol > 0) {
       plot fa every ::1 using xcol:c with lines lw 2 dt 2 lc rgb "#1f77b4" title 'A (before)', \
            fb every ::1 using xcol:c with lines lw 1 lc rgb "#d62728" title 'B (after)'
