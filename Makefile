@@ -3,6 +3,7 @@
 #   make deps        make sure the Debian packages are present (installs them when run as root)
 #   make build       configure into $(BUILD_DIR) and build (warnings are errors, as in CI)
 #   make test        deps + build + the CTest suite: unit tests (label unit) and the quick gate tier
+#                    (with the gates as JUnit XML, $(BUILD_DIR)/junit/gate.CASE.xml)
 #   make test-full   deps + build + the same and the full gate tier (every study at the papers'
 #                    settings: ctest -C Full)
 #   make reproduce   deps (and the optional MuJoCo peer) + build + every study, figure and gate;
@@ -80,6 +81,7 @@ endef
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	$(call print_gates,quick)
+	@echo "== JUnit XML of the gates (one test case per gate): $(BUILD_DIR)/junit/gate.CASE.xml"
 
 test-full: build
 	cd $(BUILD_DIR) && ctest -C Full --output-on-failure -j $(JOBS)

@@ -246,6 +246,9 @@ int cmd_gate(int argc, char** argv) {
             return EXIT_USAGE;
         }
         moved = sum.significant > 0 && !o.report_only;
+        printf("%s: %d value(s) moved beyond round-off against the baseline%s\n",
+               sum.significant > 0 ? (o.report_only ? "REPORT" : "FAIL") : "PASS", sum.significant,
+               o.report_only ? " (--report-only)" : "");
     }
     if (warnings) { /* an output that was asked for and not made: an output error */
         fprintf(stderr, "ccb: %d figure(s) could not be drawn\n", warnings);

@@ -308,34 +308,37 @@ static int list_perturbations(const char* root, char names[][64], int max) {
     return n;
 }
 
-/* The spread of a table file: per cell (ncell of row r at spread[r * w + c]), max over the
- * perturbed copies of each tree of |x_p - x|; NAN where no copy has the cell. */
-static void table_spread(const char* root, const char (*pert)[64], int np, const char* rel,
-                         const csv_file* nominal, double* spread, int w) {
-    for (int p = 0; p < np; ++p) {
-        char path[PATH_MAX + 320], msg[256];
-        snprintf(path, sizeof path, "%s/sensitivity/%s/%s", root, pert[p], rel);
-        csv_file f;
-        struct stat st;
-        if (stat(path, &st) != 0 || csv_read(path, &f, msg, sizeof msg) != 0) {
-            continue;
-        }
-        for (long r = 1; r < nominal->nrow && r < f.nrow; ++r) {
-            for (int c = 0; c < nominal->ncell[r] && c < w; ++c) {
-                const int fc = csv_col(&f, csv_at(nominal, 0, c));
-                double x, y;
-                if (fc < 0 || cell_num(csv_at(nominal, r, c), &x) != 1 ||
-                    cell_num(csv_at(&f, r, fc), &y) != 1) {
-                    continue;
-                }
-                const double d = isfinite(x) && isfinite(y) ? fabs(y - x) : NAN;
-                double* s = &spread[r * w + c];
-                if (isfinite(d)) {
-                    *s = isfinite(*s) ? fmax(*s, d) : d;
+/* The round-off spread of a file's values: max over the perturbed copies of each tree
+ * (ROOT/sensitivity/<p>/rel) of |x_p - x| against that tree's own file, columns matched by the
+ * names of A's. Per cell (per_row: spread[r * w + c]) or per column (spread[c], the largest over
+ * the rows). Entries no copy has stay NAN. */
+static void file_spread(const diff_state* s, const char* rel, const csv_file* a, const csv_file* b,
+                        double* spread, int w, int per_row) {
+    for (int t = 0; t < 2; ++t) {
+        const csv_file* nom = t ? b : a;
+        for (int p = 0; p < (t ? s->npb : s->npa); ++p) {
+            char path[PATH_MAX + 320], msg[256];
+            snprintf(path, sizeof path, "%s/sensitivity/%s/%s", t ? s->b : s->a,
+                     t ? s->pert_b[p] : s->pert_a[p], rel);
+            csv_file f;
+            struct stat st;
+            if (stat(path, &st) != 0 || csv_read(path, &f, msg, sizeof msg) != 0) {
+                continue;
+            }
+            for (int c = 0; a->nrow > 0 && c < a->ncell[0] && c < w; ++c) {
+                const int fc = csv_col(&f, csv_at(a, 0, c));
+                const int nc = csv_col(nom, csv_at(a, 0, c));
+                for (long r = 1; fc >= 0 && nc >= 0 && r < f.nrow && r < nom->nrow; ++r) {
+                    double x, y;
+                    if (cell_num(csv_at(nom, r, nc), &x) == 1 &&
+                        cell_num(csv_at(&f, r, fc), &y) == 1 && isfinite(x) && isfinite(y)) {
+                        double* e = &spread[per_row ? r * w + c : c];
+                        *e = isfinite(*e) ? fmax(*e, fabs(y - x)) : fabs(y - x);
+                    }
                 }
             }
+            csv_free(&f);
         }
-        csv_free(&f);
     }
 }
 
@@ -543,7 +546,7 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
     for (long k = 0; k < a->nrow * w; ++k) {
         spread[k] = NAN;
     }
-    table_spread(s->a, (const char(*)[64])s->pert_a, s->npa, rel, a, spread, w);
+    file_spread(s, rel, a, b, spread, w, 1);
     int moved = 0;
     for (long r = 1; r < a->nrow && r < b->nrow; ++r) {
         char label[160];
@@ -617,33 +620,7 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
         spread[c] = NAN;
         scale[c] = 0;
     }
-    for (int t = 0; t < 2; ++t) {
-        const int np = t ? s->npb : s->npa;
-        for (int p = 0; p < np; ++p) {
-            char path[PATH_MAX + 320], msg[256];
-            snprintf(path, sizeof path, "%s/sensitivity/%s/%s", t ? s->b : s->a,
-                     t ? s->pert_b[p] : s->pert_a[p], rel);
-            csv_file f;
-            struct stat st;
-            if (stat(path, &st) != 0 || csv_read(path, &f, msg, sizeof msg) != 0) {
-                continue;
-            }
-            const csv_file* nom = t ? b : a;
-            for (int c = 0; c < w && c < 256; ++c) {
-                const int fc = csv_col(&f, csv_at(a, 0, c));
-                const int nc = csv_col(nom, csv_at(a, 0, c));
-                for (long r = 1; fc >= 0 && nc >= 0 && r < f.nrow && r < nom->nrow; ++r) {
-                    double x, y;
-                    if (cell_num(csv_at(nom, r, nc), &x) == 1 &&
-                        cell_num(csv_at(&f, r, fc), &y) == 1 && isfinite(x) && isfinite(y)) {
-                        spread[c] =
-                            isfinite(spread[c]) ? fmax(spread[c], fabs(y - x)) : fabs(y - x);
-                    }
-                }
-            }
-            csv_free(&f);
-        }
-    }
+    file_spread(s, rel, a, b, spread, w < 256 ? w : 256, 0);
     for (int c = 0; c < w && c < 256; ++c) {
         for (long r = 1; r < a->nrow; ++r) {
             double x;
@@ -735,6 +712,8 @@ typedef struct file_list {
     int n, cap;
     size_t root_len;
     int failed;
+    int baseline;     /* listing for a baseline: the spreads kept, run files only if ... */
+    int trajectories; /* ... asked for */
 } file_list;
 static file_list* g_walk; /* nftw has no user pointer */
 
@@ -743,37 +722,42 @@ static int is_run_file(const char* base) {
            strcmp(base, "physics.csv") == 0;
 }
 
+/* The CSV files of a tree, relative to its root: every table but the wall times (times.csv) and a
+ * diff report (diff/); for a diff also without the spreads (sensitivity/, sensitivity.csv), for
+ * a baseline without the run files unless trajectories are asked for. */
 static int walk_one(const char* path, const struct stat* st, int type, struct FTW* ftw) {
     (void)st;
-    const char* rel = path + g_walk->root_len;
+    file_list* l = g_walk;
+    const char* rel = path + l->root_len;
     while (*rel == '/') {
         ++rel;
     }
-    if (type != FTW_F || strncmp(rel, "sensitivity/", 12) == 0 || strncmp(rel, "diff/", 5) == 0) {
-        return 0; /* the perturbed trees (spreads, not results); a diff report */
-    }
     const char* base = path + ftw->base;
     const size_t n = strlen(base);
-    if (n < 4 || strcmp(base + n - 4, ".csv") != 0 || strcmp(base, "times.csv") == 0 ||
-        strcmp(base, "sensitivity.csv") == 0 || base[0] == '.') {
+    if (type != FTW_F || strncmp(rel, "diff/", 5) == 0 || n < 4 ||
+        strcmp(base + n - 4, ".csv") != 0 || strcmp(base, "times.csv") == 0 || base[0] == '.') {
         return 0;
     }
-    if (g_walk->n == g_walk->cap) {
-        const int cap = g_walk->cap ? 2 * g_walk->cap : 512;
-        char** r = realloc(g_walk->rel, (size_t)cap * sizeof *r);
+    if (l->baseline
+            ? is_run_file(base) && !l->trajectories
+            : strncmp(rel, "sensitivity/", 12) == 0 || strcmp(base, "sensitivity.csv") == 0) {
+        return 0;
+    }
+    if (l->n == l->cap) {
+        const int cap = l->cap ? 2 * l->cap : 512;
+        char** r = realloc(l->rel, (size_t)cap * sizeof *r);
         if (r == NULL) {
-            g_walk->failed = 1;
+            l->failed = 1;
             return 1;
         }
-        g_walk->rel = r;
-        g_walk->cap = cap;
+        l->rel = r;
+        l->cap = cap;
     }
-    g_walk->rel[g_walk->n] = strdup(rel);
-    if (g_walk->rel[g_walk->n] == NULL) {
-        g_walk->failed = 1;
+    if ((l->rel[l->n] = strdup(rel)) == NULL) {
+        l->failed = 1;
         return 1;
     }
-    g_walk->n++;
+    l->n++;
     return 0;
 }
 
@@ -1284,50 +1268,6 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
 
 /* ---- baselines ------------------------------------------------------------------------------ */
 
-typedef struct base_list {
-    file_list l;
-    int trajectories;
-} base_list;
-static base_list* g_base;
-
-static int walk_base(const char* path, const struct stat* st, int type, struct FTW* ftw) {
-    (void)st;
-    const char* rel0 = path + g_base->l.root_len;
-    while (*rel0 == '/') {
-        ++rel0;
-    }
-    if (type != FTW_F || strncmp(rel0, "diff/", 5) == 0) { /* a report of `ccb gate --baseline` */
-        return 0;
-    }
-    const char* base = path + ftw->base;
-    const size_t n = strlen(base);
-    if (n < 4 || strcmp(base + n - 4, ".csv") != 0 || strcmp(base, "times.csv") == 0 ||
-        base[0] == '.' || (is_run_file(base) && !g_base->trajectories)) {
-        return 0;
-    }
-    file_list* l = &g_base->l;
-    if (l->n == l->cap) {
-        const int cap = l->cap ? 2 * l->cap : 512;
-        char** r = realloc(l->rel, (size_t)cap * sizeof *r);
-        if (r == NULL) {
-            l->failed = 1;
-            return 1;
-        }
-        l->rel = r;
-        l->cap = cap;
-    }
-    const char* rel = path + l->root_len;
-    while (*rel == '/') {
-        ++rel;
-    }
-    if ((l->rel[l->n] = strdup(rel)) == NULL) {
-        l->failed = 1;
-        return 1;
-    }
-    l->n++;
-    return 0;
-}
-
 /* Removes a directory tree (the previous baseline). */
 static int rm_one(const char* path, const struct stat* st, int type, struct FTW* ftw) {
     (void)st;
@@ -1363,19 +1303,20 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
                  root);
         return -1;
     }
-    base_list bl;
+    file_list bl;
     memset(&bl, 0, sizeof bl);
+    bl.baseline = 1;
     bl.trajectories = trajectories;
-    bl.l.root_len = strlen(root);
-    g_base = &bl;
-    const int wrc = nftw(root, walk_base, 32, FTW_PHYS);
-    g_base = NULL;
-    if (wrc != 0 || bl.l.failed || bl.l.n == 0) {
+    bl.root_len = strlen(root);
+    g_walk = &bl;
+    const int wrc = nftw(root, walk_one, 32, FTW_PHYS);
+    g_walk = NULL;
+    if (wrc != 0 || bl.failed || bl.n == 0) {
         snprintf(msg, n, "--save-baseline: %s",
-                 bl.l.failed ? "out of memory"
-                 : wrc != 0  ? "cannot list the results"
-                             : "the results hold no table");
-        free_list(&bl.l);
+                 bl.failed  ? "out of memory"
+                 : wrc != 0 ? "cannot list the results"
+                            : "the results hold no table");
+        free_list(&bl);
         return -1;
     }
     /* the new baseline is built beside dir and renamed into place when complete */
@@ -1383,10 +1324,10 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
     snprintf(tmp, sizeof tmp, "%s.new-%ld", dir, (long)getpid());
     snprintf(old, sizeof old, "%s.old-%ld", dir, (long)getpid());
     int rc = 0;
-    for (int i = 0; rc == 0 && i < bl.l.n; ++i) {
+    for (int i = 0; rc == 0 && i < bl.n; ++i) {
         char src[PATH_MAX + 320], dst[PATH_MAX + 360];
-        snprintf(src, sizeof src, "%s/%s", root, bl.l.rel[i]);
-        snprintf(dst, sizeof dst, "%s/%s", tmp, bl.l.rel[i]);
+        snprintf(src, sizeof src, "%s/%s", root, bl.rel[i]);
+        snprintf(dst, sizeof dst, "%s/%s", tmp, bl.rel[i]);
         char* d = strrchr(dst, '/');
         *d = '\0';
         if (mkdir_p(dst, msg, n) != 0) {
@@ -1413,7 +1354,7 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
             fclose(in);
         }
     }
-    free_list(&bl.l);
+    free_list(&bl);
     if (rc == 0) {
         char meta[PATH_MAX + 48], text[1024];
         snprintf(meta, sizeof meta, "%s/baseline.json", tmp);
