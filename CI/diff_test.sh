@@ -80,6 +80,12 @@ expect 1 "$ccb" diff "$T/a" "$T/b" --out "$T/d4"
 sed -n 2p "$T/d4/diff.csv" | grep -q '^verdict,push/gates.csv,PUSH-2-sap,' || fail "verdict not first"
 grep -q 'VERDICT push PUSH-2-sap: PASS -> FAIL' "$T/out" || fail "verdict not on the terminal"
 
+# an empty tree before: every file of the other is new
+mkdir "$T/empty"
+expect 1 "$ccb" diff "$T/empty" "$T/a" --out "$T/d5" --no-figures
+[ "$(rows "$T/d5/diff.csv")" = "$(cd "$T/a" && find . -name '*.csv' ! -name times.csv ! -name sensitivity.csv | wc -l)" ] \
+  || fail "an empty tree against a full one: not one row per file"
+
 # bad input: exit 2, nothing created
 expect 2 "$ccb" diff "$T/a" "$T/none" --out "$T/e1"
 [ ! -e "$T/e1" ] || fail "a refused diff created its output"

@@ -780,7 +780,9 @@ static int list_tree(const char* root, file_list* l, char* msg, size_t n) {
         snprintf(msg, n, "%s: %s", root, l->failed ? "out of memory" : "cannot list the tree");
         return -1;
     }
-    qsort(l->rel, (size_t)l->n, sizeof *l->rel, cmp_str);
+    if (l->n > 0) {
+        qsort(l->rel, (size_t)l->n, sizeof *l->rel, cmp_str);
+    }
     return 0;
 }
 
@@ -1225,7 +1227,9 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
         rc = 2;
     }
     if (rc == 0) {
-        qsort(s.rows, (size_t)s.n, sizeof *s.rows, cmp_rows);
+        if (s.n > 0) {
+            qsort(s.rows, (size_t)s.n, sizeof *s.rows, cmp_rows);
+        }
         for (long k = 0; k < s.n; ++k) {
             sum->significant += s.rows[k].significant;
             sum->verdicts += s.rows[k].kind == D_VERDICT;
