@@ -31,7 +31,17 @@ done
 CCB_SOURCE_DIR=$PWD $vg build/ccb run conveyor --solver tamsi --t-final 0.5 --out "$out/ct" >/dev/null
 CCB_SOURCE_DIR=$PWD $vg build/ccb study box fig4 --no-figures --out "$out/study" >/dev/null
 echo "== ccb gate sphere: quick-tier gates, runs shared between studies (run cache, file copies)"
-CCB_SOURCE_DIR=$PWD $vg build/ccb gate sphere --out "$out/gate" >/dev/null
+CCB_SOURCE_DIR=$PWD $vg build/ccb gate sphere --out "$out/gate" --junit "$out/gate.xml" \
+  --save-baseline "$out/base" >/dev/null
+echo "== ccb diff: that tree against a copy with one value of one run moved (exit 1, overlaid),"
+echo "   and against its baseline (exit 0)"
+cp -r "$out/gate" "$out/gate2"
+run=sphere/fig6/sap_dt0.002/trajectory.csv
+awk -F, -v OFS=, 'NR == 11 { $2 = $2 * 1.001 } { print }' "$out/gate/$run" >"$out/gate2/$run"
+rc=0
+CCB_SOURCE_DIR=$PWD $vg build/ccb diff "$out/gate" "$out/gate2" --out "$out/diff" >/dev/null || rc=$?
+[ "$rc" -eq 1 ] || { echo "ccb diff: exit $rc (want 1: one value moved)"; exit 1; }
+CCB_SOURCE_DIR=$PWD $vg build/ccb diff "$out/base" "$out/gate" --out "$out/diff0" >/dev/null
 echo "== ccb study sphere convergence: the standard sweep of every variant (Newton, TAMSI, ODE)"
 CCB_SOURCE_DIR=$PWD $vg build/ccb study sphere convergence --no-figures --out "$out/std" >/dev/null
 echo "== ccb run clutter: free bodies, broad phase, CHOLMOD with pools, kappa"
