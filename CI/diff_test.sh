@@ -56,6 +56,10 @@ case $line in
   *) fail "the moved run's row: $line" ;;
 esac
 [ -s "$T/d1/figures/push_gradients_sap_trajectory.png" ] || fail "no overlaid figure"
+# its data: x, then A, B and B - A of the moved column; B - A nonzero in row 10 only
+fd=$T/d1/figures/push_gradients_sap_trajectory.csv
+[ "$(head -1 "$fd")" = "t [s],$col (A),$col (B),$col (B - A)" ] || fail "figure data header: $(head -1 "$fd")"
+[ "$(awk -F, 'NR > 1 && $4 != 0 { print NR - 1 }' "$fd")" = 10 ] || fail "figure data: B - A not in row 10 only"
 expect 0 "$ccb" diff "$T/a" "$T/b" --out "$T/d1r" --report-only --no-figures
 cmp -s "$T/d1/diff.csv" "$T/d1r/diff.csv" || fail "--report-only changed the report"
 [ ! -e "$T/d1r/figures" ] || fail "--no-figures drew figures"

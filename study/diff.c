@@ -886,12 +886,24 @@ static const char* rule_of(const diff_row* r, char* buf, size_t n) {
     return buf;
 }
 
-/* The overlaid figure of a moved file: before dashed, after solid, its significantly moved
- * numeric columns (at most six) against time or the row. */
+/* The overlaid figure of a moved file: its significantly moved numeric columns (at most six),
+ * one panel each, before (A, dashed) and after (B, solid) against time or the row, and their
+ * difference B - A on the right axis (so a change far below the curve's scale is seen). The
+ * data go to OUT/figures/<file>.csv (x, then A, B and B - A per column, the rows both have). */
 static int draw_overlay(const diff_state* s, const char* out, const char* rel, char* msg,
                         size_t n) {
-    char cols[80] = " ", x[16] = "0", names[6][96];
-    int k = 0;
+    char pa[PATH_MAX + 320], pb[PATH_MAX + 320];
+    snprintf(pa, sizeof pa, "%s/%s", s->a, rel);
+    snprintf(pb, sizeof pb, "%s/%s", s->b, rel);
+    csv_file fa, fb;
+    if (csv_read(pa, &fa, msg, n) != 0) {
+        return -1;
+    }
+    if (csv_read(pb, &fb, msg, n) != 0) {
+        csv_free(&fa);
+        return -1;
+    }
+    int ca[6], cb[6], k = 0, xc = -1; /* xc: A's x column, -1: the row */
     for (long i = 0; i < s->n && k < 6; ++i) {
         const diff_row* r = &s->rows[i];
         if (strcmp(r->file, rel) != 0 || !r->significant ||
@@ -899,75 +911,89 @@ static int draw_overlay(const diff_state* s, const char* out, const char* rel, c
             continue;
         }
         const char* col = r->kind == D_TRAJ ? r->item : r->column;
-        char pa[PATH_MAX + 320]; /* the column's index in A (1-based for gnuplot) */
-        snprintf(pa, sizeof pa, "%s/%s", s->a, rel);
-        csv_file f;
-        if (csv_read(pa, &f, msg, n) != 0) {
-            return -1;
+        const int c = csv_col(&fa, col), d = csv_col(&fb, col);
+        int seen = c < 0 || d < 0;
+        for (int j = 0; j < k; ++j) {
+            seen |= ca[j] == c;
         }
-        const int c = csv_col(&f, col);
         if (k == 0) {
-            const int tc = r->kind == D_TRAJ ? time_column(&f) : 0;
             double v;
-            snprintf(x, sizeof x, "%d",
-                     r->kind == D_TRAJ || (f.nrow > 1 && cell_num(csv_at(&f, 1, 0), &v) == 1)
-                         ? tc + 1
-                         : 0);
+            xc = r->kind == D_TRAJ                                               ? time_column(&fa)
+                 : fa.nrow > 1 && cell_num(csv_at(&fa, 1, 0), &v) == 1 && c != 0 ? 0
+                                                                                 : -1;
         }
-        csv_free(&f);
-        char one[16];
-        snprintf(one, sizeof one, " %d ", c + 1);
-        if (c >= 0 && strstr(cols, one) == NULL) {
-            snprintf(cols + strlen(cols), sizeof cols - strlen(cols), "%d ", c + 1);
-            snprintf(names[k], sizeof names[k], "%.95s", col);
-            ++k;
+        if (!seen) {
+            ca[k] = c;
+            cb[k++] = d;
         }
     }
-    if (k == 0) {
-        return 0;
-    }
-    char name[PATH_MAX], fig[PATH_MAX + 16];
-    snprintf(name, sizeof name, "%s", rel);
-    for (char* p = name; *p; ++p) {
-        *p = *p == '/' ? '_' : *p;
-    }
-    name[strlen(name) - 4] = '\0'; /* .csv */
-    snprintf(fig, sizeof fig, "%s/figures/%s", out, name);
-    const size_t qn = 2 * PATH_MAX + 700;
-    char* vars = malloc(3 * qn);
-    char* v = malloc(4 * qn);
-    if (vars == NULL || v == NULL) {
-        free(vars);
-        free(v);
-        snprintf(msg, n, "out of memory");
-        return -1;
-    }
-    char* qa = vars;
-    char* qb = vars + qn;
-    char* qt = vars + 2 * qn;
-    char pa[PATH_MAX + 320], pb[PATH_MAX + 320];
-    snprintf(pa, sizeof pa, "%s/%s", s->a, rel);
-    snprintf(pb, sizeof pb, "%s/%s", s->b, rel);
-    if (ccb_an_gp_quote(qa, qn, pa) != 0 || ccb_an_gp_quote(qb, qn, pb) != 0 ||
-        ccb_an_gp_quote(qt, qn, rel) != 0) {
-        snprintf(msg, n, "a path has a control character: %s", rel);
-        free(vars);
-        free(v);
-        return -1;
-    }
-    int w =
-        snprintf(v, 4 * qn, "fa=%s; fb=%s; what=%s; xcol=%s; cols='%s'; ", qa, qb, qt, x, cols + 1);
-    for (int i = 0; i < k && w > 0 && (size_t)w < 4 * qn; ++i) { /* the panels' labels */
-        char q[2 * sizeof names[0] + 4];
-        if (ccb_an_gp_quote(q, sizeof q, names[i]) == 0) {
-            w += snprintf(v + w, 4 * qn - (size_t)w, "n%d=%s; ", i + 1, q);
+    int rc = 0;
+    if (k > 0) {
+        char name[PATH_MAX], fig[PATH_MAX + 16], data[PATH_MAX + 32];
+        snprintf(name, sizeof name, "%s", rel);
+        for (char* p = name; *p; ++p) {
+            *p = *p == '/' ? '_' : *p;
         }
+        name[strlen(name) - 4] = '\0'; /* .csv */
+        snprintf(fig, sizeof fig, "%s/figures/%s", out, name);
+        snprintf(data, sizeof data, "%s/figures/%s.csv", out, name);
+        strbuf d = {0};
+        strbuf_printf(&d, "%s", xc >= 0 ? csv_at(&fa, 0, xc) : "row");
+        for (int j = 0; j < k; ++j) {
+            const char* h = csv_at(&fa, 0, ca[j]);
+            strbuf_printf(&d, ",%s (A),%s (B),%s (B - A)", h, h, h);
+        }
+        strbuf_printf(&d, "\n");
+        for (long r = 1; r < fa.nrow && r < fb.nrow; ++r) {
+            if (xc >= 0) {
+                strbuf_printf(&d, "%s", csv_at(&fa, r, xc));
+            } else {
+                strbuf_printf(&d, "%ld", r);
+            }
+            for (int j = 0; j < k; ++j) {
+                double x, y;
+                const int kx = cell_num(csv_at(&fa, r, ca[j]), &x) == 1;
+                const int ky = cell_num(csv_at(&fb, r, cb[j]), &y) == 1;
+                strbuf_printf(&d, kx ? ",%.17g" : ",", x);
+                strbuf_printf(&d, ky ? ",%.17g" : ",", y);
+                strbuf_printf(&d, kx && ky ? ",%.17g" : ",", y - x);
+            }
+            strbuf_printf(&d, "\n");
+        }
+        rc = d.failed ? -1 : write_file(data, d.s, d.n, msg, n);
+        if (d.failed) {
+            snprintf(msg, n, "out of memory");
+        }
+        free(d.s);
+        const size_t qn = 2 * (PATH_MAX + 320);
+        char* q = malloc(2 * qn);
+        if (rc == 0 && q == NULL) {
+            snprintf(msg, n, "out of memory");
+            rc = -1;
+        }
+        if (rc == 0 &&
+            (ccb_an_gp_quote(q, qn, data) != 0 || ccb_an_gp_quote(q + qn, qn, rel) != 0)) {
+            snprintf(msg, n, "a path has a control character: %s", rel);
+            rc = -1;
+        }
+        if (rc == 0) {
+            char* v = malloc(3 * qn);
+            if (v == NULL) {
+                snprintf(msg, n, "out of memory");
+                rc = -1;
+            } else {
+                snprintf(v, 3 * qn, "f=%s; what=%s; ncols=%d; ", q, q + qn, k);
+                char script[PATH_MAX];
+                snprintf(script, sizeof script, "%s/analysis/gnuplot/diff_overlay.gp",
+                         ccb_source_dir());
+                rc = ccb_an_plot(script, NULL, fig, v, msg, n);
+                free(v);
+            }
+        }
+        free(q);
     }
-    char script[PATH_MAX];
-    snprintf(script, sizeof script, "%s/analysis/gnuplot/diff_overlay.gp", ccb_source_dir());
-    const int rc = ccb_an_plot(script, NULL, fig, v, msg, n);
-    free(vars);
-    free(v);
+    csv_free(&fa);
+    csv_free(&fb);
     return rc;
 }
 
