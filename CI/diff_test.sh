@@ -84,6 +84,19 @@ expect 1 "$ccb" diff "$T/a" "$T/b" --out "$T/d4"
 sed -n 2p "$T/d4/diff.csv" | grep -q '^verdict,push/gates.csv,PUSH-2-sap,' || fail "verdict not first"
 grep -q 'VERDICT push PUSH-2-sap: PASS -> FAIL' "$T/out" || fail "verdict not on the terminal"
 
+# a labelled table whose SAP rows shrank by one (its last iteration): rows are matched by their
+# label and its occurrence, so only that row is reported and the other variants' rows, now at
+# other positions, are not
+cp "$T/a/push/gates.csv" "$T/b/push/gates.csv"
+h=push/ilqr/history.csv
+last=$(grep -n '^sap,' "$T/a/$h" | tail -1 | cut -d: -f1)
+sed "${last}d" "$T/a/$h" >"$T/b/$h"
+expect 1 "$ccb" diff "$T/a" "$T/b" --out "$T/d6" --no-figures
+[ "$(tail -n +2 "$T/d6/diff.csv" | grep -vc '^file,push/ilqr/history.csv,')" = 0 ] \
+  || { cat "$T/d6/diff.csv"; fail "a shrunk labelled table: values reported moved"; }
+grep -q "row #$((last - 1)): variant=sap only in A" "$T/d6/diff.csv" || fail "the removed row is not named"
+cp "$T/a/$h" "$T/b/$h"
+
 # an empty tree before: every file of the other is new
 mkdir "$T/empty"
 expect 1 "$ccb" diff "$T/empty" "$T/a" --out "$T/d5" --no-figures

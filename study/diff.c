@@ -8,8 +8,8 @@
  *   run files            trajectory.csv, steps.csv and physics.csv of a run directory (one with
  *                        meta.json): per column (observable), the largest difference over the
  *                        rows both have and the time of the first difference beyond round-off;
- *   study tables         every other CSV: cell by cell, rows by position (labelled by their
- *                        leading text cells), columns by name.
+ *   study tables         every other CSV: cell by cell, columns by name, rows by their leading
+ *                        text cells and the occurrence of that label (by position without one).
  *
  * Wall times are not compared (times.csv, and every column whose name contains "wall"); the
  * perturbed trees of `ccb gate --sensitivity` (ROOT/sensitivity/) and CASE/sensitivity.csv are
@@ -526,13 +526,89 @@ static void diff_columns(diff_state* s, const char* rel, const csv_file* a, cons
     }
 }
 
+/* The key of row r: its leading text cells (at most three; none if the first is a number). */
+static void row_key(const csv_file* f, long r, char* out, size_t n) {
+    size_t k = 0;
+    out[0] = '\0';
+    for (int c = 0; c < f->ncell[r] && c < 3; ++c) {
+        double x;
+        if (cell_num(csv_at(f, r, c), &x) != -1) {
+            break;
+        }
+        const int w = snprintf(out + k, n - k, "%s\x1f", csv_at(f, r, c));
+        if (w < 0 || (size_t)w >= n - k) {
+            break;
+        }
+        k += (size_t)w;
+    }
+}
+
+/* The rows of b matched to those of a (m[r], 0: none): the row with the same key and the same
+ * occurrence of that key, so that a table whose rows are labelled (a variant's convergence
+ * history) is compared row by row even when one variant's rows grew or shrank; rows without a
+ * text key are matched by position among themselves. NULL when out of memory. */
+static long* match_rows(const csv_file* a, const csv_file* b) {
+    const size_t kn = 160;
+    long* m = calloc((size_t)(a->nrow > 0 ? a->nrow : 1), sizeof *m);
+    char* ka = malloc((size_t)(a->nrow > 0 ? a->nrow : 1) * kn);
+    char* kb = malloc((size_t)(b->nrow > 0 ? b->nrow : 1) * kn);
+    if (m == NULL || ka == NULL || kb == NULL) {
+        free(m);
+        free(ka);
+        free(kb);
+        return NULL;
+    }
+    for (long r = 1; r < a->nrow; ++r) {
+        row_key(a, r, ka + (size_t)r * kn, kn);
+    }
+    for (long r = 1; r < b->nrow; ++r) {
+        row_key(b, r, kb + (size_t)r * kn, kn);
+    }
+    for (long r = 1; r < a->nrow; ++r) {
+        const char* key = ka + (size_t)r * kn;
+        long occ = 0;
+        for (long q = 1; q < r; ++q) {
+            occ += strcmp(ka + (size_t)q * kn, key) == 0;
+        }
+        for (long q = 1; q < b->nrow; ++q) {
+            if (strcmp(kb + (size_t)q * kn, key) == 0 && occ-- == 0) {
+                m[r] = q;
+                break;
+            }
+        }
+    }
+    free(ka);
+    free(kb);
+    return m;
+}
+
 static void diff_table(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
     diff_columns(s, rel, a, b);
+    long* match = match_rows(a, b);
+    if (match == NULL) {
+        s->failed = 1;
+        return;
+    }
     if (a->nrow != b->nrow) {
         char what[160];
-        snprintf(what, sizeof what, "rows: %ld in A, %ld in B (compared: the first %ld)",
-                 a->nrow - 1, b->nrow - 1, (a->nrow < b->nrow ? a->nrow : b->nrow) - 1);
+        snprintf(what, sizeof what, "rows: %ld in A, %ld in B", a->nrow - 1, b->nrow - 1);
         diff_structure(s, rel, what);
+    }
+    for (int t = 0; t < 2; ++t) { /* rows on one side only */
+        const csv_file* f = t ? b : a;
+        for (long r = 1; r < f->nrow; ++r) {
+            int found = 0;
+            for (long q = 1; t == 1 && q < a->nrow && !found; ++q) {
+                found = match[q] == r;
+            }
+            if (t == 1 ? found : match[r] > 0) {
+                continue;
+            }
+            char label[160], what[200];
+            row_label(f, r, label, sizeof label);
+            snprintf(what, sizeof what, "row %s only in %s", label, t ? "B" : "A");
+            diff_structure(s, rel, what);
+        }
     }
     int w = 0;
     for (long r = 0; r < a->nrow; ++r) {
@@ -541,6 +617,7 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
     double* spread = malloc((size_t)(a->nrow ? a->nrow : 1) * (size_t)(w ? w : 1) * sizeof *spread);
     if (spread == NULL) {
         s->failed = 1;
+        free(match);
         return;
     }
     for (long k = 0; k < a->nrow * w; ++k) {
@@ -548,7 +625,11 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
     }
     file_spread(s, rel, a, b, spread, w, 1);
     int moved = 0;
-    for (long r = 1; r < a->nrow && r < b->nrow; ++r) {
+    for (long r = 1; r < a->nrow; ++r) {
+        const long rb = match[r];
+        if (rb == 0) {
+            continue;
+        }
         char label[160];
         row_label(a, r, label, sizeof label);
         for (int c = 0; c < a->ncell[r]; ++c) {
@@ -558,7 +639,7 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
                 continue;
             }
             const char* ta = csv_at(a, r, c);
-            const char* tb = csv_at(b, r, cb);
+            const char* tb = csv_at(b, rb, cb);
             if (strcmp(ta, tb) == 0) {
                 continue;
             }
@@ -587,6 +668,7 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
         }
     }
     free(spread);
+    free(match);
     if (moved) {
         note_moved(s, rel);
     }
