@@ -3,7 +3,11 @@
 #   make deps        make sure the Debian packages are present (installs them when run as root)
 #   make build       configure into $(BUILD_DIR) and build (warnings are errors, as in CI)
 #   make test        deps + build + the CTest suite: unit tests (label unit) and the quick gate tier
-#                    (with the gates as JUnit XML, $(BUILD_DIR)/junit/gate.CASE.xml)
+#                    (with the gates as JUnit XML, $(BUILD_DIR)/junit/gate.CASE.xml); on a failure
+#                    its last lines name each failed test, its time against its guard, and the
+#                    command that reruns it (CI/run_ctest.sh)
+#   make test-loaded the same as make test with two CPU-bound processes beside it (the slow or
+#                    busy machine rehearsed: no verdict may depend on the machine's speed)
 #   make test-full   deps + build + the same and the full gate tier (every study at the papers'
 #                    settings: ctest -C Full)
 #   make reproduce   deps (and the optional MuJoCo peer) + build + every study, figure and gate;
@@ -30,7 +34,7 @@ DEB_PACKAGES := build-essential cmake pkg-config libgsl-dev libsuitesparse-dev l
 # only leaves those out.
 OPTIONAL_PACKAGES := libmujoco-dev libfclib-dev libsiconos-numerics-dev parallel
 
-.PHONY: all deps deps-optional configure build test test-full reproduce clean
+.PHONY: all deps deps-optional configure build test test-full test-loaded reproduce clean
 
 all: build
 
@@ -79,14 +83,19 @@ define print_gates
 endef
 
 test: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	bash CI/run_ctest.sh $(BUILD_DIR) -j $(JOBS)
 	$(call print_gates,quick)
 	@echo "== JUnit XML of the gates (one test case per gate): $(BUILD_DIR)/junit/gate.CASE.xml"
 
 test-full: build
-	cd $(BUILD_DIR) && ctest -C Full --output-on-failure -j $(JOBS)
+	bash CI/run_ctest.sh $(BUILD_DIR) -C Full -j $(JOBS)
 	$(call print_gates,quick)
 	$(call print_gates,full)
+
+# The slow machine rehearsed: make test with two CPU-bound processes beside it (CI/loaded.sh)
+test-loaded: build
+	bash CI/loaded.sh bash CI/run_ctest.sh $(BUILD_DIR) -j $(JOBS)
+	$(call print_gates,quick)
 
 reproduce: deps-optional build
 	$(BUILD_DIR)/ccb reproduce --out $(RESULTS) --jobs $(JOBS)

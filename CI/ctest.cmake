@@ -198,4 +198,10 @@ ccb_test_budget(plugin.pgs 4.5)
 # another version or none); CI/format_test.sh
 add_test(NAME style.format COMMAND bash ${PROJECT_SOURCE_DIR}/CI/format_test.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(style.format PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
-ccb_test_budget(style.format 5)
+ccb_test_budget(style.format 1.5)
+
+# unit.verdict: a failing make test says why in its last lines (CI/run_ctest.sh): each failed test,
+# its time against its guard when it timed out, and the command that reruns it alone
+add_test(NAME unit.verdict COMMAND bash ${PROJECT_SOURCE_DIR}/CI/run_ctest_test.sh)
+set_tests_properties(unit.verdict PROPERTIES LABELS unit)
+ccb_test_budget(unit.verdict 2.0)

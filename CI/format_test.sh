@@ -32,12 +32,18 @@ if clang-format --dry-run --Werror "$tmp/bad.c" > /dev/null 2>&1; then
   echo "format_test: FAIL: a misformatted file passes the check"
   exit 1
 fi
-bad=0
-for f in "${files[@]}"; do
-  if ! clang-format --dry-run --Werror "$f" > /dev/null 2>&1; then
-    echo "not formatted: $f (clang-format -i $f)"
-    bad=$((bad + 1))
-  fi
+# one clang-format process for every file (a process per file costs ~0.15 s of start-up each on a
+# slow machine: 194 files took 29 s there, one call 1.4 s); --dry-run --Werror names each
+# misformatted file in its diagnostics ("FILE:LINE:COL: error: code should be clang-formatted")
+clang-format --dry-run --Werror "${files[@]}" > "$tmp/out" 2>&1
+rc=$?
+mapfile -t badf < <(sed -n 's/^\(.*\):[0-9][0-9]*:[0-9][0-9]*: error: code should be clang-formatted.*/\1/p' "$tmp/out" | sort -u)
+for f in "${badf[@]}"; do
+  echo "not formatted: $f (clang-format -i $f)"
 done
-echo "format_test: ${#files[@]} files, $bad not formatted"
-[ "$bad" = 0 ]
+if [ "$rc" != 0 ] && [ "${#badf[@]}" = 0 ]; then
+  echo "format_test: FAIL: clang-format exited $rc without naming a file: $(head -3 "$tmp/out")"
+  exit 1
+fi
+echo "format_test: ${#files[@]} files, ${#badf[@]} not formatted"
+[ "${#badf[@]}" = 0 ] && [ "$rc" = 0 ]
