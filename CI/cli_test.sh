@@ -53,6 +53,12 @@ expect 2 "exceed the radius"     -- "$CCB" run sphere --set z0=0.01 --out "$tmp/
 expect 2 "stop-scale"            -- "$CCB" run rod --stop-scale nonsense --out "$tmp/a"
 expect 2 "unknown case"          -- "$CCB" info nosuchcase
 expect 2 "unknown case"          -- "$CCB" run nosuchcase
+# ccb reproduce CASE...: every name is checked before anything runs or is written
+expect 2 "unknown case 'nosuchcase'" -- "$CCB" reproduce conveyor nosuchcase --tier quick --out "$tmp/rq"
+[ -e "$tmp/rq" ] && { echo "FAIL: a refused reproduce created $tmp/rq"; stop; }
+expect 2 "unknown case '-'"      -- "$CCB" reproduce - --tier quick --out "$tmp/rq"
+expect 0 "runs written"          -- "$CCB" reproduce push push --tier quick --emit-manifest "$tmp/rq.txt" --out "$tmp/rq"
+grep -q -v " run push " "$tmp/rq.txt" && { echo "FAIL: reproduce push emitted another case's run"; stop; }
 expect 2 "unknown parameter 'nosuch'" -- "$CCB" run conveyor --set nosuch=1 --out "$tmp/a"
 expect 2 "out of range"          -- "$CCB" run conveyor --set mass=-1.5 --out "$tmp/a"
 expect 2 "out of range"          -- "$CCB" run conveyor --set mu=-0.1 --out "$tmp/a"

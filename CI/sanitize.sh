@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Debug build with ASan + UBSan (no recover) and the CTest suite, except the clutter and coin
-# gates (hundreds of runs, or polar meshes with 10^4-10^5 faces and a 2000-step GSL reference:
-# hours unoptimized); their code paths run here instead on short runs: every approximation with
-# kappa and the k = 1e13 failure (clutter), polygons and triangles with Lagged, TAMSI and the
-# continuous model on a polar mesh (coin). The spatula's gates (12 runs of 6-12 s) are left out too;
-# its compliant-mesh contact runs here with SAP (polygons) and TAMSI (triangles). Runnable locally.
+# Debug build with ASan + UBSan (no recover) on what memory and undefined-behaviour bugs live in:
+# every unit test (lib/, references, analysis, the command line and its contract, the file
+# readers: --from, diff, manifests, plugins, fuzz replays, the allocation-failure sweep), the
+# three cheapest gate tiers (conveyor, sphere, push: every convex approximation, TAMSI, the
+# continuous model and the gradients on short studies), and a short run of every solver path of
+# the other cases: every approximation with kappa and the k = 1e13 failure (clutter); polygons and
+# triangles with Lagged, TAMSI and the continuous model on a polar mesh (coin); compliant meshes
+# with SAP and TAMSI (spatula); TAMSI, implicit Euler (quasi-Newton + TALS, error control), RK3
+# and GSL (box); the rod's Painleve run; articulated trees with Newton, TAMSI and implicit Euler
+# (gripper, grasp). The other gate tiers are hundreds of long runs of the same code (hours
+# unoptimized): their verdicts are make test's, their memory safety these runs'. Runnable locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCCB_SANITIZE=ON -DCCB_WERROR=ON \
@@ -40,5 +45,18 @@ for sv in "--variant sap" "--variant tamsi --set repr=1"; do
   # shellcheck disable=SC2086
   build-asan/ccb run spatula $sv --t-final 0.05 --out "$out/spatula" >/dev/null
 done
+echo "== ccb run rod (Painleve), box (TAMSI, implicit Euler, RK3, GSL), gripper and grasp (trees)"
+build-asan/ccb run rod --dt 1e-5 --out "$out/rod" >/dev/null
+for sv in "--solver tamsi" "--solver tamsi --coupling one-way" "--solver ie --jacobian quasi --tals on" \
+          "--solver ie --error-control --accuracy 1e-3" "--solver rk3 --h 1e-5" "--solver gsl"; do
+  # shellcheck disable=SC2086
+  build-asan/ccb run box $sv --t-final 0.5 --out "$out/box" >/dev/null
+done
+for c in gripper grasp; do
+  for sv in "--approx lagged" "--solver tamsi" "--variant ie-fn-ec-tals"; do
+    # shellcheck disable=SC2086
+    build-asan/ccb run $c $sv --t-final 0.06 --out "$out/$c" >/dev/null
+  done
+done
 cd build-asan
-ctest --output-on-failure -j "${JOBS:-2}" -E '^gate\.(clutter|coin|spatula)$'
+ctest --output-on-failure -j "${JOBS:-2}" -E '^gate\.(rod|box|clutter|coin|gripper|grasp|spatula)$'

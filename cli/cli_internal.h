@@ -184,7 +184,6 @@ int study_emit_manifest(study_ctx* ctx, const case_study* st, const opts* o, con
                         int argc, char** argv);
 int cmd_study(int argc, char** argv);
 int cmd_gate(int argc, char** argv);
-int reproduce_emit_manifest(const opts* o, const char* root, int argc, char** argv);
 int cmd_reproduce(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_diff(int argc, char** argv);

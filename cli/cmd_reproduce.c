@@ -22,10 +22,11 @@
 #include "cli_internal.h"
 
 static const char* k_repro_help =
-    "usage: ccb reproduce [options]\n"
+    "usage: ccb reproduce [CASE...] [options]\n"
     "\n"
-    "Runs every study of every case, draws the figures, evaluates all gates, and writes the\n"
-    "report ROOT/README.md (figures, tables, gates, timings) next to the data.\n"
+    "Runs every study of every case (of the cases named, if any), draws the figures, evaluates\n"
+    "all gates, and writes the report ROOT/README.md (figures, tables, gates, timings) next to\n"
+    "the data.\n"
     "\n"
     "  --out ROOT     results root (default results)\n"
     "  --jobs N       runs in parallel (default: 2)\n"
@@ -40,8 +41,23 @@ static const char* k_repro_help =
     "                 analyse, draw, gate and report as an in-process reproduction (output\n"
     "                 to --out, default ROOT); a run that never ran is named (exit 2)\n";
 
+/* The cases a reproduction covers: those named on the command line (each checked before anything
+ * runs or is written; a name given twice counts once), or every case. sel[i] for case_get(i). */
+static void reproduce_cases(const opts* o, unsigned char* sel, int n) {
+    for (int i = 0; i < n; ++i) {
+        sel[i] = o->npos == 0;
+    }
+    for (int k = 0; k < o->npos; ++k) {
+        const case_desc* cs = need_case(o->pos[k]);
+        for (int i = 0; i < n; ++i) {
+            sel[i] |= case_get(i) == cs;
+        }
+    }
+}
+
 /* `ccb reproduce --emit-manifest FILE`: every run of every study of the tier, once. */
-int reproduce_emit_manifest(const opts* o, const char* root, int argc, char** argv) {
+static int reproduce_emit_manifest(const opts* o, const unsigned char* sel, const char* root,
+                                   int argc, char** argv) {
     manifest_out mo;
     char tmp[CASE_MAX_ROOT];
     if (manifest_begin(&mo, root, tmp, sizeof tmp) != 0) {
@@ -49,6 +65,9 @@ int reproduce_emit_manifest(const opts* o, const char* root, int argc, char** ar
     }
     int rc = 0;
     for (int i = 0; i < case_count() && rc == 0; ++i) {
+        if (!sel[i]) {
+            continue;
+        }
         const case_desc* cs = case_get(i);
         study_ctx ctx;
         setup_ctx(&ctx, cs, o, root);
@@ -75,9 +94,12 @@ int cmd_reproduce(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2, "out jobs no-figures tier emit-manifest from format", &o,
                k_repro_help);
-    if (o.npos) {
-        die_usage("reproduce takes no positional arguments");
+    unsigned char sel[64];
+    if (case_count() > (int)sizeof sel) {
+        die_usage("reproduce: %d cases, more than the %d it can select", case_count(),
+                  (int)sizeof sel);
     }
+    reproduce_cases(&o, sel, case_count());
     if (o.manifest && o.from) {
         die_usage("--emit-manifest writes the runs down, --from reads them back: one at a time");
     }
@@ -89,7 +111,7 @@ int cmd_reproduce(int argc, char** argv) {
         die_usage("--from: '%s' is not a directory", o.from);
     }
     if (o.manifest) {
-        return reproduce_emit_manifest(&o, o.out ? o.out : "results", argc, argv);
+        return reproduce_emit_manifest(&o, sel, o.out ? o.out : "results", argc, argv);
     }
     int jobs_given = 0;
     for (int i = 2; i < argc; ++i) {
@@ -110,6 +132,9 @@ int cmd_reproduce(int argc, char** argv) {
     suite_report_head(&report);
     int failed = 0, solver_failures = 0, warnings = 0, rc = 0;
     for (int i = 0; i < case_count() && rc == 0; ++i) {
+        if (!sel[i]) {
+            continue;
+        }
         const case_desc* cs = case_get(i);
         study_ctx ctx;
         setup_ctx(&ctx, cs, &o, out);
