@@ -72,7 +72,9 @@ static const char* const k_notes[] = {
     "reports instead of the resting sink (measured: Similar, k = 1e11, time mean 9.2e-9 m vs "
     "median 2.9e-11 m). fig18-19.csv lists both.",
     "Gate tiers: the full tier (make test-full, ccb reproduce, ccb study) runs every study on "
-    "the paper's scene. The quick tier (make test) runs fig15-16 unchanged, fig17 at dt in "
+    "the paper's scene. The quick tier (make test) runs fig15-16 and fig17's ensembles on the "
+    "first 3 of the 10 piles (the smallest odd ensemble whose quick mean-gated bounds stay >= 4 "
+    "standard errors away; CLU-3b, which would need 9, is full tier only: clutter.h), fig17 at dt in "
     "{2e-3, 5e-3, 1e-2} (its 2e-3 runs are fig15-16's), and the k sweep of fig18-19 on one "
     "column of 10 objects (side = 1, same dt, duration and window) for k in [1e5, 1e11] (SAP "
     "also 1e12), plus every model at k = 1e13 on the paper's scene for 0.5 s (Similar 0.2 s: "
@@ -321,11 +323,14 @@ double clutter_obs_median(const run_record* r, double t0, double t1, int col) {
 }
 
 /* ---- ensemble statistics (clutter.h) */
-ccb_an_ensemble clutter_ens_of(const double* x) {
-    return ccb_an_ensemble_of(x, FIG15_NENS);
+int clutter_nens(const study_ctx* ctx) {
+    return ctx->tier == CASE_TIER_QUICK ? FIG15_NENS_QUICK : FIG15_NENS;
 }
-void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, const char* table) {
-    const ccb_an_ensemble s = clutter_ens_of(x);
+ccb_an_ensemble clutter_ens_of(const double* x, int n) {
+    return ccb_an_ensemble_of(x, n);
+}
+void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, int n, const char* table) {
+    const ccb_an_ensemble s = clutter_ens_of(x, n);
     study_set_metricf(ctx, s.mean, "%s.mean", name);
     study_set_metricf(ctx, s.sem, "%s.sem", name);
     study_set_metricf(ctx, s.median, "%s.median", name);

@@ -50,13 +50,24 @@ double clutter_obs_median(const run_record* r, double t0, double t1, int col);
     }
 
 /* The ensembles of the chaotic pile (clutter_pile.c): the figures' run and FIG15_NENS - 1 more
- * initial states, each position one ulp up or down. */
+ * initial states, each position one ulp up or down; the quick tier reads the first
+ * FIG15_NENS_QUICK of them. The rule for the quick size, set from the spreads measured before the
+ * quick verdicts were read: the smallest odd n >= 3 for which every quick gate on an ensemble mean
+ * keeps its bound at least 4 standard errors (the larger standard deviation of one pile's value:
+ * over the full ensemble, or over the 35 piles of `ccb gate clutter --sensitivity`, divided by
+ * sqrt(n)) from the full ensemble's mean, every gate on a median having all FIG15_NENS members on
+ * its passing side. CLU-4f (mean 0.833, SD 0.029) has 10 standard errors at n = 3. CLU-3b (0.880,
+ * SD 0.054 over the ensemble, 0.09 over the 35 piles) would need n >= 9: it is gated in the full
+ * tier only (docs/cases.md §6.4). */
 #define FIG15_NENS 10
-/* The ensemble statistics (analysis.h) of FIG15_NENS members */
-ccb_an_ensemble clutter_ens_of(const double* x);
+#define FIG15_NENS_QUICK 3
+/* The ensemble's size in ctx's tier */
+int clutter_nens(const study_ctx* ctx);
+/* The ensemble statistics (analysis.h) of the first n members */
+ccb_an_ensemble clutter_ens_of(const double* x, int n);
 /* The metrics NAME.mean, .sem, .median, .ens_min, .ens_max of an ensemble quantity, and its row
  * in the table (ENSEMBLE_TABLE) */
-void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, const char* table);
+void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, int n, const char* table);
 #define ENSEMBLE_TABLE(NAME)                                                                       \
     {                                                                                              \
         .name = NAME,                                                                              \

@@ -12,15 +12,16 @@
  * another elimination order, gives another pile (`ccb gate clutter --sensitivity`: the iteration
  * ratio of CLU-3 ranged over 0.76 ... 1.11 for single piles, SD 0.09). So besides the four runs
  * the figures show (member 0), the study runs the four models from FIG15_NENS - 1 further
- * initial states, each position one ulp up or down (RUN_PERTURB_MEMBER), without kappa; the
+ * (FIG15_NENS_QUICK - 1 in the quick tier: clutter.h says why that many) initial states, each position one ulp up or down (RUN_PERTURB_MEMBER), without kappa; the
  * gates read the ensemble's mean (NAME.mean, with its standard error NAME.sem) or, for a
  * quantity with outliers (the late speed), its median; the report gives the members' range. */
 static int fig15_runs(study_ctx* ctx, study_batch* b) {
     const double dt = 2e-3;
-    if (study_batch_alloc(b, NMODEL * FIG15_NENS) != 0) {
+    const int nens = clutter_nens(ctx);
+    if (study_batch_alloc(b, NMODEL * nens) != 0) {
         return 2;
     }
-    for (int m = 0; m < FIG15_NENS; ++m) {
+    for (int m = 0; m < nens; ++m) {
         for (int i = 0; i < NMODEL; ++i) {
             char label[96];
             run_label(label, sizeof label, clutter_models[i]->name, dt);
@@ -33,7 +34,7 @@ static int fig15_runs(study_ctx* ctx, study_batch* b) {
             c->perturb |= RUN_PERTURB_MEMBER(m);
         }
     }
-    b->n = NMODEL * FIG15_NENS;
+    b->n = NMODEL * nens;
     return 0;
 }
 
@@ -42,7 +43,8 @@ static int fig15_runs(study_ctx* ctx, study_batch* b) {
 static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
     double speed[NMODEL][FIG15_NENS], eol[NMODEL][FIG15_NENS], it1[NMODEL][FIG15_NENS],
         it2[NMODEL][FIG15_NENS], itl2[NMODEL][FIG15_NENS], itall[NMODEL][FIG15_NENS];
-    for (int m = 0; m < FIG15_NENS; ++m) {
+    const int nens = clutter_nens(ctx);
+    for (int m = 0; m < nens; ++m) {
         for (int i = 0; i < NMODEL; ++i) {
             const run_record* r = &b->rec[m * NMODEL + i];
             const int ok = r->status == CCB_OK;
@@ -61,25 +63,25 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
     char name[96];
     for (int i = 0; i < NMODEL; ++i) {
         snprintf(name, sizeof name, "clu1.%s.speed_max_late", clutter_models[i]->name);
-        clutter_ens_set(ctx, name, speed[i], "ensemble");
+        clutter_ens_set(ctx, name, speed[i], nens, "ensemble");
         /* CLU-1c in counts: the fraction of piles settled below 5e-3 m/s (a median below the
          * bound is a fraction >= 0.5); a count does not move with round-off unless a pile
          * crosses the bound */
         int settled = 0, valid = 1;
-        for (int m = 0; m < FIG15_NENS; ++m) {
+        for (int m = 0; m < nens; ++m) {
             settled += speed[i][m] < 5e-3;
             valid &= !isnan(speed[i][m]);
         }
-        study_set_metricf(ctx, valid ? (double)settled / FIG15_NENS : NAN,
+        study_set_metricf(ctx, valid ? (double)settled / nens : NAN,
                           "clu1.%s.settled_fraction", clutter_models[i]->name);
         snprintf(name, sizeof name, "clu2.%s.early_over_late", clutter_models[i]->name);
-        clutter_ens_set(ctx, name, eol[i], "ensemble");
+        clutter_ens_set(ctx, name, eol[i], nens, "ensemble");
     }
     /* ratios within each member (the same pile's models share nothing but the initial state) */
     const int L = 1, LR = 2, SAP = 0, SIM = 3; /* clutter_models order */
     double r3[FIG15_NENS], r4h[FIG15_NENS], rl1[FIG15_NENS], rl2[FIG15_NENS], rs1[FIG15_NENS],
         rs2[FIG15_NENS];
-    for (int m = 0; m < FIG15_NENS; ++m) {
+    for (int m = 0; m < nens; ++m) {
         r3[m] = itl2[LR][m] / itl2[L][m];
         r4h[m] = itall[LR][m] / itall[L][m];
         rl1[m] = it1[L][m] / it1[SAP][m];
@@ -87,14 +89,14 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
         rs1[m] = it1[SIM][m] / it1[SAP][m];
         rs2[m] = it2[SIM][m] / it2[SAP][m];
     }
-    clutter_ens_set(ctx, "clu3.lagged_reg_over_lagged_t_lt_2", r3, "ensemble");
-    clutter_ens_set(ctx, "fig15.lagged_reg_over_lagged.iterations_mean", r4h, "ensemble");
-    clutter_ens_set(ctx, "fig15.lagged_over_sap.iterations_t_lt_1", rl1, "ensemble");
-    clutter_ens_set(ctx, "fig15.lagged_over_sap.iterations_t_gt_2", rl2, "ensemble");
-    clutter_ens_set(ctx, "fig15.similar_over_sap.iterations_t_lt_1", rs1, "ensemble");
-    clutter_ens_set(ctx, "fig15.similar_over_sap.iterations_t_gt_2", rs2, "ensemble");
-    study_value(ctx, "nens", FIG15_NENS);
-    study_value(ctx, "nens_more", FIG15_NENS - 1);
+    clutter_ens_set(ctx, "clu3.lagged_reg_over_lagged_t_lt_2", r3, nens, "ensemble");
+    clutter_ens_set(ctx, "fig15.lagged_reg_over_lagged.iterations_mean", r4h, nens, "ensemble");
+    clutter_ens_set(ctx, "fig15.lagged_over_sap.iterations_t_lt_1", rl1, nens, "ensemble");
+    clutter_ens_set(ctx, "fig15.lagged_over_sap.iterations_t_gt_2", rl2, nens, "ensemble");
+    clutter_ens_set(ctx, "fig15.similar_over_sap.iterations_t_lt_1", rs1, nens, "ensemble");
+    clutter_ens_set(ctx, "fig15.similar_over_sap.iterations_t_gt_2", rs2, nens, "ensemble");
+    study_value(ctx, "nens", nens);
+    study_value(ctx, "nens_more", nens - 1);
 }
 
 static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
@@ -238,7 +240,8 @@ static int fig17_runs(study_ctx* ctx, study_batch* b) {
     const int quick = ctx->tier == CASE_TIER_QUICK;
     const int ndt = quick ? NDT17_QUICK : NDT17;
     const double* dts = k_dt17 + (NDT17 - ndt);
-    if (study_batch_alloc(b, NMODEL * ndt + 2 * (FIG15_NENS - 1)) != 0) {
+    const int nens = clutter_nens(ctx);
+    if (study_batch_alloc(b, NMODEL * ndt + 2 * (nens - 1)) != 0) {
         return 2;
     }
     for (int i = 0; i < NMODEL; ++i) {
@@ -252,7 +255,7 @@ static int fig17_runs(study_ctx* ctx, study_batch* b) {
     /* CLU-4f's ensemble: Lagged and Lagged-reg at the largest step from the further initial
      * states of fig15-16's ensemble (no kappa) */
     const double dtmax = dts[ndt - 1];
-    for (int m = 1; m < FIG15_NENS; ++m) {
+    for (int m = 1; m < nens; ++m) {
         for (int k = 0; k < 2; ++k) {
             char label[96];
             const ccb_approx* ap = k == 0 ? &ccb_approx_lagged : &ccb_approx_lagged_reg;
@@ -315,13 +318,13 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     }
     { /* the same ratio at the largest step over the ensemble (member 0: the runs above) */
         double r[FIG15_NENS];
-        const int jmax = ndt - 1;
+        const int jmax = ndt - 1, nens = clutter_nens(ctx);
         const window_means l0 = clutter_means(&b->rec[1 * ndt + jmax], 0,
                                               ctx->cs->t_final_default + 1, -1),
                            lr0 = clutter_means(&b->rec[2 * ndt + jmax], 0,
                                                ctx->cs->t_final_default + 1, -1);
         r[0] = lr0.iters / l0.iters;
-        for (int m = 1; m < FIG15_NENS; ++m) {
+        for (int m = 1; m < nens; ++m) {
             const run_record* rl = &b->rec[NMODEL * ndt + 2 * (m - 1)];
             const run_record* rr = &b->rec[NMODEL * ndt + 2 * (m - 1) + 1];
             const window_means wl = clutter_means(rl, 0, ctx->cs->t_final_default + 1, -1),
@@ -330,9 +333,9 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         }
         char name[96];
         snprintf(name, sizeof name, "fig17.lagged_reg_over_lagged.iterations.dt%g", dts[jmax]);
-        clutter_ens_set(ctx, name, r, "ensemble");
+        clutter_ens_set(ctx, name, r, nens, "ensemble");
         study_value(ctx, "dt_max", dts[jmax]);
-        study_value(ctx, "nens", FIG15_NENS);
+        study_value(ctx, "nens", nens);
     }
     study_text(ctx, "quick",
                quick ? " Quick tier: dt in {2e-3, 5e-3, 1e-2} only (slopes over "

@@ -85,51 +85,28 @@ static int fig18_grid(study_ctx* ctx, run_config* cfg, int* ran) {
     return nrun;
 }
 
-/* The quick tier's ensemble of the k sweep (CLU-5b-q): the one-column pile settles differently
- * for every k and for every ulp of its initial state (the slope of one pile per k moved by up to
- * 0.056 under `ccb gate --sensitivity`, against a margin of 0.05), so Lagged and Similar also run
- * the sweep k in [1e5, 1e11] from FIG18_NENS - 1 further initial states (RUN_PERTURB_MEMBER,
- * without kappa), and the penetration's slope is fitted to the per-k median over the members. */
-#define FIG18_NENS 6
+/* The quick tier's k sweep (CLU-5b-q) once had an ensemble of six one-column piles per k
+ * (per-k median of the penetration); it did not settle Similar's slope (its piles at 1e10 are
+ * bimodal) and the gates read the fixed pile instead (docs/cases.md §6.4), so the 70 runs no gate
+ * read are no longer made (issue 43). */
 #define FIG18_NKP 7 /* k_k18[1 .. 7]: 1e5 ... 1e11 */
-static int fig18_ens_model(int i) {
+/* The models of the fixed pile (CLU-5b-q): Lagged and Similar */
+static int fig18_fixed_model(int i) {
     return clutter_models[i] == &ccb_approx_lagged || clutter_models[i] == &ccb_approx_similar;
 }
-static int fig18_nens(const study_ctx* ctx) {
-    int n = 0;
-    for (int i = 0; i < NMODEL; ++i) {
-        n += fig18_ens_model(i);
-    }
-    return ctx->tier == CASE_TIER_QUICK ? n * (FIG18_NENS - 1) * FIG18_NKP : 0;
-}
 
-/* fig18-19: the runs of the tier in the grid, then the quick tier's ensemble members (model, member
- * 1 ..., k) */
+/* fig18-19: the runs of the tier in the grid */
 static int fig18_runs(study_ctx* ctx, study_batch* b) {
     run_config grid[NMODEL * NK];
     int ran[NMODEL * NK];
     const int nrun = fig18_grid(ctx, grid, ran);
-    if (study_batch_alloc(b, nrun + fig18_nens(ctx)) != 0) {
+    if (study_batch_alloc(b, nrun) != 0) {
         return 2;
     }
     int m = 0;
     for (int x = 0; x < NMODEL * NK; ++x) {
         if (ran[x]) {
             b->cfg[m++] = grid[x];
-        }
-    }
-    for (int i = 0; i < NMODEL && fig18_nens(ctx) > 0; ++i) {
-        for (int e = 1; fig18_ens_model(i) && e < FIG18_NENS; ++e) {
-            for (int j = 1; j <= FIG18_NKP; ++j) {
-                run_config* c = &b->cfg[m++];
-                *c = grid[i * NK + j];
-                c->newton.compute_kappa = 0;
-                c->perturb |= RUN_PERTURB_MEMBER(e);
-                const size_t n = strlen(c->label);
-                snprintf(c->label + n, sizeof c->label - n, "_m%d", e);
-                snprintf(c->out_dir, sizeof c->out_dir, "%s/%s/fig18-19/%s", ctx->out_root,
-                         ctx->cs->name, c->label);
-            }
         }
     }
     b->n = m;
@@ -174,23 +151,11 @@ static double fixed_pile_pen(const run_config* cfg, const run_record* from, doub
     return r;
 }
 
-/* The record of ensemble member e >= 1 of model i at k_k18[1 + x] (the order of fig18_runs). */
-static const run_record* fig18_member(const fig_data* fd, const study_ctx* ctx, int i, int e,
-                                      int x) {
-    const int nens = fig18_nens(ctx);
-    int before = 0; /* ensemble models before i */
-    for (int l = 0; l < i; ++l) {
-        before += fig18_ens_model(l);
-    }
-    const int first = fd->b->n - nens;
-    return &fd->b->rec[first + (before * (FIG18_NENS - 1) + (e - 1)) * FIG18_NKP + x];
-}
-
 /* fig18-19, together: penetration, iterations and kappa against k (each record in its place of
  * the grid; a run the tier does not make has no data) */
-/* About 170 lines: one pass over the model x k grid reads four quantities per run and, per model,
- * three derived fits (CLU-5 spread and slope, the fixed pile, the quick tier's ensemble), which
- * share the grid's indexing; split, each part would redo it. */
+/* About 140 lines: one pass over the model x k grid reads four quantities per run and, per model,
+ * two derived fits (CLU-5 spread and slope, the fixed pile), which share the grid's indexing;
+ * split, each part would redo it. */
 static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const int quick = ctx->tier == CASE_TIER_QUICK;
     run_config grid[NMODEL * NK];
@@ -210,7 +175,6 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         }
     }
     (void)dir;
-    int nens_rows = 0;
     for (int i = 0; i < NMODEL; ++i) {
         const char* name = clutter_models[i]->name;
         double pen[NK], pen_tmean[NK], its[NK], kap[NK];
@@ -275,7 +239,7 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         }
         study_set_metricf(ctx, slope, "clu5.%s.pen_slope", name);
         /* the fixed pile: the k = 1e7 run's final pile at every k of 1e5 ... 1e11 */
-        if (fig18_ens_model(i)) {
+        if (fig18_fixed_model(i)) {
             double fp[FIG18_NKP], ft[FIG18_NKP], kfp[FIG18_NKP];
             for (int x = 0; x < FIG18_NKP; ++x) {
                 fp[x] = fixed_pile_pen(&grid[i * NK + 1 + x], &rec[i * NK + 3], &ft[x]);
@@ -301,42 +265,6 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             study_num(ctx, "fixed", ft[0]);
             study_num(ctx, "fixed", ft[FIG18_NKP - 1]);
         }
-        if (fig18_nens(ctx) > 0 && fig18_ens_model(i)) { /* the quick tier's ensemble */
-            double pm[FIG18_NKP], mem[FIG18_NENS][FIG18_NKP], sl[FIG18_NENS];
-            for (int e = 0; e < FIG18_NENS; ++e) {
-                for (int x = 0; x < FIG18_NKP; ++x) {
-                    const run_record* r =
-                        e == 0 ? &rec[i * NK + 1 + x] : fig18_member(fd, ctx, i, e, x);
-                    const double t0 = r->cfg.t_final - 1.25, t1 = r->cfg.t_final + 1;
-                    mem[e][x] = r->status == CCB_OK ? clutter_obs_median(r, t0, t1, O_PEN) : NAN;
-                }
-                if (ccb_an_order(FIG18_NKP, &k_k18[1], mem[e], &sl[e], NULL, NULL) != 0) {
-                    sl[e] = NAN;
-                }
-            }
-            for (int x = 0; x < FIG18_NKP; ++x) {
-                double col[FIG18_NENS];
-                for (int e = 0; e < FIG18_NENS; ++e) {
-                    col[e] = mem[e][x];
-                }
-                pm[x] = ccb_an_ensemble_of(col, FIG18_NENS).median;
-            }
-            double es = NAN;
-            if (ccb_an_order(FIG18_NKP, &k_k18[1], pm, &es, NULL, NULL) != 0) {
-                es = NAN;
-            }
-            const ccb_an_ensemble st = ccb_an_ensemble_of(sl, FIG18_NENS);
-            study_set_metricf(ctx, es, "clu5.%s.pen_slope.ens_median_pen", name);
-            study_set_metricf(ctx, st.mean, "clu5.%s.pen_slope.members_mean", name);
-            study_set_metricf(ctx, st.sem, "clu5.%s.pen_slope.members_sem", name);
-            study_set_metricf(ctx, st.lo, "clu5.%s.pen_slope.ens_min", name);
-            study_set_metricf(ctx, st.hi, "clu5.%s.pen_slope.ens_max", name);
-            const double cells[] = {slope, es, st.mean, st.sem, st.lo, st.hi};
-            study_row(ctx, "members");
-            study_str(ctx, "members", name);
-            study_nums(ctx, "members", cells, sizeof cells / sizeof cells[0]);
-            nens_rows++;
-        }
         study_set_metricf(ctx, pen[8] / pen[3], "clu5.%s.pen_1e12_over_1e7", name);
         study_set_metricf(ctx, its[3] / its[1], "clu7.%s.iterations_1e7_over_1e5", name);
         const double cells[] = {pen[0], pen[1], pen[3],          pen[5],         pen[8],
@@ -351,9 +279,6 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                      "1) for k in [1e5, 1e11] (SAP also 1e12; nan: not run); k = 1e13 on the "
                      "paper's scene for its first 0.5 s (Similar 0.2 s)."
                    : "");
-    if (nens_rows > 0) {
-        study_value(ctx, "members", nens_rows);
-    }
     free(rec);
     return 0;
 }
@@ -374,10 +299,6 @@ static const fig_table k_fig18_tables[] = {
      .md = "| model | outcome | steps | of | all values finite | message "
            "|\n|---|---|---|---|---|---|\n",
      .cells = "%s|%s|%d|%d|%s|%s"},
-    {.name = "members",
-     .md = "| model | member 0 | per-k median | members' mean | s.e. | min | max "
-           "|\n|---|---|---|---|---|---|---|\n",
-     .cells = "%s|%.3f|%.3f|%.3f|%.2g|%.3f|%.3f"},
     {.name = "fixed",
      .md = "| model | slope | k x pen, k = 1e5 | 1e6 | 1e7 | 1e8 | 1e9 | 1e10 | 1e11 | max/min | "
            "contacts at 1e5 | at 1e11 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
@@ -406,11 +327,7 @@ const fig_study clutter_fig18 = {
         "at this step); iterations grow by at most ~20 % even at steel stiffness.\n\nSteady "
         "penetration = median over the steps of the last 1.25 s (the time mean, raised by late "
         "impact steps of rolling spheres, is in fig18-19.csv and dashed in the "
-        "figure).{text:quick}\n\n{table:models}\nk = 1e13 N/m:\n\n{table:k1e13}\n{?members}Quick "
-        "tier, CLU-5b-q: the one-column sweep from 6 initial states (member 0 above, 5 more each "
-        "position one ulp up or down); slope of log pen against log k over 1e5 ... 1e11: member "
-        "0's, that of the per-k median over the members (the gate's), and the members' own "
-        "slopes.\n\n{table:members}{/}\nThe fixed pile (CLU-5b-q, the CLU-5a evidence): the pile "
+        "figure).{text:quick}\n\n{table:models}\nk = 1e13 N/m:\n\n{table:k1e13}\nThe fixed pile (CLU-5b-q, the CLU-5a evidence): the pile "
         "the k = 1e7 run settled into, restarted at each k of 1e5 ... 1e11 and settled for 0.5 s; "
         "k x pen [N] and the slope of log pen against log k, with the pushing contacts at 1e5 and "
         "1e11.\n\n{table:fixed}\n",
