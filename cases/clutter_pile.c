@@ -72,8 +72,8 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
             settled += speed[i][m] < 5e-3;
             valid &= !isnan(speed[i][m]);
         }
-        study_set_metricf(ctx, valid ? (double)settled / nens : NAN,
-                          "clu1.%s.settled_fraction", clutter_models[i]->name);
+        study_set_metricf(ctx, valid ? (double)settled / nens : NAN, "clu1.%s.settled_fraction",
+                          clutter_models[i]->name);
         snprintf(name, sizeof name, "clu2.%s.early_over_late", clutter_models[i]->name);
         clutter_ens_set(ctx, name, eol[i], nens, "ensemble");
     }

@@ -327,7 +327,8 @@ const fig_study clutter_fig18 = {
         "at this step); iterations grow by at most ~20 % even at steel stiffness.\n\nSteady "
         "penetration = median over the steps of the last 1.25 s (the time mean, raised by late "
         "impact steps of rolling spheres, is in fig18-19.csv and dashed in the "
-        "figure).{text:quick}\n\n{table:models}\nk = 1e13 N/m:\n\n{table:k1e13}\nThe fixed pile (CLU-5b-q, the CLU-5a evidence): the pile "
+        "figure).{text:quick}\n\n{table:models}\nk = 1e13 N/m:\n\n{table:k1e13}\nThe fixed pile "
+        "(CLU-5b-q, the CLU-5a evidence): the pile "
         "the k = 1e7 run settled into, restarted at each k of 1e5 ... 1e11 and settled for 0.5 s; "
         "k x pen [N] and the slope of log pen against log k, with the pushing contacts at 1e5 and "
         "1e11.\n\n{table:fixed}\n",
