@@ -432,8 +432,8 @@ expect 2 "--perturb expects contacts, ulp or member=K" -- "$CCB" run sphere --pe
 expect 2 "whole number in \[1, 10000\]" -- "$CCB" run sphere --perturb member=0 --out "$tmp/p0"
 [ -e "$tmp/p0" ] && { echo "FAIL: a refused --perturb created $tmp/p0"; stop; }
 [ -e "$tmp/sens0" ] && { echo "FAIL: a refused --sensitivity created $tmp/sens0"; stop; }
-expect 0 "sphere: [0-9]* gates, 0 not a verdict under 2 perturbation" -- \
-  "$CCB" gate sphere --sensitivity 2 --out "$tmp/sens"
+expect 0 "sphere: [0-9]* gates, 0 not a verdict under 3 perturbation" -- \
+  "$CCB" gate sphere --sensitivity 3 --out "$tmp/sens"
 # one row per evaluated gate, with its spread and margin; the perturbed runs say what they are
 ng=$(grep -c -v ',SKIP,' "$tmp/sens/sphere/gates.csv")
 [ "$(wc -l <"$tmp/sens/sphere/sensitivity.csv")" -eq "$ng" ] \
