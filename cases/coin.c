@@ -420,11 +420,6 @@ static int fig5_runs(study_ctx* ctx, study_batch* b) {
 /* About 150 lines: the references on the simulations' own faces (ODE jobs), the COIN-1/2/3/6
  * metrics of every run against them, the tables. */
 static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
-    if (ctx->emit) { /* --emit-manifest: no run to hand out here, and the references (15 ODE
-                        solves on up to 1952 faces) are for the analysis made where the results
-                        are read (--from) */
-        return 0;
-    }
     double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
     char polar[16], polar_t[16];
     fig5_meshes(ctx, Pf, Pp, polar, polar_t);

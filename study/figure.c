@@ -437,17 +437,22 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         study_report(ctx, "Data: `%s/%s/table.csv`; every run under `%s/%s/`.\n\n", cs->name,
                      st->name, cs->name, st->name);
     }
+    /* --emit-manifest: every run of the study is handed out by now (a declaration's runs are its
+     * batch and its sweeps; its finish makes none), so the analysis of the dry records, which may
+     * solve references (the box's exact solution, the coin's ODEs), is not made: it is made where
+     * the results are read (--from) */
+    const int analyse = ctx->emit == NULL;
     /* 5. what the runs say together, as values; the engine writes its tables (they may feed
      * the figures) and renders its report template */
-    if (rc == 0 && d->finish) {
+    if (rc == 0 && analyse && d->finish) {
         const fig_data data = {&b, sw, d->nsweeps};
         rc = d->finish(ctx, &data, dir);
     }
-    if (rc == 0) {
+    if (rc == 0 && analyse) {
         rc = study_results_finish(ctx, st->name, dir);
     }
     /* 6. the figures */
-    if (rc == 0 && d->script) {
+    if (rc == 0 && analyse && d->script) {
         strbuf rt = {0};
         strbuf_printf(&rt, "runs='");
         for (int i = 0; i < b.n; ++i) {
@@ -461,7 +466,7 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         rc = fig_draw(ctx, d, dir, d->script, st->name, rt.s, d->plot);
         free(rt.s);
     }
-    for (const fig_plot* p = d->plots; rc == 0 && p && p->script; ++p) {
+    for (const fig_plot* p = d->plots; rc == 0 && analyse && p && p->script; ++p) {
         rc = fig_draw(ctx, d, dir, p->script, p->out, NULL, p->vars);
     }
     free(names);
