@@ -6,29 +6,21 @@
 # the smallest studies that still test each claim. gate-full.CASE runs the full tier, every study
 # at the papers' settings; it belongs to the CTest configuration Full, so only `ctest -C Full`
 # (`make test-full`) runs it. A FAIL fails the test; a documented expected failure (XFAIL) does
-# not. Measured seconds: quick (under make test) and full (make test-full).
-#             case      quick  full   (measured seconds, 2026-11-25 under make test-full, two tests
-#                                     at a time: the quick tier's clutter with the fixed pile and
-#                                     the k sweep's 6-pile ensemble beside the full tier's, 100 s
-#                                     alone; the error-control studies with both estimators;
-#                                     the quick column of rod, box, coin, gripper, grasp and
-#                                     spatula, and the unit tests toy_variant, alloc_sweep,
-#                                     reference, cli.contract and cli.manifest, measured
-#                                     2026-11-26 under make test of a fresh clone on a machine
-#                                     about 1.9x slower, so that every timeout keeps 3x over it;
-#                                     2026-11-27 the quick column of conveyor, sphere, rod, box,
-#                                     clutter, coin, grasp, spatula and push, toy_variant,
-#                                     alloc_sweep and cli.manifest with the gradients studies)
-set(CCB_GATES conveyor  3.3    3.36
-              sphere    2.3    1.34
-              rod       32.9   15.2
-              box       22.3   127
-              clutter   268    594
-              coin      83.1   202
-              gripper   15.8   319
-              grasp     38.5   50.8
-              spatula   119    119
-              push      1.2    1.2)
+# not. Measured seconds, the slowest seen: quick (make test idle, and make test-loaded: two
+# CPU-bound processes beside the suite, on a fresh clone of the 2-core machine, 2026-11-28, issue
+# 43; every test of this file and lib/tests likewise) and full (make test-full, 2026-11-25 and
+# -26: two tests at a time, the full tier's clutter with its ensembles, the error-control studies
+# with both estimators). The timeout is 10x that and at least 120 s (ccb_test_budget).
+set(CCB_GATES conveyor  4.3    3.36
+              sphere    4.0    1.34
+              rod       39.7   15.2
+              box       15.8   127
+              clutter   111.7  594
+              coin      84.5   202
+              gripper   15.7   319
+              grasp     44.0   50.8
+              spatula   74.6   119
+              push      1.3    1.2)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}
@@ -55,7 +47,7 @@ add_test(NAME unit.junit COMMAND bash ${PROJECT_SOURCE_DIR}/CI/junit_check.sh
                                  ${CMAKE_BINARY_DIR}/junit ${CMAKE_BINARY_DIR}/gate-results/quick
                                  ${CCB_GATE_CASES})
 set_tests_properties(unit.junit PROPERTIES LABELS unit DEPENDS "${CCB_GATE_TESTS}")
-ccb_test_budget(unit.junit 2.0)
+ccb_test_budget(unit.junit 7.1)
 
 # A variant is one file plus one registration: a toy approximation in a test file, registered
 # through the public API, is picked up by ccb list, compare and the standard studies.
@@ -65,7 +57,7 @@ add_test(NAME unit.toy_variant COMMAND bash ${PROJECT_SOURCE_DIR}/CI/toy_variant
                                        $<TARGET_FILE:ccb_toy> $<TARGET_FILE:ccb_cli>)
 set_tests_properties(unit.toy_variant PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(unit.toy_variant 50.6)
+ccb_test_budget(unit.toy_variant 33.0)
 
 # A declaration's results as values (study/result.c): templates and tables rendered by the engine
 add_executable(test_results ${PROJECT_SOURCE_DIR}/cases/tests/results.c)
@@ -73,7 +65,7 @@ target_link_libraries(test_results PRIVATE ccb_cases)
 add_test(NAME unit.results COMMAND test_results)
 set_tests_properties(unit.results PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(unit.results 0.1)
+ccb_test_budget(unit.results 0.07)
 
 # The install: a relocated prefix, consumers by find_package and pkg-config, the installed ccb.
 # Not in the sanitizer build, whose instrumented libccb.a needs the sanitizer runtime in every
@@ -82,7 +74,7 @@ if(NOT CCB_SANITIZE)
   add_test(NAME install.consumer COMMAND bash ${PROJECT_SOURCE_DIR}/CI/install_test.sh
                                           ${PROJECT_BINARY_DIR})
   set_tests_properties(install.consumer PROPERTIES LABELS unit)
-  ccb_test_budget(install.consumer 2.0)
+  ccb_test_budget(install.consumer 19.7)
 endif()
 
 # Allocation failure at every point of a short run of every case and solver (issue 13, class 7)
@@ -91,7 +83,7 @@ target_link_libraries(test_alloc_sweep PRIVATE ccb_cases)
 add_test(NAME unit.alloc_sweep COMMAND test_alloc_sweep)
 set_tests_properties(unit.alloc_sweep PROPERTIES LABELS unit
                      ENVIRONMENT "CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
-ccb_test_budget(unit.alloc_sweep 47.6)
+ccb_test_budget(unit.alloc_sweep 8.0)
 
 # The FCLIB export read back with libfclib (formulation-convex §16); skipped (exit 77) in a build
 # without libfclib-dev.
@@ -99,12 +91,12 @@ add_executable(test_fclib_roundtrip ${PROJECT_SOURCE_DIR}/cases/tests/fclib_roun
 target_link_libraries(test_fclib_roundtrip PRIVATE ccb_cases)
 add_test(NAME fclib.roundtrip COMMAND test_fclib_roundtrip)
 set_tests_properties(fclib.roundtrip PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
-ccb_test_budget(fclib.roundtrip 6)
+ccb_test_budget(fclib.roundtrip 0.06)
 
 add_test(NAME cli.contract COMMAND bash ${PROJECT_SOURCE_DIR}/CI/cli_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.contract PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.contract 52.0)
+ccb_test_budget(cli.contract 86.4)
 
 # Unit tests outside lib/: the analytic references (reference/test_reference.c: the Coulomb event
 # times of the conveyor, the sphere, the rod's Painleve analysis, the box, the coin) and the
@@ -124,12 +116,12 @@ ccb_unit_test(analysis ${PROJECT_SOURCE_DIR}/analysis/test_analysis.c ccb_analys
 # the check itself fails on each kind of bad citation.
 add_test(NAME docs.citations COMMAND bash ${PROJECT_SOURCE_DIR}/CI/docs_test.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.citations PROPERTIES LABELS unit)
-ccb_test_budget(docs.citations 1.0)
+ccb_test_budget(docs.citations 1.7)
 # docs.layers: the include graph of lib/ against the layer table of docs/architecture.md §1, and
 # the folders' order case.h <- study.h <- cli.h (CI/check_layers.pl)
 add_test(NAME docs.layers COMMAND perl ${PROJECT_SOURCE_DIR}/CI/check_layers.pl ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.layers PROPERTIES LABELS unit)
-ccb_test_budget(docs.layers 0.1)
+ccb_test_budget(docs.layers 0.08)
 
 # A short run of every case and solver family against the data stored in reference/golden/:
 # byte identity of trajectory.csv and steps.csv, or — on another CPU's libm — a deviation within
@@ -139,7 +131,7 @@ add_test(NAME golden.digests COMMAND bash ${PROJECT_SOURCE_DIR}/CI/golden_test.s
                                           $<TARGET_FILE:ccb_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(golden.digests PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(golden.digests 1.5)
+ccb_test_budget(golden.digests 2.8)
 
 # Studies outside the process (README "Studies on a cluster"): --emit-manifest, the runs in
 # separate processes, --from; the analysis must equal the in-process study.
@@ -147,7 +139,7 @@ add_test(NAME cli.manifest COMMAND bash ${PROJECT_SOURCE_DIR}/CI/manifest_test.s
                                         $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.manifest PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.manifest 187)
+ccb_test_budget(cli.manifest 69.3)
 
 # Results from elsewhere cannot lie or harm (issue 25): --from refuses each broken or hostile run
 # directory (exit 2, naming the file and line, nothing created); a path with quotes is data.
@@ -155,7 +147,7 @@ ccb_test_budget(cli.manifest 187)
 # rerun, round-off spreads, verdicts first, refused input, the JUnit check failing on a bad XML
 add_test(NAME cli.diff COMMAND bash ${PROJECT_SOURCE_DIR}/CI/diff_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.diff PROPERTIES LABELS unit ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.diff 3.5)
+ccb_test_budget(cli.diff 9.3)
 
 # The CI templates (CI/templates/*.yml): YAML, `make test` as their build-and-test command, their
 # ccb commands run as written on the push case
@@ -163,11 +155,11 @@ add_test(NAME unit.templates COMMAND bash ${PROJECT_SOURCE_DIR}/CI/templates_tes
                                      $<TARGET_FILE:ccb_cli>)
 set_tests_properties(unit.templates PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(unit.templates 6.8)
+ccb_test_budget(unit.templates 14.9)
 
 add_test(NAME cli.from COMMAND bash ${PROJECT_SOURCE_DIR}/CI/from_test.sh $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.from PROPERTIES LABELS unit ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.from 2.5)
+ccb_test_budget(cli.from 13.7)
 
 # A full disk never leaves a half-written result (issue 25): a run, a run at its commit, figures,
 # a manifest and --from's copies meet ENOSPC on a 2 MB tmpfs. Needs root to mount it: skipped
@@ -176,14 +168,14 @@ add_test(NAME cli.fulldisk COMMAND bash ${PROJECT_SOURCE_DIR}/CI/fulldisk_test.s
                                    $<TARGET_FILE:ccb_cli>)
 set_tests_properties(cli.fulldisk PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(cli.fulldisk 0.5)
+ccb_test_budget(cli.fulldisk 2.8)
 
 # Every case, study and gate id named in docs/, README.md and the gate files exists (ccb list,
 # reference/*.json), and the check fails on each kind of unknown id.
 add_test(NAME docs.ids COMMAND bash ${PROJECT_SOURCE_DIR}/CI/ids_test.sh ${PROJECT_SOURCE_DIR}
                                     $<TARGET_FILE:ccb_cli>)
 set_tests_properties(docs.ids PROPERTIES LABELS unit)
-ccb_test_budget(docs.ids 1.0)
+ccb_test_budget(docs.ids 0.65)
 
 # plugin.pgs: the extension model end to end with the example plugin plugins/pgs (loading and its
 # refusals, PGS against Newton on the same convex problem, one descriptor per option in info /
@@ -192,16 +184,16 @@ add_test(NAME plugin.pgs COMMAND bash ${PROJECT_SOURCE_DIR}/CI/plugin_test.sh $<
                                  ${PROJECT_BINARY_DIR})
 set_tests_properties(plugin.pgs PROPERTIES LABELS unit
                      ENVIRONMENT "CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
-ccb_test_budget(plugin.pgs 4.5)
+ccb_test_budget(plugin.pgs 6.0)
 
 # style.format: every C file as .clang-format formats it (clang-format 14, Debian 12; skipped with
 # another version or none); CI/format_test.sh
 add_test(NAME style.format COMMAND bash ${PROJECT_SOURCE_DIR}/CI/format_test.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(style.format PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
-ccb_test_budget(style.format 1.5)
+ccb_test_budget(style.format 4.6)
 
 # unit.verdict: a failing make test says why in its last lines (CI/run_ctest.sh): each failed test,
 # its time against its guard when it timed out, and the command that reruns it alone
 add_test(NAME unit.verdict COMMAND bash ${PROJECT_SOURCE_DIR}/CI/run_ctest_test.sh)
 set_tests_properties(unit.verdict PROPERTIES LABELS unit)
-ccb_test_budget(unit.verdict 2.0)
+ccb_test_budget(unit.verdict 3.5)
