@@ -7,9 +7,11 @@
 #   bash CI/loaded.sh COMMAND [ARGS...]
 set -u
 [ $# -gt 0 ] || { echo "usage: loaded.sh COMMAND [ARGS...]"; exit 2; }
-hogs=()
+hogs=() cmd=""
 stop() { [ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null; wait "${hogs[@]}" 2>/dev/null; hogs=(); }
-trap 'stop; exit 130' INT TERM
+# a signal to this script stops the command and the two processes at once (the command runs in
+# the background and is waited for, so that the trap is not deferred until it ends)
+trap '[ -n "$cmd" ] && kill "$cmd" 2>/dev/null; stop; exit 130' INT TERM
 trap stop EXIT
 for _ in 1 2; do
   (trap - INT TERM EXIT; exec awk 'BEGIN { for (;;) x++ }') &
@@ -17,7 +19,10 @@ for _ in 1 2; do
 done
 echo "== loaded: two CPU-bound processes beside the command (pids ${hogs[*]})"
 start=$SECONDS
-"$@"
+"$@" &
+cmd=$!
+wait "$cmd"
 rc=$?
+cmd=""
 echo "== loaded: the command took $((SECONDS - start)) s beside two CPU-bound processes (exit $rc)"
 exit $rc
