@@ -207,3 +207,10 @@ if(NOT CCB_SANITIZE)
   set_tests_properties(docs.testtable PROPERTIES LABELS unit)
   ccb_test_budget(docs.testtable 1.0)
 endif()
+
+# docs.tiercounts: README's per-case counts of gates by tier are the gate files' own
+# (CI/tier_counts.py)
+add_test(NAME docs.tiercounts COMMAND python3 ${PROJECT_SOURCE_DIR}/CI/tier_counts.py
+                                      ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.tiercounts PROPERTIES LABELS unit)
+ccb_test_budget(docs.tiercounts 1.0)
