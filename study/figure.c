@@ -124,7 +124,9 @@ static int fig_configure(study_ctx* ctx, const case_study* st, study_batch* b, c
         }
         c->newton.compute_kappa = d->kappa;
         const long steps = lround(T / dt);
-        c->record_every = d->rows > 0 && steps >= d->rows ? (int)(steps / d->rows) : 1;
+        if (d->rows > 0) { /* the declaration's own resolution (else study_config's cap) */
+            c->record_every = steps >= d->rows ? (int)(steps / d->rows) : 1;
+        }
         c->expect_failure = r->expect_failure;
     }
     return 0;

@@ -400,6 +400,8 @@ void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char
     cfg->approx = approx;
     cfg->dt = dt;
     cfg->t_final = t_final;
+    const double steps = dt > 0 ? t_final / dt : 0;
+    cfg->record_every = steps > STUDY_FILE_ROWS ? (int)(steps / STUDY_FILE_ROWS) : 1;
     snprintf(cfg->label, sizeof cfg->label, "%s", label);
     if (study) {
         snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s/%s/%s/%s", ctx->out_root, ctx->cs->name,

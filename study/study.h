@@ -349,8 +349,15 @@ void study_batch_free(study_batch* b);
 
 int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root);
 void study_ctx_free(study_ctx* ctx);
+/* A study run's files (trajectory.csv, steps.csv, times.csv) keep at most about this many rows:
+ * every k-th step, k = steps / STUDY_FILE_ROWS (meta.json: record_every; the report says so).
+ * The analysis reads every step from the run's record in memory, never from these files, so
+ * only what a reader of the files sees changes; a study that draws or sums a file's every row
+ * sets record_every itself after study_config (the rod's close-ups, the coin's curves, the
+ * error-control references). `ccb run` and the runs of a manifest (`--from`) keep every step. */
+#define STUDY_FILE_ROWS 2000
 /* A run configuration from the study's base parameters, named `label`, writing into
- * <out_root>/<case>/<study>/<label>/. */
+ * <out_root>/<case>/<study>/<label>/, its files decimated to about STUDY_FILE_ROWS rows. */
 void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
                   const ccb_approx* approx, double dt, double t_final);
 /* Executes n runs with ctx->jobs threads. Returns 0, or 2 on an input/output error (message on
