@@ -15,17 +15,18 @@
 # never ran is named (exit 2). Each engine's wall time is printed (the closing note's numbers).
 # Exit 77 (skip) where GNU parallel or Slurm is missing or Slurm cannot start (not root).
 # CASES: the cases whose runs cover what the engines must carry from a process to another, in
-# five of the ten cases' quick tiers: every convex approximation, TAMSI and the continuous model
+# six of the ten cases' quick tiers: every convex approximation, TAMSI and the continuous model
 # with implicit Euler, RK3 and GSL (the conveyor, the box), free bodies and the rigid-limit study
-# (the sphere), articulated trees on prescribed parents (the gripper), an applied force and the
-# in-process studies that emit nothing (the push), runs that fail (the conveyor at 1 iteration,
-# below), every kind of run directory and table that --from reads. The other five cases' runs are
-# the same `ccb run` of the same engine.
+# (the sphere), hydroelastic meshes set by parameters (the coin's fan and polar grids), articulated
+# trees on prescribed parents (the gripper), an applied force and the in-process studies that emit
+# nothing (the push), runs that fail (the conveyor at 1 iteration, below), every kind of run
+# directory and table that --from reads. The other four cases' runs are the same `ccb run` of the
+# same engine (the rod's at dt = 1e-7 write 0.5 million rows each through a manifest).
 # `all` (CCB_CLUSTER_CASES=all) reproduces every case.
 set -u
 CCB=$(realpath "${1:?usage: cluster_test.sh CCB [parallel|slurm|all]}")
 which=${2:-all}
-read -r -a cases <<<"${CCB_CLUSTER_CASES:-conveyor sphere box gripper push}"
+read -r -a cases <<<"${CCB_CLUSTER_CASES:-conveyor sphere box coin gripper push}"
 [ "${cases[*]}" = all ] && cases=()
 tmp=$(mktemp -d) || exit 2
 cores=$(nproc)
