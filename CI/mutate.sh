@@ -29,7 +29,7 @@ mutants=(
   # the Similar Hessian's n' t t^T coefficient as ICF prints it (mu instead of mu^2)
   "approx-similar-hessian|approximation: Hessian coefficient|lib/src/approx_similar.c|const double b = -c->mu * c->mu * dn;|const double b = -c->mu * dn;"
   # Lagged's frozen normal impulse without its Hunt & Crossley factor
-  "approx-lagged-gn0|approximation: cost coefficient|lib/src/approx_lagged.c|return opt->dt * in->k * x * (f > 0 ? f : 0.0);|return opt->dt * in->k * x;"
+  "approx-lagged-gn0|approximation: cost coefficient|lib/src/approx_lagged.c|return step->dt * in->k * x * (f > 0 ? f : 0.0);|return step->dt * in->k * x;"
   # SAP's bias vhat_n without tau_d
   "approx-sap-bias|approximation: SAP bias|lib/src/approx_sap.c|c->vn_hat = -in->phi0 / (dt + tau);|c->vn_hat = -in->phi0 / dt;"
   # Hunt & Crossley: the dissipation term dropped from n'(v)
@@ -41,15 +41,15 @@ mutants=(
   # the mass matrix: the body-frame inertia not rotated into the world
   "newton-matrix-inertia|Newton matrix: mass|lib/src/model.c|const ccb_mat3 IW = ccb_m3_mul(&tmp, &RT); /* I_W = R I_B R^T */|const ccb_mat3 IW = b->def.inertia;"
   # the stopping tolerance 100x looser
-  "newton-stop|stopping tolerance|lib/src/newton.c|ws->tolerance = ws->prm.eps_a + ws->prm.eps_r * (np > nj ? np : nj);|ws->tolerance = ws->prm.eps_a + 100.0 * ws->prm.eps_r * (np > nj ? np : nj);"
+  "newton-stop|stopping tolerance|lib/src/newton.c|is->tol = ws->prm.eps_a + ws->prm.eps_r * (np > nj ? np : nj);|is->tol = ws->prm.eps_a + 100.0 * ws->prm.eps_r * (np > nj ? np : nj);"
   # the line search accepts alpha_max whenever the slope there is below the initial one
-  "line-search|line search|lib/src/newton.c|if (fabs(fu) < P->ls_ftol) {|if (fabs(fu) < 1.0) {"
+  "line-search|line search|lib/src/newton_line.c|if (fabs(fu) < P->ls_ftol) {|if (fabs(fu) < 1.0) {"
   # the broad phase's cells half as large as the reach of two shapes
-  "broad-phase|broad phase|lib/src/geometry.c|double h = 2.0 * ws->small_bound + margin;|double h = ws->small_bound + margin;"
+  "broad-phase|broad phase|lib/src/geometry.c|double h = (2.0 * rmax + margin) * (1.0 + 1e-9);|double h = (rmax + margin) * (1.0 + 1e-9);"
   # sphere-sphere distance without the second radius
   "narrow-phase|narrow phase|lib/src/geometry.c|const double phi = dist - ra - rb;|const double phi = dist - ra - 0.5 * rb;"
   # the far-contact test declares contacts far that the iteration can reach
-  "far-contact|far-contact test|lib/src/newton.c|if (h * (1.0 + 1e-10) < ws->far_r[i]) {|if (0.5 * h < ws->far_r[i]) {"
+  "far-contact|far-contact test|lib/src/newton_far.c|if (far_bound(ws, a, ws->far_s + 2 * j, ws->far_d + 2 * j) * (1.0 + 1e-10) <|if (0.5 * far_bound(ws, a, ws->far_s + 2 * j, ws->far_d + 2 * j) <"
   # CRBA: a child's composite inertia not added to its parent's
   "tree-crba|tree dynamics|lib/src/tree.c|inertia_add(&Ic[k.up[j]], &Ic[j]);|(void)Ic;"
   # TALS case II: twice the step out of stiction

@@ -141,7 +141,7 @@ typedef struct fig_study {
     int serial;          /* one run at a time (the study's point is wall time) */
     int peer;            /* runs peer variants (mujoco): skipped, with a line in the report,
                                in a build without MuJoCo */
-    int rows;            /* trajectory rows written per listed run (0: every step) */
+    int rows;            /* rows of a listed run's files (0: study_config's cap, STUDY_FILE_ROWS) */
     const char* columns; /* names (with units) of the values row() gives, comma-separated;
                                NULL: the report has no run table (finish writes its own) */
     /* Per run, in order: its values for the table (columns), its metrics. */
