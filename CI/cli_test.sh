@@ -36,6 +36,17 @@ expect() {
   fi
 }
 
+# --- the optional parts' libraries are opened at first use, never linked (peers/peer_dl.h): a
+# ccb that needs none of them starts without loading HDF5, MUMPS and the rest
+if command -v readelf >/dev/null; then
+  needed=$(readelf -d "$CCB" | grep -E 'NEEDED.*(mujoco|siconos|fclib|hdf5)')
+  if [ -n "$needed" ]; then
+    echo "FAIL: $CCB links an optional part's library: $needed"
+    stop
+  fi
+  pass=$((pass + 1))
+fi
+
 # --- usage and input errors: exit 2 with a message ---------------------------------------------
 expect 2 "usage"                 -- "$CCB"
 expect 2 "unknown command"       -- "$CCB" frobnicate

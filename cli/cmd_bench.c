@@ -58,8 +58,7 @@ void describe_line(const char* key, const char* value, void* user) {
 /* `ccb bench --peers`: cfg and MuJoCo (same geometry, native boxes) in alternating runs. */
 int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant, int repeat) {
     if (!peer_mujoco_available()) {
-        fprintf(stderr, "ccb: --peers: this ccb was built without MuJoCo (install libmujoco-dev "
-                        "and rebuild)\n");
+        fprintf(stderr, "ccb: --peers: %s\n", peer_mujoco_absent());
         return EXIT_USAGE;
     }
     ccb_model* model = NULL;

@@ -367,10 +367,10 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
     const case_desc* cs = ctx->cs;
     if (d->peer && !peer_mujoco_available()) {
         study_report(ctx,
-                     "### %s — %s (%s)\n\nNot run: this ccb was built without MuJoCo (`make "
-                     "reproduce` installs Debian's libmujoco-dev; README \"Speed\").\n\n",
-                     st->name, st->title, st->figure);
-        fprintf(stderr, "ccb: %s/%s: skipped (built without MuJoCo)\n", cs->name, st->name);
+                     "### %s — %s (%s)\n\nNot run: %s (`make reproduce` installs Debian's "
+                     "libmujoco-dev; README \"Speed\").\n\n",
+                     st->name, st->title, st->figure, peer_mujoco_absent());
+        fprintf(stderr, "ccb: %s/%s: skipped (%s)\n", cs->name, st->name, peer_mujoco_absent());
         return 0;
     }
     study_results* results = study_results_begin(ctx, d);

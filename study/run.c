@@ -293,9 +293,7 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn
     if (cfg->nexport > 0) {
         const solver_cfg* sc = &cfg->solver;
         if (!fclib_io_available()) {
-            snprintf(msg, msgn,
-                     "--export-fclib: this ccb was built without FCLIB (install "
-                     "libfclib-dev and rebuild)");
+            snprintf(msg, msgn, "--export-fclib: %s", fclib_io_absent());
             return 2;
         }
         if (sc->peer != RUN_PEER_NONE || sc->solver->solve == NULL || sc->ec.enabled) {

@@ -160,7 +160,7 @@ static const variant_def k_peers[] = {
      .peer = RUN_PEER_MUJOCO_K},
 };
 static int npeers(void) {
-    return peer_mujoco_available() ? (int)(sizeof k_peers / sizeof k_peers[0]) : 0;
+    return peer_mujoco_built() ? (int)(sizeof k_peers / sizeof k_peers[0]) : 0;
 }
 
 /* Cases of the built-in approximations ("*" for any other, registered ones too): SAP and Similar
@@ -337,7 +337,7 @@ int variant_select(const char* spec, const case_desc* cs, variant_def* out, int 
         const int is_set = set_of(w, &set) == 0;
         variant_def v;
         if (!is_set && variant_find(w, &v) != 0) {
-            if (strncmp(w, "mujoco", 6) == 0 && !peer_mujoco_available()) {
+            if (strncmp(w, "mujoco", 6) == 0 && !peer_mujoco_built()) {
                 snprintf(msg, n,
                          "variant '%s': this ccb was built without MuJoCo (install "
                          "libmujoco-dev and rebuild)",

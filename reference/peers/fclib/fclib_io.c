@@ -12,13 +12,45 @@
 #ifdef CCB_HAVE_FCLIB
 #include <fclib.h>
 
+#include "peer_dl.h"
+
+/* FCLIB's functions, opened at first use (peer_dl.h) */
+/* clang-format off */
+#define FC_FUNCTIONS(X)       \
+    X(fclib_delete_global)    \
+    X(fclib_delete_solutions) \
+    X(fclib_read_global)      \
+    X(fclib_read_solution)    \
+    X(fclib_write_global)     \
+    X(fclib_write_solution)
+/* clang-format on */
+#define FC_POINTER(f) __typeof__(f)* f;
+#define FC_ENTRY(f) {#f, &fcf.f},
+static struct { FC_FUNCTIONS(FC_POINTER) } fcf;
+static const peer_dl_sym fc_syms[] = {FC_FUNCTIONS(FC_ENTRY){NULL, NULL}};
+static peer_dl fc_lib = PEER_DL_INIT(CCB_FCLIB_SONAME, fc_syms);
+#define fclib_delete_global (*fcf.fclib_delete_global)
+#define fclib_delete_solutions (*fcf.fclib_delete_solutions)
+#define fclib_read_global (*fcf.fclib_read_global)
+#define fclib_read_solution (*fcf.fclib_read_solution)
+#define fclib_write_global (*fcf.fclib_write_global)
+#define fclib_write_solution (*fcf.fclib_write_solution)
+
 int fclib_io_available(void) {
-    return 1;
+    return peer_dl_open(&fc_lib, NULL, 0) == 0;
+}
+
+const char* fclib_io_absent(void) {
+    static char why[400];
+    return peer_dl_open(&fc_lib, why, sizeof why) == 0 ? NULL : why;
 }
 
 int fclib_io_write(const char* path, const ccb_global_problem* g, const double* v,
                    const double* gamma, const char* title, const char* description, char* msg,
                    size_t n) {
+    if (peer_dl_open(&fc_lib, msg, n) != 0) {
+        return -1;
+    }
     const int nc = g->nc, m = 3 * g->nc;
     struct fclib_matrix M, H;
     memset(&M, 0, sizeof M);
@@ -126,6 +158,9 @@ int fclib_io_read(const char* path, ccb_global_problem* g, double** v, double** 
     if (r) {
         *r = NULL;
     }
+    if (peer_dl_open(&fc_lib, msg, n) != 0) {
+        return -1;
+    }
     struct fclib_global* fg = fclib_read_global(path);
     if (fg == NULL || fg->M == NULL || fg->H == NULL || fg->spacedim != 3 || fg->H->n % 3 != 0 ||
         fg->M->m != fg->M->n || fg->H->m != fg->M->n) {
@@ -183,6 +218,10 @@ int fclib_io_read(const char* path, ccb_global_problem* g, double** v, double** 
 
 int fclib_io_available(void) {
     return 0;
+}
+
+const char* fclib_io_absent(void) {
+    return "this ccb was built without FCLIB (install libfclib-dev and rebuild)";
 }
 
 int fclib_io_write(const char* path, const ccb_global_problem* g, const double* v,

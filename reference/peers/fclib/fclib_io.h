@@ -13,8 +13,10 @@
 
 #include "ccb/problem.h"
 
-/* 1 if this build has FCLIB. */
+/* 1 if this build has FCLIB and its library opens (opens it; peer_dl.h). */
 int fclib_io_available(void);
+/* NULL when available, else why not (not built, or the library does not open). */
+const char* fclib_io_absent(void);
 
 /* Writes g and ccb's solution of the step — velocities v (nv), impulses gamma in ccb's contact
  * order (t1, t2, n; 3 nc) — to path, atomically (a temporary file renamed; nothing is left on

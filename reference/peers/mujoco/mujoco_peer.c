@@ -25,6 +25,45 @@
 #ifdef CCB_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
 
+#include "peer_dl.h"
+
+/* MuJoCo's functions, opened at the first use of the peer (peer_dl.h); below, each name calls
+ * through its pointer */
+/* clang-format off */
+#define MJ_FUNCTIONS(X)    \
+    X(mj_contactForce)     \
+    X(mj_defaultVFS)       \
+    X(mj_deleteData)       \
+    X(mj_deleteModel)      \
+    X(mj_deleteVFS)        \
+    X(mj_findFileVFS)      \
+    X(mj_forward)          \
+    X(mj_loadXML)          \
+    X(mj_makeData)         \
+    X(mj_makeEmptyFileVFS) \
+    X(mj_name2id)          \
+    X(mj_step)             \
+    X(mj_version)
+/* clang-format on */
+#define MJ_POINTER(f) __typeof__(f)* f;
+#define MJ_ENTRY(f) {#f, &mjf.f},
+static struct { MJ_FUNCTIONS(MJ_POINTER) } mjf;
+static const peer_dl_sym mj_syms[] = {MJ_FUNCTIONS(MJ_ENTRY){NULL, NULL}};
+static peer_dl mj_lib = PEER_DL_INIT(CCB_MUJOCO_SONAME, mj_syms);
+#define mj_contactForce (*mjf.mj_contactForce)
+#define mj_defaultVFS (*mjf.mj_defaultVFS)
+#define mj_deleteData (*mjf.mj_deleteData)
+#define mj_deleteModel (*mjf.mj_deleteModel)
+#define mj_deleteVFS (*mjf.mj_deleteVFS)
+#define mj_findFileVFS (*mjf.mj_findFileVFS)
+#define mj_forward (*mjf.mj_forward)
+#define mj_loadXML (*mjf.mj_loadXML)
+#define mj_makeData (*mjf.mj_makeData)
+#define mj_makeEmptyFileVFS (*mjf.mj_makeEmptyFileVFS)
+#define mj_name2id (*mjf.mj_name2id)
+#define mj_step (*mjf.mj_step)
+#define mj_version (*mjf.mj_version)
+
 static double wall_time(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -362,12 +401,24 @@ struct peer_mujoco {
     double* f_body; /* 3 per ccb body */
 };
 
-int peer_mujoco_available(void) {
+int peer_mujoco_built(void) {
     return 1;
+}
+
+int peer_mujoco_available(void) {
+    return peer_dl_open(&mj_lib, NULL, 0) == 0;
+}
+
+const char* peer_mujoco_absent(void) {
+    static char why[400];
+    return peer_dl_open(&mj_lib, why, sizeof why) == 0 ? NULL : why;
 }
 
 const char* peer_mujoco_version(void) {
     static char v[32];
+    if (!peer_mujoco_available()) {
+        return NULL;
+    }
     snprintf(v, sizeof v, "%d.%d.%d", mj_version() / 100, (mj_version() / 10) % 10,
              mj_version() % 10);
     return v;
@@ -456,6 +507,9 @@ static mjModel* compile(const char* xml, char* msg, size_t n) {
 int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_mujoco** out,
                      char* msg, size_t n) {
     *out = NULL;
+    if (peer_dl_open(&mj_lib, msg, n) != 0) {
+        return -1;
+    }
     peer_mujoco* p = calloc(1, sizeof *p);
     const int nq = ccb_model_nq(m), nv = ccb_model_nv(m), nb = ccb_model_nbodies(m);
     double* v = calloc((size_t)nv + 1, sizeof(double));
@@ -686,8 +740,14 @@ struct peer_mujoco {
     int unused;
 };
 
+int peer_mujoco_built(void) {
+    return 0;
+}
 int peer_mujoco_available(void) {
     return 0;
+}
+const char* peer_mujoco_absent(void) {
+    return "this ccb was built without MuJoCo (install libmujoco-dev and rebuild)";
 }
 const char* peer_mujoco_version(void) {
     return NULL;

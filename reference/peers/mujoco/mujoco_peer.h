@@ -56,9 +56,14 @@ typedef struct peer_step_info {
 
 typedef struct peer_mujoco peer_mujoco; /* an open MuJoCo scene */
 
-/* 1 if this build has the MuJoCo peer. */
+/* 1 if this build has the MuJoCo peer (its variants exist; the library is opened when one runs,
+ * peer_dl.h). */
+int peer_mujoco_built(void);
+/* 1 if this build has the MuJoCo peer and its library opens (opens it). */
 int peer_mujoco_available(void);
-/* MuJoCo's version string, or NULL without the peer. */
+/* NULL when available, else why not (not built, or the library does not open). */
+const char* peer_mujoco_absent(void);
+/* MuJoCo's version string, or NULL when not available. */
 const char* peer_mujoco_version(void);
 /* Translates and compiles the model with step dt (the model must outlive the scene). 0, or -1 with
  * a message naming what blocks the translation. */

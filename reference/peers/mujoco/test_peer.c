@@ -14,6 +14,9 @@
 #include "../../../lib/tests/test.h"
 #include "ccb/ccb.h"
 #include "mujoco_peer.h"
+#include "peer_dl.h"
+
+#include <string.h>
 
 /* both are the same recursion in double precision: round-off of O(1) values */
 #define TOL_ROUNDOFF 1e-12
@@ -65,8 +68,36 @@ static ccb_model* scene(void) {
     return m;
 }
 
+/* peer_dl.h: a library that does not open, and one without a function the peer names, are
+ * reported with the reason, every time they are asked (the answer of the first attempt) */
+static double (*dl_cos)(double);
+static void (*dl_none)(void);
+static void test_dl(void) {
+    static const peer_dl_sym missing_syms[] = {{"cos", &dl_cos}, {NULL, NULL}};
+    static peer_dl missing = PEER_DL_INIT("libccb-no-such-library.so.0", missing_syms);
+    char msg[512] = "";
+    for (int k = 0; k < 2; ++k) {
+        CHECK(peer_dl_open(&missing, msg, sizeof msg) == -1, "a missing library fails");
+        CHECK(strstr(msg, "cannot open libccb-no-such-library.so.0") != NULL, "its reason: %s",
+              msg);
+    }
+    static const peer_dl_sym nofn_syms[] = {
+        {"cos", &dl_cos}, {"ccb_no_such_function", &dl_none}, {NULL, NULL}};
+    static peer_dl nofn = PEER_DL_INIT("libm.so.6", nofn_syms);
+    CHECK(peer_dl_open(&nofn, msg, sizeof msg) == -1, "a missing function fails");
+    CHECK(strstr(msg, "libm.so.6 has no function ccb_no_such_function") != NULL, "its reason: %s",
+          msg);
+    static const peer_dl_sym m_syms[] = {{"cos", &dl_cos}, {NULL, NULL}};
+    static peer_dl libm = PEER_DL_INIT("libm.so.6", m_syms);
+    CHECK(peer_dl_open(&libm, NULL, 0) == 0 && dl_cos(0.0) == 1.0, "cos from libm.so.6");
+}
+
 int main(void) {
     g_test_name = "unit.peer";
+    test_dl();
+    if (g_test_failed > 0) {
+        return TEST_SUMMARY();
+    }
     if (!peer_mujoco_available()) {
         printf("unit.peer: skipped, this build has no MuJoCo (install libmujoco-dev, and build "
                "with CCB_OPTIONAL=ON)\n");

@@ -12,8 +12,37 @@
 #include <NumericsMatrix.h>
 #include <SolverOptions.h>
 
+#include "peer_dl.h"
+
+/* Siconos numerics' functions, opened at the first use of the peer (peer_dl.h) */
+/* clang-format off */
+#define SN_FUNCTIONS(X)                 \
+    X(NM_create)                        \
+    X(gfc3d_driver)                     \
+    X(globalFrictionContactProblem_new) \
+    X(globalFrictionContact_free)       \
+    X(solver_options_create)            \
+    X(solver_options_delete)
+/* clang-format on */
+#define SN_POINTER(f) __typeof__(f)* f;
+#define SN_ENTRY(f) {#f, &snf.f},
+static struct { SN_FUNCTIONS(SN_POINTER) } snf;
+static const peer_dl_sym sn_syms[] = {SN_FUNCTIONS(SN_ENTRY){NULL, NULL}};
+static peer_dl sn_lib = PEER_DL_INIT(CCB_SICONOS_SONAME, sn_syms);
+#define NM_create (*snf.NM_create)
+#define gfc3d_driver (*snf.gfc3d_driver)
+#define globalFrictionContactProblem_new (*snf.globalFrictionContactProblem_new)
+#define globalFrictionContact_free (*snf.globalFrictionContact_free)
+#define solver_options_create (*snf.solver_options_create)
+#define solver_options_delete (*snf.solver_options_delete)
+
 int peer_siconos_available(void) {
-    return 1;
+    return peer_dl_open(&sn_lib, NULL, 0) == 0;
+}
+
+const char* peer_siconos_absent(void) {
+    static char why[400];
+    return peer_dl_open(&sn_lib, why, sizeof why) == 0 ? NULL : why;
 }
 
 const char* peer_siconos_describe(void) {
@@ -41,6 +70,9 @@ int peer_siconos_solve(const ccb_global_problem* g, double tol, int max_iter, do
                        peer_siconos_result* res, char* msg, size_t n) {
     const int nv = g->nv, m = 3 * g->nc;
     memset(res, 0, sizeof *res);
+    if (peer_dl_open(&sn_lib, msg, n) != 0) {
+        return -1;
+    }
     if (g->nc == 0) { /* no contact: M v = f */
         snprintf(msg, n, "siconos: a problem without contacts");
         return -1;
@@ -91,6 +123,10 @@ int peer_siconos_solve(const ccb_global_problem* g, double tol, int max_iter, do
 
 int peer_siconos_available(void) {
     return 0;
+}
+
+const char* peer_siconos_absent(void) {
+    return "this ccb was built without Siconos (install libsiconos-numerics-dev and rebuild)";
 }
 
 const char* peer_siconos_describe(void) {

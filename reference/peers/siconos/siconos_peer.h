@@ -22,8 +22,10 @@ typedef struct peer_siconos_result {
     double error;   /* Siconos' error measure at exit */
 } peer_siconos_result;
 
-/* 1 if this build has Siconos. */
+/* 1 if this build has Siconos and its library opens (opens it; peer_dl.h). */
 int peer_siconos_available(void);
+/* NULL when available, else why not (not built, or the library does not open). */
+const char* peer_siconos_absent(void);
 /* "Siconos 4.4 numerics, gfc3d NSGS_WR" or why it is absent. */
 const char* peer_siconos_describe(void);
 
