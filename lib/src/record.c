@@ -274,10 +274,12 @@ ccb_status ccb_times_row(ccb_writer* w, long step, const ccb_step_stats* st) {
         w->failed = 1;
         return CCB_E_NONFINITE;
     }
-    ccb_status s = ccb_writer_printf(w, "%ld,%.9g,%.9g,%.9g", step, times[0], times[1], times[2]);
+    /* four significant digits: a wall time varies by more than 1e-4 between identical runs,
+     * and the file is a third of a run's bytes at nine digits (issue 43) */
+    ccb_status s = ccb_writer_printf(w, "%ld,%.4g,%.4g,%.4g", step, times[0], times[1], times[2]);
     for (int c = STEPS_NCOUNTERS; c < CCB_CNT_COUNT && s == CCB_OK; ++c) {
         const double v = st->counter[c];
-        s = isnan(v) ? ccb_writer_printf(w, ",") : ccb_writer_printf(w, ",%.9g", v);
+        s = isnan(v) ? ccb_writer_printf(w, ",") : ccb_writer_printf(w, ",%.4g", v);
     }
     return s == CCB_OK ? ccb_writer_printf(w, "\n") : s;
 }
