@@ -231,6 +231,9 @@ typedef struct case_desc {
     const char* const* notes; /* documented choices ([default?] items), shown by `ccb info` */
     int nnotes;
     double dt_default, t_final_default;
+    /* at most this many rows in a study run's files (0: the study's own cap, STUDY_FILE_ROWS by
+     * default): for a case whose rows are wide (the clutter's 531 numbers) */
+    int file_rows;
     const char* approx_default;
     /* Builds the model from parameter values; *data is case-private (motion functions etc.). */
     int (*build)(const double* params, ccb_model** model, void** data, char* msg, size_t n);

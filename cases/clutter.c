@@ -304,7 +304,7 @@ static void clutter_peer_observe(const ccb_sim* sim, const void* data, const dou
 const ccb_approx* const clutter_models[NMODEL] = {&ccb_approx_sap, &ccb_approx_lagged,
                                                   &ccb_approx_lagged_reg, &ccb_approx_similar};
 
-/* A run of `model` at dt with kappa(H) per step, trajectory decimated to ~60 rows. With lazy
+/* A run of `model` at dt with kappa(H) per step (its files at the case's file_rows). With lazy
  * pairs (formulation-convex §8.11): a pair of objects that provably cannot touch within the step
  * lists no speculative contact, so the velocities, the iterations and kappa are bit-identical to
  * the run without (checked: Lagged, dt = 2e-3, 3 s, every column of trajectory.csv and
@@ -315,8 +315,6 @@ void clutter_config(study_ctx* ctx, run_config* cfg, const char* study, const ch
     study_config(ctx, cfg, study, label, ap, dt, ctx->cs->t_final_default);
     cfg->newton.compute_kappa = kappa;
     cfg->newton.lazy_pairs = 1;
-    const long steps = lround(cfg->t_final / dt);
-    cfg->record_every = steps >= 60 ? (int)(steps / 60) : 1;
 }
 
 /* Windows over time of a run (analysis/extract.h). */
@@ -661,8 +659,6 @@ static const fig_study k_peers = {
     .peer = 1,
     .variants = "sap,similar,lagged,mujoco,mujoco-k",
     .serial = 1,
-    .rows =
-        60, /* the run files as the clutter's others (520 columns a row); no figure reads them */
     .columns = "wall_per_step [us],contacts_mean,penetration_mean [m],penetration_max [m],"
                "outside_max [m],kinetic_energy_final [J]",
     .row = peers_row,
@@ -729,6 +725,10 @@ const case_desc case_clutter = {
     .nnotes = (int)(sizeof k_notes / sizeof k_notes[0]),
     .dt_default = 2e-3,
     .t_final_default = 3.0,
+    /* a row holds 531 numbers (11 kB): the study runs' files keep 20 rows (every 0.15 s of the
+     * paper's 3 s), about the bytes of 500 rows of a ten-column case; no figure reads them, the
+     * studies read every step from memory (issue 43: make reproduce <= 300 MB) */
+    .file_rows = 20,
     .approx_default = "lagged",
     .build = clutter_build,
     .sim_options = clutter_sim_options,

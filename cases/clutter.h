@@ -31,7 +31,7 @@ enum { O_NC, O_TOUCH, O_PEN, O_SPEED, O_SLIP, O_OUT, O_KE, O_STMIN, O_STMEAN, O_
 #define NMODEL 4
 extern const ccb_approx* const clutter_models[NMODEL];
 
-/* A run of `model` at dt with kappa(H) per step, trajectory decimated to ~60 rows. */
+/* A run of `model` at dt with kappa(H) per step, its files at the case's file_rows. */
 void clutter_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
                     const ccb_approx* ap, double dt, int kappa);
 

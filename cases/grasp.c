@@ -349,7 +349,7 @@ static void grasp_config(study_ctx* ctx, run_config* cfg, const char* study, con
     study_config(ctx, cfg, study, label, ccb_approx_find(model), dt, T);
     cfg->params[P_D] = d;
     cfg->params[P_FREQ] = f;
-    /* the run files at study_config's resolution (10 s in 2000 rows: 5 ms, 5 to 10 samples per
+    /* the run files at study_config's resolution (10 s in 500 rows: 20 ms, 25 to 50 samples per
      * period of the shake; the figures read the study's tables, the analysis every step) */
     cfg->cost = T / dt;
 }

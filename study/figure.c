@@ -125,7 +125,7 @@ static int fig_configure(study_ctx* ctx, const case_study* st, study_batch* b, c
         c->newton.compute_kappa = d->kappa;
         const long steps = lround(T / dt);
         if (d->rows > 0) { /* the declaration's own resolution (else study_config's cap) */
-            c->record_every = steps >= d->rows ? (int)(steps / d->rows) : 1;
+            c->record_every = study_file_every(ctx, (double)steps, d->rows);
         }
         c->expect_failure = r->expect_failure;
     }

@@ -88,7 +88,7 @@ static void sweep_config(study_ctx* ctx, sweep* s, const char* study, int i, con
      * failure of the suite */
     c->expect_failure = "standard study: a variant's failure is data";
     const long steps = lround(s->T / dt);
-    c->record_every = steps > 200 ? (int)(steps / 200) : 1;
+    c->record_every = study_file_every(ctx, (double)steps, 200);
     /* costliest first: steps, times ~5 for the solvers that are not a convex approximation */
     c->cost = (double)steps * (v->approx ? 1.0 : 5.0);
 }

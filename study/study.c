@@ -390,6 +390,13 @@ void study_ctx_free(study_ctx* ctx) {
     ctx->report.s = NULL;
 }
 
+int study_file_every(const study_ctx* ctx, double steps, int rows) {
+    if (ctx->cs->file_rows > 0 && ctx->cs->file_rows < rows) {
+        rows = ctx->cs->file_rows;
+    }
+    return steps > rows ? (int)(steps / rows) : 1;
+}
+
 void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
                   const ccb_approx* approx, double dt, double t_final) {
     run_config_default(ctx->cs, cfg);
@@ -400,8 +407,7 @@ void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char
     cfg->approx = approx;
     cfg->dt = dt;
     cfg->t_final = t_final;
-    const double steps = dt > 0 ? t_final / dt : 0;
-    cfg->record_every = steps > STUDY_FILE_ROWS ? (int)(steps / STUDY_FILE_ROWS) : 1;
+    cfg->record_every = study_file_every(ctx, dt > 0 ? t_final / dt : 0, STUDY_FILE_ROWS);
     snprintf(cfg->label, sizeof cfg->label, "%s", label);
     if (study) {
         snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s/%s/%s/%s", ctx->out_root, ctx->cs->name,

@@ -355,7 +355,10 @@ void study_ctx_free(study_ctx* ctx);
  * only what a reader of the files sees changes; a study that draws or sums a file's every row
  * sets record_every itself after study_config (the rod's close-ups, the coin's curves, the
  * error-control references). `ccb run` and the runs of a manifest (`--from`) keep every step. */
-#define STUDY_FILE_ROWS 2000
+#define STUDY_FILE_ROWS 500
+/* record_every for a run of `steps` steps whose files keep at most `rows` rows, and at most the
+ * case's file_rows when it has one. */
+int study_file_every(const study_ctx* ctx, double steps, int rows);
 /* A run configuration from the study's base parameters, named `label`, writing into
  * <out_root>/<case>/<study>/<label>/, its files decimated to about STUDY_FILE_ROWS rows. */
 void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,

@@ -103,7 +103,7 @@ void suite_report_head(strbuf* r) {
         "solver options, dt, version, "
         "revision, wall time, status). A run's files keep at most about %d rows: every "
         "k-th step, k = `record_every` in its meta.json (fewer where a study says so: "
-        "the standard sweeps 200, the clutter 60, the coin 400); the analysis reads every "
+        "the standard sweeps 200, the clutter 20, the coin 400); the analysis reads every "
         "step, and `ccb run` and the runs of a manifest keep every step. Wall times "
         "depend on the machine; everything else "
         "is bit-reproducible.\n\nHow much of each gate's verdict is round-off: "
