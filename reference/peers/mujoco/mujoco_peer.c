@@ -405,13 +405,30 @@ int peer_mujoco_built(void) {
     return 1;
 }
 
+/* Opens MuJoCo's library and checks that it is the version of the header ccb was built with
+ * (MuJoCo's own rule: mj_version() == mjVERSION_HEADER; its structures change between
+ * versions). 0, or -1 with the reason. */
+static int mj_load(char* msg, size_t n) {
+    if (peer_dl_open(&mj_lib, msg, n) != 0) {
+        return -1;
+    }
+    if (mj_version() != mjVERSION_HEADER) {
+        if (msg && n > 0) {
+            snprintf(msg, n, "%s is MuJoCo %d, ccb was built with the header of %d: rebuild ccb",
+                     CCB_MUJOCO_SONAME, mj_version(), mjVERSION_HEADER);
+        }
+        return -1;
+    }
+    return 0;
+}
+
 int peer_mujoco_available(void) {
-    return peer_dl_open(&mj_lib, NULL, 0) == 0;
+    return mj_load(NULL, 0) == 0;
 }
 
 const char* peer_mujoco_absent(void) {
     static char why[400];
-    return peer_dl_open(&mj_lib, why, sizeof why) == 0 ? NULL : why;
+    return mj_load(why, sizeof why) == 0 ? NULL : why;
 }
 
 const char* peer_mujoco_version(void) {
@@ -507,7 +524,7 @@ static mjModel* compile(const char* xml, char* msg, size_t n) {
 int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_mujoco** out,
                      char* msg, size_t n) {
     *out = NULL;
-    if (peer_dl_open(&mj_lib, msg, n) != 0) {
+    if (mj_load(msg, n) != 0) {
         return -1;
     }
     peer_mujoco* p = calloc(1, sizeof *p);
