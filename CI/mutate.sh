@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Mutation runs: do the tests catch the one-line mistakes a researcher makes when editing the
-# solver? (issue 24, part 6; not part of `make test`: it takes ~30 min on the 2-core machine.)
+# solver? (issue 24, part 6; not part of `make test`: reference/mutation.md has its last run and its time.)
 #
 #   bash CI/mutate.sh [OUT_DIR] [ID...]     (default OUT_DIR: build-mutate/report; ID: only those)
 #
