@@ -182,32 +182,34 @@ expect 0 "BOX-2a *both" -- "$CCB" info box
 # error naming the defect, before any study runs
 src="$tmp/src"
 mkdir -p "$src/reference"
-bad_gates() { # $1: python expression on the list g of gates; writes $src/reference/conveyor.json
-  python3 - "$CCB_SOURCE_DIR/reference/conveyor.json" "$src/reference/conveyor.json" "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); g = d["gates"]
-exec(sys.argv[3])
-open(sys.argv[2], "w").write(json.dumps(d).replace('"__1e400__"', "1e400"))
-PY
-}
+defects=('d["gates"] = []|no gates'
+         'g[1]["id"] = g[0]["id"]|duplicate gate id'
+         'g[0]["value"] = "__1e400__"|bound must be finite'
+         'del g[0]["tier"]|needs a non-empty string "tier"'
+         'g[0]["tier"] = "nightly"|"tier" must be "quick", "full" or "both"'
+         'del g[0]["basis"]|needs a non-empty string "basis"'
+         'g[0]["op"] = "=="|op must be'
+         '[x.pop("xfail_value") for x in g if x.get("expect")]|needs "xfail_value"'
+         # an expected failure whose value drifts beyond its stated spread fails the gate (XDRIFT)
+         '[x.update(xfail_value=x["xfail_value"] * 1.01) for x in g if x.get("expect")]|XDRIFT')
 if command -v python3 >/dev/null; then
-  for defect in 'd["gates"] = []|no gates' \
-                'g[1]["id"] = g[0]["id"]|duplicate gate id' \
-                'g[0]["value"] = "__1e400__"|bound must be finite' \
-                'del g[0]["tier"]|needs a non-empty string "tier"' \
-                'g[0]["tier"] = "nightly"|"tier" must be "quick", "full" or "both"' \
-                'del g[0]["basis"]|needs a non-empty string "basis"' \
-                'g[0]["op"] = "=="|op must be' \
-                '[x.pop("xfail_value") for x in g if x.get("expect")]|needs "xfail_value"'; do
-    bad_gates "${defect%%|*}"
-    expect 2 "${defect#*|}" -- env CCB_SOURCE_DIR="$src" "$CCB" gate conveyor --out "$tmp/g"
+  # one Python process writes every broken copy, $tmp/badK/reference/conveyor.json for defect K
+  # (a Python start takes 0.3 s on the development machine)
+  python3 - "$CCB_SOURCE_DIR/reference/conveyor.json" "$tmp/bad" "${defects[@]%%|*}" <<'PY'
+import copy, json, os, sys
+base = json.load(open(sys.argv[1]))
+for k, expr in enumerate(sys.argv[3:]):
+    d = copy.deepcopy(base); g = d["gates"]
+    exec(expr)
+    os.makedirs(f"{sys.argv[2]}{k}/reference")
+    open(f"{sys.argv[2]}{k}/reference/conveyor.json", "w").write(json.dumps(d).replace('"__1e400__"', "1e400"))
+PY
+  last=$((${#defects[@]} - 1))
+  for k in $(seq 0 $((last - 1))); do
+    expect 2 "${defects[$k]#*|}" -- env CCB_SOURCE_DIR="$tmp/bad$k" "$CCB" gate conveyor --out "$tmp/g"
   done
   [ -e "$tmp/g" ] && { echo "FAIL: a rejected gate file let ccb gate write $tmp/g"; stop; }
-fi
-# an expected failure whose value drifts beyond its stated spread fails the gate (XDRIFT)
-if command -v python3 >/dev/null; then
-  bad_gates '[x.update(xfail_value=x["xfail_value"] * 1.01) for x in g if x.get("expect")]'
-  expect 1 "XDRIFT" -- env CCB_SOURCE_DIR="$src" "$CCB" gate conveyor --tier quick --out "$tmp/gd"
+  expect 1 "XDRIFT" -- env CCB_SOURCE_DIR="$tmp/bad$last" "$CCB" gate conveyor --tier quick --out "$tmp/gd"
 fi
 rm -f "$src/reference/conveyor.json" && mkdir "$src/reference/conveyor.json"
 expect 2 "not a regular file" -- env CCB_SOURCE_DIR="$src" "$CCB" gate conveyor --out "$tmp/g"
