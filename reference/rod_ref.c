@@ -62,7 +62,17 @@ int ccb_ref_rod_rigid_solve(const ccb_ref_rod* p, double theta0, double U0, doub
     gsl_odeiv2_system sys = {rhs, NULL, 3, (void*)p};
     gsl_odeiv2_driver* d =
         gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-7, 1e-12, 1e-12);
-    if (d == NULL) {
+    /* An attempt whose end lies past the singularity crawls toward a = 0 in ever shorter steps
+     * (measured: ~370,000 rk8pd steps before it gives up, 24 such attempts per solve, 95 % of the
+     * solve's time); the longest attempt that stays short of it needs ~10,000. An attempt that
+     * needs more than 10,000 steps is treated as an overshoot (the step is halved), so the loop
+     * ends as before at a <= 1e-10: t* and theta* agree with the unbounded attempts to 5e-11, the
+     * diverging theta' and U0_min to 1e-3 (they are conditioned no better: theta' grows without
+     * bound as a -> 0), 16x faster. */
+    if (d == NULL || gsl_odeiv2_driver_set_nmax(d, 10000) != GSL_SUCCESS) {
+        if (d != NULL) {
+            gsl_odeiv2_driver_free(d);
+        }
         snprintf(msg, msgn, "rod reference: out of memory");
         return -1;
     }
