@@ -64,9 +64,10 @@ int ccb_ref_rod_rigid_solve(const ccb_ref_rod* p, double theta0, double U0, doub
         gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-7, 1e-12, 1e-12);
     /* An attempt whose end lies past the singularity crawls toward a = 0 in ever shorter steps
      * (measured: ~370,000 rk8pd steps before it gives up, 24 such attempts per solve, 95 % of the
-     * solve's time); the longest attempt that stays short of it needs ~10,000. An attempt that
-     * needs more than 10,000 steps is treated as an overshoot (the step is halved), so the loop
-     * ends as before at a <= 1e-10: t* and theta* agree with the unbounded attempts to 5e-11, the
+     * solve's time); attempts that stay short of it need up to ~10,000 near the end, so the cut
+     * also halves a few of those. An attempt that needs more than 10,000 steps is treated as an
+     * overshoot (the step is halved); the loop still ends at a <= 1e-10, by a slightly different
+     * path of steps: t* and theta* agree with the unbounded attempts to 5e-11, the
      * diverging theta' and U0_min to 1e-3 (they are conditioned no better: theta' grows without
      * bound as a -> 0), 16x faster. */
     if (d == NULL || gsl_odeiv2_driver_set_nmax(d, 10000) != GSL_SUCCESS) {
