@@ -116,6 +116,90 @@ int ccb_dense_eigvals(int n, double* A, double* w, double* work, int lwork) {
     return info;
 }
 
+/* Union-find root with path halving (ccb_dense_eig_extremes). */
+static int uf_root(int* parent, int i) {
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+int ccb_dense_extremes_work(int n) {
+    return n < 1 ? 1 : n * n + n + ccb_dense_eig_work(n);
+}
+
+int ccb_dense_eig_extremes(int n, double* A, double* lo, double* hi, double* scratch,
+                           int* iwork) {
+    *lo = NAN;
+    *hi = NAN;
+    if (n < 1) {
+        return 0;
+    }
+    /* the graph of the nonzero entries of the upper triangle; each component is rooted at its
+     * smallest index (a NaN entry is nonzero and joins its two indices) */
+    int* parent = iwork;
+    for (int i = 0; i < n; ++i) {
+        parent[i] = i;
+    }
+    for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j < n; ++j) {
+            if (A[(size_t)i * n + j] != 0) {
+                const int a = uf_root(parent, i), b = uf_root(parent, j);
+                if (a != b) {
+                    parent[a > b ? a : b] = a < b ? a : b;
+                }
+            }
+        }
+    }
+    int ncomp = 0;
+    for (int i = 0; i < n; ++i) {
+        parent[i] = uf_root(parent, i);
+        ncomp += parent[i] == i;
+    }
+    const int lw = ccb_dense_eig_work(n);
+    double* w = scratch + (size_t)n * n;
+    double* work = w + n;
+    if (ncomp == 1) { /* A is irreducible: the one solve of ccb_dense_eigvals */
+        const int info = ccb_dense_eigvals(n, A, w, work, lw);
+        if (info == 0) {
+            *lo = w[0];
+            *hi = w[n - 1];
+        }
+        return info;
+    }
+    /* the spectrum of a block-diagonal matrix (after a symmetric permutation) is the union of
+     * its blocks' spectra (spec: formulation-convex §8.10: H is block diagonal by island) */
+    int* idx = iwork + n;
+    double* sub = scratch;
+    double vlo = INFINITY, vhi = -INFINITY;
+    for (int r = 0; r < n; ++r) {
+        if (parent[r] != r) {
+            continue;
+        }
+        int m = 0;
+        for (int j = r; j < n; ++j) {
+            if (parent[j] == r) {
+                idx[m++] = j;
+            }
+        }
+        for (int a = 0; a < m; ++a) {
+            for (int b = 0; b < m; ++b) {
+                sub[(size_t)a * m + b] = A[(size_t)idx[a] * n + idx[b]];
+            }
+        }
+        const int info = ccb_dense_eigvals(m, sub, w, work, lw);
+        if (info != 0) {
+            return info;
+        }
+        vlo = w[0] < vlo ? w[0] : vlo;
+        vhi = w[m - 1] > vhi ? w[m - 1] : vhi;
+    }
+    *lo = vlo;
+    *hi = vhi;
+    return 0;
+}
+
 void ccb_dense_put_block(double* H, int n, int r0, int c0, const double* B, int rows, int cols,
                          int transpose) {
     for (int r = 0; r < rows; ++r) {

@@ -20,6 +20,17 @@ int ccb_dense_eigvals(int n, double* A, double* w, double* work, int lwork);
 /* Workspace size (doubles) for ccb_dense_eigvals. */
 int ccb_dense_eig_work(int n);
 
+/* The smallest and largest eigenvalues of the symmetric A (upper triangle used; A is
+ * destroyed): A splits by the connected components of the graph of its nonzero off-diagonal
+ * entries into diagonal blocks (a symmetric permutation) whose spectra make up A's, and each
+ * block is solved alone by ccb_dense_eigvals; an irreducible A is one solve of A itself.
+ * scratch[ccb_dense_extremes_work(n)], iwork[2 n]. Returns LAPACK's info (0 = ok; *lo and
+ * *hi are NaN for n < 1). */
+int ccb_dense_eig_extremes(int n, double* A, double* lo, double* hi, double* scratch,
+                           int* iwork);
+/* Workspace size (doubles) for ccb_dense_eig_extremes. */
+int ccb_dense_extremes_work(int n);
+
 /* Writes the rows x cols row-major block B into the n x n row-major matrix H at (r0, c0), or
  * its transpose (cols x rows) when transpose is set. */
 void ccb_dense_put_block(double* H, int n, int r0, int c0, const double* B, int rows, int cols,

@@ -37,9 +37,12 @@ struct ccb_newton {
     /* contacts (3 nc, 9 nc) */
     double *vc, *gamma, *G, *dvc;
     int cap_c;
-    /* dense H, its eigenvalues and LAPACK workspace, for the condition number */
+    /* dense H, its eigenvalues and LAPACK workspace, and the block split of H (2 npv ints),
+     * for the condition number */
     double* kbuf;
     int cap_k;
+    int* kibuf;
+    int cap_ki;
     int* bs; /* participating block sizes */
     int cap_bs;
     /* iteration state */

@@ -2,11 +2,13 @@
  * agree on random block patterns: cliques of 1, 2, 3 and 6 unknowns, chains, stars, random graphs
  * and disconnected groups, from 1 to 80 blocks; a matrix that is not positive definite is reported
  * by each of them as CCB_E_FACTOR; a changed pattern is analysed again; the block back-end leaves
- * out skipped components exactly. */
+ * out skipped components exactly. The extreme eigenvalues behind kappa(H) (dense.c) split H by its
+ * connected components and equal the known spectrum of a permuted block-diagonal matrix. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dense.h"
 #include "sparse.h"
 #include "test.h"
 
@@ -246,10 +248,85 @@ static void test_log_hook(void) {
     ccb_sparse_destroy(sp);
 }
 
+/* ccb_dense_eig_extremes (kappa(H), formulation-convex §8.9-§8.10): a block-diagonal matrix
+ * with known spectra, its rows and columns scattered by a random permutation, gives the smallest
+ * and largest of all blocks' eigenvalues; an irreducible matrix gives exactly what one dsyev of
+ * it gives. */
+static void test_eig_extremes(void) {
+    enum { N = 40 };
+    static double A[N * N], B[N * N], w[N], scratch[2 * N * N + 4 * N];
+    static int iw[2 * N];
+    CHECK(ccb_dense_extremes_work(N) <= (int)(sizeof scratch / sizeof scratch[0]), "workspace");
+    for (int trial = 0; trial < 40; ++trial) {
+        /* blocks of 1 to 7 unknowns, each Q diag(lambda) Q^T with Q a Householder reflection
+         * and lambda log-uniform in [1e-3, 1e3] */
+        int perm[N];
+        for (int i = 0; i < N; ++i) {
+            perm[i] = i;
+        }
+        for (int i = N - 1; i > 0; --i) {
+            const int j = (int)(urand() * (i + 1)), t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        memset(A, 0, sizeof A);
+        double lmin = INFINITY, lmax = -INFINITY, norm = 0;
+        int nblocks = 0;
+        for (int b0 = 0; b0 < N; ++nblocks) {
+            const int m = b0 + 7 <= N ? 1 + (int)(urand() * 7) : N - b0;
+            double v[7], vv = 0, lam[7];
+            for (int a = 0; a < m; ++a) {
+                v[a] = uniform(-1, 1);
+                vv += v[a] * v[a];
+                lam[a] = loguniform(1e-3, 1e3);
+                lmin = fmin(lmin, lam[a]);
+                lmax = fmax(lmax, lam[a]);
+            }
+            for (int a = 0; a < m; ++a) {
+                for (int c = 0; c < m; ++c) {
+                    double s = 0; /* (Q diag(lam) Q)_ac, Q = I - 2 v v^T / (v^T v) */
+                    for (int k = 0; k < m; ++k) {
+                        const double qa = (a == k) - 2 * v[a] * v[k] / vv;
+                        const double qc = (c == k) - 2 * v[c] * v[k] / vv;
+                        s += qa * lam[k] * qc;
+                    }
+                    A[perm[b0 + a] * N + perm[b0 + c]] = s;
+                }
+            }
+            b0 += m;
+        }
+        norm = lmax;
+        memcpy(B, A, sizeof A);
+        double lo, hi;
+        CHECK(ccb_dense_eig_extremes(N, B, &lo, &hi, scratch, iw) == 0, "trial %d: info", trial);
+        /* [Weyl: dsyev is backward stable, |d lambda| <= c N eps |A|_2 per block; c N = 64 N] */
+        const double tol = 64.0 * N * 2.22e-16 * norm;
+        CHECK(fabs(lo - lmin) <= tol && fabs(hi - lmax) <= tol,
+              "trial %d (%d blocks): extremes %.17g %.17g, spectrum's %.17g %.17g (tol %.1e)",
+              trial, nblocks, lo, hi, lmin, lmax, tol);
+        /* one coupling entry between two blocks' unknowns joins them: then the whole matrix,
+         * made irreducible by a chain through all unknowns, is one solve, bit for bit */
+        for (int i = 0; i + 1 < N; ++i) {
+            A[i * N + i + 1] += 1e-3;
+            A[(i + 1) * N + i] += 1e-3;
+        }
+        memcpy(B, A, sizeof A);
+        CHECK(ccb_dense_eig_extremes(N, B, &lo, &hi, scratch, iw) == 0, "chain: info");
+        memcpy(B, A, sizeof A);
+        CHECK(ccb_dense_eigvals(N, B, w, scratch, ccb_dense_eig_work(N)) == 0, "chain: dsyev");
+        CHECK(lo == w[0] && hi == w[N - 1], "trial %d: irreducible: %.17g %.17g vs one dsyev %.17g %.17g",
+              trial, lo, hi, w[0], w[N - 1]);
+    }
+    double lo = 0, hi = 0;
+    CHECK(ccb_dense_eig_extremes(0, A, &lo, &hi, scratch, iw) == 0 && isnan(lo) && isnan(hi),
+          "n = 0: NaN extremes");
+}
+
 int main(void) {
     g_test_name = "unit.sparse";
     test_backends_agree();
     test_skip_components();
     test_log_hook();
+    test_eig_extremes();
     return TEST_SUMMARY();
 }
