@@ -164,9 +164,9 @@ ccb_status ccb_hydro_bvh_build(ccb_hydro_mesh* m) {
     return CCB_OK;
 }
 
-/* Box of A (lo, hi) against the box of B (lo, hi in B's frame) seen in A's frame: B's box is
- * bounded by the axis-aligned box about its rotated image, centre R c + p, half-extents |R| e. */
-static int boxes_overlap(const hydro_bvh_node* a, const hydro_bvh_node* b, const ccb_pose* X) {
+/* The box of B's node b (lo, hi in B's frame) seen in A's frame: bounded by the axis-aligned box
+ * about its rotated image, centre R c + p, half-extents |R| e. */
+static void box_in_a(const hydro_bvh_node* b, const ccb_pose* X, double lo[3], double hi[3]) {
     const double cb[3] = {0.5 * (b->lo[0] + b->hi[0]), 0.5 * (b->lo[1] + b->hi[1]),
                           0.5 * (b->lo[2] + b->hi[2])};
     const double eb[3] = {0.5 * (b->hi[0] - b->lo[0]), 0.5 * (b->hi[1] - b->lo[1]),
@@ -176,12 +176,27 @@ static int boxes_overlap(const hydro_bvh_node* a, const hydro_bvh_node* b, const
         const double* R = X->R.m + 3 * r;
         const double c = R[0] * cb[0] + R[1] * cb[1] + R[2] * cb[2] + p[r];
         const double e = fabs(R[0]) * eb[0] + fabs(R[1]) * eb[1] + fabs(R[2]) * eb[2];
-        if (c - e > a->hi[r] || c + e < a->lo[r]) {
-            return 0;
-        }
+        lo[r] = c - e;
+        hi[r] = c + e;
     }
-    return 1;
 }
+
+/* The longest edge of a node's box (NaN-free: the same as fmax over the edges). */
+static double box_size(const hydro_bvh_node* a) {
+    double s = 0;
+    for (int k = 0; k < 3; ++k) {
+        const double d = a->hi[k] - a->lo[k];
+        s = d > s ? d : s;
+    }
+    return s;
+}
+
+/* A pair of nodes on the traversal's stack, with B's box in A's frame (box_in_a), computed once
+ * when B's node is reached and shared by every A node it is tested against. */
+typedef struct bvh_pair {
+    double lo[3], hi[3];
+    int i, j;
+} bvh_pair;
 
 long ccb_hydro_bvh_pairs(const hydro_bvh* ta, const hydro_bvh* tb, const ccb_pose* X_AB,
                          uint64_t** keys, int* cap, uint64_t** tmp, int* tcap) {
@@ -191,16 +206,19 @@ long ccb_hydro_bvh_pairs(const hydro_bvh* ta, const hydro_bvh* tb, const ccb_pos
     /* depth-first over node pairs: each step replaces a pair by two, so the stack holds at most
      * depth_a + depth_b + 1 pairs; median splits keep a depth of at most 23 for the 5e6
      * tetrahedra a mesh may have */
-    int stack[2 * 256];
+    bvh_pair stack[256];
     int top = 0;
     long n = 0;
-    stack[top++] = 0;
-    stack[top++] = 0;
+    stack[0].i = stack[0].j = 0;
+    box_in_a(&tb->node[0], X_AB, stack[0].lo, stack[0].hi);
+    top = 1;
     while (top > 0) {
-        const int j = stack[--top], i = stack[--top];
+        const bvh_pair pr = stack[--top];
+        const int i = pr.i, j = pr.j;
         const hydro_bvh_node *a = &ta->node[i], *b = &tb->node[j];
-        if (!boxes_overlap(a, b, X_AB)) {
-            continue;
+        if (pr.lo[0] > a->hi[0] || pr.hi[0] < a->lo[0] || pr.lo[1] > a->hi[1] ||
+            pr.hi[1] < a->lo[1] || pr.lo[2] > a->hi[2] || pr.hi[2] < a->lo[2]) {
+            continue; /* the boxes are apart along an axis of A */
         }
         const int leaf_a = a->left < 0, leaf_b = b->left < 0;
         if (leaf_a && leaf_b) {
@@ -211,22 +229,21 @@ long ccb_hydro_bvh_pairs(const hydro_bvh* ta, const hydro_bvh* tb, const ccb_pos
             continue;
         }
         /* descend the larger box (by its longest edge), or the one that is not a leaf */
-        double sa = 0, sb = 0;
-        for (int k = 0; k < 3; ++k) {
-            sa = fmax(sa, a->hi[k] - a->lo[k]);
-            sb = fmax(sb, b->hi[k] - b->lo[k]);
-        }
-        CCB_ASSERT(top + 4 <= (int)(sizeof stack / sizeof stack[0]));
-        if (leaf_b || (!leaf_a && sa >= sb)) {
-            stack[top++] = a->right;
-            stack[top++] = j;
-            stack[top++] = a->left;
-            stack[top++] = j;
+        CCB_ASSERT(top + 2 <= (int)(sizeof stack / sizeof stack[0]));
+        if (leaf_b || (!leaf_a && box_size(a) >= box_size(b))) {
+            stack[top] = pr;
+            stack[top++].i = a->right;
+            stack[top] = pr;
+            stack[top++].i = a->left;
         } else {
-            stack[top++] = i;
-            stack[top++] = b->right;
-            stack[top++] = i;
-            stack[top++] = b->left;
+            stack[top].i = i;
+            stack[top].j = b->right;
+            box_in_a(&tb->node[b->right], X_AB, stack[top].lo, stack[top].hi);
+            ++top;
+            stack[top].i = i;
+            stack[top].j = b->left;
+            box_in_a(&tb->node[b->left], X_AB, stack[top].lo, stack[top].hi);
+            ++top;
         }
     }
     if (n > *tcap && ccb_grow((void**)tmp, tcap, (int)n, sizeof(uint64_t)) != CCB_OK) {

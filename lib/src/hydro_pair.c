@@ -178,14 +178,21 @@ static ccb_status soft_soft(const ccb_hydro_mesh* A, const ccb_pose* XA, int ea,
     return ccb_hydro_emit_faces(out, &f, repr, A->p[ta[0]], ga, xa[0]);
 }
 
+/* A tetrahedron of A in world coordinates and its inward planes, kept while the candidate pairs
+ * (sorted by A's element first) name the same tetrahedron. */
+typedef struct tet_cache {
+    int ea; /* -1: empty */
+    ccb_vec3 xa[4], o[4], nin[4];
+} tet_cache;
+
 /* Compliant tetrahedron ea of A against surface triangle jb of rigid B
  * (formulation-tamsi-hydro §F.2): the triangle clipped to ea. */
 static ccb_status soft_rigid(const ccb_hydro_mesh* A, const ccb_pose* XA, int ea,
                              const ccb_hydro_mesh* B, const ccb_pose* XB, int jb, double cos_max,
-                             ccb_hydro_repr repr, ccb_hydro_surface* out) {
+                             ccb_hydro_repr repr, tet_cache* tc, ccb_hydro_surface* out) {
     const int* ta = A->t + 4 * (size_t)ea;
     const int* tv = B->bt + 3 * (size_t)jb;
-    ccb_vec3 xa[4], v[WORK_POLY];
+    ccb_vec3 v[WORK_POLY];
     world_verts(B, XB, tv, 3, v);
     const ccb_vec3 nt_raw = ccb_v3_cross(ccb_v3_sub(v[1], v[0]), ccb_v3_sub(v[2], v[0]));
     const ccb_vec3 nt = ccb_v3_scale(1.0 / ccb_v3_norm(nt_raw), nt_raw); /* out of B */
@@ -194,10 +201,12 @@ static ccb_status soft_rigid(const ccb_hydro_mesh* A, const ccb_pose* XA, int ea
     if (!(ccb_v3_dot(nt, ga) > cos_max * ccb_v3_norm(ga))) {
         return CCB_OK;
     }
-    world_verts(A, XA, ta, 4, xa);
-    ccb_vec3 o[4], nin[4];
-    tet_planes(xa, o, nin);
-    const int m = clip_tet(v, 3, o, nin);
+    if (tc->ea != ea) {
+        world_verts(A, XA, ta, 4, tc->xa);
+        tet_planes(tc->xa, tc->o, tc->nin);
+        tc->ea = ea;
+    }
+    const int m = clip_tet(v, 3, tc->o, tc->nin);
     if (m < 3 || m > CCB_HYDRO_MAX_POLYGON) {
         out->nskipped += m != 0;
         return CCB_OK;
@@ -209,7 +218,7 @@ static ccb_status soft_rigid(const ccb_hydro_mesh* A, const ccb_pose* XA, int ea
     f.other = jb;
     f.normal = nt; /* from B into A; the triangle is counter-clockwise about it */
     f.gradient = ccb_v3_dot(ga, nt);
-    return ccb_hydro_emit_faces(out, &f, repr, A->p[ta[0]], ga, xa[0]);
+    return ccb_hydro_emit_faces(out, &f, repr, A->p[ta[0]], ga, tc->xa[0]);
 }
 
 static int pose_ok(const ccb_pose* X) {
@@ -258,6 +267,7 @@ ccb_status ccb_hydro_intersect(const ccb_hydro_mesh* A, const ccb_pose* XA, cons
     }
     out->ncandidates = nc;
     ccb_status st = CCB_OK;
+    tet_cache tc = {.ea = -1};
     for (long k = 0; k < nc && st == CCB_OK; ++k) {
         int ea, eb;
         if (flags & CCB_HYDRO_BRUTE_FORCE) {
@@ -267,7 +277,7 @@ ccb_status ccb_hydro_intersect(const ccb_hydro_mesh* A, const ccb_pose* XA, cons
             ea = (int)(out->keys[k] >> 32);
             eb = (int)(out->keys[k] & 0xffffffffu);
         }
-        st = rigid ? soft_rigid(A, XA, ea, B, XB, eb, cos_max, repr, out)
+        st = rigid ? soft_rigid(A, XA, ea, B, XB, eb, cos_max, repr, &tc, out)
                    : soft_soft(A, XA, ea, B, XB, eb, repr, out);
     }
     if (st != CCB_OK) {
