@@ -68,6 +68,12 @@ mutants=(
   "hydro-centroid|hydroelastic integration|lib/src/hydro.c|s = ccb_v3_add(s, ccb_v3_scale(w / 3, ccb_v3_add(ccb_v3_add(v[0], v[j]), v[j + 1])));|s = ccb_v3_add(s, ccb_v3_scale(w / 2, ccb_v3_add(ccb_v3_add(v[0], v[j]), v[j + 1])));"
   # hydroelastic: the face area doubled
   "hydro-area|hydroelastic integration|lib/src/hydro.c|*area = 0.5 * W;|*area = W;"
+  # the bounding-volume traversal: a child of B's node tested with its sibling's box
+  "hydro-bvh-box|hydroelastic broad phase|lib/src/hydro_bvh.c|box_in_a(&tb->node[b->right], X_AB,|box_in_a(&tb->node[b->left], X_AB,"
+  # the soft-rigid pairs keep the first tetrahedron's planes for every later one
+  "hydro-tet-cache|hydroelastic clipping|lib/src/hydro_pair.c|if (tc->ea != ea) {|if (tc->ea < 0) {"
+  # kappa(H) island by island: the largest eigenvalue taken from the bottom of each block
+  "kappa-blocks|condition number|lib/src/dense.c|vhi = w[m - 1] > vhi ? w[m - 1] : vhi;|vhi = w[0] > vhi ? w[0] : vhi;"
 )
 
 log() { echo "mutate: $*" >&2; }
