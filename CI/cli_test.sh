@@ -36,6 +36,27 @@ expect() {
   fi
 }
 
+# same_but_walls A B: two reports (markdown) equal but for the columns whose header names a wall time
+same_but_walls() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+def masked(path):
+    out, wall = [], set()
+    for line in open(path):
+        cells = line.rstrip("\n").split("|")
+        if line.startswith("|") and not set(line.strip()) <= set("|-"):
+            if any("wall" in c for c in cells):
+                wall = {i for i, c in enumerate(cells) if "wall" in c}
+            else:
+                cells = ["*" if i in wall else c for i, c in enumerate(cells)]
+        elif not line.startswith("|"):
+            wall = set()
+        out.append("|".join(cells))
+    return out
+sys.exit(0 if masked(sys.argv[1]) == masked(sys.argv[2]) else 1)
+PY
+}
+
 # --- the optional parts' libraries are opened at first use, never linked (peers/peer_dl.h): a
 # ccb that needs none of them starts without loading HDF5, MUMPS and the rest
 if command -v readelf >/dev/null; then
@@ -390,6 +411,20 @@ head -1 "$t1" | grep -q '^variant,label,dt \[s\],status,steps,parameters,.*,mean
 cmp -s <(rev "$t1" | cut -d, -f2- | rev) <(rev "$t2" | cut -d, -f2- | rev) \
   || { echo "FAIL: fig3's table.csv depends on --jobs"; stop; }
 pass=$((pass + 1))
+# a reproduction of two cases: one after the other (--jobs 1) or each in a process of its own
+# (--jobs 2; README "make reproduce"): the same report, gate table and data but for wall times
+for j in 1 2; do
+  "$CCB" reproduce push conveyor --tier quick --no-figures --jobs $j --out "$tmp/r$j" >"$tmp/r$j.out" 2>/dev/null \
+    || { echo "FAIL: reproduce push conveyor --jobs $j: exit $?"; stop; }
+done
+cmp -s <(grep -v -i 'wall\|^report: ' "$tmp/r1.out") <(grep -v -i 'wall\|^report: ' "$tmp/r2.out") \
+  || { echo "FAIL: reproduce --jobs 2 prints otherwise: $(diff "$tmp/r1.out" "$tmp/r2.out" | head -4)"; stop; }
+same_but_walls "$tmp/r1/README.md" "$tmp/r2/README.md" \
+  || { echo "FAIL: reproduce --jobs 2 reports otherwise: $(diff "$tmp/r1/README.md" "$tmp/r2/README.md" | head -4)"; stop; }
+for f in $(cd "$tmp/r1" && find . -name trajectory.csv -o -name steps.csv -o -name gates.csv | sort); do
+  cmp -s "$tmp/r1/$f" "$tmp/r2/$f" || { echo "FAIL: reproduce --jobs 2 changes $f"; stop; }
+done
+pass=$((pass + 1))
 
 # identical runs of a case execute once: in the conveyor's gate the runs at dt = 0.01 of the
 # convergence sweep of fig4 are fig3's runs (same configuration), copied with their provenance;
@@ -420,23 +455,7 @@ pass=$((pass + 1))
 r1="$tmp/gc/conveyor/report.md" r2="$tmp/gc2/conveyor/report.md"
 head -1 "$r1" | grep -q "^## conveyor" && grep -q "| CONV-1a |" "$r1" \
   || { echo "FAIL: $r1 is not the conveyor's report section with its gate table"; stop; }
-python3 - "$r1" "$r2" <<'PY' || { echo "FAIL: the reports of two identical gates differ outside wall times"; stop; }
-import sys
-def masked(path):
-    out, wall = [], set()
-    for line in open(path):
-        cells = line.rstrip("\n").split("|")
-        if line.startswith("|") and not set(line.strip()) <= set("|-"):
-            if any("wall" in c for c in cells):
-                wall = {i for i, c in enumerate(cells) if "wall" in c}
-            else:
-                cells = ["*" if i in wall else c for i, c in enumerate(cells)]
-        elif not line.startswith("|"):
-            wall = set()
-        out.append("|".join(cells))
-    return out
-sys.exit(0 if masked(sys.argv[1]) == masked(sys.argv[2]) else 1)
-PY
+same_but_walls "$r1" "$r2" || { echo "FAIL: the reports of two identical gates differ outside wall times"; stop; }
 pass=$((pass + 1))
 
 # --- round-off sensitivity of the gates (ccb gate --sensitivity K, cases.md §10) ----------------

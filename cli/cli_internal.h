@@ -197,6 +197,12 @@ void load_plugins(int* argc, char** argv);
 int dispatch(int argc, char** argv);
 void on_signal(int sig);
 void install_signal_handlers(void);
+/* The processes this one started for parts of its work (`ccb reproduce`'s cases): on_signal
+ * passes the signal on to them and waits for them (each removes its own unfinished files) before
+ * this process dies. A child forgets its siblings with cli_workers_clear. */
+void cli_worker_add(int pid);
+void cli_worker_forget(int pid);
+void cli_workers_clear(void);
 int ccb_cli_main(int argc, char** argv);
 
 /* manifest_out.c: removes the tree at path (symbolic links not followed) */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli_internal.h"
@@ -29,7 +30,8 @@ static const char* k_repro_help =
     "the data.\n"
     "\n"
     "  --out ROOT     results root (default results)\n"
-    "  --jobs N       runs in parallel (default: 2)\n"
+    "  --jobs N       N cases at a time, each in a process of its own running one run at\n"
+    "                 a time (default: 2); with one case, N of its runs at a time\n"
     "  --tier quick|full  the studies and gates of the tier (default full: the papers'\n"
     "                 settings; quick: make test's)\n"
     "  --no-figures   skip gnuplot\n"
@@ -90,6 +92,195 @@ static int reproduce_emit_manifest(const opts* o, const unsigned char* sel, cons
     return rc;
 }
 
+/* What the cases of a reproduction add up to. */
+typedef struct repro_counts {
+    int rc, failed, solver_failures, warnings;
+} repro_counts;
+
+/* One case of the reproduction: its studies, gates and report section (appended to report). */
+static void reproduce_case(const opts* o, const case_desc* cs, const char* out, int jobs,
+                           strbuf* report, repro_counts* c) {
+    study_ctx ctx;
+    opts oc = *o;
+    oc.jobs = jobs;
+    setup_ctx(&ctx, cs, &oc, out);
+    if (o->from) {
+        snprintf(ctx.from_root, sizeof ctx.from_root, "%s", o->from);
+    }
+    fprintf(stderr, "ccb: reproducing %s\n", cs->name);
+    c->rc = suite_run_studies(&ctx);
+    if (c->rc == 0) {
+        const int f = suite_evaluate_gates(&ctx);
+        c->rc = f < 0 ? EXIT_USAGE : 0;
+        c->failed += f > 0 ? f : 0;
+    }
+    suite_report_case(report, &ctx);
+    c->solver_failures += ctx.failures;
+    c->warnings += ctx.warnings;
+    study_ctx_free(&ctx);
+}
+
+/* A case reproduced in a process of its own: its standard output and its report section (after
+ * a first line with its counts) go to unlinked temporary files, which the parent prints and
+ * joins in case order; nothing of them is left on disk, even after a signal. */
+typedef struct repro_worker {
+    pid_t pid; /* 0: not started; -1: finished */
+    FILE *out, *rep;
+    repro_counts c;
+    int ok; /* the process exited and its counts were read */
+} repro_worker;
+
+static char* slurp(FILE* f) {
+    strbuf b = {0};
+    char buf[4096];
+    size_t n;
+    rewind(f);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        strbuf_printf(&b, "%.*s", (int)n, buf);
+    }
+    return b.s;
+}
+
+static void worker_start(repro_worker* w, const opts* o, const case_desc* cs, const char* out) {
+    w->out = tmpfile();
+    w->rep = tmpfile();
+    if (w->out == NULL || w->rep == NULL) {
+        fprintf(stderr, "ccb: reproduce %s: no temporary file for its output: %s\n", cs->name,
+                strerror(errno));
+        w->pid = -1;
+        return;
+    }
+    fflush(NULL);
+    /* no signal between the fork and the parent's note of its child (on_signal passes it on) */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    w->pid = fork();
+    if (w->pid > 0) {
+        cli_worker_add((int)w->pid);
+    }
+    if (w->pid == 0) {
+        cli_workers_clear();
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (w->pid < 0) {
+        fprintf(stderr, "ccb: reproduce %s: cannot start a process: %s\n", cs->name,
+                strerror(errno));
+        w->pid = -1;
+        return;
+    }
+    if (w->pid == 0) { /* the child: one case, one run at a time */
+        if (dup2(fileno(w->out), STDOUT_FILENO) < 0) {
+            _exit(EXIT_USAGE);
+        }
+        strbuf report = {0};
+        repro_counts c = {0};
+        reproduce_case(o, cs, out, 1, &report, &c);
+        fprintf(w->rep, "%d %d %d %d\n%s", c.rc, c.failed, c.solver_failures, c.warnings,
+                report.s ? report.s : "");
+        const int bad = fflush(NULL) != 0 || ferror(w->rep) || ferror(stdout);
+        _exit(bad ? EXIT_USAGE : 0);
+    }
+}
+
+/* The selected cases, --jobs of them at a time, each in a process of its own with one run at a
+ * time (a study of one long run no longer leaves the other core idle); the report joins their
+ * sections in case order, as the sequential loop would write it. */
+static void reproduce_parallel(const opts* o, const unsigned char* sel, const char* out,
+                               strbuf* report, repro_counts* total) {
+    const int n = case_count();
+    repro_worker w[64];
+    memset(w, 0, sizeof w);
+    int next = 0, running = 0, printed = 0, stop = 0;
+    for (;;) {
+        while (!stop && running < o->jobs && next < n) {
+            if (sel[next]) {
+                worker_start(&w[next], o, case_get(next), out);
+                if (w[next].pid > 0) {
+                    running++;
+                } else {
+                    stop = 1;
+                }
+            } else {
+                w[next].pid = -1;
+            }
+            next++;
+        }
+        if (running == 0) {
+            break;
+        }
+        int st = 0;
+        const pid_t done = wait(&st);
+        if (done < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            break;
+        }
+        for (int i = 0; i < n; ++i) {
+            if (w[i].pid == done) {
+                cli_worker_forget((int)done);
+                running--;
+                w[i].pid = -1;
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                    if (WIFSIGNALED(st)) {
+                        fprintf(stderr, "ccb: reproduce %s: its process ended by signal %d\n",
+                                case_get(i)->name, WTERMSIG(st));
+                    } else {
+                        fprintf(stderr, "ccb: reproduce %s: its process failed (exit %d)\n",
+                                case_get(i)->name, WEXITSTATUS(st));
+                    }
+                    stop = 1;
+                } else {
+                    rewind(w[i].rep);
+                    if (fscanf(w[i].rep, "%d %d %d %d", &w[i].c.rc, &w[i].c.failed,
+                               &w[i].c.solver_failures, &w[i].c.warnings) == 4) {
+                        w[i].ok = 1;
+                        stop |= w[i].c.rc != 0;
+                    } else {
+                        fprintf(stderr, "ccb: reproduce %s: its process left no counts\n",
+                                case_get(i)->name);
+                        stop = 1;
+                    }
+                }
+            }
+        }
+        /* the standard output of the finished cases, in case order */
+        while (printed < next && w[printed].pid == -1) {
+            if (w[printed].out != NULL) {
+                char* text = slurp(w[printed].out);
+                fputs(text ? text : "", stdout);
+                free(text);
+                fflush(stdout);
+            }
+            printed++;
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        if (sel[i] && (i >= next || !w[i].ok)) {
+            total->rc = EXIT_USAGE; /* a case that did not run, or whose process failed */
+        } else if (sel[i]) {
+            char* text = slurp(w[i].rep);
+            const char* body = text ? strchr(text, '\n') : NULL;
+            strbuf_printf(report, "%s", body ? body + 1 : "");
+            free(text);
+            total->rc = total->rc ? total->rc : w[i].c.rc;
+            total->failed += w[i].c.failed;
+            total->solver_failures += w[i].c.solver_failures;
+            total->warnings += w[i].c.warnings;
+        }
+        if (w[i].out) {
+            fclose(w[i].out);
+        }
+        if (w[i].rep) {
+            fclose(w[i].rep);
+        }
+    }
+}
+
 int cmd_reproduce(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2, "out jobs no-figures tier emit-manifest from format", &o,
@@ -130,29 +321,27 @@ int cmd_reproduce(int argc, char** argv) {
     }
     strbuf report = {0};
     suite_report_head(&report);
-    int failed = 0, solver_failures = 0, warnings = 0, rc = 0;
-    for (int i = 0; i < case_count() && rc == 0; ++i) {
-        if (!sel[i]) {
-            continue;
+    repro_counts c = {0};
+    int nsel = 0;
+    for (int i = 0; i < case_count(); ++i) {
+        if (sel[i]) { /* every case's options checked before anything runs (a usage error) */
+            study_ctx ctx;
+            setup_ctx(&ctx, case_get(i), &o, out);
+            study_ctx_free(&ctx);
+            nsel++;
         }
-        const case_desc* cs = case_get(i);
-        study_ctx ctx;
-        setup_ctx(&ctx, cs, &o, out);
-        if (o.from) {
-            snprintf(ctx.from_root, sizeof ctx.from_root, "%s", o.from);
-        }
-        fprintf(stderr, "ccb: reproducing %s\n", cs->name);
-        rc = suite_run_studies(&ctx);
-        if (rc == 0) {
-            const int f = suite_evaluate_gates(&ctx);
-            rc = f < 0 ? EXIT_USAGE : 0;
-            failed += f > 0 ? f : 0;
-        }
-        suite_report_case(&report, &ctx);
-        solver_failures += ctx.failures;
-        warnings += ctx.warnings;
-        study_ctx_free(&ctx);
     }
+    if (o.jobs > 1 && nsel > 1) {
+        reproduce_parallel(&o, sel, out, &report, &c);
+    } else {
+        for (int i = 0; i < case_count() && c.rc == 0; ++i) {
+            if (sel[i]) {
+                reproduce_case(&o, case_get(i), out, o.jobs, &report, &c);
+            }
+        }
+    }
+    int rc = c.rc;
+    const int failed = c.failed, solver_failures = c.solver_failures, warnings = c.warnings;
     if (rc == 0) {
         rc = suite_report_write(out, report.s) == 0 ? 0 : EXIT_USAGE;
     }

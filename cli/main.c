@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli_internal.h"
@@ -137,7 +138,38 @@ int dispatch(int argc, char** argv) {
 /* SIGINT, SIGTERM, SIGHUP: remove the temporary files of the results being written (nothing
  * half-written is left; committed files stay) and the directories this process created that
  * hold nothing, then die of the signal as usual. */
+static volatile sig_atomic_t g_nworkers;
+static volatile pid_t g_workers[64];
+
+void cli_worker_add(int pid) {
+    if (g_nworkers < (int)(sizeof g_workers / sizeof g_workers[0])) {
+        g_workers[g_nworkers] = (pid_t)pid;
+        g_nworkers = g_nworkers + 1;
+    }
+}
+
+void cli_worker_forget(int pid) {
+    for (int i = 0; i < g_nworkers; ++i) {
+        if (g_workers[i] == (pid_t)pid) {
+            g_workers[i] = g_workers[g_nworkers - 1];
+            g_nworkers = g_nworkers - 1;
+            return;
+        }
+    }
+}
+
+void cli_workers_clear(void) {
+    g_nworkers = 0;
+}
+
 void on_signal(int sig) {
+    for (int i = 0; i < g_nworkers; ++i) { /* kill(2) and waitpid(2) are async-signal-safe */
+        kill(g_workers[i], sig);
+    }
+    for (int i = 0; i < g_nworkers; ++i) {
+        while (waitpid(g_workers[i], NULL, 0) < 0 && errno == EINTR) {
+        }
+    }
     ccb_writer_remove_pending();
     remove_created_dirs(); /* those left empty: no empty run directory after a signal */
     signal(sig, SIG_DFL);
