@@ -129,8 +129,7 @@ int ccb_dense_extremes_work(int n) {
     return n < 1 ? 1 : n * n + n + ccb_dense_eig_work(n);
 }
 
-int ccb_dense_eig_extremes(int n, double* A, double* lo, double* hi, double* scratch,
-                           int* iwork) {
+int ccb_dense_eig_extremes(int n, double* A, double* lo, double* hi, double* scratch, int* iwork) {
     *lo = NAN;
     *hi = NAN;
     if (n < 1) {

@@ -26,8 +26,7 @@ int ccb_dense_eig_work(int n);
  * block is solved alone by ccb_dense_eigvals; an irreducible A is one solve of A itself.
  * scratch[ccb_dense_extremes_work(n)], iwork[2 n]. Returns LAPACK's info (0 = ok; *lo and
  * *hi are NaN for n < 1). */
-int ccb_dense_eig_extremes(int n, double* A, double* lo, double* hi, double* scratch,
-                           int* iwork);
+int ccb_dense_eig_extremes(int n, double* A, double* lo, double* hi, double* scratch, int* iwork);
 /* Workspace size (doubles) for ccb_dense_eig_extremes. */
 int ccb_dense_extremes_work(int n);
 

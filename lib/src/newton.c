@@ -821,9 +821,9 @@ static void compute_kappa(ccb_newton* ws) {
     double* H = ws->kbuf;
     assemble(ws, 1); /* H at the exit iterate: G was evaluated there */
     ccb_sparse_to_dense(ws->sp, H);
-    /* lambda_min and lambda_max island by island where H splits (§8.10): H's spectrum is the
-     * union of its islands' (each solved to round-off of its own norm), at a fraction of the
-     * O(n^3) of one solve of H */
+    /* lambda_min and lambda_max island by island where H splits (formulation-convex §8.10):
+     * H's spectrum is the union of its islands' (each solved to round-off of its own norm), at
+     * a fraction of the O(n^3) of one solve of H */
     double lo, hi;
     if (ccb_dense_eig_extremes(n, H, &lo, &hi, H + (size_t)n * n, ws->kibuf) != 0) {
         ccb_log(CCB_LOG_WARN, "newton: eigenvalue solve for kappa(H) failed (n = %d)", n);

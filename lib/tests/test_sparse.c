@@ -314,8 +314,9 @@ static void test_eig_extremes(void) {
         CHECK(ccb_dense_eig_extremes(N, B, &lo, &hi, scratch, iw) == 0, "chain: info");
         memcpy(B, A, sizeof A);
         CHECK(ccb_dense_eigvals(N, B, w, scratch, ccb_dense_eig_work(N)) == 0, "chain: dsyev");
-        CHECK(lo == w[0] && hi == w[N - 1], "trial %d: irreducible: %.17g %.17g vs one dsyev %.17g %.17g",
-              trial, lo, hi, w[0], w[N - 1]);
+        CHECK(lo == w[0] && hi == w[N - 1],
+              "trial %d: irreducible: %.17g %.17g vs one dsyev %.17g %.17g", trial, lo, hi, w[0],
+              w[N - 1]);
     }
     double lo = 0, hi = 0;
     CHECK(ccb_dense_eig_extremes(0, A, &lo, &hi, scratch, iw) == 0 && isnan(lo) && isnan(hi),
