@@ -425,6 +425,12 @@ for f in $(cd "$tmp/r1" && find . -name trajectory.csv -o -name steps.csv -o -na
   cmp -s "$tmp/r1/$f" "$tmp/r2/$f" || { echo "FAIL: reproduce --jobs 2 changes $f"; stop; }
 done
 pass=$((pass + 1))
+# a case whose process fails (a regular file where its directory goes): its message, exit 2, and
+# no README.md of a reproduction that did not finish
+mkdir -p "$tmp/rf" && : >"$tmp/rf/push"
+expect 2 "cannot create directory '$tmp/rf/push/.*': Not a directory" -- \
+  "$CCB" reproduce push conveyor --tier quick --no-figures --jobs 2 --out "$tmp/rf"
+[ -e "$tmp/rf/README.md" ] && { echo "FAIL: a failed reproduction wrote README.md"; stop; }
 
 # identical runs of a case execute once: in the conveyor's gate the runs at dt = 0.01 of the
 # convergence sweep of fig4 are fig3's runs (same configuration), copied with their provenance;
