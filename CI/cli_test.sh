@@ -73,6 +73,14 @@ expect 2 "usage"                 -- "$CCB"
 expect 2 "unknown command"       -- "$CCB" frobnicate
 expect 0 "commands"              -- "$CCB" --help
 expect 0 "ccb "                  -- "$CCB" --version
+# every run single-threaded (cli/main.c single_threaded_libraries): the program restarts itself
+# with both limits when the environment lacks them, and keeps a user's own values
+expect 0 "threads: OMP_THREAD_LIMIT=1 OPENBLAS_NUM_THREADS=1$" \
+  -- env -u OMP_THREAD_LIMIT -u OPENBLAS_NUM_THREADS "$CCB" --version
+expect 0 "threads: OMP_THREAD_LIMIT=3 OPENBLAS_NUM_THREADS=1$" \
+  -- env -u OPENBLAS_NUM_THREADS OMP_THREAD_LIMIT=3 "$CCB" --version
+expect 0 "threads: OMP_THREAD_LIMIT=1 OPENBLAS_NUM_THREADS=2$" \
+  -- env -u OMP_THREAD_LIMIT OPENBLAS_NUM_THREADS=2 "$CCB" --version
 expect 0 "conveyor"              -- "$CCB" list
 expect 0 "valid range"           -- "$CCB" info conveyor
 expect 0 "5/7"                   -- "$CCB" info sphere

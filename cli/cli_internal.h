@@ -192,7 +192,6 @@ int cmp_double(const void* a, const void* b);
 void describe_line(const char* key, const char* value, void* user);
 int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant, int repeat);
 int cmd_bench(int argc, char** argv);
-void single_threaded_openmp(char** argv);
 void load_plugins(int* argc, char** argv);
 int dispatch(int argc, char** argv);
 void on_signal(int sig);

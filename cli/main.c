@@ -56,30 +56,53 @@ static const char* k_usage =
 /* Every run is single-threaded (README "Speed"). Debian's CHOLMOD opens OpenMP regions
  * with an explicit num_threads(4) inside every supernodal factorization of more than 128 rows:
  * waking those threads costs ~20 % of a clutter step and occupies the other cores that parallel
- * studies use. OMP_THREAD_LIMIT caps them, but libgomp reads it when it is loaded, so ccb sets it
- * and restarts itself once (a user's own setting is kept). The same for OpenBLAS: where Debian's
- * alternatives make it the system BLAS and LAPACK (installing Siconos does), its thread pool
- * spins in sched_yield between the small dense solves of every step — the clutter's quick gates
- * took 121 s instead of 49 s with two jobs — so OPENBLAS_NUM_THREADS = 1 as well. */
-void single_threaded_openmp(char** argv) {
-    const int omp = getenv("OMP_THREAD_LIMIT") == NULL;
-    const int blas = getenv("OPENBLAS_NUM_THREADS") == NULL;
-    if (!omp && !blas) {
-        return;
+ * studies use. OMP_THREAD_LIMIT caps them, but libgomp reads it only in its initializer, when it
+ * is loaded. The same for OpenBLAS: where Debian's alternatives make it the system BLAS and LAPACK
+ * (installing Siconos does), its thread pool spins in sched_yield between the small dense solves
+ * of every step — the clutter's quick gates took 121 s instead of 49 s with two jobs — so
+ * OPENBLAS_NUM_THREADS = 1 as well (a user's own settings are kept).
+ *
+ * The variables must be in the environment the process starts with: glibc's own initializer
+ * resets `environ` to it, so a setenv before the libraries' initializers is lost. ccb therefore
+ * restarts itself once with them, from a pre-initializer (ELF DT_PREINIT_ARRAY, an executable's
+ * only): it runs after the libraries are mapped but before any of their initializers, so the
+ * first image never starts OpenBLAS's threads or libgomp (8 ms less a start than restarting
+ * from main, measured; the suite's tests start ccb hundreds of times). Only libc calls that are
+ * system calls or string routines are used here. Not under valgrind, where /proc/self/exe is
+ * the tool (CI/valgrind.sh sets the variables itself), and not with an environment of more than
+ * k_max_env entries (then the libraries keep their own defaults, as when the exec fails). */
+enum { k_max_env = 4096 };
+static void single_threaded_libraries(int argc, char** argv, char** envp) {
+    (void)argc;
+    static const char k_omp[] = "OMP_THREAD_LIMIT=", k_blas[] = "OPENBLAS_NUM_THREADS=";
+    size_t n = 0;
+    int omp = 0, blas = 0;
+    for (; envp != NULL && envp[n] != NULL; ++n) {
+        omp |= strncmp(envp[n], k_omp, sizeof k_omp - 1) == 0;
+        blas |= strncmp(envp[n], k_blas, sizeof k_blas - 1) == 0;
     }
-    /* restart only the program itself: under valgrind /proc/self/exe is the tool */
     struct stat self, prog;
-    if (strchr(argv[0], '/') != NULL &&
-        (stat("/proc/self/exe", &self) != 0 || stat(argv[0], &prog) != 0 ||
-         self.st_ino != prog.st_ino || self.st_dev != prog.st_dev)) {
+    if ((omp && blas) || n + 3 > k_max_env || argv == NULL || argv[0] == NULL ||
+        (strchr(argv[0], '/') != NULL &&
+         (stat("/proc/self/exe", &self) != 0 || stat(argv[0], &prog) != 0 ||
+          self.st_ino != prog.st_ino || self.st_dev != prog.st_dev))) {
         return;
     }
-    if ((!omp || setenv("OMP_THREAD_LIMIT", "1", 1) == 0) &&
-        (!blas || setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)) {
-        execv("/proc/self/exe", argv);
+    static char* env[k_max_env];
+    if (n > 0) {
+        memcpy(env, envp, n * sizeof env[0]);
     }
-    /* exec failed: go on with OpenMP as configured */
+    if (!omp) {
+        env[n++] = (char*)"OMP_THREAD_LIMIT=1";
+    }
+    if (!blas) {
+        env[n++] = (char*)"OPENBLAS_NUM_THREADS=1";
+    }
+    env[n] = NULL;
+    execve("/proc/self/exe", argv, env);
 }
+__attribute__((used, section(".preinit_array"))) static void (*const k_single_threaded)(
+    int, char**, char**) = single_threaded_libraries;
 
 /* The plugins of CCB_PLUGIN_PATH and of leading --plugin FILE words (removed from argv). */
 void load_plugins(int* argc, char** argv) {
@@ -119,6 +142,11 @@ int dispatch(int argc, char** argv) {
                peer_mujoco_available() ? "yes" : "no (libmujoco-dev)",
                fclib_io_available() ? "yes" : "no (libfclib-dev)",
                peer_siconos_available() ? "yes" : "no (libsiconos-numerics-dev)");
+        /* what the libraries were started with (single_threaded_libraries) */
+        const char* omp = getenv("OMP_THREAD_LIMIT");
+        const char* blas = getenv("OPENBLAS_NUM_THREADS");
+        printf("threads: OMP_THREAD_LIMIT=%s OPENBLAS_NUM_THREADS=%s\n", omp ? omp : "(unset)",
+               blas ? blas : "(unset)");
         return 0;
     }
     static const struct {
@@ -188,7 +216,6 @@ void install_signal_handlers(void) {
 }
 
 int ccb_cli_main(int argc, char** argv) {
-    single_threaded_openmp(argv);
     install_signal_handlers();
     ccb_set_command_line(argc, argv);
     cli_trap t; /* a usage error anywhere below: its message, exit status 2 */
