@@ -21,12 +21,20 @@ RESULTS ?= results
 # Further CMake options, e.g. CCB_CMAKE_ARGS=-DCCB_OPTIONAL=OFF: build without the optional parts even
 # where their packages are installed (what a fresh machine builds; .ci/run tests both)
 CCB_CMAKE_ARGS ?=
+# New build directories use Ninja where it is installed (ninja-build, one of DEB_PACKAGES): the
+# build of make test takes 24 s instead of 32 s with Unix Makefiles on the 2-core development
+# machine. CMake keeps the generator of a directory already configured; CMAKE_GENERATOR in the
+# environment chooses another.
+ifeq ($(origin CMAKE_GENERATOR),undefined)
+CMAKE_GENERATOR := $(if $(shell command -v ninja 2>/dev/null),Ninja,Unix Makefiles)
+endif
+export CMAKE_GENERATOR
 
 # What the architecture names: compiler and build tools, GSL, SuiteSparse (CHOLMOD), LAPACK,
 # cJSON, gnuplot, clang-format (the style check of make test), xmllint (libxml2-utils: the JUnit
 # check of make test). Nothing is downloaded at build time.
-DEB_PACKAGES := build-essential cmake pkg-config libgsl-dev libsuitesparse-dev liblapack-dev \
-                libcjson-dev gnuplot-nox clang-format libxml2-utils
+DEB_PACKAGES := build-essential cmake ninja-build pkg-config libgsl-dev libsuitesparse-dev \
+                liblapack-dev libcjson-dev gnuplot-nox clang-format libxml2-utils
 # Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (README "Speed"),
 # and FCLIB and Siconos numerics (the FCLIB export and the rigid-limit studies, docs
 # formulation-convex §16), and GNU parallel (README "Studies on a cluster"; cli.manifest runs
