@@ -149,6 +149,14 @@ add_test(NAME cli.diff COMMAND bash ${PROJECT_SOURCE_DIR}/CI/diff_test.sh $<TARG
 set_tests_properties(cli.diff PROPERTIES LABELS unit ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(cli.diff 9.3)
 
+# The defects of issue 44, one section each (H1 ...): paths are never gnuplot or shell syntax,
+# ccb replaces only regular files, baselines replace only baselines and compare before they are
+# replaced, the diff has no width limit and is symmetric, spreads only from the run's own
+# --sensitivity, --from checks every solver option
+add_test(NAME cli.hostile COMMAND bash ${PROJECT_SOURCE_DIR}/CI/hostile_test.sh $<TARGET_FILE:ccb_cli>)
+set_tests_properties(cli.hostile PROPERTIES LABELS unit ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(cli.hostile 6.0)
+
 # The CI templates (CI/templates/*.yml): YAML, `make test` as their build-and-test command, their
 # ccb commands run as written on the push case
 add_test(NAME unit.templates COMMAND bash ${PROJECT_SOURCE_DIR}/CI/templates_test.sh

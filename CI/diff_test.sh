@@ -25,7 +25,7 @@ rows() { tail -n +2 "$1" | wc -l; }
 expect 0 "$ccb" gate push --out "$T/a" --junit "$T/j/gate.push.xml" --save-baseline "$T/base"
 grep -q '^baseline: ' "$T/out" || fail "no baseline line"
 [ -f "$T/base/baseline.json" ] || fail "no baseline.json"
-grep -q '"trajectories": false' "$T/base/baseline.json" || fail "baseline.json: trajectories"
+grep -q '"trajectories":[[:space:]]*false' "$T/base/baseline.json" || fail "baseline.json: trajectories"
 [ -z "$(find "$T/base" -name trajectory.csv -o -name steps.csv -o -name times.csv)" ] \
   || fail "the baseline holds run files"
 [ -f "$T/base/push/gates.csv" ] && [ -f "$T/base/push/ilqr/ilqr.csv" ] || fail "baseline tables"

@@ -124,7 +124,7 @@ fi
 mkdir -p "$tmp/adir"
 out=$("$CCB" study $cs $st --tier quick --emit-manifest "$tmp/adir" --out "$tmp/x" 2>&1)
 rc=$?
-[ $rc -eq 2 ] && grep -q "Is a directory" <<<"$out" && ! ls "$tmp/adir"/* >/dev/null 2>&1 \
+[ $rc -eq 2 ] && grep -q "is a directory" <<<"$out" && ! ls "$tmp/adir"/* >/dev/null 2>&1 \
   && ok "--emit-manifest to a directory: exit 2, nothing left" || bad "--emit-manifest to a directory: exit $rc: $out"
 # an --out too long for the runs below it: refused before anything is written, no temporary
 # directory left

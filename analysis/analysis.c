@@ -280,6 +280,25 @@ int ccb_an_gp_quote(char* dst, size_t n, const char* s) {
     return 0;
 }
 
+int ccb_an_gp_path(char* dst, size_t n, const char* path) {
+    /* a relative path gets "./": gnuplot reads a file name that starts with '<' as a command
+     * whose output is the data, and an output name that starts with '|' as a pipe */
+    const int rel = path[0] != '/';
+    if (!rel) {
+        return ccb_an_gp_quote(dst, n, path);
+    }
+    const size_t len = strlen(path);
+    char* p = malloc(len + 3);
+    if (p == NULL) {
+        return -1;
+    }
+    memcpy(p, "./", 2);
+    memcpy(p + 2, path, len + 1);
+    const int rc = ccb_an_gp_quote(dst, n, p);
+    free(p);
+    return rc;
+}
+
 int ccb_an_gp_check_vars(const char* vars, char* msg, size_t msgn) {
     const char* p = vars;
     const char* why = NULL;
@@ -466,7 +485,8 @@ int ccb_an_plot(const char* script, const char* datadir, const char* out, const 
     if (ccb_an_gp_check_vars(vars ? vars : "", msg, msgn) != 0) {
         return -1;
     }
-    const size_t qn = 2 * strlen(out) + 2 * (datadir ? strlen(datadir) : 0) + 64;
+    const size_t qn =
+        2 * strlen(out) + 2 * (datadir ? strlen(datadir) : 0) + 2 * strlen(script) + 64;
     char* qdata = malloc(qn);
     char* qout = malloc(qn);
     char* qpng = malloc(qn);
@@ -484,10 +504,10 @@ int ccb_an_plot(const char* script, const char* datadir, const char* out, const 
         ccb_writer_open(fsvg, &wsvg, msg, msgn) != CCB_OK) {
         goto done;
     }
-    if ((datadir && ccb_an_gp_quote(qdata, qn, datadir) != 0) ||
-        ccb_an_gp_quote(qout, qn, out) != 0 ||
-        ccb_an_gp_quote(qpng, qn, ccb_writer_temp_path(wpng)) != 0 ||
-        ccb_an_gp_quote(qsvg, qn, ccb_writer_temp_path(wsvg)) != 0) {
+    if ((datadir && ccb_an_gp_path(qdata, qn, datadir) != 0) ||
+        ccb_an_gp_path(qout, qn, out) != 0 ||
+        ccb_an_gp_path(qpng, qn, ccb_writer_temp_path(wpng)) != 0 ||
+        ccb_an_gp_path(qsvg, qn, ccb_writer_temp_path(wsvg)) != 0) {
         snprintf(msg, msgn, "plot: a path has a control character: '%s'", out);
         goto done;
     }
@@ -499,7 +519,16 @@ int ccb_an_plot(const char* script, const char* datadir, const char* out, const 
     }
     snprintf(assignments, an, "%s%s%sout=%s; out_png=%s; out_svg=%s; %s", datadir ? "datadir=" : "",
              datadir ? qdata : "", datadir ? "; " : "", qout, qpng, qsvg, vars ? vars : "");
-    rc = run_gnuplot(script, assignments, msg, msgn);
+    /* the script as gnuplot's argument: "./" before a relative one (no option, no command) */
+    char* sarg = malloc(strlen(script) + 3);
+    if (sarg == NULL) {
+        free(assignments);
+        snprintf(msg, msgn, "plot: out of memory");
+        goto done;
+    }
+    sprintf(sarg, "%s%s", script[0] == '/' ? "" : "./", script);
+    rc = run_gnuplot(sarg, assignments, msg, msgn);
+    free(sarg);
     free(assignments);
     if (rc == 0 && !figure_complete(ccb_writer_temp_path(wpng), 1)) {
         snprintf(msg, msgn, "gnuplot wrote an incomplete %s (is the disk full?)", fpng);

@@ -104,6 +104,12 @@ int ccb_an_threshold_crossings(const double* v, long n, double dt, double thresh
  * inside single quotes) into dst. 0, or -1 if s has a control character or dst is too small. */
 int ccb_an_gp_quote(char* dst, size_t n, const char* s);
 
+/* The same for a file path, with "./" before a relative one: gnuplot runs a data file name that
+ * starts with '<' as a command and writes to a pipe for an output name that starts with '|', so
+ * every path ccb hands to gnuplot goes through here and reaches it as a plain file name, whatever
+ * it holds. 0, or -1 as ccb_an_gp_quote. */
+int ccb_an_gp_path(char* dst, size_t n, const char* path);
+
 /* 0 if `vars` is a list of constant assignments `name = value;` (value: a number or a
  * single-quoted string; the last ';' optional), -1 with a message naming the offset otherwise.
  * The plot refuses anything else: no expression, call or command reaches gnuplot from the
@@ -112,7 +118,7 @@ int ccb_an_gp_check_vars(const char* vars, char* msg, size_t msg_size);
 
 /* Draws <out>.png and <out>.svg with the gnuplot script: gnuplot runs without a shell (fork +
  * execvp) with the assignments datadir (may be NULL), out, out_png, out_svg (each quoted by
- * ccb_an_gp_quote) and `vars` (ccb_an_gp_check_vars). The script writes out_png and out_svg,
+ * ccb_an_gp_path) and `vars` (ccb_an_gp_check_vars). The script writes out_png and out_svg,
  * which are temporary files of the atomic writers (ccb_writer) of <out>.png and <out>.svg: they
  * replace the old figures only if gnuplot exits 0 and each file is complete (a PNG ending in its
  * IEND chunk, an SVG in </svg>); otherwise the old figures stay and no temporary file is left.

@@ -104,6 +104,11 @@ int cmd_gate(int argc, char** argv) {
         free(g);
     }
     const char* out = o.out ? o.out : o.tier == CASE_TIER_QUICK ? "results/quick" : "results";
+    /* a baseline replaces only a baseline, apart from the results (H2 of issue 44) */
+    if ((o.save_baseline || o.baseline) &&
+        suite_baseline_check(out, o.save_baseline, o.baseline, msg, sizeof msg) != 0) {
+        die_usage("%s", msg);
+    }
     if (mkdir_p(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
@@ -216,17 +221,6 @@ int cmd_gate(int argc, char** argv) {
         fprintf(stderr, "ccb: %d run(s) ended with a solver failure\n", solver_failures);
     }
     printf("%s: %d gate(s) failed\n", failed || solver_failures ? "FAIL" : "PASS", failed);
-    if (o.save_baseline) {
-        int files = 0;
-        long long bytes = 0;
-        if (suite_baseline_save(out, o.save_baseline, o.with_trajectories, &files, &bytes, msg,
-                                sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            return EXIT_USAGE;
-        }
-        printf("baseline: %d file(s), %.1f kB%s: %s\n", files, (double)bytes / 1e3,
-               o.with_trajectories ? " (with trajectories)" : "", o.save_baseline);
-    }
     int moved = 0;
     if (o.baseline) {
         suite_diff_opts d;
@@ -249,6 +243,19 @@ int cmd_gate(int argc, char** argv) {
         printf("%s: %d value(s) moved beyond round-off against the baseline%s\n",
                sum.significant > 0 ? (o.report_only ? "REPORT" : "FAIL") : "PASS", sum.significant,
                o.report_only ? " (--report-only)" : "");
+    }
+    /* saved after the comparison: --baseline X --save-baseline X compares against the old X
+     * and then replaces it */
+    if (o.save_baseline) {
+        int files = 0;
+        long long bytes = 0;
+        if (suite_baseline_save(out, o.save_baseline, o.with_trajectories, &files, &bytes, msg,
+                                sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            return EXIT_USAGE;
+        }
+        printf("baseline: %d file(s), %.1f kB%s: %s\n", files, (double)bytes / 1e3,
+               o.with_trajectories ? " (with trajectories)" : "", o.save_baseline);
     }
     if (warnings) { /* an output that was asked for and not made: an output error */
         fprintf(stderr, "ccb: %d figure(s) could not be drawn\n", warnings);

@@ -367,7 +367,7 @@ void parse_steps(const char* val, opts* o) {
 
 /* A path option: 1 to CASE_MAX_ROOT - 1 characters, no control character (a newline would split
  * a manifest line). Quotes, spaces, $ and the like are data: every path reaches gnuplot through
- * ccb_an_gp_quote and a manifest through shell_quote, never as code. */
+ * ccb_an_gp_path and a manifest through shell_quote, never as code. */
 void check_path(const char* opt, const char* val) {
     if (val[0] == '\0' || strlen(val) >= CASE_MAX_ROOT) {
         die_usage("--%s expects a path of 1 to %d characters (got %zu)", opt, CASE_MAX_ROOT - 1,
@@ -378,6 +378,16 @@ void check_path(const char* opt, const char* val) {
             die_usage("--%s: the path has a control character (byte %d at offset %ld)", opt,
                       (unsigned char)*ch, (long)(ch - val));
         }
+    }
+}
+
+/* A file option that ccb writes (--junit, --emit-manifest, --export-fclib): refused before
+ * anything runs if the path exists and is not a regular file (ccb_writer_open refuses it too,
+ * at the end, which would waste the runs). */
+static void check_output_file(const char* opt, const char* val) {
+    char msg[600];
+    if (ccb_writer_check_target(val, msg, sizeof msg) != CCB_OK) {
+        die_usage("--%s: %s", opt, msg);
     }
 }
 
@@ -522,6 +532,9 @@ void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o, 
         case OPT_SAVE_BASELINE:
         case OPT_BASELINE:
             check_path(name, val);
+            if (c == OPT_JUNIT) {
+                check_output_file(name, val);
+            }
             *(c == OPT_JUNIT      ? &o->junit
               : c == OPT_BASELINE ? &o->baseline
                                   : &o->save_baseline) = val;
@@ -544,12 +557,16 @@ void parse_opts(int argc, char** argv, int first, const char* allowed, opts* o, 
             if (val[0] == '\0') {
                 die_usage("--export-fclib needs a file name");
             }
+            check_output_file("export-fclib", val);
             o->export_fclib = val;
             break;
         case OPT_EXPORT_STEPS: parse_steps(val, o); break;
         case OPT_EMIT_MANIFEST:
         case OPT_FROM:
             check_path(c == OPT_FROM ? "from" : "emit-manifest", val);
+            if (c == OPT_EMIT_MANIFEST) {
+                check_output_file("emit-manifest", val);
+            }
             *(c == OPT_FROM ? &o->from : &o->manifest) = val;
             break;
         default:

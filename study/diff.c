@@ -26,6 +26,7 @@
  * appeared or disappeared, and a file present on one side only are always significant (except
  * the run files a baseline saved without trajectories does not hold). */
 #define _XOPEN_SOURCE 700 /* nftw(3) */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -97,26 +98,10 @@ static int csv_push_row(csv_file* f) {
 /* Reads and splits path. 0, or -1 with a message. */
 static int csv_read(const char* path, csv_file* f, char* msg, size_t n) {
     memset(f, 0, sizeof *f);
-    FILE* in = fopen(path, "rb");
-    if (in == NULL) {
-        snprintf(msg, n, "cannot read %s: %s", path, strerror(errno));
+    size_t got = 0;
+    if (read_regular_file(path, LONG_MAX, &f->buf, &got, msg, n) != 0) {
         return -1;
     }
-    struct stat st;
-    if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(msg, n, "%s: not a regular file", path);
-        fclose(in);
-        return -1;
-    }
-    f->buf = malloc((size_t)st.st_size + 1);
-    const size_t got = f->buf ? fread(f->buf, 1, (size_t)st.st_size, in) : 0;
-    fclose(in);
-    if (f->buf == NULL || got != (size_t)st.st_size) {
-        snprintf(msg, n, "%s: %s", path, f->buf ? "short read" : "out of memory");
-        csv_free(f);
-        return -1;
-    }
-    f->buf[got] = '\0';
     char* p = f->buf;
     char* end = f->buf + got;
     while (p < end) {
@@ -875,18 +860,287 @@ static void free_list(file_list* l) {
     free(l->rel);
 }
 
+/* ---- what a baseline is -------------------------------------------------------------------- */
+
+/* root/baseline.json, the marker of a baseline ccb saved: its version, whether the run files were
+ * kept, its file count and (format 2) the inventory of its files, sorted. 0, or -1 with a message
+ * if there is none or it is not a baseline's (strict JSON, the fields of its format). */
+typedef struct baseline_info {
+    int version, trajectories, files;
+    char** inv;
+    int ninv;
+} baseline_info;
+
+static void baseline_info_free(baseline_info* b) {
+    for (int i = 0; i < b->ninv; ++i) {
+        free(b->inv[i]);
+    }
+    free(b->inv);
+    memset(b, 0, sizeof *b);
+}
+
+static int baseline_read(const char* root, baseline_info* b, char* msg, size_t n) {
+    memset(b, 0, sizeof *b);
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/baseline.json", root);
+    char* text = NULL;
+    size_t len = 0;
+    if (read_regular_file(path, 64L << 20, &text, &len, msg, n) != 0) {
+        return -1;
+    }
+    /* strict: one object and nothing after it but white space (the terminator included in the
+     * length, as cJSON's check for it reads it; a NUL inside the file is refused) */
+    const char* end = NULL;
+    cJSON* j = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    if (j != NULL && end != text + len) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    free(text);
+    const cJSON* v = j ? cJSON_GetObjectItemCaseSensitive(j, "format_version") : NULL;
+    const cJSON* t = j ? cJSON_GetObjectItemCaseSensitive(j, "trajectories") : NULL;
+    const cJSON* f = j ? cJSON_GetObjectItemCaseSensitive(j, "files") : NULL;
+    const cJSON* c = j ? cJSON_GetObjectItemCaseSensitive(j, "ccb") : NULL;
+    const cJSON* inv = j ? cJSON_GetObjectItemCaseSensitive(j, "inventory") : NULL;
+    int ok = cJSON_IsObject(j) && cJSON_IsNumber(v) && (v->valueint == 1 || v->valueint == 2) &&
+             cJSON_IsBool(t) && cJSON_IsNumber(f) && f->valuedouble >= 0 && f->valuedouble < 1e9 &&
+             cJSON_IsString(c) &&
+             (v->valueint == 1 || (cJSON_IsArray(inv) && cJSON_GetArraySize(inv) == f->valueint));
+    if (ok) {
+        b->version = v->valueint;
+        b->trajectories = cJSON_IsTrue(t);
+        b->files = f->valueint;
+    }
+    if (ok && b->version == 2 && b->files > 0) {
+        b->inv = calloc((size_t)b->files, sizeof *b->inv);
+        ok = b->inv != NULL;
+        const cJSON* e;
+        cJSON_ArrayForEach(e, inv) {
+            if (!ok || !cJSON_IsString(e) || (b->inv[b->ninv] = strdup(e->valuestring)) == NULL) {
+                ok = 0;
+                break;
+            }
+            b->ninv++;
+        }
+        if (ok) {
+            qsort(b->inv, (size_t)b->ninv, sizeof *b->inv, cmp_str);
+        }
+    }
+    cJSON_Delete(j);
+    if (!ok) {
+        baseline_info_free(b);
+        snprintf(msg, n, "%s is not the marker of a baseline saved by ccb", path);
+        return -1;
+    }
+    return 0;
+}
+
 /* 1 if root/baseline.json says the run files were left out. */
 static int baseline_without_runs(const char* root) {
-    char path[PATH_MAX], buf[512];
-    snprintf(path, sizeof path, "%s/baseline.json", root);
-    FILE* f = fopen(path, "r");
-    if (f == NULL) {
+    baseline_info b;
+    char msg[PATH_MAX + 100];
+    if (baseline_read(root, &b, msg, sizeof msg) != 0) {
         return 0;
     }
-    const size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return strstr(buf, "\"trajectories\": false") != NULL;
+    const int without = !b.trajectories;
+    baseline_info_free(&b);
+    return without;
+}
+
+/* The tree of an existing baseline, walked: every entry must be a directory, its marker or a
+ * file of its inventory (format 2; format 1 has none: its regular files are counted). */
+typedef struct baseline_walk {
+    const baseline_info* b;
+    size_t root_len;
+    int regular;        /* regular files but the marker */
+    char foreign[1024]; /* the first entry the baseline did not save */
+} baseline_walk;
+static baseline_walk* g_bwalk; /* nftw has no user pointer */
+
+static int baseline_entry(const char* path, const struct stat* st, int type, struct FTW* ftw) {
+    (void)ftw;
+    baseline_walk* w = g_bwalk;
+    const char* rel = path + w->root_len;
+    while (*rel == '/') {
+        ++rel;
+    }
+    if (type == FTW_D || type == FTW_DP) {
+        return 0;
+    }
+    int own = type == FTW_F && S_ISREG(st->st_mode);
+    if (own && strcmp(rel, "baseline.json") != 0) {
+        w->regular++;
+        own = w->b->version == 1 ||
+              bsearch(&rel, w->b->inv, (size_t)w->b->ninv, sizeof *w->b->inv, cmp_str) != NULL;
+    }
+    if (!own) {
+        snprintf(w->foreign, sizeof w->foreign, "%s", rel);
+        return 1;
+    }
+    return 0;
+}
+
+/* 0 if dir does not exist or is a baseline ccb saved holding only what it saved (what
+ * --save-baseline may replace), -1 with a message otherwise. */
+static int baseline_replaceable(const char* dir, char* msg, size_t n) {
+    struct stat st;
+    if (lstat(dir, &st) != 0 && errno == ENOENT) {
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(msg, n,
+                 "--save-baseline %s: exists and is not a directory; ccb replaces only a baseline "
+                 "it saved",
+                 dir);
+        return -1;
+    }
+    baseline_info b;
+    char why[PATH_MAX + 100];
+    if (baseline_read(dir, &b, why, sizeof why) != 0) {
+        snprintf(msg, n,
+                 "--save-baseline %s: exists and is not a baseline (%s); ccb replaces only a "
+                 "baseline it saved",
+                 dir, why);
+        return -1;
+    }
+    baseline_walk w;
+    memset(&w, 0, sizeof w);
+    w.b = &b;
+    w.root_len = strlen(dir);
+    g_bwalk = &w;
+    const int wrc = nftw(dir, baseline_entry, 32, FTW_PHYS);
+    g_bwalk = NULL;
+    const int count_ok = b.version == 2 || w.regular == b.files;
+    baseline_info_free(&b);
+    if (wrc != 0 || !count_ok) {
+        if (w.foreign[0] != '\0') {
+            snprintf(msg, n,
+                     "--save-baseline %s: holds %s, which the baseline did not save (or not a "
+                     "regular file); ccb replaces only what it created",
+                     dir, w.foreign);
+        } else {
+            snprintf(msg, n,
+                     "--save-baseline %s: holds %d file(s) where its marker lists another number; "
+                     "ccb replaces only what it created",
+                     dir, w.regular);
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* An absolute path for p: the part that exists resolved (symbolic links, ".", ".."), the rest
+ * appended with "." and ".." folded. 0, or -1. */
+static int abs_path(const char* p, char* out, size_t n) {
+    char full[2 * PATH_MAX + 2];
+    if (p[0] == '/') {
+        snprintf(full, sizeof full, "%s", p);
+    } else {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd) == NULL) {
+            return -1;
+        }
+        snprintf(full, sizeof full, "%s/%s", cwd, p);
+    }
+    /* the longest existing prefix */
+    char head[sizeof full];
+    snprintf(head, sizeof head, "%s", full);
+    size_t cut = strlen(head);
+    char res[PATH_MAX];
+    for (;;) {
+        if (realpath(head, res) != NULL) {
+            break;
+        }
+        char* sl = strrchr(head, '/');
+        if (sl == NULL) {
+            return -1;
+        }
+        if (sl == head) {
+            snprintf(res, sizeof res, "/");
+            cut = 0;
+            break;
+        }
+        *sl = '\0';
+        cut = (size_t)(sl - head);
+    }
+    size_t k = strlen(res);
+    if (k >= n) {
+        return -1;
+    }
+    memcpy(out, res, k + 1);
+    /* the rest, component by component */
+    const char* r = full + cut;
+    while (*r) {
+        while (*r == '/') {
+            ++r;
+        }
+        const char* e = strchr(r, '/');
+        const size_t len = e ? (size_t)(e - r) : strlen(r);
+        if (len == 0 || (len == 1 && r[0] == '.')) {
+        } else if (len == 2 && r[0] == '.' && r[1] == '.') {
+            char* sl = strrchr(out, '/');
+            k = sl == NULL || sl == out ? 1 : (size_t)(sl - out);
+            out[k] = '\0';
+            if (k == 1) {
+                out[0] = '/';
+            }
+        } else {
+            if (k + len + 2 >= n) {
+                return -1;
+            }
+            if (!(k == 1 && out[0] == '/')) {
+                out[k++] = '/';
+            }
+            memcpy(out + k, r, len);
+            k += len;
+            out[k] = '\0';
+        }
+        r += len;
+    }
+    return 0;
+}
+
+/* 1 if the absolute path a is b or lies inside it */
+static int path_within(const char* a, const char* b) {
+    const size_t lb = strlen(b);
+    return strncmp(a, b, lb) == 0 && (a[lb] == '\0' || a[lb] == '/' || (lb == 1 && b[0] == '/'));
+}
+
+int suite_baseline_check(const char* root, const char* dir, const char* compare, char* msg,
+                         size_t n) {
+    char ar[PATH_MAX], ad[PATH_MAX], ac[PATH_MAX];
+    if (abs_path(root, ar, sizeof ar) != 0 || (dir && abs_path(dir, ad, sizeof ad) != 0) ||
+        (compare && abs_path(compare, ac, sizeof ac) != 0)) {
+        snprintf(msg, n, "cannot resolve the paths of the results %s and the baseline %s", root,
+                 dir       ? dir
+                 : compare ? compare
+                           : "");
+        return -1;
+    }
+    if (compare && (path_within(ac, ar) || path_within(ar, ac))) {
+        snprintf(msg, n,
+                 "--baseline %s: the baseline and the results %s must not contain each other (a "
+                 "tree compared with itself shows nothing)",
+                 compare, root);
+        return -1;
+    }
+    if (dir == NULL) {
+        return 0;
+    }
+    if (path_within(ad, ar) || path_within(ar, ad)) {
+        snprintf(msg, n,
+                 "--save-baseline %s: the baseline and the results %s must not contain each other",
+                 dir, root);
+        return -1;
+    }
+    if (compare && strcmp(ac, ad) != 0 && (path_within(ac, ad) || path_within(ad, ac))) {
+        snprintf(msg, n,
+                 "--save-baseline %s: the baseline compared against (--baseline %s) must be the "
+                 "same directory or lie apart",
+                 dir, compare);
+        return -1;
+    }
+    return baseline_replaceable(dir, msg, n);
 }
 
 static void diff_file(diff_state* s, const char* rel) {
@@ -1054,7 +1308,7 @@ static int draw_overlay(const diff_state* s, const char* out, const char* rel, c
             rc = -1;
         }
         if (rc == 0 &&
-            (ccb_an_gp_quote(q, qn, data) != 0 || ccb_an_gp_quote(q + qn, qn, rel) != 0)) {
+            (ccb_an_gp_path(q, qn, data) != 0 || ccb_an_gp_quote(q + qn, qn, rel) != 0)) {
             snprintf(msg, n, "a path has a control character: %s", rel);
             rc = -1;
         }
@@ -1391,7 +1645,7 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
                         long long* bytes, char* msg, size_t n) {
     *files = 0;
     *bytes = 0;
-    char rroot[PATH_MAX], rparent[PATH_MAX], parent[PATH_MAX];
+    char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s", dir);
     char* slash = strrchr(parent, '/');
     if (slash == NULL) {
@@ -1401,18 +1655,8 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
     } else {
         *slash = '\0';
     }
-    if (mkdir_p(parent, msg, n) != 0) {
-        return -1;
-    }
-    if (realpath(root, rroot) == NULL || realpath(parent, rparent) == NULL) {
-        snprintf(msg, n, "--save-baseline: cannot resolve %s or %s: %s", root, parent,
-                 strerror(errno));
-        return -1;
-    }
-    const size_t lr = strlen(rroot);
-    if (strncmp(rparent, rroot, lr) == 0 && (rparent[lr] == '/' || rparent[lr] == '\0')) {
-        snprintf(msg, n, "--save-baseline %s: the baseline must not lie inside the results %s", dir,
-                 root);
+    /* what cmd_gate checked before the runs, again: the tree may have changed since */
+    if (suite_baseline_check(root, dir, NULL, msg, n) != 0 || mkdir_p(parent, msg, n) != 0) {
         return -1;
     }
     file_list bl;
@@ -1447,36 +1691,57 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
             break;
         }
         *d = '/';
-        FILE* in = fopen(src, "rb");
-        struct stat st;
         char* buf = NULL;
-        if (in == NULL || fstat(fileno(in), &st) != 0 ||
-            (buf = malloc((size_t)st.st_size + 1)) == NULL ||
-            fread(buf, 1, (size_t)st.st_size, in) != (size_t)st.st_size) {
-            snprintf(msg, n, "--save-baseline: cannot read %s", src);
-            rc = -1;
-        } else if (write_file(dst, buf, (size_t)st.st_size, msg, n) != 0) {
+        size_t len = 0;
+        if (read_regular_file(src, LONG_MAX, &buf, &len, msg, n) != 0 ||
+            write_file(dst, buf, len, msg, n) != 0) {
             rc = -1;
         } else {
             *files += 1;
-            *bytes += st.st_size;
+            *bytes += (long long)len;
         }
         free(buf);
-        if (in) {
-            fclose(in);
+    }
+    if (rc == 0) { /* the marker: format 2 lists every file it saved (baseline_replaceable) */
+        char meta[PATH_MAX + 48];
+        snprintf(meta, sizeof meta, "%s/baseline.json", tmp);
+        cJSON* j = cJSON_CreateObject();
+        cJSON* inv = cJSON_CreateArray();
+        int ok = j != NULL && inv != NULL && cJSON_AddNumberToObject(j, "format_version", 2) &&
+                 cJSON_AddStringToObject(j, "ccb", ccb_version()) &&
+                 cJSON_AddStringToObject(j, "revision", ccb_revision()) &&
+                 cJSON_AddNumberToObject(j, "files", *files) &&
+                 cJSON_AddBoolToObject(j, "trajectories", trajectories);
+        for (int i = 0; ok && i < bl.n; ++i) {
+            cJSON* e = cJSON_CreateString(bl.rel[i]);
+            ok = e != NULL && cJSON_AddItemToArray(inv, e);
+        }
+        if (ok) {
+            cJSON_AddItemToObject(j, "inventory", inv);
+            inv = NULL;
+        }
+        char* text = ok ? cJSON_Print(j) : NULL;
+        cJSON_Delete(inv);
+        cJSON_Delete(j);
+        if (text == NULL) {
+            snprintf(msg, n, "--save-baseline: out of memory");
+            rc = -1;
+        } else {
+            const size_t len = strlen(text);
+            char* t2 = malloc(len + 2);
+            if (t2 == NULL) {
+                snprintf(msg, n, "--save-baseline: out of memory");
+                rc = -1;
+            } else {
+                memcpy(t2, text, len);
+                t2[len] = '\n';
+                rc = write_file(meta, t2, len + 1, msg, n);
+                free(t2);
+            }
+            cJSON_free(text);
         }
     }
     free_list(&bl);
-    if (rc == 0) {
-        char meta[PATH_MAX + 48], text[1024];
-        snprintf(meta, sizeof meta, "%s/baseline.json", tmp);
-        const int len =
-            snprintf(text, sizeof text,
-                     "{\n\t\"format_version\": 1,\n\t\"ccb\": \"%s\",\n\t\"revision\": "
-                     "\"%s\",\n\t\"files\": %d,\n\t\"trajectories\": %s\n}\n",
-                     ccb_version(), ccb_revision(), *files, trajectories ? "true" : "false");
-        rc = write_file(meta, text, (size_t)len, msg, n);
-    }
     struct stat st;
     const int had = rc == 0 && stat(dir, &st) == 0;
     if (rc == 0 && had && rename(dir, old) != 0) {

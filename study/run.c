@@ -242,6 +242,9 @@ static int clear_run_dir(const char* dir, char* msg, size_t n) {
     char path[PATH_MAX + 320];
     for (size_t i = 0; i < sizeof k_files / sizeof k_files[0]; ++i) {
         snprintf(path, sizeof path, "%s/%s", dir, k_files[i]);
+        if (ccb_writer_check_target(path, msg, n) != CCB_OK) { /* only what a run made */
+            return 2;
+        }
         if (unlink(path) != 0 && errno != ENOENT) {
             snprintf(msg, n, "cannot replace '%s': %s", path, strerror(errno));
             return 2;
@@ -258,7 +261,9 @@ static int clear_run_dir(const char* dir, char* msg, size_t n) {
         int end = 0;
         if (sscanf(e->d_name, "step%ld.fclib.hdf5%n", &k, &end) == 1 && e->d_name[end] == '\0') {
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            if (unlink(path) != 0 && errno != ENOENT) {
+            if (ccb_writer_check_target(path, msg, n) != CCB_OK) {
+                rc = 2;
+            } else if (unlink(path) != 0 && errno != ENOENT) {
                 snprintf(msg, n, "cannot replace '%s': %s", path, strerror(errno));
                 rc = 2;
             }

@@ -619,6 +619,10 @@ void remove_created_dirs(void);
  * rename; on any failure the old file stays and no temporary file is left). 0, or -1 with a
  * message. Every whole-file result of the command line is written through here. */
 int write_file(const char* path, const char* text, size_t len, char* msg, size_t n);
+/* Reads the whole of a regular file of at most max bytes into *text (NUL-terminated, *len bytes;
+ * the caller frees it). A FIFO, device or directory is refused without waiting on it. 0, or -1
+ * with a message naming the path. */
+int read_regular_file(const char* path, long max, char** text, size_t* len, char* msg, size_t n);
 
 /* ---- the regression view (study/diff.c; docs/cases.md §15) ---- */
 
@@ -648,6 +652,13 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
  * its size. 0, or -1 with a message. */
 int suite_baseline_save(const char* root, const char* dir, int trajectories, int* files,
                         long long* bytes, char* msg, size_t n);
+/* Before anything runs: 0 if `ccb gate --out root [--save-baseline dir] [--baseline compare]`
+ * may go ahead: compare (may be NULL) and root do not contain each other; dir (may be NULL) and
+ * root neither, compare is dir or lies apart from it, and dir does not exist or is a baseline ccb
+ * saved (its baseline.json) holding only the files it saved. -1 with a message otherwise: ccb
+ * replaces only what it created, and a tree is never compared with itself. */
+int suite_baseline_check(const char* root, const char* dir, const char* compare, char* msg,
+                         size_t n);
 
 /* label helpers: "lagged_dt0.01" */
 void run_label(char* out, size_t n, const char* approx, double dt);

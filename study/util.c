@@ -2,6 +2,7 @@
  * (run.c and study.c both use it; neither uses the other's internals, study.c calls run.c.) */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -114,6 +115,50 @@ int mkdir_p(const char* path, char* msg, size_t n) {
         snprintf(msg, n, "output directory '%s' is not a writable directory", path);
         return -1;
     }
+    return 0;
+}
+
+int read_regular_file(const char* path, long max, char** text, size_t* len, char* msg, size_t n) {
+    *text = NULL;
+    *len = 0;
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(msg, n, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(msg, n, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if (st.st_size > max) {
+        snprintf(msg, n, "%s: larger than %ld bytes", path, max);
+        close(fd);
+        return -1;
+    }
+    char* buf = malloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    while (buf != NULL && got < (size_t)st.st_size) {
+        const ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            break;
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    if (buf == NULL || got != (size_t)st.st_size) {
+        snprintf(msg, n, "%s: %s", path, buf ? "short read" : "out of memory");
+        free(buf);
+        return -1;
+    }
+    buf[got] = '\0';
+    *text = buf;
+    *len = got;
     return 0;
 }
 

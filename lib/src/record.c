@@ -82,11 +82,38 @@ static char* dup_str(const char* s) {
     return d;
 }
 
+/* The rename at the commit replaces a directory entry, whatever it is, with the new file: a
+ * device node, FIFO, socket or symbolic link there would be lost (as root, /dev/full was). */
+ccb_status ccb_writer_check_target(const char* path, char* msg, size_t msgn) {
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        return errno == ENOENT ? CCB_OK
+                               : ccb_errorf(msg, msgn, CCB_E_IO, "cannot examine '%s': %s", path,
+                                            strerror(errno));
+    }
+    if (S_ISREG(st.st_mode)) {
+        return CCB_OK;
+    }
+    const char* what = S_ISLNK(st.st_mode)                          ? "a symbolic link"
+                       : S_ISDIR(st.st_mode)                        ? "a directory"
+                       : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                       : S_ISSOCK(st.st_mode)                       ? "a socket"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                    : "not a regular file";
+    return ccb_errorf(msg, msgn, CCB_E_IO,
+                      "'%s' is %s: ccb writes only new files or regular files it replaces", path,
+                      what);
+}
+
 ccb_status ccb_writer_open(const char* path, ccb_writer** out, char* msg, size_t msgn) {
     if (out == NULL || path == NULL || path[0] == '\0') {
         return ccb_errorf(msg, msgn, CCB_E_INVALID, "writer_open: empty path");
     }
     *out = NULL;
+    const ccb_status rs = ccb_writer_check_target(path, msg, msgn);
+    if (rs != CCB_OK) {
+        return rs;
+    }
     ccb_writer* w = ccb_calloc(1, sizeof(ccb_writer));
     const size_t n = strlen(path);
     char* tmp = ccb_alloc(n + 16);
@@ -186,9 +213,19 @@ ccb_status ccb_writer_commit(ccb_writer* w, char* msg, size_t msgn) {
         e = errno;
     }
     w->f = NULL;
+    char why[512] = "";
+    if (ok && ccb_writer_check_target(w->path, why, sizeof why) != CCB_OK) { /* made since */
+        ok = 0;
+    }
     if (ok && rename(w->tmp, w->path) != 0) {
         ok = 0;
         e = errno;
+    }
+    if (!ok && why[0] != '\0') {
+        ccb_errorf(msg, msgn, CCB_E_IO, "%s", why);
+        unlink(w->tmp);
+        writer_free(w);
+        return CCB_E_IO;
     }
     if (!ok) {
         ccb_errorf(msg, msgn, CCB_E_IO, "cannot write '%s': %s", w->path,

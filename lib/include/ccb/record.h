@@ -17,8 +17,14 @@ extern "C" {
 typedef struct ccb_writer ccb_writer;
 
 /* Opens a temporary file next to `path` for writing. CCB_E_IO with a message naming the path and
- * the system error if the directory does not exist or is not writable. */
+ * the system error if the directory does not exist or is not writable, or if `path` exists and is
+ * not a regular file (a symbolic link, device, FIFO, socket or directory: the commit's rename
+ * would replace it; ccb_writer_commit checks again). */
 CCB_API ccb_status ccb_writer_open(const char* path, ccb_writer** w, char* msg, size_t msg_size);
+
+/* CCB_OK if `path` does not exist or is a regular file (not a symbolic link): what a writer may
+ * replace or ccb may remove; otherwise CCB_E_IO with a message naming the path and what it is. */
+CCB_API ccb_status ccb_writer_check_target(const char* path, char* msg, size_t msg_size);
 CCB_API ccb_status ccb_writer_printf(ccb_writer* w, const char* fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Flushes, syncs, closes and renames the temporary file to its path, then frees w (also on

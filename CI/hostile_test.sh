@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# cli.hostile: the defects of issue 44 (a hostile or careless user of the regression view,
+# baselines, --from and the writers), one section each, named by the issue's id (H1 ... H7).
+# Each check failed at 80a3889. Usage: hostile_test.sh CCB. Stops at the first failure.
+set -u
+ccb=${1:?usage: hostile_test.sh CCB}
+T=$(mktemp -d "${TMPDIR:-/tmp}/ccb-hostile.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail() {
+  echo "FAIL: $*"
+  echo "hostile_test: stopped at the first failure ($pass checks passed before it)"
+  exit 1
+}
+ok() { pass=$((pass + 1)); }
+# run RC cmd...: the exit code, output in $T/out
+run() {
+  local want=$1 rc=0
+  shift
+  "$@" >"$T/out" 2>&1 || rc=$?
+  [ "$rc" = "$want" ] || fail "exit $rc (want $want): $* :: $(head -c 600 "$T/out")"
+  ok
+}
+
+# --- H1: a path is never gnuplot syntax --------------------------------------------------------
+# Relative output directories of every character class that gnuplot or a shell gives a meaning:
+# gnuplot reads a data file name that starts with '<' as a command and an output name that
+# starts with '|' as a pipe. Each figure must be drawn where the path says, and nothing run.
+mkdir "$T/h1" && cd "$T/h1" || exit 2
+names=('<touch pwned;true' '|touch pwned' '!touch pwned' "q'u\"ote" '$(touch pwned)' 'a b'
+       'é ü' '-x' '`touch pwned`' ';touch pwned')
+for nm in "${names[@]}"; do
+  run 0 "$ccb" study conveyor fig3 --out "$nm"
+  [ -s "$nm/conveyor/fig3.png" ] && [ -s "$nm/conveyor/fig3.svg" ] \
+    || fail "H1: no figure under '$nm'"
+done
+# the diff's overlay figures (their data path goes through the variables), relative as well
+run 0 "$ccb" study conveyor fig3 --no-figures --out "$T/h1a"
+cp -r "$T/h1a" "$T/h1b"
+f=conveyor/fig3/lagged/trajectory.csv
+[ -f "$T/h1a/$f" ] || f=$(cd "$T/h1a" && find . -name trajectory.csv | head -1)
+awk -F, -v OFS=, 'NR == 11 { $2 = sprintf("%.17g", $2 * 1.01 + 1e-3) } { print }' "$T/h1a/$f" \
+  >"$T/h1b/$f"
+run 1 "$ccb" diff "$T/h1a" "$T/h1b" --out '<touch pwned;true'
+ls '<touch pwned;true/figures/'*.png >/dev/null 2>&1 || fail "H1: the diff drew no figure"
+[ -z "$(find "$T/h1" -name pwned)" ] || fail "H1: a path ran as a command"
+cd "$T" || exit 2
+
+# --- H5: ccb replaces only regular files ---------------------------------------------------------
+# a FIFO, a symbolic link (to a file and to a device) and a directory where --junit,
+# --emit-manifest or a result file goes: refused before anything runs, nothing replaced
+mkfifo "$T/fifo"
+echo keep >"$T/target"
+ln -s "$T/target" "$T/link"
+ln -s /dev/null "$T/devlink"
+mkdir "$T/adir"
+for p in "$T/fifo" "$T/link" "$T/devlink" "$T/adir"; do
+  run 2 timeout 60 "$ccb" gate push --out "$T/h5g" --junit "$p"
+  grep -q "ccb writes only new files or regular files" "$T/out" || fail "H5: --junit $p: $(cat "$T/out")"
+  run 2 timeout 60 "$ccb" study conveyor fig3 --emit-manifest "$p" --out "$T/h5m"
+  grep -q "ccb writes only new files or regular files" "$T/out" || fail "H5: --emit-manifest $p: $(cat "$T/out")"
+done
+[ ! -e "$T/h5g" ] && [ ! -e "$T/h5m" ] || fail "H5: a refused command created its output"
+[ -p "$T/fifo" ] && [ -L "$T/link" ] && [ -L "$T/devlink" ] && [ "$(cat "$T/target")" = keep ] \
+  || fail "H5: a FIFO or link was replaced"
+# a result file of a run that is a symbolic link: the run fails naming it, the link stays
+run 0 "$ccb" run conveyor --t-final 0.01 --out "$T/h5r"
+rm "$T/h5r/steps.csv" && ln -s "$T/target" "$T/h5r/steps.csv"
+run 2 "$ccb" run conveyor --t-final 0.01 --out "$T/h5r"
+grep -q "steps.csv' is a symbolic link" "$T/out" || fail "H5: run over a link: $(cat "$T/out")"
+[ -L "$T/h5r/steps.csv" ] && [ "$(cat "$T/target")" = keep ] || fail "H5: the run replaced a link"
+
+# --- H2: a baseline replaces only a baseline, and never the results or their parents -----------
+mkdir -p "$T/h2/results" && cd "$T/h2" || exit 2
+echo precious >results/keep.txt
+run 2 "$ccb" gate push --out results/quick --save-baseline results
+grep -q "must not contain each other" "$T/out" || fail "H2: results inside the baseline: $(cat "$T/out")"
+run 2 "$ccb" gate push --out "$T/h2/r" --save-baseline "$PWD"
+[ ! -e results/quick ] && [ ! -e "$T/h2/r" ] && [ "$(cat results/keep.txt)" = precious ] \
+  || fail "H2: a refused baseline ran or removed something"
+mkdir notbase && echo mine >notbase/f.csv
+run 2 "$ccb" gate push --out "$T/h2/r" --save-baseline notbase
+grep -q "is not a baseline" "$T/out" || fail "H2: a directory that is no baseline: $(cat "$T/out")"
+[ "$(cat notbase/f.csv)" = mine ] || fail "H2: a directory that is no baseline was replaced"
+run 0 "$ccb" gate push --out "$T/h2/r" --save-baseline base
+echo mine >base/push/mine.csv
+run 2 "$ccb" gate push --out "$T/h2/r" --save-baseline base
+grep -q "holds push/mine.csv, which the baseline did not save" "$T/out" \
+  || fail "H2: a file added to a baseline: $(cat "$T/out")"
+[ "$(cat base/push/mine.csv)" = mine ] || fail "H2: a file the baseline did not save was removed"
+rm base/push/mine.csv
+run 0 "$ccb" gate push --out "$T/h2/r" --save-baseline base
+cd "$T" || exit 2
+
+# --- H3: compared against the old baseline first, then replaced; never with itself -------------
+# an old baseline with one gate's value moved: the run that replaces it must see the move
+B=$T/h2/base
+awk -F, -v OFS=, 'NR == 2 { $5 = sprintf("%.17g", $5 * 1.5 + 1) } { print }' "$B/push/gates.csv" \
+  >"$T/g" && mv "$T/g" "$B/push/gates.csv"
+run 1 "$ccb" gate push --out "$T/h3" --baseline "$B" --save-baseline "$B"
+grep -q "value(s) moved beyond round-off against the baseline" "$T/out" \
+  && ! grep -q "^PASS: 0 value(s) moved" "$T/out" || fail "H3: the old baseline was not compared"
+run 0 "$ccb" gate push --out "$T/h3b" --baseline "$B"
+run 2 "$ccb" gate push --out "$B" --baseline "$B"
+grep -q "must not contain each other" "$T/out" || fail "H3: a tree against itself: $(cat "$T/out")"
+
+echo "hostile_test: $pass checks passed"
