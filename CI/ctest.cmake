@@ -157,6 +157,14 @@ add_test(NAME cli.hostile COMMAND bash ${PROJECT_SOURCE_DIR}/CI/hostile_test.sh 
 set_tests_properties(cli.hostile PROPERTIES LABELS unit ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(cli.hostile 6.0)
 
+# ccb diff cannot miss (issue 44, part 2): random changes above and below the threshold in real trees
+# and files of 10,000 columns, every one above reported and none below, in both argument orders
+add_test(NAME cli.diff_property COMMAND python3 ${PROJECT_SOURCE_DIR}/CI/diff_property.py
+                                        $<TARGET_FILE:ccb_cli>)
+set_tests_properties(cli.diff_property PROPERTIES LABELS unit
+                     ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(cli.diff_property 8.8)
+
 # The CI templates (CI/templates/*.yml): YAML, `make test` as their build-and-test command, their
 # ccb commands run as written on the push case
 add_test(NAME unit.templates COMMAND bash ${PROJECT_SOURCE_DIR}/CI/templates_test.sh

@@ -163,6 +163,51 @@ static int csv_col(const csv_file* f, const char* name) {
     return -1;
 }
 
+/* For each column of a's header, the column of b with the same name (its first) or -1: names
+ * sorted and searched, O(w log w) for files of any width (a file of 10,000 columns has 10^8
+ * name pairs). NULL when out of memory. */
+typedef struct col_name {
+    const char* name;
+    int idx;
+} col_name;
+
+static int cmp_col_name(const void* x, const void* y) {
+    const col_name *p = x, *q = y;
+    const int c = strcmp(p->name, q->name);
+    return c ? c : (p->idx > q->idx) - (p->idx < q->idx);
+}
+
+static int* col_map(const csv_file* a, const csv_file* b) {
+    const int wa = a->nrow ? a->ncell[0] : 0, wb = b->nrow ? b->ncell[0] : 0;
+    int* m = malloc((size_t)(wa > 0 ? wa : 1) * sizeof *m);
+    col_name* sb = malloc((size_t)(wb > 0 ? wb : 1) * sizeof *sb);
+    if (m == NULL || sb == NULL) {
+        free(m);
+        free(sb);
+        return NULL;
+    }
+    for (int c = 0; c < wb; ++c) {
+        sb[c].name = csv_at(b, 0, c);
+        sb[c].idx = c;
+    }
+    qsort(sb, (size_t)wb, sizeof *sb, cmp_col_name);
+    for (int c = 0; c < wa; ++c) {
+        const char* name = csv_at(a, 0, c);
+        int lo = 0, hi = wb; /* the first entry >= (name, -1) */
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (strcmp(sb[mid].name, name) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        m[c] = lo < wb && strcmp(sb[lo].name, name) == 0 ? sb[lo].idx : -1;
+    }
+    free(sb);
+    return m;
+}
+
 /* A cell as a number: 1 (a number, NaN and inf included), 0 (empty: no value), -1 (text). */
 static int cell_num(const char* s, double* x) {
     while (*s == ' ') {
@@ -310,9 +355,11 @@ static void file_spread(const diff_state* s, const char* rel, const csv_file* a,
             if (stat(path, &st) != 0 || csv_read(path, &f, msg, sizeof msg) != 0) {
                 continue;
             }
-            for (int c = 0; a->nrow > 0 && c < a->ncell[0] && c < w; ++c) {
-                const int fc = csv_col(&f, csv_at(a, 0, c));
-                const int nc = csv_col(nom, csv_at(a, 0, c));
+            int* mf = col_map(a, &f);
+            int* mn = col_map(a, nom);
+            for (int c = 0; mf && mn && a->nrow > 0 && c < a->ncell[0] && c < w; ++c) {
+                const int fc = mf[c];
+                const int nc = mn[c];
                 for (long r = 1; fc >= 0 && nc >= 0 && r < f.nrow && r < nom->nrow; ++r) {
                     double x, y;
                     if (cell_num(csv_at(nom, r, nc), &x) == 1 &&
@@ -322,6 +369,8 @@ static void file_spread(const diff_state* s, const char* rel, const csv_file* a,
                     }
                 }
             }
+            free(mf);
+            free(mn);
             csv_free(&f);
         }
     }
@@ -384,18 +433,45 @@ static int wall_column(const char* name) {
     return 0;
 }
 
+static void diff_structure(diff_state* s, const char* rel, const char* what) {
+    diff_row* r = add_row(s, D_FILE, rel);
+    if (r) {
+        r->significant = 1;
+        snprintf(r->note, sizeof r->note, "%.159s", what);
+    }
+}
+
 static void diff_gates(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
     const int ia = csv_col(a, "gate"), ib = csv_col(b, "gate");
     const int ma = csv_col(a, "measured"), mb = csv_col(b, "measured");
     const int ra = csv_col(a, "result"), rb = csv_col(b, "result");
-    const int ca = csv_col(a, "metric");
-    if (ia < 0 || ib < 0 || ma < 0 || mb < 0 || ra < 0 || rb < 0) {
+    const int ca = csv_col(a, "metric"), cmb = csv_col(b, "metric");
+    if (ia < 0 || ib < 0 || ma < 0 || mb < 0 || ra < 0 || rb < 0 || ca < 0 || cmb < 0) {
         diff_row* r = add_row(s, D_FILE, rel);
         if (r) {
             r->significant = 1;
-            snprintf(r->note, sizeof r->note, "not a gate table (no gate, measured, result)");
+            snprintf(r->note, sizeof r->note,
+                     "not a gate table in %s (no gate, metric, measured or result column)",
+                     ia < 0 || ma < 0 || ra < 0 || ca < 0 ? "A" : "B");
         }
         return;
+    }
+    /* a gate id twice in one table: only its first row would be compared */
+    for (int t = 0; t < 2; ++t) {
+        const csv_file* f = t ? b : a;
+        const int ic = t ? ib : ia;
+        for (long i = 2; i < f->nrow; ++i) {
+            long j = 1;
+            while (j < i && strcmp(csv_at(f, j, ic), csv_at(f, i, ic)) != 0) {
+                ++j;
+            }
+            if (j < i) {
+                char what[160];
+                snprintf(what, sizeof what, "gate %.80s twice in %s (rows #%ld and #%ld)",
+                         csv_at(f, i, ic), t ? "B" : "A", j, i);
+                diff_structure(s, rel, what);
+            }
+        }
     }
     for (long i = 1; i < a->nrow; ++i) {
         const char* id = csv_at(a, i, ia);
@@ -487,27 +563,47 @@ static void row_label(const csv_file* f, long r, char* out, size_t n) {
     }
 }
 
-static void diff_structure(diff_state* s, const char* rel, const char* what) {
-    diff_row* r = add_row(s, D_FILE, rel);
-    if (r) {
-        r->significant = 1;
-        snprintf(r->note, sizeof r->note, "%.159s", what);
-    }
-}
-
 /* Columns of a that b lacks and the other way round. */
 static void diff_columns(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
     for (int t = 0; t < 2; ++t) {
         const csv_file* x = t ? b : a;
         const csv_file* y = t ? a : b;
+        int* m = col_map(x, y);
+        if (m == NULL) {
+            s->failed = 1;
+            return;
+        }
         for (int c = 0; x->nrow && c < x->ncell[0]; ++c) {
-            if (!wall_column(csv_at(x, 0, c)) && csv_col(y, csv_at(x, 0, c)) < 0) {
+            if (!wall_column(csv_at(x, 0, c)) && m[c] < 0) {
                 char what[160];
                 snprintf(what, sizeof what, "column '%.100s' only in %s", csv_at(x, 0, c),
                          t ? "B" : "A");
                 diff_structure(s, rel, what);
             }
         }
+        free(m);
+    }
+}
+
+/* Rows whose number of cells is not the header's, in either tree: their extra cells have no
+ * column to be compared under, so they are named (the same report for diff A B and diff B A). */
+static void diff_ragged(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
+    long n[2] = {0, 0}, first[2] = {0, 0};
+    for (int t = 0; t < 2; ++t) {
+        const csv_file* f = t ? b : a;
+        for (long r = 1; r < f->nrow; ++r) {
+            if (f->ncell[r] != f->ncell[0] && !(f->ncell[r] == 1 && csv_at(f, r, 0)[0] == '\0')) {
+                first[t] = n[t]++ ? first[t] : r;
+            }
+        }
+    }
+    if (n[0] + n[1] > 0) {
+        char what[160];
+        snprintf(what, sizeof what,
+                 "rows with another number of cells than the header: %ld in A (first #%ld), %ld "
+                 "in B (first #%ld); their extra cells not compared",
+                 n[0], first[0], n[1], first[1]);
+        diff_structure(s, rel, what);
     }
 }
 
@@ -569,6 +665,7 @@ static long* match_rows(const csv_file* a, const csv_file* b) {
 
 static void diff_table(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
     diff_columns(s, rel, a, b);
+    diff_ragged(s, rel, a, b);
     long* match = match_rows(a, b);
     if (match == NULL) {
         s->failed = 1;
@@ -595,10 +692,9 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
             diff_structure(s, rel, what);
         }
     }
-    int w = 0;
-    for (long r = 0; r < a->nrow; ++r) {
-        w = a->ncell[r] > w ? a->ncell[r] : w;
-    }
+    /* every column of A's header, in every row: a cell missing on one side is a value on one
+     * side only, whichever tree is A */
+    const int w = a->nrow ? a->ncell[0] : 0;
     double* spread = malloc((size_t)(a->nrow ? a->nrow : 1) * (size_t)(w ? w : 1) * sizeof *spread);
     if (spread == NULL) {
         s->failed = 1;
@@ -609,6 +705,13 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
         spread[k] = NAN;
     }
     file_spread(s, rel, a, b, spread, w, 1);
+    int* cmap = col_map(a, b);
+    if (cmap == NULL) {
+        s->failed = 1;
+        free(spread);
+        free(match);
+        return;
+    }
     int moved = 0;
     for (long r = 1; r < a->nrow; ++r) {
         const long rb = match[r];
@@ -617,9 +720,9 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
         }
         char label[160];
         row_label(a, r, label, sizeof label);
-        for (int c = 0; c < a->ncell[r]; ++c) {
+        for (int c = 0; c < w; ++c) {
             const char* name = csv_at(a, 0, c);
-            const int cb = csv_col(b, name);
+            const int cb = cmap[c];
             if (cb < 0 || wall_column(name)) {
                 continue;
             }
@@ -652,6 +755,7 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
             moved |= tmp.significant && kx == 1 && ky == 1;
         }
     }
+    free(cmap);
     free(spread);
     free(match);
     if (moved) {
@@ -672,6 +776,7 @@ static int time_column(const csv_file* f) {
 
 static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
     diff_columns(s, rel, a, b);
+    diff_ragged(s, rel, a, b);
     const long nr = a->nrow < b->nrow ? a->nrow : b->nrow;
     if (a->nrow != b->nrow) {
         char what[160];
@@ -681,14 +786,20 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
     }
     const int tc = time_column(a);
     const int w = a->nrow ? a->ncell[0] : 0;
-    /* per column: the spread of the perturbed copies (max over rows), the scale of A */
-    double spread[256], scale[256];
-    for (int c = 0; c < w && c < 256; ++c) {
+    /* per column (every one: no width limit): the spread of the perturbed copies (max over
+     * rows), the scale of A */
+    double* spread = malloc(2 * (size_t)(w > 0 ? w : 1) * sizeof *spread);
+    if (spread == NULL) {
+        s->failed = 1;
+        return;
+    }
+    double* scale = spread + (w > 0 ? w : 1);
+    for (int c = 0; c < w; ++c) {
         spread[c] = NAN;
         scale[c] = 0;
     }
-    file_spread(s, rel, a, b, spread, w < 256 ? w : 256, 0);
-    for (int c = 0; c < w && c < 256; ++c) {
+    file_spread(s, rel, a, b, spread, w, 0);
+    for (int c = 0; c < w; ++c) {
         for (long r = 1; r < a->nrow; ++r) {
             double x;
             if (cell_num(csv_at(a, r, c), &x) == 1 && isfinite(x)) {
@@ -696,10 +807,16 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
             }
         }
     }
+    int* cmap = col_map(a, b);
+    if (cmap == NULL) {
+        s->failed = 1;
+        free(spread);
+        return;
+    }
     int moved = 0;
-    for (int c = 0; c < w && c < 256; ++c) {
+    for (int c = 0; c < w; ++c) {
         const char* name = csv_at(a, 0, c);
-        const int cb = csv_col(b, name);
+        const int cb = cmap[c];
         if (cb < 0 || wall_column(name) || strncmp(name, "time_", 5) == 0) {
             continue;
         }
@@ -767,6 +884,8 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
         }
         moved |= nfirst >= 0 && c != tc;
     }
+    free(cmap);
+    free(spread);
     if (moved) {
         note_moved(s, rel);
     }
