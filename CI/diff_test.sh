@@ -69,6 +69,19 @@ cmp -s "$T/d1/diff.csv" "$T/d1r/diff.csv" || fail "--report-only changed the rep
 mkdir -p "$T/a/sensitivity/cholmod/$(dirname $run)"
 perturb "$T/a/$run" "$T/a/sensitivity/cholmod/$run" 1.000001
 perturb "$T/a/$run" "$T/b/$run" 1.000002
+# ... bound to the results it was measured beside, as a sensitivity run binds it (the digest of
+# the nominal file in the perturbation's push.nominal.csv; without it the copy is no spread and
+# the default rule, 1e-6 relative, finds the change)
+expect 1 "$ccb" diff "$T/a" "$T/b" --out "$T/d2u" --no-figures
+python3 - "$T/a" "$run" >"$T/a/sensitivity/cholmod/push.nominal.csv" <<'PY'
+import sys
+h = 1469598103934665603
+for b in open(sys.argv[1] + "/" + sys.argv[2], "rb").read():
+    h = ((h ^ b) * 1099511628211) % (1 << 64)
+print("file,fnv1a64")
+print(f"{sys.argv[2]},{h:016x}")
+PY
+perturb "$T/a/$run" "$T/b/$run" 1.000002
 expect 0 "$ccb" diff "$T/a" "$T/b" --out "$T/d2"
 [ "$(rows "$T/d2/diff.csv")" = 1 ] || fail "the change within the spread is not listed"
 tail -1 "$T/d2/diff.csv" | grep -q ',0,"largest at' || fail "within the spread yet significant"

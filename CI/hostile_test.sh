@@ -104,4 +104,18 @@ run 0 "$ccb" gate push --out "$T/h3b" --baseline "$B"
 run 2 "$ccb" gate push --out "$B" --baseline "$B"
 grep -q "must not contain each other" "$T/out" || fail "H3: a tree against itself: $(cat "$T/out")"
 
+# --- H6: spreads only from a sensitivity run beside these very results ---------------------------
+# a gate with --sensitivity, then the same --out rewritten as a run of changed code without it
+# would (one trajectory value +50 %): the old perturbed trees are no spread for the new results
+run 0 "$ccb" gate push --sensitivity 1 --out "$T/h6"
+cp -r "$T/h6" "$T/h6a"
+f=push/gradients/sap/trajectory.csv
+awk -F, -v OFS=, 'NR == 11 { $3 = sprintf("%.17g", $3 * 1.5) } { print }' "$T/h6a/$f" >"$T/h6/$f"
+run 1 "$ccb" diff "$T/h6a" "$T/h6" --no-figures --out "$T/h6d"
+grep -q "^trajectory,$f,.*,1,first beyond round-off" "$T/h6d/diff.csv" \
+  || fail "H6: a +50 % change rated within round-off by stale spreads: $(grep "$f" "$T/h6d/diff.csv")"
+# the same tree against itself keeps its spreads (the binding holds while the results do)
+cp "$T/h6a/$f" "$T/h6/$f"
+run 0 "$ccb" diff "$T/h6a" "$T/h6" --no-figures --out "$T/h6e"
+
 echo "hostile_test: $pass checks passed"

@@ -158,6 +158,10 @@ int cmd_gate(int argc, char** argv) {
                 if (rc == 0 && suite_sensitivity_add(sv, &pc, p) != 0) {
                     rc = EXIT_USAGE;
                 }
+                if (rc == 0 && suite_sensitivity_bind(out, cs->name, root, msg, sizeof msg) != 0) {
+                    fprintf(stderr, "ccb: %s\n", msg);
+                    rc = EXIT_USAGE;
+                }
                 study_ctx_free(&pc);
             }
             if (rc == 0) {

@@ -27,6 +27,7 @@
  * the run files a baseline saved without trajectories does not hold). */
 #define _XOPEN_SOURCE 700 /* nftw(3) */
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -250,6 +251,8 @@ typedef struct diff_state {
     int baseline_a, baseline_b; /* the tree is a baseline without run files */
     char pert_a[SUITE_NPERTURB][64], pert_b[SUITE_NPERTURB][64];
     int npa, npb;
+    /* per tree and perturbation: the nominal files as that perturbation's run saw them */
+    struct digests* dg[2][SUITE_NPERTURB];
     char** moved; /* files with a significant numeric change, for the figures */
     int nmoved, capmoved;
     int failed; /* out of memory */
@@ -324,6 +327,119 @@ static int compare_values(const suite_diff_opts* o, double a, int ka, double b, 
 
 /* ---- the round-off spreads ----------------------------------------------------------------- */
 
+/* Spreads belong to the results they were measured beside. A sensitivity run records, in each
+ * perturbation's tree ROOT/sensitivity/P/CASE.nominal.csv, a digest (FNV-1a, 64 bits) of every
+ * table and run file of ROOT/CASE at that time (suite_sensitivity_bind); a perturbed copy gives a
+ * spread for a file only while the file is still the one it was compared with. A later run into
+ * the same ROOT without --sensitivity (or with fewer perturbations) rewrites the results and
+ * leaves the perturbed trees: their differences to the new results are not round-off and are not
+ * used (issue 44, H6). */
+typedef struct digest {
+    char* rel;
+    unsigned long long h;
+} digest;
+typedef struct digests {
+    digest* d;
+    long n, cap;
+} digests;
+
+static unsigned long long fnv1a(const char* p, size_t n) {
+    unsigned long long h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; ++i) {
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+    }
+    return h;
+}
+
+/* The digest of a file, 0 with *ok = 0 if it cannot be read. */
+static unsigned long long file_digest(const char* path, int* ok) {
+    char* text = NULL;
+    size_t len = 0;
+    char msg[PATH_MAX + 64];
+    *ok = read_regular_file(path, LONG_MAX, &text, &len, msg, sizeof msg) == 0;
+    const unsigned long long h = *ok ? fnv1a(text, len) : 0;
+    free(text);
+    return h;
+}
+
+static int cmp_digest(const void* x, const void* y) {
+    return strcmp(((const digest*)x)->rel, ((const digest*)y)->rel);
+}
+
+static void digests_free(digests* d) {
+    if (d == NULL) {
+        return;
+    }
+    for (long i = 0; i < d->n; ++i) {
+        free(d->d[i].rel);
+    }
+    free(d->d);
+    free(d);
+}
+
+/* Every DIR/CASE.nominal.csv, sorted by file; NULL when out of memory. */
+static digests* load_digests(const char* dir) {
+    digests* d = calloc(1, sizeof *d);
+    DIR* dd = d ? opendir(dir) : NULL;
+    for (struct dirent* e; dd && (e = readdir(dd)) != NULL;) {
+        const size_t n = strlen(e->d_name);
+        if (n <= 12 || strcmp(e->d_name + n - 12, ".nominal.csv") != 0) {
+            continue;
+        }
+        char path[2 * PATH_MAX], msg[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        csv_file f;
+        if (csv_read(path, &f, msg, sizeof msg) != 0) {
+            continue;
+        }
+        const int cf = csv_col(&f, "file"), ch = csv_col(&f, "fnv1a64");
+        for (long r = 1; cf >= 0 && ch >= 0 && r < f.nrow; ++r) {
+            char* end = NULL;
+            const unsigned long long h = strtoull(csv_at(&f, r, ch), &end, 16);
+            if (end == csv_at(&f, r, ch) || *end != '\0') {
+                continue;
+            }
+            if (d->n == d->cap) {
+                const long cap = d->cap ? 2 * d->cap : 64;
+                digest* m = realloc(d->d, (size_t)cap * sizeof *m);
+                if (m == NULL) {
+                    break;
+                }
+                d->d = m;
+                d->cap = cap;
+            }
+            if ((d->d[d->n].rel = strdup(csv_at(&f, r, cf))) != NULL) {
+                d->d[d->n++].h = h;
+            }
+        }
+        csv_free(&f);
+    }
+    if (dd) {
+        closedir(dd);
+    }
+    if (d && d->n > 0) {
+        qsort(d->d, (size_t)d->n, sizeof *d->d, cmp_digest);
+    }
+    return d;
+}
+
+/* 1 if root/rel is the file the tree's sensitivity run saw. */
+static int digest_matches(const digests* d, const char* root, const char* rel) {
+    if (d == NULL || d->n == 0) {
+        return 0;
+    }
+    const digest key = {(char*)rel, 0};
+    const digest* e = bsearch(&key, d->d, (size_t)d->n, sizeof *d->d, cmp_digest);
+    if (e == NULL) {
+        return 0;
+    }
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    int ok = 0;
+    const unsigned long long h = file_digest(path, &ok);
+    return ok && h == e->h;
+}
+
 /* The perturbation directories of ROOT/sensitivity/. */
 static int list_perturbations(const char* root, char names[][64], int max) {
     int n = 0;
@@ -347,6 +463,9 @@ static void file_spread(const diff_state* s, const char* rel, const csv_file* a,
     for (int t = 0; t < 2; ++t) {
         const csv_file* nom = t ? b : a;
         for (int p = 0; p < (t ? s->npb : s->npa); ++p) {
+            if (!digest_matches(s->dg[t][p], t ? s->b : s->a, rel)) {
+                continue; /* measured beside other results */
+            }
             char path[PATH_MAX + 320], msg[256];
             snprintf(path, sizeof path, "%s/sensitivity/%s/%s", t ? s->b : s->a,
                      t ? s->pert_b[p] : s->pert_a[p], rel);
@@ -381,6 +500,13 @@ static double gate_spread(const diff_state* s, const char* rel_gates, const char
     double best = NAN;
     for (int t = 0; t < 2; ++t) {
         char path[PATH_MAX + 320], msg[256];
+        int bound = 0; /* the last sensitivity run saw these gates */
+        for (int p = 0; p < (t ? s->npb : s->npa) && !bound; ++p) {
+            bound = digest_matches(s->dg[t][p], t ? s->b : s->a, rel_gates);
+        }
+        if (!bound) {
+            continue; /* no sensitivity run, or one beside other results */
+        }
         const char* dir = strrchr(rel_gates, '/');
         snprintf(path, sizeof path, "%s/%.*s/sensitivity.csv", t ? s->b : s->a,
                  dir ? (int)(dir - rel_gates) : 0, rel_gates);
@@ -1668,6 +1794,14 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
     s.baseline_b = baseline_without_runs(b);
     s.npa = list_perturbations(a, s.pert_a, SUITE_NPERTURB);
     s.npb = list_perturbations(b, s.pert_b, SUITE_NPERTURB);
+    for (int t = 0; t < 2; ++t) {
+        for (int p = 0; p < (t ? s.npb : s.npa); ++p) {
+            char dir[PATH_MAX + 96];
+            snprintf(dir, sizeof dir, "%s/sensitivity/%s", t ? b : a,
+                     t ? s.pert_b[p] : s.pert_a[p]);
+            s.dg[t][p] = load_digests(dir);
+        }
+    }
     int i = 0, j = 0;
     while ((i < la.n || j < lb.n) && !s.failed) {
         const int c = i == la.n ? 1 : j == lb.n ? -1 : strcmp(la.rel[i], lb.rel[j]);
@@ -1748,6 +1882,55 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
     }
     free(s.moved);
     free(s.rows);
+    for (int t = 0; t < 2; ++t) {
+        for (int p = 0; p < SUITE_NPERTURB; ++p) {
+            digests_free(s.dg[t][p]);
+        }
+    }
+    return rc;
+}
+
+/* ---- the spreads' binding -------------------------------------------------------------------- */
+
+int suite_sensitivity_bind(const char* root, const char* cs, const char* pert_root, char* msg,
+                           size_t n) {
+    char dir[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/%s", root, cs);
+    file_list l;
+    memset(&l, 0, sizeof l);
+    l.root_len = strlen(root);
+    g_walk = &l;
+    const int wrc = nftw(dir, walk_one, 32, FTW_PHYS);
+    g_walk = NULL;
+    if (wrc != 0 || l.failed) {
+        snprintf(msg, n, "sensitivity: cannot list %s", dir);
+        free_list(&l);
+        return -1;
+    }
+    if (l.n > 0) {
+        qsort(l.rel, (size_t)l.n, sizeof *l.rel, cmp_str);
+    }
+    strbuf b = {0};
+    strbuf_printf(&b, "file,fnv1a64\n");
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < l.n; ++i) {
+        char path[2 * PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, l.rel[i]);
+        int ok = 0;
+        const unsigned long long h = file_digest(path, &ok);
+        if (!ok || strpbrk(l.rel[i], ",\"\n") != NULL) {
+            continue; /* a name the CSV cannot hold: that file gets no spread */
+        }
+        strbuf_printf(&b, "%s,%016llx\n", l.rel[i], h);
+    }
+    free_list(&l);
+    char path[PATH_MAX + 160];
+    snprintf(path, sizeof path, "%s/%s.nominal.csv", pert_root, cs);
+    rc = b.failed ? -1 : write_file(path, b.s, b.n, msg, n);
+    if (b.failed) {
+        snprintf(msg, n, "out of memory");
+    }
+    free(b.s);
     return rc;
 }
 

@@ -652,6 +652,12 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
  * its size. 0, or -1 with a message. */
 int suite_baseline_save(const char* root, const char* dir, int trajectories, int* files,
                         long long* bytes, char* msg, size_t n);
+/* After a perturbation's studies of case cs under pert_root (ROOT/sensitivity/P): writes
+ * pert_root/cs.nominal.csv, the digest of every table and run file of root/cs as they are now,
+ * so that `ccb diff` uses that perturbation's copies as spreads only while the results are these
+ * (issue 44, H6). 0, or -1 with a message. */
+int suite_sensitivity_bind(const char* root, const char* cs, const char* pert_root, char* msg,
+                           size_t n);
 /* Before anything runs: 0 if `ccb gate --out root [--save-baseline dir] [--baseline compare]`
  * may go ahead: compare (may be NULL) and root do not contain each other; dir (may be NULL) and
  * root neither, compare is dir or lies apart from it, and dir does not exist or is a baseline ccb
