@@ -118,4 +118,24 @@ grep -q "^trajectory,$f,.*,1,first beyond round-off" "$T/h6d/diff.csv" \
 cp "$T/h6a/$f" "$T/h6/$f"
 run 0 "$ccb" diff "$T/h6a" "$T/h6" --no-figures --out "$T/h6e"
 
+# --- H7: --from accepts a run only if every solver option is the study's -------------------------
+# the manifest of a study whose runs compute kappa: its lines run as written but one without
+# --kappa, or with another tolerance, or the directories of two tolerances swapped: refused
+# (every line run once into h7i, then the edited line rerun over a copy)
+run 0 "$ccb" study sphere convergence --tier quick --emit-manifest "$T/h7.txt" --out "$T/h7"
+while IFS= read -r line; do eval "$line" >/dev/null 2>&1; done <"$T/h7.txt"
+run 0 "$ccb" study sphere convergence --tier quick --from "$T/h7" --no-figures --out "$T/h7o"
+rm -rf "$T/h7o" && mv "$T/h7" "$T/h7i"
+sed -n -e '2s/ --kappa//p' "$T/h7.txt" >"$T/h7a.txt"
+sed -n -e '3s/ --dt / --rtol 1e-3 --dt /p' "$T/h7.txt" >"$T/h7b.txt"
+grep -q -- '--rtol 1e-3' "$T/h7b.txt" && ! grep -q -- '--kappa' "$T/h7a.txt" || fail "H7: the edits"
+for m in h7a h7b; do
+  rm -rf "$T/h7" && cp -r "$T/h7i" "$T/h7"
+  eval "$(cat "$T/$m.txt")" >/dev/null 2>&1
+  run 2 "$ccb" study sphere convergence --tier quick --from "$T/h7" --no-figures --out "$T/h7o"
+  grep -q "made with --\(kappa\|rtol\) .*; the study's run has" "$T/out" \
+    || fail "H7: $m: $(cat "$T/out")"
+done
+[ ! -e "$T/h7o" ] || fail "H7: a refused --from created its output"
+
 echo "hostile_test: $pass checks passed"

@@ -196,6 +196,48 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
             return 2;
         }
     }
+    /* every option of the run's solver and ODE method (issue 44, H7): meta.json's "option"
+     * holds each descriptor's value as the run used it (ccb_sim_describe); a run made with
+     * another tolerance, iteration limit, linear solver or without --kappa is not the study's */
+    if (cfg->solver.peer == RUN_PEER_NONE) {
+        ccb_sim_params sp;
+        run_config_sim_params(cfg, &sp);
+        if (sp.ode.h == 0.0) { /* as ccb_sim_create: the ODE method's step is dt unless set */
+            sp.ode.h = sp.dt;
+        }
+        const ccb_solver_type* t = sp.solver;
+        const ccb_ode_method_type* om =
+            t && (t->flags & CCB_SOLVER_ODE_METHODS) ? sp.ode.method : NULL;
+        for (int k = 0; t != NULL && k < 2; ++k) {
+            const ccb_option_desc* d = k == 0 ? t->options : om ? om->options : NULL;
+            const int nd = k == 0 ? t->noptions : om ? om->noptions : 0;
+            const void* base = k == 0 ? (const void*)&sp : (const void*)&sp.ode;
+            for (int i = 0; i < nd; ++i) {
+                char key[96], want[64];
+                snprintf(key, sizeof key, "option.%s", d[i].name);
+                ccb_option_format(&d[i], base, want, sizeof want);
+                const cJSON* o = jget(m, key);
+                int same;
+                if (d[i].type == CCB_OPT_REAL || d[i].type == CCB_OPT_INT) {
+                    same = cJSON_IsNumber(o) && o->valuedouble == ccb_option_value(&d[i], base);
+                } else {
+                    same = cJSON_IsString(o) && strcmp(o->valuestring, want) == 0;
+                }
+                if (!same) {
+                    char got[64];
+                    if (cJSON_IsNumber(o)) {
+                        snprintf(got, sizeof got, "%.17g", o->valuedouble);
+                    } else {
+                        snprintf(got, sizeof got, "%.60s",
+                                 cJSON_IsString(o) ? o->valuestring : "(not recorded)");
+                    }
+                    snprintf(msg, n, "%s: made with --%s %s; the study's run has %s", dir,
+                             d[i].name, got, want);
+                    return 2;
+                }
+            }
+        }
+    }
     if (jnum(m, "perturb", 0) != (double)cfg->perturb) {
         snprintf(msg, n, "%s: made with the perturbation bits %g; the study's run has %u", dir,
                  jnum(m, "perturb", 0), cfg->perturb);
