@@ -480,19 +480,20 @@ expect 2 "whole number in \[1, 10000\]" -- "$CCB" run sphere --perturb member=0 
 [ -e "$tmp/sens0" ] && { echo "FAIL: a refused --sensitivity created $tmp/sens0"; stop; }
 # (two perturbations show the machinery: CHOLMOD and the reversed contacts; the one-ulp start is
 # the path of the clutter's ensemble members, which gate.clutter runs)
-expect 0 "sphere: [0-9]* gates, 0 not a verdict under 2 perturbation" -- \
-  "$CCB" gate sphere --sensitivity 2 --out "$tmp/sens"
+expect 0 "push: [0-9]* gates, 0 not a verdict under 2 perturbation" -- \
+  "$CCB" gate push --sensitivity 2 --out "$tmp/sens"
 # one row per evaluated gate, with its spread and margin; the perturbed runs say what they are
-ng=$(grep -c -v ',SKIP,' "$tmp/sens/sphere/gates.csv")
-[ "$(wc -l <"$tmp/sens/sphere/sensitivity.csv")" -eq "$ng" ] \
+# (the push case: its gates include both classes and its studies take 3 s under two perturbations)
+ng=$(grep -c -v ',SKIP,' "$tmp/sens/push/gates.csv")
+[ "$(wc -l <"$tmp/sens/push/sensitivity.csv")" -eq "$ng" ] \
   || { echo "FAIL: sensitivity.csv: not one row per evaluated gate ($ng lines in gates.csv)"; stop; }
-grep -q '^SPH-6a,accuracy.lagged.e_solver,"<= 4.3e-06",.*,exact$' "$tmp/sens/sphere/sensitivity.csv" \
-  && grep -q '^SPH-1e,sph1.similar.u_final_err_order,"in \[0.8, 1.2\]",.*,robust$' "$tmp/sens/sphere/sensitivity.csv" \
-  || { echo "FAIL: SPH-6a's (exact) and SPH-1e's (robust) sensitivity rows"; stop; }
+grep -q '^PUSH-1-sap,ilqr.sap.cost_increases,"<= 0",.*,exact$' "$tmp/sens/push/sensitivity.csv" \
+  && grep -q '^PUSH-2-sap,ilqr.sap.final_error,"<= 0.005",.*,robust$' "$tmp/sens/push/sensitivity.csv" \
+  || { echo "FAIL: PUSH-1-sap's (exact) and PUSH-2-sap's (robust) sensitivity rows"; stop; }
 grep -q '"perturbation":[[:space:]]*"contacts reversed"' \
-  "$tmp/sens/sensitivity/contacts-reversed/sphere/fig6/lagged_dt0.002/meta.json" \
+  "$tmp/sens/sensitivity/contacts-reversed/push/gradients/sap/meta.json" \
   || { echo "FAIL: a perturbed run's meta.json does not name its perturbation"; stop; }
-grep -q '^| SPH-1a |' "$tmp/sens/sensitivity.md" || { echo "FAIL: sensitivity.md has no table"; stop; }
+grep -q '^| PUSH-1-sap |' "$tmp/sens/sensitivity.md" || { echo "FAIL: sensitivity.md has no table"; stop; }
 pass=$((pass + 1))
 
 # --- the MuJoCo peer (only in a build with MuJoCo): a peer run is recorded like a ccb run -------

@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 ccb = sys.argv[1]
-trials = int(sys.argv[2]) if len(sys.argv) > 2 else 28
+trials = int(sys.argv[2]) if len(sys.argv) > 2 else 21
 rng = random.Random(44)
 tmp = tempfile.mkdtemp(prefix="ccb-diffprop.")
 checks = 0
@@ -47,6 +47,8 @@ def read(path):
 
 
 def write(path, rows):
+    if os.path.exists(path):
+        os.remove(path)  # B's files are hard links to A's: a new file, never A's changed
     with open(path, "w", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows(rows)
 
@@ -114,7 +116,7 @@ for t in range(trials + len(forced)):
     pool = wide if t % 3 == 0 else files
     rel = forced[t][0] if t < len(forced) else rng.choice(pool)
     shutil.rmtree(B, ignore_errors=True)
-    shutil.copytree(A, B)
+    shutil.copytree(A, B, copy_function=os.link)
     path = os.path.join(B, rel)
     rows = read(path)
     what = ""

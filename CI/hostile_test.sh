@@ -27,8 +27,9 @@ run() {
 # gnuplot reads a data file name that starts with '<' as a command and an output name that
 # starts with '|' as a pipe. Each figure must be drawn where the path says, and nothing run.
 mkdir "$T/h1" && cd "$T/h1" || exit 2
-names=('<touch pwned;true' '|touch pwned' '!touch pwned' "q'u\"ote" '$(touch pwned)' 'a b'
-       'é ü' '-x' '`touch pwned`' ';touch pwned')
+# ('<' and '|' matter first, so each has a path; the third holds every other class at once)
+names=('<touch pwned;true' '|touch pwned' "!touch pwned;q'u\"ote \$(touch pwned) \`touch pwned\` é ü"
+       '-x')
 for nm in "${names[@]}"; do
   run 0 "$ccb" study conveyor fig3 --out "$nm"
   [ -s "$nm/conveyor/fig3.png" ] && [ -s "$nm/conveyor/fig3.svg" ] \
@@ -89,7 +90,6 @@ grep -q "holds push/mine.csv, which the baseline did not save" "$T/out" \
   || fail "H2: a file added to a baseline: $(cat "$T/out")"
 [ "$(cat base/push/mine.csv)" = mine ] || fail "H2: a file the baseline did not save was removed"
 rm base/push/mine.csv
-run 0 "$ccb" gate push --out "$T/h2/r" --save-baseline base
 cd "$T" || exit 2
 
 # --- H3: compared against the old baseline first, then replaced; never with itself -------------
