@@ -4,6 +4,7 @@
 # Each check failed at 80a3889. Usage: hostile_test.sh CCB. Stops at the first failure.
 set -u
 ccb=${1:?usage: hostile_test.sh CCB}
+src=${CCB_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ccb-hostile.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT
 pass=0
@@ -137,5 +138,33 @@ for m in h7a h7b; do
     || fail "H7: $m: $(cat "$T/out")"
 done
 [ ! -e "$T/h7o" ] || fail "H7: a refused --from created its output"
+
+# --- gate texts: whole, valid UTF-8, valid JUnit XML ---------------------------------------------
+# a basis of 600 bytes of two-byte characters (the reader cut texts at 511 bytes, inside a
+# character, and the JUnit file was no XML); one too long, one not UTF-8: refused by id and field
+mkdir -p "$T/src/analysis"
+cp -r "$src/reference" "$T/src/reference" && cp -r "$src/analysis/gnuplot" "$T/src/analysis/"
+edit() { # edit FIELD TEXT-EXPRESSION: the first gate of push.json
+  python3 - "$T/src/reference/push.json" "$1" "$2" <<'PY'
+import json, sys
+p, field, expr = sys.argv[1:]
+d = json.load(open(p))
+d["gates"][0][field] = eval(expr)
+open(p, "w", encoding="utf-8", errors="surrogateescape").write(json.dumps(d, ensure_ascii=False))
+PY
+}
+cp "$T/src/reference/push.json" "$T/push.json"
+edit basis '"é" * 300 + " ü"'
+run 0 env CCB_SOURCE_DIR="$T/src" "$ccb" gate push --out "$T/gt" --junit "$T/gt.xml"
+xmllint --noout "$T/gt.xml" || fail "gate texts: the JUnit file is not XML"
+grep -q "$(printf 'é%.0s' $(seq 300)) ü" "$T/gt/push/report.md" || fail "gate texts: the basis was cut"
+edit basis '"x" * 3000'
+run 2 env CCB_SOURCE_DIR="$T/src" "$ccb" gate push --out "$T/gt2"
+grep -q 'gate PUSH-1-sap: "basis" is longer than' "$T/out" || fail "gate texts: $(cat "$T/out")"
+cp "$T/push.json" "$T/src/reference/push.json"
+edit description '"a \udcff b"'
+run 2 env CCB_SOURCE_DIR="$T/src" "$ccb" gate push --out "$T/gt2"
+grep -q 'gate PUSH-1-sap: "description" is not valid UTF-8' "$T/out" || fail "gate texts: $(cat "$T/out")"
+[ ! -e "$T/gt2" ] || fail "gate texts: a refused gate file created output"
 
 echo "hostile_test: $pass checks passed"

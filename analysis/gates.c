@@ -38,8 +38,50 @@ static char* read_file(const char* path, char* msg, size_t msgn) {
     return s;
 }
 
-static void copy_str(char* dst, size_t n, const cJSON* item) {
-    snprintf(dst, n, "%s", cJSON_IsString(item) ? item->valuestring : "");
+/* 1 if s is valid UTF-8 (no overlong form, surrogate or code point beyond U+10FFFF). */
+static int valid_utf8(const char* s) {
+    const unsigned char* p = (const unsigned char*)s;
+    while (*p) {
+        const unsigned c = *p;
+        int len = c < 0x80             ? 1
+                  : (c & 0xE0) == 0xC0 ? 2
+                  : (c & 0xF0) == 0xE0 ? 3
+                  : (c & 0xF8) == 0xF0 ? 4
+                                       : 0;
+        if (len == 0 || (len == 2 && c < 0xC2) || (len == 4 && c > 0xF4)) {
+            return 0;
+        }
+        unsigned cp = len == 1 ? c : c & (0x7Fu >> len);
+        for (int k = 1; k < len; ++k) {
+            if ((p[k] & 0xC0) != 0x80) {
+                return 0;
+            }
+            cp = (cp << 6) | (p[k] & 0x3Fu);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+            return 0;
+        }
+        p += len;
+    }
+    return 1;
+}
+
+/* A text field of gate id into dst whole: 0, or -1 with a message if it is longer than dst holds
+ * or not valid UTF-8 (a cut text would split a character, and its JUnit XML would be invalid). */
+static int take_text(char* dst, size_t n, const cJSON* item, const char* id, const char* field,
+                     char* msg, size_t msgn) {
+    const char* s = cJSON_IsString(item) ? item->valuestring : "";
+    if (strlen(s) >= n) {
+        snprintf(msg, msgn, "gate %s: \"%s\" is longer than %zu bytes", id, field, n - 1);
+        return -1;
+    }
+    if (!valid_utf8(s)) {
+        snprintf(msg, msgn, "gate %s: \"%s\" is not valid UTF-8", id, field);
+        return -1;
+    }
+    memcpy(dst, s, strlen(s) + 1);
+    return 0;
 }
 
 const char* ccb_gate_tier_name(int tiers) {
@@ -86,10 +128,15 @@ static int parse_gate(const cJSON* g, const char* path, int i, ccb_gate_result* 
     }
     snprintf(r->metric, sizeof r->metric, "%s", f[0]);
     snprintf(r->op, sizeof r->op, "%s", f[1]);
-    snprintf(r->kind, sizeof r->kind, "%s", f[2]);
-    snprintf(r->basis, sizeof r->basis, "%s", f[4]);
-    copy_str(r->description, sizeof r->description,
-             cJSON_GetObjectItemCaseSensitive(g, "description"));
+    if (take_text(r->kind, sizeof r->kind, cJSON_GetObjectItemCaseSensitive(g, "kind"), id, "kind",
+                  msg, msgn) != 0 ||
+        take_text(r->basis, sizeof r->basis, cJSON_GetObjectItemCaseSensitive(g, "basis"), id,
+                  "basis", msg, msgn) != 0 ||
+        take_text(r->description, sizeof r->description,
+                  cJSON_GetObjectItemCaseSensitive(g, "description"), id, "description", msg,
+                  msgn) != 0) {
+        return -1;
+    }
     const cJSON* rq = cJSON_GetObjectItemCaseSensitive(g, "requires");
     if (rq != NULL) {
         if (!cJSON_IsString(rq) || strlen(rq->valuestring) == 0 ||
@@ -118,7 +165,11 @@ static int parse_gate(const cJSON* g, const char* path, int i, ccb_gate_result* 
             snprintf(msg, msgn, "gate %s: \"expect\" can only be \"fail\"", id);
             return -1;
         }
-        copy_str(r->evidence, sizeof r->evidence, cJSON_GetObjectItemCaseSensitive(g, "evidence"));
+        if (take_text(r->evidence, sizeof r->evidence,
+                      cJSON_GetObjectItemCaseSensitive(g, "evidence"), id, "evidence", msg,
+                      msgn) != 0) {
+            return -1;
+        }
         if (r->evidence[0] == '\0') {
             snprintf(msg, msgn, "gate %s: an expected failure needs \"evidence\"", id);
             return -1;
@@ -327,7 +378,7 @@ int ccb_gates_report(const ccb_gate_result* g, int n, int tier, const char* case
             }
         }
         if (md) {
-            char basis[1100], evidence[1600], result[64];
+            char basis[2 * sizeof g[i].basis], evidence[2 * sizeof g[i].evidence], result[64];
             if (g[i].evaluated) {
                 snprintf(result, sizeof result, "**%s**", res);
             } else {
@@ -411,7 +462,7 @@ void ccb_gates_junit(const ccb_gate_result* g, int n, int tier, const char* case
     fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n", k.tests,
             k.failures, k.skipped);
     for (int i = 0; i < n; ++i) {
-        char bound[96], line[1400];
+        char bound[96], line[sizeof g[i].basis + 512]; /* whole: a cut could split a char */
         ccb_gate_bound(&g[i], bound, sizeof bound);
         snprintf(line, sizeof line, "%s: measured %.17g, bound %s (%s tier, %s gate); basis: %s",
                  g[i].metric, g[i].measured, bound, ccb_gate_tier_name(g[i].tiers), g[i].kind,

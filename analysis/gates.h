@@ -23,8 +23,8 @@ enum { CCB_GATE_QUICK = 1, CCB_GATE_FULL = 2, CCB_GATE_BOTH = 3 };
 
 typedef struct ccb_gate_result {
     char id[32];
-    int expect_fail;    /* the gate file documents a known failure ("expect": "fail") */
-    char evidence[768]; /* why it is expected to fail */
+    int expect_fail;     /* the gate file documents a known failure ("expect": "fail") */
+    char evidence[4096]; /* why it is expected to fail */
     double xfail_value, xfail_spread; /* its measured value, and the relative drift allowed */
     int drifted; /* an expected failure whose value moved beyond xfail_spread */
     char metric[96];
@@ -36,8 +36,9 @@ typedef struct ccb_gate_result {
     double measured; /* NAN if the metric is missing */
     int pass;
     char kind[24];
-    char basis[512];
-    char description[256];
+    char basis[2048];
+    char description[1024]; /* the texts are whole: a longer one, or one that is not valid
+                               UTF-8, is refused by the reader with its gate and field */
     char requires[24]; /* "" or an optional part of the build ("siconos"): the gate is evaluated
                           only where the metric build.<requires> is 1 (else skipped) */
 } ccb_gate_result;
