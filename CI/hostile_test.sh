@@ -139,6 +139,24 @@ for m in h7a h7b; do
 done
 [ ! -e "$T/h7o" ] || fail "H7: a refused --from created its output"
 
+# --- one writer at a time in a run directory ------------------------------------------------------
+# its lock held by another process (flock(1) on the directory, as ccb takes it): ccb says so,
+# waits, then runs; two runs with different lengths into one --out leave one run's files
+mkdir "$T/lk"
+flock "$T/lk" sleep 1 &
+sleep 0.3
+run 0 "$ccb" run conveyor --t-final 0.01 --out "$T/lk"
+wait
+grep -q "another ccb is writing $T/lk; waiting for it" "$T/out" || fail "lock: $(cat "$T/out")"
+for i in 1 2 3; do
+  "$ccb" run clutter --t-final 0.1 --out "$T/lk" >/dev/null 2>&1 &
+  "$ccb" run clutter --t-final 0.06 --out "$T/lk" >/dev/null 2>&1 &
+  wait
+  n=$(sed -n 's/.*"steps_completed":[[:space:]]*\([0-9]*\).*/\1/p' "$T/lk/meta.json")
+  [ "$n" = "$(($(wc -l <"$T/lk/trajectory.csv") - 1))" ] || fail "lock: meta.json of one run, data of another"
+  ok
+done
+
 # --- gate texts: whole, valid UTF-8, valid JUnit XML ---------------------------------------------
 # a basis of 600 bytes of two-byte characters (the reader cut texts at 511 bytes, inside a
 # character, and the JUnit file was no XML); one too long, one not UTF-8: refused by id and field

@@ -17,10 +17,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -271,6 +273,32 @@ static int clear_run_dir(const char* dir, char* msg, size_t n) {
     }
     closedir(d);
     return rc;
+}
+
+/* An advisory lock on a run directory for the whole write (flock on the directory itself: no
+ * file is added to it): two runs into one --out would otherwise interleave, leaving the
+ * meta.json of one beside the data of the other. A second writer says so and waits. The lock
+ * goes with the descriptor, also when the process dies. The descriptor, or -1 with a message. */
+static int lock_run_dir(const char* dir, char* msg, size_t n) {
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(msg, n, "cannot open the directory '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int r = -1;
+        if (errno == EWOULDBLOCK) {
+            fprintf(stderr, "ccb: another ccb is writing %s; waiting for it\n", dir);
+            while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+            }
+        }
+        if (r != 0) {
+            snprintf(msg, n, "cannot lock the directory '%s': %s", dir, strerror(errno));
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
 }
 
 int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn) {
@@ -526,6 +554,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     ccb_sim* sim = NULL;
     int rc = 2;
     ccb_writer *wt = NULL, *ws = NULL, *wtm = NULL, *wph = NULL;
+    int lockfd = -1; /* the run directory's lock, held until meta.json is written */
     stepper stp;
     memset(&stp, 0, sizeof stp);
     const int setup = run_setup(cfg, rec, &model, &data, &sim, msg, msgn);
@@ -561,7 +590,9 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     }
     if (files) {
         char path[PATH_MAX + 32];
-        if (mkdir_p(cfg->out_dir, msg, msgn) != 0 || clear_run_dir(cfg->out_dir, msg, msgn) != 0) {
+        if (mkdir_p(cfg->out_dir, msg, msgn) != 0 ||
+            (lockfd = lock_run_dir(cfg->out_dir, msg, msgn)) < 0 ||
+            clear_run_dir(cfg->out_dir, msg, msgn) != 0) {
             free(row);
             goto done;
         }
@@ -763,6 +794,9 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     }
     rc = 0;
 done:
+    if (lockfd >= 0) {
+        close(lockfd);
+    }
     peer_mujoco_close(stp.peer);
     free(stp.q);
     free(stp.v);
