@@ -111,6 +111,13 @@ expect 2 "dt must be > 0"        -- "$CCB" run conveyor --dt 0 --out "$tmp/a"
 expect 2 "dt must be > 0"        -- "$CCB" run conveyor --dt -0.01 --out "$tmp/a"
 expect 2 "finite number"         -- "$CCB" run conveyor --dt abc --out "$tmp/a"
 expect 2 "finite number"         -- "$CCB" run conveyor --dt nan --out "$tmp/a"
+# one number grammar (ccb_parse_decimal) for options, --set and --from: decimal, whole text
+expect 2 "in decimal"            -- "$CCB" run conveyor --dt 0x1p-7 --out "$tmp/a"
+expect 2 "in decimal"            -- "$CCB" run conveyor --dt " 0.01" --out "$tmp/a"
+expect 2 "not a number"          -- "$CCB" run conveyor --set mu=0x1 --out "$tmp/a"
+expect 2 "not a number"          -- "$CCB" run conveyor --set "mu= 0.3" --out "$tmp/a"
+expect 2 "expects a number in"   -- "$CCB" run conveyor --rtol " 1e-5" --out "$tmp/a"
+expect 2 "whole number"          -- "$CCB" study conveyor fig3 --jobs " 2" --out "$tmp/a"
 expect 2 "whole number"          -- "$CCB" run conveyor --dt 0.01 --t-final 0.015 --out "$tmp/a"
 expect 2 "unknown approximation" -- "$CCB" run conveyor --approx tamsi --out "$tmp/a"
 expect 2 "unknown option"        -- "$CCB" run conveyor --frobnicate

@@ -81,14 +81,10 @@ int case_set_param(const case_desc* cs, double* params, const char* assignment, 
         return -1;
     }
     const char* text = eq + 1;
-    char* end = NULL;
-    const double v = strtod(text, &end);
-    if (text[0] == '\0' || end == text || *end != '\0') {
-        snprintf(msg, n, "parameter '%s': '%s' is not a number", name, text);
-        return -1;
-    }
-    if (!isfinite(v)) {
-        snprintf(msg, n, "parameter '%s' must be finite (got '%s')", name, text);
+    double v = NAN;
+    if (ccb_parse_decimal(text, &v) != 0) {
+        snprintf(msg, n, "parameter '%s': '%s' is not a number (a finite decimal is expected)",
+                 name, text);
         return -1;
     }
     const int below = p->lo_open ? !(v > p->lo) : !(v >= p->lo);

@@ -101,18 +101,18 @@ int cli_run_config(const opts* o, run_config* cfg, char* msg, size_t n) {
 /* ---- option parsing ------------------------------------------------------------------------ */
 
 double parse_num(const char* opt, const char* s) {
-    char* end = NULL;
-    const double v = strtod(s, &end);
-    if (s[0] == '\0' || *end != '\0' || !isfinite(v)) {
-        die_usage("%s expects a finite number (got '%s')", opt, s);
+    double v = NAN;
+    if (ccb_parse_decimal(s, &v) != 0) {
+        die_usage("%s expects a finite number, in decimal (got '%s')", opt, s);
     }
     return v;
 }
 
 int parse_int(const char* opt, const char* s, int lo, int hi) {
-    char* end = NULL;
-    const long v = strtol(s, &end, 10);
-    if (s[0] == '\0' || *end != '\0' || v < lo || v > hi) {
+    double x = NAN;
+    const long v =
+        ccb_parse_decimal(s, &x) == 0 && x == floor(x) && fabs(x) < 1e15 ? (long)x : LONG_MIN;
+    if (v < lo || v > hi) {
         die_usage("%s expects a whole number in [%d, %d] (got '%s')", opt, lo, hi, s);
     }
     return (int)v;

@@ -128,11 +128,8 @@ static int parse_row(char* line, double* out, int n, int allow_empty, char* why,
             }
             out[k] = NAN;
         } else {
-            char* e = NULL;
-            errno = 0;
-            out[k] = strtod(p, &e);
-            if (*e != '\0' || e == p || !isfinite(out[k]) || /* 1e999: HUGE_VAL */
-                strspn(p, "0123456789+-.eE") != strlen(p)) { /* %.17g's form: no hex, nan, inf */
+            if (ccb_parse_decimal(p, &out[k]) !=
+                0) { /* the command line's grammar (ccb/solver.h) */
                 snprintf(why, wn, "field %d ('%.40s') is not a finite number", k + 1, p);
                 return -1;
             }

@@ -11,6 +11,44 @@
 
 #include "internal.h"
 
+int ccb_parse_decimal(const char* text, double* out) {
+    if (text == NULL) {
+        return -1;
+    }
+    const char* p = text;
+    p += *p == '+' || *p == '-';
+    const size_t ni = strspn(p, "0123456789");
+    p += ni;
+    size_t nf = 0;
+    if (*p == '.') {
+        nf = strspn(p + 1, "0123456789");
+        p += 1 + nf;
+    }
+    if (ni + nf == 0) {
+        return -1;
+    }
+    if (*p == 'e' || *p == 'E') {
+        const char* q = p + 1;
+        q += *q == '+' || *q == '-';
+        const size_t ne = strspn(q, "0123456789");
+        if (ne == 0) {
+            return -1;
+        }
+        p = q + ne;
+    }
+    if (*p != '\0') {
+        return -1;
+    }
+    const double x = strtod(text, NULL);
+    if (!isfinite(x)) {
+        return -1;
+    }
+    if (out) {
+        *out = x;
+    }
+    return 0;
+}
+
 int ccb_component_name_ok(const char* name) {
     if (name == NULL || !(name[0] >= 'a' && name[0] <= 'z') || strlen(name) > 31) {
         return 0;
@@ -125,12 +163,9 @@ ccb_status ccb_option_parse(const ccb_option_desc* d, const char* text, void* ba
     }
     case CCB_OPT_REAL:
     case CCB_OPT_INT: {
-        char* end = (char*)text;
-        errno = 0;
-        x = text && text[0] ? strtod(text, &end) : NAN;
+        x = NAN;
         const int whole = d->type == CCB_OPT_INT;
-        if (text == NULL || text[0] == '\0' || end == text || *end != '\0' || errno == ERANGE ||
-            !in_range(d, x) || (whole && x != floor(x))) {
+        if (ccb_parse_decimal(text, &x) != 0 || !in_range(d, x) || (whole && x != floor(x))) {
             return ccb_errorf(
                 msg, n, CCB_E_INVALID, "--%s expects %s in %s%.17g, %.17g]%s%s (got '%s')", d->name,
                 whole ? "a whole number" : "a number", d->min_open ? "(" : "[", d->min, d->max,

@@ -75,6 +75,10 @@ typedef struct ccb_option_desc {
  * FLAG takes text NULL or "1"/"on". Nothing is stored on failure. */
 CCB_API ccb_status ccb_option_parse(const ccb_option_desc* d, const char* text, void* base,
                                     char* msg, size_t msg_size);
+/* The one number grammar of ccb's inputs (options, --set, run directories read by --from): a
+ * decimal [+-]digits[.digits][(e|E)[+-]digits] (or [+-].digits...), the whole text, finite; no
+ * white space, hexadecimal, inf or nan. 0 with *out, or -1. */
+CCB_API int ccb_parse_decimal(const char* text, double* out);
 /* The value at base + offset as a number (ENUM: its index; SWITCH, FLAG: 0 | 1). */
 CCB_API double ccb_option_value(const ccb_option_desc* d, const void* base);
 /* Stores a number (ENUM: an index) at base + offset (and offset2), unchecked. */
