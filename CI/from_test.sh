@@ -82,6 +82,7 @@ probe "steps.csv a FIFO" "steps.csv is not a regular file" "rm \"\$R/steps.csv\"
 probe "the run directory a symbolic link" "$run is not a directory \(a symbolic link" \
   "mv \"\$R\" \"\$R.real\" && ln -s \"\$R.real\" \"\$R\""
 probe "a NUL byte in steps.csv" "steps.csv holds a NUL byte" "printf '\\0' >> \"\$R/steps.csv\""
+probe "meta.json with bytes after its object" "meta.json is not a JSON object .or has something after it." "printf '{}' >> \"\$R/meta.json\""
 
 # a path that is code in gnuplot or a shell is data here: with no --out the figures go under the
 # --from root itself, whose name closes a quote and calls system()

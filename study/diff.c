@@ -99,10 +99,11 @@ static int csv_push_row(csv_file* f) {
 /* Reads and splits path. 0, or -1 with a message. */
 static int csv_read(const char* path, csv_file* f, char* msg, size_t n) {
     memset(f, 0, sizeof *f);
-    size_t got = 0;
-    if (read_regular_file(path, LONG_MAX, &f->buf, &got, msg, n) != 0) {
+    f->buf = read_regular_text(path, (size_t)LONG_MAX, 1, msg, n);
+    if (f->buf == NULL) {
         return -1;
     }
+    const size_t got = strlen(f->buf);
     char* p = f->buf;
     char* end = f->buf + got;
     while (p < end) {
@@ -353,11 +354,10 @@ static unsigned long long fnv1a(const char* p, size_t n) {
 
 /* The digest of a file, 0 with *ok = 0 if it cannot be read. */
 static unsigned long long file_digest(const char* path, int* ok) {
-    char* text = NULL;
-    size_t len = 0;
     char msg[PATH_MAX + 64];
-    *ok = read_regular_file(path, LONG_MAX, &text, &len, msg, sizeof msg) == 0;
-    const unsigned long long h = *ok ? fnv1a(text, len) : 0;
+    char* text = read_regular_text(path, (size_t)LONG_MAX, 1, msg, sizeof msg);
+    *ok = text != NULL;
+    const unsigned long long h = *ok ? fnv1a(text, strlen(text)) : 0;
     free(text);
     return h;
 }
@@ -1128,11 +1128,11 @@ static int baseline_read(const char* root, baseline_info* b, char* msg, size_t n
     memset(b, 0, sizeof *b);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/baseline.json", root);
-    char* text = NULL;
-    size_t len = 0;
-    if (read_regular_file(path, 64L << 20, &text, &len, msg, n) != 0) {
+    char* text = read_regular_text(path, 64 << 20, 1, msg, n);
+    if (text == NULL) {
         return -1;
     }
+    const size_t len = strlen(text);
     /* strict: one object and nothing after it but white space (the terminator included in the
      * length, as cJSON's check for it reads it; a NUL inside the file is refused) */
     const char* end = NULL;
@@ -1993,10 +1993,9 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
             break;
         }
         *d = '/';
-        char* buf = NULL;
-        size_t len = 0;
-        if (read_regular_file(src, LONG_MAX, &buf, &len, msg, n) != 0 ||
-            write_file(dst, buf, len, msg, n) != 0) {
+        char* buf = read_regular_text(src, (size_t)LONG_MAX, 0, msg, n);
+        const size_t len = buf ? strlen(buf) : 0;
+        if (buf == NULL || write_file(dst, buf, len, msg, n) != 0) {
             rc = -1;
         } else {
             *files += 1;

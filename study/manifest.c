@@ -22,56 +22,6 @@
 
 #include "study.h"
 
-/* The whole of a regular file (NUL-terminated, malloc'ed) of at most max bytes, or NULL with a
- * message naming it. A symbolic link (its last component) is not followed and anything but a
- * regular file (a directory, a FIFO, a device) is refused: a run directory from elsewhere is
- * untrusted input. */
-static char* read_regular(const char* path, size_t max, char* msg, size_t n) {
-    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        snprintf(msg, n, "cannot read %s: %s%s", path, strerror(errno),
-                 errno == ELOOP ? " (a symbolic link: not followed)" : "");
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(msg, n, "%s is not a regular file", path);
-        close(fd);
-        return NULL;
-    }
-    if ((unsigned long long)st.st_size > (unsigned long long)max) {
-        snprintf(msg, n, "%s has %lld bytes, more than the run can have written (%zu)", path,
-                 (long long)st.st_size, max);
-        close(fd);
-        return NULL;
-    }
-    char* text = malloc((size_t)st.st_size + 1);
-    size_t len = 0;
-    while (text && len < (size_t)st.st_size) {
-        const ssize_t got = read(fd, text + len, (size_t)st.st_size - len);
-        if (got < 0 && errno == EINTR) {
-            continue;
-        }
-        if (got <= 0) {
-            break;
-        }
-        len += (size_t)got;
-    }
-    close(fd);
-    if (text == NULL || len != (size_t)st.st_size) {
-        snprintf(msg, n, "cannot read %s: %s", path, text ? "short read" : "out of memory");
-        free(text);
-        return NULL;
-    }
-    text[len] = '\0';
-    if (strlen(text) != len) {
-        snprintf(msg, n, "%s holds a NUL byte: not a text file", path);
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 int run_file_open_regular(const char* path, char* msg, size_t n) {
     const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
@@ -255,7 +205,7 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
 static char* read_run_file(const char* dir, const char* name, size_t max, char* msg, size_t n) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    return read_regular(path, max, msg, n);
+    return read_regular_text(path, max, 0, msg, n);
 }
 
 /* The next line of text (NUL-terminated in place; its '\n' removed), or NULL at the end. */
@@ -614,7 +564,7 @@ int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg,
     }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    char* text = read_regular(path, 1 << 20, msg, n);
+    char* text = read_regular_text(path, 1 << 20, 0, msg, n);
     if (text == NULL) {
         if (strstr(msg, "No such file")) {
             snprintf(msg, n,
@@ -624,10 +574,16 @@ int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg,
         }
         return 2;
     }
-    cJSON* m = cJSON_Parse(text);
+    /* strict: one object, nothing after it but white space (a NUL inside the file included) */
+    const char* end = NULL;
+    cJSON* m = cJSON_ParseWithLengthOpts(text, strlen(text) + 1, &end, 1);
+    if (m != NULL && end != text + strlen(text)) {
+        cJSON_Delete(m);
+        m = NULL;
+    }
     free(text);
     if (m == NULL || !cJSON_IsObject(m)) {
-        snprintf(msg, n, "%s is not a JSON object", path);
+        snprintf(msg, n, "%s is not a JSON object (or has something after it)", path);
         cJSON_Delete(m);
         return 2;
     }

@@ -619,10 +619,10 @@ void remove_created_dirs(void);
  * rename; on any failure the old file stays and no temporary file is left). 0, or -1 with a
  * message. Every whole-file result of the command line is written through here. */
 int write_file(const char* path, const char* text, size_t len, char* msg, size_t n);
-/* Reads the whole of a regular file of at most max bytes into *text (NUL-terminated, *len bytes;
- * the caller frees it). A FIFO, device or directory is refused without waiting on it. 0, or -1
- * with a message naming the path. */
-int read_regular_file(const char* path, long max, char** text, size_t* len, char* msg, size_t n);
+/* The whole text of a regular file of at most max bytes (NUL-terminated; the caller frees it), or
+ * NULL with a message naming the path: a FIFO, device or directory is refused without waiting on
+ * it, a symbolic link unless follow, a file with a NUL byte (no text). */
+char* read_regular_text(const char* path, size_t max, int follow, char* msg, size_t n);
 
 /* ---- the regression view (study/diff.c; docs/cases.md §15) ---- */
 

@@ -118,48 +118,51 @@ int mkdir_p(const char* path, char* msg, size_t n) {
     return 0;
 }
 
-int read_regular_file(const char* path, long max, char** text, size_t* len, char* msg, size_t n) {
-    *text = NULL;
-    *len = 0;
+char* read_regular_text(const char* path, size_t max, int follow, char* msg, size_t n) {
     /* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
-    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
     if (fd < 0) {
-        snprintf(msg, n, "cannot read %s: %s", path, strerror(errno));
-        return -1;
+        snprintf(msg, n, "cannot read %s: %s%s", path, strerror(errno),
+                 errno == ELOOP ? " (a symbolic link: not followed)" : "");
+        return NULL;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(msg, n, "%s: not a regular file", path);
+        snprintf(msg, n, "%s is not a regular file", path);
         close(fd);
-        return -1;
+        return NULL;
     }
-    if (st.st_size > max) {
-        snprintf(msg, n, "%s: larger than %ld bytes", path, max);
+    if ((unsigned long long)st.st_size > (unsigned long long)max) {
+        snprintf(msg, n, "%s has %lld bytes, more than it can hold (%zu)", path,
+                 (long long)st.st_size, max);
         close(fd);
-        return -1;
+        return NULL;
     }
-    char* buf = malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (buf != NULL && got < (size_t)st.st_size) {
-        const ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR) {
+    char* text = malloc((size_t)st.st_size + 1);
+    size_t len = 0;
+    while (text && len < (size_t)st.st_size) {
+        const ssize_t got = read(fd, text + len, (size_t)st.st_size - len);
+        if (got < 0 && errno == EINTR) {
             continue;
         }
-        if (r <= 0) {
+        if (got <= 0) {
             break;
         }
-        got += (size_t)r;
+        len += (size_t)got;
     }
     close(fd);
-    if (buf == NULL || got != (size_t)st.st_size) {
-        snprintf(msg, n, "%s: %s", path, buf ? "short read" : "out of memory");
-        free(buf);
-        return -1;
+    if (text == NULL || len != (size_t)st.st_size) {
+        snprintf(msg, n, "cannot read %s: %s", path, text ? "short read" : "out of memory");
+        free(text);
+        return NULL;
     }
-    buf[got] = '\0';
-    *text = buf;
-    *len = got;
-    return 0;
+    text[len] = '\0';
+    if (strlen(text) != len) {
+        snprintf(msg, n, "%s holds a NUL byte: not a text file", path);
+        free(text);
+        return NULL;
+    }
+    return text;
 }
 
 int write_file(const char* path, const char* text, size_t len, char* msg, size_t n) {
