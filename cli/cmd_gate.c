@@ -85,8 +85,16 @@ int cmd_gate(int argc, char** argv) {
     /* every case name is checked before anything runs or is written */
     const int n = o.npos ? o.npos : case_count();
     const case_desc* cases[16];
-    for (int i = 0; i < n && i < 16; ++i) {
+    if (n > 16) {
+        die_usage("gate: at most 16 cases (got %d)", n);
+    }
+    for (int i = 0; i < n; ++i) {
         cases[i] = o.npos ? need_case(o.pos[i]) : case_get(i);
+        for (int j = 0; j < i; ++j) {
+            if (cases[j] == cases[i]) { /* it would run twice, its results the second's */
+                die_usage("gate: the case %s is named twice", cases[i]->name);
+            }
+        }
     }
     /* ... and so is every gate file: a malformed one is rejected before any run */
     char msg[600];
