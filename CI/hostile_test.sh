@@ -139,6 +139,17 @@ for m in h7a h7b; do
 done
 [ ! -e "$T/h7o" ] || fail "H7: a refused --from created its output"
 
+# --- the diff's figures: two moved files whose flattened names are the same ------------------------
+for t in fa fb; do
+  mkdir -p "$T/$t/x" "$T/$t/x_b"
+  v=$([ $t = fa ] && echo 1 || echo 2)
+  printf 't,v\n0,1\n1,%s\n' "$v" >"$T/$t/x/b_c.csv"
+  printf 't,v\n0,1\n1,%s\n' "$v" >"$T/$t/x_b/c.csv"
+done
+run 1 "$ccb" diff "$T/fa" "$T/fb" --out "$T/fd"
+[ -s "$T/fd/figures/x_b_c.png" ] && [ -s "$T/fd/figures/x_b_c~1.png" ] \
+  && grep -q '(figures/x_b_c~1.png)' "$T/fd/diff.md" || fail "diff figures: one replaced the other"
+
 # --- one writer at a time in a run directory ------------------------------------------------------
 # its lock held by another process (flock(1) on the directory, as ccb takes it): ccb says so,
 # waits, then runs; two runs with different lengths into one --out leave one run's files

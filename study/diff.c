@@ -1471,8 +1471,37 @@ static const char* rule_of(const diff_row* r, char* buf, size_t n) {
  * one panel each, before (A, dashed) and after (B, solid) against time or the row, and their
  * difference B - A on the right axis (so a change far below the curve's scale is seen). The
  * data go to OUT/figures/<file>.csv (x, then A, B and B - A per column, the rows both have). */
-static int draw_overlay(const diff_state* s, const char* out, const char* rel, char* msg,
-                        size_t n) {
+/* A file's path flattened: '/' as '_', without ".csv". */
+static void flat_name(const char* rel, char* out, size_t n) {
+    snprintf(out, n, "%s", rel);
+    for (char* p = out; *p; ++p) {
+        *p = *p == '/' ? '_' : *p;
+    }
+    const size_t len = strlen(out);
+    if (len >= 4 && strcmp(out + len - 4, ".csv") == 0) {
+        out[len - 4] = '\0';
+    }
+}
+
+/* The figure of the k-th moved file: its flattened path, with "~k" after it where an earlier
+ * moved file flattens to the same name ("a/b_c.csv", "a_b/c.csv"), so that no figure replaces
+ * another. */
+static void figure_name(const diff_state* s, int k, char* out, size_t n) {
+    flat_name(s->moved[k], out, n);
+    for (int i = 0; i < k; ++i) {
+        char other[PATH_MAX];
+        flat_name(s->moved[i], other, sizeof other);
+        if (strcmp(other, out) == 0) {
+            char base[PATH_MAX];
+            snprintf(base, sizeof base, "%s", out);
+            snprintf(out, n, "%.*s~%d", (int)(n > 16 ? n - 16 : 0), base, k);
+            return;
+        }
+    }
+}
+
+static int draw_overlay(const diff_state* s, const char* out, int km, char* msg, size_t n) {
+    const char* rel = s->moved[km];
     char pa[PATH_MAX + 320], pb[PATH_MAX + 320];
     snprintf(pa, sizeof pa, "%s/%s", s->a, rel);
     snprintf(pb, sizeof pb, "%s/%s", s->b, rel);
@@ -1511,11 +1540,7 @@ static int draw_overlay(const diff_state* s, const char* out, const char* rel, c
     int rc = 0;
     if (k > 0) {
         char name[PATH_MAX], fig[PATH_MAX + 16], data[PATH_MAX + 32];
-        snprintf(name, sizeof name, "%s", rel);
-        for (char* p = name; *p; ++p) {
-            *p = *p == '/' ? '_' : *p;
-        }
-        name[strlen(name) - 4] = '\0'; /* .csv */
+        figure_name(s, km, name, sizeof name);
         snprintf(fig, sizeof fig, "%s/figures/%s", out, name);
         snprintf(data, sizeof data, "%s/figures/%s.csv", out, name);
         strbuf d = {0};
@@ -1669,11 +1694,7 @@ static int write_outputs(diff_state* s, const char* out, suite_diff_summary* sum
         strbuf_printf(&md, "\n## Figures (before dashed, after solid)\n\n");
         for (int i = 0; i < s->nmoved; ++i) {
             char name[PATH_MAX];
-            snprintf(name, sizeof name, "%s", s->moved[i]);
-            for (char* p = name; *p; ++p) {
-                *p = *p == '/' ? '_' : *p;
-            }
-            name[strlen(name) - 4] = '\0';
+            figure_name(s, i, name, sizeof name);
             strbuf_printf(&md, "![%s](figures/%s.png)\n\n", s->moved[i], name);
         }
     }
@@ -1862,7 +1883,7 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
             rc = 2;
         }
         for (int k = 0; rc == 0 && k < s.nmoved; ++k) {
-            if (draw_overlay(&s, out, s.moved[k], msg, sizeof msg) != 0) {
+            if (draw_overlay(&s, out, k, msg, sizeof msg) != 0) {
                 fprintf(stderr, "ccb: diff figure of %s: %s\n", s.moved[k], msg);
                 rc = 2;
             } else {
