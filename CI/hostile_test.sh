@@ -139,6 +139,19 @@ for m in h7a h7b; do
 done
 [ ! -e "$T/h7o" ] || fail "H7: a refused --from created its output"
 
+# --- a plugin's names are what they must be before anything of them is read or run ----------------
+if command -v cc >/dev/null 2>&1; then
+  printf 'const char ccb_plugin_abi = 3;\nint ccb_plugin_register(char* m, unsigned long n) { (void)m; (void)n; return 0; }\n' \
+    >"$T/p1.c"
+  printf 'int ccb_plugin_abi(void) { return 3; }\nint ccb_plugin_register(char* m, unsigned long n) { (void)m; (void)n; return 0; }\n' \
+    >"$T/p2.c"
+  for p in p1 p2; do
+    cc -shared -fPIC -o "$T/$p.so" "$T/$p.c" || fail "plugin: cannot compile $p"
+    run 2 "$ccb" --plugin "$T/$p.so" list
+    grep -q "ccb_plugin_abi must be a const int" "$T/out" || fail "plugin $p: $(cat "$T/out")"
+  done
+fi
+
 # --- the diff's figures: two moved files whose flattened names are the same ------------------------
 for t in fa fb; do
   mkdir -p "$T/$t/x" "$T/$t/x_b"

@@ -5,10 +5,10 @@
  * must define `const int ccb_plugin_abi` equal to this libccb's CCB_ABI_VERSION and
  * `int ccb_plugin_register(char* msg, size_t n)`; anything else is refused with a message, and
  * the command does not run. Modules stay loaded until exit (their types are borrowed). */
-#define _DEFAULT_SOURCE /* realpath */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* realpath; dladdr1 (the ELF symbol of what dlsym found) */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +60,22 @@ int plugin_load(const char* path, char* msg, size_t n) {
     if (abi == NULL || reg == NULL) {
         snprintf(msg, n, "plugin '%s': not a ccb plugin (it defines no %s)", path,
                  abi == NULL ? "ccb_plugin_abi" : "ccb_plugin_register");
+        dlclose(h);
+        return -1;
+    }
+    /* what the names are, before anything of them is read or called: an int and a function
+     * (a plugin that defines ccb_plugin_abi as a function or a char would be read as garbage) */
+    const ElfW(Sym)* se = NULL;
+    const ElfW(Sym)* sr = NULL;
+    Dl_info di;
+    if (dladdr1(abi, &di, (void**)&se, RTLD_DL_SYMENT) == 0 || se == NULL ||
+        ELF64_ST_TYPE(se->st_info) != STT_OBJECT || se->st_size != sizeof(int) ||
+        dladdr1(sym, &di, (void**)&sr, RTLD_DL_SYMENT) == 0 || sr == NULL ||
+        (ELF64_ST_TYPE(sr->st_info) != STT_FUNC && ELF64_ST_TYPE(sr->st_info) != STT_GNU_IFUNC)) {
+        snprintf(msg, n,
+                 "plugin '%s': not a ccb plugin (ccb_plugin_abi must be a const int and "
+                 "ccb_plugin_register a function)",
+                 path);
         dlclose(h);
         return -1;
     }

@@ -716,6 +716,13 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
                 goto done;
             }
         }
+        if (sf == CCB_E_NOMEM) { /* the machine's failure, not the solver's: an error (exit 2),
+                                     never recorded as a run that failed */
+            snprintf(msg, msgn, "%s: out of memory at step %ld (%s)", cfg->label, k,
+                     stp.peer ? stp.msg : ccb_sim_last_error(sim));
+            free(row);
+            goto done;
+        }
         if (sf != CCB_OK) {
             rec->status = sf;
             rec->fail_step = k;

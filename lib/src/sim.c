@@ -256,6 +256,12 @@ void ccb_sim_destroy(ccb_sim* sim) {
     ccb_free(sim);
 }
 
+/* A solver's message; a registered solver (a plugin's) may give none: never NULL here. */
+static const char* solver_message(const ccb_sim* sim) {
+    const char* m = sim->solver->last_error ? sim->solver->last_error(sim) : NULL;
+    return m != NULL ? m : "(the solver gave no message)";
+}
+
 const char* ccb_sim_last_error(const ccb_sim* sim) {
     return sim ? sim->msg : "simulation is NULL";
 }
@@ -283,8 +289,7 @@ ccb_status ccb_sim_set_state(ccb_sim* sim, double t, const double* q, const doub
     if (sim->solver->set_state) {
         const ccb_status s = sim->solver->set_state(sim, t);
         if (s != CCB_OK) {
-            return ccb_errorf(sim->msg, sizeof sim->msg, s, "set_state: %s",
-                              sim->solver->last_error(sim));
+            return ccb_errorf(sim->msg, sizeof sim->msg, s, "set_state: %s", solver_message(sim));
         }
     }
     return CCB_OK;
@@ -531,7 +536,7 @@ again:
     }
     sim->stats.status = s;
     if (s != CCB_OK) { /* the last iterate stays readable through the solver's workspace */
-        ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0, sim->solver->last_error(sim));
+        ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0, solver_message(sim));
         return s;
     }
     for (int b = 0; b < sim->n_lazy_boost; ++b) { /* lazy_cut's boosts decay */
