@@ -119,6 +119,10 @@ expect 2 "not a number"          -- "$CCB" run conveyor --set "mu= 0.3" --out "$
 expect 2 "expects a number in"   -- "$CCB" run conveyor --rtol " 1e-5" --out "$tmp/a"
 expect 2 "whole number"          -- "$CCB" study conveyor fig3 --jobs " 2" --out "$tmp/a"
 expect 2 "named twice"           -- "$CCB" gate push push --out "$tmp/a"
+# every option given to a study reaches one of its runs, or is refused before anything is made
+expect 2 "no run of box/fig4 reads it" -- "$CCB" study box fig4 --rtol 1e-6 --out "$tmp/a"
+expect 2 "no run of box/fig4 reads it" -- "$CCB" study box fig4 --kappa --out "$tmp/a"
+[ ! -e "$tmp/a" ] || { echo "FAIL: a refused study created $tmp/a"; stop; }
 expect 2 "too many arguments"    -- "$CCB" gate $(printf 'push %.0s' $(seq 17)) --out "$tmp/a"
 [ ! -e "$tmp/a" ] || { echo "FAIL: a refused command created $tmp/a"; stop; }
 expect 2 "whole number"          -- "$CCB" run conveyor --dt 0.01 --t-final 0.015 --out "$tmp/a"

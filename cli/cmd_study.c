@@ -7,6 +7,7 @@
 #include "mujoco_peer.h"
 #include "siconos_peer.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
@@ -20,6 +21,105 @@
 #include <unistd.h>
 
 #include "cli_internal.h"
+
+/* Every solver option given to `ccb study` must reach a run (issue 44, part 3): the study runs
+ * once without running anything (its runs handed to note_option_use, its analysis into a
+ * temporary directory), and an option that no run's solver reads, or that the study's
+ * declaration sets itself in every run that reads it, is refused before anything is created. */
+typedef struct option_use {
+    const opts* o;
+    unsigned char read[SOPT_MAX], kept[SOPT_MAX];
+} option_use;
+
+static int note_option_use(void* user, const study_ctx* ctx, const char* study,
+                           const run_config* cfg, const char* rel) {
+    (void)ctx, (void)study, (void)rel;
+    option_use* u = user;
+    if (cfg->solver.peer != RUN_PEER_NONE) {
+        return 0;
+    }
+    ccb_sim_params sp;
+    run_config_sim_params(cfg, &sp);
+    char msg[512];
+    for (int i = 0; i < g_nsopt; ++i) {
+        int in_ode = 0;
+        const ccb_option_desc* d =
+            u->o->sval[i] ? ccb_sim_params_option(&sp, g_sopt[i].name, &in_ode) : NULL;
+        if (d == NULL || solver_option_requires(cfg, g_sopt[i].name, msg, sizeof msg) != 0) {
+            continue;
+        }
+        u->read[i] = 1;
+        ccb_sim_params given = sp; /* the user's value under the same descriptor */
+        const void* base = in_ode ? (const void*)&sp.ode : (const void*)&sp;
+        void* gbase = in_ode ? (void*)&given.ode : (void*)&given;
+        if (ccb_option_parse(d, g_sopt[i].flag ? NULL : u->o->sval[i], gbase, msg, sizeof msg) ==
+                CCB_OK &&
+            ccb_option_value(d, base) == ccb_option_value(d, gbase)) {
+            u->kept[i] = 1;
+        }
+    }
+    return 0;
+}
+
+static void check_options_used(const case_desc* cs, const case_study* st, const opts* o,
+                               const char* out) {
+    int any = 0;
+    for (int i = 0; i < g_nsopt; ++i) {
+        any |= o->sval[i] != NULL;
+    }
+    if (!any) {
+        return;
+    }
+    option_use u;
+    memset(&u, 0, sizeof u);
+    u.o = o;
+    char tmp[CASE_MAX_ROOT];
+    const char* td = getenv("TMPDIR");
+    snprintf(tmp, sizeof tmp, "%s/ccb-options-XXXXXX",
+             td && td[0] && strlen(td) < sizeof tmp - 32 ? td : "/tmp");
+    if (mkdtemp(tmp) == NULL) {
+        die_usage("cannot create a temporary directory: %s", strerror(errno));
+    }
+    study_ctx c;
+    setup_ctx(&c, cs, o, out);
+    snprintf(c.out_root, sizeof c.out_root, "%s", tmp);
+    c.emit = note_option_use;
+    c.emit_user = &u;
+    c.figures = 0;
+    c.progress = 0;
+    const int saved =
+        dup(2); /* the dry analysis's own complaints (no results) are not for the user */
+    const int null = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && null >= 0) {
+        fflush(stderr);
+        dup2(null, 2);
+    }
+    case_study_run(&c, st);
+    if (saved >= 0 && null >= 0) {
+        fflush(stderr);
+        dup2(saved, 2);
+    }
+    if (null >= 0) {
+        close(null);
+    }
+    if (saved >= 0) {
+        close(saved);
+    }
+    study_ctx_free(&c);
+    remove_tree(tmp);
+    for (int i = 0; i < g_nsopt; ++i) {
+        if (o->sval[i] && !u.read[i]) {
+            die_usage("--%s: no run of %s/%s reads it (their solvers have no such option, or "
+                      "read it only with a flag this study does not set); it would be ignored",
+                      g_sopt[i].name, cs->name, st->name);
+        }
+        if (o->sval[i] && !u.kept[i]) {
+            die_usage("--%s: %s/%s sets it itself in every run that reads it (its declaration); "
+                      "it would be ignored",
+                      g_sopt[i].name, cs->name, st->name);
+        }
+    }
+}
 
 static const char* k_study_help =
     "usage: ccb study CASE STUDY [options]\n"
@@ -72,7 +172,8 @@ int cmd_study(int argc, char** argv) {
     const char* out = o.out ? o.out : o.from ? o.from : "results";
     char msg[600];
     study_ctx ctx;
-    setup_ctx(&ctx, cs, &o, out); /* validates every option before anything is created */
+    setup_ctx(&ctx, cs, &o, out);        /* validates every option before anything is created */
+    check_options_used(cs, st, &o, out); /* ... and that each reaches a run */
     if (o.manifest) {
         const int rc = study_emit_manifest(&ctx, st, &o, out, argc, argv);
         study_ctx_free(&ctx);
