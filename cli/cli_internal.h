@@ -196,6 +196,10 @@ void load_plugins(int* argc, char** argv);
 int dispatch(int argc, char** argv);
 void on_signal(int sig);
 void install_signal_handlers(void);
+/* Blocks the signals ccb handles (SIGINT, SIGTERM, SIGHUP) until cli_restore_signals: for what
+ * must not be cut in two (a fork and the note of its child, a baseline's rename). */
+void cli_block_signals(void);
+void cli_restore_signals(void);
 /* The processes this one started for parts of its work (`ccb reproduce`'s cases): on_signal
  * passes the signal on to them and waits for them (each removes its own unfinished files) before
  * this process dies. A child forgets its siblings with cli_workers_clear. */

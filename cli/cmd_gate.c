@@ -263,15 +263,10 @@ int cmd_gate(int argc, char** argv) {
         long long bytes = 0;
         /* the new baseline is built beside the old one and renamed into place: a signal in
          * between would leave DIR.new-PID, so they wait until it is in place (or removed) */
-        sigset_t block, old;
-        sigemptyset(&block);
-        sigaddset(&block, SIGINT);
-        sigaddset(&block, SIGTERM);
-        sigaddset(&block, SIGHUP);
-        sigprocmask(SIG_BLOCK, &block, &old);
+        cli_block_signals();
         const int src = suite_baseline_save(out, o.save_baseline, o.with_trajectories, &files,
                                             &bytes, msg, sizeof msg);
-        sigprocmask(SIG_SETMASK, &old, NULL);
+        cli_restore_signals();
         if (src != 0) {
             fprintf(stderr, "ccb: %s\n", msg);
             return EXIT_USAGE;

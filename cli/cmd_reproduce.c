@@ -152,12 +152,7 @@ static void worker_start(repro_worker* w, const opts* o, const case_desc* cs, co
     }
     fflush(NULL);
     /* no signal between the fork and the parent's note of its child (on_signal passes it on) */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    cli_block_signals();
     w->pid = fork();
     if (w->pid > 0) {
         cli_worker_add((int)w->pid);
@@ -165,7 +160,7 @@ static void worker_start(repro_worker* w, const opts* o, const case_desc* cs, co
     if (w->pid == 0) {
         cli_workers_clear();
     }
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    cli_restore_signals();
     if (w->pid < 0) {
         fprintf(stderr, "ccb: reproduce %s: cannot start a process: %s\n", cs->name,
                 strerror(errno));

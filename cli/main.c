@@ -204,9 +204,26 @@ void on_signal(int sig) {
     raise(sig);
 }
 
+static const int k_handled[] = {SIGINT, SIGTERM, SIGHUP};
+
+static sigset_t g_unblocked; /* the mask before cli_block_signals (the calls do not nest) */
+
+void cli_block_signals(void) {
+    sigset_t block;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof k_handled / sizeof k_handled[0]; ++i) {
+        sigaddset(&block, k_handled[i]);
+    }
+    sigprocmask(SIG_BLOCK, &block, &g_unblocked);
+}
+
+void cli_restore_signals(void) {
+    sigprocmask(SIG_SETMASK, &g_unblocked, NULL);
+}
+
 void install_signal_handlers(void) {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+    const int* sigs = k_handled;
+    for (size_t i = 0; i < sizeof k_handled / sizeof k_handled[0]; ++i) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
