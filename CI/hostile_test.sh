@@ -123,9 +123,9 @@ run 0 "$ccb" diff "$T/h6a" "$T/h6" --no-figures --out "$T/h6e"
 # the manifest of a study whose runs compute kappa: its lines run as written but one without
 # --kappa, or with another tolerance, or the directories of two tolerances swapped: refused
 # (every line run once into h7i, then the edited line rerun over a copy)
-run 0 "$ccb" study sphere convergence --tier quick --emit-manifest "$T/h7.txt" --out "$T/h7"
+run 0 "$ccb" study push convergence --tier quick --emit-manifest "$T/h7.txt" --out "$T/h7"
 while IFS= read -r line; do eval "$line" >/dev/null 2>&1; done <"$T/h7.txt"
-run 0 "$ccb" study sphere convergence --tier quick --from "$T/h7" --no-figures --out "$T/h7o"
+run 0 "$ccb" study push convergence --tier quick --from "$T/h7" --no-figures --out "$T/h7o"
 rm -rf "$T/h7o" && mv "$T/h7" "$T/h7i"
 sed -n -e '2s/ --kappa//p' "$T/h7.txt" >"$T/h7a.txt"
 sed -n -e '3s/ --dt / --rtol 1e-3 --dt /p' "$T/h7.txt" >"$T/h7b.txt"
@@ -133,7 +133,7 @@ grep -q -- '--rtol 1e-3' "$T/h7b.txt" && ! grep -q -- '--kappa' "$T/h7a.txt" || 
 for m in h7a h7b; do
   rm -rf "$T/h7" && cp -r "$T/h7i" "$T/h7"
   eval "$(cat "$T/$m.txt")" >/dev/null 2>&1
-  run 2 "$ccb" study sphere convergence --tier quick --from "$T/h7" --no-figures --out "$T/h7o"
+  run 2 "$ccb" study push convergence --tier quick --from "$T/h7" --no-figures --out "$T/h7o"
   grep -q "made with --\(kappa\|rtol\) .*; the study's run has" "$T/out" \
     || fail "H7: $m: $(cat "$T/out")"
 done
@@ -167,12 +167,12 @@ run 1 "$ccb" diff "$T/fa" "$T/fb" --out "$T/fd"
 # its lock held by another process (flock(1) on the directory, as ccb takes it): ccb says so,
 # waits, then runs; two runs with different lengths into one --out leave one run's files
 mkdir "$T/lk"
-flock "$T/lk" sleep 1 &
-sleep 0.3
+flock "$T/lk" sleep 0.6 &
+sleep 0.2
 run 0 "$ccb" run conveyor --t-final 0.01 --out "$T/lk"
 wait
 grep -q "another ccb is writing $T/lk; waiting for it" "$T/out" || fail "lock: $(cat "$T/out")"
-for i in 1 2 3; do
+for i in 1 2; do
   "$ccb" run clutter --t-final 0.1 --out "$T/lk" >/dev/null 2>&1 &
   "$ccb" run clutter --t-final 0.06 --out "$T/lk" >/dev/null 2>&1 &
   wait
