@@ -80,6 +80,8 @@ grep -q "must not contain each other" "$T/out" || fail "H2: results inside the b
 run 2 "$ccb" gate push --out "$T/h2/r" --save-baseline "$PWD"
 [ ! -e results/quick ] && [ ! -e "$T/h2/r" ] && [ "$(cat results/keep.txt)" = precious ] \
   || fail "H2: a refused baseline ran or removed something"
+run 2 "$ccb" gate push --out "$T/h2/r" --save-baseline results/keep.txt/base
+grep -q "cannot examine it: Not a directory" "$T/out" || fail "H2: a path through a file: $(cat "$T/out")"
 mkdir notbase && echo mine >notbase/f.csv
 run 2 "$ccb" gate push --out "$T/h2/r" --save-baseline notbase
 grep -q "is not a baseline" "$T/out" || fail "H2: a directory that is no baseline: $(cat "$T/out")"

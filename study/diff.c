@@ -1229,8 +1229,12 @@ static int baseline_entry(const char* path, const struct stat* st, int type, str
  * --save-baseline may replace), -1 with a message otherwise. */
 static int baseline_replaceable(const char* dir, char* msg, size_t n) {
     struct stat st;
-    if (lstat(dir, &st) != 0 && errno == ENOENT) {
-        return 0;
+    if (lstat(dir, &st) != 0) {
+        if (errno == ENOENT) {
+            return 0;
+        }
+        snprintf(msg, n, "--save-baseline %s: cannot examine it: %s", dir, strerror(errno));
+        return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
         snprintf(msg, n,
