@@ -508,6 +508,17 @@ grep -q '"perturbation":[[:space:]]*"contacts reversed"' \
   "$tmp/sens/sensitivity/contacts-reversed/push/gradients/sap/meta.json" \
   || { echo "FAIL: a perturbed run's meta.json does not name its perturbation"; stop; }
 grep -q '^| PUSH-1-sap |' "$tmp/sens/sensitivity.md" || { echo "FAIL: sensitivity.md has no table"; stop; }
+# issue 44, H6: the same --out rewritten as a run of changed code without --sensitivity would (one
+# trajectory value +50 %): the old perturbed trees are no spread for the new results, so the
+# change is significant; the unchanged tree keeps its spreads (the binding holds while it is)
+cp -r "$tmp/sens" "$tmp/sens6"
+f6=push/gradients/sap/trajectory.csv
+awk -F, -v OFS=, 'NR == 11 { $3 = sprintf("%.17g", $3 * 1.5) } { print }' "$tmp/sens6/$f6" >"$tmp/sens/$f6"
+expect 1 "" -- "$CCB" diff "$tmp/sens6" "$tmp/sens" --no-figures --out "$tmp/sens6d"
+grep -q "^trajectory,$f6,.*,1,first beyond round-off" "$tmp/sens6d/diff.csv" \
+  || { echo "FAIL: H6: a +50 % change rated within round-off by stale spreads"; stop; }
+cp "$tmp/sens6/$f6" "$tmp/sens/$f6"
+expect 0 "" -- "$CCB" diff "$tmp/sens6" "$tmp/sens" --no-figures --out "$tmp/sens6e"
 pass=$((pass + 1))
 
 # --- the MuJoCo peer (only in a build with MuJoCo): a peer run is recorded like a ccb run -------

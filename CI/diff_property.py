@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 ccb = sys.argv[1]
-trials = int(sys.argv[2]) if len(sys.argv) > 2 else 21
+trials = int(sys.argv[2]) if len(sys.argv) > 2 else 14
 rng = random.Random(44)
 tmp = tempfile.mkdtemp(prefix="ccb-diffprop.")
 checks = 0
