@@ -148,7 +148,9 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
      * another tolerance, iteration limit, linear solver or without --kappa is not the study's */
     if (cfg->solver.peer == RUN_PEER_NONE) {
         ccb_sim_params sp;
-        run_config_sim_params(cfg, &sp);
+        /* as run_setup builds the run's simulation (the case's adjust hook moves initial
+         * conditions only, which no case's sim_options reads) */
+        run_effective_sim_params(cfg, &sp);
         if (sp.ode.h == 0.0) { /* as ccb_sim_create: the ODE method's step is dt unless set */
             sp.ode.h = sp.dt;
         }

@@ -60,6 +60,15 @@ void run_config_sim_params(const run_config* cfg, ccb_sim_params* sp) {
     memcpy(sp->ext, cfg->solver.ext, sizeof sp->ext);
 }
 
+void run_effective_sim_params(const run_config* cfg, ccb_sim_params* sp) {
+    run_config_sim_params(cfg, sp);
+    cfg->cs->sim_options(cfg->params, sp); /* may set the case's friction regularization */
+    sp->contact_order = (cfg->perturb & RUN_PERTURB_CONTACTS) != 0;
+    if (cfg->solver.friction >= 0) {
+        sp->tamsi.friction = sp->contact_ode.friction = (ccb_friction_model)cfg->solver.friction;
+    }
+}
+
 void run_config_take_sim_params(run_config* cfg, const ccb_sim_params* sp) {
     cfg->approx = sp->approx;
     cfg->newton = sp->newton;
@@ -453,12 +462,7 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
         return 2;
     }
     ccb_sim_params sp;
-    run_config_sim_params(cfg, &sp);
-    cs->sim_options(cfg->params, &sp); /* may set the case's friction regularization */
-    sp.contact_order = (cfg->perturb & RUN_PERTURB_CONTACTS) != 0;
-    if (cfg->solver.friction >= 0) {
-        sp.tamsi.friction = sp.contact_ode.friction = (ccb_friction_model)cfg->solver.friction;
-    }
+    run_effective_sim_params(cfg, &sp);
     long N = 0;
     if (run_config_check(cfg, &N, msg, msgn) != 0 ||
         ccb_sim_create(*model, &sp, sim, msg, msgn) != CCB_OK) {

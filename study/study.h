@@ -87,6 +87,10 @@ typedef struct run_config {
  * approximation and every option the descriptors reach (newton, delassus, tamsi, ode, ec, ext);
  * and back. The case's own settings (cs->sim_options) are not applied. */
 void run_config_sim_params(const run_config* cfg, ccb_sim_params* sp);
+/* The parameters a run of cfg gives its simulation (cfg's parameters already adjusted by the
+ * case): run_config_sim_params, then the case's own options (its sim_options hook), the
+ * perturbation's contact order and --friction; what meta.json's options record (run_setup). */
+void run_effective_sim_params(const run_config* cfg, ccb_sim_params* sp);
 void run_config_take_sim_params(run_config* cfg, const ccb_sim_params* sp);
 enum {
     RUN_PERTURB_CONTACTS = 1u, /* the contacts of every step in reversed order */
