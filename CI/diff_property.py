@@ -5,7 +5,8 @@ From real result trees (the push gate's tables and runs, a clutter run whose tra
 columns) and two synthetic files of 10,000 columns (a trajectory and a table), each trial applies
 one random change to a copy B of the tree A: one cell moved far above the default threshold
 (1e-3 of its column's scale) or far below it (1e-9 relative, under the 1e-6 rule), a column
-removed, a row added or removed, a file removed, a cell deleted from a row. Then `ccb diff A B`
+removed, a row added or removed, a file removed, a cell deleted from a row; and texts of any
+length (a path of 400 characters, a column name and row labels of 300). Then `ccb diff A B`
 and `ccb diff B A` must both report every change above the threshold (a significant row naming
 the file) and nothing significant for a change below it. The trials are drawn from a fixed seed:
 the test is the same every run.
@@ -173,6 +174,35 @@ for t in range(trials + len(forced)):
         elif not mine:
             fail(f"diff {tag}: {rel}: {what} ({kind}) is not reported: {got[:3]}")
         checks += 1
+
+# Texts of any length: a file 400 characters down the tree, a column name of 300 characters, rows
+# whose labels (300 characters) differ only at their ends. A moved cell is reported with the whole
+# path and column name; the rows swapped are no change (rows are paired by their whole labels).
+long_rel = os.path.join("long", "d" * 200, "e" * 200, "table.csv")
+long_col = "c" * 299 + "!"
+prefix = "r" * 298
+long_rows = [["label", long_col, "x"], [prefix + "_1", "1.5", "2.5"], [prefix + "_2", "3.5", "4.5"]]
+os.makedirs(os.path.dirname(os.path.join(A, long_rel)))
+write(os.path.join(A, long_rel), long_rows)
+for kind in ("above", "swap"):
+    shutil.rmtree(B, ignore_errors=True)
+    shutil.copytree(A, B, copy_function=os.link)
+    rows = [list(r) for r in long_rows]
+    if kind == "above":
+        rows[2][1] = "3.75"
+    else:
+        rows[1], rows[2] = rows[2], rows[1]
+    write(os.path.join(B, long_rel), rows)
+    for x, y, tag in ((A, B, "A B"), (B, A, "B A")):
+        got = [g for g in run_diff(x, y, os.path.join(tmp, "d")) if g["significant"] == "1"]
+        if kind == "swap" and got:
+            fail(f"diff {tag}: rows of 300-character labels swapped are reported: {got[0]}")
+        if kind == "above" and not [g for g in got if g["file"] == long_rel and
+                                    g["column"] == long_col and g["item"].endswith(prefix + "_2")]:
+            fail(f"diff {tag}: a moved cell under a 300-character column of a file 400 characters "
+                 f"down is not reported whole: {got[:2]}")
+        checks += 1
+    counts["long " + kind] = 1
 
 shutil.rmtree(tmp, ignore_errors=True)
 print(f"diff_property: {checks} checks passed ({trials + len(forced)} trials, both argument orders; "

@@ -32,6 +32,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,13 +97,11 @@ static int csv_push_row(csv_file* f) {
     return 0;
 }
 
-/* Reads and splits path. 0, or -1 with a message. */
-static int csv_read(const char* path, csv_file* f, char* msg, size_t n) {
+/* Splits the text buf (NUL-terminated; f owns it from here on) into f's rows and cells. 0, or
+ * -1 when out of memory (f freed). */
+static int csv_parse(char* buf, csv_file* f) {
     memset(f, 0, sizeof *f);
-    f->buf = read_regular_text(path, (size_t)LONG_MAX, 1, msg, n);
-    if (f->buf == NULL) {
-        return -1;
-    }
+    f->buf = buf;
     const size_t got = strlen(f->buf);
     char* p = f->buf;
     char* end = f->buf + got;
@@ -146,9 +145,22 @@ static int csv_read(const char* path, csv_file* f, char* msg, size_t n) {
     }
     return 0;
 oom:
-    snprintf(msg, n, "%s: out of memory", path);
     csv_free(f);
     return -1;
+}
+
+/* Reads and splits path. 0, or -1 with a message. */
+static int csv_read(const char* path, csv_file* f, char* msg, size_t n) {
+    memset(f, 0, sizeof *f);
+    char* buf = read_regular_text(path, (size_t)LONG_MAX, 1, msg, n);
+    if (buf == NULL) {
+        return -1;
+    }
+    if (csv_parse(buf, f) != 0) {
+        snprintf(msg, n, "%s: out of memory", path);
+        return -1;
+    }
+    return 0;
 }
 
 static const char* csv_at(const csv_file* f, long r, int c) {
@@ -165,9 +177,10 @@ static int csv_col(const csv_file* f, const char* name) {
     return -1;
 }
 
-/* For each column of a's header, the column of b with the same name (its first) or -1: names
- * sorted and searched, O(w log w) for files of any width (a file of 10,000 columns has 10^8
- * name pairs). NULL when out of memory. */
+/* For each column of a's header, the column of b with the same name and the same occurrence
+ * of that name (a's second "x" is b's second "x"), or -1: both headers sorted by (name, column)
+ * and merged, O(w log w) for files of any width (a file of 10,000 columns has 10^8 name pairs),
+ * and the same pairs for diff B A. NULL when out of memory. */
 typedef struct col_name {
     const char* name;
     int idx;
@@ -179,33 +192,41 @@ static int cmp_col_name(const void* x, const void* y) {
     return c ? c : (p->idx > q->idx) - (p->idx < q->idx);
 }
 
+static col_name* sorted_header(const csv_file* f, int w) {
+    col_name* s = malloc((size_t)(w > 0 ? w : 1) * sizeof *s);
+    for (int c = 0; s && c < w; ++c) {
+        s[c].name = csv_at(f, 0, c);
+        s[c].idx = c;
+    }
+    if (s && w > 0) {
+        qsort(s, (size_t)w, sizeof *s, cmp_col_name);
+    }
+    return s;
+}
+
 static int* col_map(const csv_file* a, const csv_file* b) {
     const int wa = a->nrow ? a->ncell[0] : 0, wb = b->nrow ? b->ncell[0] : 0;
     int* m = malloc((size_t)(wa > 0 ? wa : 1) * sizeof *m);
-    col_name* sb = malloc((size_t)(wb > 0 ? wb : 1) * sizeof *sb);
-    if (m == NULL || sb == NULL) {
+    col_name* sa = sorted_header(a, wa);
+    col_name* sb = sorted_header(b, wb);
+    if (m == NULL || sa == NULL || sb == NULL) {
         free(m);
+        free(sa);
         free(sb);
         return NULL;
     }
-    for (int c = 0; c < wb; ++c) {
-        sb[c].name = csv_at(b, 0, c);
-        sb[c].idx = c;
-    }
-    qsort(sb, (size_t)wb, sizeof *sb, cmp_col_name);
     for (int c = 0; c < wa; ++c) {
-        const char* name = csv_at(a, 0, c);
-        int lo = 0, hi = wb; /* the first entry >= (name, -1) */
-        while (lo < hi) {
-            const int mid = lo + (hi - lo) / 2;
-            if (strcmp(sb[mid].name, name) < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        m[c] = lo < wb && strcmp(sb[lo].name, name) == 0 ? sb[lo].idx : -1;
+        m[c] = -1;
     }
+    for (int i = 0, j = 0; i < wa && j < wb;) {
+        const int c = strcmp(sa[i].name, sb[j].name);
+        if (c == 0) {
+            m[sa[i++].idx] = sb[j++].idx;
+        } else {
+            c < 0 ? ++i : ++j;
+        }
+    }
+    free(sa);
     free(sb);
     return m;
 }
@@ -233,15 +254,18 @@ static int cell_num(const char* s, double* x) {
 enum { D_VERDICT, D_GATE, D_TABLE, D_TRAJ, D_FILE };
 static const char* const k_kind[] = {"verdict", "gate", "table", "trajectory", "file"};
 
+/* A difference. Its texts live in diff_state.text, whole (no length limit: a path, a gate id, a
+ * row label or a column name of any length is reported as it is); a row holds their offsets
+ * there, 0 being the empty text. */
 typedef struct diff_row {
     int kind;
-    char file[256];  /* relative path */
-    char item[160];  /* gate id, row label, observable */
-    char column[96]; /* metric or column */
-    char a[48], b[48];
+    size_t file;                          /* relative path */
+    size_t item;                          /* gate id, row label, observable */
+    size_t column;                        /* metric or column */
+    size_t a, b;                          /* the values or texts before and after */
     double delta, rel, spread, threshold; /* NAN where it does not apply */
     int significant;
-    char note[160];
+    size_t note;
 } diff_row;
 
 typedef struct diff_state {
@@ -256,8 +280,71 @@ typedef struct diff_state {
     struct digests* dg[2][SUITE_NPERTURB];
     char** moved; /* files with a significant numeric change, for the figures */
     int nmoved, capmoved;
+    strbuf text; /* the rows' texts, each ended by its NUL; starts with the empty text */
+    /* per tree: the digest of the file last asked about (a file's spreads ask once per
+     * perturbation and gate) */
+    char* dg_rel[2];
+    unsigned long long dg_h[2];
+    int dg_ok[2];
     int failed; /* out of memory */
 } diff_state;
+
+/* Appends a text to s->text; its offset (0, the empty text, when out of memory). The text is
+ * formatted apart first: an argument may be a text of s->text, which appending can move. */
+static size_t text_vadd(diff_state* s, const char* fmt, va_list ap) {
+    strbuf t = {0};
+    strbuf_vprintf(&t, fmt, ap);
+    const size_t at = s->text.n;
+    if (!t.failed) {
+        strbuf_printf(&s->text, "%s", t.s ? t.s : "");
+    }
+    free(t.s);
+    if (t.failed || s->text.failed) {
+        s->failed = 1;
+        return 0;
+    }
+    s->text.n++; /* keep the NUL strbuf wrote (within its capacity) */
+    return at;
+}
+
+static size_t text_add(diff_state* s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static size_t text_add(diff_state* s, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    const size_t at = text_vadd(s, fmt, ap);
+    va_end(ap);
+    return at;
+}
+
+static const char* txt(const diff_state* s, size_t at) {
+    return s->text.s + at;
+}
+
+static void state_init(diff_state* s, const char* a, const char* b, const suite_diff_opts* o) {
+    memset(s, 0, sizeof *s);
+    s->a = a;
+    s->b = b;
+    s->o = o;
+    (void)text_add(s, "%s", ""); /* offset 0: the empty text */
+}
+
+static void digests_free(struct digests* d);
+
+static void state_free(diff_state* s) {
+    for (int k = 0; k < s->nmoved; ++k) {
+        free(s->moved[k]);
+    }
+    free(s->moved);
+    free(s->rows);
+    free(s->text.s);
+    for (int t = 0; t < 2; ++t) {
+        free(s->dg_rel[t]);
+        for (int p = 0; p < SUITE_NPERTURB; ++p) {
+            digests_free(s->dg[t][p]);
+        }
+    }
+    memset(s, 0, sizeof *s);
+}
 
 static void blank_row(diff_row* r) {
     memset(r, 0, sizeof *r);
@@ -278,16 +365,13 @@ static diff_row* add_row(diff_state* s, int kind, const char* file) {
     diff_row* r = &s->rows[s->n++];
     blank_row(r);
     r->kind = kind;
-    snprintf(r->file, sizeof r->file, "%s", file);
+    r->file = text_add(s, "%s", file);
     return r;
 }
 
-static void fmt_num(char* out, size_t n, double x, int kind) {
-    if (kind < 0) {
-        snprintf(out, n, "(empty)");
-    } else {
-        snprintf(out, n, "%.10g", x);
-    }
+/* A value as the report shows it (kind: cell_num's). */
+static size_t fmt_num(diff_state* s, double x, int kind) {
+    return kind < 0 ? text_add(s, "(empty)") : text_add(s, "%.10g", x);
 }
 
 /* The threshold of a value whose spread is s (NAN: unknown) and scale |a|, |b|. */
@@ -301,7 +385,7 @@ static double threshold(const suite_diff_opts* o, double s, double a, double b) 
 
 /* Compares two numbers (ka, kb: cell_num's kinds); 0 if identical (bitwise, or both empty, or
  * both NaN), else fills r's values and significance. */
-static int compare_values(const suite_diff_opts* o, double a, int ka, double b, int kb, double s,
+static int compare_values(diff_state* st, double a, int ka, double b, int kb, double s,
                           diff_row* r) {
     if (ka == kb && (ka == 0 || (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0 ||
                      (a == b && a != 0))) {
@@ -310,18 +394,17 @@ static int compare_values(const suite_diff_opts* o, double a, int ka, double b, 
     if (ka == 1 && kb == 1 && a == b) {
         return 0; /* +0 and -0 */
     }
-    fmt_num(r->a, sizeof r->a, a, ka == 1 ? 0 : -1);
-    fmt_num(r->b, sizeof r->b, b, kb == 1 ? 0 : -1);
+    r->a = fmt_num(st, a, ka == 1 ? 0 : -1);
+    r->b = fmt_num(st, b, kb == 1 ? 0 : -1);
     r->spread = s;
     if (ka != 1 || kb != 1 || !isfinite(a) || !isfinite(b)) {
         r->significant = 1; /* a value appeared, disappeared or is not finite on one side */
-        snprintf(r->note, sizeof r->note, "%s",
-                 ka != 1 || kb != 1 ? "value on one side only" : "not finite");
+        r->note = text_add(st, "%s", ka != 1 || kb != 1 ? "value on one side only" : "not finite");
         return 1;
     }
     r->delta = fabs(b - a);
     r->rel = r->delta / fmax(fabs(a), fabs(b));
-    r->threshold = threshold(o, s, a, b);
+    r->threshold = threshold(st->o, s, a, b);
     r->significant = r->delta > r->threshold;
     return 1;
 }
@@ -423,8 +506,10 @@ static digests* load_digests(const char* dir) {
     return d;
 }
 
-/* 1 if root/rel is the file the tree's sensitivity run saw. */
-static int digest_matches(const digests* d, const char* root, const char* rel) {
+/* 1 if tree t's file rel is the file its perturbation p's sensitivity run saw. The file's own
+ * digest is computed once per file and tree (the last one asked about is kept). */
+static int digest_matches(diff_state* s, int t, int p, const char* rel) {
+    const digests* d = s->dg[t][p];
     if (d == NULL || d->n == 0) {
         return 0;
     }
@@ -433,11 +518,18 @@ static int digest_matches(const digests* d, const char* root, const char* rel) {
     if (e == NULL) {
         return 0;
     }
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    int ok = 0;
-    const unsigned long long h = file_digest(path, &ok);
-    return ok && h == e->h;
+    if (s->dg_rel[t] == NULL || strcmp(s->dg_rel[t], rel) != 0) {
+        char path[2 * PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", t ? s->b : s->a, rel);
+        free(s->dg_rel[t]);
+        s->dg_rel[t] = strdup(rel);
+        if (s->dg_rel[t] == NULL) {
+            s->failed = 1;
+            return 0;
+        }
+        s->dg_h[t] = file_digest(path, &s->dg_ok[t]);
+    }
+    return s->dg_ok[t] && s->dg_h[t] == e->h;
 }
 
 /* The perturbation directories of ROOT/sensitivity/. */
@@ -458,12 +550,12 @@ static int list_perturbations(const char* root, char names[][64], int max) {
  * (ROOT/sensitivity/<p>/rel) of |x_p - x| against that tree's own file, columns matched by the
  * names of A's. Per cell (per_row: spread[r * w + c]) or per column (spread[c], the largest over
  * the rows). Entries no copy has stay NAN. */
-static void file_spread(const diff_state* s, const char* rel, const csv_file* a, const csv_file* b,
+static void file_spread(diff_state* s, const char* rel, const csv_file* a, const csv_file* b,
                         double* spread, int w, int per_row) {
     for (int t = 0; t < 2; ++t) {
         const csv_file* nom = t ? b : a;
         for (int p = 0; p < (t ? s->npb : s->npa); ++p) {
-            if (!digest_matches(s->dg[t][p], t ? s->b : s->a, rel)) {
+            if (!digest_matches(s, t, p, rel)) {
                 continue; /* measured beside other results */
             }
             char path[PATH_MAX + 320], msg[256];
@@ -495,14 +587,15 @@ static void file_spread(const diff_state* s, const char* rel, const csv_file* a,
     }
 }
 
-/* The spread of a gate: its column "spread" in CASE/sensitivity.csv of either tree. */
-static double gate_spread(const diff_state* s, const char* rel_gates, const char* id) {
-    double best = NAN;
+/* The gate spreads of a gates file rel_gates: CASE/sensitivity.csv of each tree whose last
+ * sensitivity run saw these gates (sens[t] left empty otherwise). */
+static void gate_spreads_load(diff_state* s, const char* rel_gates, csv_file sens[2]) {
     for (int t = 0; t < 2; ++t) {
+        memset(&sens[t], 0, sizeof sens[t]);
         char path[PATH_MAX + 320], msg[256];
-        int bound = 0; /* the last sensitivity run saw these gates */
+        int bound = 0;
         for (int p = 0; p < (t ? s->npb : s->npa) && !bound; ++p) {
-            bound = digest_matches(s->dg[t][p], t ? s->b : s->a, rel_gates);
+            bound = digest_matches(s, t, p, rel_gates);
         }
         if (!bound) {
             continue; /* no sensitivity run, or one beside other results */
@@ -510,20 +603,26 @@ static double gate_spread(const diff_state* s, const char* rel_gates, const char
         const char* dir = strrchr(rel_gates, '/');
         snprintf(path, sizeof path, "%s/%.*s/sensitivity.csv", t ? s->b : s->a,
                  dir ? (int)(dir - rel_gates) : 0, rel_gates);
-        csv_file f;
         struct stat st;
-        if (stat(path, &st) != 0 || csv_read(path, &f, msg, sizeof msg) != 0) {
-            continue;
+        if (stat(path, &st) != 0 || csv_read(path, &sens[t], msg, sizeof msg) != 0) {
+            memset(&sens[t], 0, sizeof sens[t]);
         }
-        const int cg = csv_col(&f, "gate"), cs = csv_col(&f, "spread");
-        for (long r = 1; cg >= 0 && cs >= 0 && r < f.nrow; ++r) {
+    }
+}
+
+/* The spread of a gate: the largest of its column "spread" in the trees' sensitivity tables. */
+static double gate_spread(const csv_file sens[2], const char* id) {
+    double best = NAN;
+    for (int t = 0; t < 2; ++t) {
+        const csv_file* f = &sens[t];
+        const int cg = csv_col(f, "gate"), cs = csv_col(f, "spread");
+        for (long r = 1; cg >= 0 && cs >= 0 && r < f->nrow; ++r) {
             double x;
-            if (strcmp(csv_at(&f, r, cg), id) == 0 && cell_num(csv_at(&f, r, cs), &x) == 1 &&
+            if (strcmp(csv_at(f, r, cg), id) == 0 && cell_num(csv_at(f, r, cs), &x) == 1 &&
                 isfinite(x)) {
                 best = isfinite(best) ? fmax(best, x) : x;
             }
         }
-        csv_free(&f);
     }
     return best;
 }
@@ -559,13 +658,73 @@ static int wall_column(const char* name) {
     return 0;
 }
 
-static void diff_structure(diff_state* s, const char* rel, const char* what) {
+/* A structural difference of file rel (always significant): the note says what. */
+static void diff_structure(diff_state* s, const char* rel, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void diff_structure(diff_state* s, const char* rel, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    const size_t note = text_vadd(s, fmt, ap); /* first: an argument may be in s->text */
+    va_end(ap);
     diff_row* r = add_row(s, D_FILE, rel);
-    if (r) {
+    if (r != NULL) {
         r->significant = 1;
-        snprintf(r->note, sizeof r->note, "%.159s", what);
+        r->note = note;
     }
 }
+
+/* A row's key: the cell of a key column; without one, its leading text cells (at most three;
+ * none if the first is a number) joined by the unit separator. Whole, and the row. */
+typedef struct row_key {
+    char* key;
+    long row;
+} row_key;
+
+static int cmp_row_key(const void* x, const void* y) {
+    const row_key *p = x, *q = y;
+    const int c = strcmp(p->key, q->key);
+    return c ? c : (p->row > q->row) - (p->row < q->row);
+}
+
+/* The keys of f's rows 1.. (col: the key column, or -1), sorted by key and then row; NULL when
+ * out of memory. */
+static row_key* row_keys(const csv_file* f, int col) {
+    const long n = f->nrow > 1 ? f->nrow - 1 : 0;
+    row_key* k = calloc((size_t)(n > 0 ? n : 1), sizeof *k);
+    for (long r = 1; k && r < f->nrow; ++r) {
+        strbuf b = {0};
+        strbuf_printf(&b, "%s", col >= 0 ? csv_at(f, r, col) : "");
+        for (int c = 0; col < 0 && c < f->ncell[r] && c < 3; ++c) {
+            double x;
+            if (cell_num(csv_at(f, r, c), &x) != -1) {
+                break;
+            }
+            strbuf_printf(&b, "%s\x1f", csv_at(f, r, c));
+        }
+        k[r - 1].key = b.s;
+        k[r - 1].row = r;
+        if (b.failed || b.s == NULL) {
+            for (long q = 0; q < r; ++q) {
+                free(k[q].key);
+            }
+            free(k);
+            return NULL;
+        }
+    }
+    if (k && n > 0) {
+        qsort(k, (size_t)n, sizeof *k, cmp_row_key);
+    }
+    return k;
+}
+
+static void row_keys_free(row_key* k, long n) {
+    for (long i = 0; k && i < n; ++i) {
+        free(k[i].key);
+    }
+    free(k);
+}
+
+static long* match_rows(const csv_file* a, int col_a, const csv_file* b, int col_b);
 
 static void diff_gates(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
     const int ia = csv_col(a, "gate"), ib = csv_col(b, "gate");
@@ -573,48 +732,55 @@ static void diff_gates(diff_state* s, const char* rel, const csv_file* a, const 
     const int ra = csv_col(a, "result"), rb = csv_col(b, "result");
     const int ca = csv_col(a, "metric"), cmb = csv_col(b, "metric");
     if (ia < 0 || ib < 0 || ma < 0 || mb < 0 || ra < 0 || rb < 0 || ca < 0 || cmb < 0) {
-        diff_row* r = add_row(s, D_FILE, rel);
-        if (r) {
-            r->significant = 1;
-            snprintf(r->note, sizeof r->note,
-                     "not a gate table in %s (no gate, metric, measured or result column)",
-                     ia < 0 || ma < 0 || ra < 0 || ca < 0 ? "A" : "B");
-        }
+        diff_structure(s, rel,
+                       "not a gate table in %s (no gate, metric, measured or result column)",
+                       ia < 0 || ma < 0 || ra < 0 || ca < 0 ? "A" : "B");
         return;
     }
-    /* a gate id twice in one table: only its first row would be compared */
+    /* a gate id twice in one table: named (its rows are paired by occurrence below) */
     for (int t = 0; t < 2; ++t) {
         const csv_file* f = t ? b : a;
-        const int ic = t ? ib : ia;
-        for (long i = 2; i < f->nrow; ++i) {
-            long j = 1;
-            while (j < i && strcmp(csv_at(f, j, ic), csv_at(f, i, ic)) != 0) {
-                ++j;
-            }
-            if (j < i) {
-                char what[160];
-                snprintf(what, sizeof what, "gate %.80s twice in %s (rows #%ld and #%ld)",
-                         csv_at(f, i, ic), t ? "B" : "A", j, i);
-                diff_structure(s, rel, what);
+        const long n = f->nrow > 1 ? f->nrow - 1 : 0;
+        row_key* k = row_keys(f, t ? ib : ia);
+        if (k == NULL) {
+            s->failed = 1;
+            return;
+        }
+        for (long i = 1, first = 0; i < n; ++i) {
+            if (strcmp(k[i].key, k[first].key) != 0) {
+                first = i;
+            } else {
+                diff_structure(s, rel, "gate %s twice in %s (rows #%ld and #%ld)", k[i].key,
+                               t ? "B" : "A", k[first].row, k[i].row);
             }
         }
+        row_keys_free(k, n);
     }
+    /* gates by id (a repeated id: its k-th row in A meets its k-th in B) */
+    long* match = match_rows(a, ia, b, ib);
+    char* in_b = calloc((size_t)(b->nrow > 0 ? b->nrow : 1), 1);
+    if (match == NULL || in_b == NULL) {
+        s->failed = 1;
+        free(match);
+        free(in_b);
+        return;
+    }
+    csv_file sens[2];
+    gate_spreads_load(s, rel, sens);
     for (long i = 1; i < a->nrow; ++i) {
         const char* id = csv_at(a, i, ia);
-        long j = 1;
-        while (j < b->nrow && strcmp(csv_at(b, j, ib), id) != 0) {
-            ++j;
-        }
+        const long j = match[i];
+        in_b[j] = 1;
         const char* res_a = csv_at(a, i, ra);
-        if (j == b->nrow) {
+        if (j == 0) {
             diff_row* r = add_row(s, D_VERDICT, rel);
             if (r) {
-                snprintf(r->item, sizeof r->item, "%s", id);
-                snprintf(r->column, sizeof r->column, "%s", csv_at(a, i, ca));
-                snprintf(r->a, sizeof r->a, "%s", res_a);
-                snprintf(r->b, sizeof r->b, "(no gate)");
+                r->item = text_add(s, "%s", id);
+                r->column = text_add(s, "%s", csv_at(a, i, ca));
+                r->a = text_add(s, "%s", res_a);
+                r->b = text_add(s, "(no gate)");
                 r->significant = 1;
-                snprintf(r->note, sizeof r->note, "the gate is not in B");
+                r->note = text_add(s, "the gate is not in B");
             }
             continue;
         }
@@ -625,68 +791,73 @@ static void diff_gates(diff_state* s, const char* rel, const csv_file* a, const 
         if (strcmp(res_a, res_b) != 0) {
             diff_row* r = add_row(s, D_VERDICT, rel);
             if (r) {
-                snprintf(r->item, sizeof r->item, "%s", id);
-                snprintf(r->column, sizeof r->column, "%s", csv_at(a, i, ca));
-                snprintf(r->a, sizeof r->a, "%s", res_a);
-                snprintf(r->b, sizeof r->b, "%s", res_b);
+                r->item = text_add(s, "%s", id);
+                r->column = text_add(s, "%s", csv_at(a, i, ca));
+                r->a = text_add(s, "%s", res_a);
+                r->b = text_add(s, "%s", res_b);
                 r->significant = 1;
-                snprintf(r->note, sizeof r->note, "measured %s -> %s", csv_at(a, i, ma),
-                         csv_at(b, j, mb));
+                r->note = text_add(s, "measured %s -> %s", csv_at(a, i, ma), csv_at(b, j, mb));
             }
         }
         double x, y;
         const int kx = cell_num(csv_at(a, i, ma), &x), ky = cell_num(csv_at(b, j, mb), &y);
         diff_row tmp;
         blank_row(&tmp);
-        if (compare_values(s->o, x, kx, y, ky, gate_spread(s, rel, id), &tmp)) {
+        if (compare_values(s, x, kx, y, ky, gate_spread(sens, id), &tmp)) {
             diff_row* r = add_row(s, D_GATE, rel);
             if (r) {
                 tmp.kind = D_GATE;
-                snprintf(tmp.file, sizeof tmp.file, "%s", rel);
-                snprintf(tmp.item, sizeof tmp.item, "%s", id);
-                snprintf(tmp.column, sizeof tmp.column, "%s", csv_at(a, i, ca));
-                if (!tmp.note[0]) {
-                    snprintf(tmp.note, sizeof tmp.note, "%s -> %s%s", res_a, res_b,
-                             isfinite(tmp.spread) ? "" : "; no spread measured: default rule");
+                tmp.file = r->file;
+                tmp.item = text_add(s, "%s", id);
+                tmp.column = text_add(s, "%s", csv_at(a, i, ca));
+                if (tmp.note == 0) {
+                    tmp.note =
+                        text_add(s, "%s -> %s%s", res_a, res_b,
+                                 isfinite(tmp.spread) ? "" : "; no spread measured: default rule");
                 }
                 *r = tmp;
             }
         }
     }
+    csv_free(&sens[0]);
+    csv_free(&sens[1]);
     for (long j = 1; j < b->nrow; ++j) {
-        const char* id = csv_at(b, j, ib);
-        long i = 1;
-        while (i < a->nrow && strcmp(csv_at(a, i, ia), id) != 0) {
-            ++i;
-        }
-        if (i == a->nrow) {
+        if (!in_b[j]) {
             diff_row* r = add_row(s, D_VERDICT, rel);
             if (r) {
-                snprintf(r->item, sizeof r->item, "%s", id);
-                snprintf(r->a, sizeof r->a, "(no gate)");
-                snprintf(r->b, sizeof r->b, "%s", csv_at(b, j, rb));
+                r->item = text_add(s, "%s", csv_at(b, j, ib));
+                r->a = text_add(s, "(no gate)");
+                r->b = text_add(s, "%s", csv_at(b, j, rb));
                 r->significant = 1;
-                snprintf(r->note, sizeof r->note, "a new gate");
+                r->note = text_add(s, "a new gate");
             }
         }
     }
+    free(match);
+    free(in_b);
 }
 
-/* The label of row r: "#r: " and its leading text cells as name=value (the first in any case). */
-static void row_label(const csv_file* f, long r, char* out, size_t n) {
-    size_t k = (size_t)snprintf(out, n, "#%ld: ", r);
+/* The label of row r: "#r: " and its leading text cells as name=value (the first in any case),
+ * in s->text. */
+static size_t row_label(diff_state* s, const csv_file* f, long r) {
+    const size_t at = text_add(s, "#%ld: ", r);
+    if (at == 0) {
+        return 0;
+    }
+    s->text.n--; /* the cells continue the text */
     for (int c = 0; c < f->ncell[r] && c < 3; ++c) {
         double x;
         if (c > 0 && cell_num(csv_at(f, r, c), &x) != -1) {
             break;
         }
-        const int w =
-            snprintf(out + k, n - k, "%s%s=%s", c ? ", " : "", csv_at(f, 0, c), csv_at(f, r, c));
-        if (w < 0 || (size_t)w >= n - k) {
-            break;
-        }
-        k += (size_t)w;
+        strbuf_printf(&s->text, "%s%s=%s", c ? ", " : "", csv_at(f, 0, c), csv_at(f, r, c));
     }
+    if (s->text.failed) {
+        s->failed = 1;
+        return 0;
+    }
+    s->text.n++;
+    return at;
 }
 
 /* Columns of a that b lacks and the other way round. */
@@ -701,10 +872,7 @@ static void diff_columns(diff_state* s, const char* rel, const csv_file* a, cons
         }
         for (int c = 0; x->nrow && c < x->ncell[0]; ++c) {
             if (!wall_column(csv_at(x, 0, c)) && m[c] < 0) {
-                char what[160];
-                snprintf(what, sizeof what, "column '%.100s' only in %s", csv_at(x, 0, c),
-                         t ? "B" : "A");
-                diff_structure(s, rel, what);
+                diff_structure(s, rel, "column '%s' only in %s", csv_at(x, 0, c), t ? "B" : "A");
             }
         }
         free(m);
@@ -724,100 +892,76 @@ static void diff_ragged(diff_state* s, const char* rel, const csv_file* a, const
         }
     }
     if (n[0] + n[1] > 0) {
-        char what[160];
-        snprintf(what, sizeof what,
-                 "rows with another number of cells than the header: %ld in A (first #%ld), %ld "
-                 "in B (first #%ld); their extra cells not compared",
-                 n[0], first[0], n[1], first[1]);
-        diff_structure(s, rel, what);
-    }
-}
-
-/* The key of row r: its leading text cells (at most three; none if the first is a number). */
-static void row_key(const csv_file* f, long r, char* out, size_t n) {
-    size_t k = 0;
-    out[0] = '\0';
-    for (int c = 0; c < f->ncell[r] && c < 3; ++c) {
-        double x;
-        if (cell_num(csv_at(f, r, c), &x) != -1) {
-            break;
-        }
-        const int w = snprintf(out + k, n - k, "%s\x1f", csv_at(f, r, c));
-        if (w < 0 || (size_t)w >= n - k) {
-            break;
-        }
-        k += (size_t)w;
+        diff_structure(s, rel,
+                       "rows with another number of cells than the header: %ld in A (first #%ld), "
+                       "%ld in B (first #%ld); their extra cells not compared",
+                       n[0], first[0], n[1], first[1]);
     }
 }
 
 /* The rows of b matched to those of a (m[r], 0: none): the row with the same key and the same
  * occurrence of that key, so that a table whose rows are labelled (a variant's convergence
  * history) is compared row by row even when one variant's rows grew or shrank; rows without a
- * text key are matched by position among themselves. NULL when out of memory. */
-static long* match_rows(const csv_file* a, const csv_file* b) {
-    const size_t kn = 160;
+ * text key are matched by position among themselves. Keys of any length, O(n log n) in the
+ * rows. With key columns (col_a, col_b >= 0), their cells are the keys (a gate's id). NULL when
+ * out of memory. */
+static long* match_rows(const csv_file* a, int col_a, const csv_file* b, int col_b) {
+    const long na = a->nrow > 1 ? a->nrow - 1 : 0, nb = b->nrow > 1 ? b->nrow - 1 : 0;
     long* m = calloc((size_t)(a->nrow > 0 ? a->nrow : 1), sizeof *m);
-    char* ka = malloc((size_t)(a->nrow > 0 ? a->nrow : 1) * kn);
-    char* kb = malloc((size_t)(b->nrow > 0 ? b->nrow : 1) * kn);
+    row_key* ka = row_keys(a, col_a);
+    row_key* kb = row_keys(b, col_b);
     if (m == NULL || ka == NULL || kb == NULL) {
         free(m);
-        free(ka);
-        free(kb);
+        row_keys_free(ka, na);
+        row_keys_free(kb, nb);
         return NULL;
     }
-    for (long r = 1; r < a->nrow; ++r) {
-        row_key(a, r, ka + (size_t)r * kn, kn);
-    }
-    for (long r = 1; r < b->nrow; ++r) {
-        row_key(b, r, kb + (size_t)r * kn, kn);
-    }
-    for (long r = 1; r < a->nrow; ++r) {
-        const char* key = ka + (size_t)r * kn;
-        long occ = 0;
-        for (long q = 1; q < r; ++q) {
-            occ += strcmp(ka + (size_t)q * kn, key) == 0;
-        }
-        for (long q = 1; q < b->nrow; ++q) {
-            if (strcmp(kb + (size_t)q * kn, key) == 0 && occ-- == 0) {
-                m[r] = q;
-                break;
-            }
+    /* both sorted by (key, row): the k-th row of a key in a meets the k-th of it in b */
+    for (long i = 0, j = 0; i < na && j < nb;) {
+        const int c = strcmp(ka[i].key, kb[j].key);
+        if (c == 0) {
+            m[ka[i].row] = kb[j].row;
+            ++i;
+            ++j;
+        } else if (c < 0) {
+            ++i;
+        } else {
+            ++j;
         }
     }
-    free(ka);
-    free(kb);
+    row_keys_free(ka, na);
+    row_keys_free(kb, nb);
     return m;
 }
 
 static void diff_table(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
     diff_columns(s, rel, a, b);
     diff_ragged(s, rel, a, b);
-    long* match = match_rows(a, b);
-    if (match == NULL) {
+    long* match = match_rows(a, -1, b, -1);
+    char* in_b = calloc((size_t)(b->nrow > 0 ? b->nrow : 1), 1); /* b's rows matched */
+    if (match == NULL || in_b == NULL) {
         s->failed = 1;
+        free(match);
+        free(in_b);
         return;
     }
+    for (long r = 1; r < a->nrow; ++r) {
+        in_b[match[r]] = 1;
+    }
     if (a->nrow != b->nrow) {
-        char what[160];
-        snprintf(what, sizeof what, "rows: %ld in A, %ld in B", a->nrow - 1, b->nrow - 1);
-        diff_structure(s, rel, what);
+        diff_structure(s, rel, "rows: %ld in A, %ld in B", a->nrow - 1, b->nrow - 1);
     }
     for (int t = 0; t < 2; ++t) { /* rows on one side only */
         const csv_file* f = t ? b : a;
         for (long r = 1; r < f->nrow; ++r) {
-            int found = 0;
-            for (long q = 1; t == 1 && q < a->nrow && !found; ++q) {
-                found = match[q] == r;
-            }
-            if (t == 1 ? found : match[r] > 0) {
+            if (t == 1 ? in_b[r] : match[r] > 0) {
                 continue;
             }
-            char label[160], what[200];
-            row_label(f, r, label, sizeof label);
-            snprintf(what, sizeof what, "row %s only in %s", label, t ? "B" : "A");
-            diff_structure(s, rel, what);
+            const size_t label = row_label(s, f, r);
+            diff_structure(s, rel, "row %s only in %s", txt(s, label), t ? "B" : "A");
         }
     }
+    free(in_b);
     /* every column of A's header, in every row: a cell missing on one side is a value on one
      * side only, whichever tree is A */
     const int w = a->nrow ? a->ncell[0] : 0;
@@ -839,13 +983,12 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
         return;
     }
     int moved = 0;
-    for (long r = 1; r < a->nrow; ++r) {
+    for (long r = 1; r < a->nrow && !s->failed; ++r) {
         const long rb = match[r];
         if (rb == 0) {
             continue;
         }
-        char label[160];
-        row_label(a, r, label, sizeof label);
+        size_t label = 0; /* made at the row's first difference */
         for (int c = 0; c < w; ++c) {
             const char* name = csv_at(a, 0, c);
             const int cb = cmap[c];
@@ -862,21 +1005,24 @@ static void diff_table(diff_state* s, const char* rel, const csv_file* a, const 
             diff_row tmp;
             blank_row(&tmp);
             if (kx == -1 || ky == -1) { /* text */
-                snprintf(tmp.a, sizeof tmp.a, "%.47s", ta);
-                snprintf(tmp.b, sizeof tmp.b, "%.47s", tb);
+                tmp.a = text_add(s, "%s", ta);
+                tmp.b = text_add(s, "%s", tb);
                 tmp.significant = 1;
-                snprintf(tmp.note, sizeof tmp.note, "text changed");
-            } else if (!compare_values(s->o, x, kx, y, ky, spread[r * w + c], &tmp)) {
+                tmp.note = text_add(s, "text changed");
+            } else if (!compare_values(s, x, kx, y, ky, spread[r * w + c], &tmp)) {
                 continue;
             }
             diff_row* d = add_row(s, D_TABLE, rel);
             if (d == NULL) {
                 break;
             }
+            if (label == 0) {
+                label = row_label(s, a, r);
+            }
             tmp.kind = D_TABLE;
-            snprintf(tmp.file, sizeof tmp.file, "%s", rel);
-            snprintf(tmp.item, sizeof tmp.item, "%s", label);
-            snprintf(tmp.column, sizeof tmp.column, "%s", name);
+            tmp.file = d->file;
+            tmp.item = label;
+            tmp.column = text_add(s, "%s", name);
             *d = tmp;
             moved |= tmp.significant && kx == 1 && ky == 1;
         }
@@ -905,10 +1051,8 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
     diff_ragged(s, rel, a, b);
     const long nr = a->nrow < b->nrow ? a->nrow : b->nrow;
     if (a->nrow != b->nrow) {
-        char what[160];
-        snprintf(what, sizeof what, "rows (steps): %ld in A, %ld in B (compared: the first %ld)",
-                 a->nrow - 1, b->nrow - 1, nr - 1);
-        diff_structure(s, rel, what);
+        diff_structure(s, rel, "rows (steps): %ld in A, %ld in B (compared: the first %ld)",
+                       a->nrow - 1, b->nrow - 1, nr - 1);
     }
     const int tc = time_column(a);
     const int w = a->nrow ? a->ncell[0] : 0;
@@ -925,19 +1069,23 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
         scale[c] = 0;
     }
     file_spread(s, rel, a, b, spread, w, 0);
-    for (int c = 0; c < w; ++c) {
-        for (long r = 1; r < a->nrow; ++r) {
-            double x;
-            if (cell_num(csv_at(a, r, c), &x) == 1 && isfinite(x)) {
-                scale[c] = fmax(scale[c], fabs(x));
-            }
-        }
-    }
     int* cmap = col_map(a, b);
     if (cmap == NULL) {
         s->failed = 1;
         free(spread);
         return;
+    }
+    /* a column's scale: its largest finite value in either file (the same for diff B A) */
+    for (int c = 0; c < w; ++c) {
+        for (int t = 0; t < 2 && (t == 0 || cmap[c] >= 0); ++t) {
+            const csv_file* f = t ? b : a;
+            for (long r = 1; r < f->nrow; ++r) {
+                double x;
+                if (cell_num(csv_at(f, r, t ? cmap[c] : c), &x) == 1 && isfinite(x)) {
+                    scale[c] = fmax(scale[c], fabs(x));
+                }
+            }
+        }
     }
     int moved = 0;
     for (int c = 0; c < w; ++c) {
@@ -988,25 +1136,24 @@ static void diff_trajectory(diff_state* s, const char* rel, const csv_file* a, c
         if (d == NULL) {
             break;
         }
-        snprintf(d->item, sizeof d->item, "%s", name);
-        snprintf(d->column, sizeof d->column, "max over %ld rows", nr - 1);
-        fmt_num(d->a, sizeof d->a, va, 0);
-        fmt_num(d->b, sizeof d->b, vb, 0);
+        d->item = text_add(s, "%s", name);
+        d->column = text_add(s, "max over %ld rows", nr - 1);
+        d->a = fmt_num(s, va, 0);
+        d->b = fmt_num(s, vb, 0);
         d->delta = dmax;
         d->rel = scale[c] > 0 ? dmax / scale[c] : NAN;
         d->spread = spread[c];
         d->threshold = thr;
         d->significant = nfirst >= 0;
         if (nfirst >= 0) {
-            snprintf(d->note, sizeof d->note,
-                     "first beyond round-off at %.24s = %.24s (row %ld); largest at %.24s; %ld "
-                     "row(s) differ%s",
-                     csv_at(a, 0, tc), csv_at(a, nfirst, tc), nfirst, csv_at(a, rmax, tc), ndiff,
-                     nhalf ? ", some on one side only" : "");
+            d->note = text_add(s,
+                               "first beyond round-off at %s = %s (row %ld); largest at %s; %ld "
+                               "row(s) differ%s",
+                               csv_at(a, 0, tc), csv_at(a, nfirst, tc), nfirst, csv_at(a, rmax, tc),
+                               ndiff, nhalf ? ", some on one side only" : "");
         } else {
-            snprintf(d->note, sizeof d->note,
-                     "largest at %.24s = %.24s; %ld row(s) differ, all within round-off",
-                     csv_at(a, 0, tc), csv_at(a, rmax, tc), ndiff);
+            d->note = text_add(s, "largest at %s = %s; %ld row(s) differ, all within round-off",
+                               csv_at(a, 0, tc), csv_at(a, rmax, tc), ndiff);
         }
         moved |= nfirst >= 0 && c != tc;
     }
@@ -1392,29 +1539,34 @@ int suite_baseline_check(const char* root, const char* dir, const char* compare,
     return baseline_replaceable(dir, msg, n);
 }
 
+/* Compares a and b, the file rel of the two trees, by its kind. */
+static void diff_parsed(diff_state* s, const char* rel, const csv_file* a, const csv_file* b) {
+    const char* base = strrchr(rel, '/');
+    base = base ? base + 1 : rel;
+    if (strcmp(base, "gates.csv") == 0) {
+        diff_gates(s, rel, a, b);
+    } else if (is_run_file(base)) {
+        diff_trajectory(s, rel, a, b);
+    } else {
+        diff_table(s, rel, a, b);
+    }
+}
+
 static void diff_file(diff_state* s, const char* rel) {
     char pa[PATH_MAX + 320], pb[PATH_MAX + 320], msg[600];
     snprintf(pa, sizeof pa, "%s/%s", s->a, rel);
     snprintf(pb, sizeof pb, "%s/%s", s->b, rel);
     csv_file a, b;
     if (csv_read(pa, &a, msg, sizeof msg) != 0) {
-        diff_structure(s, rel, msg);
+        diff_structure(s, rel, "%s", msg);
         return;
     }
     if (csv_read(pb, &b, msg, sizeof msg) != 0) {
         csv_free(&a);
-        diff_structure(s, rel, msg);
+        diff_structure(s, rel, "%s", msg);
         return;
     }
-    const char* base = strrchr(rel, '/');
-    base = base ? base + 1 : rel;
-    if (strcmp(base, "gates.csv") == 0) {
-        diff_gates(s, rel, &a, &b);
-    } else if (is_run_file(base)) {
-        diff_trajectory(s, rel, &a, &b);
-    } else {
-        diff_table(s, rel, &a, &b);
-    }
+    diff_parsed(s, rel, &a, &b);
     csv_free(&a);
     csv_free(&b);
 }
@@ -1520,11 +1672,11 @@ static int draw_overlay(const diff_state* s, const char* out, int km, char* msg,
     int ca[6], cb[6], k = 0, xc = -1; /* xc: A's x column, -1: the row */
     for (long i = 0; i < s->n && k < 6; ++i) {
         const diff_row* r = &s->rows[i];
-        if (strcmp(r->file, rel) != 0 || !r->significant ||
+        if (strcmp(txt(s, r->file), rel) != 0 || !r->significant ||
             (r->kind != D_TABLE && r->kind != D_TRAJ) || isnan(r->delta)) {
             continue;
         }
-        const char* col = r->kind == D_TRAJ ? r->item : r->column;
+        const char* col = r->kind == D_TRAJ ? txt(s, r->item) : txt(s, r->column);
         const int c = csv_col(&fa, col), d = csv_col(&fb, col);
         int seen = c < 0 || d < 0;
         for (int j = 0; j < k; ++j) {
@@ -1607,23 +1759,24 @@ static int draw_overlay(const diff_state* s, const char* out, int km, char* msg,
     return rc;
 }
 
-static int write_outputs(diff_state* s, const char* out, suite_diff_summary* sum, char* msg,
-                         size_t n) {
+/* diff.csv and diff.md as texts (failed set when out of memory). */
+static void render_outputs(const diff_state* s, const suite_diff_summary* sum, strbuf* csvp,
+                           strbuf* mdp) {
     strbuf csv = {0}, md = {0};
     strbuf_printf(&csv, "kind,file,item,column,a,b,abs_change,rel_change,spread,threshold,"
                         "significant,note\n");
     for (long i = 0; i < s->n; ++i) {
         const diff_row* r = &s->rows[i];
         strbuf_printf(&csv, "%s,", k_kind[r->kind]);
-        csv_field(&csv, r->file);
+        csv_field(&csv, txt(s, r->file));
         strbuf_printf(&csv, ",");
-        csv_field(&csv, r->item);
+        csv_field(&csv, txt(s, r->item));
         strbuf_printf(&csv, ",");
-        csv_field(&csv, r->column);
+        csv_field(&csv, txt(s, r->column));
         strbuf_printf(&csv, ",");
-        csv_field(&csv, r->a);
+        csv_field(&csv, txt(s, r->a));
         strbuf_printf(&csv, ",");
-        csv_field(&csv, r->b);
+        csv_field(&csv, txt(s, r->b));
         strbuf_printf(&csv, ",");
         csv_num_field(&csv, r->delta);
         strbuf_printf(&csv, ",");
@@ -1633,7 +1786,7 @@ static int write_outputs(diff_state* s, const char* out, suite_diff_summary* sum
         strbuf_printf(&csv, ",");
         csv_num_field(&csv, r->threshold);
         strbuf_printf(&csv, ",%d,", r->significant);
-        csv_field(&csv, r->note);
+        csv_field(&csv, txt(s, r->note));
         strbuf_printf(&csv, "\n");
     }
     strbuf_printf(&md,
@@ -1647,8 +1800,7 @@ static int write_outputs(diff_state* s, const char* out, suite_diff_summary* sum
                   s->a, s->b, sum->compared, s->n, sum->significant, sum->verdicts, sum->one_side,
                   s->o->nsigma, s->o->rtol, s->o->atol);
     const char* const heads[] = {"Gates whose verdict changed", "Gate metrics", "Study tables",
-                                 "Trajectories (largest difference per "
-                                 "observable)",
+                                 "Trajectories (largest difference per observable)",
                                  "Files, rows, columns"};
     for (int pass = 0; pass < 2; ++pass) {
         int last = -1;
@@ -1675,19 +1827,19 @@ static int write_outputs(diff_state* s, const char* out, suite_diff_summary* sum
             }
             char rule[48];
             strbuf_printf(&md, "| `");
-            md_field(&md, r->file);
+            md_field(&md, txt(s, r->file));
             strbuf_printf(&md, "` | ");
-            md_field(&md, r->item);
+            md_field(&md, txt(s, r->item));
             strbuf_printf(&md, " | ");
-            md_field(&md, r->column);
+            md_field(&md, txt(s, r->column));
             strbuf_printf(&md, " | ");
-            md_field(&md, r->a);
+            md_field(&md, txt(s, r->a));
             strbuf_printf(&md, " | ");
-            md_field(&md, r->b);
+            md_field(&md, txt(s, r->b));
             strbuf_printf(&md, isnan(r->delta) ? " | | " : " | %.3g | ", r->delta);
             strbuf_printf(&md, isnan(r->rel) ? "| " : "%.3g | ", r->rel);
             strbuf_printf(&md, "%s | ", rule_of(r, rule, sizeof rule));
-            md_field(&md, r->note);
+            md_field(&md, txt(s, r->note));
             strbuf_printf(&md, " |\n");
         }
         if (pass == 0 && sum->significant == 0) {
@@ -1702,6 +1854,14 @@ static int write_outputs(diff_state* s, const char* out, suite_diff_summary* sum
             strbuf_printf(&md, "![%s](figures/%s.png)\n\n", s->moved[i], name);
         }
     }
+    *csvp = csv;
+    *mdp = md;
+}
+
+static int write_outputs(const diff_state* s, const char* out, const suite_diff_summary* sum,
+                         char* msg, size_t n) {
+    strbuf csv, md;
+    render_outputs(s, sum, &csv, &md);
     char path[PATH_MAX + 16];
     int rc = csv.failed || md.failed ? -1 : 0;
     if (rc != 0) {
@@ -1727,13 +1887,14 @@ static void print_summary(const diff_state* s, const suite_diff_summary* sum, co
     for (long i = 0; i < s->n && s->rows[i].significant; ++i) {
         const diff_row* r = &s->rows[i];
         char rule[48];
-        const char* slash = strchr(r->file, '/');
-        const int nc = slash ? (int)(slash - r->file) : (int)strlen(r->file);
+        const char* slash = strchr(txt(s, r->file), '/');
+        const int nc = slash ? (int)(slash - txt(s, r->file)) : (int)strlen(txt(s, r->file));
         if (r->kind == D_VERDICT) {
-            printf("VERDICT %.*s %s: %s -> %s  %s (%s)\n", nc, r->file, r->item, r->a, r->b,
-                   r->column, r->note);
+            printf("VERDICT %.*s %s: %s -> %s  %s (%s)\n", nc, txt(s, r->file), txt(s, r->item),
+                   txt(s, r->a), txt(s, r->b), txt(s, r->column), txt(s, r->note));
         } else if (r->kind == D_GATE) {
-            printf("GATE    %.*s %s %s: %s -> %s", nc, r->file, r->item, r->column, r->a, r->b);
+            printf("GATE    %.*s %s %s: %s -> %s", nc, txt(s, r->file), txt(s, r->item),
+                   txt(s, r->column), txt(s, r->a), txt(s, r->b));
             if (!isnan(r->delta)) {
                 printf("  (rel %.3g; %s)", r->rel, rule_of(r, rule, sizeof rule));
             }
@@ -1749,7 +1910,7 @@ static void print_summary(const diff_state* s, const suite_diff_summary* sum, co
         long k = i, count = 0;
         const diff_row* big = NULL;
         for (; k < s->n && s->rows[k].significant && s->rows[k].kind == r->kind &&
-               strcmp(s->rows[k].file, r->file) == 0;
+               strcmp(txt(s, s->rows[k].file), txt(s, r->file)) == 0;
              ++k) {
             count++;
             if (!isnan(s->rows[k].rel) && (big == NULL || s->rows[k].rel > big->rel)) {
@@ -1757,16 +1918,16 @@ static void print_summary(const diff_state* s, const suite_diff_summary* sum, co
             }
         }
         if (r->kind == D_FILE) {
-            printf("FILE    %s: %s\n", r->file, r->note);
+            printf("FILE    %s: %s\n", txt(s, r->file), txt(s, r->note));
         } else if (big) {
             printf("%-7s %s: %ld %s moved; largest rel %.3g (%s%s%s: %s -> %s)\n",
-                   r->kind == D_TABLE ? "TABLE" : "TRAJ", r->file, count,
-                   r->kind == D_TABLE ? "value(s)" : "observable(s)", big->rel, big->item,
-                   r->kind == D_TABLE ? " " : "", r->kind == D_TABLE ? big->column : "", big->a,
-                   big->b);
+                   r->kind == D_TABLE ? "TABLE" : "TRAJ", txt(s, r->file), count,
+                   r->kind == D_TABLE ? "value(s)" : "observable(s)", big->rel, txt(s, big->item),
+                   r->kind == D_TABLE ? " " : "", r->kind == D_TABLE ? txt(s, big->column) : "",
+                   txt(s, big->a), txt(s, big->b));
         } else {
             printf("%-7s %s: %ld value(s) changed (text, or on one side only)\n",
-                   r->kind == D_TABLE ? "TABLE" : "TRAJ", r->file, count);
+                   r->kind == D_TABLE ? "TABLE" : "TRAJ", txt(s, r->file), count);
         }
         i = k;
     }
@@ -1811,10 +1972,7 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
         return 2;
     }
     diff_state s;
-    memset(&s, 0, sizeof s);
-    s.a = a;
-    s.b = b;
-    s.o = o;
+    state_init(&s, a, b, o);
     s.baseline_a = baseline_without_runs(a);
     s.baseline_b = baseline_without_runs(b);
     s.npa = list_perturbations(a, s.pert_a, SUITE_NPERTURB);
@@ -1852,9 +2010,7 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
         /* run files a baseline without trajectories does not hold */
         const int skip = is_run_file(base) && (c < 0 ? s.baseline_b : s.baseline_a);
         if (!skip) {
-            char what[64];
-            snprintf(what, sizeof what, "only in %s", c < 0 ? "A" : "B");
-            diff_structure(&s, rel, what);
+            diff_structure(&s, rel, "only in %s", c < 0 ? "A" : "B");
             sum->one_side++;
         }
         c < 0 ? ++i : ++j;
@@ -1902,16 +2058,48 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
     if (rc == 0) {
         print_summary(&s, sum, out);
     }
-    for (int k = 0; k < s.nmoved; ++k) {
-        free(s.moved[k]);
-    }
-    free(s.moved);
-    free(s.rows);
-    for (int t = 0; t < 2; ++t) {
-        for (int p = 0; p < SUITE_NPERTURB; ++p) {
-            digests_free(s.dg[t][p]);
+    state_free(&s);
+    return rc;
+}
+
+int suite_diff_texts(const char* rel, const char* ta, const char* tb, const suite_diff_opts* o,
+                     long* rows, long* significant, long* values) {
+    diff_state s;
+    state_init(&s, "A", "B", o);
+    csv_file a, b;
+    char* pa = strdup(ta);
+    char* pb = strdup(tb);
+    int rc = 2;
+    if (pa && csv_parse(pa, &a) == 0) {
+        pa = NULL; /* a's now */
+        if (pb && csv_parse(pb, &b) == 0) {
+            pb = NULL;
+            diff_parsed(&s, rel, &a, &b);
+            csv_free(&b);
+            rc = s.failed ? 2 : 0;
         }
+        csv_free(&a);
     }
+    free(pa);
+    free(pb);
+    *rows = s.n;
+    *significant = *values = 0;
+    for (long k = 0; k < s.n; ++k) {
+        *significant += s.rows[k].significant;
+        *values += s.rows[k].kind != D_FILE;
+    }
+    if (rc == 0) { /* the report's texts, as a diff of trees writes them */
+        suite_diff_summary sum = {0};
+        strbuf csv, md;
+        if (s.n > 0) {
+            qsort(s.rows, (size_t)s.n, sizeof *s.rows, cmp_rows);
+        }
+        render_outputs(&s, &sum, &csv, &md);
+        rc = csv.failed || md.failed ? 2 : 0;
+        free(csv.s);
+        free(md.s);
+    }
+    state_free(&s);
     return rc;
 }
 

@@ -650,6 +650,13 @@ typedef struct suite_diff_summary {
  * and a summary on standard output. 0, or 2 on an error (message on stderr). */
 int suite_diff(const char* a, const char* b, const char* out, const suite_diff_opts* o,
                suite_diff_summary* sum);
+/* The comparison of one file without trees (the fuzz target fuzz/fuzz_diff.c): texts ta and tb
+ * as the file rel of A and B (its kind from its name, as suite_diff pairs files), no spreads;
+ * the report's texts rendered and dropped. *rows, *significant: the differences and the
+ * significant ones; *values: those of values (verdicts, gates, cells, trajectories). 0, or 2
+ * when out of memory. */
+int suite_diff_texts(const char* rel, const char* ta, const char* tb, const suite_diff_opts* o,
+                     long* rows, long* significant, long* values);
 /* Copies the tables of the result tree root (gates, sensitivity, study tables; the run files
  * trajectory.csv, steps.csv and physics.csv only if trajectories) into a new baseline dir with
  * its baseline.json; dir is replaced whole, never left half-written. *files and *bytes receive
