@@ -220,4 +220,11 @@ run 2 env CCB_SOURCE_DIR="$T/src" "$ccb" gate push --out "$T/gt2"
 grep -q 'gate PUSH-1-sap: "description" is not valid UTF-8' "$T/out" || fail "gate texts: $(cat "$T/out")"
 [ ! -e "$T/gt2" ] || fail "gate texts: a refused gate file created output"
 
+# --- a manifest has one run per line: a program path with a newline is refused, not split -------
+nl=$'bin\nx'
+mkdir "$T/$nl" && cp "$ccb" "$T/$nl/ccb" || exit 2
+run 2 "$T/$nl/ccb" study sphere fig6 --emit-manifest "$T/m.txt" --out "$T/mres"
+grep -q "the program's path has a control character (byte 10" "$T/out" || fail "manifest: $(cat "$T/out")"
+[ ! -e "$T/m.txt" ] || fail "manifest: written with a program path that splits its lines"
+
 echo "hostile_test: $pass checks passed"

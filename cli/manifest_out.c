@@ -236,6 +236,21 @@ int manifest_begin(manifest_out* mo, const char* root, char* tmp, size_t n) {
     if (realpath("/proc/self/exe", mo->exe) == NULL) {
         snprintf(mo->exe, sizeof mo->exe, "ccb");
     }
+    /* one run per line: a word of every line with a newline (or another control character)
+     * would split it; the path options are checked when parsed, these two here */
+    for (int i = -1; i < plugin_count(); ++i) {
+        const char* w = i < 0 ? mo->exe : plugin_path(i);
+        for (const char* c = w; *c; ++c) {
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+                fprintf(stderr,
+                        "ccb: the %s's path has a control character (byte %d at offset %ld): a "
+                        "manifest has one run per line; move it to a path without one; no "
+                        "manifest written\n",
+                        i < 0 ? "program" : "plugin", (unsigned char)*c, (long)(c - w));
+                return EXIT_USAGE;
+            }
+        }
+    }
     const char* td = getenv("TMPDIR");
     td = td && td[0] && strlen(td) < n - 64 ? td : "/tmp";
     snprintf(tmp, n, "%s/ccb-manifest-XXXXXX", td);
