@@ -227,4 +227,12 @@ run 2 "$T/$nl/ccb" study sphere fig6 --emit-manifest "$T/m.txt" --out "$T/mres"
 grep -q "the program's path has a control character (byte 10" "$T/out" || fail "manifest: $(cat "$T/out")"
 [ ! -e "$T/m.txt" ] || fail "manifest: written with a program path that splits its lines"
 
+# --- no symbolic link is followed out of the output tree; the tree's root may be one ----------------
+mkdir -p "$T/lt/o" "$T/lt/else" && ln -s "$T/lt/else" "$T/lt/o/conveyor" && ln -s "$T/lt/o" "$T/lt/root"
+run 2 "$ccb" study conveyor fig3 --no-figures --out "$T/lt/o"
+grep -q "o/conveyor' is a symbolic link inside the output tree" "$T/out" || fail "symlink: $(cat "$T/out")"
+[ -z "$(ls -A "$T/lt/else")" ] || fail "symlink: written where a link in the tree points"
+run 0 "$ccb" study conveyor fig3 --no-figures --out "$T/lt/root/x"
+[ -s "$T/lt/o/x/conveyor/fig3/table.csv" ] || fail "symlink: a root through a link was refused"
+
 echo "hostile_test: $pass checks passed"

@@ -102,6 +102,7 @@ int cmd_compare(int argc, char** argv) {
         die_usage("no variant of '%s' applies to the chosen cases", spec);
     }
     const char* out = o.out ? o.out : "results/compare";
+    mkdir_tree_root(out);
     if (mkdir_p(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;

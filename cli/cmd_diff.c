@@ -47,6 +47,7 @@ int cmd_diff(int argc, char** argv) {
     suite_diff_opts d;
     diff_opts_from(&o, &d);
     suite_diff_summary sum;
+    mkdir_tree_root(o.out ? o.out : "diff");
     const int rc = suite_diff(o.pos[0], o.pos[1], o.out ? o.out : "diff", &d, &sum);
     if (rc != 0) {
         return EXIT_USAGE;

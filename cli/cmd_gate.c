@@ -112,6 +112,7 @@ int cmd_gate(int argc, char** argv) {
         free(g);
     }
     const char* out = o.out ? o.out : o.tier == CASE_TIER_QUICK ? "results/quick" : "results";
+    mkdir_tree_root(out);
     /* a baseline replaces only a baseline, apart from the results (H2 of issue 44) */
     if ((o.save_baseline || o.baseline) &&
         suite_baseline_check(out, o.save_baseline, o.baseline, msg, sizeof msg) != 0) {

@@ -307,6 +307,7 @@ int cmd_reproduce(int argc, char** argv) {
         o.jobs = 2;
     }
     const char* out = o.out ? o.out : o.from ? o.from : "results";
+    mkdir_tree_root(out);
     char msg[600];
     struct stat so;
     const int out_existed = stat(out, &so) == 0;

@@ -123,6 +123,7 @@ int cmd_run(int argc, char** argv) {
     } else {
         snprintf(cfg.out_dir, sizeof cfg.out_dir, "results/%s/runs/%s", cs->name, cfg.label);
     }
+    mkdir_tree_root(o.out ? o.out : "results");
     char msg[1024];
     if (run_config_check(&cfg, NULL, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);

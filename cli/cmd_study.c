@@ -170,6 +170,7 @@ int cmd_study(int argc, char** argv) {
         return EXIT_USAGE;
     }
     const char* out = o.out ? o.out : o.from ? o.from : "results";
+    mkdir_tree_root(out);
     char msg[600];
     study_ctx ctx;
     setup_ctx(&ctx, cs, &o, out);        /* validates every option before anything is created */

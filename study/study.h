@@ -616,6 +616,9 @@ const char* ccb_source_dir(void);
 void ccb_set_command_line(int argc, char** argv);
 const char* ccb_command_line(void);
 int mkdir_p(const char* path, char* msg, size_t n);
+/* The command's output tree (its --out, set when parsed): a directory mkdir_p meets below it
+ * that is a symbolic link is refused (the root itself may be one: the user named it). */
+void mkdir_tree_root(const char* root);
 /* Removes the directories mkdir_p created in this process that are still empty, deepest first
  * (async-signal-safe: rmdir only; the signal handler of the command line). */
 void remove_created_dirs(void);

@@ -87,6 +87,17 @@ void remove_created_dirs(void) {
     }
 }
 
+/* The output tree of this command (its --out): below it, ccb follows no symbolic link. */
+static char g_tree[PATH_MAX];
+
+void mkdir_tree_root(const char* root) {
+    size_t len = strlen(root);
+    while (len > 1 && root[len - 1] == '/') {
+        --len;
+    }
+    snprintf(g_tree, sizeof g_tree, "%.*s", (int)len, root);
+}
+
 int mkdir_p(const char* path, char* msg, size_t n) {
     char buf[PATH_MAX];
     if (strlen(path) >= sizeof buf || path[0] == '\0') {
@@ -94,14 +105,27 @@ int mkdir_p(const char* path, char* msg, size_t n) {
         return -1;
     }
     strcpy(buf, path);
+    /* the components after the tree's root, when path lies in it: never a symbolic link (one
+     * would take the writes out of the tree, to wherever it points) */
+    const size_t tl = strlen(g_tree);
+    const size_t inside = tl > 0 && strncmp(path, g_tree, tl) == 0 && path[tl] == '/' ? tl : 0;
     for (char* p = buf + 1;; ++p) {
         const char c = *p;
         if (c == '/' || c == '\0') {
             *p = '\0';
+            struct stat ls;
             if (mkdir(buf, 0777) == 0) {
                 created_add(buf);
             } else if (errno != EEXIST) {
                 snprintf(msg, n, "cannot create directory '%s': %s", buf, strerror(errno));
+                return -1;
+            } else if (inside > 0 && (size_t)(p - buf) > inside && lstat(buf, &ls) == 0 &&
+                       S_ISLNK(ls.st_mode)) {
+                snprintf(msg, n,
+                         "'%s' is a symbolic link inside the output tree '%s': ccb writes only in "
+                         "the tree it was given, never where a link in it points; remove the "
+                         "link or choose another --out",
+                         buf, g_tree);
                 return -1;
             }
             *p = c;
