@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fuzz tier (issue 44 §2): every libFuzzer program (fuzz/CMakeLists.txt: the command line,
+# The fuzz tier (issue 44, part 2): every libFuzzer program (fuzz/CMakeLists.txt: the command line,
 # --set, the gate files, --from's run directories, manifest lines, the diff's table reader and its
 # comparison) built with clang, ASan and UBSan, and run for a short while from a copy of its
 # committed corpus (fuzz/corpus/NAME; the copy is dropped, the tree is left as it was). A crash, a

@@ -235,4 +235,23 @@ grep -q "o/conveyor' is a symbolic link inside the output tree" "$T/out" || fail
 run 0 "$ccb" study conveyor fig3 --no-figures --out "$T/lt/root/x"
 [ -s "$T/lt/o/x/conveyor/fig3/table.csv" ] || fail "symlink: a root through a link was refused"
 
+# --- part 3: every option and --set parameter acts, or is refused naming what would read it -----------
+# (tau_d is read by SAP's constraint only; the coin's rings by its polar layout only; coin/fig5
+# sets rings itself; bench: an option no selected variant reads)
+run 2 "$ccb" run conveyor --approx lagged --set tau_d=5 --out "$T/s3"
+grep -q "tau_d is read only by the runs with approx=sap; this run (lagged) would ignore it" "$T/out" \
+  || fail "part 3: $(cat "$T/out")"
+run 2 "$ccb" run coin --set rings=100 --out "$T/s3"
+grep -q "rings is read only by the runs with layout=1" "$T/out" || fail "part 3: $(cat "$T/out")"
+run 2 "$ccb" study coin fig5 --set rings=3 --out "$T/s3"
+grep -q "every run of coin/fig5 that reads it sets it itself" "$T/out" || fail "part 3: $(cat "$T/out")"
+run 2 "$ccb" bench conveyor --variants tamsi --kappa --repeat 1
+grep -q -- "--kappa: no variant of this bench reads it" "$T/out" || fail "part 3: $(cat "$T/out")"
+run 2 "$ccb" bench conveyor --variants lagged,similar --set tau_d=1 --repeat 1
+grep -q "no variant of this bench is one" "$T/out" || fail "part 3: $(cat "$T/out")"
+run 2 "$ccb" bench conveyor --variants sap --friction quad --repeat 1
+grep -q -- "--friction applies to" "$T/out" || fail "part 3: $(cat "$T/out")"
+[ ! -e "$T/s3" ] || fail "part 3: a refused command created its output"
+run 0 "$ccb" run conveyor --approx sap --set tau_d=5 --t-final 0.01 --out "$T/s3"
+
 echo "hostile_test: $pass checks passed"

@@ -35,6 +35,12 @@ typedef struct case_param {
     int integer;          /* 1: only whole numbers */
     const char* meaning;
     const char* tag; /* source tag of cases.md: "[ICF]", "[default?]", "[derived]" */
+    /* NULL: every run of the case reads it. Else the runs that read it: "approx=NAME" (Newton
+     * on that convex approximation; e.g. tau_d, which only SAP's constraint reads: spec
+     * formulation-convex §5) or "PARAM=VALUE" (another parameter of the case has that value; e.g.
+     * the coin's rings, read only by the polar layout). A --set of a parameter that no run of a
+     * command reads is refused (issue 44, part 3; case_param_read). */
+    const char* read_if;
 } case_param;
 
 struct study_ctx;
@@ -335,5 +341,10 @@ const case_param* case_find_param(const case_desc* cs, const char* name, int* in
 int case_set_param(const case_desc* cs, double* params, const char* assignment, char* msg,
                    size_t n);
 void case_default_params(const case_desc* cs, double* params);
+/* 1 if a run with these parameters and this convex approximation (NULL: its solver is not Newton
+ * on one) reads parameter i of cs (its read_if); else 0 with the condition, e.g. "read only by
+ * the runs with approx=sap", in why. */
+int case_param_read(const case_desc* cs, int i, const char* approx, const double* params, char* why,
+                    size_t n);
 
 #endif

@@ -31,7 +31,7 @@ static const case_param k_params[P_COUNT] = {
     {.name = "d", .def = 10.0, .unit = "s/m", .hi = 1e6,
      .meaning = "Hunt & Crossley dissipation (Lagged, Similar)", .tag = "[ICF]"},
     {.name = "tau_d", .def = 1e-4, .unit = "s", .hi = 10,
-     .meaning = "SAP relaxation time of each object geometry", .tag = "[ICF]"},
+     .meaning = "SAP relaxation time of each object geometry", .tag = "[ICF]", .read_if = "approx=sap"},
     {.name = "mu", .def = 1.0, .unit = "-", .hi = 10,
      .meaning = "friction coefficient of every surface", .tag = "[ICF]"},
     CASE_PARAM_VS,

@@ -59,7 +59,7 @@ static const case_param k_params[P_COUNT] = {
     {.name = "d", .def = 500.0, .unit = "s/m", .hi = 1e6,
      .meaning = "Hunt & Crossley dissipation (Lagged, Similar)", .tag = "[ICF]"},
     {.name = "tau_d", .def = 1e-3, .unit = "s", .hi = 10,
-     .meaning = "SAP relaxation time (Kelvin-Voigt k tau_d)", .tag = "[ICF]"},
+     .meaning = "SAP relaxation time (Kelvin-Voigt k tau_d)", .tag = "[ICF]", .read_if = "approx=sap"},
     CASE_PARAM_VS,
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,

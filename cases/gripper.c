@@ -91,7 +91,7 @@ static const case_param k_params[P_COUNT] = {
      .tag = "[default?]"},
     {.name = "tau_d", .def = 3.15e-3, .unit = "s", .hi = 10,
      .meaning = "SAP relaxation time of the pads (k tau_d = k delta0 d: the damping of pad_d)",
-     .tag = "[default?]"},
+     .tag = "[default?]", .read_if = "approx=sap"},
     {.name = "pad_radius", .def = 0.006, .unit = "m", .hi = 0.1, .lo_open = 1,
      .meaning = "radius of each pad sphere", .tag = "[code]"},
     {.name = "ring_radius", .def = 0.014, .unit = "m", .hi = 0.1, .lo_open = 1,

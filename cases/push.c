@@ -79,7 +79,7 @@ static const case_param k_params[P_COUNT] = {
     {.name = "d", .def = 5.0, .unit = "s/m", .hi = 1e4,
      .meaning = "Hunt & Crossley dissipation (Lagged, Similar)", .tag = "[default?]"},
     {.name = "tau_d", .def = 1e-3, .unit = "s", .hi = 10, .meaning = "SAP relaxation time",
-     .tag = "[default?]"},
+     .tag = "[default?]", .read_if = "approx=sap"},
     CASE_PARAM_VS,
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,

@@ -50,6 +50,31 @@ const case_param* case_find_param(const case_desc* cs, const char* name, int* in
     return NULL;
 }
 
+int case_param_read(const case_desc* cs, int i, const char* approx, const double* params, char* why,
+                    size_t n) {
+    const char* c = cs->params[i].read_if;
+    if (c == NULL) {
+        return 1;
+    }
+    const char* eq = strchr(c, '=');
+    const size_t len = eq ? (size_t)(eq - c) : 0;
+    int read = 0;
+    if (eq && len == 6 && strncmp(c, "approx", 6) == 0) {
+        read = approx != NULL && strcmp(approx, eq + 1) == 0;
+    } else {
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), c);
+        int k = -1;
+        double v = NAN;
+        read = eq && case_find_param(cs, name, &k) != NULL && ccb_parse_decimal(eq + 1, &v) == 0 &&
+               params[k] == v;
+    }
+    if (!read) {
+        snprintf(why, n, "%s is read only by the runs with %s", cs->params[i].name, c);
+    }
+    return read;
+}
+
 void case_default_params(const case_desc* cs, double* params) {
     for (int i = 0; i < cs->nparams; ++i) {
         params[i] = cs->params[i].def;

@@ -60,7 +60,7 @@ static const case_param k_params[P_COUNT] = {
     {.name = "d", .unit = "s/m", .hi = 1e6,
      .meaning = "Hunt & Crossley dissipation (case A: 0, case B: 0.2)", .tag = "[ICF]"},
     {.name = "tau_d", .unit = "s", .hi = 10,
-     .meaning = "SAP relaxation time (case A: 0, case B: 4e-6)", .tag = "[ICF]"},
+     .meaning = "SAP relaxation time (case A: 0, case B: 4e-6)", .tag = "[ICF]", .read_if = "approx=sap"},
     CASE_PARAM_VS,
     CASE_PARAM_SIGMA,
     CASE_PARAM_BETA,

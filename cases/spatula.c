@@ -75,7 +75,7 @@ static const case_param k_params[P_COUNT] = {
     {.name = "d", .def = 5.0, .unit = "s/m", .hi = 1e4,
      .meaning = "Hunt & Crossley dissipation of the bubbles", .tag = "[code]"},
     {.name = "tau_d", .def = 0.01, .unit = "s", .hi = 10,
-     .meaning = "SAP relaxation time of the bubbles", .tag = "[default?]"},
+     .meaning = "SAP relaxation time of the bubbles", .tag = "[default?]", .read_if = "approx=sap"},
     {.name = "bubble_a", .def = 0.04165, .unit = "m", .hi = 1, .lo_open = 1,
      .meaning = "bubble semi-axes across the handle (grasp axis and vertical)",
      .tag = "[code]"},

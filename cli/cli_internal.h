@@ -161,6 +161,22 @@ void validate_enum(const char* opt, ccb_enum e, const char* val);
 void solvers_with(unsigned flag, char* out, size_t n);
 void apply_solver_options(const opts* o, run_config* cfg, int strict);
 void check_applicable(const opts* o, const run_config* cfg);
+/* Which of the solver options (and --friction, and the --set parameters) given in o the runs of a command read, and
+ * which of them keep the user's value: option_use_note for each run (after its options were
+ * applied), then option_use_check refuses an option no run reads, or that every run reading it
+ * overrides ("no WHAT reads it"). Issue 44, part 3. */
+typedef struct option_use {
+    const opts* o;
+    unsigned char read[SOPT_MAX], kept[SOPT_MAX];
+    int friction_read;
+    /* the --set parameters (case_param_read): read by a run, kept by one, why not read */
+    unsigned char set_read[64], set_kept[64];
+    char set_why[64][256];
+} option_use;
+/* `ccb run`: a --set parameter that the run does not read (its read_if) is refused. */
+void check_sets_read(const opts* o, const run_config* cfg);
+void option_use_note(option_use* u, const run_config* cfg);
+void option_use_check(const option_use* u, const char* what);
 void print_solver_help(const char* allowed);
 void setup_ctx(study_ctx* ctx, const case_desc* cs, const opts* o, const char* out);
 int cmd_list(int argc, char** argv);

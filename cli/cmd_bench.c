@@ -164,12 +164,6 @@ int cmd_bench(int argc, char** argv) {
         die_usage("bench takes at most one CASE");
     }
     const case_desc* cs = need_case(o.npos ? o.pos[0] : "conveyor");
-    printf("# ccb bench %s: median of %d runs of the stepping loop (libccb %s, %s)\n", cs->name,
-           o.repeat, ccb_version(), ccb_revision());
-    if (!o.peers) {
-        printf("%-22s %-9s %-8s %-12s %-14s %-12s %-10s %s\n", "variant", "dt [s]", "steps",
-               "wall [s]", "per step [us]", "steps/s", "mean it.", "status");
-    }
     /* the variants: every approximation, TAMSI and implicit Euler (FN + TALS, h = dt); or the
      * one named by --approx / --solver */
     enum { MAXV = 64 };
@@ -210,6 +204,25 @@ int cmd_bench(int argc, char** argv) {
             variant_configure(&vs[i], &list[i], NAN);
         }
         free(vs);
+    }
+    /* every solver option (and --friction) must reach a variant that is run (issue 44, part 3):
+     * one applied to none of them would be ignored; with --peers only the first is run */
+    option_use u;
+    memset(&u, 0, sizeof u);
+    u.o = &o;
+    for (int v = 0; v < (o.peers ? 1 : n); ++v) {
+        run_config cfg = list[v];
+        apply_sets(cs, cfg.params, &o);
+        apply_solver_options(&o, &cfg, o.solver || o.approx);
+        option_use_note(&u, &cfg);
+    }
+    option_use_check(&u, o.peers ? "variant this bench runs (--peers: the first)"
+                                 : "variant of this bench");
+    printf("# ccb bench %s: median of %d runs of the stepping loop (libccb %s, %s)\n", cs->name,
+           o.repeat, ccb_version(), ccb_revision());
+    if (!o.peers) {
+        printf("%-22s %-9s %-8s %-12s %-14s %-12s %-10s %s\n", "variant", "dt [s]", "steps",
+               "wall [s]", "per step [us]", "steps/s", "mean it.", "status");
     }
     int fails = 0;
     strbuf split = {0};

@@ -104,8 +104,9 @@ int cmd_info(int argc, char** argv) {
         char range[64];
         snprintf(range, sizeof range, "%s%g, %g%s%s", p->lo_open ? "(" : "[", p->lo, p->hi,
                  p->hi_open ? ")" : "]", p->integer ? " int" : "");
-        printf("  %-10s %-10g %-7s %-22s %-12s %s\n", p->name, p->def, p->unit, range, p->tag,
-               p->meaning);
+        printf("  %-10s %-10g %-7s %-22s %-12s %s%s%s%s\n", p->name, p->def, p->unit, range, p->tag,
+               p->meaning, p->read_if ? " (read only by the runs with " : "",
+               p->read_if ? p->read_if : "", p->read_if ? ")" : "");
     }
     printf("\nrun defaults: approximation %s, dt = %g s, t_final = %g s\n", cs->approx_default,
            cs->dt_default, cs->t_final_default);

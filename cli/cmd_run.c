@@ -97,6 +97,7 @@ void run_config_from_opts(const opts* o, run_config* cfg) {
     }
     apply_solver_options(o, cfg, 1);
     check_applicable(o, cfg);
+    check_sets_read(o, cfg);
     cfg->record_every = o->record_every;
     if (o->export_fclib != NULL && o->nexport == 0) {
         die_usage("--export-fclib FILE needs --export-steps LIST");

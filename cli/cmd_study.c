@@ -23,47 +23,19 @@
 #include "cli_internal.h"
 
 /* Every solver option given to `ccb study` must reach a run (issue 44, part 3): the study runs
- * once without running anything (its runs handed to note_option_use, its analysis into a
+ * once without running anything (its runs handed to option_use_note, its analysis into a
  * temporary directory), and an option that no run's solver reads, or that the study's
  * declaration sets itself in every run that reads it, is refused before anything is created. */
-typedef struct option_use {
-    const opts* o;
-    unsigned char read[SOPT_MAX], kept[SOPT_MAX];
-} option_use;
-
 static int note_option_use(void* user, const study_ctx* ctx, const char* study,
                            const run_config* cfg, const char* rel) {
     (void)ctx, (void)study, (void)rel;
-    option_use* u = user;
-    if (cfg->solver.peer != RUN_PEER_NONE) {
-        return 0;
-    }
-    ccb_sim_params sp;
-    run_config_sim_params(cfg, &sp);
-    char msg[512];
-    for (int i = 0; i < g_nsopt; ++i) {
-        int in_ode = 0;
-        const ccb_option_desc* d =
-            u->o->sval[i] ? ccb_sim_params_option(&sp, g_sopt[i].name, &in_ode) : NULL;
-        if (d == NULL || solver_option_requires(cfg, g_sopt[i].name, msg, sizeof msg) != 0) {
-            continue;
-        }
-        u->read[i] = 1;
-        ccb_sim_params given = sp; /* the user's value under the same descriptor */
-        const void* base = in_ode ? (const void*)&sp.ode : (const void*)&sp;
-        void* gbase = in_ode ? (void*)&given.ode : (void*)&given;
-        if (ccb_option_parse(d, g_sopt[i].flag ? NULL : u->o->sval[i], gbase, msg, sizeof msg) ==
-                CCB_OK &&
-            ccb_option_value(d, base) == ccb_option_value(d, gbase)) {
-            u->kept[i] = 1;
-        }
-    }
+    option_use_note(user, cfg);
     return 0;
 }
 
 static void check_options_used(const case_desc* cs, const case_study* st, const opts* o,
                                const char* out) {
-    int any = 0;
+    int any = o->nsets > 0;
     for (int i = 0; i < g_nsopt; ++i) {
         any |= o->sval[i] != NULL;
     }
@@ -107,18 +79,9 @@ static void check_options_used(const case_desc* cs, const case_study* st, const 
     }
     study_ctx_free(&c);
     remove_tree(tmp);
-    for (int i = 0; i < g_nsopt; ++i) {
-        if (o->sval[i] && !u.read[i]) {
-            die_usage("--%s: no run of %s/%s reads it (their solvers have no such option, or "
-                      "read it only with a flag this study does not set); it would be ignored",
-                      g_sopt[i].name, cs->name, st->name);
-        }
-        if (o->sval[i] && !u.kept[i]) {
-            die_usage("--%s: %s/%s sets it itself in every run that reads it (its declaration); "
-                      "it would be ignored",
-                      g_sopt[i].name, cs->name, st->name);
-        }
-    }
+    char what[160];
+    snprintf(what, sizeof what, "run of %s/%s", cs->name, st->name);
+    option_use_check(&u, what);
 }
 
 static const char* k_study_help =

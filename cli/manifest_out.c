@@ -41,6 +41,7 @@ void manifest_normalize(run_config* c) {
         solver_cfg_normalize(c);
     }
     c->record_every = 1;
+    run_config_drop_unread(c);
 }
 
 /* Appends `--NAME VALUE` for each option of the run's solver off its default (a flag: `--NAME`). */
@@ -146,8 +147,9 @@ int emit_run(void* user, const study_ctx* ctx, const char* study, const run_conf
     ARG("%.17g", cfg->dt);
     ARG("--t-final");
     ARG("%.17g", cfg->t_final);
-    for (int i = 0; i < cs->nparams && ac < 124; ++i) {
-        if (memcmp(&cfg->params[i], &def.params[i], sizeof(double)) != 0) {
+    for (int i = 0; i < cs->nparams && ac < 124; ++i) { /* what the run reads, off default */
+        if (memcmp(&cfg->params[i], &def.params[i], sizeof(double)) != 0 &&
+            run_config_reads(cfg, i)) {
             ARG("--set");
             ARG("%s=%.17g", cs->params[i].name, cfg->params[i]);
         }

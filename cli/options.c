@@ -714,6 +714,105 @@ void apply_solver_options(const opts* o, run_config* cfg, int strict) {
     }
 }
 
+/* The parameter index and value of --set assignment k (parsed and checked by apply_sets). */
+static int set_param(const run_config* cfg, const opts* o, int k, double* v) {
+    const char* eq = strchr(o->sets[k], '=');
+    char name[64];
+    int idx = -1;
+    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - o->sets[k]) : 0, o->sets[k]);
+    if (eq == NULL || case_find_param(cfg->cs, name, &idx) == NULL ||
+        ccb_parse_decimal(eq + 1, v) != 0) {
+        return -1;
+    }
+    return idx;
+}
+
+void check_sets_read(const opts* o, const run_config* cfg) {
+    for (int k = 0; k < o->nsets; ++k) {
+        double v;
+        const int i = set_param(cfg, o, k, &v);
+        char why[256], name[64];
+        if (i >= 0 && !case_param_read(cfg->cs, i, run_config_approx_name(cfg), cfg->params, why,
+                                       sizeof why)) {
+            variant_name(cfg, name, sizeof name);
+            die_usage("--set %s: %s; this run (%s) would ignore it", o->sets[k], why, name);
+        }
+    }
+}
+
+void option_use_note(option_use* u, const run_config* cfg) {
+    for (int k = 0; k < u->o->nsets && k < 64; ++k) {
+        double v;
+        const int i = set_param(cfg, u->o, k, &v);
+        char why[256];
+        if (i >= 0 && case_param_read(cfg->cs, i, run_config_approx_name(cfg), cfg->params, why,
+                                      sizeof why)) {
+            u->set_read[k] = 1;
+            u->set_kept[k] |= cfg->params[i] == v;
+        } else if (i >= 0) {
+            snprintf(u->set_why[k], sizeof u->set_why[k], "%s", why);
+        }
+    }
+    if (cfg->solver.peer != RUN_PEER_NONE) {
+        return;
+    }
+    ccb_sim_params sp;
+    run_config_sim_params(cfg, &sp);
+    char msg[512];
+    for (int i = 0; i < g_nsopt; ++i) {
+        int in_ode = 0;
+        const ccb_option_desc* d =
+            u->o->sval[i] ? ccb_sim_params_option(&sp, g_sopt[i].name, &in_ode) : NULL;
+        if (d == NULL || solver_option_requires(cfg, g_sopt[i].name, msg, sizeof msg) != 0) {
+            continue;
+        }
+        u->read[i] = 1;
+        ccb_sim_params given = sp; /* the user's value under the same descriptor */
+        const void* base = in_ode ? (const void*)&sp.ode : (const void*)&sp;
+        void* gbase = in_ode ? (void*)&given.ode : (void*)&given;
+        if (ccb_option_parse(d, g_sopt[i].flag ? NULL : u->o->sval[i], gbase, msg, sizeof msg) ==
+                CCB_OK &&
+            ccb_option_value(d, base) == ccb_option_value(d, gbase)) {
+            u->kept[i] = 1;
+        }
+    }
+    if (u->o->friction && (cfg->solver.solver->flags & CCB_SOLVER_REGULARIZED)) {
+        u->friction_read = 1;
+    }
+}
+
+void option_use_check(const option_use* u, const char* what) {
+    for (int k = 0; k < u->o->nsets && k < 64; ++k) {
+        if (!u->set_read[k] && u->set_why[k][0]) {
+            die_usage("--set %s: %s; no %s is one, it would be ignored", u->o->sets[k],
+                      u->set_why[k], what);
+        }
+        if (u->set_read[k] && !u->set_kept[k]) {
+            die_usage("--set %s: every %s that reads it sets it itself (its declaration); it "
+                      "would be ignored",
+                      u->o->sets[k], what);
+        }
+    }
+    for (int i = 0; i < g_nsopt; ++i) {
+        if (u->o->sval[i] && !u->read[i]) {
+            die_usage("--%s: no %s reads it (their solvers have no such option, or read it only "
+                      "with a flag not set here); it would be ignored",
+                      g_sopt[i].name, what);
+        }
+        if (u->o->sval[i] && !u->kept[i]) {
+            die_usage("--%s: every %s that reads it sets it itself (its declaration); it would "
+                      "be ignored",
+                      g_sopt[i].name, what);
+        }
+    }
+    if (u->o->friction && !u->friction_read) {
+        char where[256];
+        solvers_with(CCB_SOLVER_REGULARIZED, where, sizeof where);
+        die_usage("--friction applies to --solver %s only; no %s is one, it would be ignored",
+                  where, what);
+    }
+}
+
 /* `ccb run` has one solver: an option of the command that its solver would not read is refused
  * instead of silently ignored (the solver options: apply_solver_options). */
 void check_applicable(const opts* o, const run_config* cfg) {

@@ -1,4 +1,4 @@
-/* Fuzz target (issue 44 §2): the diff's table reader and its comparison of one file
+/* Fuzz target (issue 44, part 2): the diff's table reader and its comparison of one file
  * (study/diff.c through suite_diff_texts). The input's first byte chooses the kind of file
  * (a study table, a gates.csv, a run file's trajectory.csv); the rest is A's text, then a NUL,
  * then B's (without a NUL, B is A with its last byte removed).

@@ -137,7 +137,7 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
         char key[96];
         snprintf(key, sizeof key, "parameters.%s", cs->params[i].name);
         const double got = jnum(m, key, NAN);
-        if (got != cfg->params[i]) {
+        if (got != cfg->params[i] && run_config_reads(cfg, i)) { /* one it reads */
             snprintf(msg, n, "%s: made with %s = %.17g; the study's run has %.17g", dir,
                      cs->params[i].name, got, cfg->params[i]);
             return 2;

@@ -80,6 +80,26 @@ void run_config_take_sim_params(run_config* cfg, const ccb_sim_params* sp) {
     memcpy(cfg->solver.ext, sp->ext, sizeof sp->ext);
 }
 
+const char* run_config_approx_name(const run_config* cfg) {
+    return cfg->solver.peer == RUN_PEER_NONE && cfg->solver.solver != NULL &&
+                   (cfg->solver.solver->flags & CCB_SOLVER_CONVEX) && cfg->approx != NULL
+               ? cfg->approx->name
+               : NULL;
+}
+
+int run_config_reads(const run_config* cfg, int i) {
+    char why[256];
+    return case_param_read(cfg->cs, i, run_config_approx_name(cfg), cfg->params, why, sizeof why);
+}
+
+void run_config_drop_unread(run_config* cfg) {
+    for (int i = 0; i < cfg->cs->nparams; ++i) {
+        if (!run_config_reads(cfg, i)) {
+            cfg->params[i] = cfg->cs->params[i].def;
+        }
+    }
+}
+
 void run_config_default(const case_desc* cs, run_config* cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->cs = cs;

@@ -275,6 +275,13 @@ int run_file_open_regular(const char* path, char* msg, size_t n);
 int run_dry(const run_config* cfg, run_record* rec, char* msg, size_t n);
 void run_record_free(run_record* rec);
 void run_config_default(const case_desc* cs, run_config* cfg);
+/* The convex approximation a run's solver is Newton on (NULL: another solver, or a peer). */
+const char* run_config_approx_name(const run_config* cfg);
+/* 1 if the run reads its case's parameter i (case_param_read: tau_d only under SAP, ...). */
+int run_config_reads(const run_config* cfg, int i);
+/* Every parameter the run does not read back to its default: what a manifest line writes and
+ * --from compares (a study may change one for all its runs, e.g. the rod's case B tau_d). */
+void run_config_drop_unread(run_config* cfg);
 
 /* Growable text (tables, the report). Zero-initialize; free(buf.s) when done. On allocation
  * failure the text is truncated and `failed` is set. */
