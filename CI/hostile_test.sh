@@ -254,4 +254,26 @@ grep -q -- "--friction applies to" "$T/out" || fail "part 3: $(cat "$T/out")"
 [ ! -e "$T/s3" ] || fail "part 3: a refused command created its output"
 run 0 "$ccb" run conveyor --approx sap --set tau_d=5 --t-final 0.01 --out "$T/s3"
 
+# --- a reused --out keeps nothing stale, and loses nothing ccb did not list -----------------------
+# (study/inventory.c) a figure not drawn on the rerun goes with the old data; a run directory of a
+# label the study no longer has loses its run files (and only them); an inventory that names a
+# path out of the tree, or a link, removes nothing there
+I=$T/inv
+run 0 "$ccb" study conveyor fig3 --out "$I"
+[ -s "$I/conveyor/fig3.png" ] && grep -q '^file fig3.png$' "$I/conveyor/fig3/.ccb-results" \
+  || fail "inventory: $(cat "$I/conveyor/fig3/.ccb-results")"
+mkdir -p "$I/conveyor/fig3/old_dt1"
+for f in meta.json trajectory.csv notes.txt; do echo x >"$I/conveyor/fig3/old_dt1/$f"; done
+echo keep >"$T/outside.txt" && ln -s "$T/outside.txt" "$I/conveyor/fig3/link.csv"
+printf 'run fig3/old_dt1\nfile ../../outside.txt\nfile fig3/link.csv\n' >>"$I/conveyor/fig3/.ccb-results"
+run 0 "$ccb" study conveyor fig3 --no-figures --out "$I"
+[ ! -e "$I/conveyor/fig3.png" ] && [ ! -e "$I/conveyor/fig3.svg" ] || fail "inventory: a stale figure stayed"
+[ -s "$I/conveyor/fig3/table.csv" ] || fail "inventory: the table went"
+[ ! -e "$I/conveyor/fig3/old_dt1/meta.json" ] && [ ! -e "$I/conveyor/fig3/old_dt1/trajectory.csv" ] \
+  || fail "inventory: a stale run directory kept its run files"
+[ -s "$I/conveyor/fig3/old_dt1/notes.txt" ] || fail "inventory: a file ccb did not write was removed"
+[ "$(cat "$T/outside.txt")" = keep ] && [ -L "$I/conveyor/fig3/link.csv" ] \
+  || fail "inventory: a path out of the tree or a link was followed"
+ok
+
 echo "hostile_test: $pass checks passed"

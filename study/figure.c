@@ -480,5 +480,15 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
 }
 
 int case_study_run(study_ctx* ctx, const case_study* st) {
-    return st->run ? st->run(ctx) : fig_study_run(ctx, st);
+    const int record = ctx->emit == NULL; /* a dry pass writes nothing of its own */
+    if (record) {
+        inventory_begin(ctx->out_root, ctx->cs->name, st->name);
+    }
+    int rc = st->run ? st->run(ctx) : fig_study_run(ctx, st);
+    char msg[PATH_MAX + 200];
+    if (record && inventory_commit(rc == 0, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        rc = rc ? rc : 2;
+    }
+    return rc;
 }

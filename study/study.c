@@ -487,6 +487,9 @@ static void* worker(void* arg) {
         const int rc = q->ctx->from_root[0]
                            ? load_run(q->ctx, q->study, &q->cfgs[i], &q->recs[i], msg, sizeof msg)
                            : run_execute(&q->cfgs[i], &q->recs[i], msg, sizeof msg);
+        if (rc == 0 && q->cfgs[i].out_dir[0]) {
+            inventory_note_run(q->cfgs[i].out_dir); /* the study's outputs (inventory.c) */
+        }
         pthread_mutex_lock(&q->lock);
         if (rc != 0 && !q->error) {
             q->error = rc;
@@ -728,6 +731,12 @@ void study_plot(study_ctx* ctx, const char* script, const char* datadir, const c
     if (ccb_an_plot(path, datadir, out, vars, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: figure %s: %s\n", script, msg);
         ctx->warnings++;
+        return;
+    }
+    for (int k = 0; k < 2; ++k) { /* the study's outputs (inventory.c) */
+        char f[PATH_MAX + 170];
+        snprintf(f, sizeof f, "%s.%s", out, k ? "svg" : "png");
+        inventory_note_file(f);
     }
 }
 

@@ -626,6 +626,16 @@ int mkdir_p(const char* path, char* msg, size_t n);
 /* The command's output tree (its --out, set when parsed): a directory mkdir_p meets below it
  * that is a symbolic link is refused (the root itself may be one: the user named it). */
 void mkdir_tree_root(const char* root);
+/* inventory.c: a study's outputs recorded in OUT/CASE/STUDY/.ccb-results, so that a rerun into
+ * the same --out removes what it no longer writes (a figure not drawn, a run of a label gone)
+ * and nothing else. case_study_run begins and commits; write_file, the runs and study_plot note
+ * (thread-safe; paths outside OUT/CASE are not the study's and are ignored). commit: ok = the
+ * study succeeded (else nothing is removed and old and new are kept listed); 0, or -1 with a
+ * message. */
+void inventory_begin(const char* out_root, const char* cs, const char* study);
+void inventory_note_file(const char* path);
+void inventory_note_run(const char* dir);
+int inventory_commit(int ok, char* msg, size_t n);
 /* Removes the directories mkdir_p created in this process that are still empty, deepest first
  * (async-signal-safe: rmdir only; the signal handler of the command line). */
 void remove_created_dirs(void);

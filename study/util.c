@@ -199,7 +199,11 @@ int write_file(const char* path, const char* text, size_t len, char* msg, size_t
         snprintf(msg, n, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
         return -1;
     }
-    return ccb_writer_commit(w, msg, n) == CCB_OK ? 0 : -1; /* frees w, also on failure */
+    if (ccb_writer_commit(w, msg, n) != CCB_OK) { /* frees w, also on failure */
+        return -1;
+    }
+    inventory_note_file(path);
+    return 0;
 }
 
 void strbuf_vprintf(strbuf* b, const char* fmt, va_list ap) {
