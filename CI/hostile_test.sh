@@ -254,6 +254,23 @@ grep -q -- "--friction applies to" "$T/out" || fail "part 3: $(cat "$T/out")"
 [ ! -e "$T/s3" ] || fail "part 3: a refused command created its output"
 run 0 "$ccb" run conveyor --approx sap --set tau_d=5 --t-final 0.01 --out "$T/s3"
 
+# --- SIGTERM during a baseline's save: held until the new baseline is in place --------------------
+# (gdb sends it at the entry of suite_baseline_save; the process must finish the rename, leave no
+# DIR.new-PID or DIR.old-PID, and then end by the signal)
+if command -v gdb >/dev/null 2>&1; then
+  run 0 "$ccb" gate push --out "$T/sg/r" --save-baseline "$T/sg/b"
+  touch -d 2000-01-01 "$T/sg/b/baseline.json"
+  gdb -q -batch -ex 'handle SIGTERM nostop noprint pass' -ex 'break suite_baseline_save' -ex run \
+    -ex 'call (int)kill((int)getpid(), 15)' -ex continue \
+    --args "$ccb" gate push --out "$T/sg/r" --save-baseline "$T/sg/b" >"$T/out" 2>&1
+  grep -q "Breakpoint 1, suite_baseline_save" "$T/out" && grep -q "terminated with signal SIGTERM" "$T/out" \
+    || fail "SIGTERM in the save: $(tail -5 "$T/out")"
+  [ -z "$(find "$T/sg" -maxdepth 1 -name 'b.*')" ] || fail "SIGTERM in the save: $(ls "$T/sg")"
+  [ "$T/sg/b/baseline.json" -nt "$T/sg/r" ] || [ "$(find "$T/sg/b/baseline.json" -newermt 2001-01-01)" ] \
+    || fail "SIGTERM in the save: the old baseline is still there"
+  ok
+fi
+
 # --- a reused --out keeps nothing stale, and loses nothing ccb did not list -----------------------
 # (study/inventory.c) a figure not drawn on the rerun goes with the old data; a run directory of a
 # label the study no longer has loses its run files (and only them); an inventory that names a

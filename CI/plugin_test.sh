@@ -56,6 +56,20 @@ expect_refusal "its option on another solver" "--max-sweeps applies to --solver 
   "$ccb" --plugin "$pgs" run sphere --max-sweeps 5 --out "$tmp/x"
 [ ! -e "$tmp/x" ] || fail "a refused run created its directory"
 
+# a solver that breaks the contract: no message on failure, success without its solution; the
+# run is recorded as failed (exit 1) with ccb's own words, never a crash or "(null)"
+mb=$build/plugins/misbehave.so
+for m in 0 1; do
+  out=$("$ccb" --plugin "$mb" run sphere --solver misbehave --misbehave-mode "$m" --t-final 0.01 \
+    --out "$tmp/mb$m" 2>&1); rc=$?
+  want=$([ "$m" = 0 ] && echo "(the solver gave no message)" || echo "reported success without its velocities")
+  [ "$rc" = 1 ] && grep -qF "$want" <<<"$out" && ! grep -q "(null)" <<<"$out" \
+    || fail "misbehaving plugin, mode $m: exit $rc: $out"
+  grep -q '"status":[[:space:]]*"failed"' "$tmp/mb$m/meta.json" \
+    || fail "misbehaving plugin, mode $m: the run is not recorded as failed"
+  ok
+done
+
 # 2. the same convex problem by two methods: PGS and Newton converge to the same minimizer.
 # Lagged on the sphere, both to tight tolerances (PGS 1e-12 m/s per sweep, Newton eps_r 1e-12):
 # measured largest difference of any state entry over the run 4.8e-8 (PGS's stopping test

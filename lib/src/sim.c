@@ -539,6 +539,15 @@ again:
         ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0, solver_message(sim));
         return s;
     }
+    /* a registered solver's (a plugin's) success must come with its solution */
+    const int nc = ccb_problem_nc(sim->problem);
+    if (vn == NULL || (nc > 0 && (vc == NULL || g == NULL))) {
+        sim->stats.status = CCB_E_INVALID;
+        return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_INVALID,
+                          "t = %.9g: solver '%s' reported success without its %s", t0,
+                          sim->solver->name,
+                          vn == NULL ? "velocities" : "contact velocities and impulses");
+    }
     for (int b = 0; b < sim->n_lazy_boost; ++b) { /* lazy_cut's boosts decay */
         sim->lazy_boost[b] = fmax(1.0, 0.9 * sim->lazy_boost[b]);
     }
