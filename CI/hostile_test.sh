@@ -177,12 +177,29 @@ grep -q "table.csv: not a regular file\|table.csv is not a regular file" "$T/gd3
 # --- one writer at a time in a run directory ------------------------------------------------------
 # its lock held by another process (flock(1) on the directory, as ccb takes it): ccb says so,
 # waits, then runs; two runs with different lengths into one --out leave one run's files
+# hold DIR until the waiting command says it waits (at most 60 s), then let it go: no timing
+hold() { # hold DIR: backgrounded; returns when the lock is taken
+  flock "$1" timeout 60 sh -c 'until grep -q "waiting for it" "$0" 2>/dev/null; do sleep 0.02; done' "$T/out" &
+  until ! flock -n "$1" true; do sleep 0.02; done
+}
 mkdir "$T/lk"
-flock "$T/lk" sleep 0.6 &
-sleep 0.2
+: >"$T/out"
+hold "$T/lk"
 run 0 "$ccb" run conveyor --t-final 0.01 --out "$T/lk"
 wait
 grep -q "another ccb is writing $T/lk; waiting for it" "$T/out" || fail "lock: $(cat "$T/out")"
+# the same for a study's, a gate's and a diff's output tree
+mkdir "$T/lkt"
+for cmd in "study conveyor fig3 --no-figures" "gate push" "diff $T/lk $T/lk"; do
+  : >"$T/out"
+  hold "$T/lkt"
+  rc=0
+  $ccb $cmd --out "$T/lkt" >"$T/out" 2>&1 || rc=$?
+  wait
+  [ "$rc" -le 1 ] && grep -q "another ccb is writing $T/lkt; waiting for it" "$T/out" \
+    || fail "lock ($cmd): exit $rc: $(cat "$T/out")"
+  ok
+done
 for i in 1 2; do
   "$ccb" run clutter --t-final 0.1 --out "$T/lk" >/dev/null 2>&1 &
   "$ccb" run clutter --t-final 0.06 --out "$T/lk" >/dev/null 2>&1 &

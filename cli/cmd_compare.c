@@ -103,7 +103,7 @@ int cmd_compare(int argc, char** argv) {
     }
     const char* out = o.out ? o.out : "results/compare";
     mkdir_tree_root(out);
-    if (mkdir_p(out, msg, sizeof msg) != 0) {
+    if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
     }

@@ -118,7 +118,7 @@ int cmd_gate(int argc, char** argv) {
         suite_baseline_check(out, o.save_baseline, o.baseline, msg, sizeof msg) != 0) {
         die_usage("%s", msg);
     }
-    if (mkdir_p(out, msg, sizeof msg) != 0) {
+    if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
     }

@@ -311,7 +311,7 @@ int cmd_reproduce(int argc, char** argv) {
     char msg[600];
     struct stat so;
     const int out_existed = stat(out, &so) == 0;
-    if (mkdir_p(out, msg, sizeof msg) != 0) {
+    if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
     }

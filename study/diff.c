@@ -2030,7 +2030,7 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
             sum->significant += s.rows[k].significant;
             sum->verdicts += s.rows[k].kind == D_VERDICT;
         }
-        if (mkdir_p(out, msg, sizeof msg) != 0) {
+        if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0) {
             fprintf(stderr, "ccb: %s\n", msg);
             rc = 2;
         }
@@ -2171,7 +2171,9 @@ int suite_baseline_save(const char* root, const char* dir, int trajectories, int
         *slash = '\0';
     }
     /* what cmd_gate checked before the runs, again: the tree may have changed since */
-    if (suite_baseline_check(root, dir, NULL, msg, n) != 0 || mkdir_p(parent, msg, n) != 0) {
+    /* the parent holds the lock (the baseline itself is replaced by a rename) */
+    if (suite_baseline_check(root, dir, NULL, msg, n) != 0 || mkdir_p(parent, msg, n) != 0 ||
+        lock_tree(parent, msg, n) != 0) {
         return -1;
     }
     file_list bl;

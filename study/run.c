@@ -304,32 +304,6 @@ static int clear_run_dir(const char* dir, char* msg, size_t n) {
     return rc;
 }
 
-/* An advisory lock on a run directory for the whole write (flock on the directory itself: no
- * file is added to it): two runs into one --out would otherwise interleave, leaving the
- * meta.json of one beside the data of the other. A second writer says so and waits. The lock
- * goes with the descriptor, also when the process dies. The descriptor, or -1 with a message. */
-static int lock_run_dir(const char* dir, char* msg, size_t n) {
-    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(msg, n, "cannot open the directory '%s': %s", dir, strerror(errno));
-        return -1;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int r = -1;
-        if (errno == EWOULDBLOCK) {
-            fprintf(stderr, "ccb: another ccb is writing %s; waiting for it\n", dir);
-            while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
-            }
-        }
-        if (r != 0) {
-            snprintf(msg, n, "cannot lock the directory '%s': %s", dir, strerror(errno));
-            close(fd);
-            return -1;
-        }
-    }
-    return fd;
-}
-
 int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn) {
     if (!(isfinite(cfg->dt) && cfg->dt > 0) || !(isfinite(cfg->t_final) && cfg->t_final > 0)) {
         snprintf(msg, msgn, "dt and t_final must be finite and > 0 (got %g, %g)", cfg->dt,
@@ -615,7 +589,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     if (files) {
         char path[PATH_MAX + 32];
         if (mkdir_p(cfg->out_dir, msg, msgn) != 0 ||
-            (lockfd = lock_run_dir(cfg->out_dir, msg, msgn)) < 0 ||
+            (lockfd = lock_dir(cfg->out_dir, msg, msgn)) < 0 ||
             clear_run_dir(cfg->out_dir, msg, msgn) != 0) {
             free(row);
             goto done;

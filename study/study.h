@@ -623,6 +623,12 @@ const char* ccb_source_dir(void);
 void ccb_set_command_line(int argc, char** argv);
 const char* ccb_command_line(void);
 int mkdir_p(const char* path, char* msg, size_t n);
+/* An advisory lock (flock) on a directory: a second writer is told and waits. The descriptor
+ * (close it to release), or -1 with a message. */
+int lock_dir(const char* dir, char* msg, size_t n);
+/* The same on a command's output tree, held until the process ends (its forks share it); a tree
+ * this process holds already is not locked twice. 0, or -1 with a message. */
+int lock_tree(const char* dir, char* msg, size_t n);
 /* The command's output tree (its --out, set when parsed): a directory mkdir_p meets below it
  * that is a symbolic link is refused (the root itself may be one: the user named it). */
 void mkdir_tree_root(const char* root);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,6 +86,63 @@ void remove_created_dirs(void) {
     for (int i = (n < CREATED_SLOTS ? n : CREATED_SLOTS) - 1; i >= 0; --i) {
         rmdir(g_created[i]); /* only if empty: a directory with results stays */
     }
+}
+
+/* An advisory lock on a directory for the whole write (flock on the directory itself: no file
+ * is added to it): two ccb writing one run directory, or one results tree, would interleave
+ * (the meta.json of one beside the data of the other). A second writer says so and waits. The
+ * lock goes with the descriptor, also when the process dies. The descriptor, or -1 with a
+ * message. */
+int lock_dir(const char* dir, char* msg, size_t n) {
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(msg, n, "cannot open the directory '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int r = -1;
+        if (errno == EWOULDBLOCK) {
+            fprintf(stderr, "ccb: another ccb is writing %s; waiting for it\n", dir);
+            while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+            }
+        }
+        if (r != 0) {
+            snprintf(msg, n, "cannot lock the directory '%s': %s", dir, strerror(errno));
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
+/* The trees this process holds (lock_tree): a second lock of one of them by another descriptor
+ * of the same process would wait for itself. */
+static struct {
+    dev_t dev;
+    ino_t ino;
+} g_held[8];
+static int g_nheld;
+
+int lock_tree(const char* dir, char* msg, size_t n) {
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(msg, n, "'%s' is not a directory", dir);
+        return -1;
+    }
+    for (int i = 0; i < g_nheld; ++i) {
+        if (g_held[i].dev == st.st_dev && g_held[i].ino == st.st_ino) {
+            return 0;
+        }
+    }
+    if (g_nheld == (int)(sizeof g_held / sizeof g_held[0]) || lock_dir(dir, msg, n) < 0) {
+        if (g_nheld == (int)(sizeof g_held / sizeof g_held[0])) {
+            snprintf(msg, n, "too many trees locked");
+        }
+        return -1;
+    }
+    g_held[g_nheld].dev = st.st_dev;
+    g_held[g_nheld++].ino = st.st_ino;
+    return 0; /* the descriptor stays open: held until the process ends */
 }
 
 /* The output tree of this command (its --out): below it, ccb follows no symbolic link. */
