@@ -447,12 +447,17 @@ for f in $(cd "$tmp/r1" && find . -name trajectory.csv -o -name steps.csv -o -na
   cmp -s "$tmp/r1/$f" "$tmp/r2/$f" || { echo "FAIL: reproduce --jobs 2 changes $f"; stop; }
 done
 pass=$((pass + 1))
-# a case whose process fails (a regular file where its directory goes): its message, exit 2, and
-# no README.md of a reproduction that did not finish
-mkdir -p "$tmp/rf" && : >"$tmp/rf/push"
-expect 2 "cannot create directory '$tmp/rf/push/.*': Not a directory" -- \
+# a case whose process fails (a regular file where a study's directory goes): its message, exit
+# 2, and no README.md of a reproduction that did not finish; a regular file where a case's own
+# directory goes is refused before anything runs (its tree is locked first)
+mkdir -p "$tmp/rf/push" && : >"$tmp/rf/push/ilqr"
+expect 2 "output directory '$tmp/rf/push/ilqr' is not a writable directory" -- \
   "$CCB" reproduce push conveyor --tier quick --no-figures --jobs 2 --out "$tmp/rf"
 [ -e "$tmp/rf/README.md" ] && { echo "FAIL: a failed reproduction wrote README.md"; stop; }
+mkdir -p "$tmp/rf2" && : >"$tmp/rf2/push"
+expect 2 "output directory '$tmp/rf2/push' is not a writable directory" -- \
+  "$CCB" reproduce push conveyor --tier quick --no-figures --jobs 2 --out "$tmp/rf2"
+[ -e "$tmp/rf2/conveyor/fig3" ] && { echo "FAIL: a refused reproduction ran a case"; stop; }
 
 # identical runs of a case execute once: in the conveyor's gate the runs at dt = 0.01 of the
 # convergence sweep of fig4 are fig3's runs (same configuration), copied with their provenance;

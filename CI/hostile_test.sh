@@ -188,16 +188,19 @@ hold "$T/lk"
 run 0 "$ccb" run conveyor --t-final 0.01 --out "$T/lk"
 wait
 grep -q "another ccb is writing $T/lk; waiting for it" "$T/out" || fail "lock: $(cat "$T/out")"
-# the same for a study's, a gate's and a diff's output tree
-mkdir "$T/lkt"
-for cmd in "study conveyor fig3 --no-figures" "gate push" "diff $T/lk $T/lk"; do
+# the same for a study's and a gate's case tree (OUT/CASE: the gates of two cases share an --out)
+# and a diff's output tree
+mkdir -p "$T/lkt/conveyor" "$T/lkt/push"
+for c in "conveyor:study conveyor fig3 --no-figures" "push:gate push" ":diff $T/lk $T/lk"; do
+  d=$T/lkt${c%%:*}
+  [ -n "${c%%:*}" ] && d=$T/lkt/${c%%:*}
   : >"$T/out"
-  hold "$T/lkt"
+  hold "$d"
   rc=0
-  $ccb $cmd --out "$T/lkt" >"$T/out" 2>&1 || rc=$?
+  $ccb ${c#*:} --out "$T/lkt" >"$T/out" 2>&1 || rc=$?
   wait
-  [ "$rc" -le 1 ] && grep -q "another ccb is writing $T/lkt; waiting for it" "$T/out" \
-    || fail "lock ($cmd): exit $rc: $(cat "$T/out")"
+  [ "$rc" -le 1 ] && grep -q "another ccb is writing $d; waiting for it" "$T/out" \
+    || fail "lock (${c#*:}): exit $rc: $(cat "$T/out")"
   ok
 done
 for i in 1 2; do

@@ -118,7 +118,12 @@ int cmd_gate(int argc, char** argv) {
         suite_baseline_check(out, o.save_baseline, o.baseline, msg, sizeof msg) != 0) {
         die_usage("%s", msg);
     }
-    if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0) {
+    const char* names[16];
+    for (int i = 0; i < n && i < 16; ++i) {
+        names[i] = cases[i]->name;
+    }
+    if (mkdir_p(out, msg, sizeof msg) != 0 ||
+        lock_case_trees(out, names, n < 16 ? n : 16, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
     }
@@ -239,10 +244,6 @@ int cmd_gate(int argc, char** argv) {
         suite_diff_opts d;
         diff_opts_from(&o, &d);
         d.figures = 1;
-        const char* names[16];
-        for (int i = 0; i < n && i < 16; ++i) {
-            names[i] = cases[i]->name;
-        }
         d.only = names;
         d.nonly = n < 16 ? n : 16;
         char dout[PATH_MAX];

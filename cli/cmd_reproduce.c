@@ -311,7 +311,15 @@ int cmd_reproduce(int argc, char** argv) {
     char msg[600];
     struct stat so;
     const int out_existed = stat(out, &so) == 0;
-    if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0) {
+    const char* names[64];
+    int nlock = 0;
+    for (int i = 0; i < case_count(); ++i) {
+        if (sel[i]) {
+            names[nlock++] = case_get(i)->name;
+        }
+    }
+    if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0 ||
+        lock_case_trees(out, names, nlock, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return EXIT_USAGE;
     }

@@ -148,7 +148,8 @@ int cmd_study(int argc, char** argv) {
     }
     struct stat so;
     const int out_existed = stat(out, &so) == 0;
-    if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0) {
+    if (mkdir_p(out, msg, sizeof msg) != 0 ||
+        lock_case_trees(out, &cs->name, 1, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         study_ctx_free(&ctx);
         return EXIT_USAGE;

@@ -629,6 +629,11 @@ int lock_dir(const char* dir, char* msg, size_t n);
 /* The same on a command's output tree, held until the process ends (its forks share it); a tree
  * this process holds already is not locked twice. 0, or -1 with a message. */
 int lock_tree(const char* dir, char* msg, size_t n);
+/* The trees OUT/CASE of the cases a command writes (created, then locked in name order, so
+ * that two commands never wait for each other in a cycle): ccb study and ccb gate lock these, so
+ * that the gates of two cases run side by side into one --out; ccb reproduce locks them and its
+ * root. 0, or -1 with a message. */
+int lock_case_trees(const char* out, const char* const* names, int n, char* msg, size_t nmsg);
 /* The command's output tree (its --out, set when parsed): a directory mkdir_p meets below it
  * that is a symbolic link is refused (the root itself may be one: the user named it). */
 void mkdir_tree_root(const char* root);

@@ -120,7 +120,7 @@ int lock_dir(const char* dir, char* msg, size_t n) {
 static struct {
     dev_t dev;
     ino_t ino;
-} g_held[8];
+} g_held[80]; /* a reproduction: its root and up to 64 cases */
 static int g_nheld;
 
 int lock_tree(const char* dir, char* msg, size_t n) {
@@ -143,6 +143,31 @@ int lock_tree(const char* dir, char* msg, size_t n) {
     g_held[g_nheld].dev = st.st_dev;
     g_held[g_nheld++].ino = st.st_ino;
     return 0; /* the descriptor stays open: held until the process ends */
+}
+
+static int cmp_name(const void* a, const void* b) {
+    return strcmp(*(const char* const*)a, *(const char* const*)b);
+}
+
+int lock_case_trees(const char* out, const char* const* names, int n, char* msg, size_t nmsg) {
+    const char* sorted[64];
+    if (n > 64) {
+        snprintf(msg, nmsg, "too many cases to lock (%d)", n);
+        return -1;
+    }
+    memcpy(sorted, names, (size_t)n * sizeof *names);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_name); /* one order for every process */
+    for (int i = 0; i < n; ++i) {
+        char dir[PATH_MAX];
+        if (snprintf(dir, sizeof dir, "%s/%s", out, sorted[i]) >= (int)sizeof dir) {
+            snprintf(msg, nmsg, "the path '%s/%s' is too long", out, sorted[i]);
+            return -1;
+        }
+        if (mkdir_p(dir, msg, nmsg) != 0 || lock_tree(dir, msg, nmsg) != 0) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* The output tree of this command (its --out): below it, ccb follows no symbolic link. */
