@@ -291,6 +291,13 @@ if command -v gdb >/dev/null 2>&1; then
   ok
 fi
 
+# --- a FIFO in the results a baseline is saved from: refused by name, not waited on, nothing left
+run 0 "$ccb" gate push --out "$T/ff/r"
+mkfifo "$T/ff/r/push/extra.csv"
+run 2 timeout 60 "$ccb" gate push --out "$T/ff/r" --save-baseline "$T/ff/b"
+grep -q "push/extra.csv is not a regular file" "$T/out" && [ ! -e "$T/ff/b" ] \
+  && [ -z "$(find "$T/ff" -maxdepth 1 -name 'b.*')" ] || fail "FIFO in a baseline's source: $(cat "$T/out")"
+
 # --- a reused --out keeps nothing stale, and loses nothing ccb did not list -----------------------
 # (study/inventory.c) a figure not drawn on the rerun goes with the old data; a run directory of a
 # label the study no longer has loses its run files (and only them); an inventory that names a
@@ -312,5 +319,11 @@ run 0 "$ccb" study conveyor fig3 --no-figures --out "$I"
 [ "$(cat "$T/outside.txt")" = keep ] && [ -L "$I/conveyor/fig3/link.csv" ] \
   || fail "inventory: a path out of the tree or a link was followed"
 ok
+# ccb compare's own outputs in its --out: the same
+run 0 "$ccb" compare --quick --cases push --variants lagged --out "$T/cq"
+[ -s "$T/cq/compare_error.png" ] || fail "inventory: compare drew no figure"
+run 0 "$ccb" compare --quick --cases push --variants lagged --no-figures --out "$T/cq"
+[ -z "$(find "$T/cq" -name '*.png' -o -name '*.svg')" ] && [ -s "$T/cq/compare.csv" ] \
+  || fail "inventory: compare's stale figures stayed"
 
 echo "hostile_test: $pass checks passed"

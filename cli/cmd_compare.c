@@ -124,13 +124,23 @@ int cmd_compare(int argc, char** argv) {
             continue; /* nothing of the selection applies to this case */
         }
         fprintf(stderr, "ccb: compare %s\n", cases[c]->name);
+        inventory_begin(out, cases[c]->name, "compare"); /* nothing stale in a reused --out */
         const int k = std_compare_case(&ctx, sum + n, 16 * 64 - n);
         rc = k < 0 ? EXIT_USAGE : 0;
+        if (inventory_commit(rc == 0, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            rc = EXIT_USAGE;
+        }
         n += k > 0 ? k : 0;
         study_ctx_free(&ctx);
     }
     if (rc == 0) {
+        inventory_begin_dir(out);
         rc = compare_write(out, sum, n, o.quick, o.figures) ? EXIT_USAGE : 0;
+        if (inventory_commit(rc == 0, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            rc = EXIT_USAGE;
+        }
     }
     free(sum);
     if (rc == 0) {

@@ -289,6 +289,12 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
             if (ccb_an_plot(script, out, base, vars, msg, sizeof msg) != 0) {
                 fprintf(stderr, "ccb: figure compare_%s: %s\n", k_metrics[m].name, msg);
                 figfail++; /* an output that was asked for and not made */
+            } else {
+                for (int k = 0; k < 2; ++k) { /* compare's outputs (inventory.c) */
+                    char f[PATH_MAX + 90];
+                    snprintf(f, sizeof f, "%s.%s", base, k ? "svg" : "png");
+                    inventory_note_file(f);
+                }
             }
             strbuf_printf(&md, "![%s](compare_%s.png)\n\n", k_metrics[m].label, k_metrics[m].name);
         }

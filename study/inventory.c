@@ -118,6 +118,14 @@ void inventory_begin(const char* out_root, const char* cs, const char* study) {
     pthread_mutex_unlock(&g_lock);
 }
 
+void inventory_begin_dir(const char* dir) {
+    pthread_mutex_lock(&g_lock);
+    list_free(&g_now);
+    snprintf(g_base, sizeof g_base, "%s", dir);
+    g_study[0] = '\0'; /* the marker is DIR/.ccb-results, the names relative to DIR */
+    pthread_mutex_unlock(&g_lock);
+}
+
 static void note(char kind, const char* path) {
     pthread_mutex_lock(&g_lock);
     const size_t bl = strlen(g_base);
@@ -219,10 +227,11 @@ int inventory_commit(int ok, char* msg, size_t n) {
         return 0;
     }
     char marker[PATH_MAX + 160];
-    snprintf(marker, sizeof marker, "%s/%s/%s", g_base, g_study, INV_MARKER);
+    snprintf(marker, sizeof marker, "%s/%s%s%s", g_base, g_study, g_study[0] ? "/" : "",
+             INV_MARKER);
     inv_list old = {0}, others = {0};
     read_marker(marker, &old);
-    if (ok && old.n > 0) {
+    if (ok && old.n > 0 && g_study[0]) {
         read_others(g_base, g_study, &others);
     }
     if (g_now.failed || old.failed || others.failed) {
@@ -243,7 +252,7 @@ int inventory_commit(int ok, char* msg, size_t n) {
         }
     }
     strbuf b = {0};
-    strbuf_printf(&b, "ccb-results 1 study %s\n", g_study);
+    strbuf_printf(&b, "ccb-results 1 study %s\n", g_study[0] ? g_study : ".");
     for (int i = 0; i < g_now.n; ++i) {
         strbuf_printf(&b, "%s %s\n", g_now.e[i].kind == 'f' ? "file" : "run", g_now.e[i].rel);
     }

@@ -644,6 +644,8 @@ void mkdir_tree_root(const char* root);
  * study succeeded (else nothing is removed and old and new are kept listed); 0, or -1 with a
  * message. */
 void inventory_begin(const char* out_root, const char* cs, const char* study);
+/* The same for outputs directly in dir (ccb compare's tables and figures): DIR/.ccb-results. */
+void inventory_begin_dir(const char* dir);
 void inventory_note_file(const char* path);
 void inventory_note_run(const char* dir);
 int inventory_commit(int ok, char* msg, size_t n);
