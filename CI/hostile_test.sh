@@ -174,6 +174,12 @@ run 1 timeout 60 "$ccb" diff "$T/ga" "$T/gb" --no-figures --out "$T/gd3"
 grep -q "table.csv: not a regular file\|table.csv is not a regular file" "$T/gd3/diff.csv" \
   || fail "a FIFO in a tree: $(cat "$T/gd3/diff.csv")"
 
+# --- the report of a diff never goes inside a tree it compares (the next diff would read it) ------
+run 2 "$ccb" diff "$T/ga" "$T/gb" --out "$T/ga/report"
+grep -q "would go inside the tree A" "$T/out" && [ ! -e "$T/ga/report" ] || fail "diff --out in A: $(cat "$T/out")"
+run 1 "$ccb" diff "$T/ga" "$T/gb" --out "$T/gb/diff"
+[ -s "$T/gb/diff/diff.csv" ] || fail "diff --out B/diff: no report"
+
 # --- one writer at a time in a run directory ------------------------------------------------------
 # its lock held by another process (flock(1) on the directory, as ccb takes it): ccb says so,
 # waits, then runs; two runs with different lengths into one --out leave one run's files

@@ -692,18 +692,31 @@ static row_key* row_keys(const csv_file* f, int col) {
     const long n = f->nrow > 1 ? f->nrow - 1 : 0;
     row_key* k = calloc((size_t)(n > 0 ? n : 1), sizeof *k);
     for (long r = 1; k && r < f->nrow; ++r) {
-        strbuf b = {0};
-        strbuf_printf(&b, "%s", col >= 0 ? csv_at(f, r, col) : "");
-        for (int c = 0; col < 0 && c < f->ncell[r] && c < 3; ++c) {
+        /* the key's cells, counted first: one allocation of its size per row (a table of a
+         * million rows) */
+        int nk = 0;
+        size_t len = col >= 0 ? strlen(csv_at(f, r, col)) : 0;
+        for (int c = 0; col < 0 && c < f->ncell[r] && c < 3; ++c, ++nk) {
             double x;
             if (cell_num(csv_at(f, r, c), &x) != -1) {
                 break;
             }
-            strbuf_printf(&b, "%s\x1f", csv_at(f, r, c));
+            len += strlen(csv_at(f, r, c)) + 1;
         }
-        k[r - 1].key = b.s;
+        char* key = malloc(len + 1);
+        if (key != NULL) {
+            size_t at = 0;
+            if (col >= 0) {
+                at = (size_t)snprintf(key, len + 1, "%s", csv_at(f, r, col));
+            }
+            for (int c = 0; c < nk; ++c) {
+                at += (size_t)snprintf(key + at, len + 1 - at, "%s\x1f", csv_at(f, r, c));
+            }
+            key[at] = '\0';
+        }
+        k[r - 1].key = key;
         k[r - 1].row = r;
-        if (b.failed || b.s == NULL) {
+        if (key == NULL) {
             for (long q = 0; q < r; ++q) {
                 free(k[q].key);
             }
@@ -1951,10 +1964,39 @@ static int in_scope(const suite_diff_opts* o, const char* rel) {
     return 0;
 }
 
+/* The report may not go inside a tree it compares (the next diff would read it as results),
+ * except ROOT/diff/, which no tree listing holds (`ccb gate --baseline` writes its diff there). */
+static int out_placement(const char* a, const char* b, const char* out, char* msg, size_t n) {
+    char ao[PATH_MAX], t[PATH_MAX], td[PATH_MAX + 8];
+    if (abs_path(out, ao, sizeof ao) != 0) {
+        snprintf(msg, n, "--out '%s': cannot resolve the path", out);
+        return -1;
+    }
+    for (int k = 0; k < 2; ++k) {
+        if (abs_path(k ? b : a, t, sizeof t) != 0) {
+            snprintf(msg, n, "'%s': cannot resolve the path", k ? b : a);
+            return -1;
+        }
+        snprintf(td, sizeof td, "%s/diff", strcmp(t, "/") == 0 ? "" : t);
+        if (path_within(ao, t) && !path_within(ao, td)) {
+            snprintf(msg, n,
+                     "the report '%s' would go inside the tree %s ('%s') that it compares; "
+                     "choose an --out outside it (or its diff/ directory)",
+                     out, k ? "B" : "A", k ? b : a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int suite_diff(const char* a, const char* b, const char* out, const suite_diff_opts* o,
                suite_diff_summary* sum) {
     memset(sum, 0, sizeof *sum);
     char msg[PATH_MAX + 600];
+    if (out_placement(a, b, out, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return 2;
+    }
     file_list la, lb;
     if (list_tree(a, &la, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
