@@ -181,25 +181,39 @@ static int csv_col(const csv_file* f, const char* name) {
  * of that name (a's second "x" is b's second "x"), or -1: both headers sorted by (name, column)
  * and merged, O(w log w) for files of any width (a file of 10,000 columns has 10^8 name pairs),
  * and the same pairs for diff B A. NULL when out of memory. */
-typedef struct col_name {
-    const char* name;
-    int idx;
-} col_name;
+/* A key (a column's name, a row's label) and its index; sorted by (key, index), two such lists
+ * pair the k-th entry of a key in one with its k-th in the other (pair_sorted). */
+typedef struct keyed {
+    const char* key;
+    long idx;
+} keyed;
 
-static int cmp_col_name(const void* x, const void* y) {
-    const col_name *p = x, *q = y;
-    const int c = strcmp(p->name, q->name);
+static int cmp_keyed(const void* x, const void* y) {
+    const keyed *p = x, *q = y;
+    const int c = strcmp(p->key, q->key);
     return c ? c : (p->idx > q->idx) - (p->idx < q->idx);
 }
 
-static col_name* sorted_header(const csv_file* f, int w) {
-    col_name* s = malloc((size_t)(w > 0 ? w : 1) * sizeof *s);
+/* m[a[i].idx] = b[j].idx for the pairs of equal keys of the sorted lists a and b. */
+static void pair_sorted(const keyed* a, long na, const keyed* b, long nb, long* m) {
+    for (long i = 0, j = 0; i < na && j < nb;) {
+        const int c = strcmp(a[i].key, b[j].key);
+        if (c == 0) {
+            m[a[i++].idx] = b[j++].idx;
+        } else {
+            c < 0 ? ++i : ++j;
+        }
+    }
+}
+
+static keyed* sorted_header(const csv_file* f, int w) {
+    keyed* s = malloc((size_t)(w > 0 ? w : 1) * sizeof *s);
     for (int c = 0; s && c < w; ++c) {
-        s[c].name = csv_at(f, 0, c);
+        s[c].key = csv_at(f, 0, c);
         s[c].idx = c;
     }
     if (s && w > 0) {
-        qsort(s, (size_t)w, sizeof *s, cmp_col_name);
+        qsort(s, (size_t)w, sizeof *s, cmp_keyed);
     }
     return s;
 }
@@ -207,25 +221,24 @@ static col_name* sorted_header(const csv_file* f, int w) {
 static int* col_map(const csv_file* a, const csv_file* b) {
     const int wa = a->nrow ? a->ncell[0] : 0, wb = b->nrow ? b->ncell[0] : 0;
     int* m = malloc((size_t)(wa > 0 ? wa : 1) * sizeof *m);
-    col_name* sa = sorted_header(a, wa);
-    col_name* sb = sorted_header(b, wb);
-    if (m == NULL || sa == NULL || sb == NULL) {
+    long* lm = malloc((size_t)(wa > 0 ? wa : 1) * sizeof *lm);
+    keyed* sa = sorted_header(a, wa);
+    keyed* sb = sorted_header(b, wb);
+    if (m == NULL || lm == NULL || sa == NULL || sb == NULL) {
         free(m);
+        free(lm);
         free(sa);
         free(sb);
         return NULL;
     }
     for (int c = 0; c < wa; ++c) {
-        m[c] = -1;
+        lm[c] = -1;
     }
-    for (int i = 0, j = 0; i < wa && j < wb;) {
-        const int c = strcmp(sa[i].name, sb[j].name);
-        if (c == 0) {
-            m[sa[i++].idx] = sb[j++].idx;
-        } else {
-            c < 0 ? ++i : ++j;
-        }
+    pair_sorted(sa, wa, sb, wb, lm);
+    for (int c = 0; c < wa; ++c) {
+        m[c] = (int)lm[c];
     }
+    free(lm);
     free(sa);
     free(sb);
     return m;
@@ -673,24 +686,13 @@ static void diff_structure(diff_state* s, const char* rel, const char* fmt, ...)
     }
 }
 
-/* A row's key: the cell of a key column; without one, its leading text cells (at most three;
- * none if the first is a number) joined by the unit separator. Whole, and the row. */
-typedef struct row_key {
-    char* key;
-    long row;
-} row_key;
-
-static int cmp_row_key(const void* x, const void* y) {
-    const row_key *p = x, *q = y;
-    const int c = strcmp(p->key, q->key);
-    return c ? c : (p->row > q->row) - (p->row < q->row);
-}
-
-/* The keys of f's rows 1.. (col: the key column, or -1), sorted by key and then row; NULL when
- * out of memory. */
-static row_key* row_keys(const csv_file* f, int col) {
+/* The keys of f's rows 1.. (their idx: the row), sorted by key and then row: a row's key is the
+ * cell of the key column col; without one (-1), its leading text cells (at most three; none if
+ * the first is a number) joined by the unit separator; whole, allocated. NULL when out of
+ * memory. */
+static keyed* row_keys(const csv_file* f, int col) {
     const long n = f->nrow > 1 ? f->nrow - 1 : 0;
-    row_key* k = calloc((size_t)(n > 0 ? n : 1), sizeof *k);
+    keyed* k = calloc((size_t)(n > 0 ? n : 1), sizeof *k);
     for (long r = 1; k && r < f->nrow; ++r) {
         /* the key's cells, counted first: one allocation of its size per row (a table of a
          * million rows) */
@@ -715,24 +717,24 @@ static row_key* row_keys(const csv_file* f, int col) {
             key[at] = '\0';
         }
         k[r - 1].key = key;
-        k[r - 1].row = r;
+        k[r - 1].idx = r;
         if (key == NULL) {
             for (long q = 0; q < r; ++q) {
-                free(k[q].key);
+                free((char*)k[q].key);
             }
             free(k);
             return NULL;
         }
     }
     if (k && n > 0) {
-        qsort(k, (size_t)n, sizeof *k, cmp_row_key);
+        qsort(k, (size_t)n, sizeof *k, cmp_keyed);
     }
     return k;
 }
 
-static void row_keys_free(row_key* k, long n) {
+static void row_keys_free(keyed* k, long n) {
     for (long i = 0; k && i < n; ++i) {
-        free(k[i].key);
+        free((char*)k[i].key);
     }
     free(k);
 }
@@ -754,7 +756,7 @@ static void diff_gates(diff_state* s, const char* rel, const csv_file* a, const 
     for (int t = 0; t < 2; ++t) {
         const csv_file* f = t ? b : a;
         const long n = f->nrow > 1 ? f->nrow - 1 : 0;
-        row_key* k = row_keys(f, t ? ib : ia);
+        keyed* k = row_keys(f, t ? ib : ia);
         if (k == NULL) {
             s->failed = 1;
             return;
@@ -764,7 +766,7 @@ static void diff_gates(diff_state* s, const char* rel, const csv_file* a, const 
                 first = i;
             } else {
                 diff_structure(s, rel, "gate %s twice in %s (rows #%ld and #%ld)", k[i].key,
-                               t ? "B" : "A", k[first].row, k[i].row);
+                               t ? "B" : "A", k[first].idx, k[i].idx);
             }
         }
         row_keys_free(k, n);
@@ -921,27 +923,15 @@ static void diff_ragged(diff_state* s, const char* rel, const csv_file* a, const
 static long* match_rows(const csv_file* a, int col_a, const csv_file* b, int col_b) {
     const long na = a->nrow > 1 ? a->nrow - 1 : 0, nb = b->nrow > 1 ? b->nrow - 1 : 0;
     long* m = calloc((size_t)(a->nrow > 0 ? a->nrow : 1), sizeof *m);
-    row_key* ka = row_keys(a, col_a);
-    row_key* kb = row_keys(b, col_b);
+    keyed* ka = row_keys(a, col_a);
+    keyed* kb = row_keys(b, col_b);
     if (m == NULL || ka == NULL || kb == NULL) {
         free(m);
         row_keys_free(ka, na);
         row_keys_free(kb, nb);
         return NULL;
     }
-    /* both sorted by (key, row): the k-th row of a key in a meets the k-th of it in b */
-    for (long i = 0, j = 0; i < na && j < nb;) {
-        const int c = strcmp(ka[i].key, kb[j].key);
-        if (c == 0) {
-            m[ka[i].row] = kb[j].row;
-            ++i;
-            ++j;
-        } else if (c < 0) {
-            ++i;
-        } else {
-            ++j;
-        }
-    }
+    pair_sorted(ka, na, kb, nb, m); /* the k-th row of a key in a meets its k-th in b */
     row_keys_free(ka, na);
     row_keys_free(kb, nb);
     return m;
