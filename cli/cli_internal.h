@@ -161,10 +161,10 @@ void validate_enum(const char* opt, ccb_enum e, const char* val);
 void solvers_with(unsigned flag, char* out, size_t n);
 void apply_solver_options(const opts* o, run_config* cfg, int strict);
 void check_applicable(const opts* o, const run_config* cfg);
-/* Which of the solver options (and --friction, and the --set parameters) given in o the runs of a command read, and
- * which of them keep the user's value: option_use_note for each run (after its options were
- * applied), then option_use_check refuses an option no run reads, or that every run reading it
- * overrides ("no WHAT reads it"). Issue 44, part 3. */
+/* Which of the solver options (and --friction, and the --set parameters) given in o the runs of
+ * a command read, and which of them keep the user's value: option_use_note for each run (after
+ * its options were applied), then option_use_check refuses an option no run reads, or that
+ * every run reading it overrides ("no WHAT reads it"). Issue 44, part 3. */
 typedef struct option_use {
     const opts* o;
     unsigned char read[SOPT_MAX], kept[SOPT_MAX];

@@ -11,13 +11,13 @@
  *
  * A rerun that succeeds removes what the previous inventory lists and this one does not: a figure
  * not drawn this time (--no-figures; it would show the old data beside the new tables), the run
- * directory of a label the study no longer has, a table it no longer writes. Only what an
- * inventory lists, and no other study's inventory in OUT/CASE lists (the standard studies share
- * their run directories in OUT/CASE/standard/), is removed, only regular files (never a link, never what a link points to), only
- * names below OUT/CASE without "..", and of a run directory only the run files ccb writes; a
- * directory left empty goes. A study that fails keeps the old files and lists old and new, so the
- * next success cleans both. A directory without an inventory (made before, or not by ccb) loses
- * nothing. */
+ * directory of a label the study no longer has, a table it no longer writes. Removed is only what
+ * an inventory lists and no other study's inventory in OUT/CASE lists (the standard studies share
+ * their run directories in OUT/CASE/standard/); only regular files (never a link, never what a
+ * link points to), only names below OUT/CASE without "..", and of a run directory only the run
+ * files ccb writes; a directory left empty goes. A study that fails keeps the old files and
+ * lists old and new, so the next success cleans both. A directory without an inventory (made
+ * before, or not by ccb) loses nothing. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>

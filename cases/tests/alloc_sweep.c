@@ -5,8 +5,9 @@
  * then again with the k-th allocation failing (and every later one: ccb_alloc_fail_after) for
  * k = 1 .. that count (every index up to 400, then 400 indices spread evenly). Each run must
  * end without a crash, report the failure as "out of memory" (run_execute's error, rc 2, whether
- * in the case builder, the sim's creation or a step: never a run recorded as failed) or succeed, and leave no libccb memory
- * behind (ccb_alloc_live_bytes back to its value before the run). CHOLMOD's and UMFPACK's memory
+ * in the case builder, the sim's creation or a step: never a run recorded as failed) or
+ * succeed, and leave no libccb memory behind (ccb_alloc_live_bytes back to its value before the
+ * run). CHOLMOD's and UMFPACK's memory
  * goes through the same allocator (SuiteSparse hooks), so their failures are swept too; GSL's
  * and MuJoCo's are not. */
 #include <stdio.h>
