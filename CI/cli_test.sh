@@ -452,7 +452,7 @@ pass=$((pass + 1))
 # directory goes is refused before anything runs (its tree is locked first)
 mkdir -p "$tmp/rf/push" && : >"$tmp/rf/push/ilqr"
 expect 2 "output directory '$tmp/rf/push/ilqr' is not a writable directory" -- \
-  "$CCB" reproduce push conveyor --tier quick --no-figures --jobs 2 --out "$tmp/rf"
+  "$CCB" reproduce push --tier quick --no-figures --jobs 2 --out "$tmp/rf"
 [ -e "$tmp/rf/README.md" ] && { echo "FAIL: a failed reproduction wrote README.md"; stop; }
 mkdir -p "$tmp/rf2" && : >"$tmp/rf2/push"
 expect 2 "output directory '$tmp/rf2/push' is not a writable directory" -- \

@@ -210,14 +210,30 @@ int cmd_bench(int argc, char** argv) {
     option_use u;
     memset(&u, 0, sizeof u);
     u.o = &o;
-    for (int v = 0; v < (o.peers ? 1 : n); ++v) {
+    cli_trap t; /* a usage error here frees the list on its way out */
+    cli_trap_push(&t);
+    const int jv = setjmp(t.jb);
+    if (jv != 0) {
+        free(list);
+        cli_fail(jv, t.msg);
+    }
+    for (int v = 0; v < n; ++v) { /* as the loop below configures them */
         run_config cfg = list[v];
         apply_sets(cs, cfg.params, &o);
+        if (o.have_dt) {
+            cfg.dt = o.dt;
+        }
+        if (o.have_t) {
+            cfg.t_final = o.t_final;
+        }
         apply_solver_options(&o, &cfg, o.solver || o.approx);
-        option_use_note(&u, &cfg);
+        if (!o.peers || v == 0) {
+            option_use_note(&u, &cfg);
+        }
     }
     option_use_check(&u, o.peers ? "variant this bench runs (--peers: the first)"
                                  : "variant of this bench");
+    cli_trap_pop(&t); /* the loop below applies what was checked here: it cannot fail */
     printf("# ccb bench %s: median of %d runs of the stepping loop (libccb %s, %s)\n", cs->name,
            o.repeat, ccb_version(), ccb_revision());
     if (!o.peers) {
