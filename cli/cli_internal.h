@@ -177,9 +177,6 @@ typedef struct option_use {
 void check_sets_read(const opts* o, const run_config* cfg);
 void option_use_note(option_use* u, const run_config* cfg);
 void option_use_check(const option_use* u, const char* what);
-/* option_use_check's verdict without leaving: 0, or -1 with the message (for a caller that must
- * free what it holds first). */
-int option_use_verdict(const option_use* u, const char* what, char* msg, size_t n);
 void print_solver_help(const char* allowed);
 void setup_ctx(study_ctx* ctx, const case_desc* cs, const opts* o, const char* out);
 int cmd_list(int argc, char** argv);

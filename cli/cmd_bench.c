@@ -217,23 +217,23 @@ int cmd_bench(int argc, char** argv) {
         free(list);
         cli_fail(jv, t.msg);
     }
-    for (int v = 0; v < n; ++v) { /* as the loop below configures them */
-        run_config cfg = list[v];
-        apply_sets(cs, cfg.params, &o);
+    for (int v = 0; v < n; ++v) { /* every variant configured once, here */
+        run_config* cfg = &list[v];
+        apply_sets(cs, cfg->params, &o);
         if (o.have_dt) {
-            cfg.dt = o.dt;
+            cfg->dt = o.dt;
         }
         if (o.have_t) {
-            cfg.t_final = o.t_final;
+            cfg->t_final = o.t_final;
         }
-        apply_solver_options(&o, &cfg, o.solver || o.approx);
+        apply_solver_options(&o, cfg, o.solver || o.approx);
         if (!o.peers || v == 0) {
-            option_use_note(&u, &cfg);
+            option_use_note(&u, cfg);
         }
     }
     option_use_check(&u, o.peers ? "variant this bench runs (--peers: the first)"
                                  : "variant of this bench");
-    cli_trap_pop(&t); /* the loop below applies what was checked here: it cannot fail */
+    cli_trap_pop(&t);
     printf("# ccb bench %s: median of %d runs of the stepping loop (libccb %s, %s)\n", cs->name,
            o.repeat, ccb_version(), ccb_revision());
     if (!o.peers) {
@@ -244,14 +244,6 @@ int cmd_bench(int argc, char** argv) {
     strbuf split = {0};
     for (int v = 0; v < n; ++v) {
         run_config cfg = list[v];
-        apply_sets(cs, cfg.params, &o);
-        if (o.have_dt) {
-            cfg.dt = o.dt;
-        }
-        if (o.have_t) {
-            cfg.t_final = o.t_final;
-        }
-        apply_solver_options(&o, &cfg, o.solver || o.approx);
         char variant[64];
         variant_name(&cfg, variant, sizeof variant);
         if (o.peers) { /* the first variant against MuJoCo */

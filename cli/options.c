@@ -781,52 +781,35 @@ void option_use_note(option_use* u, const run_config* cfg) {
     }
 }
 
-int option_use_verdict(const option_use* u, const char* what, char* msg, size_t n) {
+void option_use_check(const option_use* u, const char* what) {
     for (int k = 0; k < u->o->nsets && k < 64; ++k) {
         if (!u->set_read[k] && u->set_why[k][0]) {
-            snprintf(msg, n, "--set %s: %s; no %s is one, it would be ignored", u->o->sets[k],
-                     u->set_why[k], what);
-            return -1;
+            die_usage("--set %s: %s; no %s is one, it would be ignored", u->o->sets[k],
+                      u->set_why[k], what);
         }
         if (u->set_read[k] && !u->set_kept[k]) {
-            snprintf(msg, n,
-                     "--set %s: every %s that reads it sets it itself (its declaration); it "
-                     "would be ignored",
-                     u->o->sets[k], what);
-            return -1;
+            die_usage("--set %s: every %s that reads it sets it itself (its declaration); it "
+                      "would be ignored",
+                      u->o->sets[k], what);
         }
     }
     for (int i = 0; i < g_nsopt; ++i) {
         if (u->o->sval[i] && !u->read[i]) {
-            snprintf(msg, n,
-                     "--%s: no %s reads it (their solvers have no such option, or read it only "
-                     "with a flag not set here); it would be ignored",
-                     g_sopt[i].name, what);
-            return -1;
+            die_usage("--%s: no %s reads it (their solvers have no such option, or read it only "
+                      "with a flag not set here); it would be ignored",
+                      g_sopt[i].name, what);
         }
         if (u->o->sval[i] && !u->kept[i]) {
-            snprintf(msg, n,
-                     "--%s: every %s that reads it sets it itself (its declaration); it would "
-                     "be ignored",
-                     g_sopt[i].name, what);
-            return -1;
+            die_usage("--%s: every %s that reads it sets it itself (its declaration); it would "
+                      "be ignored",
+                      g_sopt[i].name, what);
         }
     }
     if (u->o->friction && !u->friction_read) {
         char where[256];
         solvers_with(CCB_SOLVER_REGULARIZED, where, sizeof where);
-        snprintf(msg, n,
-                 "--friction applies to --solver %s only; no %s is one, it would be ignored", where,
-                 what);
-        return -1;
-    }
-    return 0;
-}
-
-void option_use_check(const option_use* u, const char* what) {
-    char msg[1024];
-    if (option_use_verdict(u, what, msg, sizeof msg) != 0) {
-        die_usage("%s", msg);
+        die_usage("--friction applies to --solver %s only; no %s is one, it would be ignored",
+                  where, what);
     }
 }
 
