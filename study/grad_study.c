@@ -348,6 +348,12 @@ static void analyse(void* user, int idx) {
         R->err_max = errs[nerr - 1];
         R->err_med = errs[nerr / 2];
     }
+    /* the gate speaks for the derivative only when most pairs were judged: fewer than half smooth
+     * (a regression that leaves them unsettled, or a case whose checkpoints all sit on kinks)
+     * makes the largest error NaN, which fails (issue 45: a floor on the smooth pairs) */
+    if (2 * R->smooth < R->total) {
+        R->err_max = NAN;
+    }
     R->cost = n_jvp > 0 && t_step > 0 ? (t_jvp / n_jvp) / (t_step / GRAD_NCHECK) : NAN;
     /* the whole trajectory from the initial state along a v0 direction */
     const long H = job->traj_steps < rec->nsteps ? job->traj_steps : rec->nsteps;
@@ -481,7 +487,9 @@ int grad_study_run(study_ctx* ctx) {
             "own partials did not settle to 1e-9 (formulation-convex §9.2: a contact law bends "
             "within every difference step), so the derivative does not vouch for itself; a "
             "direction whose difference step changes the contact set is refused by the "
-            "derivative. The gate (1e-6 relative) is on the smooth ones. The whole trajectory: "
+            "derivative. The gate (1e-6 relative) is on the smooth ones, and fails (NaN) when "
+            "fewer "
+            "than half of the pairs are smooth. The whole trajectory: "
             "forward mode over the first steps along a v0 direction against finite differences of "
             "whole trajectories; smooth when the differences are and no step's partials were "
             "unsettled. wall cost: the derivative per direction over the step's solve (wall time, "
