@@ -375,12 +375,59 @@ static int chol_solve(int n, double* M, double* b) {
 typedef struct ilqr_result {
     int ok, iterations, increases;
     double cost0, cost, err, speed, replay_diff, wall, wall_deriv;
+    /* the chained d x_b,N / d u_k against differences of rollouts, relative, and the
+     * disagreement of the differences' two steps: at the first guess and at the final controls */
+    double traj_err[2], traj_kink[2];
     double hist[ILQR_MAX_IT + 1];
     int nhist;
     double U[ILQR_MAX_N];
     double X[ILQR_MAX_N + 1][NX];
     char msg[200];
 } ilqr_result;
+
+/* The derivative the optimizer uses, d x_b,N / d u_k chained over the N steps (sensitivities),
+ * against central differences of whole rollouts at h = 1e-3 N and h/2, combined by Richardson:
+ * the largest error over k relative to the largest derivative (*err), and the largest relative
+ * disagreement of the two difference steps (*kink: ~0 where the trajectory is smooth in every
+ * u_k; where it is not, a contact or stick-slip event sits within h, the derivative is that of
+ * one side and the differences are not a reference). The rollouts solve each step to the case's
+ * Newton tolerance, as the optimizer's do. Leaves p->X as the rollout of U. */
+static void traj_check(ilqr_prob* p, const double* U, double* Ut, double* err, double* kink) {
+    static _Thread_local double S[ILQR_MAX_N][NX];
+    const int N = p->N;
+    const double h = 1e-3;
+    *err = *kink = NAN;
+    if (!rollout(p, U) || !sensitivities(p, U, S)) {
+        return;
+    }
+    double emax = 0.0, smax = 0.0, kmax = 0.0;
+    for (int k = 0; k < N && !isnan(emax); ++k) {
+        double d[2];
+        for (int l = 0; l < 2; ++l) {
+            const double hl = h / (1 + l);
+            double xp = NAN, xm = NAN;
+            memcpy(Ut, U, (size_t)N * sizeof U[0]);
+            Ut[k] = U[k] + hl;
+            if (rollout(p, Ut)) {
+                xp = p->X[N][QB_X];
+            }
+            Ut[k] = U[k] - hl;
+            if (rollout(p, Ut)) {
+                xm = p->X[N][QB_X];
+            }
+            d[l] = (xp - xm) / (2 * hl);
+        }
+        const double fd = (4 * d[1] - d[0]) / 3;
+        emax = isnan(fd) ? NAN : fmax(emax, fabs(fd - S[k][QB_X]));
+        smax = fmax(smax, fabs(S[k][QB_X]));
+        kmax = fmax(kmax, fabs(d[0] - d[1]));
+    }
+    *err = emax / smax;
+    *kink = kmax / smax;
+    if (!rollout(p, U)) {
+        *err = NAN;
+    }
+}
 
 /* Gauss-Newton shooting with Levenberg-Marquardt damping on the residuals
  * e = [(x_b,N - x*)/sx, v_b,N/sv, sqrt(dt) u_k/su] (formulation-convex §9.6). */
@@ -393,6 +440,8 @@ static void optimize(ilqr_prob* p, ilqr_result* R) {
     for (int k = 0; k < N; ++k) {
         U[k] = p->u_init;
     }
+    /* the derivative at the first guess (see traj_check; outside the timed optimization) */
+    traj_check(p, U, Ut, &R->traj_err[0], &R->traj_kink[0]);
     const double t0 = now();
     if (!rollout(p, U)) {
         snprintf(R->msg, sizeof R->msg, "first rollout: %s", ccb_sim_last_error(p->sim));
@@ -478,6 +527,12 @@ static void optimize(ilqr_prob* p, ilqr_result* R) {
     memcpy(R->X, p->X, (size_t)(N + 1) * sizeof p->X[0]);
     for (int h = 1; h < R->nhist; ++h) { /* the cost of every accepted iterate fell */
         R->increases += !(R->hist[h] < R->hist[h - 1]);
+    }
+    /* the derivative the optimizer used, at its final controls (see traj_check) */
+    traj_check(p, U, Ut, &R->traj_err[1], &R->traj_kink[1]);
+    if (!rollout(p, U)) { /* the record's rollout again */
+        snprintf(R->msg, sizeof R->msg, "final rollout: %s", ccb_sim_last_error(p->sim));
+        return;
     }
     R->ok = 1;
 }
@@ -579,13 +634,21 @@ static int ilqr_run(study_ctx* ctx) {
         study_set_metricf(ctx, R->ok ? R->err : NAN, "ilqr.%s.final_error", v);
         study_set_metricf(ctx, R->ok ? R->cost / R->cost0 : NAN, "ilqr.%s.cost_ratio", v);
         study_set_metricf(ctx, R->ok ? R->replay_diff : NAN, "ilqr.%s.replay_diff", v);
+        study_set_metricf(ctx, R->ok ? R->traj_err[0] : NAN, "ilqr.%s.traj_deriv_err_first", v);
+        study_set_metricf(ctx, R->ok ? R->traj_kink[0] : NAN, "ilqr.%s.traj_fd_kink_first", v);
+        study_set_metricf(ctx, R->ok ? R->traj_err[1] : NAN, "ilqr.%s.traj_deriv_err_final", v);
+        study_set_metricf(ctx, R->ok ? R->traj_kink[1] : NAN, "ilqr.%s.traj_fd_kink_final", v);
         study_set_metricf(ctx, (double)R->iterations, "ilqr.%s.iterations", v);
-        strbuf_printf(&tab, "%s,%d,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.6g,%.6g\n", v, R->ok,
-                      R->iterations, R->cost0, R->cost, R->err, R->speed, R->replay_diff, R->wall,
+        strbuf_printf(&tab, "%s,%d,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6g,%.6g\n", v,
+                      R->ok, R->iterations, R->cost0, R->cost, R->err, R->speed, R->replay_diff,
+                      R->traj_err[0], R->traj_kink[0], R->traj_err[1], R->traj_kink[1], R->wall,
                       R->wall_deriv);
-        strbuf_printf(&md, "| %s | %d | %.4g | %.4g | %.2f | %.3f | %.3g | %.3g | %.3g | %s |\n", v,
-                      R->iterations, R->cost0, R->cost, 1e3 * R->err, R->speed, R->replay_diff,
-                      R->wall, R->wall_deriv, R->ok ? "" : R->msg);
+        strbuf_printf(&md,
+                      "| %s | %d | %.4g | %.4g | %.2f | %.3f | %.3g | %.2g (%.1g) | %.2g (%.1g) | "
+                      "%.3g | %.3g | %s |\n",
+                      v, R->iterations, R->cost0, R->cost, 1e3 * R->err, R->speed, R->replay_diff,
+                      R->traj_err[0], R->traj_kink[0], R->traj_err[1], R->traj_kink[1], R->wall,
+                      R->wall_deriv, R->ok ? "" : R->msg);
         for (int h = 0; h < R->nhist; ++h) {
             strbuf_printf(&hist, "%s,%d,%.9e\n", v, h, R->hist[h]);
         }
@@ -600,7 +663,8 @@ static int ilqr_run(study_ctx* ctx) {
     snprintf(path, sizeof path, "%s/ilqr.csv", dir);
     int rc = study_write_table(path,
                                "variant,ok,iterations,cost_initial,cost_final,final_error [m],"
-                               "final_ball_speed [m/s],replay_diff,wall_time [s],"
+                               "final_ball_speed [m/s],replay_diff,deriv_err_first,"
+                               "fd_kink_first,deriv_err_final,fd_kink_final,wall_time [s],"
                                "wall_time_derivatives [s]",
                                tab.s ? tab.s : "");
     snprintf(path, sizeof path, "%s/history.csv", dir);
@@ -622,11 +686,19 @@ static int ilqr_run(study_ctx* ctx) {
             "per step) chained backwards into d x(T) / d u_k, a Levenberg-Marquardt step and a "
             "backtracking line search that accepts only a decrease of J. First guess: the "
             "constant push F0 = %g N; no contact schedule. Replay: the optimized controls in a "
-            "fresh simulation, largest difference of the states. Wall times are reported, not "
+            "fresh simulation, largest difference of the states. The derivative the optimizer "
+            "uses, d x_b(T) / d u_k chained over the steps, against central differences of whole "
+            "rollouts (h = 1e-3 N and h/2, Richardson): the largest error over k relative to the "
+            "largest derivative, at the first guess (PUSH-5) and at the final controls; in "
+            "parentheses the relative disagreement of the two difference steps, ~0 where the "
+            "rollout is smooth in every u_k, larger where a contact or stick-slip event lies "
+            "within h (there the derivative is one side's, and the differences are no "
+            "reference). Wall times are reported, not "
             "gated. Data: `push/ilqr/ilqr.csv`, `history.csv`, `trajectory.csv`.\n\n"
             "| approximation | iterations | J initial | J final | error at T [mm] | ball speed "
-            "at T [m/s] | replay difference | wall [s] | wall, derivatives [s] | note |\n"
-            "|---|---|---|---|---|---|---|---|---|---|\n%s\n",
+            "at T [m/s] | replay difference | derivative vs differences, first guess | at the "
+            "final controls | wall [s] | wall, derivatives [s] | note |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n%s\n",
             P[P_TARGET], cs->t_final_default, cs->dt_default, N, P[P_F0], md.s ? md.s : "");
         char v[512];
         snprintf(v, sizeof v,
