@@ -736,10 +736,15 @@ static const case_study k_studies[] = {
     {.name = "continuous",
      .title = "continuous model on the fan152 faces, GSL rk8pd error control (eps_EC)",
      .figure = "PFC §V-A",
-     .decl = &k_continuous}};
+     .decl = &k_continuous},
+    {.name = "pair",
+     .title = "two compliant slabs: the equal-pressure plane against its closed form at three "
+              "meshes, and a compliant block at rest on a compliant slab",
+     .figure = "PFC eq. 23",
+     .run = coin_pair_run}};
 
-static const char* const k_quick[] = {"fig5",       "convergence-dt", "convergence-grid",
-                                      "continuous", "gradients",      NULL};
+static const char* const k_quick[] = {
+    "fig5", "convergence-dt", "convergence-grid", "continuous", "gradients", "pair", NULL};
 
 const case_desc case_coin = {
     .name = "coin",

@@ -59,4 +59,7 @@ extern const int coin_vcols[2], coin_wcols[1];
 
 extern const fig_study coin_conv_dt, coin_conv_grid, coin_faces;
 
+/* Study pair (coin_pair.c): hydroelastic contact of two compliant bodies against closed forms. */
+int coin_pair_run(study_ctx* ctx);
+
 #endif
