@@ -230,3 +230,11 @@ add_test(NAME docs.tiercounts COMMAND python3 ${PROJECT_SOURCE_DIR}/CI/tier_coun
                                       ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.tiercounts PROPERTIES LABELS unit)
 ccb_test_budget(docs.tiercounts 1.0)
+
+# docs.tables: the tables derived from the code agree with it (CI/doc_tables.py): cases.md §9
+# lists every study with a paper figure, reference/sensitivity/quick.md has a row, a verdict,
+# for every gate of the quick tier and README states its count
+add_test(NAME docs.tables COMMAND python3 ${PROJECT_SOURCE_DIR}/CI/doc_tables.py
+                                  $<TARGET_FILE:ccb_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.tables PROPERTIES LABELS unit)
+ccb_test_budget(docs.tables 1.0)
