@@ -241,7 +241,11 @@ static int fig17_runs(study_ctx* ctx, study_batch* b) {
     const int ndt = quick ? NDT17_QUICK : NDT17;
     const double* dts = k_dt17 + (NDT17 - ndt);
     const int nens = clutter_nens(ctx);
-    if (study_batch_alloc(b, NMODEL * ndt + 2 * (nens - 1)) != 0) {
+    /* quick tier: CLU-4e's slopes (Lagged, Similar) on the ensemble's mean iterations at every
+     * step (the further members; at 2e-3 fig15-16's runs, at the largest step Lagged's are CLU-4f's:
+     * the run cache serves both) */
+    const int nslope = quick ? 2 * ndt * (nens - 1) : 0;
+    if (study_batch_alloc(b, NMODEL * ndt + 2 * (nens - 1) + nslope) != 0) {
         return 2;
     }
     for (int i = 0; i < NMODEL; ++i) {
@@ -267,6 +271,18 @@ static int fig17_runs(study_ctx* ctx, study_batch* b) {
             c->perturb |= RUN_PERTURB_MEMBER(m);
             c->cost = 1.0 / dtmax;
         }
+    }
+    for (int k = 0; k < nslope; ++k) { /* k = (model, member - 1, step) */
+        const int mi = k / (ndt * (nens - 1)), m = 1 + (k / ndt) % (nens - 1), j = k % ndt;
+        const ccb_approx* ap = mi == 0 ? &ccb_approx_lagged : &ccb_approx_similar;
+        char label[96];
+        run_label(label, sizeof label, ap->name, dts[j]);
+        const size_t n = strlen(label);
+        snprintf(label + n, sizeof label - n, "_m%d", m);
+        run_config* c = &b->cfg[NMODEL * ndt + 2 * (nens - 1) + k];
+        clutter_config(ctx, c, "fig17", label, ap, dts[j], 0);
+        c->perturb |= RUN_PERTURB_MEMBER(m);
+        c->cost = 1.0 / dts[j];
     }
     return 0;
 }
@@ -301,6 +317,25 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         study_set_metricf(ctx, slope, "clu4.%s.kappa_slope", clutter_models[i]->name);
         study_set_metricf(ctx, fabs(slope), "clu4.%s.kappa_slope_abs", clutter_models[i]->name);
         study_set_metricf(ctx, slope_it, "fig17.%s.iterations_slope", clutter_models[i]->name);
+        const int mi = clutter_models[i] == &ccb_approx_lagged    ? 0
+                       : clutter_models[i] == &ccb_approx_similar ? 1
+                                                                  : -1;
+        const int nens = clutter_nens(ctx);
+        if (quick && mi >= 0) { /* the slope of the ensemble's mean iterations (CLU-4e, quick) */
+            double mean[NDT17], slope_ens = NAN;
+            for (int j = 0; j < ndt; ++j) {
+                mean[j] = its[j] / nens;
+                for (int m = 1; m < nens; ++m) {
+                    const run_record* r = &b->rec[NMODEL * ndt + 2 * (nens - 1) +
+                                                  (mi * (nens - 1) + m - 1) * ndt + j];
+                    const window_means w = clutter_means(r, 0, r->cfg.t_final + 1, -1);
+                    mean[j] += (r->status == CCB_OK ? w.iters : NAN) / nens;
+                }
+            }
+            ccb_an_order(ndt, dts, mean, &slope_ens, NULL, NULL);
+            study_set_metricf(ctx, slope_ens, "fig17.%s.iterations_slope.ensemble",
+                              clutter_models[i]->name);
+        }
         study_row(ctx, "slopes");
         study_str(ctx, "slopes", clutter_models[i]->name);
         study_num(ctx, "slopes", slope);
