@@ -277,6 +277,10 @@ run 2 "$ccb" bench conveyor --variants lagged,similar --set tau_d=1 --repeat 1
 grep -q "no variant of this bench is one" "$T/out" || fail "part 3: $(cat "$T/out")"
 run 2 "$ccb" bench conveyor --variants sap --friction quad --repeat 1
 grep -q -- "--friction applies to" "$T/out" || fail "part 3: $(cat "$T/out")"
+run 2 "$ccb" study coin pair --set rings=3 --out "$T/s3"
+grep -q "coin/pair reads none of the case's parameters" "$T/out" || fail "part 3: $(cat "$T/out")"
+run 2 "$ccb" study coin pair --rtol 1e-8 --out "$T/s3"
+grep -q -- "--rtol: no run of coin/pair reads it" "$T/out" || fail "part 3: $(cat "$T/out")"
 [ ! -e "$T/s3" ] || fail "part 3: a refused command created its output"
 run 0 "$ccb" run conveyor --approx sap --set tau_d=5 --t-final 0.01 --out "$T/s3"
 

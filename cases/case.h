@@ -182,6 +182,9 @@ typedef struct case_study {
     const fig_study* decl; /* a case's study is a declaration: figure.c runs it */
     /* the engine's own studies (the standard three, std.c): 0 ok, 1 solver failure, 2 error */
     int (*run)(struct study_ctx* ctx);
+    /* 1: the study reads none of the case's parameters (its models are its own): `ccb study`
+     * refuses every --set before anything is created */
+    int reads_no_params;
 } case_study;
 
 /* What a case supplies to the three standard studies (std.c): convergence, conditioning and

@@ -741,7 +741,8 @@ static const case_study k_studies[] = {
      .title = "two compliant slabs: the equal-pressure plane against its closed form at three "
               "meshes, and a compliant block at rest on a compliant slab",
      .figure = "PFC eq. 23",
-     .run = coin_pair_run}};
+     .run = coin_pair_run,
+     .reads_no_params = 1}};
 
 static const char* const k_quick[] = {
     "fig5", "convergence-dt", "convergence-grid", "continuous", "gradients", "pair", NULL};

@@ -101,7 +101,8 @@ static int pair_query(strbuf* csv, strbuf* md, double* ferr, double* zerr, char*
 
 /* (2) the block released at first touch onto the fixed slab: its approach after PAIR_T. 0, 1 (the
  * solver failed: *approach NaN) or 2 (the model could not be made). */
-static int pair_rest(const ccb_approx* approx, double* approach, char* msg, size_t n) {
+static int pair_rest(const study_ctx* ctx, const ccb_approx* approx, double* approach, char* msg,
+                     size_t n) {
     *approach = NAN;
     ccb_hydro_mesh* A = pair_slab(PAIR_A_HALF, PAIR_HA, PAIR_EA, 0.02, msg, n);
     ccb_hydro_mesh* B = A ? pair_slab(PAIR_B_HALF, PAIR_HB, PAIR_EB, 0.02, msg, n) : NULL;
@@ -142,13 +143,34 @@ static int pair_rest(const ccb_approx* approx, double* approach, char* msg, size
         snprintf(msg, n, "pair: %s", ccb_model_last_error(m));
         goto out;
     }
+    /* the round-off perturbations of `ccb gate --sensitivity` as every run of the case gets them
+     * (the linear solver and the Hessian's pattern through ctx->newton, the contacts' order, the
+     * initial positions below); no solver option of the command line reaches it (`ccb study`
+     * refuses them: no run of the case's model is made) */
     ccb_sim_params sp = ccb_sim_params_default();
     sp.dt = PAIR_DT;
     sp.approx = approx;
+    sp.newton.linear_solver = ctx->newton.linear_solver;
+    sp.newton.pattern_near = ctx->newton.pattern_near;
+    sp.contact_order = (ctx->perturb & RUN_PERTURB_CONTACTS) != 0;
     char why[200] = "";
     if (ccb_sim_create(m, &sp, &sim, why, sizeof why) != CCB_OK) {
         snprintf(msg, n, "pair: the simulator could not be made: %s", why);
         goto out;
+    }
+    if (ctx->perturb & RUN_PERTURB_ULP) { /* every initial position one ulp up */
+        double q[7], v[6];
+        if (ccb_model_initial_state(m, q, v) != CCB_OK) {
+            snprintf(msg, n, "pair: no initial state");
+            goto out;
+        }
+        for (int i = 0; i < 7; ++i) {
+            q[i] = nextafter(q[i], INFINITY);
+        }
+        if (ccb_sim_set_state(sim, 0.0, q, v) != CCB_OK) {
+            snprintf(msg, n, "pair: %s", ccb_sim_last_error(sim));
+            goto out;
+        }
     }
     rc = 0;
     const long steps = lround(PAIR_T / PAIR_DT);
@@ -193,7 +215,7 @@ int coin_pair_run(study_ctx* ctx) {
     const ccb_approx* ap[2] = {&ccb_approx_lagged, &ccb_approx_sap};
     for (int i = 0; i < 2; ++i) {
         double a;
-        const int r = pair_rest(ap[i], &a, msg, sizeof msg);
+        const int r = pair_rest(ctx, ap[i], &a, msg, sizeof msg);
         if (r == 2) {
             fprintf(stderr, "coin pair: %s\n", msg);
             rc = 2;

@@ -35,6 +35,11 @@ static int note_option_use(void* user, const study_ctx* ctx, const char* study,
 
 static void check_options_used(const case_desc* cs, const case_study* st, const opts* o,
                                const char* out) {
+    if (st->reads_no_params && o->nsets > 0) {
+        die_usage("--set %s: %s/%s reads none of the case's parameters (its models are its own); "
+                  "it would be ignored",
+                  o->sets[0], cs->name, st->name);
+    }
     int any = o->nsets > 0;
     for (int i = 0; i < g_nsopt; ++i) {
         any |= o->sval[i] != NULL;
