@@ -1,5 +1,5 @@
 # PFC Fig. 10: spatula slip control. The grasp force command (a square wave), the spatula's angle
-# about the grasp axis and the left patch's area over two periods, for the first run of the study
+# about the grasp axis and the left patch's area over the study's periods, for its first run
 # (TAMSI). Reads <datadir>/series.csv (t, grip, theta, wy, area_left, area_right, extent_x,
 # extent_z) and writes <out>.png and <out>.svg. Variables: datadir, out, title.
 if (!exists("datadir") || !exists("out")) {
