@@ -832,13 +832,15 @@ static int patch_of(const double* P, int i, patch_qs* pq) {
  * largest ratio of a low phase's turn to the estimate of the run's own friction law over its
  * first `need` low phases (NaN when it did not complete them); with the high force's patch
  * (slip), the creep its law predicts over the second high phase after its first 0.5 s. */
-static int slip_estimates(study_ctx* ctx, const fig_data* fd, int need, int own_mesh,
-                          const char* study, const char* table, double* all_min, double* all_max) {
+static int slip_estimates(study_ctx* ctx, const fig_data* fd, const patch_qs* given, int need,
+                          int own_mesh, const char* study, const char* table, double* all_min,
+                          double* all_max) {
     const double* P = ctx->params;
     const double mass = P[P_HANDLE_MASS] + P[P_BLADE_MASS], tlow = (1 - P[P_DUTY]) * P[P_PERIOD];
-    patch_qs lo = {0}, hi = {0};
-    if (!own_mesh && (patch_of(P, 0, &lo) != 0 || patch_of(P, 1, &hi) != 0)) {
-        patch_qs_free(&lo);
+    patch_qs built[2] = {{0}, {0}};
+    const patch_qs *lo = given ? &given[0] : &built[0], *hi = given ? &given[1] : &built[1];
+    if (!given && !own_mesh && (patch_of(P, 0, &built[0]) != 0 || patch_of(P, 1, &built[1]) != 0)) {
+        patch_qs_free(&built[0]);
         return 2;
     }
     for (int i = 0; i < fd->b->n; ++i) {
@@ -848,8 +850,8 @@ static int slip_estimates(study_ctx* ctx, const fig_data* fd, int need, int own_
             memcpy(Pm, P, sizeof Pm);
             Pm[P_BUBBLE_H] = r->cfg.params[P_BUBBLE_H];
             Pm[P_REPR] = r->cfg.params[P_REPR];
-            patch_qs_free(&lo);
-            if (patch_of(Pm, 0, &lo) != 0) {
+            patch_qs_free(&built[0]);
+            if (patch_of(Pm, 0, &built[0]) != 0) {
                 return 2;
             }
         }
@@ -857,7 +859,7 @@ static int slip_estimates(study_ctx* ctx, const fig_data* fd, int need, int own_
         slip_eval(r, P, &sm);
         ccb_mat3 I;
         spatula_inertia(r->cfg.params, &I);
-        turn_model tm = {.pq = &lo,
+        turn_model tm = {.pq = lo,
                          .mu = P[P_MU],
                          .vs = P[P_VS],
                          .m = mass,
@@ -891,42 +893,31 @@ static int slip_estimates(study_ctx* ctx, const fig_data* fd, int need, int own_
         } else if (!isnan(*all_min)) {
             *all_min = fmin(*all_min, rmin), *all_max = fmax(*all_max, rmax);
         }
-        if (hi.n > 0 && sm.nlow >= 1) {
-            tm.pq = &hi;
+        if (hi->n > 0 && sm.nlow >= 1) {
+            tm.pq = hi;
             tm.law = slip_law(r);
             study_set_metricf(ctx, turn_estimate(&tm, sm.theta_end1, P[P_DUTY] * P[P_PERIOD] - 0.5),
                               "%s.%s.hold_estimate", study, r->cfg.label);
         }
     }
-    patch_qs_free(&lo);
-    patch_qs_free(&hi);
+    patch_qs_free(&built[0]);
+    patch_qs_free(&built[1]);
     return 0;
 }
 
 static int slip_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
-    ccb_model* m = NULL;
-    void* data = NULL;
-    char msg[256];
-    if (spatula_build(P, &m, &data, msg, sizeof msg) != 0) {
-        fprintf(stderr, "spatula slip: %s\n", msg);
-        return 2;
-    }
-    const spat_data* s = data;
-    const double mass = P[P_HANDLE_MASS] + P[P_BLADE_MASS];
-    const double tg = mass * P[P_G] * s->d;
+    const double mass = P[P_HANDLE_MASS] + P[P_BLADE_MASS], d = spatula_com(P);
+    const double tg = mass * P[P_G] * d;
     const double levels[2] = {P[P_F_LOW], P[P_F_HIGH]};
     double cap[2];
-    patch_qs pq[2];
+    patch_qs pq[2]; /* the low and the high force's patches: the capacity table and the estimates */
     for (int i = 0; i < 2; ++i) {
-        if (patch_press(s, P, levels[i], &pq[i]) != 0) {
-            fprintf(stderr, "spatula slip: the quasi-static patch failed (out of memory)\n");
+        if (patch_of(P, i, &pq[i]) != 0) {
             for (int j = 0; j < i; ++j) {
                 patch_qs_free(&pq[j]);
             }
-            ccb_model_destroy(m);
-            spatula_destroy(data);
             return 2;
         }
         cap[i] = torsional_capacity(&pq[i], P[P_MU]);
@@ -937,13 +928,11 @@ static int slip_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     study_set_metric(ctx, "slip.capacity_ratio_low", 2 * cap[0] / tg);
     study_set_metric(ctx, "slip.capacity_ratio_high", 2 * cap[1] / tg);
     study_value(ctx, "torque_mNm", 1e3 * tg);
-    study_value(ctx, "d_mm", 1e3 * s->d);
+    study_value(ctx, "d_mm", 1e3 * d);
     double rmin, rmax;
-    if (slip_estimates(ctx, fd, SLIP_NLOW, 0, "slip", "turns", &rmin, &rmax) != 0) {
+    if (slip_estimates(ctx, fd, pq, SLIP_NLOW, 0, "slip", "turns", &rmin, &rmax) != 0) {
         patch_qs_free(&pq[0]);
         patch_qs_free(&pq[1]);
-        ccb_model_destroy(m);
-        spatula_destroy(data);
         return 2;
     }
     /* the rule of the gates' band (case notes): half the change of the first low phase's Coulomb
@@ -956,7 +945,7 @@ static int slip_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                          .vs = P[P_VS],
                          .m = mass,
                          .g = P[P_G],
-                         .d = s->d,
+                         .d = d,
                          .I = I.m[4],
                          .law = TURN_COULOMB};
         const double tlow = (1 - P[P_DUTY]) * P[P_PERIOD];
@@ -977,8 +966,6 @@ static int slip_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     }
     patch_qs_free(&pq[0]);
     patch_qs_free(&pq[1]);
-    ccb_model_destroy(m);
-    spatula_destroy(data);
     return 0;
 }
 
@@ -1074,7 +1061,7 @@ static void sens_row(study_ctx* ctx, const run_record* r, double* val) {
 static int sens_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     (void)dir;
     double rmin, rmax;
-    return slip_estimates(ctx, fd, SLIP_NLOW, 0, "sensitivity", "turns", &rmin, &rmax);
+    return slip_estimates(ctx, fd, NULL, SLIP_NLOW, 0, "sensitivity", "turns", &rmin, &rmax);
 }
 
 static const fig_table k_sens_tables[] = {SPAT_TURNS_TABLE, {.name = NULL}};
@@ -1219,7 +1206,7 @@ static int ref_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     /* the turn of the first low phase against the rigid Coulomb estimate (SAP's law) on each
      * mesh's own patch */
     double tmin, tmax;
-    if (slip_estimates(ctx, fd, 1, 1, "refinement", "turns", &tmin, &tmax) != 0) {
+    if (slip_estimates(ctx, fd, NULL, 1, 1, "refinement", "turns", &tmin, &tmax) != 0) {
         return 2;
     }
     study_set_metric(ctx, "refinement.turn_ratio_min", tmin);
