@@ -181,8 +181,10 @@ void print_option(const ccb_option_desc* d) {
     } else {
         snprintf(range, sizeof range, "%s", d->type == CCB_OPT_FLAG ? "flag" : "on|off");
     }
+    const int off = d->requires && d->requires[0] == '!';
     printf("  --%-15s %-10s %-6s %-24s %s%s%s%s\n", d->name, def, d->unit, range, d->doc,
-           d->requires ? " (with --" : "", d->requires ? d->requires : "", d->requires ? ")" : "");
+           d->requires ? (off ? " (without --" : " (with --") : "",
+           d->requires ? d->requires + off : "", d->requires ? ")" : "");
 }
 
 /* `ccb info SOLVER`: a solver or ODE method, its option descriptors and its documented choices. */

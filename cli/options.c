@@ -899,9 +899,11 @@ void print_solver_help(const char* allowed) {
                 }
                 char def[64];
                 ccb_option_format_default(d, def, sizeof def);
+                const int off = d->requires && d->requires[0] == '!';
                 printf("        %s: %s (default %s%s%s%s%s)\n", owner, d->doc, def,
-                       d->unit[0] ? " " : "", d->unit, d->requires ? "; with --" : "",
-                       d->requires ? d->requires : "");
+                       d->unit[0] ? " " : "", d->unit,
+                       d->requires ? (off ? "; without --" : "; with --") : "",
+                       d->requires ? d->requires + off : "");
             }
         }
     }

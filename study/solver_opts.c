@@ -153,13 +153,14 @@ int solver_option_requires(const run_config* cfg, const char* name, char* msg, s
     if (d == NULL || d->requires == NULL) {
         return 0;
     }
+    const int off = d->requires[0] == '!'; /* "!flag": read only while the flag is off */
     int in_ode2 = 0;
-    const ccb_option_desc* r = ccb_sim_params_option(&sp, d->requires, &in_ode2);
-    if (r && ccb_option_value(r, in_ode2 ? (const void*)&sp.ode : (const void*)&sp) != 0) {
+    const ccb_option_desc* r = ccb_sim_params_option(&sp, d->requires + off, &in_ode2);
+    if (r && (ccb_option_value(r, in_ode2 ? (const void*)&sp.ode : (const void*)&sp) != 0) != off) {
         return 0;
     }
-    snprintf(msg, n, "--%s applies to --solver %s with --%s only; this run would ignore it", name,
-             solver_cli_name(cfg), d->requires);
+    snprintf(msg, n, "--%s applies to --solver %s %s --%s only; this run would ignore it", name,
+             solver_cli_name(cfg), off ? "without" : "with", d->requires + off);
     return -1;
 }
 

@@ -10,8 +10,10 @@
 #include "ode_internal.h"
 
 /* the rows of names.c (ccb/names.h) */
-_Static_assert(CCB_IE_QUASI_NEWTON == 1 && CCB_IE_STEP_DOUBLING == 1 && CCB_GSL_MSADAMS == 3,
-               "ccb_names_ie_newton, _ie_estimator and _gsl_method follow the enumerations");
+_Static_assert(CCB_IE_QUASI_NEWTON == 1 && CCB_IE_STEP_DOUBLING == 1 && CCB_IE_FIXED_DRAKE == 1 &&
+                   CCB_GSL_MSADAMS == 3,
+               "ccb_names_ie_newton, _ie_estimator, _ie_fixed and _gsl_method follow the "
+               "enumerations");
 
 ccb_ode_params ccb_ode_params_default(void) {
     ccb_ode_params p;
@@ -27,6 +29,7 @@ ccb_ode_params ccb_ode_params_default(void) {
     p.tals = 0;
     p.theta_max = CCB_PI / 3.0;
     p.estimator = CCB_IE_TRAPEZOID;
+    p.fixed = CCB_IE_FIXED_HALVES;
     p.gsl_method = CCB_GSL_RK8PD;
     p.gsl_atol = 1e-10;
     p.gsl_rtol = 1e-10;
@@ -135,6 +138,10 @@ ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t n) {
     if (p->estimator != CCB_IE_TRAPEZOID && p->estimator != CCB_IE_STEP_DOUBLING) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown error estimator %d",
                           (int)p->estimator);
+    }
+    if (p->fixed != CCB_IE_FIXED_HALVES && p->fixed != CCB_IE_FIXED_DRAKE) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown fixed-step control %d",
+                          (int)p->fixed);
     }
     if (ccb_ode_gsl_method_name(p->gsl_method) == NULL) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE: unknown GSL method %d", (int)p->gsl_method);

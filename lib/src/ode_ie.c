@@ -21,8 +21,12 @@
  * current h; 3 recompute J at (t0, x0) and refactor, unless J is fresh; 4 give up. J is "fresh"
  * from its computation until a step succeeds (Drake sets fresh = !success after each attempt).
  * Fixed step (formulation-tamsi-hydro §B.5): a failed step is redone as two halves, recursively,
- * finishing the original interval (ccb's choice, formulation-tamsi-hydro §H-B4; Drake instead
- * continues from the shortened step). Error control (formulation-tamsi-hydro §B.6): the
+ * finishing the original interval (ccb's choice, formulation-tamsi-hydro §H-B4), or, with
+ * fixed = drake, as Drake's fixed-step mode of the paper's time did it (IntegratorBase::
+ * StepOnceAtMost, ImplicitEulerIntegrator::DoImplicitIntegratorStep, 2020-01 .. 2020-06): every
+ * step solves the implicit trapezoid too (the error estimate, computed in fixed-step mode as well)
+ * and fails if either Newton solve fails; a failed step is halved until it succeeds and the next
+ * one tries the full h again. Error control (formulation-tamsi-hydro §B.6): the
  * implicit-trapezoid estimate (x_TR from x0 with x - x0 - h/2 (f(t0, x0) + f(t1, x)) = 0, matrix I
  * - h/2 J, guess x_IE; e = x_IE - x_TR; x_IE is kept) or step doubling (x_full vs two half steps;
  * the half steps are kept); error norm |e|_inf, order 2; step rule of Drake/Simbody: h_new = 0.9 h
@@ -323,6 +327,62 @@ static ccb_status fixed_interval(ccb_ode* o, double t0, double t1) {
     return s1 != CCB_OK ? s1 : fixed_interval(o, tm, t1);
 }
 
+/* The implicit trapezoid from (t0, x0) to t1 with guess x_IE (o->xie), into o->xtr
+ * (formulation-tamsi-hydro §B.6): x - x0 - h/2 (f(t0, x0) + f(t1, x)) = 0. Its evaluations count
+ * as the error estimate's. */
+static ccb_status trapezoid(ccb_ode* o, double t0, double t1) {
+    const double h = t1 - t0;
+    o->counting_errest = 1;
+    ccb_status s = ccb_ode_eval(o, t0, o->x, o->f0, 0);
+    for (int i = 0; i < o->nx && s == CCB_OK; ++i) {
+        o->k1[i] = 0.5 * h * o->f0[i];
+    }
+    if (s == CCB_OK) {
+        s = newton(o, 1, t0, o->x, t1, 0.5 * h, o->k1, o->xie, o->xtr);
+    }
+    o->counting_errest = 0;
+    return s;
+}
+
+/* Fixed steps as Drake's fixed-step mode (fixed = drake): from o->t to t_end, each attempt from
+ * the current time with the full h (at most to t_end), halved while the implicit Euler or the
+ * implicit trapezoid solve fails. */
+static ccb_status drake_fixed(ccb_ode* o, double t_end) {
+    while (o->t < t_end) {
+        const double t0 = o->t;
+        double h = fmin(o->prm.h, t_end - t0);
+        if (t_end - (t0 + h) <= 1e-12 * o->prm.h) { /* the last step lands on t_end */
+            h = t_end - t0;
+        }
+        for (;;) {
+            const double t1 = h == t_end - t0 ? t_end : t0 + h;
+            ccb_status s = newton(o, 0, t0, o->x, t1, h, NULL, o->x, o->xie);
+            if (s == CCB_OK) {
+                s = trapezoid(o, t0, t1);
+            }
+            o->J_fresh = s != CCB_OK;
+            if (s == CCB_OK) {
+                memcpy(o->x, o->xie, (size_t)o->nx * sizeof(double));
+                o->t = t1;
+                note_step(o, h);
+                break;
+            }
+            if (s != CCB_E_NOTCONV) {
+                return s;
+            }
+            o->work.n_fail_newton++;
+            if (0.5 * h < fmax(h_floor(t0), o->prm.h_min)) {
+                return ccb_errorf(o->msg, sizeof o->msg, CCB_E_LIMIT,
+                                  "implicit Euler: Newton fails at t = %.17g even with step %.3g s "
+                                  "(the smallest step is h_min = %g s)",
+                                  t0, h, o->prm.h_min);
+            }
+            h *= 0.5;
+        }
+    }
+    return CCB_OK;
+}
+
 /* Step-size rule of Drake's IntegratorBase::CalcAdjustedStepSize (error order 2; errctl.c). */
 static int adjust_step(const ccb_ode* o, double err, double h, double* h_new) {
     return ccb_errctl_adjust(o->prm.accuracy, err, h, o->prm.h_max, h_new);
@@ -351,13 +411,7 @@ static ccb_status ec_advance(ccb_ode* o, double t_end) {
         if (s == CCB_OK) {
             o->counting_errest = !doubling;
             if (!doubling) { /* implicit trapezoid from x0, guess x_IE */
-                s = ccb_ode_eval(o, t0, o->x, o->f0, 0);
-                for (int i = 0; i < n && s == CCB_OK; ++i) {
-                    o->k1[i] = 0.5 * h * o->f0[i];
-                }
-                if (s == CCB_OK) {
-                    s = newton(o, 1, t0, o->x, t1, 0.5 * h, o->k1, o->xie, o->xtr);
-                }
+                s = trapezoid(o, t0, t1);
                 for (int i = 0; i < n; ++i) {
                     o->k2[i] = o->xie[i] - o->xtr[i];
                 }
@@ -405,6 +459,9 @@ static ccb_status ec_advance(ccb_ode* o, double t_end) {
 static ccb_status ie_advance(ccb_ode* o, double t_end) {
     if (o->prm.error_control) {
         return ec_advance(o, t_end);
+    }
+    if (o->prm.fixed == CCB_IE_FIXED_DRAKE) {
+        return drake_fixed(o, t_end);
     }
     double step;
     const long nsteps = ccb_ode_fixed_steps(o->t, t_end, o->prm.h, &step);
@@ -570,6 +627,18 @@ static const ccb_option_desc k_options[] = {
      .unit = "",
      .doc = "error estimate: implicit trapezoid or step doubling (formulation-tamsi-hydro §B.6)",
      .requires = "error-control"},
+    {.name = "fixed-control",
+     .type = CCB_OPT_ENUM,
+     .storage = CCB_STORE_INT,
+     .offset = AT(fixed),
+     .def = CCB_IE_FIXED_HALVES,
+     .values = ccb_names_ie_fixed,
+     .unit = "",
+     .doc = "fixed step's convergence control: halves (a failed step redone as two halves that "
+            "finish it) or drake (Drake's fixed-step mode of 2020: the implicit trapezoid solved "
+            "beside every step, a failed step halved and the next one tried at the full h; "
+            "formulation-tamsi-hydro §B.5)",
+     .requires = "!error-control"},
     {.name = "max-iterations",
      .type = CCB_OPT_INT,
      .storage = CCB_STORE_INT,
@@ -592,7 +661,9 @@ const ccb_ode_method_type ccb_ode_ie = {
         "full Newton, accuracy a = 0.1 (Drake), Newton test of Hairer & Wanner (kappa = 0.05, "
         "10 iterations per trial), forward-difference Jacobian (sqrt(eps) relative); quasi Newton "
         "with Drake's trials; fixed step: a failed step is redone as two halves that finish the "
-        "interval [spec H-B4]; error control: implicit-trapezoid estimate [spec H-B1, UNVERIFIED] "
+        "interval [spec H-B4] (--fixed-control drake: Drake's fixed-step mode of 2020, the "
+        "implicit trapezoid solved beside every step and the full h tried again after a halved "
+        "step); error control: implicit-trapezoid estimate [spec H-B1, UNVERIFIED] "
         "(--estimator doubling: Drake's current one), Drake's step-size rule; TALS (--tals on) "
         "limits the whole update by the smallest contact alpha and also acts in the trapezoid "
         "solve; the Newton tests read the whole update dx, not the applied alpha dx "

@@ -262,9 +262,10 @@ ccb_status ccb_option_table_check(const ccb_option_desc* t, int n, size_t block,
             }
         }
         if (d->requires) {
+            const char* rq = d->requires + (d->requires[0] == '!'); /* "!flag": must be off */
             int ok = 0;
             for (int j = 0; j < n; ++j) {
-                ok |= strcmp(t[j].name, d->requires) == 0 &&
+                ok |= strcmp(t[j].name, rq) == 0 &&
                       (t[j].type == CCB_OPT_FLAG || t[j].type == CCB_OPT_SWITCH);
             }
             if (!ok) {

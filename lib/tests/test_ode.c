@@ -284,6 +284,53 @@ static void test_box_convergence_control(void) {
     CHECK(w[1].n_tals > 0, "TALS limited some updates");
 }
 
+/* Drake's fixed-step control (fixed = drake, formulation-tamsi-hydro §B.5). On the linear
+ * oscillator Newton never fails, so the implicit Euler states are those of the default control up
+ * to round-off (its steps are h exactly, the default's those of the grid t0 + k h), and the trapezoid beside every step shows in the error-estimate evaluations only. On the
+ * box without TALS Newton fails at transitions: the run still lands on t_end, no step exceeds h,
+ * and it evaluates f more than the default (the trapezoid must converge too). */
+static void test_drake_fixed(void) {
+    const osc o = {0.4, 9.0};
+    ccb_ode_work w[2];
+    double e[2];
+    for (int m = 0; m < 2; ++m) {
+        ccb_ode_params p = ccb_ode_params_default();
+        p.h = 0.01;
+        p.fixed = m ? CCB_IE_FIXED_DRAKE : CCB_IE_FIXED_HALVES;
+        e[m] = osc_error(p, &o, 1.0, &w[m]);
+    }
+    CHECK(fabs(e[0] - e[1]) <= TOL_ROUND && w[0].n_steps == w[1].n_steps,
+          "oscillator: the same states (errors %.17g, %.17g; steps of h exactly vs of the grid)",
+          e[0], e[1]);
+    CHECK(w[0].n_f_errest == 0 && w[1].n_f_errest > 0 && w[1].n_fail_newton == 0,
+          "oscillator: the trapezoid only in drake mode (%ld evaluations), no failure",
+          w[1].n_f_errest);
+    box b = box_make();
+    const ccb_ode_system sys = {2, box_f, box_slip, b.vs, 1e-2, &b};
+    for (int m = 0; m < 2; ++m) {
+        ccb_ode_params p = ccb_ode_params_default();
+        p.h = 0.01;
+        p.fixed = m ? CCB_IE_FIXED_DRAKE : CCB_IE_FIXED_HALVES;
+        ccb_ode* ode = NULL;
+        char msg[256];
+        CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+        const double x0[2] = {0, 0};
+        ccb_ode_set_state(ode, 0.0, x0);
+        CHECK(ccb_ode_advance(ode, 2.0) == CCB_OK, "advance: %s", ccb_ode_last_error(ode));
+        CHECK(ccb_ode_time(ode) == 2.0, "box: lands on t_end");
+        w[m] = *ccb_ode_get_work(ode);
+        ccb_ode_destroy(ode);
+    }
+    CHECK(w[0].n_fail_newton > 0 && w[1].n_fail_newton > 0 && w[1].h_max <= 0.01 &&
+              w[1].n_f > w[0].n_f,
+          "box: drake h_max %g, failures %ld vs %ld, evaluations %ld vs %ld", w[1].h_max,
+          w[1].n_fail_newton, w[0].n_fail_newton, w[1].n_f, w[0].n_f);
+    ccb_ode_params bad = ccb_ode_params_default();
+    bad.fixed = (ccb_ie_fixed)2;
+    char msg[256];
+    CHECK(ccb_ode_params_check(&bad, msg, sizeof msg) == CCB_E_INVALID, "unknown control refused");
+}
+
 /* ---- error reporting ------------------------------------------------------------------------- */
 
 static ccb_status bad_f(void* user, double t, const double* x, double* xd) {
@@ -548,6 +595,7 @@ int main(void) {
     RUN(test_gsl_reference);
     RUN(test_box_newton_trace);
     RUN(test_box_convergence_control);
+    RUN(test_drake_fixed);
     RUN(test_errors);
     RUN(test_contact_ode_box);
     RUN(test_sphere_ie_tals);

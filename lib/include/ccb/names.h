@@ -21,6 +21,7 @@ typedef enum ccb_enum {
     CCB_ENUM_TAMSI_LU,      /* ccb_tamsi_linear_solver: auto, umfpack, dense */
     CCB_ENUM_IE_NEWTON,     /* ccb_ie_newton: full, quasi */
     CCB_ENUM_IE_ESTIMATOR,  /* ccb_ie_estimator: trapezoid, doubling */
+    CCB_ENUM_IE_FIXED,      /* ccb_ie_fixed: halves, drake */
     CCB_ENUM_GSL_METHOD,    /* ccb_ode_gsl_method: rk8pd, rkf45, rkck, msadams */
     CCB_ENUM_LINEAR_SOLVER, /* ccb_linear_solver: auto, cholmod, dense */
     CCB_ENUM_STOP_SCALE,    /* ccb_stop_scale: step, momentum */
@@ -34,6 +35,7 @@ CCB_API extern const char* const ccb_names_coupling[];
 CCB_API extern const char* const ccb_names_tamsi_lu[];
 CCB_API extern const char* const ccb_names_ie_newton[];
 CCB_API extern const char* const ccb_names_ie_estimator[];
+CCB_API extern const char* const ccb_names_ie_fixed[];
 CCB_API extern const char* const ccb_names_gsl_method[];
 CCB_API extern const char* const ccb_names_linear_solver[];
 CCB_API extern const char* const ccb_names_stop_scale[];

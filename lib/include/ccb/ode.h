@@ -113,6 +113,20 @@ typedef enum ccb_ie_estimator {
     CCB_IE_STEP_DOUBLING = 1 /* one step h vs two steps h/2 (Drake since #13224) */
 } ccb_ie_estimator;
 
+/* Convergence control of the fixed step (formulation-tamsi-hydro §B.5): what happens when Newton
+ * fails on a step of size h. */
+typedef enum ccb_ie_fixed {
+    CCB_IE_FIXED_HALVES = 0, /* redo the step as two halves that finish the interval, recursively
+                                (ccb's choice, formulation-tamsi-hydro §H-B4) */
+    CCB_IE_FIXED_DRAKE = 1   /* Drake's fixed-step mode of the paper's time (2020-01 .. 2020-06,
+                                IntegratorBase::StepOnceAtMost and ImplicitEulerIntegrator::
+                                DoImplicitIntegratorStep): each step also solves the implicit
+                                trapezoid from x0 (the error estimate, computed though unused)
+                                and fails if either solve fails; a failed step is halved until it
+                                succeeds, and the next step tries the full h again (at most to the
+                                end of the interval) */
+} ccb_ie_fixed;
+
 typedef enum ccb_ode_gsl_method {
     CCB_GSL_RK8PD = 0,
     CCB_GSL_RKF45 = 1,
@@ -137,6 +151,7 @@ typedef struct ccb_ode_params {
     double theta_max; /* TALS turn limit [rad]; default pi/3 */
     ccb_ie_estimator estimator; /* default CCB_IE_TRAPEZOID (formulation-tamsi-hydro §B.6,
                                    §H-B1: inferred, not confirmed) */
+    ccb_ie_fixed fixed;         /* fixed step's convergence control; default CCB_IE_FIXED_HALVES */
     /* GSL */
     ccb_ode_gsl_method gsl_method; /* default rk8pd */
     double gsl_atol, gsl_rtol;     /* default 1e-10, 1e-10 */

@@ -32,7 +32,7 @@ extern "C" {
 /* The version of the extension interface: the layout of ccb_option_desc, ccb_solver_type,
  * ccb_ode_method_type, ccb_approx, ccb_sim_params and the functions a type object calls. A type
  * or a plugin built against another value is refused. */
-#define CCB_ABI_VERSION 4
+#define CCB_ABI_VERSION 5
 
 /* ---- option descriptors ------------------------------------------------------------------- */
 
@@ -66,7 +66,8 @@ typedef struct ccb_option_desc {
     const char* unit;          /* "s", "m/s", "" */
     const char* doc;           /* one line */
     /* NULL, or the name of a FLAG or SWITCH option of the same type that must be on for this one
-     * to be read ("error-control"); given while it is off, the option is refused. */
+     * to be read ("error-control"), or, after a '!', off ("!error-control"); given otherwise,
+     * the option is refused. */
     const char* requires;
 } ccb_option_desc;
 
