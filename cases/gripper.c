@@ -302,20 +302,23 @@ static void held_metrics(const run_record* r, double* dz_max, double* touching_e
 
 /* TAMSI and the convex approximations over 5.1 s. Implicit Euler with full Newton as the paper
  * runs it (TAMSI §III: "All of our fixed-step integrators use convergence control"): a fixed step
- * h = 3 ms that is halved where Newton fails (formulation-tamsi-hydro §B.6), with TALS over the
- * whole 5.1 s (1.02 s in the quick tier) and without TALS over 1.02 s (full tier only: it halves
- * down to ~1.5e-6 s, 250 s of wall time for 5.1 s). Beside it, ccb's earlier reading of Fig. 7:
- * error control at a = 0.1, with TALS over 1.02 s (0.51 s quick) and without over 1.02 s (full
- * tier; ~300k steps for 5 s here). */
+ * h = 3 ms with convergence control (formulation-tamsi-hydro §B.5), in two forms: ccb's (a failed
+ * step redone as two halves that finish it) and Drake's of the paper's time (fixed-control=drake:
+ * the implicit trapezoid solved beside every step, a failed step halved and the next tried at the
+ * full h) — with TALS over the whole 5.1 s (1.02 s in the quick tier) and without TALS over 1.02 s
+ * (full tier only: it halves down to ~1.5e-6 s, 25 s (ccb's) and ~100 s (Drake's) of wall time).
+ * Beside it, ccb's earlier reading of Fig. 7: error control at a = 0.1, with TALS over 1.02 s (0.51
+ * s quick) and without over 1.02 s (full tier; ~300k steps for 5 s here). */
 typedef struct fig7_run {
     const char* variant;
     double t_full, t_quick; /* simulated time [s]; 0: not in that tier */
+    int drake;              /* fixed-control=drake (label VARIANT-drake) */
 } fig7_run;
 static const fig7_run k_fig7_runs[] = {
-    {"tamsi", 5.1, 5.1},           {"lagged", 5.1, 5.1},
-    {"similar", 5.1, 5.1},         {"sap", 5.1, 5.1},
-    {"ie-fn-tals", 5.1, 1.02},     {"ie-fn", 1.02, 0},
-    {"ie-fn-ec-tals", 1.02, 0.51}, {"ie-fn-ec", 1.02, 0},
+    {"tamsi", 5.1, 5.1, 0},       {"lagged", 5.1, 5.1, 0},      {"similar", 5.1, 5.1, 0},
+    {"sap", 5.1, 5.1, 0},         {"ie-fn-tals", 5.1, 1.02, 0}, {"ie-fn", 1.02, 0, 0},
+    {"ie-fn-tals", 5.1, 1.02, 1}, {"ie-fn", 1.02, 0, 1},        {"ie-fn-ec-tals", 1.02, 0.51, 0},
+    {"ie-fn-ec", 1.02, 0, 0},
 };
 enum { FIG7_NV = (int)(sizeof k_fig7_runs / sizeof k_fig7_runs[0]) };
 
@@ -333,8 +336,14 @@ static int fig7_runs(study_ctx* ctx, study_batch* b) {
         if (T > 0) {
             variant_def v;
             variant_find(k_fig7_runs[i].variant, &v);
-            study_config(ctx, &b->cfg[j], "fig7", v.name, &ccb_approx_lagged, 3e-3, T);
-            variant_configure(&v, &b->cfg[j++], NAN);
+            char label[64];
+            snprintf(label, sizeof label, "%s%s", v.name, k_fig7_runs[i].drake ? "-drake" : "");
+            study_config(ctx, &b->cfg[j], "fig7", label, &ccb_approx_lagged, 3e-3, T);
+            variant_configure(&v, &b->cfg[j], NAN);
+            if (k_fig7_runs[i].drake) {
+                b->cfg[j].solver.ode.fixed = CCB_IE_FIXED_DRAKE;
+            }
+            ++j;
         }
     }
     return 0;
@@ -357,7 +366,9 @@ static void fig7_row(study_ctx* ctx, const run_record* r, double* val) {
 
 /* The paper's ratio of a run (TAMSI Fig. 7, §VI-A), or NAN. */
 static double fig7_paper_ratio(const char* label) {
-    return strcmp(label, "ie-fn-tals") == 0 ? 25.0 : strcmp(label, "ie-fn") == 0 ? 55.0 : NAN;
+    return strncmp(label, "ie-fn-tals", 10) == 0 && strstr(label, "-ec") == NULL ? 25.0
+           : strcmp(label, "ie-fn") == 0 || strcmp(label, "ie-fn-drake") == 0    ? 55.0
+                                                                                 : NAN;
 }
 
 static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
@@ -374,7 +385,9 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         study_str(ctx, "runs",
                   !ode                              ? "fixed step"
                   : r->cfg.solver.ode.error_control ? "error control a = 0.1 (ccb's extra)"
-                                                    : "fixed step, convergence control (paper)");
+                  : r->cfg.solver.ode.fixed == CCB_IE_FIXED_DRAKE
+                      ? "fixed step, convergence control as Drake's (paper)"
+                      : "fixed step, convergence control as ccb's halves (paper)");
         const double cells[] = {r->cfg.t_final, r->wall_time, r->cfg.t_final / r->wall_time, ratio};
         study_nums(ctx, "runs", cells, sizeof cells / sizeof cells[0]);
         if (isnan(paper)) {
@@ -383,7 +396,34 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             study_num(ctx, "runs", paper);
         }
         study_num(ctx, "runs", (double)(ode ? r->work.n_steps : r->nsteps));
+        study_num(ctx, "runs", ode ? (double)r->work.n_fail_newton : NAN);
+        study_num(ctx, "runs", ode ? (double)r->work.n_f / r->cfg.t_final : NAN);
         study_set_metricf(ctx, ratio, "fig7.%s.wall_ratio_to_tamsi", r->cfg.label);
+        if (ode) { /* the work per simulated second: deterministic, unlike the wall time */
+            study_set_metricf(ctx, (double)r->work.n_f / r->cfg.t_final, "fig7.%s.f_per_sim_s",
+                              r->cfg.label);
+        }
+    }
+    /* TALS's saving under each convergence control: f evaluations per simulated second without
+     * TALS over those with it (the paper's wall-time ratio 55/25 = 2.2 is one of work: the same
+     * integrator, machine and model) */
+    static const char* const ctl[2] = {"", "-drake"};
+    for (int c = 0; c < 2; ++c) {
+        double f[2] = {NAN, NAN}; /* 0: without TALS, 1: with */
+        for (int i = 0; i < fd->b->n; ++i) {
+            const run_record* r = &fd->b->rec[i];
+            for (int t = 0; t < 2; ++t) {
+                char want[64];
+                snprintf(want, sizeof want, "%s%s", t ? "ie-fn-tals" : "ie-fn", ctl[c]);
+                if (strcmp(r->cfg.label, want) == 0 && r->status == CCB_OK) {
+                    f[t] = (double)r->work.n_f / r->cfg.t_final;
+                }
+            }
+        }
+        if (!isnan(f[0]) && !isnan(f[1])) {
+            study_set_metricf(ctx, f[0] / f[1], "fig7.tals_work_ratio%s", c ? ".drake" : ".halves");
+            study_valuef(ctx, f[0] / f[1], "work_ratio%s", c ? "_drake" : "_halves");
+        }
     }
     double dz, touch;
     held_metrics(tamsi, &dz, &touch);
@@ -396,8 +436,9 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
 static const fig_table k_fig7_tables[] = {
     {.name = "runs",
      .md = "| run | protocol | simulated [s] | wall [s] | real-time factor | ratio to TAMSI | the "
-           "paper's ratio | steps taken |\n|---|---|---|---|---|---|---|---|\n",
-     .cells = "%s|%s|%g|%.3f|%.1f|%.2f|%gx|%d"},
+           "paper's ratio | steps taken | Newton failures | f evaluations per simulated s "
+           "|\n|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%s|%g|%.3f|%.1f|%.2f|%gx|%d|%.0f|%.4g"},
     {.name = NULL}};
 
 static const fig_study k_fig7 = {
@@ -413,9 +454,17 @@ static const fig_study k_fig7 = {
     .tables = k_fig7_tables,
     .report = "Wall-clock time per simulated second over TAMSI's (hardware-dependent, reported, "
               "never gated). The paper's protocol is implicit Euler with full Newton at a fixed "
-              "step with convergence control (`ie-fn-tals`, `ie-fn`: h = 3 ms, halved where Newton "
-              "fails); the error-controlled runs (`-ec`, a = 0.1) are ccb's extra reading of the "
-              "same figure, not the paper's protocol:\n\n{table:runs}\nTAMSI at h = 3 ms keeps "
+              "step h = 3 ms with convergence control, in two forms: ccb's (`ie-fn-tals`, `ie-fn`: "
+              "a failed step redone as two halves that finish it) and Drake's of the paper's time "
+              "(`-drake`: the implicit trapezoid solved beside every step, as Drake computed its "
+              "error estimate in fixed-step mode too, a failed step halved and the next one tried "
+              "at the full h); the error-controlled runs (`-ec`, a = 0.1) are ccb's extra reading "
+              "of the same figure, not the paper's protocol:\n\n{table:runs}\n"
+              "{?work_ratio_drake}TALS's saving in work, f evaluations per simulated second "
+              "without TALS over those with it: {work_ratio_halves|%.4g}x with ccb's convergence "
+              "control, {work_ratio_drake|%.4g}x with Drake's; the paper's 55x and 25x make 2.2x "
+              "(GRIP-7a: at least that; GRIP-7b: the paper's size, an expected failure).\n\n{/}"
+              "TAMSI at h = 3 ms keeps "
               "the mug: largest |dz| {dz_mm|%.3g} mm over {T} s (the pads leave the mug's side at "
               "30 mm), {touching} pads touching at the end (GRIP-1).\n\n",
     .script = "gripper_fig7.gp",
