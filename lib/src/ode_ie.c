@@ -301,32 +301,6 @@ static void note_step(ccb_ode* o, double h) {
     o->work.h_max = fmax(o->work.h_max, h);
 }
 
-/* Fixed step with convergence control: one step over [t0, t1], halved recursively on failure. */
-static ccb_status fixed_interval(ccb_ode* o, double t0, double t1) {
-    const double h = t1 - t0;
-    const ccb_status s = newton(o, 0, t0, o->x, t1, h, NULL, o->x, o->xie);
-    o->J_fresh = s != CCB_OK;
-    if (s == CCB_OK) {
-        memcpy(o->x, o->xie, (size_t)o->nx * sizeof(double));
-        o->t = t1;
-        note_step(o, h);
-        return CCB_OK;
-    }
-    if (s != CCB_E_NOTCONV) {
-        return s;
-    }
-    o->work.n_fail_newton++;
-    if (0.5 * h < fmax(h_floor(t0), o->prm.h_min)) {
-        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_LIMIT,
-                          "implicit Euler: Newton fails at t = %.17g even with step %.3g s (the "
-                          "smallest step is h_min = %g s)",
-                          t0, h, o->prm.h_min);
-    }
-    const double tm = t0 + 0.5 * h;
-    const ccb_status s1 = fixed_interval(o, t0, tm);
-    return s1 != CCB_OK ? s1 : fixed_interval(o, tm, t1);
-}
-
 /* The implicit trapezoid from (t0, x0) to t1 with guess x_IE (o->xie), into o->xtr
  * (formulation-tamsi-hydro §B.6): x - x0 - h/2 (f(t0, x0) + f(t1, x)) = 0. Its evaluations count
  * as the error estimate's. */
@@ -344,6 +318,47 @@ static ccb_status trapezoid(ccb_ode* o, double t0, double t1) {
     return s;
 }
 
+/* One attempt at a fixed step [t0, t1] (formulation-tamsi-hydro §B.5): the implicit Euler solve,
+ * and with `paired` the implicit trapezoid beside it (Drake's fixed-step mode). CCB_OK: accepted,
+ * the state advanced; CCB_E_NOTCONV: Newton failed (counted), the caller shortens the step;
+ * CCB_E_LIMIT: it failed and half the step would fall below h_min; any other status: f failed. */
+static ccb_status fixed_attempt(ccb_ode* o, double t0, double t1, int paired) {
+    const double h = t1 - t0;
+    ccb_status s = newton(o, 0, t0, o->x, t1, h, NULL, o->x, o->xie);
+    if (s == CCB_OK && paired) {
+        s = trapezoid(o, t0, t1);
+    }
+    o->J_fresh = s != CCB_OK;
+    if (s == CCB_OK) {
+        memcpy(o->x, o->xie, (size_t)o->nx * sizeof(double));
+        o->t = t1;
+        note_step(o, h);
+        return CCB_OK;
+    }
+    if (s != CCB_E_NOTCONV) {
+        return s;
+    }
+    o->work.n_fail_newton++;
+    if (0.5 * h < fmax(h_floor(t0), o->prm.h_min)) {
+        return ccb_errorf(o->msg, sizeof o->msg, CCB_E_LIMIT,
+                          "implicit Euler: Newton fails at t = %.17g even with step %.3g s (the "
+                          "smallest step is h_min = %g s)",
+                          t0, h, o->prm.h_min);
+    }
+    return CCB_E_NOTCONV;
+}
+
+/* Fixed step with convergence control: one step over [t0, t1], halved recursively on failure. */
+static ccb_status fixed_interval(ccb_ode* o, double t0, double t1) {
+    const ccb_status s = fixed_attempt(o, t0, t1, 0);
+    if (s != CCB_E_NOTCONV) {
+        return s;
+    }
+    const double tm = t0 + 0.5 * (t1 - t0);
+    const ccb_status s1 = fixed_interval(o, t0, tm);
+    return s1 != CCB_OK ? s1 : fixed_interval(o, tm, t1);
+}
+
 /* Fixed steps as Drake's fixed-step mode (fixed = drake): from o->t to t_end, each attempt from
  * the current time with the full h (at most to t_end), halved while the implicit Euler or the
  * implicit trapezoid solve fails. */
@@ -354,30 +369,12 @@ static ccb_status drake_fixed(ccb_ode* o, double t_end) {
         if (t_end - (t0 + h) <= 1e-12 * o->prm.h) { /* the last step lands on t_end */
             h = t_end - t0;
         }
-        for (;;) {
-            const double t1 = h == t_end - t0 ? t_end : t0 + h;
-            ccb_status s = newton(o, 0, t0, o->x, t1, h, NULL, o->x, o->xie);
-            if (s == CCB_OK) {
-                s = trapezoid(o, t0, t1);
-            }
-            o->J_fresh = s != CCB_OK;
-            if (s == CCB_OK) {
-                memcpy(o->x, o->xie, (size_t)o->nx * sizeof(double));
-                o->t = t1;
-                note_step(o, h);
-                break;
-            }
-            if (s != CCB_E_NOTCONV) {
-                return s;
-            }
-            o->work.n_fail_newton++;
-            if (0.5 * h < fmax(h_floor(t0), o->prm.h_min)) {
-                return ccb_errorf(o->msg, sizeof o->msg, CCB_E_LIMIT,
-                                  "implicit Euler: Newton fails at t = %.17g even with step %.3g s "
-                                  "(the smallest step is h_min = %g s)",
-                                  t0, h, o->prm.h_min);
-            }
+        ccb_status s;
+        while ((s = fixed_attempt(o, t0, h == t_end - t0 ? t_end : t0 + h, 1)) == CCB_E_NOTCONV) {
             h *= 0.5;
+        }
+        if (s != CCB_OK) {
+            return s;
         }
     }
     return CCB_OK;

@@ -255,27 +255,33 @@ static void test_box_newton_trace(void) {
     CHECK(fabs(xe[1]) < b.vs, "ends in the stiction band (v = %g)", xe[1]);
 }
 
-/* A fixed-step run at h = 10 ms: without TALS Newton fails at transitions and the convergence
- * control halves steps; with TALS fewer failures and fewer iterations; both finish the interval
- * and agree (converged solves of the same equations). */
-static void test_box_convergence_control(void) {
+/* The box from rest over 2 s at a fixed h = 10 ms with p's TALS and convergence control: its work
+ * (the run lands on t = 2 s exactly). */
+static ccb_ode_work box_fixed_run(int tals, ccb_ie_fixed fixed) {
     box b = box_make();
     const ccb_ode_system sys = {2, box_f, box_slip, b.vs, 1e-2, &b};
+    ccb_ode_params p = ccb_ode_params_default();
+    p.h = 0.01;
+    p.tals = tals;
+    p.fixed = fixed;
+    ccb_ode* ode = NULL;
+    char msg[256];
+    CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+    const double x0[2] = {0, 0};
+    ccb_ode_set_state(ode, 0.0, x0);
+    CHECK(ccb_ode_advance(ode, 2.0) == CCB_OK, "advance: %s", ccb_ode_last_error(ode));
+    CHECK(ccb_ode_time(ode) == 2.0, "lands on t_end");
+    const ccb_ode_work w = *ccb_ode_get_work(ode);
+    ccb_ode_destroy(ode);
+    return w;
+}
+
+/* A fixed-step run at h = 10 ms: without TALS Newton fails at transitions and the convergence
+ * control halves steps; with TALS fewer failures and fewer iterations. */
+static void test_box_convergence_control(void) {
     ccb_ode_work w[2];
-    double xend[2][2];
     for (int tals = 0; tals < 2; ++tals) {
-        ccb_ode_params p = ccb_ode_params_default();
-        p.h = 0.01;
-        p.tals = tals;
-        ccb_ode* ode = NULL;
-        char msg[256];
-        CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create: %s", msg);
-        const double x0[2] = {0, 0};
-        ccb_ode_set_state(ode, 0.0, x0);
-        CHECK(ccb_ode_advance(ode, 2.0) == CCB_OK, "advance: %s", ccb_ode_last_error(ode));
-        w[tals] = *ccb_ode_get_work(ode);
-        memcpy(xend[tals], ccb_ode_state(ode), sizeof xend[tals]);
-        ccb_ode_destroy(ode);
+        w[tals] = box_fixed_run(tals, CCB_IE_FIXED_HALVES);
     }
     CHECK(w[0].n_fail_newton > 0, "plain Newton fails at some transitions (%ld)",
           w[0].n_fail_newton);
@@ -305,24 +311,11 @@ static void test_drake_fixed(void) {
     CHECK(w[0].n_f_errest == 0 && w[1].n_f_errest > 0 && w[1].n_fail_newton == 0,
           "oscillator: the trapezoid only in drake mode (%ld evaluations), no failure",
           w[1].n_f_errest);
-    box b = box_make();
-    const ccb_ode_system sys = {2, box_f, box_slip, b.vs, 1e-2, &b};
     for (int m = 0; m < 2; ++m) {
-        ccb_ode_params p = ccb_ode_params_default();
-        p.h = 0.01;
-        p.fixed = m ? CCB_IE_FIXED_DRAKE : CCB_IE_FIXED_HALVES;
-        ccb_ode* ode = NULL;
-        char msg[256];
-        CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create: %s", msg);
-        const double x0[2] = {0, 0};
-        ccb_ode_set_state(ode, 0.0, x0);
-        CHECK(ccb_ode_advance(ode, 2.0) == CCB_OK, "advance: %s", ccb_ode_last_error(ode));
-        CHECK(ccb_ode_time(ode) == 2.0, "box: lands on t_end");
-        w[m] = *ccb_ode_get_work(ode);
-        ccb_ode_destroy(ode);
+        w[m] = box_fixed_run(0, m ? CCB_IE_FIXED_DRAKE : CCB_IE_FIXED_HALVES);
     }
-    CHECK(w[0].n_fail_newton > 0 && w[1].n_fail_newton > 0 && w[1].h_max <= 0.01 &&
-              w[1].n_f > w[0].n_f,
+    CHECK(w[0].n_fail_newton > 0 && w[1].n_fail_newton > 0 &&
+              w[1].h_max <= 0.01 * (1 + TOL_ROUND) && w[1].n_f > w[0].n_f,
           "box: drake h_max %g, failures %ld vs %ld, evaluations %ld vs %ld", w[1].h_max,
           w[1].n_fail_newton, w[0].n_fail_newton, w[1].n_f, w[0].n_f);
     ccb_ode_params bad = ccb_ode_params_default();
