@@ -81,7 +81,7 @@ def sensitivity_table(src):
     readme = re.sub(r"\s+", " ", open(os.path.join(src, "README.md"), encoding="utf-8").read())
     fragile = sorted(r[0] for rows in table.values() for r in rows
                      if r[-1] not in ("robust", "exact"))
-    m = re.search(r"of its (\d+) gates, (\d+) are verdicts; \w+ of the clutter's are not "
+    m = re.search(r"of its (\d+) gates, (\d+) are verdicts; \w+ of the clutter's (?:is|are) not "
                   r"\(([^:]+):", readme)
     said = sorted(x.strip() for x in m.group(3).split(",")) if m else None
     if not m or int(m.group(1)) != total or int(m.group(2)) != total - len(fragile) \

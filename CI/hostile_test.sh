@@ -281,8 +281,14 @@ run 2 "$ccb" study coin pair --set rings=3 --out "$T/s3"
 grep -q "coin/pair reads none of the case's parameters" "$T/out" || fail "part 3: $(cat "$T/out")"
 run 2 "$ccb" study coin pair --rtol 1e-8 --out "$T/s3"
 grep -q -- "--rtol: no run of coin/pair reads it" "$T/out" || fail "part 3: $(cat "$T/out")"
+run 2 "$ccb" study clutter newton-trace --set side=8 --out "$T/s3"
+grep -q "clutter/newton-trace: the scene has 3840 velocities" "$T/out" || fail "part 3: $(cat "$T/out")"
 [ ! -e "$T/s3" ] || fail "part 3: a refused command created its output"
 run 0 "$ccb" run conveyor --approx sap --set tau_d=5 --t-final 0.01 --out "$T/s3"
+# a solver failure in an in-process study: exit 1, recorded in the study's report
+run 1 "$ccb" study clutter newton-trace --set max_iterations=5 --no-figures --out "$T/s4"
+grep -q "The run failed.*Newton did not converge in 5 iterations" "$T/s4/clutter/newton-trace/report.md" \
+  || fail "newton-trace failure: $(cat "$T/out")"
 
 # --- SIGTERM during a baseline's save: held until the new baseline is in place --------------------
 # (gdb delivers it at the entry of suite_baseline_save; the process must finish the rename, leave no

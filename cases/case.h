@@ -185,6 +185,9 @@ typedef struct case_study {
     /* 1: the study reads none of the case's parameters (its models are its own): `ccb study`
      * refuses every --set before anything is created */
     int reads_no_params;
+    /* NULL, or refuses parameters the study cannot run with (0 ok, else -1 and msg), called by
+     * `ccb study` on the parameters with every --set before anything is created */
+    int (*check)(const double* params, char* msg, size_t n);
 } case_study;
 
 /* What a case supplies to the three standard studies (std.c): convergence, conditioning and

@@ -711,9 +711,16 @@ static const case_study k_studies[] = {
      .title = "steps at t = 0.2, 0.3 s exported to FCLIB and solved rigidly by Siconos: "
               "Lagged over k, Lagged and SAP over dt",
      .figure = "ccb (CLU-9)",
-     .decl = &k_rigid_limit}};
+     .decl = &k_rigid_limit},
+    {.name = "newton-trace",
+     .title = "Similar's costliest step at dt = 5e-3 s traced per iteration and solved again by "
+              "independent code (dense Newton, Armijo, BFGS) and by the other approximations",
+     .figure = "ccb (CLU-7e, CLU-7f)",
+     .run = clutter_newton_trace_run,
+     .check = clutter_newton_trace_check}};
 
-static const char* const k_quick[] = {"fig15-16", "fig17", "fig18-19", "gradients", NULL};
+static const char* const k_quick[] = {"fig15-16",  "fig17",        "fig18-19",
+                                      "gradients", "newton-trace", NULL};
 
 const case_desc case_clutter = {
     .name = "clutter",

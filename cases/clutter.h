@@ -76,6 +76,10 @@ void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, int n, c
         .cells = "`%s`|%.4g|%.4g|%.2g|%.4g|%.4g|%.4g"                                              \
     }
 
+/* The study newton-trace (clutter_step.c) */
+int clutter_newton_trace_run(study_ctx* ctx);
+int clutter_newton_trace_check(const double* P, char* msg, size_t n);
+
 extern const fig_study clutter_fig15, clutter_fig17, clutter_fig18;
 
 #endif

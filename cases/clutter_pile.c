@@ -41,7 +41,7 @@ static int fig15_runs(study_ctx* ctx, study_batch* b) {
 /* The gates' quantities of fig15-16 over the ensemble (metrics NAME.median, .ens_min, .ens_max)
  * and their table in the report. */
 static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
-    double speed[NMODEL][FIG15_NENS], eol[NMODEL][FIG15_NENS], it1[NMODEL][FIG15_NENS],
+    double speed[NMODEL][FIG15_NENS], loe[NMODEL][FIG15_NENS], it1[NMODEL][FIG15_NENS],
         it2[NMODEL][FIG15_NENS], itl2[NMODEL][FIG15_NENS], itall[NMODEL][FIG15_NENS];
     const int nens = clutter_nens(ctx);
     for (int m = 0; m < nens; ++m) {
@@ -53,7 +53,7 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
                                first2 = clutter_means(r, 0, 2, -1),
                                all = clutter_means(r, 0, T + 1, -1);
             speed[i][m] = ok ? clutter_obs_max(r, 2.5, T, O_SPEED) : NAN;
-            eol[i][m] = ok ? early.iters / late.iters : NAN;
+            loe[i][m] = ok ? late.iters / early.iters : NAN; /* CLU-2: < 1 */
             it1[i][m] = ok ? early.iters : NAN;
             it2[i][m] = ok ? late.iters : NAN;
             itl2[i][m] = ok ? first2.iters : NAN;
@@ -74,8 +74,8 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
         }
         study_set_metricf(ctx, valid ? (double)settled / nens : NAN, "clu1.%s.settled_fraction",
                           clutter_models[i]->name);
-        snprintf(name, sizeof name, "clu2.%s.early_over_late", clutter_models[i]->name);
-        clutter_ens_set(ctx, name, eol[i], nens, "ensemble");
+        snprintf(name, sizeof name, "clu2.%s.late_over_early", clutter_models[i]->name);
+        clutter_ens_set(ctx, name, loe[i], nens, "ensemble");
     }
     /* ratios within each member (the same pile's models share nothing but the initial state) */
     const int L = 1, LR = 2, SAP = 0, SIM = 3; /* clutter_models order */
@@ -150,7 +150,7 @@ static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         study_set_metricf(ctx, ok ? clutter_obs_max(r, 0, T, O_OUT) : NAN, "clu1.%s.outside_max",
                           name);
         study_set_metricf(ctx, ke_end / ke_peak, "clu1.%s.ke_late_over_peak", name);
-        study_set_metricf(ctx, early.iters / late.iters, "clu2.%s.early_over_late", name);
+        study_set_metricf(ctx, late.iters / early.iters, "clu2.%s.late_over_early", name);
         study_set_metricf(ctx, first2.iters, "fig15.%s.iterations_t_lt_2", name);
         study_set_metricf(ctx, early.iters, "fig15.%s.iterations_t_lt_1", name);
         study_set_metricf(ctx, late.iters, "fig15.%s.iterations_t_gt_2", name);

@@ -59,6 +59,12 @@ static void check_options_used(const case_desc* cs, const case_study* st, const 
     }
     study_ctx c;
     setup_ctx(&c, cs, o, out);
+    char why[256] = "";
+    if (st->check && st->check(c.params, why, sizeof why) != 0) {
+        study_ctx_free(&c);
+        remove_tree(tmp);
+        die_usage("%s/%s: %s", cs->name, st->name, why);
+    }
     snprintf(c.out_root, sizeof c.out_root, "%s", tmp);
     c.emit = note_option_use;
     c.emit_user = &u;
