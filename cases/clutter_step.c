@@ -1,4 +1,4 @@
-/* Study newton-trace of the clutter: where Similar's Newton iterations go (issue 45 §2, CLU-7e/f/g).
+/* Study newton-trace of the clutter: where Similar's Newton iterations go (issue 45, CLU-7e..h).
  *
  * ICF Fig. 19 says the four approximations need about as many Newton iterations at steel
  * stiffness as at soft; ccb's Similar needs 1.5x more (CLU-7.similar, an expected failure), with
@@ -54,7 +54,8 @@ typedef struct snap {
     double *q_start, *v_start; /* the state at the step's start */
     double* v_run;             /* the run's solution */
     int run_iterations;
-    double run_mean_iterations; /* over the run's steps */
+    double run_residual, run_tolerance; /* ccb's |D r| and its bound at exit */
+    double run_mean_iterations;         /* over the run's steps */
     /* the replay: per iteration its history entry and the iterate after it */
     ccb_newton_iter* hist;
     double* iterates; /* (nhist + 1) x nv: iterate 0 is the guess */
@@ -77,6 +78,9 @@ static int snap_take(snap* s, const ccb_sim* sim, const ccb_newton_params* np, l
     const ccb_problem* p = ccb_sim_problem(sim);
     s->nv = ccb_problem_nv(p), s->nc = ccb_problem_nc(p), s->nq = nq;
     s->step = step, s->t = t, s->run_iterations = iterations;
+    const ccb_step_stats* ss = ccb_sim_step_stats(sim);
+    s->run_residual = ss->counter[CCB_CNT_RESIDUAL];
+    s->run_tolerance = ss->counter[CCB_CNT_TOLERANCE];
     s->ap = ccb_problem_approx(p);
     const int nv = s->nv, nc = s->nc;
     s->vstar = malloc((size_t)nv * sizeof(double));
@@ -782,9 +786,24 @@ static int solution_distance(indep* w, const snap* s, const solve_out* o, double
     return 0;
 }
 
+/* ccb's residual at its solution of snapshot s, |D r| (formulation-convex §8.5), evaluated again
+ * by the independent code: its difference from the one ccb reported, over ccb's bound (CLU-7h). */
+static int ind_run_residual(indep* w, const snap* s, double* diff) {
+    double* g = malloc((size_t)s->nv * sizeof(double));
+    if (!g) {
+        return -1;
+    }
+    double res, tol;
+    ind_eval(w, s->v_run, g, 0);
+    ind_test(w, s->v_run, g, &res, &tol);
+    *diff = fabs(res - s->run_residual) / s->run_tolerance;
+    free(g);
+    return 0;
+}
+
 /* 2. The independent solves against the run's solution (solves.csv rows, the report's table). */
 static int solves_table(study_ctx* ctx, const snap* s, indep* w, solve_out* so, int nso,
-                        strbuf* csv, strbuf* md, double* worst_out) {
+                        strbuf* csv, strbuf* md, double* worst_out, double* run_res) {
     double* g = malloc((size_t)s->nv * sizeof(double));
     if (!g) {
         return -1;
@@ -793,7 +812,7 @@ static int solves_table(study_ctx* ctx, const snap* s, indep* w, solve_out* so, 
     double res, tol;
     ind_test(w, s->v_run, g, &res, &tol);
     free(g);
-    study_set_metric(ctx, "newton-trace.run_residual_over_tol", res / tol);
+    *run_res = fabs(res - s->run_residual) / s->run_tolerance;
     strbuf_printf(csv, "ccb,%d,,%.6e,%.9e,0,0,1\n", s->run_iterations, res / tol, 0.0);
     strbuf_printf(md,
                   "| ccb (the run: block Cholesky, exact line search) | %d | — | %.2g | 0 | "
@@ -852,7 +871,8 @@ int clutter_newton_trace_run(study_ctx* ctx) {
         {.name = "newton-armijo", .title = "Newton, Armijo backtracking (independent)"},
         {.name = "bfgs2", .title = "GSL BFGS2 (quasi-Newton)"}};
     trace_sum ts;
-    double worst_step = 0; /* CLU-7e's ratio on the costliest step */
+    double worst_step = 0;  /* CLU-7e's ratio on the costliest step */
+    double run_res_max = 0; /* CLU-7h: |ccb's |D r| - the independent one| / ccb's bound */
     snap top[TRACE_TOP];
     memset(top, 0, sizeof top);
     int ntop = 0;
@@ -896,7 +916,7 @@ int clutter_newton_trace_run(study_ctx* ctx) {
             rc = 2;
         }
     }
-    if (rc != 0 || solves_table(ctx, &s, &w, so, 3, &scsv, &smd, &worst_step) != 0) {
+    if (rc != 0 || solves_table(ctx, &s, &w, so, 3, &scsv, &smd, &worst_step, &run_res_max) != 0) {
         fprintf(stderr, "clutter newton-trace: out of memory\n");
         rc = 2;
         goto out;
@@ -905,11 +925,13 @@ int clutter_newton_trace_run(study_ctx* ctx) {
     double sum_run = 0, sum_exact = 0, sum_armijo = 0, worst_ratio = 0;
     for (int k = 0; k < ntop && rc == 0; ++k) {
         int it[2] = {0, 0}, conv[2] = {0, 0};
-        double ratio[2] = {NAN, NAN};
+        double ratio[2] = {NAN, NAN}, run_res = NAN;
         for (int e = 0; e < 2 && rc == 0; ++e) {
             indep wk;
             solve_out o = {.name = "top"};
-            if (ind_init(&wk, &top[k], &sp.newton) != 0 || ind_newton(&wk, e == 0, &o) != 0 ||
+            if (ind_init(&wk, &top[k], &sp.newton) != 0 ||
+                (e == 0 && ind_run_residual(&wk, &top[k], &run_res) != 0) ||
+                ind_newton(&wk, e == 0, &o) != 0 ||
                 solution_distance(&wk, &top[k], &o, &ratio[e], NULL) != 0) {
                 rc = 2;
             }
@@ -923,9 +945,10 @@ int clutter_newton_trace_run(study_ctx* ctx) {
             ind_free(&wk);
         }
         sum_run += top[k].run_iterations, sum_exact += it[0], sum_armijo += it[1];
-        strbuf_printf(&kcsv, "%ld,%.6g,%d,%d,%d,%d,%d,%.6e,%.6e\n", top[k].step, top[k].t,
-                      top[k].nc, top[k].run_iterations, it[0], it[1], conv[0] && conv[1], ratio[0],
-                      ratio[1]);
+        run_res_max = fmax(run_res_max, run_res);
+        strbuf_printf(&kcsv, "%ld,%.6g,%d,%d,%.6e,%d,%d,%d,%.6e,%.6e\n", top[k].step, top[k].t,
+                      top[k].nc, top[k].run_iterations, run_res, it[0], it[1], conv[0] && conv[1],
+                      ratio[0], ratio[1]);
     }
     if (rc == 3) { /* an independent solve that did not reach the test: a finding, not an error */
         fprintf(stderr,
@@ -968,6 +991,7 @@ int clutter_newton_trace_run(study_ctx* ctx) {
     study_set_metric(ctx, "newton-trace.top.exact_over_run_log2_abs", fabs(log2(top_ratio)));
     study_set_metric(ctx, "newton-trace.top.armijo_over_run", sum_armijo / sum_run);
     study_set_metric(ctx, "newton-trace.distance_over_bound", fmax(worst_step, worst_ratio));
+    study_set_metric(ctx, "newton-trace.run_residual_difference", run_res_max);
     study_set_metric(ctx, "newton-trace.similar_over_lagged",
                      lagged > 0 ? (double)s.run_iterations / lagged : NAN);
     snprintf(path, sizeof path, "%s/trace.csv", dir);
@@ -979,11 +1003,12 @@ int clutter_newton_trace_run(study_ctx* ctx) {
         tcsv.s ? tcsv.s : "");
     snprintf(path, sizeof path, "%s/top.csv", dir);
     if (rc == 0) {
-        rc = study_write_table(path,
-                               "step,t [s],contacts,ccb_iterations,exact_iterations,"
-                               "armijo_iterations,both_converged,exact_distance_over_bound,"
-                               "armijo_distance_over_bound",
-                               kcsv.s ? kcsv.s : "");
+        rc = study_write_table(
+            path,
+            "step,t [s],contacts,ccb_iterations,ccb_residual_difference,exact_iterations,"
+            "armijo_iterations,both_converged,exact_distance_over_bound,"
+            "armijo_distance_over_bound",
+            kcsv.s ? kcsv.s : "");
     }
     snprintf(path, sizeof path, "%s/solves.csv", dir);
     if (rc == 0) {
@@ -995,7 +1020,7 @@ int clutter_newton_trace_run(study_ctx* ctx) {
     if (rc == 0) {
         study_report(
             ctx,
-            "### newton-trace — where Similar's Newton iterations go (CLU-7e, CLU-7f)\n\n"
+            "### newton-trace — where Similar's Newton iterations go (CLU-7e … CLU-7h)\n\n"
             "Similar at the case's parameters, dt = %g s: the step that needs the most Newton "
             "iterations is step %ld (t = %.3f s, %d contacts listed), %d iterations (the run's "
             "mean: "
@@ -1027,14 +1052,16 @@ int clutter_newton_trace_run(study_ctx* ctx) {
             "sensitive) the independent exact Newton needs %.3g x ccb's iterations in sum "
             "(CLU-7f: within a factor of 2; the count is the method's on these problems, not "
             "ccb's code) and Armijo %.3g x; every independent solution's distance from ccb's is at "
-            "most %.2g of its bound (CLU-7e).\n\n"
+            "most %.2g of its bound (CLU-7e), and the residual ccb reported at its solutions "
+            "differs "
+            "from the independent evaluation by at most %.2g of the bound (CLU-7h).\n\n"
             "The same state stepped by each approximation (ccb_sim_set_state; kappa_2(H) at its "
             "solution):\n\n| approximation | iterations | kappa_2(H) |\n|---|---|---|\n%s\n",
             TRACE_DT, s.step, s.t, s.nc, s.run_iterations, s.run_mean_iterations, s.nhist,
             ts.kink_iterations, s.nhist, ts.alpha_kink, ts.alpha_none, ts.at_cap, ts.short_steps,
             100 * ts.mass_share_cap, 100 * ts.law_share_cap, 100 * ts.soft_share_cap, ts.curv_check,
             ts.kappa_max, ts.kappa_end, smd.s ? smd.s : "", ratio, so[1].iterations, TRACE_BFGS_IT,
-            ntop, top_ratio, sum_armijo / sum_run, fmax(worst_step, worst_ratio),
+            ntop, top_ratio, sum_armijo / sum_run, fmax(worst_step, worst_ratio), run_res_max,
             xmd.s ? xmd.s : "");
         char vars[160];
         snprintf(vars, sizeof vars,
