@@ -340,6 +340,7 @@ static int fig7_runs(study_ctx* ctx, study_batch* b) {
             snprintf(label, sizeof label, "%s%s", v.name, k_fig7_runs[i].drake ? "-drake" : "");
             study_config(ctx, &b->cfg[j], "fig7", label, &ccb_approx_lagged, 3e-3, T);
             variant_configure(&v, &b->cfg[j], NAN);
+            b->cfg[j].record_every = 1; /* the figure sums times.csv row by row: every step */
             if (k_fig7_runs[i].drake) {
                 b->cfg[j].solver.ode.fixed = CCB_IE_FIXED_DRAKE;
             }

@@ -9,7 +9,8 @@ if (!exists("title")) { title = "" }
 if (!exists("titles") || words(titles) != words(runs)) { titles = runs }
 set datafile separator ','
 h = 3e-3
-colors = "#000000 #1f77b4 #2ca02c #9467bd #d62728 #ff9896 #8c564b #e377c2"
+colors = "#000000 #1f77b4 #2ca02c #9467bd #d62728 #ff9896 #8c564b #e377c2 #17becf #bcbd22"
+lcol(i) = word(colors, (i - 1) % words(colors) + 1)
 t(c) = valid(c) ? column(c) : 0
 cum = 0
 acc(s) = (cum = (s == 1 ? 0 : cum) + t(2) + t(3) + t(4))
@@ -24,7 +25,7 @@ do for [term = 1:2] {
   else           { set terminal svg size 1000,700 font ",11" dynamic; set output out_svg }
   set title title
   plot for [i=1:words(runs)] sprintf('%s/%s/times.csv', datadir, word(runs, i)) \
-         using (acc($1)):($1 * h) with lines lw 2 lc rgb word(colors, i) \
+         using (acc($1)):($1 * h) with lines lw 2 lc rgb lcol(i) \
          title word(titles, i)
   set output
 }
