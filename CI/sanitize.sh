@@ -8,7 +8,9 @@
 # triangles with Lagged, TAMSI and the continuous model on a polar mesh (coin); compliant meshes
 # with SAP and TAMSI (spatula); TAMSI, implicit Euler (quasi-Newton + TALS, error control), RK3
 # and GSL (box); the rod's Painleve run; articulated trees with Newton, TAMSI and implicit Euler
-# (gripper, grasp). The other gate tiers are hundreds of long runs of the same code (hours
+# (gripper, grasp; implicit Euler also under Drake's fixed-step control); the clutter's
+# newton-trace study on a small pile (its replay, dense independent solves and BFGS). The other
+# gate tiers are hundreds of long runs of the same code (hours
 # unoptimized): their verdicts are make test's, their memory safety these runs'. Runnable locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,10 +55,14 @@ for sv in "--solver tamsi" "--solver tamsi --coupling one-way" "--solver ie --ja
   build-asan/ccb run box $sv --t-final 0.5 --out "$out/box" >/dev/null
 done
 for c in gripper grasp; do
-  for sv in "--approx lagged" "--solver tamsi" "--variant ie-fn-ec-tals"; do
+  for sv in "--approx lagged" "--solver tamsi" "--variant ie-fn-ec-tals" \
+            "--variant ie-fn-tals --fixed-control drake"; do
     # shellcheck disable=SC2086
     build-asan/ccb run $c $sv --t-final 0.06 --out "$out/$c" >/dev/null
   done
 done
+echo "== ccb study clutter newton-trace on a column of four objects (the trace, the independent solves)"
+build-asan/ccb study clutter newton-trace --set side=1 --set levels=4 --no-figures --out "$out/nt" \
+  >/dev/null
 cd build-asan
 ctest --output-on-failure -j "${JOBS:-2}" -E '^gate\.(rod|box|clutter|coin|gripper|grasp|spatula)$'
