@@ -994,28 +994,19 @@ int clutter_newton_trace_run(study_ctx* ctx) {
     study_set_metric(ctx, "newton-trace.run_residual_difference", run_res_max);
     study_set_metric(ctx, "newton-trace.similar_over_lagged",
                      lagged > 0 ? (double)s.run_iterations / lagged : NAN);
-    snprintf(path, sizeof path, "%s/trace.csv", dir);
-    rc = study_write_table(
-        path,
-        "iteration,cost [J],cost_above_end [J],residual_over_tol,"
-        "decrement [J],alpha,ls_evals,active,stiction,kink_crossings,"
-        "stiction_crossings,kappa,curvature_mass,curvature_normal_law,curvature_soft_norm",
-        tcsv.s ? tcsv.s : "");
-    snprintf(path, sizeof path, "%s/top.csv", dir);
-    if (rc == 0) {
-        rc = study_write_table(
-            path,
-            "step,t [s],contacts,ccb_iterations,ccb_residual_difference,exact_iterations,"
-            "armijo_iterations,both_converged,exact_distance_over_bound,"
-            "armijo_distance_over_bound",
-            kcsv.s ? kcsv.s : "");
-    }
-    snprintf(path, sizeof path, "%s/solves.csv", dir);
-    if (rc == 0) {
-        rc = study_write_table(path,
-                               "method,iterations,cost_evaluations,residual_over_tol,"
-                               "cost_minus_run [J],distance_M,distance_over_bound,converged",
-                               scsv.s ? scsv.s : "");
+    static const char* const k_files[3][2] = {
+        {"trace.csv", "iteration,cost [J],cost_above_end [J],residual_over_tol,decrement [J],alpha,"
+                      "ls_evals,active,stiction,kink_crossings,stiction_crossings,kappa,"
+                      "curvature_mass,curvature_normal_law,curvature_soft_norm"},
+        {"top.csv", "step,t [s],contacts,ccb_iterations,ccb_residual_difference,exact_iterations,"
+                    "armijo_iterations,both_converged,exact_distance_over_bound,"
+                    "armijo_distance_over_bound"},
+        {"solves.csv", "method,iterations,cost_evaluations,residual_over_tol,cost_minus_run [J],"
+                       "distance_M,distance_over_bound,converged"}};
+    const strbuf* bodies[3] = {&tcsv, &kcsv, &scsv};
+    for (int f = 0; f < 3 && rc == 0; ++f) {
+        snprintf(path, sizeof path, "%s/%s", dir, k_files[f][0]);
+        rc = study_write_table(path, k_files[f][1], bodies[f]->s ? bodies[f]->s : "");
     }
     if (rc == 0) {
         study_report(

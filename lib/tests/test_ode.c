@@ -219,6 +219,30 @@ static box box_make(void) {
     return b;
 }
 
+/* The box from rest to t_end at a fixed h = 10 ms with TALS or not and the given convergence
+ * control: its work, and its state at t_end into x (may be NULL). */
+static ccb_ode_work box_fixed_run(int tals, ccb_ie_fixed fixed, double t_end, double x[2]) {
+    box b = box_make();
+    const ccb_ode_system sys = {2, box_f, box_slip, b.vs, 1e-2, &b};
+    ccb_ode_params p = ccb_ode_params_default();
+    p.h = 0.01;
+    p.tals = tals;
+    p.fixed = fixed;
+    ccb_ode* ode = NULL;
+    char msg[256];
+    CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+    const double x0[2] = {0, 0};
+    ccb_ode_set_state(ode, 0.0, x0);
+    CHECK(ccb_ode_advance(ode, t_end) == CCB_OK, "advance: %s", ccb_ode_last_error(ode));
+    CHECK(ccb_ode_time(ode) == t_end, "lands on t_end");
+    const ccb_ode_work w = *ccb_ode_get_work(ode);
+    if (x) {
+        memcpy(x, ccb_ode_state(ode), 2 * sizeof(double));
+    }
+    ccb_ode_destroy(ode);
+    return w;
+}
+
 /* cases.md §7.2: from v = 0.05808 m/s at t = 0.44 s, h = 10 ms, plain Newton cycles; TALS
  * converges within 8 iterations to |r| <= 1e-10 (gate BOX-2). */
 static void test_box_newton_trace(void) {
@@ -226,20 +250,11 @@ static void test_box_newton_trace(void) {
     const ccb_ode_system sys = {2, box_f, box_slip, b.vs, 1e-2, &b};
     /* the state at 0.44 s from a converged fixed-step run (TALS does not change a converged
      * solve's answer) */
-    ccb_ode_params p = ccb_ode_params_default();
-    p.h = 0.01;
-    p.tals = 1;
-    ccb_ode* ode = NULL;
-    char msg[256];
-    CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create: %s", msg);
-    const double x0[2] = {0, 0};
-    ccb_ode_set_state(ode, 0.0, x0);
-    CHECK(ccb_ode_advance(ode, 0.44) == CCB_OK, "advance: %s", ccb_ode_last_error(ode));
     double xs[2];
-    memcpy(xs, ccb_ode_state(ode), sizeof xs);
+    box_fixed_run(1, CCB_IE_FIXED_HALVES, 0.44, xs);
     /* [cases.md §7.2 quotes v(0.44) = 0.05808 m/s to 4 digits] */
     CHECK_ABS(xs[1], 0.05808, 5e-6, "cases.md §7.2 state at t = 0.44 s");
-    ccb_ode_destroy(ode);
+    char msg[256];
     double r[32];
     int n, conv;
     CHECK(ccb_ode_ie_newton_trace(&sys, 0.44, xs, 0.01, 0, 0, 30, 1e-10, r, &n, NULL, &conv, msg,
@@ -255,33 +270,12 @@ static void test_box_newton_trace(void) {
     CHECK(fabs(xe[1]) < b.vs, "ends in the stiction band (v = %g)", xe[1]);
 }
 
-/* The box from rest over 2 s at a fixed h = 10 ms with p's TALS and convergence control: its work
- * (the run lands on t = 2 s exactly). */
-static ccb_ode_work box_fixed_run(int tals, ccb_ie_fixed fixed) {
-    box b = box_make();
-    const ccb_ode_system sys = {2, box_f, box_slip, b.vs, 1e-2, &b};
-    ccb_ode_params p = ccb_ode_params_default();
-    p.h = 0.01;
-    p.tals = tals;
-    p.fixed = fixed;
-    ccb_ode* ode = NULL;
-    char msg[256];
-    CHECK(ccb_ode_create(&sys, &p, &ode, msg, sizeof msg) == CCB_OK, "create: %s", msg);
-    const double x0[2] = {0, 0};
-    ccb_ode_set_state(ode, 0.0, x0);
-    CHECK(ccb_ode_advance(ode, 2.0) == CCB_OK, "advance: %s", ccb_ode_last_error(ode));
-    CHECK(ccb_ode_time(ode) == 2.0, "lands on t_end");
-    const ccb_ode_work w = *ccb_ode_get_work(ode);
-    ccb_ode_destroy(ode);
-    return w;
-}
-
 /* A fixed-step run at h = 10 ms: without TALS Newton fails at transitions and the convergence
  * control halves steps; with TALS fewer failures and fewer iterations. */
 static void test_box_convergence_control(void) {
     ccb_ode_work w[2];
     for (int tals = 0; tals < 2; ++tals) {
-        w[tals] = box_fixed_run(tals, CCB_IE_FIXED_HALVES);
+        w[tals] = box_fixed_run(tals, CCB_IE_FIXED_HALVES, 2.0, NULL);
     }
     CHECK(w[0].n_fail_newton > 0, "plain Newton fails at some transitions (%ld)",
           w[0].n_fail_newton);
@@ -312,7 +306,7 @@ static void test_drake_fixed(void) {
           "oscillator: the trapezoid only in drake mode (%ld evaluations), no failure",
           w[1].n_f_errest);
     for (int m = 0; m < 2; ++m) {
-        w[m] = box_fixed_run(0, m ? CCB_IE_FIXED_DRAKE : CCB_IE_FIXED_HALVES);
+        w[m] = box_fixed_run(0, m ? CCB_IE_FIXED_DRAKE : CCB_IE_FIXED_HALVES, 2.0, NULL);
     }
     CHECK(w[0].n_fail_newton > 0 && w[1].n_fail_newton > 0 &&
               w[1].h_max <= 0.01 * (1 + TOL_ROUND) && w[1].n_f > w[0].n_f,
