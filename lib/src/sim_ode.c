@@ -171,6 +171,9 @@ static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
         DESCRIBE_NUM("solver.accuracy", o->accuracy);
         DESCRIBE_NUM("solver.h_max", o->h_max > 0 ? o->h_max : o->h);
         DESCRIBE_TEXT("solver.error_estimator", ccb_enum_name(CCB_ENUM_IE_ESTIMATOR, o->estimator));
+        if (!o->error_control) { /* formulation-tamsi-hydro §B.5 */
+            DESCRIBE_TEXT("solver.fixed_control", ccb_enum_name(CCB_ENUM_IE_FIXED, o->fixed));
+        }
         DESCRIBE_FLAG("solver.tals", o->tals);
         DESCRIBE_NUM("solver.theta_max", o->theta_max);
     }
