@@ -67,6 +67,14 @@ set_tests_properties(unit.results PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(unit.results 0.07)
 
+# The variant table and the cases' declarations of their variants (study/variant.c, case.h)
+add_executable(test_variants ${PROJECT_SOURCE_DIR}/cases/tests/variants.c)
+target_link_libraries(test_variants PRIVATE ccb_cases)
+add_test(NAME unit.variants COMMAND test_variants)
+set_tests_properties(unit.variants PROPERTIES LABELS unit
+                     ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(unit.variants 0.05)
+
 # The install: a relocated prefix, consumers by find_package and pkg-config, the installed ccb.
 # Not in the sanitizer build, whose instrumented libccb.a needs the sanitizer runtime in every
 # consumer: packaging is tested once, in the ordinary build of `make test`.

@@ -600,6 +600,9 @@ static const char* const k_quick[] = {"reference",     "fig4",      "fig5", "tam
 
 const case_desc case_box = {
     .name = "box",
+    /* the TAMSI paper's case: TAMSI's ablations and every integrator of the continuous model */
+    .variants = "tamsi-1way tamsi-notals ie-fn ie-fn-tals ie-qn ie-qn-tals ie-fn-ec ie-fn-ec-tals "
+                "ie-qn-ec ie-qn-ec-tals rk3 gsl-rk8pd",
     .title = "Stick-slip box: TAMSI, TALS and implicit Euler on regularized friction",
     .paper =
         "Castro et al., A Transition-Aware Method for the Simulation of Compliant Contact with "

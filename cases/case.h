@@ -273,6 +273,13 @@ typedef struct case_desc {
     void (*peer_observe)(const ccb_sim* sim, const void* data, const double* P,
                          const run_peer_step* c, double* out);
     const char* peer_note;
+    /* The variants (study/variant.c) beyond those that apply to every case: the opt-in ones this
+     * case takes (space-separated names; NULL: none) — e.g. the continuous-model integrators,
+     * which apply where their cost is bounded — and the every-case ones it does not take, with
+     * the reason (`ccb info CASE` prints it). The engine holds no list of cases. */
+    const char* variants;
+    const char* no_variants;
+    const char* no_variants_why;
 } case_desc;
 
 /* The studies of a case: the three standard ones (convergence, conditioning, work-precision),

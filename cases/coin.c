@@ -749,6 +749,11 @@ static const char* const k_quick[] = {
 
 const case_desc case_coin = {
     .name = "coin",
+    .no_variants = "sap similar",
+    .no_variants_why =
+        "a sliding contact of theirs separates at v_n = mu |v_t| (0.25 m/s here): the "
+        "first step pushes the coin 2.8 mm high, off its hydroelastic faces (case "
+        "notes)",
     .title = "Sliding and spinning coin on hydroelastic contact: eps = v/(R omega) -> 0.653",
     .paper = "Masterjohn, Guoy, Shepherd, Castro, Velocity level approximation of pressure field "
              "contact "

@@ -643,6 +643,8 @@ static const char* const k_quick[] = {"fig3", "fig4", "gradients", NULL};
 
 const case_desc case_conveyor = {
     .name = "conveyor",
+    /* implicit Euler on the continuous model (its cost is bounded here: one body) */
+    .variants = "ie-fn ie-fn-tals ie-qn ie-qn-tals",
     .title = "Oscillating conveyor belt: box on a belt x_b = A sin(2 pi f t), stick-slip",
     .paper =
         "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-A, Figs. 2-4",

@@ -628,6 +628,8 @@ static const char* const k_quick[] = {"fig7", "fig8", "gradients", NULL};
 
 const case_desc case_gripper = {
     .name = "gripper",
+    /* TAMSI Fig. 7's error-controlled implicit Euler (the fixed-step runs are fig7's own) */
+    .variants = "ie-fn-ec-tals",
     .title = "Parallel-jaw gripper shaking a mug: stick-slip of a friction grasp",
     .paper =
         "Castro, Qu, Kuppuswamy, Alspach, Sherman, A Transition-Aware Method for the Simulation of "

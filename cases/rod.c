@@ -702,6 +702,8 @@ static const char* const k_quick[] = {"rigid", "fig9-10", "fig11-12", "fig13", "
 
 const case_desc case_rod = {
     .name = "rod",
+    /* implicit Euler on the continuous model (one body) */
+    .variants = "ie-fn ie-fn-tals ie-qn ie-qn-tals",
     .title = "Sliding rod: Painleve paradox, impact without collision (jam and jump)",
     .paper =
         "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-C, Figs. 8-13",

@@ -699,6 +699,8 @@ static const char* const k_quick[] = {
 
 const case_desc case_sphere = {
     .name = "sphere",
+    /* implicit Euler, fixed and error-controlled (one body) */
+    .variants = "ie-fn ie-fn-tals ie-qn ie-qn-tals ie-fn-ec ie-fn-ec-tals ie-qn-ec ie-qn-ec-tals",
     .title = "Falling sphere: impact, sliding, then rolling at 5/7 U0",
     .paper =
         "Castro, Han, Masterjohn, Irrotational Contact Fields, arXiv 2312.03908, §XI-B, Figs. 5-7",

@@ -122,6 +122,10 @@ int cmd_info(int argc, char** argv) {
             printf(" %s", v.name);
         }
     }
+    if (cs->no_variants) { /* the case declines these (case_desc.no_variants) */
+        printf("\nvariants it declines: %s: %s", cs->no_variants,
+               cs->no_variants_why ? cs->no_variants_why : "");
+    }
     printf("\n\nobservables (trajectory.csv columns after t, q, v):");
     for (int i = 0; i < cs->nobs; ++i) {
         printf("%s %s", i ? "," : "", cs->obs_names[i]);

@@ -161,7 +161,8 @@ typedef struct variant_def {
     const char* title; /* one line */
     unsigned sets;     /* VSET_* bits */
     variant_kind kind;
-    const char* cases;        /* the cases it applies to: space-separated names, or "*" */
+    int opt_in; /* 1: only on the cases that list it (case_desc.variants); 0: on every case but
+                   those that decline it (case_desc.no_variants) */
     const ccb_approx* approx; /* Newton on this approximation (solver NULL) */
     const char* solver;       /* a solver or ODE method name of the registries; NULL: newton */
     const char* options;      /* NAME=VALUE words (a flag: NAME); NULL: none */

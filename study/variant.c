@@ -29,10 +29,6 @@ static const double k_levels_ec[] = {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8};
 static const double k_levels_ec_quick[] = {1e-4, 1e-6};
 
 #define LEVELS(a) a, (int)(sizeof a / sizeof a[0])
-/* The continuous-model integrators apply where their cost is bounded: implicit Euler's
- * finite-difference Jacobian on the clutter's 240 velocities and 5000 contacts, and on the coin's
- * 300-8000 faces at dt = 1e-4, takes minutes per run. */
-#define IE_CASES "conveyor sphere rod box"
 #define ADAPTIVE_LEVELS(opt, a, q) .level = opt, LEVELS_OF(a, levels), LEVELS_OF(q, levels_quick)
 #define LEVELS_OF(a, f) .f = a, .n##f = (int)(sizeof a / sizeof a[0])
 static const variant_def k_solvers[] = {
@@ -42,7 +38,6 @@ static const variant_def k_solvers[] = {
      .title = "Lagged, error control by step doubling (CENIC)",
      .sets = VSET_CONVEX,
      .kind = VARIANT_ADAPTIVE,
-     .cases = "*",
      .approx = &ccb_approx_lagged,
      .options = "error-control",
      ADAPTIVE_LEVELS("accuracy", k_levels_ec, k_levels_ec_quick)},
@@ -50,55 +45,53 @@ static const variant_def k_solvers[] = {
      .title = "regularized Lagged, error control by step doubling",
      .sets = VSET_CONVEX,
      .kind = VARIANT_ADAPTIVE,
-     .cases = "*",
      .approx = &ccb_approx_lagged_reg,
      .options = "error-control",
      ADAPTIVE_LEVELS("accuracy", k_levels_ec, k_levels_ec_quick)},
     {.name = "tamsi",
      .title = "TAMSI, two-way coupling, TALS (TAMSI paper)",
      .sets = VSET_PAPER,
-     .cases = "*",
      .solver = "tamsi",
      .options = "coupling=two-way tals=on"},
     {.name = "tamsi-1way",
      .title = "TAMSI, one-way coupling (normal forces lagged), TALS",
-     .cases = "box",
+     .opt_in = 1,
      .solver = "tamsi",
      .options = "coupling=one-way tals=on"},
     {.name = "tamsi-notals",
      .title = "TAMSI without TALS (full Newton steps)",
-     .cases = "box",
+     .opt_in = 1,
      .solver = "tamsi",
      .options = "coupling=two-way tals=off"},
     {.name = "ie-fn",
      .title = "implicit Euler, full Newton, fixed step",
      .sets = VSET_PAPER,
-     .cases = IE_CASES,
+     .opt_in = 1,
      .solver = "ie",
      .options = "jacobian=full tals=off"},
     {.name = "ie-fn-tals",
      .title = "implicit Euler, full Newton + TALS, fixed step",
      .sets = VSET_PAPER,
-     .cases = IE_CASES,
+     .opt_in = 1,
      .solver = "ie",
      .options = "jacobian=full tals=on"},
     {.name = "ie-qn",
      .title = "implicit Euler, quasi Newton, fixed step",
      .sets = VSET_PAPER,
-     .cases = IE_CASES,
+     .opt_in = 1,
      .solver = "ie",
      .options = "jacobian=quasi tals=off"},
     {.name = "ie-qn-tals",
      .title = "implicit Euler, quasi Newton + TALS, fixed step",
      .sets = VSET_PAPER,
-     .cases = IE_CASES,
+     .opt_in = 1,
      .solver = "ie",
      .options = "jacobian=quasi tals=on"},
     {.name = "ie-fn-ec",
      .title = "implicit Euler, full Newton, error control",
      .sets = VSET_PAPER,
      .kind = VARIANT_ADAPTIVE,
-     .cases = "sphere box",
+     .opt_in = 1,
      .solver = "ie",
      .options = "jacobian=full tals=off error-control",
      .level = "accuracy",
@@ -107,7 +100,7 @@ static const variant_def k_solvers[] = {
      .title = "implicit Euler, full Newton + TALS, error control",
      .sets = VSET_PAPER,
      .kind = VARIANT_ADAPTIVE,
-     .cases = "sphere box gripper",
+     .opt_in = 1,
      .solver = "ie",
      .options = "jacobian=full tals=on error-control",
      .level = "accuracy",
@@ -116,7 +109,7 @@ static const variant_def k_solvers[] = {
      .title = "implicit Euler, quasi Newton, error control",
      .sets = VSET_PAPER,
      .kind = VARIANT_ADAPTIVE,
-     .cases = "sphere box",
+     .opt_in = 1,
      .solver = "ie",
      .options = "jacobian=quasi tals=off error-control",
      .level = "accuracy",
@@ -125,19 +118,19 @@ static const variant_def k_solvers[] = {
      .title = "implicit Euler, quasi Newton + TALS, error control",
      .sets = VSET_PAPER,
      .kind = VARIANT_ADAPTIVE,
-     .cases = "sphere box",
+     .opt_in = 1,
      .solver = "ie",
      .options = "jacobian=quasi tals=on error-control",
      .level = "accuracy",
      LEVELS_OF(k_levels_ie, levels)},
     {.name = "rk3",
      .title = "explicit RK3 (Drake's tableau), fixed step",
-     .cases = "box",
+     .opt_in = 1,
      .solver = "rk3"},
     {.name = "gsl-rk8pd",
      .title = "GSL rk8pd, adaptive (reference integrator)",
      .kind = VARIANT_ADAPTIVE,
-     .cases = "box",
+     .opt_in = 1,
      .solver = "gsl",
      .options = "gsl-method=rk8pd",
      .level = "gsl-tol",
@@ -151,29 +144,16 @@ static const variant_def k_peers[] = {
     {.name = "mujoco",
      .title = "MuJoCo 2.2 Newton, elliptic cones; stiffness as time constant 2 dt (peer)",
      .sets = VSET_PEER,
-     .cases = "*",
      .peer = RUN_PEER_MUJOCO},
     {.name = "mujoco-k",
      .title = "MuJoCo 2.2 Newton, elliptic cones; ccb's k used literally (peer)",
      .sets = VSET_PEER,
-     .cases = "*",
      .peer = RUN_PEER_MUJOCO_K},
 };
 static int npeers(void) {
     return peer_mujoco_built() ? (int)(sizeof k_peers / sizeof k_peers[0]) : 0;
 }
 
-/* Cases of the built-in approximations ("*" for any other, registered ones too): SAP and Similar
- * do not apply to the coin, whose sliding faces they lift off (case notes of coin.c); on the
- * spatula the grasp force is commanded and the faces slide at a few cm/s, so the lift-off
- * mu |v_t| dt (tens of microns) stays far below the millimetres of penetration; on the push
- * the pusher's contact is normal and the ball rolls. */
-static const char* convex_cases(const char* name) {
-    if (strcmp(name, "sap") == 0 || strcmp(name, "similar") == 0) {
-        return "conveyor sphere rod box clutter gripper grasp spatula push";
-    }
-    return "*";
-}
 static int builtin_solver(const ccb_solver_type* t) {
     return t == &ccb_solver_newton || t == &ccb_solver_tamsi || t == &ccb_solver_ode;
 }
@@ -218,7 +198,6 @@ int variant_get(int i, variant_def* out) {
         const ccb_solver_type* t = registered(i - na - NSOLVERS);
         snprintf(out->name, sizeof out->name, "%s", t->name);
         out->title = t->title;
-        out->cases = "*";
         out->solver = t->name;
         return 0;
     }
@@ -231,7 +210,6 @@ int variant_get(int i, variant_def* out) {
     out->title = a->title;
     out->sets = VSET_CONVEX | (builtin_approx(a) ? VSET_PAPER : 0u);
     out->kind = VARIANT_FIXED;
-    out->cases = convex_cases(a->name);
     out->approx = a;
     return 0;
 }
@@ -260,7 +238,10 @@ int variant_applies(const variant_def* v, const case_desc* cs) {
     if (v->peer != RUN_PEER_NONE && cs->peer_observe == NULL) {
         return 0;
     }
-    return strcmp(v->cases, "*") == 0 || in_list(v->cases, cs->name);
+    if (v->opt_in) { /* the case lists it */
+        return cs->variants != NULL && in_list(cs->variants, v->name);
+    }
+    return cs->no_variants == NULL || !in_list(cs->no_variants, v->name);
 }
 
 void variant_configure(const variant_def* v, run_config* cfg, double level) {
