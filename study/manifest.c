@@ -1,7 +1,7 @@
 /* manifest: a study's runs outside the process (issue 14, "studies on a cluster").
  *
  * `ccb study CASE STUDY --emit-manifest FILE` writes each run of the study as one `ccb run`
- * command line (main.c builds and checks them); the runs then execute anywhere (GNU parallel, a
+ * command line (cli/manifest_out.c builds and checks them); the runs then execute anywhere (GNU parallel, a
  * Slurm array), each writing its directory; `ccb study CASE STUDY --from ROOT` analyses the
  * finished directories without running anything: run_load reads a run directory back into the
  * run_record the study would have made in memory. Every value comes back exactly: the files hold

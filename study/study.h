@@ -36,7 +36,7 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
 /* ---- one run (run.c) ----------------------------------------------------------------------------
  * */
 
-/* Which solver a run uses and its options (ARCHITECTURE.md "Variants are data"). */
+/* Which solver a run uses and its options (docs/architecture.md §4.5, variants are data). */
 typedef struct solver_cfg {
     ccb_solver solver;       /* a solver type of the registry (default newton) */
     ccb_tamsi_params tamsi;  /* TAMSI options (v_s comes from the case) */
@@ -335,7 +335,8 @@ typedef struct study_ctx {
     int reused;                    /* runs served from the cache */
     /* Studies outside the process (manifest.c). emit != NULL: study_execute hands every run
      * that would execute to emit (its directory relative to out_root in `rel`) instead of
-     * running it, and the study's analysis sees runs that did not happen (main.c discards it).
+     * running it, and the study's analysis sees runs that did not happen (cli/manifest_out.c discards
+     * it).
      * from_root non-empty: every such run is read from <from_root>/<rel> (run_load). */
     int (*emit)(void* user, const struct study_ctx* ctx, const char* study, const run_config* cfg,
                 const char* rel);
