@@ -335,8 +335,8 @@ typedef struct study_ctx {
     int reused;                    /* runs served from the cache */
     /* Studies outside the process (manifest.c). emit != NULL: study_execute hands every run
      * that would execute to emit (its directory relative to out_root in `rel`) instead of
-     * running it, and the study's analysis sees runs that did not happen (cli/manifest_out.c discards
-     * it).
+     * running it, and the study's analysis sees runs that did not happen (cli/manifest_out.c
+     * discards it).
      * from_root non-empty: every such run is read from <from_root>/<rel> (run_load). */
     int (*emit)(void* user, const struct study_ctx* ctx, const char* study, const run_config* cfg,
                 const char* rel);
