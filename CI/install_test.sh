@@ -33,6 +33,10 @@ ldd "$tmp/cb/consumer_static" | grep -q libccb && fail "the static consumer link
 # 2. pkg-config, from the relocated prefix
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 [ "$(pkg-config --variable=prefix ccb)" -ef "$prefix" ] || fail "ccb.pc's prefix is not relocatable"
+# a plugin or consumer of the shared library needs ccb's own flags only: no .pc of GSL or cJSON
+# (libccb's public headers include neither; the static link names them in Libs.private)
+PKG_CONFIG_LIBDIR=$libdir/pkgconfig pkg-config --cflags --libs ccb >/dev/null \
+  || fail "pkg-config ccb needs other packages' .pc files"
 # shellcheck disable=SC2046
 cc "$src/consumer/consumer.c" -o "$tmp/pc_shared" $(pkg-config --cflags --libs ccb) -lm \
   || fail "pkg-config consumer (shared) did not build"
