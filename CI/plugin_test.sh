@@ -75,8 +75,11 @@ done
 # measured largest difference of any state entry over the run 4.8e-8 (PGS's stopping test
 # bounds a sweep's change, not the distance to the solution); bound 1e-6. SAP is another
 # problem: its trajectory differs from Lagged's by far more (measured 117 in theta), so the bound can fail.
-"$ccb" --plugin "$pgs" run sphere --solver pgs --pgs-tolerance 1e-12 --out "$tmp/pgs" > /dev/null \
-  || fail "pgs on the sphere"
+"$ccb" --plugin "$pgs" run sphere --solver pgs --pgs-tolerance 1e-12 --out "$tmp/pgs" \
+  > "$tmp/pgs.out" || fail "pgs on the sphere"
+# the run's line names the solver's own counter (ccb_solver_type.iterations), not Newton's
+grep -q "status ok, sweeps mean" "$tmp/pgs.out" || fail "pgs's counter: $(head -1 "$tmp/pgs.out")"
+ok
 "$ccb" run sphere --rtol 1e-12 --out "$tmp/newton" > /dev/null || fail "newton on the sphere"
 "$ccb" --plugin "$pgs" run sphere --solver pgs --approx sap --pgs-tolerance 1e-12 \
   --out "$tmp/pgs-sap" > /dev/null || fail "pgs on SAP"

@@ -146,10 +146,10 @@ int cmd_run(int argc, char** argv) {
     /* the iterations of every step attempted: the completed ones and a failing one (its
      * iterations are in the totals and the maximum) */
     const long attempted = rec.nsteps + (rec.status != CCB_OK && rec.fail_step > rec.nsteps);
-    printf("%s %s dt=%g t_final=%g: %ld/%ld steps, status %s, Newton iterations mean %.3f max %d "
+    printf("%s %s dt=%g t_final=%g: %ld/%ld steps, status %s, %s mean %.3f max %d "
            "over %ld step%s attempted, stepping wall time %.4f s\noutput: %s\n",
            cs->name, variant, cfg.dt, cfg.t_final, rec.nsteps, rec.nplanned,
-           rec.status == CCB_OK ? "ok" : "FAILED",
+           rec.status == CCB_OK ? "ok" : "FAILED", run_config_iterations_name(&rec.cfg),
            attempted ? (double)rec.total_iters / (double)attempted : 0.0, rec.max_iters, attempted,
            attempted == 1 ? "" : "s", rec.wall_time, cfg.out_dir);
     const int failed = rec.status != CCB_OK;

@@ -80,6 +80,18 @@ void run_config_take_sim_params(run_config* cfg, const ccb_sim_params* sp) {
     memcpy(cfg->solver.ext, sp->ext, sizeof sp->ext);
 }
 
+const char* run_config_iterations_name(const run_config* cfg) {
+    const solver_cfg* s = &cfg->solver;
+    if (s->peer != RUN_PEER_NONE) {
+        return "peer iterations";
+    }
+    const ccb_solver_type* t = s->solver ? s->solver : &ccb_solver_newton;
+    if ((t->flags & CCB_SOLVER_ODE_METHODS) && s->ode.method) {
+        return s->ode.method->iterations ? s->ode.method->iterations : "iterations";
+    }
+    return t->iterations ? t->iterations : "iterations";
+}
+
 const char* run_config_approx_name(const run_config* cfg) {
     return cfg->solver.peer == RUN_PEER_NONE && cfg->solver.solver != NULL &&
                    (cfg->solver.solver->flags & CCB_SOLVER_CONVEX) && cfg->approx != NULL

@@ -278,6 +278,9 @@ void run_record_free(run_record* rec);
 void run_config_default(const case_desc* cs, run_config* cfg);
 /* The convex approximation a run's solver is Newton on (NULL: another solver, or a peer). */
 const char* run_config_approx_name(const run_config* cfg);
+/* What the run's iteration counter counts, in its solver's words ("Newton iterations", "sweeps";
+ * an ODE method's own; "iterations" where the solver names none, "peer iterations"). */
+const char* run_config_iterations_name(const run_config* cfg);
 /* 1 if the run reads its case's parameter i (case_param_read: tau_d only under SAP, ...). */
 int run_config_reads(const run_config* cfg, int i);
 /* Every parameter the run does not read back to its default: what a manifest line writes and

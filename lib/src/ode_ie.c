@@ -650,6 +650,7 @@ static const ccb_option_desc k_options[] = {
 
 const ccb_ode_method_type ccb_ode_ie = {
     .abi = CCB_ABI_VERSION,
+    .iterations = "Newton iterations",
     .name = "ie",
     .title = "implicit Euler (full or quasi Newton, fixed step or error control, TALS)",
     .reference = "formulation-tamsi-hydro §B",

@@ -230,6 +230,7 @@ static const ccb_option_desc k_options[] = {
 
 const ccb_solver_type ccb_solver_newton = {
     .abi = CCB_ABI_VERSION,
+    .iterations = "Newton iterations",
     .name = "newton",
     .title = "Newton with exact line search on a convex approximation (--approx)",
     .reference = "formulation-convex §8",

@@ -102,6 +102,7 @@ static const ccb_option_desc k_options[] = {
 
 const ccb_solver_type ccb_solver_tamsi = {
     .abi = CCB_ABI_VERSION,
+    .iterations = "Newton iterations",
     .name = "tamsi",
     .title = "TAMSI: transition-aware modified semi-implicit step, with TALS",
     .reference = "formulation-tamsi-hydro §D",

@@ -633,6 +633,7 @@ static const ccb_solver_type k_pgs = {
     .title = "projected Gauss-Seidel on the convex approximation's dual (plugin)",
     .reference = "plugins/pgs/pgs.c; formulation-convex §1.2",
     .flags = CCB_SOLVER_CONVEX,
+    .iterations = "sweeps",
     .notes = "block coordinate descent on the dual of the step's convex problem: one exact 3-D "
              "block solve per contact (Newton with backtracking on the approximation's eval), "
              "contacts in the problem's order, every step from gamma = 0; stops when a sweep "

@@ -75,6 +75,9 @@ typedef struct ccb_ode_method_type {
     const char* reference; /* where the method is specified */
     unsigned flags;        /* CCB_ODE_* */
     const char* notes;     /* optional: choices left open and defaults taken (`ccb info`) */
+    /* optional: what the ODE solver's iteration counter counts under this method ("Newton
+     * iterations"); NULL: "iterations" (0 for an explicit method) */
+    const char* iterations;
     const ccb_option_desc* options; /* offsets into ccb_ode_params */
     int noptions;
     /* Optional: its own workspace (ccb_ode_method_data); destroy must accept a half-made one. */

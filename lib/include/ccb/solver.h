@@ -135,6 +135,9 @@ typedef struct ccb_solver_type {
     unsigned flags;        /* CCB_SOLVER_* */
     /* Optional: the choices the papers or the spec leave open and the defaults taken (`ccb info`) */
     const char* notes;
+    /* Optional: what its counter[CCB_CNT_ITERATIONS] counts, for output ("Newton iterations",
+     * "sweeps"); NULL: "iterations". An ODE method names its own (ccb_ode_method_type). */
+    const char* iterations;
     /* Option descriptors; offsets into ccb_sim_params (a registered solver keeps its values in
      * ccb_sim_params.ext: CCB_SIM_EXT_OFFSET(k)). */
     const ccb_option_desc* options;
