@@ -2,7 +2,7 @@
 # plugin.pgs (CTest): the extension model end to end (docs/architecture.md §4-§5). The example
 # plugin plugins/pgs (projected Gauss-Seidel, a solver ccb does not have) is loaded with --plugin
 # and CCB_PLUGIN_PATH and then takes part in list, info, run, study, compare and manifests like
-# a built-in solver; a module of another ABI, a file that is not a plugin and a missing file are
+# a built-in solver (and plugins/heun, an ODE method, in run and compare); a module of another ABI, a file that is not a plugin and a missing file are
 # refused; and every option of every solver is exactly one descriptor: `ccb info SOLVER`, the
 # option.* keys of meta.json and the command line list the same names.
 # Usage: CI/plugin_test.sh CCB BUILD_DIR
@@ -138,5 +138,19 @@ ok
   --out "$tmp/cmp" > "$tmp/cmp.out" 2>&1 || fail "compare with the plugin: $(tail -3 "$tmp/cmp.out")"
 grep -q "^sphere,pgs," "$tmp/cmp/compare.csv" || fail "compare.csv has no pgs row"
 grep -q "^box,pgs," "$tmp/cmp/compare.csv" || fail "compare.csv has no pgs row for box"
+ok
+
+# 6. an ODE method as a plugin (plugins/heun): a solver of `ccb run` and a variant of compare, as
+# a registered solver is; compare's figures of an explicit method (no iterations, no kappa) are
+# replaced by a line, not failed
+heun=$(cd "$build/plugins" && pwd)/heun.so
+"$ccb" --plugin "$heun" list | grep -q "^  heun " || fail "heun is not listed as a variant"
+"$ccb" --plugin "$heun" run box --solver heun --t-final 0.05 --out "$tmp/heun" > "$tmp/heun.out" \
+  || fail "heun on the box: $(cat "$tmp/heun.out")"
+"$ccb" --plugin "$heun" compare --variants heun,rk3 --cases box --quick --out "$tmp/cmph" \
+  > "$tmp/cmph.out" 2>&1 || fail "compare with the ODE method: $(tail -3 "$tmp/cmph.out")"
+grep -q "^box,heun," "$tmp/cmph/compare.csv" || fail "compare.csv has no heun row"
+grep -q "no variant has a value to draw" "$tmp/cmph/compare.md" \
+  || fail "compare.md does not say why the iteration figure is missing"
 ok
 echo "plugin_test: $n checks passed"

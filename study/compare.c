@@ -258,6 +258,7 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
             strbuf_printf(&dat, ",%s", vnames[k]);
         }
         strbuf_printf(&dat, "\n");
+        int plottable = 0; /* values the figure can draw (finite; > 0 on a log scale) */
         for (int a = 0; a < n;) {
             int b = a;
             while (b < n && strcmp(s[b].case_name, s[a].case_name) == 0) {
@@ -272,6 +273,7 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
                     }
                 }
                 strbuf_printf(&dat, isfinite(v) ? ",%.6e" : ",NaN", v);
+                plottable += isfinite(v) && (!k_metrics[m].logscale || v > 0);
             }
             strbuf_printf(&dat, "\n");
             a = b;
@@ -280,7 +282,9 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
         snprintf(name, sizeof name, "compare_%s.csv", k_metrics[m].name);
         rc = write_text(out, name, dat.s);
         free(dat.s);
-        if (rc == 0 && figures) {
+        if (rc == 0 && figures && plottable == 0) { /* e.g. explicit methods: no iterations */
+            strbuf_printf(&md, "(%s: no variant has a value to draw)\n\n", k_metrics[m].label);
+        } else if (rc == 0 && figures) {
             char script[PATH_MAX], base[PATH_MAX + 80], vars[512], msg[600];
             snprintf(script, sizeof script, "%s/analysis/gnuplot/compare.gp", ccb_source_dir());
             snprintf(base, sizeof base, "%s/compare_%s", out, k_metrics[m].name);

@@ -180,18 +180,46 @@ static const ccb_solver_type* registered(int k) {
     return NULL;
 }
 
+/* The ODE methods registered at run time (ccb_ode_method_register, a plugin): one variant each,
+ * run by the ODE solver (`--solver METHOD`), on every case as a registered solver. */
+static int builtin_method(ccb_ode_method m) {
+    return m == &ccb_ode_ie || m == &ccb_ode_rk3 || m == &ccb_ode_gsl;
+}
+static int nregistered_ode(void) {
+    int n = 0;
+    for (int i = 0; i < ccb_ode_method_count(); ++i) {
+        n += !builtin_method(ccb_ode_method_get(i));
+    }
+    return n;
+}
+static ccb_ode_method registered_ode(int k) {
+    for (int i = 0; i < ccb_ode_method_count(); ++i) {
+        if (!builtin_method(ccb_ode_method_get(i)) && k-- == 0) {
+            return ccb_ode_method_get(i);
+        }
+    }
+    return NULL;
+}
+
 int variant_count(void) {
-    return ccb_approx_count() + NSOLVERS + nregistered() + npeers();
+    return ccb_approx_count() + NSOLVERS + nregistered() + nregistered_ode() + npeers();
 }
 
 int variant_get(int i, variant_def* out) {
-    const int na = ccb_approx_count(), nr = nregistered();
-    if (i < 0 || i >= na + NSOLVERS + nr + npeers()) {
+    const int na = ccb_approx_count(), nr = nregistered(), no = nregistered_ode();
+    if (i < 0 || i >= na + NSOLVERS + nr + no + npeers()) {
         return -1;
     }
     memset(out, 0, sizeof *out);
+    if (i >= na + NSOLVERS + nr + no) {
+        *out = k_peers[i - na - NSOLVERS - nr - no];
+        return 0;
+    }
     if (i >= na + NSOLVERS + nr) {
-        *out = k_peers[i - na - NSOLVERS - nr];
+        const ccb_ode_method m = registered_ode(i - na - NSOLVERS - nr);
+        snprintf(out->name, sizeof out->name, "%s", m->name);
+        out->title = m->title;
+        out->solver = m->name;
         return 0;
     }
     if (i >= na + NSOLVERS) {
