@@ -52,6 +52,29 @@ struct ccb_sim {
 #define DESCRIBE_NUM(key, x) fn(user, key, CCB_DESCRIBE_NUMBER, NULL, (double)(x))
 #define DESCRIBE_FLAG(key, b) fn(user, key, CCB_DESCRIBE_FLAG, NULL, (b) ? 1.0 : 0.0)
 
+/* The workspace hooks of a frozen-step solver whose workspace is one object of type T with the
+ * library's create/destroy/counters/last-error functions (sim_newton.c, sim_tamsi.c): create,
+ * destroy, factor_counts and last_error of ccb_solver_type, for the file's type table. */
+#define SIM_WORKSPACE_HOOKS(T, create_fn, destroy_fn, counters_fn, error_fn)                       \
+    static ccb_status create(ccb_sim* sim, char* msg, size_t n) {                                  \
+        T* ws = NULL;                                                                              \
+        if (create_fn(&ws) != CCB_OK) {                                                            \
+            return ccb_errorf(msg, n, CCB_E_NOMEM, "sim_create: out of memory");                   \
+        }                                                                                          \
+        sim->ws = ws;                                                                              \
+        return CCB_OK;                                                                             \
+    }                                                                                              \
+    static void destroy(ccb_sim* sim) {                                                            \
+        destroy_fn(sim->ws);                                                                       \
+        sim->ws = NULL;                                                                            \
+    }                                                                                              \
+    static void factor_counts(const ccb_sim* sim, long* a, long* f) {                              \
+        counters_fn(sim->ws, a, f);                                                                \
+    }                                                                                              \
+    static const char* last_error(const ccb_sim* sim) {                                            \
+        return error_fn(sim->ws);                                                                  \
+    }
+
 /* sim.c: room for nc contact results. */
 ccb_status ccb_sim_reserve_results(ccb_sim* sim, int nc);
 /* sim_ode.c: the integrator of an ODE-solver simulation. */

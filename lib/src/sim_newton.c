@@ -15,19 +15,8 @@ static ccb_status check(const ccb_sim_params* p, char* msg, size_t n) {
     return CCB_OK;
 }
 
-static ccb_status create(ccb_sim* sim, char* msg, size_t n) {
-    ccb_newton* nw = NULL;
-    if (ccb_newton_create(&nw) != CCB_OK) {
-        return ccb_errorf(msg, n, CCB_E_NOMEM, "sim_create: out of memory");
-    }
-    sim->ws = nw;
-    return CCB_OK;
-}
-
-static void destroy(ccb_sim* sim) {
-    ccb_newton_destroy(sim->ws);
-    sim->ws = NULL;
-}
+SIM_WORKSPACE_HOOKS(ccb_newton, ccb_newton_create, ccb_newton_destroy, ccb_newton_counters,
+                    ccb_newton_last_error)
 
 static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double* guess, double* c,
                         const double** v, const double** vc, const double** g) {
@@ -58,14 +47,6 @@ static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double
 static double stiction(const ccb_sim* sim, int i, const double gamma[3]) {
     const ccb_problem* pb = sim->problem;
     return pb->approx->stiction_tolerance(&pb->contacts[i].c, gamma);
-}
-
-static void factor_counts(const ccb_sim* sim, long* a, long* f) {
-    ccb_newton_counters(sim->ws, a, f);
-}
-
-static const char* last_error(const ccb_sim* sim) {
-    return ccb_newton_last_error(sim->ws);
 }
 
 static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {

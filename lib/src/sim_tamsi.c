@@ -12,19 +12,8 @@ static ccb_status check(const ccb_sim_params* p, char* msg, size_t n) {
     return ccb_tamsi_params_check(&p->tamsi, msg, n);
 }
 
-static ccb_status create(ccb_sim* sim, char* msg, size_t n) {
-    ccb_tamsi* ts = NULL;
-    if (ccb_tamsi_create(&ts) != CCB_OK) {
-        return ccb_errorf(msg, n, CCB_E_NOMEM, "sim_create: out of memory");
-    }
-    sim->ws = ts;
-    return CCB_OK;
-}
-
-static void destroy(ccb_sim* sim) {
-    ccb_tamsi_destroy(sim->ws);
-    sim->ws = NULL;
-}
+SIM_WORKSPACE_HOOKS(ccb_tamsi, ccb_tamsi_create, ccb_tamsi_destroy, ccb_tamsi_counters,
+                    ccb_tamsi_last_error)
 
 static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double* guess, double* c,
                         const double** v, const double** vc, const double** g) {
@@ -47,14 +36,6 @@ static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double
 static double stiction(const ccb_sim* sim, int i, const double gamma[3]) {
     (void)i, (void)gamma;
     return sim->prm.vs;
-}
-
-static void factor_counts(const ccb_sim* sim, long* a, long* f) {
-    ccb_tamsi_counters(sim->ws, a, f);
-}
-
-static const char* last_error(const ccb_sim* sim) {
-    return ccb_tamsi_last_error(sim->ws);
 }
 
 static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
