@@ -2,6 +2,7 @@
  * (implicit Euler, RK3, GSL). */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ccb/alloc.h"
@@ -275,7 +276,24 @@ ccb_status ccb_ode_advance(ccb_ode* o, double t_end) {
         return CCB_OK;
     }
     o->f_limit = o->work.n_f + o->prm.max_f_evals; /* the work limit of this interval */
-    return method_type(o->prm.method)->advance(o, t_end);
+    o->msg[0] = '\0';
+    const ccb_ode_method_type* m = method_type(o->prm.method);
+    const ccb_status s = m->advance(o, t_end);
+    /* the method's contract (a registered one is code ccb did not write): success lands on t_end
+     * with a finite state; a failure says why */
+    if (s == CCB_OK && (o->t != t_end || !ccb_all_finite(o->x, (size_t)o->nx))) {
+        return ccb_errorf(
+            o->msg, sizeof o->msg, CCB_E_INVALID,
+            "ODE method '%s' returned success at t = %.17g with %s (asked for t = "
+            "%.17g)",
+            m->name, o->t,
+            ccb_all_finite(o->x, (size_t)o->nx) ? "a finite state" : "a non-finite state", t_end);
+    }
+    if (s != CCB_OK && o->msg[0] == '\0') {
+        snprintf(o->msg, sizeof o->msg, "ODE method '%s' failed (%s) and gave no message", m->name,
+                 ccb_status_string(s));
+    }
+    return s;
 }
 
 int ccb_ode_nx(const ccb_ode* o) {

@@ -269,6 +269,24 @@ static const ccb_ode_method_type k_euler = {
     .advance = euler_advance,
 };
 
+/* A method that breaks the contract: success without reaching t_end (mode 0), with a NaN state
+ * (1), or a failure without a message (2). */
+static int g_bad_mode = 0;
+static ccb_status bad_advance(ccb_ode* o, double t_end) {
+    if (g_bad_mode == 1) {
+        ccb_ode_state_mut(o)[0] = NAN;
+        ccb_ode_set_time(o, t_end);
+    }
+    return g_bad_mode == 2 ? CCB_E_NOTCONV : CCB_OK;
+}
+static const ccb_ode_method_type k_bad_method = {
+    .abi = CCB_ABI_VERSION,
+    .name = "bad-test",
+    .title = "breaks the contract (test)",
+    .flags = CCB_ODE_EXPLICIT,
+    .advance = bad_advance,
+};
+
 /* A body of one planar mobilizer falling freely from z0 = 1 m, no shape. */
 static ccb_model* falling_body(void) {
     ccb_model* m = NULL;
@@ -308,6 +326,7 @@ static void test_registered_types(void) {
     CHECK(ccb_solver_find("free-motion") == &k_free && ccb_solver_count() == 4, "found");
     CHECK(ccb_ode_method_register(&k_euler, msg, sizeof msg) == CCB_OK, "register: %s", msg);
     CHECK(ccb_ode_method_find("euler-test") == &k_euler, "found");
+    CHECK(ccb_ode_method_register(&k_bad_method, msg, sizeof msg) == CCB_OK, "register: %s", msg);
 
     ccb_model* m = falling_body();
     /* the registered solver through ccb_sim: defaults from its descriptor, then free flight */
@@ -347,6 +366,21 @@ static void test_registered_types(void) {
           "its work is counted (%ld f, %ld steps)", ccb_sim_ode_work(sim).n_f,
           ccb_sim_ode_work(sim).n_steps);
     ccb_sim_destroy(sim);
+
+    /* a method that breaks its contract: a failed step that says which and why, never a step
+     * that silently did not happen or a NaN state */
+    static const char* const k_want[3] = {"returned success at t = 0 with a finite state",
+                                          "with a non-finite state", "failed"};
+    for (g_bad_mode = 0; g_bad_mode < 3; ++g_bad_mode) {
+        p = ccb_sim_params_default();
+        ccb_sim_params_set_solver(&p, CCB_SOLVER_ODE, &k_bad_method);
+        p.dt = 0.01;
+        CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+        CHECK(ccb_sim_step(sim) != CCB_OK && strstr(ccb_sim_last_error(sim), "bad-test") &&
+                  strstr(ccb_sim_last_error(sim), k_want[g_bad_mode]),
+              "mode %d refused: %s", g_bad_mode, ccb_sim_last_error(sim));
+        ccb_sim_destroy(sim);
+    }
     ccb_model_destroy(m);
 }
 
