@@ -70,6 +70,7 @@ ccb_test_budget(unit.results 0.07)
 # The variant table and the cases' declarations of their variants (study/variant.c, case.h)
 add_executable(test_variants ${PROJECT_SOURCE_DIR}/cases/tests/variants.c)
 target_link_libraries(test_variants PRIVATE ccb_cases)
+target_include_directories(test_variants PRIVATE ${PROJECT_SOURCE_DIR}/lib/tests)
 add_test(NAME unit.variants COMMAND test_variants)
 set_tests_properties(unit.variants PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})

@@ -5,23 +5,12 @@
  * renamed variant fails here instead of silently dropping a variant from the case's studies. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "case.h"
 #include "study.h"
-
-static int g_fail = 0, g_pass = 0;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            ++g_pass;                                                                              \
-        } else {                                                                                   \
-            ++g_fail;                                                                              \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
+#include "test.h"
 
 /* Each word of a case's list: a variant of the expected kind that the case then does (or does
  * not) take. */
@@ -42,7 +31,7 @@ static void check_list(const case_desc* cs, const char* list, int opt_in) {
     }
 }
 
-int main(void) {
+static void test_table(void) {
     for (int i = 0; i < variant_count(); ++i) {
         variant_def v;
         CHECK(variant_get(i, &v) == 0, "variant %d", i);
@@ -55,6 +44,9 @@ int main(void) {
         }
         CHECK(takers > 0 || v.peer, "variant %s applies to no case", v.name);
     }
+}
+
+static void test_case_declarations(void) {
     for (int c = 0; c < case_count(); ++c) {
         const case_desc* cs = case_get(c);
         if (cs->variants) {
@@ -66,6 +58,10 @@ int main(void) {
                   cs->name);
         }
     }
-    printf("%d checks passed, %d failed\n", g_pass, g_fail);
-    return g_fail != 0;
+}
+
+int main(void) {
+    RUN(test_table);
+    RUN(test_case_declarations);
+    return TEST_SUMMARY();
 }
