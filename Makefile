@@ -35,9 +35,9 @@ export CMAKE_GENERATOR
 # check of make test). Nothing is downloaded at build time.
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config libgsl-dev libsuitesparse-dev \
                 liblapack-dev libcjson-dev gnuplot-nox clang-format libxml2-utils
-# Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (README "Speed"),
+# Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (speed §3),
 # and FCLIB and Siconos numerics (the FCLIB export and the rigid-limit studies, docs
-# formulation-convex §16), and GNU parallel (README "Studies on a cluster"; cli.manifest runs
+# formulation-convex §16), and GNU parallel (guide §11; cli.manifest runs
 # its manifests with it, with xargs -P 2 without it). Installed when run as root; their absence
 # only leaves those out.
 OPTIONAL_PACKAGES := libmujoco-dev libfclib-dev libsiconos-numerics-dev parallel

@@ -6,8 +6,9 @@
 # A citation is "§LABEL" (docs/README.md, "Citing"). It belongs to the nearest earlier tag that is
 # immediately followed by a "§", on its line or — for a document — on the lines before it in the
 # same paragraph (a blank line, a bare " *" comment line or the end of a C comment ends one):
-#   - a document of docs/: formulation-convex, formulation-tamsi-hydro or cases (optionally
-#     docs/ and .md): LABEL must be a heading of that document;
+#   - a document of docs/: formulation-convex, formulation-tamsi-hydro, cases, architecture,
+#     guide, testing or speed (optionally docs/ and .md): LABEL must be a heading of that
+#     document;
 #   - a paper (ICF, TAMSI, PFC, SAP, P1, P2, "paper") with a Roman-numeral section (§XI-A), or a
 #     book (Numerical Recipes, Hairer & Wanner, Pfeiffer & Glocker, George & Liu, the style
 #     guide): not checked. A Roman-numeral section with no tag is a paper's too (docs/ numbers
@@ -17,13 +18,18 @@
 # is reported with file:line, and the exit status is 1. The fuzzing corpora (fuzz/corpus/) are
 # mutated inputs, not documentation, and are skipped, as are this script and its test (whose
 # examples are wrong on purpose).
+#
+# Links: in every tracked Markdown file, outside code blocks, a relative link [text](PATH) or
+# [text](PATH#ANCHOR) must name a file or directory that exists (relative to the file), and an
+# ANCHOR a heading of the Markdown file it points into (GitHub's anchor of the heading: lower
+# case, punctuation dropped, spaces as hyphens); [text](#ANCHOR) a heading of the file itself.
 use strict;
 use warnings;
 
 my $root = shift @ARGV or die "usage: check_citations.pl SOURCE_DIR\n";
 chdir $root or die "check_citations: cannot enter $root: $!\n";
 
-my @docs = qw(formulation-convex formulation-tamsi-hydro cases architecture);
+my @docs = qw(formulation-convex formulation-tamsi-hydro cases architecture guide testing speed);
 my %labels;    # doc -> { label -> 1 }
 for my $d (@docs) {
     open my $fh, '<', "docs/$d.md" or die "check_citations: docs/$d.md: $!\n";
@@ -54,7 +60,7 @@ if (-e '.git') {
 @files = grep { !m{^fuzz/corpus/} && $_ ne "CI/check_citations.pl" && $_ ne "CI/docs_test.sh" && -f $_ && -T $_ } @files;
 
 my $label_re = qr/(?:[IVX]+(?:-[A-Z])?(?:\.[0-9]+)?(?![A-Za-z0-9])|[0-9]+(?:\.[0-9]+)?|[A-I](?:\.[0-9]+|-[A-Z][0-9]+)?)/;
-my $doc_re = qr/(?:docs\/)?(formulation-convex|formulation-tamsi-hydro|cases|architecture)(?:\.md)?`?\s*(?=§)/;
+my $doc_re = qr/(?:docs\/)?(formulation-convex|formulation-tamsi-hydro|cases|architecture|guide|testing|speed)(?:\.md)?`?\s*(?=§)/;
 my $paper_re = qr/(ICF|TAMSI|PFC|SAP|P1|P2|paper)[,`]?\s*(?=§)/;
 my $book_re = qr/(Recipes[^§]{0,20}|Hairer[^§]{0,80}|Glocker|Liu,[^§]{0,40}|STYLE(?:\.md)?)\s*(?=§)/;
 
@@ -103,5 +109,54 @@ for my $f (@files) {
     }
     close $fh;
 }
-printf "check_citations: %d citations in %d files, %d problems\n", $n_cit, scalar(@files), $n_err;
+# The links of the Markdown files.
+sub anchors_of {
+    my ($path) = @_;
+    my %a;
+    open my $fh, '<', $path or return undef;
+    my $fence = 0;
+    while (<$fh>) {
+        $fence = !$fence if /^\s*```/;
+        next if $fence || !/^#{1,6}\s+(.*?)\s*$/;
+        (my $s = lc $1) =~ s/[^\w\- ]//g;
+        $s =~ s/ /-/g;
+        $a{$s} = 1;
+    }
+    close $fh;
+    return \%a;
+}
+my %anchor_cache;
+my $n_links = 0;
+for my $f (grep { /\.md$/ } @files) {
+    open my $fh, '<', $f or die "check_citations: $f: $!\n";
+    (my $dir = $f) =~ s{[^/]*$}{};
+    my ($n, $fence) = (0, 0);
+    while (my $line = <$fh>) {
+        $n++;
+        if ($line =~ /^\s*```/) { $fence = !$fence; next; }
+        next if $fence;
+        (my $text = $line) =~ s/`[^`]*`//g;    # code spans are not links
+        while ($text =~ /\]\(([^)\s]+)\)/g) {
+            my $target = $1;
+            next if $target =~ m{^(?:[a-z]+:|//)};    # http:, mailto:, ...
+            $n_links++;
+            my ($path, $anchor) = split /#/, $target, 2;
+            my $file = $path eq '' ? $f : "$dir$path";
+            1 while $file =~ s{(^|/)(?!\.\./)[^/]+/\.\./}{$1};
+            if ($file =~ m{^\.\./} || !-e $file) {
+                report($f, $n, "link to $target: no file $file");
+                next;
+            }
+            next unless defined $anchor;
+            if ($file !~ /\.md$/) { report($f, $n, "link to $target: an anchor into a file that is not Markdown"); next; }
+            $anchor_cache{$file} //= anchors_of($file);
+            report($f, $n, "link to $target: no heading of $file has the anchor #$anchor")
+                unless $anchor_cache{$file}{$anchor};
+        }
+    }
+    close $fh;
+}
+
+printf "check_citations: %d citations and %d links in %d files, %d problems\n", $n_cit, $n_links,
+    scalar(@files), $n_err;
 exit($n_err ? 1 : 0);

@@ -434,7 +434,7 @@ cmp -s <(rev "$t1" | cut -d, -f2- | rev) <(rev "$t2" | cut -d, -f2- | rev) \
   || { echo "FAIL: fig3's table.csv depends on --jobs"; stop; }
 pass=$((pass + 1))
 # a reproduction of two cases: one after the other (--jobs 1) or each in a process of its own
-# (--jobs 2; README "make reproduce"): the same report, gate table and data but for wall times
+# (--jobs 2; testing §1): the same report, gate table and data but for wall times
 for j in 1 2; do
   "$CCB" reproduce push conveyor --tier quick --no-figures --jobs $j --out "$tmp/r$j" >"$tmp/r$j.out" 2>/dev/null \
     || { echo "FAIL: reproduce push conveyor --jobs $j: exit $?"; stop; }
@@ -476,13 +476,13 @@ for m in sap similar lagged; do
   pass=$((pass + 1))
 done
 
-# ccb study leaves the study's report section beside its data (README "Two tiers")
+# ccb study leaves the study's report section beside its data (guide §8)
 head -1 "$tmp/gs/conveyor/fig4/report.md" 2>/dev/null | grep -q "^### fig4 " \
   && grep -q "^(e_q in metres.)" "$tmp/gs/conveyor/fig4/report.md" \
   || { echo "FAIL: ccb study wrote no report section of conveyor fig4"; stop; }
 pass=$((pass + 1))
 
-# ccb gate leaves the case's report section in ROOT/CASE/report.md (README "Two tiers"); two
+# ccb gate leaves the case's report section in ROOT/CASE/report.md (guide §8); two
 # identical gates write the same report except in the wall-time columns of its tables
 "$CCB" gate conveyor --out "$tmp/gc2" >/dev/null 2>&1
 r1="$tmp/gc/conveyor/report.md" r2="$tmp/gc2/conveyor/report.md"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# cluster: `ccb reproduce` on a real cluster engine (issue 25; README "Studies on a cluster").
+# cluster: `ccb reproduce` on a real cluster engine (issue 25; guide §11).
 # The quick-tier reproduction of the cases CASES runs three ways on this machine and must give the
 # same results:
 #   A. in-process:    ccb reproduce CASES --tier quick --out A

@@ -2,7 +2,7 @@
 # Included from the top-level CMakeLists.txt; the unit tests of the library are in lib/tests.
 # Every test gets its measured time as COST and a timeout with headroom (ccb_test_budget).
 
-# Gates, two tiers (README "Gates"). gate.CASE runs the quick tier (`make test`, plain `ctest`):
+# Gates, two tiers (guide §8). gate.CASE runs the quick tier (`make test`, plain `ctest`):
 # the smallest studies that still test each claim. gate-full.CASE runs the full tier, every study
 # at the papers' settings; it belongs to the CTest configuration Full, so only `ctest -C Full`
 # (`make test-full`) runs it. A FAIL fails the test; a documented expected failure (XFAIL) does
@@ -142,7 +142,7 @@ set_tests_properties(golden.digests PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(golden.digests 2.8)
 
-# Studies outside the process (README "Studies on a cluster"): --emit-manifest, the runs in
+# Studies outside the process (guide §11): --emit-manifest, the runs in
 # separate processes, --from; the analysis must equal the in-process study.
 add_test(NAME cli.manifest COMMAND bash ${PROJECT_SOURCE_DIR}/CI/manifest_test.sh
                                         $<TARGET_FILE:ccb_cli>)
@@ -211,6 +211,13 @@ set_tests_properties(plugin.pgs PROPERTIES LABELS unit
                      ENVIRONMENT "CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 ccb_test_budget(plugin.pgs 6.0)
 
+# docs.tour: the README's five-minute tour runs as printed (every command exits 0) and leaves the
+# files the README says it leaves; CI/tour_test.sh
+add_test(NAME docs.tour COMMAND bash ${PROJECT_SOURCE_DIR}/CI/tour_test.sh ${PROJECT_BINARY_DIR}
+                                ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.tour PROPERTIES LABELS unit)
+ccb_test_budget(docs.tour 3.3)
+
 # style.format: every C file as .clang-format formats it (clang-format 14, Debian 12; skipped with
 # another version or none); CI/format_test.sh
 add_test(NAME style.format COMMAND bash ${PROJECT_SOURCE_DIR}/CI/format_test.sh ${PROJECT_SOURCE_DIR})
@@ -223,17 +230,17 @@ add_test(NAME unit.verdict COMMAND bash ${PROJECT_SOURCE_DIR}/CI/run_ctest_test.
 set_tests_properties(unit.verdict PROPERTIES LABELS unit)
 ccb_test_budget(unit.verdict 3.5)
 
-# docs.testtable: README's table of test times and guards is CTest's own COST and TIMEOUT
+# docs.testtable: the table of test times and guards (docs/testing.md §6) is CTest's own COST and TIMEOUT
 # (CI/test_table.py). Not in the sanitizer build, whose guards are scaled and which has no
 # install.consumer.
 if(NOT CCB_SANITIZE)
   add_test(NAME docs.testtable COMMAND python3 ${PROJECT_SOURCE_DIR}/CI/test_table.py
-                                       ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/README.md)
+                                       ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/docs/testing.md)
   set_tests_properties(docs.testtable PROPERTIES LABELS unit)
   ccb_test_budget(docs.testtable 1.0)
 endif()
 
-# docs.tiercounts: README's per-case counts of gates by tier are the gate files' own
+# docs.tiercounts: the user guide's per-case counts of gates by tier are the gate files' own
 # (CI/tier_counts.py)
 add_test(NAME docs.tiercounts COMMAND python3 ${PROJECT_SOURCE_DIR}/CI/tier_counts.py
                                       ${PROJECT_SOURCE_DIR})
@@ -242,7 +249,7 @@ ccb_test_budget(docs.tiercounts 1.0)
 
 # docs.tables: the tables derived from the code agree with it (CI/doc_tables.py): cases.md §9
 # lists every study with a paper figure, reference/sensitivity/quick.md has a row, a verdict,
-# for every gate of the quick tier and README states its count
+# for every gate of the quick tier and the user guide (docs/guide.md §8) states its count
 add_test(NAME docs.tables COMMAND python3 ${PROJECT_SOURCE_DIR}/CI/doc_tables.py
                                   $<TARGET_FILE:ccb_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.tables PROPERTIES LABELS unit)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The regression view (README "Use in your CI", docs/cases.md §15): `ccb diff`, baselines and the
+# The regression view (guide §10, docs/cases.md §15): `ccb diff`, baselines and the
 # JUnit check, on the push case (the quickest, 1 s). Usage: diff_test.sh CCB.
 #   - a tree against itself: an empty diff, exit 0; a rerun against its saved baseline: the same;
 #   - one value of one run moved by 1e-3: exactly that run's observable listed, significant,

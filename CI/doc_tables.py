@@ -6,7 +6,7 @@ a document cannot go stale (issue 45, part 3).
      a paper figure (ICF, TAMSI or PFC ... Fig.) is listed in the row of its case.
   2. reference/sensitivity/quick.md (the round-off sensitivity of the quick tier): every gate that
      the quick tier evaluates (reference/CASE.json, tier "both" or "quick") has a row in its case's
-     section, and no row names a gate that is gone; README states the table's count, the gates
+     section, and no row names a gate that is gone; docs/guide.md §8 states the table's count, the gates
      that are not verdicts (margin below 3x the spread) and the smallest margin outside the
      clutter.
 
@@ -78,7 +78,7 @@ def sensitivity_table(src):
                   "gate" % (case, g))
             bad += 1
         total += len(have)
-    readme = re.sub(r"\s+", " ", open(os.path.join(src, "README.md"), encoding="utf-8").read())
+    readme = re.sub(r"\s+", " ", open(os.path.join(src, "docs", "guide.md"), encoding="utf-8").read())
     fragile = sorted(r[0] for rows in table.values() for r in rows
                      if r[-1] not in ("robust", "exact"))
     m = re.search(r"of its (\d+) gates, (\d+) are verdicts; \w+ of the clutter's (?:is|are) not "
@@ -86,7 +86,7 @@ def sensitivity_table(src):
     said = sorted(x.strip() for x in m.group(3).split(",")) if m else None
     if not m or int(m.group(1)) != total or int(m.group(2)) != total - len(fragile) \
             or said != fragile:
-        print("doc_tables: README says '%s'; reference/sensitivity/quick.md has %d rows, %d of "
+        print("doc_tables: docs/guide.md says '%s'; reference/sensitivity/quick.md has %d rows, %d of "
               "them not verdicts (%s)" % (m.group(0) if m else "(no such sentence)", total,
                                           len(fragile), ", ".join(fragile)))
         bad += 1
@@ -95,12 +95,12 @@ def sensitivity_table(src):
     m = re.search(r"Outside the clutter every margin is at least ([\d.]+)× its spread \(([^)]+)\)",
                   readme)
     if not m or float(m.group(1)) != float("%.2g" % worst[0]) or m.group(2) != worst[1]:
-        print("doc_tables: README says '%s'; outside the clutter the smallest margin is %.2g x "
+        print("doc_tables: docs/guide.md says '%s'; outside the clutter the smallest margin is %.2g x "
               "the spread (%s)" % (m.group(0) if m else "(no such sentence)", *worst))
         bad += 1
     if bad == 0:
         print("doc_tables: reference/sensitivity/quick.md covers the %d gates of the quick tier, "
-              "and README states its counts" % total)
+              "and docs/guide.md states its counts" % total)
     return bad
 
 

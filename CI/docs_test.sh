@@ -1,7 +1,8 @@
 #!/bin/bash
 # docs.citations: every section citation in the repository resolves to a heading of docs/
 # (CI/check_citations.pl), and the check fails when it should: a made-up section, a citation that
-# names no document, an Arabic section after a paper tag, and a heading removed from docs/.
+# names no document, an Arabic section after a paper tag, a heading removed from docs/, and a
+# Markdown link to a file or heading that does not exist.
 set -u
 src=${1:?usage: docs_test.sh SOURCE_DIR}
 chk="$src/CI/check_citations.pl"
@@ -40,4 +41,27 @@ sed -i 's/^### 4.3 /### 4.3x /' "$tmp/docs/formulation-convex.md"
 out=$(perl "$chk" "$tmp" 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "lib/x.c:3: §4.3 is not a section of docs/formulation-convex.md" \
     && ok "a section removed from docs/ fails its citations" || bad "a removed section: $out"
+
+# Links: a missing file, a missing anchor and an anchor of the file itself are reported; a link in
+# a code block or code span, and an external one, are not links of the repository.
+sed -i 's/^### 4.3x /### 4.3 /' "$tmp/docs/formulation-convex.md" && rm "$tmp/lib/x.c"
+cat > "$tmp/docs/links.md" <<'MD'
+# Links
+
+## 2. A heading, with punctuation (`code`)
+
+[good](guide.md#6-running) [good](#2-a-heading-with-punctuation-code) [external](https://example.org/x)
+[gone](nothing.md) [no anchor](guide.md#99-nowhere) [self](#nowhere) `[span](nothing.md)`
+
+```sh
+[block](nothing.md)
+```
+MD
+out=$(perl "$chk" "$tmp" 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "docs/links.md:6: link to nothing.md: no file docs/nothing.md" \
+    && echo "$out" | grep -q "docs/links.md:6: link to guide.md#99-nowhere: no heading of docs/guide.md" \
+    && echo "$out" | grep -q "docs/links.md:6: link to #nowhere: no heading of docs/links.md" \
+    && echo "$out" | grep -q ", 3 problems" \
+    && ok "a link to a missing file or heading is reported, code is not read" \
+    || bad "links: $out"
 exit $fail

@@ -49,7 +49,7 @@ cc "$src/consumer/consumer.c" -o "$tmp/pc_static" $(pkg-config --cflags ccb) "$l
 
 # 3. the installed program with its data, without CCB_SOURCE_DIR, and the theory it cites
 for d in README.md LICENSE docs/README.md docs/formulation-convex.md docs/formulation-tamsi-hydro.md \
-         docs/cases.md; do
+         docs/cases.md docs/guide.md docs/testing.md docs/speed.md; do
   [ -s "$prefix/share/doc/ccb/$d" ] || fail "share/doc/ccb/$d not installed"
 done
 unset CCB_SOURCE_DIR

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The JUnit XML of `ccb gate --junit` against the gate tables it reports (README "Use in your
-# CI"; docs/cases.md §15): usage junit_check.sh JUNIT_DIR GATE_ROOT [CASE...]. For each case,
+# The JUnit XML of `ccb gate --junit` against the gate tables it reports (guide §10;
+# docs/cases.md §15): usage junit_check.sh JUNIT_DIR GATE_ROOT [CASE...]. For each case,
 # JUNIT_DIR/gate.CASE.xml must validate against CI/junit.xsd (the schema CI systems read) and,
 # parsed back by xmllint (libxml2), hold exactly one test case per row of GATE_ROOT/CASE/gates.csv
 # with the same ids, failures = its FAIL + MISSING + XPASS + XDRIFT rows, skipped = its XFAIL +

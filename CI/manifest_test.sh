@@ -1,5 +1,5 @@
 #!/bin/bash
-# cli.manifest: studies outside the process (README "Studies on a cluster"). For a paper study
+# cli.manifest: studies outside the process (guide §11). For a paper study
 # with convergence sweeps (conveyor fig4), a standard study (sphere convergence, quick tier) and
 # the work-precision study of the box (every variant: TAMSI, implicit Euler with fixed steps and
 # error control, TALS, RK3, GSL, the error-controlled convex step; quick tier), and the sphere's
@@ -28,8 +28,8 @@ round_trip() { # case study tier [parallel]
   n=$(wc -l <"$d/m.txt")
   grep -qv "^/.* run $cs .*--record-every 1 --out $d/B/$cs/" "$d/m.txt" \
     && { bad "$cs/$st: a manifest line is not a ccb run of the study: $(grep -v "run $cs" "$d/m.txt" | head -1)"; return; }
-  # every line in a process of its own, two at a time: by GNU parallel for one study (README
-  # "Studies on a cluster"; the cluster tier runs six cases' reproduction under it), by xargs for
+  # every line in a process of its own, two at a time: by GNU parallel for one study
+  # (guide §11; the cluster tier runs six cases' reproduction under it), by xargs for
   # the others and where parallel is not installed (GNU parallel adds ~1 s of its own a study); exit
   # 1 is a run that failed and says so in its meta.json (the studies include solvers that are
   # expected to fail), exit 2 is an error

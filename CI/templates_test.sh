@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CI templates (CI/templates/*.yml, README "Use in your CI"), tested as far as a machine
+# The CI templates (CI/templates/*.yml, guide §10), tested as far as a machine
 # without GitHub or GitLab can: usage templates_test.sh CCB.
 #   - each parses as YAML (with Python's yaml module where installed; otherwise said and skipped)
 #     and has the structure its CI system reads;

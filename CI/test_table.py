@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""The README's table of test times and guards, from CTest's own properties (docs.testtable).
+"""The table of test times and guards, from CTest's own properties (docs.testtable).
 
-    python3 CI/test_table.py BUILD_DIR README            check: exit 1 if the table differs
-    python3 CI/test_table.py BUILD_DIR README --update   rewrite the table in place
+    python3 CI/test_table.py BUILD_DIR docs/testing.md            check: exit 1 if the table differs
+    python3 CI/test_table.py BUILD_DIR docs/testing.md --update   rewrite the table in place
 
 Each test's COST is the slowest time seen for it (ccb_test_budget: make test idle and make
 test-loaded on a fresh clone) and its TIMEOUT the hang guard derived from it (10x, at least 120 s,
 times CCB_TEST_TIMEOUT_SCALE). The table sits between the lines `<!-- test-table -->` and
-`<!-- /test-table -->` of the README, so that the numbers there are CTest's, never typed by hand.
+`<!-- /test-table -->` of docs/testing.md §6, so that the numbers there are CTest's, never typed by hand.
 """
 import json
 import subprocess
@@ -48,7 +48,7 @@ def main(argv):
     old, tail = rest.split(END)
     new = "\n" + table(build) + "\n"
     if old == new:
-        print("test_table: the README's table is CTest's (%d rows)" % (new.count("\n| `")))
+        print("test_table: the table of docs/testing.md is CTest's (%d rows)" % (new.count("\n| `")))
         return 0
     if len(argv) == 4:
         with open(readme + ".new", "w", encoding="utf-8") as f:
@@ -58,10 +58,10 @@ def main(argv):
         print("test_table: %s updated" % readme)
         return 0
     import difflib
-    print("test_table: the README's table differs from CTest's (COST, TIMEOUT):")
+    print("test_table: the table of docs/testing.md differs from CTest's (COST, TIMEOUT):")
     sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                               "README", "ctest", n=0))
-    print("regenerate: python3 CI/test_table.py BUILD_DIR README.md --update")
+                                               "docs/testing.md", "ctest", n=0))
+    print("regenerate: python3 CI/test_table.py BUILD_DIR docs/testing.md --update")
     return 1
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""docs.tiercounts: README's table "What the quick tier changes" states, per case, how many gates
+"""docs.tiercounts: the table of docs/guide.md §8, "What the quick tier changes" states, per case, how many gates
 are evaluated in both tiers, in the full tier only, and as quick counterparts. Those counts must be
-the gate files' own (reference/CASE.json, the field "tier"), so that the README cannot drift from
+the gate files' own (reference/CASE.json, the field "tier"), so that the guide cannot drift from
 what `ccb gate` evaluates.
 
     python3 CI/tier_counts.py SOURCE_DIR     exit 0 when every row agrees, 1 naming each that does not
@@ -17,10 +17,10 @@ def main(argv):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     src = argv[1]
-    text = open(os.path.join(src, "README.md"), encoding="utf-8").read()
+    text = open(os.path.join(src, "docs", "guide.md"), encoding="utf-8").read()
     head = "| case | quick tier | gates: both / full only / quick counterparts |"
     if head not in text:
-        print("tier_counts: README.md has no table headed %s" % head)
+        print("tier_counts: docs/guide.md has no table headed %s" % head)
         return 1
     rows = text.split(head, 1)[1].split("\n\n", 1)[0].strip().splitlines()[1:]
     bad, seen = 0, 0
@@ -40,7 +40,7 @@ def main(argv):
             says = [s[k] if len(s) == len(cases) else (s[0] if len(s) == 1 else -1) for s in stated]
             seen += 1
             if have != says:
-                print("tier_counts: %s: README says %d / %d / %d, %s has %d / %d / %d"
+                print("tier_counts: %s: docs/guide.md says %d / %d / %d, %s has %d / %d / %d"
                       % (case, *says, path, *have))
                 bad += 1
     if seen < 10:

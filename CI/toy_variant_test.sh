@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# unit.toy_variant: a variant is one file plus one registration (README "Adding a variant").
+# unit.toy_variant: a variant is one file plus one registration (guide §12).
 # cases/tests/toy_variant.c defines a toy approximation through the public API and registers
 # it; the resulting program must show it in `ccb list` and `ccb info`, and run it in `ccb compare`
 # and in the three standard studies of the cases, with no other change. Plain `ccb` must not

@@ -668,7 +668,7 @@ static const fig_study k_peers = {
     .report = "{table:runs}\nOne run each, one at a time; `ccb bench clutter --peers` times "
               "alternating runs (median and spread) and MuJoCo with native boxes. ccb counts the "
               "contacts within its 10 cm speculative margin, MuJoCo those within its margin 0. "
-              "mujoco-k uses ccb's k literally (README \"Speed\").\n\n",
+              "mujoco-k uses ccb's k literally (docs/speed.md §3).\n\n",
 };
 
 /* ---- study rigid-limit: exported steps against Siconos' rigid solution

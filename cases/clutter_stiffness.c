@@ -27,7 +27,7 @@ static int all_finite_record(const run_record* r) {
            finite_array(r->obs, rows * (size_t)r->nobs);
 }
 
-/* The quick tier's k sweep (README "Gates"): one column of 10 objects (side = 1, a 40 cm
+/* The quick tier's k sweep (guide §8): one column of 10 objects (side = 1, a 40 cm
  * container) instead of four, the same dt, duration and penetration window, k in [1e5, 1e11] for
  * every model (CLU-5, CLU-7) and 1e12 for SAP (its cap, CLU-5c); k = 1e13 on the paper's scene
  * for its first 0.5 s, where Lagged fails at step 90 (the graceful failure of CLU-6), and 0.2 s

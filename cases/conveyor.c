@@ -620,7 +620,7 @@ static const fig_study k_peers = {
               "whole step before its contact is found again, so it hops (steps without a normal "
               "force) instead of gliding; its friction is a soft constraint that lets the box "
               "creep, so by the 10 v_s criterion it need not stick at all. mujoco-k uses ccb's k "
-              "literally (README \"Speed\").\n\n",
+              "literally (docs/speed.md §3).\n\n",
     .plots = k_peers_plots,
 };
 

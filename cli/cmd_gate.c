@@ -46,7 +46,7 @@ static const char* k_gate_help =
     "                 below 3x its spread, or whose result changes, is reported and exits 1.\n"
     "  --junit FILE   also write the gates as JUnit XML (one test case per gate; XFAIL and\n"
     "                 gates of the other tier skipped; FAIL, XPASS, XDRIFT failures), as CI\n"
-    "                 systems show test results (README \"Use in your CI\")\n"
+    "                 systems show test results (docs/guide.md §10)\n"
     "  --save-baseline DIR  after the gates, store their tables as a baseline in DIR (gates,\n"
     "                 sensitivity spreads, study tables; no trajectories unless\n"
     "                 --with-trajectories); DIR is replaced whole\n"

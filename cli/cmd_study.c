@@ -109,7 +109,7 @@ static const char* k_study_help =
     "  --no-figures      skip gnuplot\n"
     "  --emit-manifest FILE   run nothing: write each run of the study as one `ccb run ...\n"
     "                    --out ROOT/CASE/STUDY/RUN` line to FILE (for GNU parallel or a Slurm\n"
-    "                    array; README \"Studies on a cluster\")\n"
+    "                    array; docs/guide.md §11)\n"
     "  --format lines|slurm   the manifest: one command per line (default; GNU parallel runs\n"
     "                    it: parallel < FILE) or a Slurm job-array script (sbatch FILE)\n"
     "  --from ROOT       run nothing: read the study's runs from ROOT (made by the manifest's\n"

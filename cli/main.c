@@ -53,7 +53,7 @@ static const char* k_usage =
     "\n"
     "`ccb COMMAND --help` lists the options of a command. Exit codes: 0 success, 1 a gate or a\n"
     "solver failed, 2 usage or input error.\n";
-/* Every run is single-threaded (README "Speed"). Debian's CHOLMOD opens OpenMP regions
+/* Every run is single-threaded (speed §1). Debian's CHOLMOD opens OpenMP regions
  * with an explicit num_threads(4) inside every supernodal factorization of more than 128 rows:
  * waking those threads costs ~20 % of a clutter step and occupies the other cores that parallel
  * studies use. OMP_THREAD_LIMIT caps them, but libgomp reads it only in its initializer, when it
@@ -137,7 +137,7 @@ int dispatch(int argc, char** argv) {
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("ccb %s (git %s)\ndata: %s\n", ccb_version(), ccb_revision(), ccb_source_dir());
-        /* the optional parts of this build (README "Optional parts") */
+        /* the optional parts of this build (guide §2) */
         printf("optional: mujoco %s, fclib %s, siconos %s\n",
                peer_mujoco_available() ? "yes" : "no (libmujoco-dev)",
                fclib_io_available() ? "yes" : "no (libfclib-dev)",

@@ -1,5 +1,4 @@
-/* manifest_out: a study's runs as `ccb run` command lines (--emit-manifest; README "Studies on
- * a cluster"). */
+/* manifest_out: a study's runs as `ccb run` command lines (--emit-manifest; guide §11). */
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700 /* POSIX 2008 with nftw(3) and realpath(3) */
 #endif
@@ -294,8 +293,7 @@ int manifest_collect(study_ctx* ctx, const case_study* st, manifest_out* mo, con
     return 0;
 }
 
-/* The manifest's lines as a Slurm job-array script (`--format slurm`; README "Studies on a
- * cluster"): array task i of COUNT runs the lines i+1, i+1+COUNT, ... (so any --array given to
+/* The manifest's lines as a Slurm job-array script (`--format slurm`; guide §11): array task i of COUNT runs the lines i+1, i+1+COUNT, ... (so any --array given to
  * sbatch works, up to one task per line), each through bash as GNU parallel would; a line that
  * exits 1 is a run whose solver failed (recorded as failed in its meta.json: a result), one that
  * exits otherwise fails the task. */

@@ -368,7 +368,7 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
     if (d->peer && !peer_mujoco_available()) {
         study_report(ctx,
                      "### %s — %s (%s)\n\nNot run: %s (`make reproduce` installs Debian's "
-                     "libmujoco-dev; README \"Speed\").\n\n",
+                     "libmujoco-dev; docs/speed.md §3).\n\n",
                      st->name, st->title, st->figure, peer_mujoco_absent());
         fprintf(stderr, "ccb: %s/%s: skipped (%s)\n", cs->name, st->name, peer_mujoco_absent());
         return 0;

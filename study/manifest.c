@@ -591,7 +591,7 @@ int run_load(const run_config* cfg, const char* dir, run_record* rec, char* msg,
     }
     const cJSON* fv = jget(m, "format_version");
     if (!cJSON_IsNumber(fv) || fv->valuedouble != RUN_FORMAT_VERSION) {
-        snprintf(msg, n, "%s: format_version %s, this ccb reads %d (README \"Outputs\")", path,
+        snprintf(msg, n, "%s: format_version %s, this ccb reads %d (docs/guide.md §7)", path,
                  cJSON_IsNumber(fv) ? "other than expected" : "missing or not a number",
                  RUN_FORMAT_VERSION);
         cJSON_Delete(m);

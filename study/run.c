@@ -554,7 +554,7 @@ void run_restart_close(run_restart* r) {
 
 /* One function of about 260 lines on purpose: the stepping loop, its records, the progress line,
  * the physics metrics and the commit of every writer share one cleanup path, so that a failed
- * or interrupted run leaves nothing half-written (README "Outputs"). */
+ * or interrupted run leaves nothing half-written (guide §7). */
 int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) {
     memset(rec, 0, sizeof *rec);
     rec->cfg = *cfg;

@@ -31,7 +31,7 @@ int run_write_meta(const run_config* cfg, const run_record* rec, const ccb_model
     }
     const case_desc* cs = cfg->cs;
     char key[160];
-    /* provenance: the format of the run directory, what made it (README "Outputs") */
+    /* provenance: the format of the run directory, what made it (guide §7) */
     ccb_meta_set_number(m, "format_version", RUN_FORMAT_VERSION);
     ccb_meta_set_string(m, "command_line", ccb_command_line());
     ccb_meta_set_string(m, "build.type", CCB_BUILD_TYPE);

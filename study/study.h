@@ -48,7 +48,7 @@ typedef struct solver_cfg {
     double ext[CCB_SIM_EXT]; /* the options of a registered solver (ccb_sim_params.ext) */
 } solver_cfg;
 /* Peers (reference/peers): MuJoCo with the time-constant stiffness mapping, and with ccb's k used
- * literally (README "Speed"). */
+ * literally (speed §3). */
 enum { RUN_PEER_NONE = 0, RUN_PEER_MUJOCO = 1, RUN_PEER_MUJOCO_K = 2 };
 void solver_cfg_default(solver_cfg* s);
 
@@ -254,7 +254,7 @@ typedef struct run_restart {
 /* 0, or 2 (with nothing left to release) */
 int run_restart_open(const run_config* cfg, run_restart* r);
 void run_restart_close(run_restart* r);
-/* The format of a run directory (meta.json "format_version"; README "Outputs"); 2: the wall
+/* The format of a run directory (meta.json "format_version"; guide §7); 2: the wall
  * times moved from steps.csv to times.csv. */
 #define RUN_FORMAT_VERSION 2
 /* A finished run directory (trajectory.csv, steps.csv and meta.json recorded at every step) read
@@ -300,7 +300,7 @@ void strbuf_vprintf(strbuf* b, const char* fmt, va_list ap);
 /* ---- studies (study.c)
  * --------------------------------------------------------------------------- */
 
-/* Gate tiers (`ccb gate --tier`, README "Gates"): the quick tier runs the case's quick studies at
+/* Gate tiers (`ccb gate --tier`, guide §8): the quick tier runs the case's quick studies at
  * their smallest settings that still test each claim (`make test`); the full tier runs every study
  * at the papers' settings (`make test-full`, `make reproduce`, `ccb study`). The values equal the
  * gate files' CCB_GATE_QUICK and CCB_GATE_FULL. A study that is the same in both tiers ignores

@@ -1,7 +1,7 @@
 /* A toy convex approximation added the way a user adds one: this file, through the public API
  * only (ccb/ccb.h), and one registration call. The program is then `ccb` with the toy as a
  * variant of every case: CI/toy_variant_test.sh checks that `ccb list`, `ccb compare` and the
- * three standard studies pick it up with no other change (README "Adding a variant").
+ * three standard studies pick it up with no other change (guide §12).
  *
  * The toy is Lagged without dissipation: a linear normal penalty and friction from the previous
  * step's normal impulse with a soft norm (spec formulation-convex §5 with d = 0),

@@ -21,7 +21,7 @@
 /* The built-in approximations, then those added with ccb_approx_register (process-wide; a
  * program registers its own before it creates simulations, like GSL's user-defined steppers).
  * A new built-in is one file src/approx_NAME.c defining `const ccb_approx ccb_approx_NAME` and one
- * entry X(NAME) here (README "Adding a variant"). */
+ * entry X(NAME) here (guide §12). */
 #define CCB_BUILTIN_APPROXIMATIONS(X) X(sap) X(similar) X(lagged) X(lagged_reg)
 
 #define CCB_DECLARE_APPROX(n) extern const ccb_approx ccb_approx_##n;

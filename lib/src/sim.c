@@ -370,7 +370,7 @@ static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, cons
  * twists the problem will use) reaches R_req = (4 V + 2 m/s) b, V the bound of the pair's contact
  * velocities at v0 and b the larger boost of its two bodies. The radius must exceed the far bound
  * of every Newton iteration of the step, or the step is solved again; R_req is a heuristic
- * [default?] that keeps those retries rare (README "Speed": measured on the clutter), not a
+ * [default?] that keeps those retries rare (speed §1: measured on the clutter), not a
  * condition of correctness. A body's boost is 1 until a lazy pair of it fails (an impact: its
  * Newton steps move it by more than its speed), then 4 times larger for each failure (at most
  * 256) and 0.9 times smaller for each step after (never below 1), so the bodies of an impact

@@ -29,7 +29,7 @@ typedef struct ccb_newton ccb_newton;
  * single dense block: `auto` factors it with the dense Cholesky kernel. With two or more cliques
  * `auto` uses the block Cholesky: AMD on the graph of cliques, the block fill computed once per
  * pattern, dense kernels on the blocks (unrolled for 3 and 6 unknowns; no scalar sparse matrix, no
- * BLAS). On the clutter it is the fastest of the three back-ends (README "Speed" has the measured
+ * BLAS). On the clutter it is the fastest of the three back-ends (speed §2 has the measured
  * times); CHOLMOD stays selectable and is the reference of the unit tests. */
 typedef enum ccb_linear_solver {
     CCB_LINSOLVE_AUTO = 0,    /* dense for one clique, block otherwise (default) */
@@ -74,7 +74,7 @@ typedef struct ccb_newton_params {
     int time_phases;
     /* 1 (default): the Hessian's block pattern holds the clique pairs of the near contacts only
      * (far contacts add G = 0), a sparser factorization; 0: of every contact. The matrix is the
-     * same; the fill-reducing ordering, hence the round-off of dv, is not (README "Speed" gives
+     * same; the fill-reducing ordering, hence the round-off of dv, is not (speed §2 gives
      * the measured effect). */
     int pattern_near;
     /* 1: solve each island (connected component of cliques through contacts) with its own line

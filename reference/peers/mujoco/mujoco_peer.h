@@ -6,7 +6,7 @@
  * written), with the same time step, gravity, masses, inertias, joint damping, friction and initial
  * state, and steps it with MuJoCo's Newton solver. The state after every step comes back in ccb's
  * coordinates, so a peer run is recorded like a ccb run. MuJoCo's settings and the
- * contact-stiffness mapping are listed by peer_mujoco_describe(); README "Speed" explains them.
+ * contact-stiffness mapping are listed by peer_mujoco_describe(); speed §3 explains them.
  * Built only when CMake finds MuJoCo's header and library (Debian: libmujoco-dev). */
 #ifndef CCB_MUJOCO_PEER_H
 #define CCB_MUJOCO_PEER_H
