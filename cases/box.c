@@ -333,17 +333,17 @@ static int reference_runs(study_ctx* ctx, study_batch* b) {
 }
 
 /* an event of the exact solution and of the regularized one (|v| = v_s) */
-static void event_row(study_ctx* ctx, const char* what, double t_exact, double t_reg) {
-    study_row(ctx, "events");
-    study_str(ctx, "events", what);
-    study_num(ctx, "events", t_exact);
-    study_num(ctx, "events", t_reg);
-    study_num(ctx, "events", t_reg - t_exact);
+static void event_row(study_out* out, const char* what, double t_exact, double t_reg) {
+    study_row(out, "events");
+    study_str(out, "events", what);
+    study_num(out, "events", t_exact);
+    study_num(out, "events", t_reg);
+    study_num(out, "events", t_reg - t_exact);
 }
 
 /* reference, together: (a) RK3 and (b) GSL on the closed form, (c) the model run, against the
  * exact Coulomb solution and its events (BOX-1) */
-static int reference_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int reference_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
     const ccb_ref_box p = ref_params(P);
@@ -421,35 +421,35 @@ static int reference_finish(study_ctx* ctx, const fig_data* fd, const char* dir)
         if (k >= skip) {
             const double d = k - skip < non ? on[k - skip] : NAN;
             ev_err = isnan(d) ? NAN : fmax(ev_err, fabs(d - ev.t_on[k]));
-            event_row(ctx, "slip onset", ev.t_on[k], d);
+            event_row(out, "slip onset", ev.t_on[k], d);
             nexact_on++;
         }
         if (ev.ended[k]) {
             const double d = k < noff ? off[k] : NAN;
             ev_err = isnan(d) ? NAN : fmax(ev_err, fabs(d - ev.t_off[k]));
-            event_row(ctx, "re-stick", ev.t_off[k], d);
+            event_row(out, "re-stick", ev.t_off[k], d);
             nexact_off++;
         }
     }
-    study_set_metric(ctx, "box1.max_dev_over_vs", dev_ex / vs);
-    study_set_metric(ctx, "box1.event_err_max", ev_err);
-    study_set_metric(ctx, "box1.event_count_diff",
+    study_set_metric(out, "box1.max_dev_over_vs", dev_ex / vs);
+    study_set_metric(out, "box1.event_err_max", ev_err);
+    study_set_metric(out, "box1.event_count_diff",
                      fabs((double)(non - nexact_on)) + fabs((double)(noff - nexact_off)));
-    study_set_metric(ctx, "box1.gsl_closed_form_dev_over_vs", dev_gsl / vs);
-    study_set_metric(ctx, "box1.gsl_model_dev_over_vs", dev_model / vs);
-    study_set_metric(ctx, "box1.slide_length", ev.x_off[0]);
-    study_set_metric(ctx, "box1.peak_speed", ev.v_peak[0]);
+    study_set_metric(out, "box1.gsl_closed_form_dev_over_vs", dev_gsl / vs);
+    study_set_metric(out, "box1.gsl_model_dev_over_vs", dev_model / vs);
+    study_set_metric(out, "box1.slide_length", ev.x_off[0]);
+    study_set_metric(out, "box1.peak_speed", ev.v_peak[0]);
     for (long k = 0; k <= ns; k += 10) {
         const double cells[] = {(double)k * ds, v_ex[k], v_rk3[k], v_gsl[k]};
-        study_row(ctx, "velocity");
-        study_nums(ctx, "velocity", cells, sizeof cells / sizeof cells[0]);
+        study_row(out, "velocity");
+        study_nums(out, "velocity", cells, sizeof cells / sizeof cells[0]);
     }
     const double values[] = {vs,         ev.x_off[0], ev.v_peak[0], ev.t_peak[0],   P[P_HREF],
                              (double)nf, dev_ex / vs, dev_gsl / vs, (double)gsl_nf, dev_model / vs};
     static const char* const names[] = {"vs",     "D",      "v_peak",  "t_peak", "h_ref",
                                         "nf_rk3", "dev_ex", "dev_gsl", "nf_gsl", "dev_model"};
     for (size_t k = 0; k < sizeof values / sizeof values[0]; ++k) {
-        study_value(ctx, names[k], values[k]);
+        study_value(out, names[k], values[k]);
     }
 out:
     free(v_rk3);
@@ -556,8 +556,8 @@ static const gradq_def k_gradq = {.what = "x(T) of the box against mu",
                                   .hi = 1.2,
                                   .npts = 41,
                                   .t_final = 1.0};
-static int gradient_quality_run(study_ctx* ctx) {
-    return gradq_run(ctx, &k_gradq);
+static int gradient_quality_run(study_ctx* ctx, study_out* out) {
+    return gradq_run(ctx, out, &k_gradq);
 }
 
 static const case_study k_studies[] = {

@@ -7,8 +7,9 @@
 #define CCB_CASE_BOX_H
 
 #include "analysis.h"
+#include "case_model.h"
 #include "reference.h"
-#include "study.h"
+#include "runs.h"
 
 enum {
     P_MASS,

@@ -84,7 +84,8 @@ static int fig4_runs(study_ctx* ctx, study_batch* b) {
 
 /* fig4, together: the Newton traces of the first slide -> stick step (BOX-2), TALS's effect on
  * the whole runs */
-static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig4_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)ctx;
     (void)dir;
     const run_record* rec = fd->b->rec;
     int rc = 0;
@@ -111,27 +112,27 @@ static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             break;
         }
     }
-    study_set_metric(ctx, "box2.plain.converged_within_20", plain20);
-    study_set_metric(ctx, "box2.plain.residual_after_30", tr[0].r[0][tr[0].n[0] - 1]);
-    study_set_metric(ctx, "box2.tals.iterations", tals_it >= 0 ? tals_it : NAN);
-    study_set_metric(ctx, "box2.tals.final_residual", tr[0].r[1][tr[0].n[1] - 1]);
-    study_set_metric(ctx, "box2.step_start_t", tr[0].t0);
-    study_set_metric(ctx, "box2.step_start_v", tr[0].x0[1]);
-    study_set_metric(ctx, "box2.cosine.step_start_t", tr[1].t0);
+    study_set_metric(out, "box2.plain.converged_within_20", plain20);
+    study_set_metric(out, "box2.plain.residual_after_30", tr[0].r[0][tr[0].n[0] - 1]);
+    study_set_metric(out, "box2.tals.iterations", tals_it >= 0 ? tals_it : NAN);
+    study_set_metric(out, "box2.tals.final_residual", tr[0].r[1][tr[0].n[1] - 1]);
+    study_set_metric(out, "box2.step_start_t", tr[0].t0);
+    study_set_metric(out, "box2.step_start_v", tr[0].x0[1]);
+    study_set_metric(out, "box2.cosine.step_start_t", tr[1].t0);
     /* total Newton iterations over the run with and without TALS */
     const double it_fn = (double)rec[0].work.n_newton, it_fnt = (double)rec[1].work.n_newton;
-    study_set_metric(ctx, "boxtals.fn.newton_iterations_ratio", it_fnt / it_fn);
-    study_set_metric(ctx, "boxtals.qn.newton_iterations_ratio",
+    study_set_metric(out, "boxtals.fn.newton_iterations_ratio", it_fnt / it_fn);
+    study_set_metric(out, "boxtals.qn.newton_iterations_ratio",
                      (double)rec[3].work.n_newton / (double)rec[2].work.n_newton);
     for (int k = 0; k <= TRACE_MAX; ++k) {
-        study_row(ctx, "residuals");
-        study_num(ctx, "residuals", k);
+        study_row(out, "residuals");
+        study_num(out, "residuals", k);
         for (int f = 0; f < 2; ++f) {
             for (int t = 0; t < 2; ++t) {
                 if (k < tr[f].n[t]) {
-                    study_num(ctx, "residuals", tr[f].r[t][k]);
+                    study_num(out, "residuals", tr[f].r[t][k]);
                 } else {
-                    study_blank(ctx, "residuals");
+                    study_blank(out, "residuals");
                 }
             }
         }
@@ -142,20 +143,20 @@ static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         variant_name(&rec[i].cfg, variant, sizeof variant);
         const double cells[] = {(double)w->n_newton, (double)w->n_f,    (double)w->n_fail_newton,
                                 (double)w->n_steps,  (double)w->n_tals, rec[i].wall_time};
-        study_row(ctx, "runs");
-        study_str(ctx, "runs", variant);
-        study_str(ctx, "runs", rec[i].status == CCB_OK ? "ok" : "failed");
-        study_nums(ctx, "runs", cells, sizeof cells / sizeof cells[0]);
+        study_row(out, "runs");
+        study_str(out, "runs", variant);
+        study_str(out, "runs", rec[i].status == CCB_OK ? "ok" : "failed");
+        study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
     }
-    study_value(ctx, "t_sine", tr[0].t0);
-    study_value(ctx, "v_sine", tr[0].x0[1]);
-    study_value(ctx, "plain_residual", tr[0].r[0][tr[0].n[0] - 1]);
-    study_value(ctx, "plain_iterations", tr[0].n[0] - 1);
-    study_text(ctx, "plain", tr[0].conv[0] ? "converged" : "cycling, not converged");
-    study_value(ctx, "tals_iterations", tals_it);
-    study_value(ctx, "t_cos", tr[1].t0);
-    study_text(ctx, "cos_plain", tr[1].conv[0] ? "converged" : "does not converge");
-    study_value(ctx, "cos_tals_iterations", tr[1].n[1] - 1);
+    study_value(out, "t_sine", tr[0].t0);
+    study_value(out, "v_sine", tr[0].x0[1]);
+    study_value(out, "plain_residual", tr[0].r[0][tr[0].n[0] - 1]);
+    study_value(out, "plain_iterations", tr[0].n[0] - 1);
+    study_text(out, "plain", tr[0].conv[0] ? "converged" : "cycling, not converged");
+    study_value(out, "tals_iterations", tals_it);
+    study_value(out, "t_cos", tr[1].t0);
+    study_text(out, "cos_plain", tr[1].conv[0] ? "converged" : "does not converge");
+    study_value(out, "cos_tals_iterations", tr[1].n[1] - 1);
     return 0;
 }
 
@@ -205,7 +206,7 @@ static int fig5_runs(study_ctx* ctx, study_batch* b) {
 }
 
 /* fig5, together: e_v of every run, BOX-3 slopes, BOX-4 work at e_v = 1e-3 */
-static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig5_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     const double* P = ctx->params;
     const double dw = P[P_DW], T = ctx->cs->t_final_default;
     const int nfix = 4 * NH_WP, nrun = nfix + 4 * NA_WP;
@@ -245,12 +246,12 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                                 w->h_min,
                                 w->h_max,
                                 rec[i].wall_time};
-        study_row(ctx, "wp");
-        study_str(ctx, "wp", k_wp_variant[v]);
-        study_str(ctx, "wp", ec ? "error-control" : "fixed");
-        study_nums(ctx, "wp", cells, sizeof cells / sizeof cells[0]);
-        study_str(ctx, "wp", rec[i].status == CCB_OK ? "ok" : "failed");
-        study_set_metricf(ctx, e, "wp.%s.%s.e_v.%s%g", k_wp_variant[v], ec ? "ec" : "fixed",
+        study_row(out, "wp");
+        study_str(out, "wp", k_wp_variant[v]);
+        study_str(out, "wp", ec ? "error-control" : "fixed");
+        study_nums(out, "wp", cells, sizeof cells / sizeof cells[0]);
+        study_str(out, "wp", rec[i].status == CCB_OK ? "ok" : "failed");
+        study_set_metricf(out, e, "wp.%s.%s.e_v.%s%g", k_wp_variant[v], ec ? "ec" : "fixed",
                           ec ? "a" : "h", ec ? box_a_wp[j] : box_h_wp[j]);
     }
     /* BOX-3: IE-FN fixed step, e_v at h = 1e-3 and the slope over h in [1e-4, 1e-2] */
@@ -263,8 +264,8 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                 es[n++] = efix[0][j];
             }
             if (fabs(box_h_wp[j] - 1e-3) < 1e-15) {
-                study_set_metric(ctx, "box3.fn.e_v_h1e-3", efix[0][j]);
-                study_set_metric(ctx, "box3.fn.e_v_raw_h1e-3", jobs[j].raw);
+                study_set_metric(out, "box3.fn.e_v_h1e-3", efix[0][j]);
+                study_set_metric(out, "box3.fn.e_v_raw_h1e-3", jobs[j].raw);
             }
         }
         for (int v = 0; v < 4; ++v) {
@@ -275,7 +276,7 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                 }
             }
             ccb_an_order(n, hs, es, &slope, NULL, NULL);
-            study_set_metricf(ctx, slope, "box3.%s.slope", k_wp_variant[v]);
+            study_set_metricf(out, slope, "box3.%s.slope", k_wp_variant[v]);
         }
     }
     /* BOX-4: work at e_v = 1e-3 with TALS over without, FN and QN (fixed and error control) */
@@ -283,34 +284,34 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     for (int v = 0; v < 4; ++v) {
         w13[v][0] = ccb_an_loglog_at(NH_WP, efix[v], wfix[v], 1e-3);
         w13[v][1] = ccb_an_loglog_at(NA_WP, eec[v], wec[v], 1e-3);
-        study_set_metricf(ctx, w13[v][0], "box4.%s.fixed.work_at_e1e-3", k_wp_variant[v]);
-        study_set_metricf(ctx, w13[v][1], "box4.%s.ec.work_at_e1e-3", k_wp_variant[v]);
+        study_set_metricf(out, w13[v][0], "box4.%s.fixed.work_at_e1e-3", k_wp_variant[v]);
+        study_set_metricf(out, w13[v][1], "box4.%s.ec.work_at_e1e-3", k_wp_variant[v]);
     }
-    study_set_metric(ctx, "box4.fn.fixed.tals_work_ratio", w13[1][0] / w13[0][0]);
-    study_set_metric(ctx, "box4.qn.fixed.tals_work_ratio", w13[3][0] / w13[2][0]);
-    study_set_metric(ctx, "box4.fn.ec.tals_work_ratio", w13[1][1] / w13[0][1]);
-    study_set_metric(ctx, "box4.qn.ec.tals_work_ratio", w13[3][1] / w13[2][1]);
+    study_set_metric(out, "box4.fn.fixed.tals_work_ratio", w13[1][0] / w13[0][0]);
+    study_set_metric(out, "box4.qn.fixed.tals_work_ratio", w13[3][0] / w13[2][0]);
+    study_set_metric(out, "box4.fn.ec.tals_work_ratio", w13[1][1] / w13[0][1]);
+    study_set_metric(out, "box4.qn.ec.tals_work_ratio", w13[3][1] / w13[2][1]);
     for (int v = 0; v < 4; ++v) {
         double slope = NAN;
         char key[96];
         snprintf(key, sizeof key, "box3.%s.slope", k_wp_variant[v]);
-        study_get_metric(ctx, key, &slope);
+        study_get_metric(out, key, &slope);
         const double cells[] = {efix[v][0], efix[v][4], efix[v][NH_WP - 1], slope};
-        study_row(ctx, "summary");
-        study_str(ctx, "summary", k_wp_variant[v]);
-        study_nums(ctx, "summary", cells, sizeof cells / sizeof cells[0]);
+        study_row(out, "summary");
+        study_str(out, "summary", k_wp_variant[v]);
+        study_nums(out, "summary", cells, sizeof cells / sizeof cells[0]);
         for (int m = 0; m < 2; ++m) { /* no crossing of e_v = 1e-3: n/a */
             if (isfinite(w13[v][m])) {
-                study_num(ctx, "summary", w13[v][m]);
+                study_num(out, "summary", w13[v][m]);
             } else {
-                study_str(ctx, "summary", "n/a");
+                study_str(out, "summary", "n/a");
             }
         }
     }
-    study_value(ctx, "windows", lround(T / dw));
-    study_value(ctx, "dw", dw);
-    study_value(ctx, "h_ref", box_windowed_h_ref(ctx));
-    study_value(ctx, "vs", P[P_VS]);
+    study_value(out, "windows", lround(T / dw));
+    study_value(out, "dw", dw);
+    study_value(out, "h_ref", box_windowed_h_ref(ctx));
+    study_value(out, "vs", P[P_VS]);
     free(jobs);
     return 0;
 }
@@ -381,7 +382,8 @@ static int tamsi_convex_runs(study_ctx* ctx, study_batch* b) {
 }
 
 /* tamsi-convex, together: e_v against h and the fitted orders */
-static int tamsi_convex_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int tamsi_convex_finish(study_ctx* ctx, study_out* out, const fig_data* fd,
+                               const char* dir) {
     (void)dir;
     const double* P = ctx->params;
     const double dw = P[P_DW];
@@ -405,33 +407,33 @@ static int tamsi_convex_finish(study_ctx* ctx, const fig_data* fd, const char* d
                                     run_mean_iterations(r),
                                     r->max_iters,
                                     r->wall_time};
-            study_row(ctx, "errors");
-            study_str(ctx, "errors", k_conv_models[i]);
-            study_nums(ctx, "errors", cells, sizeof cells / sizeof cells[0]);
-            study_str(ctx, "errors", r->status == CCB_OK ? "ok" : "failed");
-            study_set_metricf(ctx, e[j], "conv.%s.e_v.h%g", k_conv_models[i], k_h_conv[j]);
+            study_row(out, "errors");
+            study_str(out, "errors", k_conv_models[i]);
+            study_nums(out, "errors", cells, sizeof cells / sizeof cells[0]);
+            study_str(out, "errors", r->status == CCB_OK ? "ok" : "failed");
+            study_set_metricf(out, e[j], "conv.%s.e_v.h%g", k_conv_models[i], k_h_conv[j]);
         }
         double order = NAN;
         ccb_an_order(NH_CONV, k_h_conv, e, &order, NULL, NULL);
-        study_set_metricf(ctx, order, "conv.%s.order", k_conv_models[i]);
+        study_set_metricf(out, order, "conv.%s.order", k_conv_models[i]);
         double oc = NAN; /* h in [1 ms, 12.5 ms]: above the O(v_s) model-difference floor */
         ccb_an_order(4, k_h_conv, e, &oc, NULL, NULL);
-        study_set_metricf(ctx, oc, "conv.%s.order_coarse", k_conv_models[i]);
+        study_set_metricf(out, oc, "conv.%s.order_coarse", k_conv_models[i]);
         /* the report's columns: h = 12.5, 1 and 0.1 ms */
         const double h_of[3] = {k_h_conv[0], 1e-3, 1e-4};
-        study_row(ctx, "orders");
-        study_str(ctx, "orders", k_conv_models[i]);
+        study_row(out, "orders");
+        study_str(out, "orders", k_conv_models[i]);
         for (int c = 0; c < 3; ++c) {
             double ec = NAN;
             char key[96];
             snprintf(key, sizeof key, "conv.%s.e_v.h%g", k_conv_models[i], h_of[c]);
-            study_get_metric(ctx, key, &ec);
-            study_num(ctx, "orders", ec);
+            study_get_metric(out, key, &ec);
+            study_num(out, "orders", ec);
         }
-        study_num(ctx, "orders", order);
-        study_num(ctx, "orders", oc);
+        study_num(out, "orders", order);
+        study_num(out, "orders", oc);
     }
-    study_value(ctx, "dw", dw);
+    study_value(out, "dw", dw);
     free(jobs);
     return 0;
 }
@@ -538,7 +540,7 @@ static int variants_runs(study_ctx* ctx, study_batch* b) {
 }
 
 /* variants, together: e_v, the error against Coulomb and the work of every run */
-static int variants_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int variants_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     const double dw = 0.05;
     const int n = fd->b->n;
@@ -581,23 +583,23 @@ static int variants_finish(study_ctx* ctx, const fig_data* fd, const char* dir) 
                               steps,
                               r->wall_time,
                               steps > 0 ? r->wall_time / steps : NAN};
-        study_row(ctx, "variants");
-        study_str(ctx, "variants", variant);
-        study_str(ctx, "variants", ccb_solver_name(r->cfg.solver.solver));
-        study_num(ctx, "variants", h);
-        study_str(ctx, "variants", status);
-        study_nums(ctx, "variants", tab, sizeof tab / sizeof tab[0]);
-        study_row(ctx, "summary");
-        study_str(ctx, "summary", variant);
+        study_row(out, "variants");
+        study_str(out, "variants", variant);
+        study_str(out, "variants", ccb_solver_name(r->cfg.solver.solver));
+        study_num(out, "variants", h);
+        study_str(out, "variants", status);
+        study_nums(out, "variants", tab, sizeof tab / sizeof tab[0]);
+        study_row(out, "summary");
+        study_str(out, "summary", variant);
         if (isnan(h)) {
-            study_str(ctx, "summary", "adaptive");
+            study_str(out, "summary", "adaptive");
         } else {
-            study_num(ctx, "summary", h);
+            study_num(out, "summary", h);
         }
-        study_str(ctx, "summary", status);
+        study_str(out, "summary", status);
         const double md[] = {jobs[i].rms, box_rms_vs_exact(r), fe, (double)r->total_iters,
                              r->wall_time};
-        study_nums(ctx, "summary", md, sizeof md / sizeof md[0]);
+        study_nums(out, "summary", md, sizeof md / sizeof md[0]);
     }
     free(jobs);
     return 0;

@@ -339,18 +339,18 @@ int clutter_nens(const study_ctx* ctx) {
 ccb_an_ensemble clutter_ens_of(const double* x, int n) {
     return ccb_an_ensemble_of(x, n);
 }
-void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, int n, const char* table) {
+void clutter_ens_set(study_out* out, const char* name, const double* x, int n, const char* table) {
     const ccb_an_ensemble s = clutter_ens_of(x, n);
-    study_set_metricf(ctx, s.mean, "%s.mean", name);
-    study_set_metricf(ctx, s.sem, "%s.sem", name);
-    study_set_metricf(ctx, s.median, "%s.median", name);
-    study_set_metricf(ctx, s.lo, "%s.ens_min", name);
-    study_set_metricf(ctx, s.hi, "%s.ens_max", name);
+    study_set_metricf(out, s.mean, "%s.mean", name);
+    study_set_metricf(out, s.sem, "%s.sem", name);
+    study_set_metricf(out, s.median, "%s.median", name);
+    study_set_metricf(out, s.lo, "%s.ens_min", name);
+    study_set_metricf(out, s.hi, "%s.ens_max", name);
     const double cells[] = {x[0], s.mean, s.sem, s.median, s.lo, s.hi};
-    study_row(ctx, table);
-    study_str(ctx, table, name);
+    study_row(out, table);
+    study_str(out, table, name);
     for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-        study_num(ctx, table, cells[c]);
+        study_num(out, table, cells[c]);
     }
 }
 
@@ -395,7 +395,7 @@ static int scale_runs(study_ctx* ctx, study_batch* b) {
 
 /* The fits and the margin's share of one solver mode (runs rec[0..SCALE_RUNS-1]); metrics and
  * values get the suffix sfx ("" or "_islands"). */
-static void scale_fit(study_ctx* ctx, const run_record* rec, const char* sfx) {
+static void scale_fit(study_out* out, const run_record* rec, const char* sfx) {
     double objects_v[SCALE_N], cost_v[SCALE_N], iter_v[SCALE_N], per_it_v[SCALE_N];
     for (int i = 0; i < SCALE_N; ++i) {
         const run_record* r = &rec[i];
@@ -405,13 +405,13 @@ static void scale_fit(study_ctx* ctx, const run_record* rec, const char* sfx) {
         iter_v[i] = run_mean_iterations(r);
         per_it_v[i] = cost_v[i] / fmax(iter_v[i], 1e-300);
         const int objects = (int)objects_v[i];
-        study_set_metricf(ctx, r->wall_time / n, "scale.objects%d%s.wall_per_step", objects, sfx);
-        study_set_metricf(ctx, iter_v[i], "scale.objects%d%s.mean_iterations", objects, sfx);
-        study_set_metricf(ctx, (double)r->ncontacts_total / n,
+        study_set_metricf(out, r->wall_time / n, "scale.objects%d%s.wall_per_step", objects, sfx);
+        study_set_metricf(out, iter_v[i], "scale.objects%d%s.mean_iterations", objects, sfx);
+        study_set_metricf(out, (double)r->ncontacts_total / n,
                           "scale.objects%d%s.contacts_per_step", objects, sfx);
-        study_set_metricf(ctx, r->t_geometry / (n * fmax((double)r->ncontacts_total / n, 1)),
+        study_set_metricf(out, r->t_geometry / (n * fmax((double)r->ncontacts_total / n, 1)),
                           "scale.objects%d%s.geometry_per_contact", objects, sfx);
-        study_set_metricf(ctx, r->status == CCB_OK ? 0.0 : 1.0, "scale.objects%d%s.failure",
+        study_set_metricf(out, r->status == CCB_OK ? 0.0 : 1.0, "scale.objects%d%s.failure",
                           objects, sfx);
     }
     /* cost per step ~ objects^E (least squares in log-log, the order fit of analysis/) */
@@ -419,9 +419,9 @@ static void scale_fit(study_ctx* ctx, const run_record* rec, const char* sfx) {
     ccb_an_fit_order(SCALE_N, objects_v, cost_v, &fit);
     ccb_an_fit_order(SCALE_N, objects_v, iter_v, &fit_it);
     ccb_an_fit_order(SCALE_N, objects_v, per_it_v, &fit_per);
-    study_set_metricf(ctx, fit.order, "scale.exponent%s", sfx);
-    study_set_metricf(ctx, fit_it.order, "scale.exponent_iterations%s", sfx);
-    study_set_metricf(ctx, fit_per.order, "scale.exponent_per_iteration%s", sfx);
+    study_set_metricf(out, fit.order, "scale.exponent%s", sfx);
+    study_set_metricf(out, fit_it.order, "scale.exponent_iterations%s", sfx);
+    study_set_metricf(out, fit_per.order, "scale.exponent_per_iteration%s", sfx);
     /* contacts that carry no impulse: the 10 cm margin's extra contacts against a 1 mm margin */
     const run_record *r10 = &rec[0], *r1 = &rec[SCALE_N];
     const double s10 = r10->wall_time / fmax(1, (double)r10->nsteps),
@@ -429,9 +429,9 @@ static void scale_fit(study_ctx* ctx, const run_record* rec, const char* sfx) {
     const double c10 = (double)r10->ncontacts_total / fmax(1, (double)r10->nsteps),
                  c1 = (double)r1->ncontacts_total / fmax(1, (double)r1->nsteps);
     const double share = (s10 - s1) / s10;
-    study_set_metricf(ctx, share, "scale.margin_share%s", sfx);
-    study_set_metricf(ctx, (s10 - s1) / fmax(1.0, c10 - c1), "scale.per_extra_contact%s", sfx);
-    study_set_metricf(ctx, s10 / s1, "scale.margin_ratio%s", sfx);
+    study_set_metricf(out, share, "scale.margin_share%s", sfx);
+    study_set_metricf(out, (s10 - s1) / fmax(1.0, c10 - c1), "scale.per_extra_contact%s", sfx);
+    study_set_metricf(out, s10 / s1, "scale.margin_ratio%s", sfx);
     printf("scaling exponent%s %.3f (95%% interval +-%.3f) of the cost per step in the objects: "
            "iterations per step %.3f, cost per iteration %.3f\n",
            sfx[0] ? " with islands" : "", fit.order, fit.ci95, fit_it.order, fit_per.order);
@@ -444,11 +444,12 @@ static void scale_fit(study_ctx* ctx, const run_record* rec, const char* sfx) {
     for (size_t v = 0; v < sizeof values / sizeof values[0]; ++v) {
         char name[64];
         snprintf(name, sizeof name, "%s%s", names[v], sfx);
-        study_value(ctx, name, values[v]);
+        study_value(out, name, values[v]);
     }
 }
 
-static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int scale_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)ctx;
     const study_batch* b = fd->b;
     (void)dir;
     for (int j = 0; j < 2 * SCALE_RUNS; ++j) {
@@ -477,9 +478,9 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                               other / n,
                               (double)r->analyses,
                               (double)r->factorizations};
-        study_row(ctx, "scale");
-        study_nums(ctx, "scale", tab, sizeof tab / sizeof tab[0]);
-        study_str(ctx, "scale", r->status == CCB_OK ? "ok" : "failed");
+        study_row(out, "scale");
+        study_nums(out, "scale", tab, sizeof tab / sizeof tab[0]);
+        study_str(out, "scale", r->status == CCB_OK ? "ok" : "failed");
         const double md[] = {objects,
                              100 * margin,
                              r->nv,
@@ -494,12 +495,12 @@ static int scale_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                              1e6 * (r->t_eval + other) / n,
                              1e9 * r->t_geometry / (n * fmax(cps, 1)),
                              r->wall_time};
-        study_row(ctx, "steps");
-        study_str(ctx, "steps", islands ? "islands" : "one solve");
-        study_nums(ctx, "steps", md, sizeof md / sizeof md[0]);
+        study_row(out, "steps");
+        study_str(out, "steps", islands ? "islands" : "one solve");
+        study_nums(out, "steps", md, sizeof md / sizeof md[0]);
     }
-    scale_fit(ctx, b->rec, "");
-    scale_fit(ctx, b->rec + SCALE_RUNS, "_islands");
+    scale_fit(out, b->rec, "");
+    scale_fit(out, b->rec + SCALE_RUNS, "_islands");
     return 0;
 }
 
@@ -604,31 +605,33 @@ static peers_facts peers_analyse(const run_record* r) {
     return f;
 }
 
-static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
+static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
+    (void)ctx;
     const peers_facts f = peers_analyse(r);
     char name[32];
     variant_name(&r->cfg, name, sizeof name);
     const double row[6] = {
         1e6 * f.wall_per_step, f.contacts, f.pen_mean, f.pen_max, f.out_max, f.ke_final};
     memcpy(v, row, sizeof row);
-    study_set_metricf(ctx, f.pen_mean, "peers.%s.penetration_mean", name);
-    study_set_metricf(ctx, f.out_max, "peers.%s.outside_max", name);
-    study_set_metricf(ctx, run_mean_iterations(r), "peers.%s.mean_iterations", name);
+    study_set_metricf(out, f.pen_mean, "peers.%s.penetration_mean", name);
+    study_set_metricf(out, f.out_max, "peers.%s.outside_max", name);
+    study_set_metricf(out, run_mean_iterations(r), "peers.%s.mean_iterations", name);
 }
 
-static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)ctx;
     (void)dir;
     const study_batch* b = fd->b;
     for (int i = 0; i < b->n; ++i) {
         const run_record* r = &b->rec[i];
         char name[32];
         variant_name(&r->cfg, name, sizeof name);
-        study_row(ctx, "runs");
-        study_str(ctx, "runs", name);
+        study_row(out, "runs");
+        study_str(out, "runs", name);
         if (r->status != CCB_OK) {
-            study_str(ctx, "runs", "failed");
-            study_num(ctx, "runs", (double)r->fail_step);
-            study_str(ctx, "runs", r->msg);
+            study_str(out, "runs", "failed");
+            study_num(out, "runs", (double)r->fail_step);
+            study_str(out, "runs", r->msg);
             continue;
         }
         const peers_facts f = peers_analyse(r);
@@ -639,8 +642,8 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                                 f.pen_max,
                                 f.out_max,
                                 f.ke_final};
-        study_str(ctx, "runs", "ok");
-        study_nums(ctx, "runs", cells, sizeof cells / sizeof cells[0]);
+        study_str(out, "runs", "ok");
+        study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
     }
     return 0;
 }

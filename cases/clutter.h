@@ -7,7 +7,8 @@
 #define CCB_CASE_CLUTTER_H
 
 #include "analysis.h"
-#include "study.h"
+#include "case_model.h"
+#include "runs.h"
 
 enum {
     P_K,
@@ -67,7 +68,7 @@ int clutter_nens(const study_ctx* ctx);
 ccb_an_ensemble clutter_ens_of(const double* x, int n);
 /* The metrics NAME.mean, .sem, .median, .ens_min, .ens_max of an ensemble quantity, and its row
  * in the table (ENSEMBLE_TABLE) */
-void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, int n, const char* table);
+void clutter_ens_set(study_out* out, const char* name, const double* x, int n, const char* table);
 #define ENSEMBLE_TABLE(NAME)                                                                       \
     {                                                                                              \
         .name = NAME,                                                                              \
@@ -77,7 +78,7 @@ void clutter_ens_set(study_ctx* ctx, const char* name, const double* x, int n, c
     }
 
 /* The study newton-trace (clutter_step.c) */
-int clutter_newton_trace_run(study_ctx* ctx);
+int clutter_newton_trace_run(study_ctx* ctx, study_out* out);
 int clutter_newton_trace_check(const double* P, char* msg, size_t n);
 
 extern const fig_study clutter_fig15, clutter_fig17, clutter_fig18;

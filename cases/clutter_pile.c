@@ -40,7 +40,7 @@ static int fig15_runs(study_ctx* ctx, study_batch* b) {
 
 /* The gates' quantities of fig15-16 over the ensemble (metrics NAME.median, .ens_min, .ens_max)
  * and their table in the report. */
-static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
+static void fig15_ensemble(study_ctx* ctx, study_out* out, const study_batch* b, double T) {
     double speed[NMODEL][FIG15_NENS], loe[NMODEL][FIG15_NENS], it1[NMODEL][FIG15_NENS],
         it2[NMODEL][FIG15_NENS], itl2[NMODEL][FIG15_NENS], itall[NMODEL][FIG15_NENS];
     const int nens = clutter_nens(ctx);
@@ -63,7 +63,7 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
     char name[96];
     for (int i = 0; i < NMODEL; ++i) {
         snprintf(name, sizeof name, "clu1.%s.speed_max_late", clutter_models[i]->name);
-        clutter_ens_set(ctx, name, speed[i], nens, "ensemble");
+        clutter_ens_set(out, name, speed[i], nens, "ensemble");
         /* CLU-1c in counts: the fraction of piles settled below 5e-3 m/s (a median below the
          * bound is a fraction >= 0.5); a count does not move with round-off unless a pile
          * crosses the bound */
@@ -72,10 +72,10 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
             settled += speed[i][m] < 5e-3;
             valid &= !isnan(speed[i][m]);
         }
-        study_set_metricf(ctx, valid ? (double)settled / nens : NAN, "clu1.%s.settled_fraction",
+        study_set_metricf(out, valid ? (double)settled / nens : NAN, "clu1.%s.settled_fraction",
                           clutter_models[i]->name);
         snprintf(name, sizeof name, "clu2.%s.late_over_early", clutter_models[i]->name);
-        clutter_ens_set(ctx, name, loe[i], nens, "ensemble");
+        clutter_ens_set(out, name, loe[i], nens, "ensemble");
     }
     /* ratios within each member (the same pile's models share nothing but the initial state) */
     const int L = 1, LR = 2, SAP = 0, SIM = 3; /* clutter_models order */
@@ -89,46 +89,46 @@ static void fig15_ensemble(study_ctx* ctx, const study_batch* b, double T) {
         rs1[m] = it1[SIM][m] / it1[SAP][m];
         rs2[m] = it2[SIM][m] / it2[SAP][m];
     }
-    clutter_ens_set(ctx, "clu3.lagged_reg_over_lagged_t_lt_2", r3, nens, "ensemble");
-    clutter_ens_set(ctx, "fig15.lagged_reg_over_lagged.iterations_mean", r4h, nens, "ensemble");
-    clutter_ens_set(ctx, "fig15.lagged_over_sap.iterations_t_lt_1", rl1, nens, "ensemble");
-    clutter_ens_set(ctx, "fig15.lagged_over_sap.iterations_t_gt_2", rl2, nens, "ensemble");
-    clutter_ens_set(ctx, "fig15.similar_over_sap.iterations_t_lt_1", rs1, nens, "ensemble");
-    clutter_ens_set(ctx, "fig15.similar_over_sap.iterations_t_gt_2", rs2, nens, "ensemble");
-    study_value(ctx, "nens", nens);
-    study_value(ctx, "nens_more", nens - 1);
+    clutter_ens_set(out, "clu3.lagged_reg_over_lagged_t_lt_2", r3, nens, "ensemble");
+    clutter_ens_set(out, "fig15.lagged_reg_over_lagged.iterations_mean", r4h, nens, "ensemble");
+    clutter_ens_set(out, "fig15.lagged_over_sap.iterations_t_lt_1", rl1, nens, "ensemble");
+    clutter_ens_set(out, "fig15.lagged_over_sap.iterations_t_gt_2", rl2, nens, "ensemble");
+    clutter_ens_set(out, "fig15.similar_over_sap.iterations_t_lt_1", rs1, nens, "ensemble");
+    clutter_ens_set(out, "fig15.similar_over_sap.iterations_t_gt_2", rs2, nens, "ensemble");
+    study_value(out, "nens", nens);
+    study_value(out, "nens_more", nens - 1);
 }
 
-static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig15_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     const double dt = 2e-3, T = ctx->cs->t_final_default;
     const study_batch* b = fd->b;
     (void)dir;
     const long N = b->rec[0].nplanned;
     for (long k = 1; k <= N; ++k) {
-        study_row(ctx, "fig15");
-        study_num(ctx, "fig15", (double)k * dt);
-        study_row(ctx, "fig16");
-        study_num(ctx, "fig16", (double)k * dt);
+        study_row(out, "fig15");
+        study_num(out, "fig15", (double)k * dt);
+        study_row(out, "fig16");
+        study_num(out, "fig16", (double)k * dt);
         for (int i = 0; i < NMODEL; ++i) {
             const run_record* r = &b->rec[i];
             if (k <= r->nsteps) {
-                study_num(ctx, "fig15", r->iters[k]);
-                study_num(ctx, "fig16", run_obs(r, k, O_STMEAN));
-                study_num(ctx, "fig16", run_obs(r, k, O_STMIN));
-                study_num(ctx, "fig16", run_obs(r, k, O_STMAX));
+                study_num(out, "fig15", r->iters[k]);
+                study_num(out, "fig16", run_obs(r, k, O_STMEAN));
+                study_num(out, "fig16", run_obs(r, k, O_STMIN));
+                study_num(out, "fig16", run_obs(r, k, O_STMAX));
             } else {
-                study_blank(ctx, "fig15");
+                study_blank(out, "fig15");
                 for (int c = 0; c < 3; ++c) {
-                    study_blank(ctx, "fig16");
+                    study_blank(out, "fig16");
                 }
             }
         }
         for (int i = 0; i < NMODEL; ++i) {
             const run_record* r = &b->rec[i];
             if (k <= r->nsteps && r->kappa[k] > 0) {
-                study_num(ctx, "fig15", r->kappa[k]);
+                study_num(out, "fig15", r->kappa[k]);
             } else {
-                study_blank(ctx, "fig15");
+                study_blank(out, "fig15");
             }
         }
     }
@@ -145,42 +145,42 @@ static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double ke_end = ok ? clutter_obs_max(r, 2.5, T, O_KE) : NAN,
                      ke_peak = clutter_obs_max(r, 0, T, O_KE);
         ke_peak_all = fmax(ke_peak_all, ke_peak);
-        study_set_metricf(ctx, ok ? 0.0 : 1.0, "clu1.%s.solver_failure", name);
-        study_set_metricf(ctx, speed, "clu1.%s.speed_max_late", name);
-        study_set_metricf(ctx, ok ? clutter_obs_max(r, 0, T, O_OUT) : NAN, "clu1.%s.outside_max",
+        study_set_metricf(out, ok ? 0.0 : 1.0, "clu1.%s.solver_failure", name);
+        study_set_metricf(out, speed, "clu1.%s.speed_max_late", name);
+        study_set_metricf(out, ok ? clutter_obs_max(r, 0, T, O_OUT) : NAN, "clu1.%s.outside_max",
                           name);
-        study_set_metricf(ctx, ke_end / ke_peak, "clu1.%s.ke_late_over_peak", name);
-        study_set_metricf(ctx, late.iters / early.iters, "clu2.%s.late_over_early", name);
-        study_set_metricf(ctx, first2.iters, "fig15.%s.iterations_t_lt_2", name);
-        study_set_metricf(ctx, early.iters, "fig15.%s.iterations_t_lt_1", name);
-        study_set_metricf(ctx, late.iters, "fig15.%s.iterations_t_gt_2", name);
-        study_set_metricf(ctx, early.kappa, "fig15.%s.kappa_t_lt_1", name);
-        study_set_metricf(ctx, first2.kappa, "fig15.%s.kappa_t_lt_2", name);
-        study_set_metricf(ctx, late.kappa, "fig15.%s.kappa_t_gt_2", name);
-        study_set_metricf(ctx, all.iters, "fig15.%s.iterations_mean", name);
-        study_set_metricf(ctx, all.kappa, "fig15.%s.kappa_mean", name);
+        study_set_metricf(out, ke_end / ke_peak, "clu1.%s.ke_late_over_peak", name);
+        study_set_metricf(out, late.iters / early.iters, "clu2.%s.late_over_early", name);
+        study_set_metricf(out, first2.iters, "fig15.%s.iterations_t_lt_2", name);
+        study_set_metricf(out, early.iters, "fig15.%s.iterations_t_lt_1", name);
+        study_set_metricf(out, late.iters, "fig15.%s.iterations_t_gt_2", name);
+        study_set_metricf(out, early.kappa, "fig15.%s.kappa_t_lt_1", name);
+        study_set_metricf(out, first2.kappa, "fig15.%s.kappa_t_lt_2", name);
+        study_set_metricf(out, late.kappa, "fig15.%s.kappa_t_gt_2", name);
+        study_set_metricf(out, all.iters, "fig15.%s.iterations_mean", name);
+        study_set_metricf(out, all.kappa, "fig15.%s.kappa_mean", name);
         const window_means st = clutter_means(r, 2, T + 1, O_STMEAN);
-        study_set_metricf(ctx, st.obs, "fig16.%s.stiction_tol_late", name);
+        study_set_metricf(out, st.obs, "fig16.%s.stiction_tol_late", name);
         const double cells[] = {
             all.iters,        early.iters,
             late.iters,       all.kappa,
             st.obs,           speed,
             ke_end / ke_peak, r->nsteps ? (double)r->ncontacts_total / (double)r->nsteps : 0.0,
             r->wall_time};
-        study_row(ctx, "models");
-        study_str(ctx, "models", name);
-        study_str(ctx, "models", ok ? "ok" : "failed");
-        study_nums(ctx, "models", cells, sizeof cells / sizeof cells[0]);
+        study_row(out, "models");
+        study_str(out, "models", name);
+        study_str(out, "models", ok ? "ok" : "failed");
+        study_nums(out, "models", cells, sizeof cells / sizeof cells[0]);
     }
-    fig15_ensemble(ctx, b, T);
+    fig15_ensemble(ctx, out, b, T);
     double l = NAN, lr = NAN;
-    study_get_metric(ctx, "fig15.lagged.iterations_t_lt_2", &l);
-    study_get_metric(ctx, "fig15.lagged-reg.iterations_t_lt_2", &lr);
-    study_set_metric(ctx, "clu3.lagged_reg_over_lagged_t_lt_2", lr / l);
+    study_get_metric(out, "fig15.lagged.iterations_t_lt_2", &l);
+    study_get_metric(out, "fig15.lagged-reg.iterations_t_lt_2", &lr);
+    study_set_metric(out, "clu3.lagged_reg_over_lagged_t_lt_2", lr / l);
     double kl = NAN, klr = NAN;
-    study_get_metric(ctx, "fig15.lagged.kappa_t_lt_2", &kl);
-    study_get_metric(ctx, "fig15.lagged-reg.kappa_t_lt_2", &klr);
-    study_set_metric(ctx, "fig15.lagged_reg_over_lagged.kappa_t_lt_2", klr / kl);
+    study_get_metric(out, "fig15.lagged.kappa_t_lt_2", &kl);
+    study_get_metric(out, "fig15.lagged-reg.kappa_t_lt_2", &klr);
+    study_set_metric(out, "fig15.lagged_reg_over_lagged.kappa_t_lt_2", klr / kl);
     /* ICF §XII-A: Lagged and Similar need more iterations (higher kappa) than SAP in the impact
      * transient and fewer (lower) after it */
     static const char* const k_cmp[] = {"lagged", "similar"};
@@ -191,13 +191,13 @@ static int fig15_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             double a = NAN, sap = NAN;
             char key[96];
             snprintf(key, sizeof key, "fig15.%s.%s", k_cmp[i], k_what[w]);
-            study_get_metric(ctx, key, &a);
+            study_get_metric(out, key, &a);
             snprintf(key, sizeof key, "fig15.sap.%s", k_what[w]);
-            study_get_metric(ctx, key, &sap);
-            study_set_metricf(ctx, a / sap, "fig15.%s_over_sap.%s", k_cmp[i], k_what[w]);
+            study_get_metric(out, key, &sap);
+            study_set_metricf(out, a / sap, "fig15.%s_over_sap.%s", k_cmp[i], k_what[w]);
         }
     }
-    study_value(ctx, "vs", ctx->params[P_VS]);
+    study_value(out, "vs", ctx->params[P_VS]);
     return 0;
 }
 
@@ -287,7 +287,7 @@ static int fig17_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig17_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     const int quick = ctx->tier == CASE_TIER_QUICK;
     const int ndt = quick ? NDT17_QUICK : NDT17;
     const double* dts = k_dt17 + (NDT17 - ndt);
@@ -300,23 +300,23 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             const window_means w = clutter_means(r, 0, r->cfg.t_final + 1, -1);
             kap[j] = r->status == CCB_OK ? w.kappa : NAN;
             its[j] = r->status == CCB_OK ? w.iters : NAN;
-            study_row(ctx, "fig17");
-            study_str(ctx, "fig17", clutter_models[i]->name);
-            study_num(ctx, "fig17", dts[j]);
-            study_num(ctx, "fig17", its[j]);
-            study_num(ctx, "fig17", kap[j]);
-            study_num(ctx, "fig17", r->wall_time);
-            study_str(ctx, "fig17", r->status == CCB_OK ? "ok" : "failed");
-            study_set_metricf(ctx, its[j], "fig17.%s.iterations.dt%g", clutter_models[i]->name,
+            study_row(out, "fig17");
+            study_str(out, "fig17", clutter_models[i]->name);
+            study_num(out, "fig17", dts[j]);
+            study_num(out, "fig17", its[j]);
+            study_num(out, "fig17", kap[j]);
+            study_num(out, "fig17", r->wall_time);
+            study_str(out, "fig17", r->status == CCB_OK ? "ok" : "failed");
+            study_set_metricf(out, its[j], "fig17.%s.iterations.dt%g", clutter_models[i]->name,
                               dts[j]);
-            study_set_metricf(ctx, kap[j], "fig17.%s.kappa.dt%g", clutter_models[i]->name, dts[j]);
+            study_set_metricf(out, kap[j], "fig17.%s.kappa.dt%g", clutter_models[i]->name, dts[j]);
         }
         double slope = NAN, slope_it = NAN;
         ccb_an_order(ndt, dts, kap, &slope, NULL, NULL);
         ccb_an_order(ndt, dts, its, &slope_it, NULL, NULL);
-        study_set_metricf(ctx, slope, "clu4.%s.kappa_slope", clutter_models[i]->name);
-        study_set_metricf(ctx, fabs(slope), "clu4.%s.kappa_slope_abs", clutter_models[i]->name);
-        study_set_metricf(ctx, slope_it, "fig17.%s.iterations_slope", clutter_models[i]->name);
+        study_set_metricf(out, slope, "clu4.%s.kappa_slope", clutter_models[i]->name);
+        study_set_metricf(out, fabs(slope), "clu4.%s.kappa_slope_abs", clutter_models[i]->name);
+        study_set_metricf(out, slope_it, "fig17.%s.iterations_slope", clutter_models[i]->name);
         const int mi = clutter_models[i] == &ccb_approx_lagged    ? 0
                        : clutter_models[i] == &ccb_approx_similar ? 1
                                                                   : -1;
@@ -333,23 +333,23 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                 }
             }
             ccb_an_order(ndt, dts, mean, &slope_ens, NULL, NULL);
-            study_set_metricf(ctx, slope_ens, "fig17.%s.iterations_slope.ensemble",
+            study_set_metricf(out, slope_ens, "fig17.%s.iterations_slope.ensemble",
                               clutter_models[i]->name);
         }
-        study_row(ctx, "slopes");
-        study_str(ctx, "slopes", clutter_models[i]->name);
-        study_num(ctx, "slopes", slope);
-        study_num(ctx, "slopes", slope_it);
+        study_row(out, "slopes");
+        study_str(out, "slopes", clutter_models[i]->name);
+        study_num(out, "slopes", slope);
+        study_num(out, "slopes", slope_it);
     }
     /* ICF §XII-A: regularization helps Lagged at large dt, changes little at small dt */
     for (int j = 0; j < ndt; ++j) {
         double l = NAN, lr = NAN;
         char key[96];
         snprintf(key, sizeof key, "fig17.lagged.iterations.dt%g", dts[j]);
-        study_get_metric(ctx, key, &l);
+        study_get_metric(out, key, &l);
         snprintf(key, sizeof key, "fig17.lagged-reg.iterations.dt%g", dts[j]);
-        study_get_metric(ctx, key, &lr);
-        study_set_metricf(ctx, lr / l, "fig17.lagged_reg_over_lagged.iterations.dt%g", dts[j]);
+        study_get_metric(out, key, &lr);
+        study_set_metricf(out, lr / l, "fig17.lagged_reg_over_lagged.iterations.dt%g", dts[j]);
     }
     { /* the same ratio at the largest step over the ensemble (member 0: the runs above) */
         double r[FIG15_NENS];
@@ -368,11 +368,11 @@ static int fig17_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         }
         char name[96];
         snprintf(name, sizeof name, "fig17.lagged_reg_over_lagged.iterations.dt%g", dts[jmax]);
-        clutter_ens_set(ctx, name, r, nens, "ensemble");
-        study_value(ctx, "dt_max", dts[jmax]);
-        study_value(ctx, "nens", nens);
+        clutter_ens_set(out, name, r, nens, "ensemble");
+        study_value(out, "dt_max", dts[jmax]);
+        study_value(out, "nens", nens);
     }
-    study_text(ctx, "quick",
+    study_text(out, "quick",
                quick ? " Quick tier: dt in {2e-3, 5e-3, 1e-2} only (slopes over "
                        "those three steps)."
                      : "");

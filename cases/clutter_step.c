@@ -802,7 +802,7 @@ static int ind_run_residual(indep* w, const snap* s, double* diff) {
 }
 
 /* 2. The independent solves against the run's solution (solves.csv rows, the report's table). */
-static int solves_table(study_ctx* ctx, const snap* s, indep* w, solve_out* so, int nso,
+static int solves_table(study_out* out, const snap* s, indep* w, solve_out* so, int nso,
                         strbuf* csv, strbuf* md, double* worst_out, double* run_res) {
     double* g = malloc((size_t)s->nv * sizeof(double));
     if (!g) {
@@ -833,8 +833,8 @@ static int solves_table(study_ctx* ctx, const snap* s, indep* w, solve_out* so, 
         strbuf_printf(md, "| %s | %d%s | %ld | %.2g | %.2g | %.2g | %.2g |\n", so[i].title,
                       so[i].iterations, so[i].converged ? "" : " (stopped)", so[i].evals,
                       so[i].residual_over_tol, so[i].cost - cost_run, dist, ratio);
-        study_set_metricf(ctx, so[i].iterations, "newton-trace.%s.iterations", so[i].name);
-        study_set_metricf(ctx, so[i].converged, "newton-trace.%s.converged", so[i].name);
+        study_set_metricf(out, so[i].iterations, "newton-trace.%s.iterations", so[i].name);
+        study_set_metricf(out, so[i].converged, "newton-trace.%s.converged", so[i].name);
     }
     *worst_out = worst;
     return 0;
@@ -855,7 +855,7 @@ int clutter_newton_trace_check(const double* P, char* msg, size_t n) {
     return 0;
 }
 
-int clutter_newton_trace_run(study_ctx* ctx) {
+int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
     if (ctx->emit) { /* in-process: no run to hand out */
         return 0;
     }
@@ -893,8 +893,8 @@ int clutter_newton_trace_run(study_ctx* ctx) {
     if (rc == 1) { /* a solver failure: recorded in the report, the command exits 1 */
         fprintf(stderr, "ccb: clutter %s\n", msg);
         ctx->failures++;
-        rc = study_dir(ctx, "newton-trace", dir, sizeof dir) != 0 ? 2 : 0;
-        study_report(ctx,
+        rc = study_dir(out, "newton-trace", dir, sizeof dir) != 0 ? 2 : 0;
+        study_report(out,
                      "### newton-trace — where Similar's Newton iterations go (CLU-7e, CLU-7f)\n\n"
                      "**The run failed**, so nothing was traced: %s\n\n",
                      msg);
@@ -904,7 +904,7 @@ int clutter_newton_trace_run(study_ctx* ctx) {
         fprintf(stderr, "ccb: clutter %s\n", msg);
         goto out;
     }
-    if (study_dir(ctx, "newton-trace", dir, sizeof dir) != 0 || ind_init(&w, &s, &sp.newton) != 0 ||
+    if (study_dir(out, "newton-trace", dir, sizeof dir) != 0 || ind_init(&w, &s, &sp.newton) != 0 ||
         trace_table(&s, &w, &tcsv, &ts) != 0) {
         fprintf(stderr, "clutter newton-trace: no output directory, or out of memory\n");
         rc = 2;
@@ -916,7 +916,7 @@ int clutter_newton_trace_run(study_ctx* ctx) {
             rc = 2;
         }
     }
-    if (rc != 0 || solves_table(ctx, &s, &w, so, 3, &scsv, &smd, &worst_step, &run_res_max) != 0) {
+    if (rc != 0 || solves_table(out, &s, &w, so, 3, &scsv, &smd, &worst_step, &run_res_max) != 0) {
         fprintf(stderr, "clutter newton-trace: out of memory\n");
         rc = 2;
         goto out;
@@ -970,29 +970,29 @@ int clutter_newton_trace_run(study_ctx* ctx) {
         if (clutter_models[i] == &ccb_approx_lagged) {
             lagged = same[i];
         }
-        study_set_metricf(ctx, same[i], "newton-trace.same_state.%s.iterations",
+        study_set_metricf(out, same[i], "newton-trace.same_state.%s.iterations",
                           clutter_models[i]->name);
         strbuf_printf(&xmd, "| %s | %d | %.2g |\n", clutter_models[i]->name, same[i], kappa);
     }
     const double ratio = (double)so[0].iterations / s.run_iterations;
     const double top_ratio = sum_exact / sum_run;
-    study_set_metric(ctx, "newton-trace.step", (double)s.step);
-    study_set_metric(ctx, "newton-trace.run_iterations", s.run_iterations);
-    study_set_metric(ctx, "newton-trace.replay_iterations", s.nhist);
-    study_set_metric(ctx, "newton-trace.replay_minus_run_abs",
+    study_set_metric(out, "newton-trace.step", (double)s.step);
+    study_set_metric(out, "newton-trace.run_iterations", s.run_iterations);
+    study_set_metric(out, "newton-trace.replay_iterations", s.nhist);
+    study_set_metric(out, "newton-trace.replay_minus_run_abs",
                      s.replay_status == CCB_OK ? abs(s.nhist - s.run_iterations) : NAN);
-    study_set_metric(ctx, "newton-trace.kappa_max", ts.kappa_max);
-    study_set_metric(ctx, "newton-trace.curvature_split_error", ts.curv_check);
-    study_set_metric(ctx, "newton-trace.normal_law_share_at_cap", ts.law_share_cap);
-    study_set_metric(ctx, "newton-trace.kink_iterations_fraction",
+    study_set_metric(out, "newton-trace.kappa_max", ts.kappa_max);
+    study_set_metric(out, "newton-trace.curvature_split_error", ts.curv_check);
+    study_set_metric(out, "newton-trace.normal_law_share_at_cap", ts.law_share_cap);
+    study_set_metric(out, "newton-trace.kink_iterations_fraction",
                      s.nhist ? (double)ts.kink_iterations / s.nhist : NAN);
-    study_set_metric(ctx, "newton-trace.exact_over_run", ratio);
-    study_set_metric(ctx, "newton-trace.top.exact_over_run", top_ratio);
-    study_set_metric(ctx, "newton-trace.top.exact_over_run_log2_abs", fabs(log2(top_ratio)));
-    study_set_metric(ctx, "newton-trace.top.armijo_over_run", sum_armijo / sum_run);
-    study_set_metric(ctx, "newton-trace.distance_over_bound", fmax(worst_step, worst_ratio));
-    study_set_metric(ctx, "newton-trace.run_residual_difference", run_res_max);
-    study_set_metric(ctx, "newton-trace.similar_over_lagged",
+    study_set_metric(out, "newton-trace.exact_over_run", ratio);
+    study_set_metric(out, "newton-trace.top.exact_over_run", top_ratio);
+    study_set_metric(out, "newton-trace.top.exact_over_run_log2_abs", fabs(log2(top_ratio)));
+    study_set_metric(out, "newton-trace.top.armijo_over_run", sum_armijo / sum_run);
+    study_set_metric(out, "newton-trace.distance_over_bound", fmax(worst_step, worst_ratio));
+    study_set_metric(out, "newton-trace.run_residual_difference", run_res_max);
+    study_set_metric(out, "newton-trace.similar_over_lagged",
                      lagged > 0 ? (double)s.run_iterations / lagged : NAN);
     static const char* const k_files[3][2] = {
         {"trace.csv", "iteration,cost [J],cost_above_end [J],residual_over_tol,decrement [J],alpha,"
@@ -1010,7 +1010,7 @@ int clutter_newton_trace_run(study_ctx* ctx) {
     }
     if (rc == 0) {
         study_report(
-            ctx,
+            out,
             "### newton-trace — where Similar's Newton iterations go (CLU-7e … CLU-7h)\n\n"
             "Similar at the case's parameters, dt = %g s: the step that needs the most Newton "
             "iterations is step %ld (t = %.3f s, %d contacts listed), %d iterations (the run's "
@@ -1058,7 +1058,7 @@ int clutter_newton_trace_run(study_ctx* ctx) {
         snprintf(vars, sizeof vars,
                  "title='clutter: Similar, its costliest step (k = %g N/m, dt = %g s)'",
                  ctx->params[P_K], TRACE_DT);
-        study_plot(ctx, "clutter_newton_trace.gp", dir, "newton-trace", vars);
+        study_plot(out, "clutter_newton_trace.gp", dir, "newton-trace", vars);
     }
 out:
     for (int i = 0; i < 3; ++i) {

@@ -156,7 +156,7 @@ static double fixed_pile_pen(const run_config* cfg, const run_record* from, doub
 /* About 140 lines: one pass over the model x k grid reads four quantities per run and, per model,
  * two derived fits (CLU-5 spread and slope, the fixed pile), which share the grid's indexing;
  * split, each part would redo it. */
-static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig18_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     const int quick = ctx->tier == CASE_TIER_QUICK;
     run_config grid[NMODEL * NK];
     int ran[NMODEL * NK];
@@ -193,30 +193,30 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             const double cells[] = {k_k18[j],    pen[j], pen_tmean[j],
                                     its[j],      kap[j], ok ? (double)r->max_iters : -1.0,
                                     r->wall_time};
-            study_row(ctx, "fig18");
-            study_str(ctx, "fig18", name);
-            study_nums(ctx, "fig18", cells, sizeof cells / sizeof cells[0]);
-            study_str(ctx, "fig18", !ran[i * NK + j] ? "not run" : ok ? "ok" : "failed");
-            study_set_metricf(ctx, pen[j], "fig18.%s.penetration.k%g", name, k_k18[j]);
-            study_set_metricf(ctx, pen_tmean[j], "fig18.%s.penetration_time_mean.k%g", name,
+            study_row(out, "fig18");
+            study_str(out, "fig18", name);
+            study_nums(out, "fig18", cells, sizeof cells / sizeof cells[0]);
+            study_str(out, "fig18", !ran[i * NK + j] ? "not run" : ok ? "ok" : "failed");
+            study_set_metricf(out, pen[j], "fig18.%s.penetration.k%g", name, k_k18[j]);
+            study_set_metricf(out, pen_tmean[j], "fig18.%s.penetration_time_mean.k%g", name,
                               k_k18[j]);
-            study_set_metricf(ctx, its[j], "fig19.%s.iterations.k%g", name, k_k18[j]);
-            study_set_metricf(ctx, kap[j], "fig19.%s.kappa.k%g", name, k_k18[j]);
+            study_set_metricf(out, its[j], "fig19.%s.iterations.k%g", name, k_k18[j]);
+            study_set_metricf(out, kap[j], "fig19.%s.kappa.k%g", name, k_k18[j]);
             if (j == NK - 1) {
                 /* CLU-6: an explicit status either way, never a non-finite value */
                 const int fin = all_finite_record(r);
-                study_set_metricf(ctx,
+                study_set_metricf(out,
                                   !ran[i * NK + j]                    ? NAN
                                   : fin && (ok || strlen(r->msg) > 0) ? 1.0
                                                                       : 0.0,
                                   "clu6.%s.graceful", name);
-                study_row(ctx, "k1e13");
-                study_str(ctx, "k1e13", name);
-                study_str(ctx, "k1e13", ok ? "finished" : "failed");
-                study_num(ctx, "k1e13", (double)r->nsteps);
-                study_num(ctx, "k1e13", (double)r->nplanned);
-                study_str(ctx, "k1e13", fin ? "yes" : "NO");
-                study_str(ctx, "k1e13", ok ? "" : r->msg);
+                study_row(out, "k1e13");
+                study_str(out, "k1e13", name);
+                study_str(out, "k1e13", ok ? "finished" : "failed");
+                study_num(out, "k1e13", (double)r->nsteps);
+                study_num(out, "k1e13", (double)r->nplanned);
+                study_str(out, "k1e13", fin ? "yes" : "NO");
+                study_str(out, "k1e13", ok ? "" : r->msg);
             }
         }
         /* CLU-5: k x penetration over k in [1e5, 1e11] (Lagged, Similar); SAP's saturation */
@@ -231,13 +231,13 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             const double dev = fabs(kp[x] / med - 1.0);
             spread = isnan(dev) || isnan(spread) ? NAN : fmax(spread, dev);
         }
-        study_set_metricf(ctx, spread, "clu5.%s.kpen_spread", name);
+        study_set_metricf(out, spread, "clu5.%s.kpen_spread", name);
         /* derived: log-log slope of the penetration over the same range (-1: linear compliance) */
         double slope = NAN;
         if (ccb_an_order(nkp, &k_k18[1], &pen[1], &slope, NULL, NULL) != 0) {
             slope = NAN;
         }
-        study_set_metricf(ctx, slope, "clu5.%s.pen_slope", name);
+        study_set_metricf(out, slope, "clu5.%s.pen_slope", name);
         /* the fixed pile: the k = 1e7 run's final pile at every k of 1e5 ... 1e11 */
         if (fig18_fixed_model(i)) {
             double fp[FIG18_NKP], ft[FIG18_NKP], kfp[FIG18_NKP];
@@ -253,27 +253,27 @@ static int fig18_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                 kmin = fmin(kmin, kfp[x]);
                 kmax = fmax(kmax, kfp[x]);
             }
-            study_set_metricf(ctx, fs, "clu5.%s.pen_slope.fixed_pile", name);
-            study_set_metricf(ctx, kmax / kmin, "clu5.%s.kpen_max_over_min.fixed_pile", name);
-            study_row(ctx, "fixed");
-            study_str(ctx, "fixed", name);
-            study_num(ctx, "fixed", fs);
+            study_set_metricf(out, fs, "clu5.%s.pen_slope.fixed_pile", name);
+            study_set_metricf(out, kmax / kmin, "clu5.%s.kpen_max_over_min.fixed_pile", name);
+            study_row(out, "fixed");
+            study_str(out, "fixed", name);
+            study_num(out, "fixed", fs);
             for (int x = 0; x < FIG18_NKP; ++x) {
-                study_num(ctx, "fixed", kfp[x]);
+                study_num(out, "fixed", kfp[x]);
             }
-            study_num(ctx, "fixed", kmax / kmin);
-            study_num(ctx, "fixed", ft[0]);
-            study_num(ctx, "fixed", ft[FIG18_NKP - 1]);
+            study_num(out, "fixed", kmax / kmin);
+            study_num(out, "fixed", ft[0]);
+            study_num(out, "fixed", ft[FIG18_NKP - 1]);
         }
-        study_set_metricf(ctx, pen[8] / pen[3], "clu5.%s.pen_1e12_over_1e7", name);
-        study_set_metricf(ctx, its[3] / its[1], "clu7.%s.iterations_1e7_over_1e5", name);
+        study_set_metricf(out, pen[8] / pen[3], "clu5.%s.pen_1e12_over_1e7", name);
+        study_set_metricf(out, its[3] / its[1], "clu7.%s.iterations_1e7_over_1e5", name);
         const double cells[] = {pen[0], pen[1], pen[3],          pen[5],         pen[8],
                                 spread, slope,  pen[8] / pen[3], its[3] / its[1]};
-        study_row(ctx, "models");
-        study_str(ctx, "models", name);
-        study_nums(ctx, "models", cells, sizeof cells / sizeof cells[0]);
+        study_row(out, "models");
+        study_str(out, "models", name);
+        study_nums(out, "models", cells, sizeof cells / sizeof cells[0]);
     }
-    study_text(ctx, "quick",
+    study_text(out, "quick",
                quick
                    ? " **Quick tier** (`ccb gate`, `make test`): one column of 10 objects (side = "
                      "1) for k in [1e5, 1e11] (SAP also 1e12; nan: not run); k = 1e13 on the "

@@ -421,7 +421,7 @@ static int fig5_runs(study_ctx* ctx, study_batch* b) {
 
 /* About 150 lines: the references on the simulations' own faces (ODE jobs), the COIN-1/2/3/6
  * metrics of every run against them, the tables. */
-static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig5_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     double Pf[CASE_MAX_PARAMS], Pp[CASE_MAX_PARAMS];
     char polar[16], polar_t[16];
     fig5_meshes(ctx, Pf, Pp, polar, polar_t);
@@ -450,19 +450,19 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     const double fp_fan = point_set_fixed_point(ctx->params, &psf),
                  fp_pol = point_set_fixed_point(ctx->params, &psp),
                  fp_uni = ccb_ref_coin_uniform_fixed_point(0.5);
-    study_set_metric(ctx, "fig5.fan152.fixed_point", fp_fan);
-    study_set_metricf(ctx, fp_pol, "fig5.%s.fixed_point", polar);
-    study_set_metric(ctx, "fig5.uniform.fixed_point", fp_uni);
-    study_set_metric(ctx, "fig5.fan152.faces", psf.n);
-    study_set_metricf(ctx, psp.n, "fig5.%s.faces", polar);
-    study_set_metric(ctx, "fig5.reference_failed", ode->failed);
+    study_set_metric(out, "fig5.fan152.fixed_point", fp_fan);
+    study_set_metricf(out, fp_pol, "fig5.%s.fixed_point", polar);
+    study_set_metric(out, "fig5.uniform.fixed_point", fp_uni);
+    study_set_metric(out, "fig5.fan152.faces", psf.n);
+    study_set_metricf(out, psp.n, "fig5.%s.faces", polar);
+    study_set_metric(out, "fig5.reference_failed", ode->failed);
     double lat_ode[2] = {0, 0};
     for (int e = 0; e < FIG5_NE; ++e) {
         lat_ode[0] = fmax(lat_ode[0], ode->lat[0][e]);
         lat_ode[1] = fmax(lat_ode[1], ode->lat[1][e]);
     }
-    study_set_metric(ctx, "coin6.fan152.ode_lateral_over_S_max", lat_ode[0]);
-    study_set_metricf(ctx, lat_ode[1], "coin6.%s.ode_lateral_over_S_max", polar);
+    study_set_metric(out, "coin6.fan152.ode_lateral_over_S_max", lat_ode[0]);
+    study_set_metricf(out, lat_ode[1], "coin6.%s.ode_lateral_over_S_max", polar);
     /* gates */
     double c1 = 0, c1t = 0, c1b = 0, c2 = 0, c3 = 0, c3t = 0, lat = 0, fn = 0;
     int failures = 0;
@@ -509,46 +509,46 @@ static int fig5_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         fn = fmax(fn, f.fn_dev);
         const double cells[] = {e0,    f.eps_at[0], at[0],    f.eps_at[1], at[1],       f.eps_at[2],
                                 at[2], f.eps_end,   f.t_stop, f.lat_max,   f.faces_mean};
-        study_row(ctx, "fig5");
-        study_str(ctx, "fig5", pol ? polar : "fan152");
-        study_str(ctx, "fig5", tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"));
-        study_row(ctx, "runs");
-        study_str(ctx, "runs", pol ? polar_t : "fan152");
-        study_str(ctx, "runs", tamsi ? "TAMSI" : (vs5 ? "Lagged, v_s = 1e-5" : "Lagged"));
+        study_row(out, "fig5");
+        study_str(out, "fig5", pol ? polar : "fan152");
+        study_str(out, "fig5", tamsi ? "tamsi" : (vs5 ? "lagged-vs1e-5" : "lagged"));
+        study_row(out, "runs");
+        study_str(out, "runs", pol ? polar_t : "fan152");
+        study_str(out, "runs", tamsi ? "TAMSI" : (vs5 ? "Lagged, v_s = 1e-5" : "Lagged"));
         for (size_t c = 0; c < sizeof cells / sizeof cells[0]; ++c) {
-            study_num(ctx, "fig5", cells[c]);
+            study_num(out, "fig5", cells[c]);
             if (c + 1 < sizeof cells / sizeof cells[0]) { /* the report leaves out the faces */
-                study_num(ctx, "runs", cells[c]);
+                study_num(out, "runs", cells[c]);
             }
         }
     }
-    study_set_metric(ctx, "coin1.fan152.lagged.eps_1e-3_relerr_max", failures ? INFINITY : c1);
-    study_set_metric(ctx, "coin1.fan152.tamsi.eps_1e-3_relerr_max", failures ? INFINITY : c1t);
-    study_set_metric(ctx, "coin1.fan152.lagged_vs1e-5.eps_1e-3_relerr_max",
+    study_set_metric(out, "coin1.fan152.lagged.eps_1e-3_relerr_max", failures ? INFINITY : c1);
+    study_set_metric(out, "coin1.fan152.tamsi.eps_1e-3_relerr_max", failures ? INFINITY : c1t);
+    study_set_metric(out, "coin1.fan152.lagged_vs1e-5.eps_1e-3_relerr_max",
                      failures ? INFINITY : c1b);
-    study_set_metricf(ctx, failures ? INFINITY : c2, "coin2.%s.lagged.eps_1e-3_relerr_max", polar);
-    study_set_metric(ctx, "coin3.fan152.lagged.eps_vs_ode_relerr_max", failures ? INFINITY : c3);
-    study_set_metric(ctx, "coin3.fan152.tamsi.eps_vs_ode_relerr_max", failures ? INFINITY : c3t);
-    study_set_metric(ctx, "coin6.lateral_over_S_max", failures ? INFINITY : lat);
-    study_set_metric(ctx, "coin6.lateral_sim_over_ode",
+    study_set_metricf(out, failures ? INFINITY : c2, "coin2.%s.lagged.eps_1e-3_relerr_max", polar);
+    study_set_metric(out, "coin3.fan152.lagged.eps_vs_ode_relerr_max", failures ? INFINITY : c3);
+    study_set_metric(out, "coin3.fan152.tamsi.eps_vs_ode_relerr_max", failures ? INFINITY : c3t);
+    study_set_metric(out, "coin6.lateral_over_S_max", failures ? INFINITY : lat);
+    study_set_metric(out, "coin6.lateral_sim_over_ode",
                      failures ? INFINITY : lat / fmax(lat_ode[0], lat_ode[1]));
-    study_set_metric(ctx, "coin.fn_over_mg_deviation_max", failures ? INFINITY : fn);
+    study_set_metric(out, "coin.fn_over_mg_deviation_max", failures ? INFINITY : fn);
     /* the ODE curves of the figure */
     const char* const sets[3] = {"fan152", polar, "uniform"};
     for (int set = 0; set < 3; ++set) {
         for (int e = 0; e < FIG5_NE; ++e) {
             for (int k = 0; k < CURVE_N; ++k) {
-                study_row(ctx, "curves");
-                study_str(ctx, "curves", sets[set]);
-                study_num(ctx, "curves", k_eps0[e]);
-                study_num(ctx, "curves", pow(10, -0.1 * k));
-                study_num(ctx, "curves", ode->curve[set][e][k]);
+                study_row(out, "curves");
+                study_str(out, "curves", sets[set]);
+                study_num(out, "curves", k_eps0[e]);
+                study_num(out, "curves", pow(10, -0.1 * k));
+                study_num(out, "curves", ode->curve[set][e][k]);
             }
         }
     }
-    study_text(ctx, "polar", polar_t);
-    study_value(ctx, "polar.fixed_point", fp_pol);
-    study_value(ctx, "polar.faces", psp.n);
+    study_text(out, "polar", polar_t);
+    study_value(out, "polar.fixed_point", fp_pol);
+    study_value(out, "polar.faces", psp.n);
     free(ode);
     point_set_free(&psf);
     point_set_free(&psp);
@@ -616,7 +616,7 @@ static int continuous_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static int continuous_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int continuous_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     const run_record* r = &fd->b->rec[0];
     const double* P = r->cfg.params;
@@ -636,27 +636,27 @@ static int continuous_finish(study_ctx* ctx, const fig_data* fd, const char* dir
     for (int j = 0; j < 2; ++j) {
         d = fmax(d, isnan(f.eps_at[j]) ? INFINITY : fabs(f.eps_at[j] - at[j]) / at[j]);
     }
-    study_set_metric(ctx, "coin7.continuous.eps_vs_ode_relerr_max", d);
+    study_set_metric(out, "coin7.continuous.eps_vs_ode_relerr_max", d);
     for (int j = 0; j < NLEV; ++j) {
-        study_set_metricf(ctx, f.eps_at[j], "continuous.eps_at_%g", coin_levels[j]);
+        study_set_metricf(out, f.eps_at[j], "continuous.eps_at_%g", coin_levels[j]);
     }
     static const char* const level[3] = {"1e-1", "1e-2", "1e-3"};
     for (int j = 0; j < 3; ++j) {
-        study_row(ctx, "levels");
-        study_str(ctx, "levels", level[j]);
-        study_num(ctx, "levels", f.eps_at[j]);
-        study_num(ctx, "levels", at[j]);
-        study_num(ctx, "levels", 100 * (f.eps_at[j] / 0.6530 - 1));
+        study_row(out, "levels");
+        study_str(out, "levels", level[j]);
+        study_num(out, "levels", f.eps_at[j]);
+        study_num(out, "levels", at[j]);
+        study_num(out, "levels", 100 * (f.eps_at[j] / 0.6530 - 1));
     }
-    study_text(ctx, "friction", ccb_friction_name(CCB_FRICTION_STRIBECK5));
-    study_text(ctx, "tier",
+    study_text(out, "friction", ccb_friction_name(CCB_FRICTION_STRIBECK5));
+    study_text(out, "tier",
                ctx->tier == CASE_TIER_QUICK ? " (quick tier; the full tier 1e-10)" : "");
-    study_text(ctx, "status", r->status == CCB_OK ? "ok" : r->msg);
-    study_value(ctx, "vs", P[P_VS]);
-    study_value(ctx, "tol", tol);
-    study_value(ctx, "eps0", P[P_EPS0]);
-    study_value(ctx, "n_f", (double)r->work.n_f);
-    study_value(ctx, "wall", r->wall_time);
+    study_text(out, "status", r->status == CCB_OK ? "ok" : r->msg);
+    study_value(out, "vs", P[P_VS]);
+    study_value(out, "tol", tol);
+    study_value(out, "eps0", P[P_EPS0]);
+    study_value(out, "n_f", (double)r->work.n_f);
+    study_value(out, "wall", r->wall_time);
     point_set_free(&ps);
     return 0;
 }

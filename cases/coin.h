@@ -6,8 +6,9 @@
 #define CCB_CASE_COIN_H
 
 #include "analysis.h"
+#include "case_model.h"
 #include "reference.h"
-#include "study.h"
+#include "runs.h"
 
 enum {
     P_MASS,
@@ -60,6 +61,6 @@ extern const int coin_vcols[2], coin_wcols[1];
 extern const fig_study coin_conv_dt, coin_conv_grid, coin_faces;
 
 /* Study pair (coin_pair.c): hydroelastic contact of two compliant bodies against closed forms. */
-int coin_pair_run(study_ctx* ctx);
+int coin_pair_run(study_ctx* ctx, study_out* out);
 
 #endif

@@ -192,7 +192,7 @@ out:
     return rc;
 }
 
-int coin_pair_run(study_ctx* ctx) {
+int coin_pair_run(study_ctx* ctx, study_out* out) {
     if (ctx->emit) { /* no runs to hand out: the study is in-process (as push's ilqr) */
         return 0;
     }
@@ -200,14 +200,14 @@ int coin_pair_run(study_ctx* ctx) {
     strbuf qcsv = {0}, qmd = {0}, rcsv = {0}, rmd = {0};
     double ferr, zerr;
     int rc = 0, failed = 0;
-    if (study_dir(ctx, "pair", dir, sizeof dir) != 0 ||
+    if (study_dir(out, "pair", dir, sizeof dir) != 0 ||
         pair_query(&qcsv, &qmd, &ferr, &zerr, msg, sizeof msg) != 0) {
         fprintf(stderr, "coin pair: %s\n", msg[0] ? msg : "no output directory");
         rc = 2;
         goto out;
     }
-    study_set_metric(ctx, "pair.force_rel_err_max", ferr);
-    study_set_metric(ctx, "pair.plane_err_max", zerr);
+    study_set_metric(out, "pair.force_rel_err_max", ferr);
+    study_set_metric(out, "pair.plane_err_max", zerr);
     const double gA = PAIR_EA / PAIR_HA, gB = PAIR_EB / PAIR_HB,
                  area = 4 * PAIR_A_HALF * PAIR_A_HALF;
     const double W = PAIR_MASS * 9.81, g = gA * gB / (gA + gB);
@@ -226,7 +226,7 @@ int coin_pair_run(study_ctx* ctx) {
         }
         failed |= r;
         const double e = fabs(a - series) / series;
-        study_set_metricf(ctx, e, "pair.rest.%s.approach_rel_err", ap[i]->name);
+        study_set_metricf(out, e, "pair.rest.%s.approach_rel_err", ap[i]->name);
         strbuf_printf(&rcsv, "%s,%.12e,%.12e,%.3e\n", ap[i]->name, a, series, e);
         strbuf_printf(&rmd, "| %s | %.6g | %.6g | %.2e |\n", ap[i]->name, 1e3 * a, 1e3 * series, e);
     }
@@ -243,7 +243,7 @@ int coin_pair_run(study_ctx* ctx) {
     }
     if (rc == 0) {
         study_report(
-            ctx,
+            out,
             "### pair — two compliant bodies in contact: the equal-pressure plane (PFC eq. 23)\n\n"
             "Two compliant slabs, E_A = %g Pa over H_A = %g m and E_B = %g Pa over H_B = %g m "
             "(gradients g_A = %g, g_B = %g Pa/m), their zero-pressure faces overlapping by 1 mm "

@@ -10,7 +10,7 @@
 
 /* Errors e_v, e_omega of the n runs rec[0..n-1] of one solver against its reference rec[n]
  * (metrics <study>.<solver>.e_v.<tag><key[i]>) and the least-squares orders over x. */
-static void sweep_errors(study_ctx* ctx, const run_record* rec, int n, const double* x,
+static void sweep_errors(study_out* out, const run_record* rec, int n, const double* x,
                          const double* key, const char* study, const char* solver, const char* tag,
                          double* ev, double* ew, double* ov, double* ow) {
     const run_record* ref = &rec[n];
@@ -18,8 +18,8 @@ static void sweep_errors(study_ctx* ctx, const run_record* rec, int n, const dou
         const int ok = rec[i].status == CCB_OK && ref->status == CCB_OK;
         ev[i] = ok ? coin_rel_error(&rec[i], ref, coin_vcols, 2) : NAN;
         ew[i] = ok ? coin_rel_error(&rec[i], ref, coin_wcols, 1) : NAN;
-        study_set_metricf(ctx, ev[i], "%s.%s.e_v.%s%g", study, solver, tag, key[i]);
-        study_set_metricf(ctx, ew[i], "%s.%s.e_omega.%s%g", study, solver, tag, key[i]);
+        study_set_metricf(out, ev[i], "%s.%s.e_v.%s%g", study, solver, tag, key[i]);
+        study_set_metricf(out, ew[i], "%s.%s.e_omega.%s%g", study, solver, tag, key[i]);
     }
     *ov = *ow = NAN;
     ccb_an_order(n, x, ev, ov, NULL, NULL);
@@ -42,21 +42,21 @@ static double mean_kappa(const run_record* r) {
 /* The rows of <study>/errors.csv of a sweep: per solver and x, e_v, e_omega and the work and
  * conditioning of the run (wall time, mean Newton iterations, mean kappa_2(H)). rec holds nx runs
  * and the reference per solver. */
-static void sweep_rows(study_ctx* ctx, const char* xname, const char* const* solvers, int ns,
+static void sweep_rows(study_out* out, const char* xname, const char* const* solvers, int ns,
                        const double* x, int nx, double ev[][8], double ew[][8],
                        const run_record* rec) {
     char header[160];
     snprintf(header, sizeof header, "solver,%s,e_v,e_omega,wall [s],mean_iterations,kappa_mean",
              xname);
-    study_table_header(ctx, "errors", header);
+    study_table_header(out, "errors", header);
     for (int s = 0; s < ns; ++s) {
         for (int i = 0; i < nx; ++i) {
             const run_record* r = &rec[s * (nx + 1) + i];
             const double cells[] = {
                 x[i], ev[s][i], ew[s][i], r->wall_time, run_mean_iterations(r), mean_kappa(r)};
-            study_row(ctx, "errors");
-            study_str(ctx, "errors", solvers[s]);
-            study_nums(ctx, "errors", cells, sizeof cells / sizeof cells[0]);
+            study_row(out, "errors");
+            study_str(out, "errors", solvers[s]);
+            study_nums(out, "errors", cells, sizeof cells / sizeof cells[0]);
         }
     }
 }
@@ -94,7 +94,7 @@ static int conv_dt_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static int conv_dt_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int conv_dt_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     static const char* const solvers[2] = {"lagged", "tamsi"};
     const double dts[NDT] = {1e-3, 5e-4, 2.5e-4, 1.25e-4}, dt_ref = 1.25e-5;
@@ -102,35 +102,35 @@ static int conv_dt_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     double ev[2][8], ew[2][8];
     for (int s = 0; s < 2; ++s) {
         double ov, ow;
-        sweep_errors(ctx, &b->rec[s * (NDT + 1)], NDT, dts, dts, "convergence-dt", solvers[s], "dt",
+        sweep_errors(out, &b->rec[s * (NDT + 1)], NDT, dts, dts, "convergence-dt", solvers[s], "dt",
                      ev[s], ew[s], &ov, &ow);
-        study_set_metricf(ctx, ov, "coin4.%s.order_v", solvers[s]);
-        study_set_metricf(ctx, ow, "coin4.%s.order_omega", solvers[s]);
+        study_set_metricf(out, ov, "coin4.%s.order_v", solvers[s]);
+        study_set_metricf(out, ow, "coin4.%s.order_omega", solvers[s]);
         const double cells[] = {ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov, ew[s][0], ew[s][3], ow};
-        study_row(ctx, "orders");
-        study_str(ctx, "orders", solvers[s]);
-        study_nums(ctx, "orders", cells, sizeof cells / sizeof cells[0]);
+        study_row(out, "orders");
+        study_str(out, "orders", solvers[s]);
+        study_nums(out, "orders", cells, sizeof cells / sizeof cells[0]);
         for (int i = 0; i < NDT; ++i) {
             const run_record* r = &b->rec[s * (NDT + 1) + i];
             const double kap = mean_kappa(r);
-            study_row(ctx, "work");
-            study_str(ctx, "work", solvers[s]);
-            study_num(ctx, "work", dts[i]);
-            study_num(ctx, "work", ev[s][i]);
-            study_num(ctx, "work", r->wall_time);
-            study_num(ctx, "work", run_mean_iterations(r));
+            study_row(out, "work");
+            study_str(out, "work", solvers[s]);
+            study_num(out, "work", dts[i]);
+            study_num(out, "work", ev[s][i]);
+            study_num(out, "work", r->wall_time);
+            study_num(out, "work", run_mean_iterations(r));
             if (isnan(kap)) {
-                study_str(ctx, "work", "-"); /* TAMSI has no convex Hessian */
+                study_str(out, "work", "-"); /* TAMSI has no convex Hessian */
             } else {
-                study_num(ctx, "work", kap);
-                study_set_metricf(ctx, kap, "convergence-dt.%s.kappa_mean.dt%g", solvers[s],
+                study_num(out, "work", kap);
+                study_set_metricf(out, kap, "convergence-dt.%s.kappa_mean.dt%g", solvers[s],
                                   dts[i]);
             }
         }
     }
-    sweep_rows(ctx, "dt [s]", solvers, 2, dts, NDT, ev, ew, b->rec);
-    study_value(ctx, "eps0", ctx->params[P_EPS0]);
-    study_value(ctx, "dt_ref", dt_ref);
+    sweep_rows(out, "dt [s]", solvers, 2, dts, NDT, ev, ew, b->rec);
+    study_value(out, "eps0", ctx->params[P_EPS0]);
+    study_value(out, "dt_ref", dt_ref);
     return 0;
 }
 
@@ -182,7 +182,7 @@ static int conv_grid_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static int conv_grid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int conv_grid_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     static const char* const solvers[2] = {"lagged", "tamsi"};
     const int quick = ctx->tier == CASE_TIER_QUICK;
     const int NGRID = quick ? NGRID_MAX - 1 : NGRID_MAX;
@@ -206,22 +206,22 @@ static int conv_grid_finish(study_ctx* ctx, const fig_data* fd, const char* dir)
     }
     for (int s = 0; s < 2; ++s) {
         double ov, ow;
-        sweep_errors(ctx, &b->rec[s * (NGRID + 1)], NGRID, h, rkey, "convergence-grid", solvers[s],
+        sweep_errors(out, &b->rec[s * (NGRID + 1)], NGRID, h, rkey, "convergence-grid", solvers[s],
                      "rings", ev[s], ew[s], &ov, &ow);
-        study_set_metricf(ctx, ov, "coin5.%s.order_v", solvers[s]);
-        study_set_metricf(ctx, ow, "coin5.%s.order_omega", solvers[s]);
+        study_set_metricf(out, ov, "coin5.%s.order_v", solvers[s]);
+        study_set_metricf(out, ow, "coin5.%s.order_omega", solvers[s]);
         const double cells[] = {ev[s][0], ev[s][1], ev[s][2], ev[s][3], ov,
                                 ew[s][0], ew[s][1], ew[s][2], ew[s][3], ow};
-        study_row(ctx, "orders");
-        study_str(ctx, "orders", solvers[s]);
-        study_nums(ctx, "orders", cells, sizeof cells / sizeof cells[0]);
+        study_row(out, "orders");
+        study_str(out, "orders", solvers[s]);
+        study_nums(out, "orders", cells, sizeof cells / sizeof cells[0]);
     }
-    sweep_rows(ctx, "h [m]", solvers, 2, h, NGRID, ev, ew, b->rec);
-    study_text(ctx, "last", quick ? " (quick tier)" : ", 32");
-    study_value(ctx, "eps0", ctx->params[P_EPS0]);
-    study_value(ctx, "dt", dt);
-    study_value(ctx, "T", T);
-    study_value(ctx, "ring_ref", ring_ref);
+    sweep_rows(out, "h [m]", solvers, 2, h, NGRID, ev, ew, b->rec);
+    study_text(out, "last", quick ? " (quick tier)" : ", 32");
+    study_value(out, "eps0", ctx->params[P_EPS0]);
+    study_value(out, "dt", dt);
+    study_value(out, "T", T);
+    study_value(out, "ring_ref", ring_ref);
     return 0;
 }
 
@@ -261,7 +261,7 @@ static int faces_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static int faces_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int faces_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     static const int layout[NFM] = {0, 0, 0, 1, 1, 1};
     static const int res[NFM] = {38, 152, 608, 4, 8, 16};
     const double dt = ctx->cs->dt_default, T = 0.05;
@@ -294,19 +294,19 @@ static int faces_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double md[] = {fp.faces_mean, ft.faces_mean, ft.faces_mean / fp.faces_mean,
                              1e6 * wp,      1e6 * wt,      1e6 * sp,
                              1e6 * st,      st / sp};
-        study_row(ctx, "faces");
-        study_str(ctx, "faces", mesh);
-        study_nums(ctx, "faces", tab, sizeof tab / sizeof tab[0]);
-        study_row(ctx, "steps");
-        study_str(ctx, "steps", mesh);
-        study_nums(ctx, "steps", md, sizeof md / sizeof md[0]);
-        study_set_metricf(ctx, ft.faces_mean / fp.faces_mean, "faces.%s.triangles_over_polygons",
+        study_row(out, "faces");
+        study_str(out, "faces", mesh);
+        study_nums(out, "faces", tab, sizeof tab / sizeof tab[0]);
+        study_row(out, "steps");
+        study_str(out, "steps", mesh);
+        study_nums(out, "steps", md, sizeof md / sizeof md[0]);
+        study_set_metricf(out, ft.faces_mean / fp.faces_mean, "faces.%s.triangles_over_polygons",
                           mesh);
-        study_set_metricf(ctx, st / sp, "faces.%s.solve_time_ratio", mesh);
+        study_set_metricf(out, st / sp, "faces.%s.solve_time_ratio", mesh);
     }
-    study_value(ctx, "eps0", ctx->params[P_EPS0]);
-    study_value(ctx, "dt", dt);
-    study_value(ctx, "T", T);
+    study_value(out, "eps0", ctx->params[P_EPS0]);
+    study_value(out, "dt", dt);
+    study_value(out, "T", T);
     return 0;
 }
 

@@ -16,8 +16,9 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "case_model.h"
 #include "reference.h"
-#include "study.h"
+#include "runs.h"
 
 enum {
     P_MASS,
@@ -330,26 +331,26 @@ static void fig3_analyse(const double* P, const run_record* r, fig3_facts* f) {
 }
 
 /* fig3, per run: its row and the CONV metrics of its model */
-static void fig3_row(study_ctx* ctx, const run_record* r, double* v) {
+static void fig3_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
     fig3_facts f;
     fig3_analyse(ctx->params, r, &f);
     const char* name = r->cfg.approx->name;
     /* the physics metrics (formulation-convex §14) of the three models: CONV-6 */
     for (int k = 0; k < 5; ++k) {
-        study_set_metricf(ctx, r->phys_max[k], "fig3.%s.physics.%s", name, run_phys_name[k]);
+        study_set_metricf(out, r->phys_max[k], "fig3.%s.physics.%s", name, run_phys_name[k]);
     }
-    study_set_metricf(ctx, f.fn_dev, "fig3.%s.fn_dev_rel_max", name);
-    study_set_metricf(ctx, f.z_dev, "fig3.%s.z_dev_max", name);
-    study_set_metricf(ctx, f.fn_max, "fig3.%s.fn_max_rel", name);
-    study_set_metricf(ctx, f.onset, "fig3.%s.onset_t", name);
-    study_set_metricf(ctx, f.restick, "fig3.%s.restick_t", name);
-    study_set_metricf(ctx, f.onset_err, "fig3.%s.onset_err", name);
-    study_set_metricf(ctx, f.restick_err, "fig3.%s.restick_err", name);
-    study_set_metricf(ctx, f.nspike > 0 ? f.spike_min : NAN, "fig3.%s.spike_min_rel", name);
-    study_set_metricf(ctx, f.nspike > 0 && isfinite(f.excess_min) ? f.excess_min : NAN,
+    study_set_metricf(out, f.fn_dev, "fig3.%s.fn_dev_rel_max", name);
+    study_set_metricf(out, f.z_dev, "fig3.%s.z_dev_max", name);
+    study_set_metricf(out, f.fn_max, "fig3.%s.fn_max_rel", name);
+    study_set_metricf(out, f.onset, "fig3.%s.onset_t", name);
+    study_set_metricf(out, f.restick, "fig3.%s.restick_t", name);
+    study_set_metricf(out, f.onset_err, "fig3.%s.onset_err", name);
+    study_set_metricf(out, f.restick_err, "fig3.%s.restick_err", name);
+    study_set_metricf(out, f.nspike > 0 ? f.spike_min : NAN, "fig3.%s.spike_min_rel", name);
+    study_set_metricf(out, f.nspike > 0 && isfinite(f.excess_min) ? f.excess_min : NAN,
                       "fig3.%s.spike_excess_over_kinematic_min", name);
-    study_set_metricf(ctx, f.glide_dev, "fig3.%s.glide_dev_rel", name);
-    study_set_metricf(ctx, r->status == CCB_OK ? 0 : 1, "fig3.%s.failures", name);
+    study_set_metricf(out, f.glide_dev, "fig3.%s.glide_dev_rel", name);
+    study_set_metricf(out, r->status == CCB_OK ? 0 : 1, "fig3.%s.failures", name);
     const double row[8] = {
         f.fn_dev,   f.fn_max, f.z_dev, f.onset, f.restick, f.nspike, f.nspike ? f.spike_min : NAN,
         f.glide_dev};
@@ -357,7 +358,7 @@ static void fig3_row(study_ctx* ctx, const run_record* r, double* v) {
 }
 
 /* fig3, together: the event times of every run beside the Coulomb ones (events.csv) */
-static int fig3_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig3_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     const study_batch* b = fd->b;
     (void)dir;
     fig3_facts f;
@@ -370,18 +371,18 @@ static int fig3_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             const double tref = !f.have_ref || idx >= f.ev.n ? NAN
                                 : f.tr[j].to_slip            ? f.ev.slip_start[idx]
                                                              : f.ev.slip_end[idx];
-            study_row(ctx, "events");
-            study_str(ctx, "events", b->cfg[i].approx->name);
-            study_str(ctx, "events", f.tr[j].to_slip ? "stick->slip" : "slip->stick");
-            study_num(ctx, "events", idx + 1);
-            study_num(ctx, "events", t);
-            study_num(ctx, "events", tref);
+            study_row(out, "events");
+            study_str(out, "events", b->cfg[i].approx->name);
+            study_str(out, "events", f.tr[j].to_slip ? "stick->slip" : "slip->stick");
+            study_num(out, "events", idx + 1);
+            study_num(out, "events", t);
+            study_num(out, "events", tref);
         }
     }
     if (f.have_ref) {
-        study_value(ctx, "ref.slip", f.ev.slip_start[0]);
-        study_value(ctx, "ref.restick", f.ev.slip_end[0]);
-        study_value(ctx, "ref.slip_speed", f.ev.slip_speed_max[0]);
+        study_value(out, "ref.slip", f.ev.slip_start[0]);
+        study_value(out, "ref.restick", f.ev.slip_end[0]);
+        study_value(out, "ref.slip_speed", f.ev.slip_speed_max[0]);
     }
     return 0;
 }
@@ -429,7 +430,8 @@ static const fig_sweep k_fig4_sweeps[] = {
 
 /* fig4, together: Similar above Lagged at every step of the paper's sweep (ICF Fig. 4), SAP's
  * ratio e(2e-3)/e(1e-2) of CONV-4, the orders and tail ratios of both sweeps (orders.csv) */
-static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig4_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)ctx;
     const fig_sweep_result *paper = &fd->sw[0], *ext = &fd->sw[1];
     const int sap = fig_variant_index(paper, "sap"), sim = fig_variant_index(paper, "similar"),
               lag = fig_variant_index(paper, "lagged");
@@ -437,19 +439,19 @@ static int fig4_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     for (int j = 0; j < paper->decl->ndt; ++j) {
         ratio_min = fmin(ratio_min, paper->e[sim][j] / paper->e[lag][j]);
     }
-    study_set_metric(ctx, "convergence.paper.similar_over_lagged_min", ratio_min);
-    study_set_metric(ctx, "convergence.paper.sap.ratio_2e-3_over_1e-2",
+    study_set_metric(out, "convergence.paper.similar_over_lagged_min", ratio_min);
+    study_set_metric(out, "convergence.paper.sap.ratio_2e-3_over_1e-2",
                      paper->e[sap][2] / paper->e[sap][1]);
     (void)dir;
     for (int i = 0; i < paper->nvariants; ++i) {
         const fig_sweep_result* sw[2] = {paper, ext};
         for (int k = 0; k < 2; ++k) {
             const int nd = sw[k]->decl->ndt;
-            study_row(ctx, "orders");
-            study_str(ctx, "orders", sw[k]->variant[i]);
-            study_str(ctx, "orders", sw[k]->decl->tag);
-            study_num(ctx, "orders", sw[k]->order[i]);
-            study_num(ctx, "orders", sw[k]->e[i][nd - 1] / sw[k]->e[i][nd - 2]);
+            study_row(out, "orders");
+            study_str(out, "orders", sw[k]->variant[i]);
+            study_str(out, "orders", sw[k]->decl->tag);
+            study_num(out, "orders", sw[k]->order[i]);
+            study_num(out, "orders", sw[k]->e[i][nd - 1] / sw[k]->e[i][nd - 2]);
         }
     }
     return 0;
@@ -533,7 +535,7 @@ static peers_facts peers_analyse(const double* P, const run_record* r) {
     return f;
 }
 
-static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
+static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
     const double* P = ctx->params;
     const peers_facts f = peers_analyse(P, r);
     fig3_facts e;
@@ -543,43 +545,43 @@ static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
     const double row[10] = {e.onset,   e.onset_err, e.restick,      e.restick_err, (double)f.nslip,
                             f.vn_slip, f.vn_stick,  f.phi_slip_max, f.pen_stick,   (double)f.nfree};
     memcpy(v, row, sizeof row);
-    study_set_metricf(ctx, e.onset_err, "peers.%s.onset_err", name);
-    study_set_metricf(ctx, e.restick_err, "peers.%s.restick_err", name);
-    study_set_metricf(ctx, f.vn_slip, "peers.%s.vn_slip_max", name);
-    study_set_metricf(ctx, f.vn_stick, "peers.%s.vn_stick_max", name);
-    study_set_metricf(ctx, f.phi_slip_max, "peers.%s.phi_slip_max", name);
-    study_set_metricf(ctx, f.pen_stick, "peers.%s.penetration_stick_mean", name);
-    study_set_metricf(ctx, (double)f.nfree, "peers.%s.steps_without_normal_force", name);
+    study_set_metricf(out, e.onset_err, "peers.%s.onset_err", name);
+    study_set_metricf(out, e.restick_err, "peers.%s.restick_err", name);
+    study_set_metricf(out, f.vn_slip, "peers.%s.vn_slip_max", name);
+    study_set_metricf(out, f.vn_stick, "peers.%s.vn_stick_max", name);
+    study_set_metricf(out, f.phi_slip_max, "peers.%s.phi_slip_max", name);
+    study_set_metricf(out, f.pen_stick, "peers.%s.penetration_stick_mean", name);
+    study_set_metricf(out, (double)f.nfree, "peers.%s.steps_without_normal_force", name);
 }
 
-static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
-    study_value(ctx, "sink", P[P_MASS] * P[P_G] / (P[P_CONTACTS] * P[P_K]));
-    study_value(ctx, "slip_factor", SLIP_FACTOR);
+    study_value(out, "sink", P[P_MASS] * P[P_G] / (P[P_CONTACTS] * P[P_K]));
+    study_value(out, "slip_factor", SLIP_FACTOR);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
         variant_name(&r->cfg, name, sizeof name);
-        study_row(ctx, "runs");
-        study_str(ctx, "runs", name);
+        study_row(out, "runs");
+        study_str(out, "runs", name);
         if (r->status != CCB_OK) {
-            study_str(ctx, "runs", "failed");
+            study_str(out, "runs", "failed");
             continue;
         }
         const peers_facts f = peers_analyse(P, r);
-        study_str(ctx, "runs", "ok");
-        study_num(ctx, "runs", f.vn_slip);
-        study_num(ctx, "runs", f.phi_slip_max);
+        study_str(out, "runs", "ok");
+        study_num(out, "runs", f.vn_slip);
+        study_num(out, "runs", f.phi_slip_max);
         if (f.nstick > 0) {
-            study_num(ctx, "runs", f.vn_stick);
-            study_num(ctx, "runs", f.pen_stick);
+            study_num(out, "runs", f.vn_stick);
+            study_num(out, "runs", f.pen_stick);
         } else { /* it never sticks (|v_t| > 10 v_s at every step) */
-            study_str(ctx, "runs", "never sticks");
-            study_blank(ctx, "runs");
+            study_str(out, "runs", "never sticks");
+            study_blank(out, "runs");
         }
-        study_num(ctx, "runs", (double)f.nfree);
-        study_num(ctx, "runs", (double)r->nsteps);
+        study_num(out, "runs", (double)f.nfree);
+        study_num(out, "runs", (double)r->nsteps);
     }
     return 0;
 }

@@ -22,7 +22,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "study.h"
+#include "case_model.h"
+#include "runs.h"
 
 enum {
     P_FREQ,
@@ -400,29 +401,30 @@ static int fig21_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static void fig21_row(study_ctx* ctx, const run_record* r, double* val) {
+static void fig21_row(study_ctx* ctx, study_out* out, const run_record* r, double* val) {
+    (void)ctx;
     const double Tf = failure_time(r);
     val[0] = r->cfg.params[P_FREQ];
     val[1] = r->cfg.params[P_D];
     val[2] = Tf;
     val[3] = Tf < r->cfg.t_final ? 1.0 : 0.0;
-    study_set_metricf(ctx, Tf, "fig21.%s.d%g.Tf.f%g", r->cfg.approx->name, r->cfg.params[P_D],
+    study_set_metricf(out, Tf, "fig21.%s.d%g.Tf.f%g", r->cfg.approx->name, r->cfg.params[P_D],
                       r->cfg.params[P_FREQ]);
 }
 
-static int fig21_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig21_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     const double* f;
     const int nf = nfreq(ctx, &f);
     const double fp = pendulum_frequency(ctx->params), T = t_max(ctx);
     double Tf[2][2][GRASP_MAX_F];
     (void)dir;
     for (int j = 0; j < nf; ++j) {
-        study_row(ctx, "tf");
-        study_num(ctx, "tf", f[j]);
+        study_row(out, "tf");
+        study_num(out, "tf", f[j]);
         for (int m = 0; m < 2; ++m) {
             for (int dd = 0; dd < 2; ++dd) {
                 Tf[m][dd][j] = failure_time(&fd->b->rec[(m * 2 + dd) * nf + j]);
-                study_num(ctx, "tf", Tf[m][dd][j]);
+                study_num(out, "tf", Tf[m][dd][j]);
             }
         }
     }
@@ -455,12 +457,12 @@ static int fig21_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         unconverged_fine += lv == 2 && fabs(TL[2] - TL[1]) / TL[1] >= GRASP_REFINED;
         const double rel = fabs(TS[lv] - TL[lv]) / TL[lv];
         worst_fine = fmax(worst_fine, rel);
-        study_set_metricf(ctx, rel, "fig21.similar_vs_lagged.d0.refined.f%g", f[j]);
+        study_set_metricf(out, rel, "fig21.similar_vs_lagged.d0.refined.f%g", f[j]);
         const double cells[] = {f[j],     TL[0], TL[1], TL[2],
                                 TS[0],    TS[1], TS[2], GRASP_DT_REF * 1e3 / (1 << lv),
                                 100 * rel};
-        study_row(ctx, "refined");
-        study_nums(ctx, "refined", cells, sizeof cells / sizeof cells[0]);
+        study_row(out, "refined");
+        study_nums(out, "refined", cells, sizeof cells / sizeof cells[0]);
     }
     for (int j = 0; j < nf; ++j) {
         for (int m = 0; m < 2; ++m) {
@@ -477,7 +479,7 @@ static int fig21_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             const double refine = fabs(Th - Tf[0][0][j]) / Tf[0][0][j];
             worst_rel = fmax(worst_rel, rel);
             worst_refine = fmax(worst_refine, refine);
-            study_set_metricf(ctx, refine, "fig21.lagged.d0.refinement.f%g", f[j]);
+            study_set_metricf(out, refine, "fig21.lagged.d0.refinement.f%g", f[j]);
             if (refine < GRASP_REFINED) { /* the reference is converged here */
                 worst_conv = fmax(worst_conv, rel);
                 converged++;
@@ -487,24 +489,24 @@ static int fig21_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             d_trend = fmax(d_trend, Tf[0][1][j] / Tf[0][0][j] - 1.0);
         }
     }
-    study_set_metric(ctx, "fig21.pendulum_frequency", fp);
-    study_set_metric(ctx, "fig21.below_1.4Hz.min_Tf_over_T", min_below);
-    study_set_metric(ctx, "fig21.lagged.d0.failures", failures);
-    study_set_metric(ctx, "fig21.similar_vs_lagged.d0.max_rel_diff", failures ? worst_rel : NAN);
-    study_set_metric(ctx, "fig21.similar_vs_lagged.d0.converged.max_rel_diff",
+    study_set_metric(out, "fig21.pendulum_frequency", fp);
+    study_set_metric(out, "fig21.below_1.4Hz.min_Tf_over_T", min_below);
+    study_set_metric(out, "fig21.lagged.d0.failures", failures);
+    study_set_metric(out, "fig21.similar_vs_lagged.d0.max_rel_diff", failures ? worst_rel : NAN);
+    study_set_metric(out, "fig21.similar_vs_lagged.d0.converged.max_rel_diff",
                      converged ? worst_conv : NAN);
-    study_set_metric(ctx, "fig21.lagged.d0.converged_failures", converged);
-    study_set_metric(ctx, "fig21.lagged.d0.refinement.max", failures ? worst_refine : NAN);
-    study_set_metric(ctx, "fig21.lagged.d50_over_d0_max_gain", failures ? d_trend : NAN);
-    study_set_metric(ctx, "fig21.similar_vs_lagged.d0.refined.max_rel_diff",
+    study_set_metric(out, "fig21.lagged.d0.converged_failures", converged);
+    study_set_metric(out, "fig21.lagged.d0.refinement.max", failures ? worst_refine : NAN);
+    study_set_metric(out, "fig21.lagged.d50_over_d0_max_gain", failures ? d_trend : NAN);
+    study_set_metric(out, "fig21.similar_vs_lagged.d0.refined.max_rel_diff",
                      failures ? worst_fine : NAN);
-    study_set_metric(ctx, "fig21.lagged.d0.refined.unconverged", unconverged_fine);
-    study_value(ctx, "T", T);
-    study_value(ctx, "worst_rel_pct", 100 * worst_rel);
-    study_value(ctx, "worst_conv_pct", 100 * worst_conv);
-    study_value(ctx, "worst_refine_pct", 100 * worst_refine);
-    study_value(ctx, "d_trend_pct", 100 * d_trend);
-    study_value(ctx, "worst_fine_pct", 100 * worst_fine);
+    study_set_metric(out, "fig21.lagged.d0.refined.unconverged", unconverged_fine);
+    study_value(out, "T", T);
+    study_value(out, "worst_rel_pct", 100 * worst_rel);
+    study_value(out, "worst_conv_pct", 100 * worst_conv);
+    study_value(out, "worst_refine_pct", 100 * worst_refine);
+    study_value(out, "d_trend_pct", 100 * d_trend);
+    study_value(out, "worst_fine_pct", 100 * worst_fine);
     return 0;
 }
 
@@ -611,7 +613,7 @@ static int fig22_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static int fig22_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig22_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     const fig22_grid g = fig22_layout(ctx);
     const int per = 1 + 2 * g.ndt;
     (void)dir;
@@ -625,7 +627,7 @@ static int fig22_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         strbuf_printf(&md, "---|");
     }
     strbuf_printf(&md, "\n");
-    study_table_md(ctx, "errors", md.s);
+    study_table_md(out, "errors", md.s);
     free(md.s);
     double worst[2][2] = {{0, 0}, {0, 0}}; /* [model][d]: largest |error| at the largest dt */
     for (int dd = 0; dd < 2; ++dd) {
@@ -633,25 +635,25 @@ static int fig22_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             const run_record* base = &fd->b->rec[(dd * g.nf + j) * per];
             const double Tref = failure_time(base);
             for (int m = 0; m < 2; ++m) {
-                study_row(ctx, "errors");
-                study_num(ctx, "errors", k_d[dd]);
-                study_num(ctx, "errors", g.f[j]);
-                study_num(ctx, "errors", Tref);
-                study_str(ctx, "errors", k_models[m]);
+                study_row(out, "errors");
+                study_num(out, "errors", k_d[dd]);
+                study_num(out, "errors", g.f[j]);
+                study_num(out, "errors", Tref);
+                study_str(out, "errors", k_models[m]);
                 for (int k = 0; k < g.ndt; ++k) {
                     const double Tf = failure_time(base + 1 + m * g.ndt + k);
                     const double e = (Tf - Tref) / Tref;
-                    study_row(ctx, "tf_errors");
-                    study_num(ctx, "tf_errors", k_d[dd]);
-                    study_num(ctx, "tf_errors", g.f[j]);
-                    study_str(ctx, "tf_errors", k_models[m]);
-                    study_num(ctx, "tf_errors", g.dt[k]);
-                    study_num(ctx, "tf_errors", Tref);
-                    study_num(ctx, "tf_errors", Tf);
-                    study_num(ctx, "tf_errors", e);
-                    study_set_metricf(ctx, e, "fig22.%s.d%g.f%g.rel_err.dt%g", k_models[m], k_d[dd],
+                    study_row(out, "tf_errors");
+                    study_num(out, "tf_errors", k_d[dd]);
+                    study_num(out, "tf_errors", g.f[j]);
+                    study_str(out, "tf_errors", k_models[m]);
+                    study_num(out, "tf_errors", g.dt[k]);
+                    study_num(out, "tf_errors", Tref);
+                    study_num(out, "tf_errors", Tf);
+                    study_num(out, "tf_errors", e);
+                    study_set_metricf(out, e, "fig22.%s.d%g.f%g.rel_err.dt%g", k_models[m], k_d[dd],
                                       g.f[j], g.dt[k]);
-                    study_num(ctx, "errors", e);
+                    study_num(out, "errors", e);
                     if (k == g.ndt - 1) {
                         worst[m][dd] = fmax(worst[m][dd], fabs(e));
                     }
@@ -661,7 +663,7 @@ static int fig22_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     }
     for (int m = 0; m < 2; ++m) {
         for (int dd = 0; dd < 2; ++dd) {
-            study_set_metricf(ctx, worst[m][dd], "fig22.%s.d%g.max_abs_rel_err_largest_dt",
+            study_set_metricf(out, worst[m][dd], "fig22.%s.d%g.max_abs_rel_err_largest_dt",
                               k_models[m], k_d[dd]);
         }
     }

@@ -29,7 +29,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "study.h"
+#include "case_model.h"
+#include "runs.h"
 
 enum {
     P_AMP,
@@ -350,7 +351,8 @@ static int fig7_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static void fig7_row(study_ctx* ctx, const run_record* r, double* val) {
+static void fig7_row(study_ctx* ctx, study_out* out, const run_record* r, double* val) {
+    (void)ctx;
     double dz, touch;
     held_metrics(r, &dz, &touch);
     const double T = r->cfg.t_final;
@@ -359,10 +361,10 @@ static void fig7_row(study_ctx* ctx, const run_record* r, double* val) {
     val[2] = dz;
     val[3] = touch;
     val[4] = (double)r->nsteps;
-    study_set_metricf(ctx, r->wall_time / T, "fig7.%s.wall_per_sim_s", r->cfg.label);
-    study_set_metricf(ctx, dz, "fig7.%s.dz_max", r->cfg.label);
-    study_set_metricf(ctx, touch, "fig7.%s.touching_end", r->cfg.label);
-    study_set_metricf(ctx, r->status == CCB_OK ? 1.0 : 0.0, "fig7.%s.completed", r->cfg.label);
+    study_set_metricf(out, r->wall_time / T, "fig7.%s.wall_per_sim_s", r->cfg.label);
+    study_set_metricf(out, dz, "fig7.%s.dz_max", r->cfg.label);
+    study_set_metricf(out, touch, "fig7.%s.touching_end", r->cfg.label);
+    study_set_metricf(out, r->status == CCB_OK ? 1.0 : 0.0, "fig7.%s.completed", r->cfg.label);
 }
 
 /* The paper's ratio of a run (TAMSI Fig. 7, §VI-A), or NAN. */
@@ -372,7 +374,8 @@ static double fig7_paper_ratio(const char* label) {
                                                                                  : NAN;
 }
 
-static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig7_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)ctx;
     (void)dir;
     const run_record* tamsi = &fd->b->rec[0];
     const double rate0 = tamsi->wall_time / tamsi->cfg.t_final;
@@ -381,27 +384,27 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double ratio = r->wall_time / r->cfg.t_final / rate0;
         const int ode = (r->cfg.solver.solver->flags & CCB_SOLVER_ODE_METHODS) != 0;
         const double paper = fig7_paper_ratio(r->cfg.label);
-        study_row(ctx, "runs");
-        study_str(ctx, "runs", r->cfg.label);
-        study_str(ctx, "runs",
+        study_row(out, "runs");
+        study_str(out, "runs", r->cfg.label);
+        study_str(out, "runs",
                   !ode                              ? "fixed step"
                   : r->cfg.solver.ode.error_control ? "error control a = 0.1 (ccb's extra)"
                   : r->cfg.solver.ode.fixed == CCB_IE_FIXED_DRAKE
                       ? "fixed step, convergence control as Drake's (paper)"
                       : "fixed step, convergence control as ccb's halves (paper)");
         const double cells[] = {r->cfg.t_final, r->wall_time, r->cfg.t_final / r->wall_time, ratio};
-        study_nums(ctx, "runs", cells, sizeof cells / sizeof cells[0]);
+        study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
         if (isnan(paper)) {
-            study_str(ctx, "runs", "—");
+            study_str(out, "runs", "—");
         } else {
-            study_num(ctx, "runs", paper);
+            study_num(out, "runs", paper);
         }
-        study_num(ctx, "runs", (double)(ode ? r->work.n_steps : r->nsteps));
-        study_num(ctx, "runs", ode ? (double)r->work.n_fail_newton : NAN);
-        study_num(ctx, "runs", ode ? (double)r->work.n_f / r->cfg.t_final : NAN);
-        study_set_metricf(ctx, ratio, "fig7.%s.wall_ratio_to_tamsi", r->cfg.label);
+        study_num(out, "runs", (double)(ode ? r->work.n_steps : r->nsteps));
+        study_num(out, "runs", ode ? (double)r->work.n_fail_newton : NAN);
+        study_num(out, "runs", ode ? (double)r->work.n_f / r->cfg.t_final : NAN);
+        study_set_metricf(out, ratio, "fig7.%s.wall_ratio_to_tamsi", r->cfg.label);
         if (ode) { /* the work per simulated second: deterministic, unlike the wall time */
-            study_set_metricf(ctx, (double)r->work.n_f / r->cfg.t_final, "fig7.%s.f_per_sim_s",
+            study_set_metricf(out, (double)r->work.n_f / r->cfg.t_final, "fig7.%s.f_per_sim_s",
                               r->cfg.label);
         }
     }
@@ -422,15 +425,15 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             }
         }
         if (!isnan(f[0]) && !isnan(f[1])) {
-            study_set_metricf(ctx, f[0] / f[1], "fig7.tals_work_ratio%s", c ? ".drake" : ".halves");
-            study_valuef(ctx, f[0] / f[1], "work_ratio%s", c ? "_drake" : "_halves");
+            study_set_metricf(out, f[0] / f[1], "fig7.tals_work_ratio%s", c ? ".drake" : ".halves");
+            study_valuef(out, f[0] / f[1], "work_ratio%s", c ? "_drake" : "_halves");
         }
     }
     double dz, touch;
     held_metrics(tamsi, &dz, &touch);
-    study_value(ctx, "dz_mm", 1e3 * dz);
-    study_value(ctx, "T", tamsi->cfg.t_final);
-    study_value(ctx, "touching", touch);
+    study_value(out, "dz_mm", 1e3 * dz);
+    study_value(out, "T", tamsi->cfg.t_final);
+    study_value(out, "touching", touch);
     return 0;
 }
 
@@ -511,7 +514,7 @@ static int fig8_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static int fig8_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig8_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     const run_record* ref = &fd->b->rec[FIG8_NH];
     const double scale = ctx->params[P_PERIOD] / ctx->params[P_AMP];
     double e[V_COUNT][FIG8_NH], x[FIG8_NH];
@@ -528,34 +531,34 @@ static int fig8_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
                 ec[k] = NAN;
             }
         }
-        study_row(ctx, "errors");
-        study_num(ctx, "errors", k_fig8_h[i]);
-        study_num(ctx, "errors", x[i]);
+        study_row(out, "errors");
+        study_num(out, "errors", k_fig8_h[i]);
+        study_num(out, "errors", x[i]);
         for (int k = 0; k < V_COUNT; ++k) {
             e[k][i] = ec[k] * scale;
-            study_num(ctx, "errors", e[k][i]);
+            study_num(out, "errors", e[k][i]);
         }
     }
     /* order per DOF over the gate's steps h in {1e-3, 3e-4, 1e-4} (cases.md §8.1) */
-    study_value(ctx, "h_ref", ref->cfg.dt);
-    study_value(ctx, "T", ref->cfg.t_final);
+    study_value(out, "h_ref", ref->cfg.dt);
+    study_value(out, "T", ref->cfg.t_final);
     for (int k = 0; k < V_COUNT; ++k) {
         double order = NAN;
         ccb_an_order(3, x + 1, e[k] + 1, &order, NULL, NULL);
-        study_set_metricf(ctx, order, "fig8.%s.order", k_dof_name[k]);
-        study_set_metricf(ctx, e[k][FIG8_NH - 1], "fig8.%s.e_v_TA.h1e-4", k_dof_name[k]);
-        study_row(ctx, "orders");
-        study_str(ctx, "orders", k_dof_name[k]);
-        study_num(ctx, "orders", e[k][0]);
-        study_num(ctx, "orders", e[k][FIG8_NH - 1]);
-        study_num(ctx, "orders", order);
+        study_set_metricf(out, order, "fig8.%s.order", k_dof_name[k]);
+        study_set_metricf(out, e[k][FIG8_NH - 1], "fig8.%s.e_v_TA.h1e-4", k_dof_name[k]);
+        study_row(out, "orders");
+        study_str(out, "orders", k_dof_name[k]);
+        study_num(out, "orders", e[k][0]);
+        study_num(out, "orders", e[k][FIG8_NH - 1]);
+        study_num(out, "orders", order);
     }
     /* the DOFs the model's mirror symmetry in y leaves at rest (w_x, w_z, v_y): round-off only */
     double unexcited = 0;
     for (int i = 0; i < FIG8_NH; ++i) {
         unexcited = fmax(unexcited, fmax(e[V_MWX][i], fmax(e[V_MWZ][i], e[V_MVY][i])));
     }
-    study_set_metric(ctx, "fig8.unexcited.e_v_TA_max", unexcited);
+    study_set_metric(out, "fig8.unexcited.e_v_TA_max", unexcited);
     return 0;
 }
 

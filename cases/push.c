@@ -22,7 +22,8 @@
 #include <time.h>
 
 #include "analysis.h"
-#include "study.h"
+#include "case_model.h"
+#include "runs.h"
 
 enum {
     P_MB,
@@ -592,7 +593,7 @@ static void ilqr_one(void* user, int i) {
     }
 }
 
-static int ilqr_run(study_ctx* ctx) {
+static int ilqr_run(study_ctx* ctx, study_out* out) {
     const case_desc* cs = ctx->cs;
     if (ctx->emit) { /* no runs to hand out: the optimization is in-process, made where the
                         results are read (--from) */
@@ -619,7 +620,7 @@ static int ilqr_run(study_ctx* ctx) {
     }
     study_parallel_for(ctx, nv, ilqr_one, jobs);
     char dir[PATH_MAX];
-    if (study_dir(ctx, "ilqr", dir, sizeof dir) != 0) {
+    if (study_dir(out, "ilqr", dir, sizeof dir) != 0) {
         return 2;
     }
     strbuf tab = {0}, hist = {0}, traj = {0}, md = {0}, vars = {0};
@@ -630,15 +631,15 @@ static int ilqr_run(study_ctx* ctx) {
         const ilqr_result* R = &jobs[i].res;
         const char* v = names[i];
         failed += !R->ok;
-        study_set_metricf(ctx, R->ok ? (double)R->increases : NAN, "ilqr.%s.cost_increases", v);
-        study_set_metricf(ctx, R->ok ? R->err : NAN, "ilqr.%s.final_error", v);
-        study_set_metricf(ctx, R->ok ? R->cost / R->cost0 : NAN, "ilqr.%s.cost_ratio", v);
-        study_set_metricf(ctx, R->ok ? R->replay_diff : NAN, "ilqr.%s.replay_diff", v);
-        study_set_metricf(ctx, R->ok ? R->traj_err[0] : NAN, "ilqr.%s.traj_deriv_err_first", v);
-        study_set_metricf(ctx, R->ok ? R->traj_kink[0] : NAN, "ilqr.%s.traj_fd_kink_first", v);
-        study_set_metricf(ctx, R->ok ? R->traj_err[1] : NAN, "ilqr.%s.traj_deriv_err_final", v);
-        study_set_metricf(ctx, R->ok ? R->traj_kink[1] : NAN, "ilqr.%s.traj_fd_kink_final", v);
-        study_set_metricf(ctx, (double)R->iterations, "ilqr.%s.iterations", v);
+        study_set_metricf(out, R->ok ? (double)R->increases : NAN, "ilqr.%s.cost_increases", v);
+        study_set_metricf(out, R->ok ? R->err : NAN, "ilqr.%s.final_error", v);
+        study_set_metricf(out, R->ok ? R->cost / R->cost0 : NAN, "ilqr.%s.cost_ratio", v);
+        study_set_metricf(out, R->ok ? R->replay_diff : NAN, "ilqr.%s.replay_diff", v);
+        study_set_metricf(out, R->ok ? R->traj_err[0] : NAN, "ilqr.%s.traj_deriv_err_first", v);
+        study_set_metricf(out, R->ok ? R->traj_kink[0] : NAN, "ilqr.%s.traj_fd_kink_first", v);
+        study_set_metricf(out, R->ok ? R->traj_err[1] : NAN, "ilqr.%s.traj_deriv_err_final", v);
+        study_set_metricf(out, R->ok ? R->traj_kink[1] : NAN, "ilqr.%s.traj_fd_kink_final", v);
+        study_set_metricf(out, (double)R->iterations, "ilqr.%s.iterations", v);
         strbuf_printf(&tab, "%s,%d,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6g,%.6g\n", v,
                       R->ok, R->iterations, R->cost0, R->cost, R->err, R->speed, R->replay_diff,
                       R->traj_err[0], R->traj_kink[0], R->traj_err[1], R->traj_kink[1], R->wall,
@@ -678,7 +679,7 @@ static int ilqr_run(study_ctx* ctx) {
     }
     if (rc == 0) {
         study_report(
-            ctx,
+            out,
             "### ilqr — push the ball to x* = %g m at T = %g s (dt = %g s, %d controls)\n\n"
             "![ilqr](push/ilqr.png)\n\n"
             "Gauss-Newton shooting through contact (formulation-convex §9.6): per iteration one "
@@ -704,7 +705,7 @@ static int ilqr_run(study_ctx* ctx) {
         snprintf(v, sizeof v,
                  "variants='%s'; target=%g; title='push: Gauss-Newton through contact'",
                  vars.s ? vars.s : "", P[P_TARGET]);
-        study_plot(ctx, "push_ilqr.gp", dir, "ilqr", v);
+        study_plot(out, "push_ilqr.gp", dir, "ilqr", v);
     }
     free(tab.s);
     free(hist.s);

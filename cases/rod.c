@@ -16,8 +16,9 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "case_model.h"
 #include "reference.h"
-#include "study.h"
+#include "runs.h"
 
 enum {
     P_LENGTH,
@@ -249,7 +250,7 @@ static void case_params(const study_ctx* ctx, int case_b, double* P) {
 #define REF_DT 1e-7
 #define REF_RECORD_EVERY 50 /* trajectory.csv every 5 us: 10^4 rows per run */
 
-static int reference_finish(study_ctx* ctx, const study_batch* b, int case_b) {
+static int reference_finish(study_ctx* ctx, study_out* out, const study_batch* b, int case_b) {
     const char* cname = case_b ? "caseB" : "caseA";
     double P[CASE_MAX_PARAMS];
     case_params(ctx, case_b, P);
@@ -262,14 +263,14 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, int case_b) {
         freq12[i] = fn_frequency(&rec[i], 12e-3);
         freq5[i] = fn_frequency(&rec[i], 5e-3);
         const double sps = (double)rec[i].nsteps / fmax(rec[i].wall_time, 1e-12);
-        study_set_metricf(ctx, f[i].t_jam, "%s.%s.t_jam", cname, name);
-        study_set_metricf(ctx, f[i].t_unstick - f[i].t_jam, "%s.%s.stiction_duration", cname, name);
-        study_set_metricf(ctx, f[i].vz_liftoff, "%s.%s.vz_liftoff", cname, name);
-        study_set_metricf(ctx, f[i].t_liftoff, "%s.%s.t_liftoff", cname, name);
-        study_set_metricf(ctx, freq12[i], "%s.%s.fn_frequency_0_12ms", cname, name);
-        study_set_metricf(ctx, freq5[i], "%s.%s.fn_frequency_0_5ms", cname, name);
-        study_set_metricf(ctx, mean_slip(&rec[i], 5e-3), "%s.%s.mean_slip_0_5ms", cname, name);
-        study_set_metricf(ctx, sps, "%s.%s.steps_per_second", cname, name);
+        study_set_metricf(out, f[i].t_jam, "%s.%s.t_jam", cname, name);
+        study_set_metricf(out, f[i].t_unstick - f[i].t_jam, "%s.%s.stiction_duration", cname, name);
+        study_set_metricf(out, f[i].vz_liftoff, "%s.%s.vz_liftoff", cname, name);
+        study_set_metricf(out, f[i].t_liftoff, "%s.%s.t_liftoff", cname, name);
+        study_set_metricf(out, freq12[i], "%s.%s.fn_frequency_0_12ms", cname, name);
+        study_set_metricf(out, freq5[i], "%s.%s.fn_frequency_0_5ms", cname, name);
+        study_set_metricf(out, mean_slip(&rec[i], 5e-3), "%s.%s.mean_slip_0_5ms", cname, name);
+        study_set_metricf(out, sps, "%s.%s.steps_per_wall_second", cname, name);
         const double sum[] = {f[i].t_jam,
                               f[i].t_unstick,
                               f[i].t_liftoff,
@@ -284,10 +285,10 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, int case_b) {
                               run_mean_iterations(&rec[i]),
                               rec[i].wall_time,
                               sps};
-        study_row(ctx, "summary");
-        study_str(ctx, "summary", name);
-        study_str(ctx, "summary", rec[i].status == CCB_OK ? "ok" : "failed");
-        study_nums(ctx, "summary", sum, sizeof sum / sizeof sum[0]);
+        study_row(out, "summary");
+        study_str(out, "summary", name);
+        study_str(out, "summary", rec[i].status == CCB_OK ? "ok" : "failed");
+        study_nums(out, "summary", sum, sizeof sum / sizeof sum[0]);
         const double md[] = {1e3 * f[i].t_jam,
                              1e3 * (f[i].t_unstick - f[i].t_jam),
                              1e3 * f[i].t_liftoff,
@@ -299,55 +300,55 @@ static int reference_finish(study_ctx* ctx, const study_batch* b, int case_b) {
                              run_mean_iterations(&rec[i]),
                              rec[i].wall_time,
                              sps};
-        study_row(ctx, "models");
-        study_str(ctx, "models", name);
-        study_nums(ctx, "models", md, sizeof md / sizeof md[0]);
+        study_row(out, "models");
+        study_str(out, "models", name);
+        study_nums(out, "models", md, sizeof md / sizeof md[0]);
     }
     if (case_b) {
         /* ROD-2, Similar with dissipation: frequency raised by sqrt(1 + mu d |v_t|) (k_eff) */
         const double factor = sqrt(1.0 + P[P_MU] * P[P_D] * mean_slip(&rec[1], 5e-3));
-        study_set_metric(ctx, "caseB.similar.fn_frequency_over_prediction",
+        study_set_metric(out, "caseB.similar.fn_frequency_over_prediction",
                          freq5[1] / (factor * freq5[2]));
-        study_set_metric(ctx, "caseB.similar.keff_frequency_factor", factor);
+        study_set_metric(out, "caseB.similar.keff_frequency_factor", factor);
         /* impact-time shifts (ICF §XI-C): Similar earlier, SAP later than Lagged */
-        study_set_metric(ctx, "caseB.lagged_minus_similar_t_jam", f[2].t_jam - f[1].t_jam);
-        study_set_metric(ctx, "caseB.sap_minus_lagged_t_jam", f[0].t_jam - f[2].t_jam);
+        study_set_metric(out, "caseB.lagged_minus_similar_t_jam", f[2].t_jam - f[1].t_jam);
+        study_set_metric(out, "caseB.sap_minus_lagged_t_jam", f[0].t_jam - f[2].t_jam);
     } else {
         double spread = 0;
         for (int i = 0; i < 2; ++i) {
             spread = fmax(spread, fabs(f[i].t_jam - f[2].t_jam));
         }
-        study_set_metric(ctx, "caseA.t_jam_spread_vs_lagged", spread);
+        study_set_metric(out, "caseA.t_jam_spread_vs_lagged", spread);
     }
     for (int i = 0; i < 2; ++i) {
         const rod_facts lit = analyse(&rec[3 + i], P);
         char name[64];
         snprintf(name, sizeof name, "%s-phi0zero", k_models[i]->name);
-        study_set_metricf(ctx, lit.t_jam, "%s.%s.phi0zero.t_jam", cname, k_models[i]->name);
+        study_set_metricf(out, lit.t_jam, "%s.%s.phi0zero.t_jam", cname, k_models[i]->name);
         const double sum[] = {lit.t_jam,         lit.t_unstick,  lit.t_liftoff,
                               lit.vx_liftoff,    lit.vz_liftoff, lit.omega_liftoff,
                               lit.theta_liftoff, lit.fn_peak,    lit.normal_impulse};
-        study_row(ctx, "summary");
-        study_str(ctx, "summary", name);
-        study_str(ctx, "summary", rec[3 + i].status == CCB_OK ? "ok" : "failed");
-        study_nums(ctx, "summary", sum, sizeof sum / sizeof sum[0]);
-        study_blank(ctx, "summary"); /* no force frequencies of these runs */
-        study_blank(ctx, "summary");
-        study_num(ctx, "summary", run_mean_iterations(&rec[3 + i]));
-        study_num(ctx, "summary", rec[3 + i].wall_time);
-        study_blank(ctx, "summary");
+        study_row(out, "summary");
+        study_str(out, "summary", name);
+        study_str(out, "summary", rec[3 + i].status == CCB_OK ? "ok" : "failed");
+        study_nums(out, "summary", sum, sizeof sum / sizeof sum[0]);
+        study_blank(out, "summary"); /* no force frequencies of these runs */
+        study_blank(out, "summary");
+        study_num(out, "summary", run_mean_iterations(&rec[3 + i]));
+        study_num(out, "summary", rec[3 + i].wall_time);
+        study_blank(out, "summary");
         /* the kick at t = 0: the peak f_n in the first 20 steps */
         double kick = 0;
         for (long k = 1; k <= 20 && k <= rec[3 + i].nsteps; ++k) {
             kick = fmax(kick, run_obs(&rec[3 + i], k, O_FN));
         }
-        study_valuef(ctx, kick, "%s.kick", k_models[i]->name);
-        study_valuef(ctx, 1e3 * lit.t_jam, "%s.jam_ms", k_models[i]->name);
+        study_valuef(out, kick, "%s.kick", k_models[i]->name);
+        study_valuef(out, 1e3 * lit.t_jam, "%s.jam_ms", k_models[i]->name);
     }
     /* the figures' window: 1 ms either side of Lagged's jam */
     const double tj = isnan(f[2].t_jam) ? 0.026 : f[2].t_jam;
-    study_value(ctx, "zlo", tj - 1e-3);
-    study_value(ctx, "zhi", tj + 1e-3);
+    study_value(out, "zlo", tj - 1e-3);
+    study_value(out, "zhi", tj + 1e-3);
     return 0;
 }
 
@@ -358,7 +359,7 @@ static const fig_table k_reference_tables[] = {
                "vz_liftoff [m/s],omega_liftoff [rad/s],theta_liftoff [deg],"
                "fn_peak_near_jam [N],normal_impulse_near_jam [N s],"
                "fn_frequency_0_12ms [Hz],fn_frequency_0_5ms [Hz],"
-               "mean_newton_iterations,wall_time [s],steps_per_second",
+               "mean_newton_iterations,wall_time [s],steps_per_wall_second [1/s]",
      .cells = "%s|%s|%.7f|%.7f|%.7f|%.5f|%.5f|%.5f|%.4f|%.2f|%.5f|%.2f|%.2f|%.4f|%.4f|%.0f"},
     {.name = "models",
      .md = "| model | jam [ms] | stiction [ms] | lift-off [ms] | v_z lift-off [m/s] | peak f_n "
@@ -396,14 +397,14 @@ static const fig_plot k_fig11_plots[] = {
     REFERENCE_PLOT("fig12", "velocity", "velocities", "d = 0.2 s/m, tau_d = 4e-6 s", "12"),
     {.script = NULL}};
 
-static int fig9_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig9_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
-    return reference_finish(ctx, fd->b, 0);
+    return reference_finish(ctx, out, fd->b, 0);
 }
 
-static int fig11_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig11_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
-    return reference_finish(ctx, fd->b, 1);
+    return reference_finish(ctx, out, fd->b, 1);
 }
 
 /* Runs 0-2: SAP, Similar, Lagged starting at their own zero-force gap (the studies' initial
@@ -450,8 +451,9 @@ static const fig_study k_fig11 = {
  * ------------------------------------------------------------- */
 
 /* ROD-3: every run with dt <= 1.6e-4 jams and lifts off before 0.04 s */
-static void fig13_inspect(study_ctx* ctx, const fig_sweep_result* sw, int variant, int idt,
-                          const run_record* rec) {
+static void fig13_inspect(study_ctx* ctx, study_out* out, const fig_sweep_result* sw, int variant,
+                          int idt, const run_record* rec) {
+    (void)ctx;
     if (variant < 0 || rec->status != CCB_OK) {
         return;
     }
@@ -460,11 +462,11 @@ static void fig13_inspect(study_ctx* ctx, const fig_sweep_result* sw, int varian
     if (rec->cfg.dt <= 1.6e-4 * (1 + 1e-12)) {
         const int ok = !isnan(f.t_jam) && !isnan(f.t_liftoff) && f.t_liftoff < 0.04;
         double m = 1;
-        if (study_get_metric(ctx, "rod3.all_jam_and_liftoff", &m) != 0 || !ok) {
-            study_set_metric(ctx, "rod3.all_jam_and_liftoff", ok && m == 1 ? 1.0 : 0.0);
+        if (study_get_metric(out, "rod3.all_jam_and_liftoff", &m) != 0 || !ok) {
+            study_set_metric(out, "rod3.all_jam_and_liftoff", ok && m == 1 ? 1.0 : 0.0);
         }
     }
-    study_set_metricf(ctx, f.t_jam, "convergence.%s.%s.t_jam.dt%g", sw->decl->tag,
+    study_set_metricf(out, f.t_jam, "convergence.%s.%s.t_jam.dt%g", sw->decl->tag,
                       sw->variant[variant], rec->cfg.dt);
 }
 
@@ -495,13 +497,14 @@ static int fig13_scan(study_ctx* ctx, study_batch* b) {
 }
 
 /* fig13, together: ROD-5 (Lagged's slope over the three smallest steps), ROD-4 (the scan) */
-static int fig13_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig13_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)ctx;
     for (int c = 0; c < 2; ++c) {
         const fig_sweep_result* sw = &fd->sw[c];
         double slope = NAN;
         ccb_an_order(3, sw->decl->dts + 1, sw->e[fig_variant_index(sw, "lagged")] + 1, &slope, NULL,
                      NULL);
-        study_set_metricf(ctx, slope, "rod5.%s.lagged.order_3_smallest", sw->decl->tag);
+        study_set_metricf(out, slope, "rod5.%s.lagged.order_3_smallest", sw->decl->tag);
     }
     (void)dir;
     double largest_catch[2] = {0, 0};
@@ -512,18 +515,18 @@ static int fig13_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             if (caught && k_scan[j] > largest_catch[c]) {
                 largest_catch[c] = k_scan[j];
             }
-            study_row(ctx, "scan");
-            study_str(ctx, "scan", c ? "caseB" : "caseA");
+            study_row(out, "scan");
+            study_str(out, "scan", c ? "caseB" : "caseA");
             const double cells[] = {k_scan[j], caught, f.t_jam, f.t_liftoff};
-            study_nums(ctx, "scan", cells, sizeof cells / sizeof cells[0]);
+            study_nums(out, "scan", cells, sizeof cells / sizeof cells[0]);
             if (j == 0) {
-                study_set_metricf(ctx, caught ? 1.0 : 0.0, "rod4.%s.lagged_catches_at_2e-3",
+                study_set_metricf(out, caught ? 1.0 : 0.0, "rod4.%s.lagged_catches_at_2e-3",
                                   c ? "caseB" : "caseA");
             }
         }
     }
-    study_set_metric(ctx, "rod4.caseA.largest_dt_lagged_catches", largest_catch[0]);
-    study_set_metric(ctx, "rod4.caseB.largest_dt_lagged_catches", largest_catch[1]);
+    study_set_metric(out, "rod4.caseA.largest_dt_lagged_catches", largest_catch[0]);
+    study_set_metric(out, "rod4.caseB.largest_dt_lagged_catches", largest_catch[1]);
     return 0;
 }
 
@@ -573,7 +576,7 @@ static const fig_study k_fig13 = {
 /* ---- study rigid (cases.md §5.2)
  * ------------------------------------------------------------------- */
 
-static int rigid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int rigid_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)fd, (void)dir;
     const double* P = ctx->params;
     const double l = 0.5 * P[P_LENGTH];
@@ -589,49 +592,49 @@ static int rigid_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     if (!ok) {
         fprintf(stderr, "ccb: rod rigid analysis: %s\n", msg);
     }
-    study_set_metric(ctx, "rigid.a_theta0", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
-    study_set_metric(ctx, "rigid.band_lo_deg", band ? lo * 180 / CCB_PI : NAN);
-    study_set_metric(ctx, "rigid.band_hi_deg", band ? hi * 180 / CCB_PI : NAN);
-    study_set_metric(ctx, "rigid.t_singular", ok ? r.t_singular : NAN);
+    study_set_metric(out, "rigid.a_theta0", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
+    study_set_metric(out, "rigid.band_lo_deg", band ? lo * 180 / CCB_PI : NAN);
+    study_set_metric(out, "rigid.band_hi_deg", band ? hi * 180 / CCB_PI : NAN);
+    study_set_metric(out, "rigid.t_singular", ok ? r.t_singular : NAN);
     /* a value that does not exist for these parameters (no band, no singularity) is an empty
      * field, never "nan" */
-    study_row(ctx, "rigid");
-    study_num(ctx, "rigid", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
+    study_row(out, "rigid");
+    study_num(out, "rigid", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
     if (band) {
-        study_num(ctx, "rigid", lo * 180 / CCB_PI);
-        study_num(ctx, "rigid", hi * 180 / CCB_PI);
+        study_num(out, "rigid", lo * 180 / CCB_PI);
+        study_num(out, "rigid", hi * 180 / CCB_PI);
     } else {
-        study_blank(ctx, "rigid");
-        study_blank(ctx, "rigid");
+        study_blank(out, "rigid");
+        study_blank(out, "rigid");
     }
     const double sing[] = {
         r.t_singular, r.theta_singular * 180 / CCB_PI, r.N0, r.N_at, r.U0_min, r.end_slide_speed,
         r.reached};
     for (size_t c = 0; c < sizeof sing / sizeof sing[0]; ++c) {
         if (ok) {
-            study_num(ctx, "rigid", sing[c]);
+            study_num(out, "rigid", sing[c]);
         } else if (c + 1 < sizeof sing / sizeof sing[0]) {
-            study_blank(ctx, "rigid");
+            study_blank(out, "rigid");
         } else {
-            study_num(ctx, "rigid", 0); /* singularity_reached */
+            study_num(out, "rigid", 0); /* singularity_reached */
         }
     }
-    study_value(ctx, "theta0", P[P_THETA0]);
-    study_value(ctx, "a", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
-    study_value(ctx, "mu", P[P_MU]);
+    study_value(out, "theta0", P[P_THETA0]);
+    study_value(out, "a", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
+    study_value(out, "mu", P[P_MU]);
     if (!ok) {
-        study_text(ctx, "no_singularity",
+        study_text(out, "no_singularity",
                    band ? "the rod slides from outside the Painleve band"
                         : "there is no Painleve band");
         return 0;
     }
-    study_value(ctx, "lo", lo * 180 / CCB_PI);
-    study_value(ctx, "hi", hi * 180 / CCB_PI);
-    study_value(ctx, "N0", r.N0);
-    study_value(ctx, "N_at", r.N_at);
-    study_value(ctx, "t_ms", 1e3 * r.t_singular);
-    study_value(ctx, "theta", r.theta_singular * 180 / CCB_PI);
-    study_value(ctx, "U0_min", r.U0_min);
+    study_value(out, "lo", lo * 180 / CCB_PI);
+    study_value(out, "hi", hi * 180 / CCB_PI);
+    study_value(out, "N0", r.N0);
+    study_value(out, "N_at", r.N_at);
+    study_value(out, "t_ms", 1e3 * r.t_singular);
+    study_value(out, "theta", r.theta_singular * 180 / CCB_PI);
+    study_value(out, "U0_min", r.U0_min);
     return 0;
 }
 

@@ -29,7 +29,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "study.h"
+#include "case_model.h"
+#include "runs.h"
 
 enum {
     P_F_HIGH,
@@ -544,7 +545,8 @@ static void slip_eval(const run_record* r, const double* P, slip_metrics* sm) {
     }
 }
 
-static void slip_row_of(study_ctx* ctx, const run_record* r, double* val, const char* study) {
+static void slip_row_of(study_ctx* ctx, study_out* out, const run_record* r, double* val,
+                        const char* study) {
     slip_metrics sm;
     slip_eval(r, ctx->params, &sm);
     const double cells[] = {sm.hold_max,   sm.low_rot[0], sm.low_rot[1], sm.low_rot[2],
@@ -555,18 +557,18 @@ static void slip_row_of(study_ctx* ctx, const run_record* r, double* val, const 
     for (int c = 0; c < sm.nlow; ++c) {
         lmin = fmin(lmin, sm.low_rot[c]);
     }
-    study_set_metricf(ctx, r->status == CCB_OK ? 1.0 : 0.0, "%s.%s.completed", study, L);
-    study_set_metricf(ctx, sm.hold_max, "%s.%s.hold_rotation_max", study, L);
-    study_set_metricf(ctx, lmin, "%s.%s.low_rotation_min", study, L);
-    study_set_metricf(ctx, sm.low_rot[0], "%s.%s.low1_rotation", study, L);
-    study_set_metricf(ctx, sm.theta_end1, "%s.%s.theta_end1", study, L);
-    study_set_metricf(ctx, sm.wmax, "%s.%s.omega_max", study, L);
-    study_set_metricf(ctx, sm.dz_max, "%s.%s.dz_max", study, L);
-    study_set_metricf(ctx, sm.elong, "%s.%s.elongation", study, L);
+    study_set_metricf(out, r->status == CCB_OK ? 1.0 : 0.0, "%s.%s.completed", study, L);
+    study_set_metricf(out, sm.hold_max, "%s.%s.hold_rotation_max", study, L);
+    study_set_metricf(out, lmin, "%s.%s.low_rotation_min", study, L);
+    study_set_metricf(out, sm.low_rot[0], "%s.%s.low1_rotation", study, L);
+    study_set_metricf(out, sm.theta_end1, "%s.%s.theta_end1", study, L);
+    study_set_metricf(out, sm.wmax, "%s.%s.omega_max", study, L);
+    study_set_metricf(out, sm.dz_max, "%s.%s.dz_max", study, L);
+    study_set_metricf(out, sm.elong, "%s.%s.elongation", study, L);
 }
 
-static void slip_row(study_ctx* ctx, const run_record* r, double* val) {
-    slip_row_of(ctx, r, val, "slip");
+static void slip_row(study_ctx* ctx, study_out* out, const run_record* r, double* val) {
+    slip_row_of(ctx, out, r, val, "slip");
 }
 
 /* One bubble pressed quasi-statically into the handle at grasp force F (bisection on the
@@ -832,9 +834,9 @@ static int patch_of(const double* P, int i, patch_qs* pq) {
  * largest ratio of a low phase's turn to the estimate of the run's own friction law over its
  * first `need` low phases (NaN when it did not complete them); with the high force's patch
  * (slip), the creep its law predicts over the second high phase after its first 0.5 s. */
-static int slip_estimates(study_ctx* ctx, const fig_data* fd, const patch_qs* given, int need,
-                          int own_mesh, const char* study, const char* table, double* all_min,
-                          double* all_max) {
+static int slip_estimates(study_ctx* ctx, study_out* out, const fig_data* fd, const patch_qs* given,
+                          int need, int own_mesh, const char* study, const char* table,
+                          double* all_min, double* all_max) {
     const double* P = ctx->params;
     const double mass = P[P_HANDLE_MASS] + P[P_BLADE_MASS], tlow = (1 - P[P_DUTY]) * P[P_PERIOD];
     patch_qs built[2] = {{0}, {0}};
@@ -876,17 +878,17 @@ static int slip_estimates(study_ctx* ctx, const fig_data* fd, const patch_qs* gi
             const double ratio = sm.low_rot[c] / eo;
             bad |= isnan(ratio);
             rmin = fmin(rmin, ratio), rmax = fmax(rmax, ratio);
-            study_row(ctx, table);
-            study_str(ctx, table, r->cfg.label);
+            study_row(out, table);
+            study_str(out, table, r->cfg.label);
             const double cells[] = {c + 1.0, sm.low0[c],         sm.low_rot[c],     ec,
                                     eo,      sm.low_rot[c] / ec, sm.low_rot[c] / eo};
-            study_nums(ctx, table, cells, sizeof cells / sizeof cells[0]);
+            study_nums(out, table, cells, sizeof cells / sizeof cells[0]);
         }
         if (bad) {
             rmin = rmax = NAN;
         }
-        study_set_metricf(ctx, rmin, "%s.%s.turn_ratio_min", study, r->cfg.label);
-        study_set_metricf(ctx, rmax, "%s.%s.turn_ratio_max", study, r->cfg.label);
+        study_set_metricf(out, rmin, "%s.%s.turn_ratio_min", study, r->cfg.label);
+        study_set_metricf(out, rmax, "%s.%s.turn_ratio_max", study, r->cfg.label);
         /* NaN (a run or an estimate that failed) stays NaN: fmin and fmax would drop it */
         if (i == 0 || isnan(rmin) || isnan(rmax)) {
             *all_min = rmin, *all_max = rmax;
@@ -896,7 +898,7 @@ static int slip_estimates(study_ctx* ctx, const fig_data* fd, const patch_qs* gi
         if (hi->n > 0 && sm.nlow >= 1) {
             tm.pq = hi;
             tm.law = slip_law(r);
-            study_set_metricf(ctx, turn_estimate(&tm, sm.theta_end1, P[P_DUTY] * P[P_PERIOD] - 0.5),
+            study_set_metricf(out, turn_estimate(&tm, sm.theta_end1, P[P_DUTY] * P[P_PERIOD] - 0.5),
                               "%s.%s.hold_estimate", study, r->cfg.label);
         }
     }
@@ -905,7 +907,7 @@ static int slip_estimates(study_ctx* ctx, const fig_data* fd, const patch_qs* gi
     return 0;
 }
 
-static int slip_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int slip_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
     const double mass = P[P_HANDLE_MASS] + P[P_BLADE_MASS], d = spatula_com(P);
@@ -921,16 +923,16 @@ static int slip_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             return 2;
         }
         cap[i] = torsional_capacity(&pq[i], P[P_MU]);
-        study_row(ctx, "capacity");
+        study_row(out, "capacity");
         const double cells[] = {levels[i], pq[i].area, cap[i], 2 * cap[i] / tg};
-        study_nums(ctx, "capacity", cells, 4);
+        study_nums(out, "capacity", cells, 4);
     }
-    study_set_metric(ctx, "slip.capacity_ratio_low", 2 * cap[0] / tg);
-    study_set_metric(ctx, "slip.capacity_ratio_high", 2 * cap[1] / tg);
-    study_value(ctx, "torque_mNm", 1e3 * tg);
-    study_value(ctx, "d_mm", 1e3 * d);
+    study_set_metric(out, "slip.capacity_ratio_low", 2 * cap[0] / tg);
+    study_set_metric(out, "slip.capacity_ratio_high", 2 * cap[1] / tg);
+    study_value(out, "torque_mNm", 1e3 * tg);
+    study_value(out, "d_mm", 1e3 * d);
     double rmin, rmax;
-    if (slip_estimates(ctx, fd, pq, SLIP_NLOW, 0, "slip", "turns", &rmin, &rmax) != 0) {
+    if (slip_estimates(ctx, out, fd, pq, SLIP_NLOW, 0, "slip", "turns", &rmin, &rmax) != 0) {
         patch_qs_free(&pq[0]);
         patch_qs_free(&pq[1]);
         return 2;
@@ -952,17 +954,17 @@ static int slip_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         const double e0 = turn_estimate(&tm, 0.0, tlow);
         tm.mu = 1.15 * P[P_MU];
         const double e1 = turn_estimate(&tm, 0.0, tlow);
-        study_set_metric(ctx, "slip.turn_change_mu15", fabs(e1 - e0) / e0);
+        study_set_metric(out, "slip.turn_change_mu15", fabs(e1 - e0) / e0);
     }
     /* the figure's series: the first run (TAMSI) every 10 ms */
     const run_record* r = &fd->b->rec[0];
     const long every = lround(0.01 / r->cfg.dt);
     for (long k = every; r->status == CCB_OK && k <= r->nsteps; k += every) {
-        study_row(ctx, "series");
+        study_row(out, "series");
         const double cells[] = {k * r->cfg.dt,       run_obs(r, k, O_GRIP), run_obs(r, k, O_THETA),
                                 run_obs(r, k, O_WY), run_obs(r, k, O_AL),   run_obs(r, k, O_AR),
                                 run_obs(r, k, O_EX), run_obs(r, k, O_EZ)};
-        study_nums(ctx, "series", cells, 8);
+        study_nums(out, "series", cells, 8);
     }
     patch_qs_free(&pq[0]);
     patch_qs_free(&pq[1]);
@@ -1054,14 +1056,14 @@ static int sens_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static void sens_row(study_ctx* ctx, const run_record* r, double* val) {
-    slip_row_of(ctx, r, val, "sensitivity");
+static void sens_row(study_ctx* ctx, study_out* out, const run_record* r, double* val) {
+    slip_row_of(ctx, out, r, val, "sensitivity");
 }
 
-static int sens_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int sens_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     double rmin, rmax;
-    return slip_estimates(ctx, fd, NULL, SLIP_NLOW, 0, "sensitivity", "turns", &rmin, &rmax);
+    return slip_estimates(ctx, out, fd, NULL, SLIP_NLOW, 0, "sensitivity", "turns", &rmin, &rmax);
 }
 
 static const fig_table k_sens_tables[] = {SPAT_TURNS_TABLE, {.name = NULL}};
@@ -1140,7 +1142,8 @@ static ref_facts ref_eval(const run_record* r) {
     return f;
 }
 
-static void ref_row(study_ctx* ctx, const run_record* r, double* val) {
+static void ref_row(study_ctx* ctx, study_out* out, const run_record* r, double* val) {
+    (void)out;
     slip_metrics sm;
     slip_eval(r, ctx->params, &sm);
     const ref_facts f = ref_eval(r);
@@ -1151,7 +1154,7 @@ static void ref_row(study_ctx* ctx, const run_record* r, double* val) {
     memcpy(val, cells, sizeof cells);
 }
 
-static int ref_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int ref_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     double faces[2][REF_N], cand[REF_N], lf[REF_N], tg[2][REF_N], ts[2][REF_N], th[2][REF_N];
     double hold = 0, low = INFINITY, dz = 0;
@@ -1187,11 +1190,11 @@ static int ref_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
         for (int tri = 0; tri < 2; ++tri) {
             dtheta = fmax(dtheta, fabs(th[tri][k] - th[0][nref - 1]));
         }
-        study_row(ctx, "levels");
+        study_row(out, "levels");
         const double cells[] = {k_ref_h[k],      faces[0][k],    faces[1][k],    ratio,
                                 cand[k] / lf[k], 1e6 * tg[0][k], 1e6 * tg[1][k], 1e6 * ts[0][k],
                                 1e6 * ts[1][k],  speed,          th[0][k],       th[1][k]};
-        study_nums(ctx, "levels", cells, sizeof cells / sizeof cells[0]);
+        study_nums(out, "levels", cells, sizeof cells / sizeof cells[0]);
     }
     /* exponents: the search's candidate pairs and the geometry's wall time against the left
      * patch's faces (all constraints for the wall time), the solver's time against constraints */
@@ -1199,26 +1202,26 @@ static int ref_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     ccb_an_order(nref, lf, cand, &p_cand, NULL, NULL);
     ccb_an_order(nref, faces[0], tg[0], &p_geo, NULL, NULL);
     ccb_an_order(nref, faces[0], ts[0], &p_solve, NULL, NULL);
-    study_set_metric(ctx, "refinement.faces_ratio_min", ratio_min);
-    study_set_metric(ctx, "refinement.faces_ratio_mean", ratio_sum);
-    study_set_metric(ctx, "refinement.solver_speedup_mean", speed_sum);
-    study_set_metric(ctx, "refinement.geometry_speedup_mean", geo_sum);
+    study_set_metric(out, "refinement.faces_ratio_min", ratio_min);
+    study_set_metric(out, "refinement.faces_ratio_mean", ratio_sum);
+    study_set_metric(out, "refinement.solver_speedup_mean", speed_sum);
+    study_set_metric(out, "refinement.geometry_speedup_mean", geo_sum);
     /* the turn of the first low phase against the rigid Coulomb estimate (SAP's law) on each
      * mesh's own patch */
     double tmin, tmax;
-    if (slip_estimates(ctx, fd, NULL, 1, 1, "refinement", "turns", &tmin, &tmax) != 0) {
+    if (slip_estimates(ctx, out, fd, NULL, 1, 1, "refinement", "turns", &tmin, &tmax) != 0) {
         return 2;
     }
-    study_set_metric(ctx, "refinement.turn_ratio_min", tmin);
-    study_set_metric(ctx, "refinement.turn_ratio_max", tmax);
-    study_set_metric(ctx, "refinement.candidates_exponent", p_cand);
-    study_set_metric(ctx, "refinement.geometry_time_exponent", p_geo);
-    study_set_metric(ctx, "refinement.solver_time_exponent", p_solve);
-    study_set_metric(ctx, "refinement.theta_end1_spread", dtheta);
-    study_set_metric(ctx, "refinement.hold_rotation_max", hold);
-    study_set_metric(ctx, "refinement.low1_rotation_min", low);
-    study_set_metric(ctx, "refinement.dz_max", dz);
-    study_text(ctx, "quick",
+    study_set_metric(out, "refinement.turn_ratio_min", tmin);
+    study_set_metric(out, "refinement.turn_ratio_max", tmax);
+    study_set_metric(out, "refinement.candidates_exponent", p_cand);
+    study_set_metric(out, "refinement.geometry_time_exponent", p_geo);
+    study_set_metric(out, "refinement.solver_time_exponent", p_solve);
+    study_set_metric(out, "refinement.theta_end1_spread", dtheta);
+    study_set_metric(out, "refinement.hold_rotation_max", hold);
+    study_set_metric(out, "refinement.low1_rotation_min", low);
+    study_set_metric(out, "refinement.dz_max", dz);
+    study_text(out, "quick",
                nref < REF_N ? " Quick tier: the three coarsest resolutions (h = 4, 2.8 and 2 cm); "
                               "the full tier adds 1.4 cm."
                             : "");
@@ -1229,9 +1232,9 @@ static int ref_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
     for (long k = every;
          rp->status == CCB_OK && rt->status == CCB_OK && k <= rp->nsteps && k <= rt->nsteps;
          k += every) {
-        study_row(ctx, "faces");
+        study_row(out, "faces");
         const double cells[] = {k * rp->cfg.dt, run_obs(rp, k, O_FACES), run_obs(rt, k, O_FACES)};
-        study_nums(ctx, "faces", cells, 3);
+        study_nums(out, "faces", cells, 3);
     }
     return 0;
 }

@@ -14,8 +14,9 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "case_model.h"
 #include "reference.h"
-#include "study.h"
+#include "runs.h"
 
 enum {
     P_MASS,
@@ -194,17 +195,17 @@ static sphere_run_facts analyse(const run_record* r, const double* P) {
 }
 
 /* metric = max(metric, v) (min with sign = -1); a NaN sticks (and fails its gate). */
-static void update_extreme(study_ctx* ctx, double v, int sign, const char* fmt, const char* a) {
+static void update_extreme(study_out* out, double v, int sign, const char* fmt, const char* a) {
     char key[96];
     snprintf(key, sizeof key, fmt, a);
     double m;
-    if (study_get_metric(ctx, key, &m) != 0 || isnan(v) || (!isnan(m) && sign * (v - m) > 0)) {
-        study_set_metric(ctx, key, v);
+    if (study_get_metric(out, key, &m) != 0 || isnan(v) || (!isnan(m) && sign * (v - m) > 0)) {
+        study_set_metric(out, key, v);
     }
 }
 
 /* Gate metrics over every run of the studies (SPH-1, SPH-2, SPH-3). */
-static void record_run_metrics(study_ctx* ctx, const run_record* r, const double* P) {
+static void record_run_metrics(study_out* out, const run_record* r, const double* P) {
     if (r->status != CCB_OK) {
         return;
     }
@@ -212,23 +213,23 @@ static void record_run_metrics(study_ctx* ctx, const run_record* r, const double
     const double U0 = P[P_U0], dt = r->cfg.dt;
     const char* model = r->cfg.approx->name;
     const double u_err = fabs(f.u_final - U0 / 1.4) / U0; /* 5/7 U0 */
-    update_extreme(ctx, u_err, 1, "sph1.%s.u_final_err_rel_max", model);
-    study_set_metricf(ctx, u_err, "sphere.%s.u_final_err_rel.dt%g", model, dt);
-    update_extreme(ctx, fabs(f.slip_final) / f.stol_final, 1, "sph1.%s.slip_over_vs_max", "all");
-    update_extreme(ctx, fabs(f.uwr_final) / f.stol_final, 1, "sph1.%s.u_minus_omegaR_over_vs_max",
+    update_extreme(out, u_err, 1, "sph1.%s.u_final_err_rel_max", model);
+    study_set_metricf(out, u_err, "sphere.%s.u_final_err_rel.dt%g", model, dt);
+    update_extreme(out, fabs(f.slip_final) / f.stol_final, 1, "sph1.%s.slip_over_vs_max", "all");
+    update_extreme(out, fabs(f.uwr_final) / f.stol_final, 1, "sph1.%s.u_minus_omegaR_over_vs_max",
                    "all");
     if (r->cfg.approx == &ccb_approx_lagged) {
         /* SPH-2: |t_roll - 2U0/(7 mu g)| / (2 dt + 1e-3) */
         const double t_exact = 2 * U0 / (7 * P[P_MU] * P[P_G]);
-        update_extreme(ctx, fabs(f.t_roll - t_exact) / (2 * dt + 1e-3), 1,
+        update_extreme(out, fabs(f.t_roll - t_exact) / (2 * dt + 1e-3), 1,
                        "sph2.%s.roll_onset_err_over_bound_max", model);
         if (dt <= 2e-3 * (1 + 1e-12)) { /* SPH-3 applies to dt <= 2e-3 */
-            update_extreme(ctx, f.rest_z_err, 1, "sph3.%s.rest_z_err_max", model);
-            update_extreme(ctx, f.vn_after_first, 1, "sph3.%s.vn_after_first_contact_max", model);
-            update_extreme(ctx, f.vn_sliding, 1, "sph3.%s.vn_sliding_max", model);
+            update_extreme(out, f.rest_z_err, 1, "sph3.%s.rest_z_err_max", model);
+            update_extreme(out, f.vn_after_first, 1, "sph3.%s.vn_after_first_contact_max", model);
+            update_extreme(out, f.vn_sliding, 1, "sph3.%s.vn_sliding_max", model);
         }
     } else if (fabs(dt - 2e-3) < 1e-12) {
-        update_extreme(ctx, f.vn_sliding, -1, "sph3.%s.vn_sliding_min", "gliding");
+        update_extreme(out, f.vn_sliding, -1, "sph3.%s.vn_sliding_min", "gliding");
     }
 }
 
@@ -245,14 +246,14 @@ static void reference_numbers(const double* P, ccb_ref_sphere_result* ref) {
 }
 
 /* fig6, per run: its row, its gate metrics over every run (SPH-1 ... SPH-3), its events */
-static void fig6_row(study_ctx* ctx, const run_record* r, double* v) {
+static void fig6_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
     const double* P = ctx->params;
-    record_run_metrics(ctx, r, P);
+    record_run_metrics(out, r, P);
     const sphere_run_facts f = analyse(r, P);
     const char* name = r->cfg.approx->name;
-    study_set_metricf(ctx, (double)f.first_force, "fig6.%s.first_force_step", name);
-    study_set_metricf(ctx, (double)f.predicted, "fig6.%s.predicted_contact_step", name);
-    study_set_metricf(ctx, f.t_roll, "fig6.%s.roll_onset_t", name);
+    study_set_metricf(out, (double)f.first_force, "fig6.%s.first_force_step", name);
+    study_set_metricf(out, (double)f.predicted, "fig6.%s.predicted_contact_step", name);
+    study_set_metricf(out, f.t_roll, "fig6.%s.roll_onset_t", name);
     const double row[8] = {(double)f.predicted,
                            (double)f.first_force,
                            (double)f.first_force * r->cfg.dt,
@@ -266,7 +267,7 @@ static void fig6_row(study_ctx* ctx, const run_record* r, double* v) {
 
 /* fig6, together: SPH-4 (Lagged fires exactly at its free-flight prediction; Similar at least
  * one step earlier; SAP no later than Similar) and the closed forms of the report */
-static int fig6_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig6_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     const study_batch* b = fd->b;
     (void)dir;
     long first[3] = {0, 0, 0}, pred_lagged = 0;
@@ -279,16 +280,16 @@ static int fig6_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             pred_lagged = f.predicted;
         }
     }
-    study_set_metric(ctx, "sph4.lagged.first_force_minus_predicted",
+    study_set_metric(out, "sph4.lagged.first_force_minus_predicted",
                      (double)(first[2] - pred_lagged));
-    study_set_metric(ctx, "sph4.similar_lead_steps", (double)(first[2] - first[1]));
-    study_set_metric(ctx, "sph4.sap_minus_similar_steps", (double)(first[0] - first[1]));
+    study_set_metric(out, "sph4.similar_lead_steps", (double)(first[2] - first[1]));
+    study_set_metric(out, "sph4.sap_minus_similar_steps", (double)(first[0] - first[1]));
     ccb_ref_sphere_result ref;
     reference_numbers(ctx->params, &ref);
-    study_value(ctx, "t_contact", ref.t_contact);
-    study_value(ctx, "v_impact", ref.v_impact);
-    study_value(ctx, "t_roll", ref.t_roll);
-    study_value(ctx, "u_final", ref.u_final);
+    study_value(out, "t_contact", ref.t_contact);
+    study_value(out, "v_impact", ref.v_impact);
+    study_value(out, "t_roll", ref.t_roll);
+    study_value(out, "u_final", ref.u_final);
     return 0;
 }
 
@@ -342,7 +343,8 @@ static int accuracy_runs(study_ctx* ctx, study_batch* b) {
     return 0;
 }
 
-static void accuracy_row(study_ctx* ctx, const run_record* r, double* v) {
+static void accuracy_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
+    (void)out;
     (void)ctx;
     v[0] = r->cfg.newton.eps_r;
 }
@@ -364,7 +366,8 @@ static double acc_deviation(const run_record* a, const run_record* ref) {
     return worst;
 }
 
-static int accuracy_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int accuracy_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)ctx;
     const study_batch* b = fd->b;
     (void)dir;
     for (int m = 0; m < ACC_NMODEL; ++m) {
@@ -373,14 +376,14 @@ static int accuracy_finish(study_ctx* ctx, const fig_data* fd, const char* dir) 
         for (int l = 0; l + 1 < ACC_NLEVEL; ++l) {
             const run_record* r = &b->rec[m * ACC_NLEVEL + l];
             e[l] = acc_deviation(r, ref);
-            study_row(ctx, "errors");
-            study_str(ctx, "errors", acc_model(m)->name);
-            study_num(ctx, "errors", r->cfg.newton.eps_r);
-            study_num(ctx, "errors", e[l]);
+            study_row(out, "errors");
+            study_str(out, "errors", acc_model(m)->name);
+            study_num(out, "errors", r->cfg.newton.eps_r);
+            study_num(out, "errors", e[l]);
         }
-        study_set_metricf(ctx, e[1], "accuracy.%s.e_solver", acc_model(m)->name);
-        study_set_metricf(ctx, e[0] / e[1], "accuracy.%s.loose_over_default", acc_model(m)->name);
-        study_set_metricf(ctx, e[2] / e[1], "accuracy.%s.tight_over_default", acc_model(m)->name);
+        study_set_metricf(out, e[1], "accuracy.%s.e_solver", acc_model(m)->name);
+        study_set_metricf(out, e[0] / e[1], "accuracy.%s.loose_over_default", acc_model(m)->name);
+        study_set_metricf(out, e[2] / e[1], "accuracy.%s.tight_over_default", acc_model(m)->name);
     }
     return 0;
 }
@@ -406,7 +409,7 @@ static const fig_study k_accuracy = {
 /* ---- study peers (MuJoCo beside the convex models) -------------------------------------------- */
 
 /* per run: rolling onset, final speed against 5/7 U0, the normal velocity while sliding */
-static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
+static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
     const double* P = ctx->params;
     const sphere_run_facts f = analyse(r, P);
     char name[32];
@@ -416,32 +419,32 @@ static void peers_row(study_ctx* ctx, const run_record* r, double* v) {
     const double row[8] = {f.t_roll,         f.u_final,    u_err,           f.slip_final,
                            f.vn_after_first, f.vn_sliding, P[P_RADIUS] - z, z};
     memcpy(v, row, sizeof row);
-    study_set_metricf(ctx, f.t_roll, "peers.%s.roll_onset_t", name);
-    study_set_metricf(ctx, u_err, "peers.%s.u_final_err_rel", name);
-    study_set_metricf(ctx, f.slip_final, "peers.%s.slip_final", name);
-    study_set_metricf(ctx, f.vn_sliding, "peers.%s.vn_sliding_max", name);
-    study_set_metricf(ctx, f.vn_after_first, "peers.%s.vn_after_first_contact_max", name);
-    study_set_metricf(ctx, P[P_RADIUS] - z, "peers.%s.penetration_final", name);
+    study_set_metricf(out, f.t_roll, "peers.%s.roll_onset_t", name);
+    study_set_metricf(out, u_err, "peers.%s.u_final_err_rel", name);
+    study_set_metricf(out, f.slip_final, "peers.%s.slip_final", name);
+    study_set_metricf(out, f.vn_sliding, "peers.%s.vn_sliding_max", name);
+    study_set_metricf(out, f.vn_after_first, "peers.%s.vn_after_first_contact_max", name);
+    study_set_metricf(out, P[P_RADIUS] - z, "peers.%s.penetration_final", name);
 }
 
 /* together: what the peer does differently, in numbers */
-static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
     ccb_ref_sphere_result ref;
     reference_numbers(P, &ref);
-    study_value(ctx, "t_contact", ref.t_contact);
-    study_value(ctx, "t_roll", ref.t_roll);
-    study_value(ctx, "u_final", ref.u_final);
-    study_value(ctx, "sink", P[P_MASS] * P[P_G] / P[P_K]);
+    study_value(out, "t_contact", ref.t_contact);
+    study_value(out, "t_roll", ref.t_roll);
+    study_value(out, "u_final", ref.u_final);
+    study_value(out, "sink", P[P_MASS] * P[P_G] / P[P_K]);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
         variant_name(&r->cfg, name, sizeof name);
-        study_row(ctx, "runs");
-        study_str(ctx, "runs", name);
+        study_row(out, "runs");
+        study_str(out, "runs", name);
         if (r->status != CCB_OK) {
-            study_str(ctx, "runs", "failed");
+            study_str(out, "runs", "failed");
             continue;
         }
         const sphere_run_facts f = analyse(r, P);
@@ -450,14 +453,14 @@ static int peers_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             f.t_roll,       f.u_final,        100 * (f.u_final - P[P_U0] / 1.4) / (P[P_U0] / 1.4),
             f.slip_final,   f.vn_after_first, z,
             P[P_RADIUS] - z};
-        study_str(ctx, "runs", "ok");
-        study_nums(ctx, "runs", cells, sizeof cells / sizeof cells[0]);
+        study_str(out, "runs", "ok");
+        study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
     }
     const double dt = fd->b->n > 0 ? fd->b->rec[0].cfg.dt : ctx->cs->dt_default;
-    study_value(ctx, "k", P[P_K]);
-    study_value(ctx, "m", P[P_MASS]);
-    study_value(ctx, "period_ms", 1e3 * 2 * CCB_PI * sqrt(P[P_MASS] / P[P_K]));
-    study_value(ctx, "dt_ms", 1e3 * dt);
+    study_value(out, "k", P[P_K]);
+    study_value(out, "m", P[P_MASS]);
+    study_value(out, "period_ms", 1e3 * 2 * CCB_PI * sqrt(P[P_MASS] / P[P_K]));
+    study_value(out, "dt_ms", 1e3 * dt);
     return 0;
 }
 
@@ -507,19 +510,20 @@ static const fig_study k_peers = {
 
 /* ---- study convergence (ICF Fig. 7) ------------------------------------------------------------ */
 
-static void fig7_inspect(study_ctx* ctx, const fig_sweep_result* sw, int variant, int idt,
-                         const run_record* rec) {
+static void fig7_inspect(study_ctx* ctx, study_out* out, const fig_sweep_result* sw, int variant,
+                         int idt, const run_record* rec) {
     (void)sw, (void)variant, (void)idt;
-    record_run_metrics(ctx, rec, ctx->params);
+    record_run_metrics(out, rec, ctx->params);
 }
 
 /* fig7, together: SAP's tail ratio; SPH-1d/e: how u(T) - 5/7 U0 behaves with dt for the gliding
  * models */
-static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
+static int fig7_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)ctx;
     (void)dir;
     const fig_sweep_result* sw = &fd->sw[0];
     const int sap = fig_variant_index(sw, "sap");
-    study_set_metric(ctx, "convergence.paper.sap.ratio_4e-4_over_2e-3",
+    study_set_metric(out, "convergence.paper.sap.ratio_4e-4_over_2e-3",
                      sw->e[sap][2] / sw->e[sap][1]);
     const char* gliding[2] = {"sap", "similar"};
     for (int i = 0; i < 2; ++i) {
@@ -529,12 +533,12 @@ static int fig7_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
             snprintf(key, sizeof key, "sphere.%s.u_final_err_rel.dt%g", gliding[i],
                      sw->decl->dts[j]);
             ue[j] = NAN;
-            study_get_metric(ctx, key, &ue[j]);
+            study_get_metric(out, key, &ue[j]);
         }
         double order = NAN;
         ccb_an_order(3, sw->decl->dts, ue, &order, NULL, NULL);
-        study_set_metricf(ctx, order, "sph1.%s.u_final_err_order", gliding[i]);
-        study_set_metricf(ctx, ue[2] / ue[1], "sph1.%s.u_final_err_ratio_4e-4_over_2e-3",
+        study_set_metricf(out, order, "sph1.%s.u_final_err_order", gliding[i]);
+        study_set_metricf(out, ue[2] / ue[1], "sph1.%s.u_final_err_ratio_4e-4_over_2e-3",
                           gliding[i]);
     }
     return 0;
@@ -603,8 +607,8 @@ static int rigid_limit_runs(study_ctx* ctx, study_batch* b) {
  * weight, r = m g dt, at its static sink phi0 = -m g/k, while the rigid step also removes the sink
  * in one step, r_rigid = m g dt + m |phi0|/dt: gap = 1/(1 + k dt^2/m) (formulation-convex §16.3).
  * The largest relative deviation of the measured gaps from it over Lagged's k and dt runs. */
-static int rigid_limit_finish(study_ctx* ctx, const fig_data* fd, const char* dir) {
-    const int rc = rigidlim_finish(ctx, fd, dir, &k_rigid_def);
+static int rigid_limit_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    const int rc = rigidlim_finish(ctx, out, fd, dir, &k_rigid_def);
     const double t_rest = k_rigid_def.t_export[k_rigid_def.nt - 1];
     double worst = 0;
     int n = 0;
@@ -613,7 +617,7 @@ static int rigid_limit_finish(study_ctx* ctx, const fig_data* fd, const char* di
         double gap;
         char name[160];
         snprintf(name, sizeof name, "rigid-limit.%s.gap_t%g", r->cfg.label, t_rest);
-        if (r->cfg.approx != &ccb_approx_lagged || study_get_metric(ctx, name, &gap) != 0) {
+        if (r->cfg.approx != &ccb_approx_lagged || study_get_metric(out, name, &gap) != 0) {
             continue;
         }
         const double m = r->cfg.params[P_MASS], k = r->cfg.params[P_K], dt = r->cfg.dt;
@@ -621,10 +625,10 @@ static int rigid_limit_finish(study_ctx* ctx, const fig_data* fd, const char* di
         worst = fmax(worst, fabs(gap / exact - 1.0));
         n++;
     }
-    study_set_metric(ctx, "rigid-limit.lagged.rest_gap_vs_analytic", n > 0 ? worst : NAN);
-    study_value(ctx, "t_rest", t_rest);
-    study_value(ctx, "n", n);
-    study_value(ctx, "worst", worst);
+    study_set_metric(out, "rigid-limit.lagged.rest_gap_vs_analytic", n > 0 ? worst : NAN);
+    study_value(out, "t_rest", t_rest);
+    study_value(out, "n", n);
+    study_value(out, "worst", worst);
     return rc;
 }
 static const fig_study k_rigid_limit = {
@@ -655,8 +659,8 @@ static const gradq_def k_gradq = {.what = "x(T) of the sphere against U0",
                                   .lo = 0.8,
                                   .hi = 1.2,
                                   .npts = 41};
-static int gradient_quality_run(study_ctx* ctx) {
-    return gradq_run(ctx, &k_gradq);
+static int gradient_quality_run(study_ctx* ctx, study_out* out) {
+    return gradq_run(ctx, out, &k_gradq);
 }
 
 static const case_study k_studies[] = {

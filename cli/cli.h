@@ -3,6 +3,7 @@
 #ifndef CCB_CLI_H
 #define CCB_CLI_H
 
+#include "registry.h"
 #include "study.h"
 
 /* The `ccb` command line (main.c); ccb.c's main calls it. A program that registers its own

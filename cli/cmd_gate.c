@@ -186,7 +186,7 @@ int cmd_gate(int argc, char** argv) {
             suite_sensitivity_free(sv);
         }
         solver_failures += ctx.failures;
-        warnings += ctx.warnings;
+        warnings += study_out_warnings(ctx.out);
         study_ctx_free(&ctx);
         if (rc != 0) {
             free(sens.s);

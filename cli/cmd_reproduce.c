@@ -116,7 +116,7 @@ static void reproduce_case(const opts* o, const case_desc* cs, const char* out, 
     }
     suite_report_case(report, &ctx);
     c->solver_failures += ctx.failures;
-    c->warnings += ctx.warnings;
+    c->warnings += study_out_warnings(ctx.out);
     study_ctx_free(&ctx);
 }
 

@@ -68,7 +68,7 @@ static void check_options_used(const case_desc* cs, const case_study* st, const 
     snprintf(c.out_root, sizeof c.out_root, "%s", tmp);
     c.emit = note_option_use;
     c.emit_user = &u;
-    c.figures = 0;
+    study_out_set_figures(c.out, 0);
     c.progress = 0;
     const int saved =
         dup(2); /* the dry analysis's own complaints (no results) are not for the user */
@@ -169,8 +169,8 @@ int cmd_study(int argc, char** argv) {
     if (rc == 0) { /* the study's report section beside its data */
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/%s/%s/report.md", out, cs->name, st->name);
-        if (write_file(path, ctx.report.s ? ctx.report.s : "",
-                       ctx.report.s ? strlen(ctx.report.s) : 0, msg, sizeof msg) != 0) {
+        const char* report = study_out_report(ctx.out);
+        if (write_file(path, report, strlen(report), msg, sizeof msg) != 0) {
             fprintf(stderr, "ccb: %s\n", msg);
             rc = 2;
         }
@@ -181,11 +181,12 @@ int cmd_study(int argc, char** argv) {
     }
     if (rc == 0) {
         printf("%s/%s: written under %s/%s/%s\n", cs->name, st->name, out, cs->name, st->name);
-        for (int i = 0; i < ctx.nmetrics; ++i) {
-            printf("  %-48s %.6g\n", ctx.metrics[i].name, ctx.metrics[i].value);
+        for (int i = 0; i < study_out_nmetrics(ctx.out); ++i) {
+            const metric* m = study_out_metric(ctx.out, i);
+            printf("  %-48s %.6g\n", m->name, m->value);
         }
     }
-    const int failures = ctx.failures, warnings = ctx.warnings;
+    const int failures = ctx.failures, warnings = study_out_warnings(ctx.out);
     study_ctx_free(&ctx);
     if (rc != 0) {
         return EXIT_USAGE;

@@ -272,7 +272,7 @@ int manifest_collect(study_ctx* ctx, const case_study* st, manifest_out* mo, con
     snprintf(ctx->out_root, sizeof ctx->out_root, "%s", tmp);
     ctx->emit = emit_run;
     ctx->emit_user = mo;
-    ctx->figures = 0;
+    study_out_set_figures(ctx->out, 0);
     ctx->progress = 0;
     const int before = mo->nseen;
     const int rc = case_study_run(ctx, st);

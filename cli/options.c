@@ -930,7 +930,7 @@ void setup_ctx(study_ctx* ctx, const case_desc* cs, const opts* o, const char* o
     ctx->newton = tmp.newton;
     ctx->delassus = tmp.delassus;
     ctx->jobs = o->jobs;
-    ctx->figures = o->figures;
+    study_out_set_figures(ctx->out, o->figures);
     ctx->progress = isatty(2);
     ctx->tier = o->tier ? o->tier : CASE_TIER_FULL;
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "registry.h"
 #include "study.h"
 
 static void put(const char* dir, const char* name, const uint8_t* data, size_t n) {

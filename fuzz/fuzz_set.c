@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "registry.h"
 #include "study.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);

@@ -86,16 +86,16 @@ static double run_error(const run_record* r, const run_record* ref) {
 static void ladder_metrics(study_ctx* ctx, const char* name, const double* el, const double* itl,
                            int nf, const double* ef, const double* itf, double* rise_out,
                            double* slope_out, double* gain_out) {
-    study_set_metricf(ctx, el[ERRCTL_NLEVEL - 1] / el[0], "error-control.%s.finest_over_coarsest",
-                      name);
+    study_set_metricf(ctx->out, el[ERRCTL_NLEVEL - 1] / el[0],
+                      "error-control.%s.finest_over_coarsest", name);
     ccb_an_fit fit; /* over the three finest levels, where every case refines */
     ccb_an_fit_order(3, k_levels + ERRCTL_NLEVEL - 3, el + ERRCTL_NLEVEL - 3, &fit);
-    study_set_metricf(ctx, fit.order, "error-control.%s.slope_fine", name);
+    study_set_metricf(ctx->out, fit.order, "error-control.%s.slope_fine", name);
     double rise = el[1] / el[0] - 1.0; /* < 0: the error falls at every level, by -rise at least */
     for (int l = 2; l < ERRCTL_NLEVEL; ++l) {
         rise = fmax(rise, el[l] / el[l - 1] - 1.0);
     }
-    study_set_metricf(ctx, rise, "error-control.%s.largest_rise", name);
+    study_set_metricf(ctx->out, rise, "error-control.%s.largest_rise", name);
     double gmax = NAN;
     for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
         const double g = ccb_an_loglog_at(nf, ef, itf, el[l]) / itl[l];
@@ -103,11 +103,13 @@ static void ladder_metrics(study_ctx* ctx, const char* name, const double* el, c
             gmax = isnan(gmax) ? g : fmax(gmax, g);
         }
     }
-    study_set_metricf(ctx, gmax, "error-control.%s.gain_iterations_max", name);
+    study_set_metricf(ctx->out, gmax, "error-control.%s.gain_iterations_max", name);
     *rise_out = rise, *slope_out = fit.order, *gain_out = gmax;
 }
 
-int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const errctl_def* d) {
+int errctl_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir,
+                  const errctl_def* d) {
+    (void)out;
     (void)dir;
     const study_batch* b = fd->b;
     const run_record* ref = &b->rec[0];
@@ -132,42 +134,43 @@ int errctl_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const err
         const double runs[] = {r->cfg.dt, a,           e,
                                steps,     rejections,  fixed ? 0.0 : (double)r->work.n_fail_newton,
                                it,        r->wall_time};
-        study_row(ctx, "runs");
-        study_str(ctx, "runs", name);
-        study_nums(ctx, "runs", runs, sizeof runs / sizeof runs[0]);
+        study_row(ctx->out, "runs");
+        study_str(ctx->out, "runs", name);
+        study_nums(ctx->out, "runs", runs, sizeof runs / sizeof runs[0]);
         const double md[] = {r->cfg.dt, a, e, steps, rejections, it};
-        study_row(ctx, "summary");
-        study_str(ctx, "summary", name);
-        study_nums(ctx, "summary", md, sizeof md / sizeof md[0]);
+        study_row(ctx->out, "summary");
+        study_str(ctx->out, "summary", name);
+        study_nums(ctx->out, "summary", md, sizeof md / sizeof md[0]);
         if (fixed) {
-            study_set_metricf(ctx, e, "error-control.lagged.e_dt%g", r->cfg.dt);
+            study_set_metricf(ctx->out, e, "error-control.lagged.e_dt%g", r->cfg.dt);
         } else {
-            study_set_metricf(ctx, e, "error-control.%s.e_a%g", name, a);
-            study_set_metricf(ctx, (double)r->work.n_steps, "error-control.%s.steps_a%g", name, a);
+            study_set_metricf(ctx->out, e, "error-control.%s.e_a%g", name, a);
+            study_set_metricf(ctx->out, (double)r->work.n_steps, "error-control.%s.steps_a%g", name,
+                              a);
         }
     }
     double rise[EST_COUNT], slope[EST_COUNT], gain[EST_COUNT];
     for (int e = 0; e < EST_COUNT; ++e) {
         ladder_metrics(ctx, k_est_name[e], el[e], itl[e], nf, ef, itf, &rise[e], &slope[e],
                        &gain[e]);
-        study_row(ctx, "levels");
-        study_str(ctx, "levels", k_est_name[e]);
-        study_nums(ctx, "levels", el[e], ERRCTL_NLEVEL);
+        study_row(ctx->out, "levels");
+        study_str(ctx->out, "levels", k_est_name[e]);
+        study_nums(ctx->out, "levels", el[e], ERRCTL_NLEVEL);
         const double ends[] = {el[e][ERRCTL_NLEVEL - 1] / el[e][0], slope[e], rise[e], gain[e]};
-        study_nums(ctx, "levels", ends, sizeof ends / sizeof ends[0]);
+        study_nums(ctx->out, "levels", ends, sizeof ends / sizeof ends[0]);
     }
     /* what ccb's estimator buys over CENIC's at each level: the ratio of their errors */
     for (int l = 0; l < ERRCTL_NLEVEL; ++l) {
-        study_set_metricf(ctx, el[EST_CCB][l] / el[EST_CENIC][l],
+        study_set_metricf(ctx->out, el[EST_CCB][l] / el[EST_CENIC][l],
                           "error-control.lagged-ec.over_cenic_a%g", k_levels[l]);
     }
     /* CENIC's at the coarsest level, where no step is rejected on these cases: two half steps of
      * dt, i.e. the fixed run at dt/2 (the second of the ladder) up to the Newton solves'
      * tolerance (formulation-convex §15.2) */
-    study_set_metric(ctx, "error-control.lagged-ec-cenic.coarsest_over_fixed_half",
+    study_set_metric(ctx->out, "error-control.lagged-ec-cenic.coarsest_over_fixed_half",
                      el[EST_CENIC][0] / ef[1]);
-    study_value(ctx, "dt_ref", d->dt_ref);
-    study_value(ctx, "dt", d->dt);
+    study_value(ctx->out, "dt_ref", d->dt_ref);
+    study_value(ctx->out, "dt", d->dt);
     return 0;
 }
 

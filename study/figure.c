@@ -146,7 +146,7 @@ static int fig_run_table(study_ctx* ctx, const case_study* st, const study_batch
             vals[c] = NAN;
         }
         if (d->row) {
-            d->row(ctx, r, vals);
+            d->row(ctx, ctx->out, r, vals);
         }
         char vname[32];
         if (names[i][0]) {
@@ -178,15 +178,15 @@ static int fig_run_table(study_ctx* ctx, const case_study* st, const study_batch
     const int rc = study_write_table(path, header.s, tab.s ? tab.s : "");
     free(header.s);
     if (rc == 0 && d->columns) {
-        study_report(ctx, "| run | status |");
+        study_report(ctx->out, "| run | status |");
         for (int c = 0; c < nc; ++c) {
-            study_report(ctx, " %s |", cols[c]);
+            study_report(ctx->out, " %s |", cols[c]);
         }
-        study_report(ctx, " mean Newton it. | wall [s] |\n|---|---|");
+        study_report(ctx->out, " mean Newton it. | wall [s] |\n|---|---|");
         for (int c = 0; c < nc + 2; ++c) {
-            study_report(ctx, "---|");
+            study_report(ctx->out, "---|");
         }
-        study_report(ctx, "\n%s\n", md.s ? md.s : "");
+        study_report(ctx->out, "\n%s\n", md.s ? md.s : "");
     }
     free(tab.s);
     free(md.s);
@@ -247,7 +247,7 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
     strbuf tab = {0};
     const run_record* ref = &b.rec[0];
     if (rc == 0 && d->inspect) {
-        d->inspect(ctx, res, -1, -1, ref);
+        d->inspect(ctx, ctx->out, res, -1, -1, ref);
     }
     for (int i = 0; i < nv && rc == 0; ++i) {
         for (int j = 0; j < ndt; ++j) {
@@ -279,15 +279,16 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
             strbuf_printf(&tab, ",%s,", r->status == CCB_OK ? "ok" : "failed");
             run_work_columns(&tab, r);
             strbuf_printf(&tab, "\n");
-            study_set_metricf(ctx, e, "%s.%s.%s.e_q.dt%g", prefix, sw->tag, names[i], sw->dts[j]);
+            study_set_metricf(ctx->out, e, "%s.%s.%s.e_q.dt%g", prefix, sw->tag, names[i],
+                              sw->dts[j]);
             if (d->inspect) {
-                d->inspect(ctx, res, i, j, r);
+                d->inspect(ctx, ctx->out, res, i, j, r);
             }
         }
         res->order[i] = NAN;
         ccb_an_order(ndt, sw->dts, res->e[i], &res->order[i], NULL, NULL);
-        study_set_metricf(ctx, res->order[i], "%s.%s.%s.order", prefix, sw->tag, names[i]);
-        study_set_metricf(ctx, res->e[i][ndt - 1] / res->e[i][ndt - 2], "%s.%s.%s.tail_ratio",
+        study_set_metricf(ctx->out, res->order[i], "%s.%s.%s.order", prefix, sw->tag, names[i]);
+        study_set_metricf(ctx->out, res->e[i][ndt - 1] / res->e[i][ndt - 2], "%s.%s.%s.tail_ratio",
                           prefix, sw->tag, names[i]);
     }
     if (rc == 0) {
@@ -306,28 +307,28 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
     study_batch_free(&b);
     /* the report: e_q per variant and dt, the fitted order, the tail ratio */
     if (rc == 0) {
-        study_report(ctx,
+        study_report(ctx->out,
                      "Sweep `%s`%s%s (reference: Lagged at dt = %g s; `%s/%s/errors_%s.csv`):"
                      "\n\n| variant |",
                      sw->tag, sw->set ? ", " : "", sw->set ? sw->set : "", res->dt_ref,
                      ctx->cs->name, st->name, sw->tag);
         for (int j = 0; j < ndt; ++j) {
-            study_report(ctx, " e_q(%g) |", sw->dts[j]);
+            study_report(ctx->out, " e_q(%g) |", sw->dts[j]);
         }
-        study_report(ctx, " order | e(%g)/e(%g) |\n|---|", sw->dts[ndt - 1], sw->dts[ndt - 2]);
+        study_report(ctx->out, " order | e(%g)/e(%g) |\n|---|", sw->dts[ndt - 1], sw->dts[ndt - 2]);
         for (int j = 0; j < ndt + 2; ++j) {
-            study_report(ctx, "---|");
+            study_report(ctx->out, "---|");
         }
-        study_report(ctx, "\n");
+        study_report(ctx->out, "\n");
         for (int i = 0; i < nv; ++i) {
-            study_report(ctx, "| %s |", names[i]);
+            study_report(ctx->out, "| %s |", names[i]);
             for (int j = 0; j < ndt; ++j) {
-                study_report(ctx, " %.3e |", res->e[i][j]);
+                study_report(ctx->out, " %.3e |", res->e[i][j]);
             }
-            study_report(ctx, " %.3f | %.3f |\n", res->order[i],
+            study_report(ctx->out, " %.3f | %.3f |\n", res->order[i],
                          res->e[i][ndt - 1] / res->e[i][ndt - 2]);
         }
-        study_report(ctx, "\n");
+        study_report(ctx->out, "\n");
     }
     return rc;
 }
@@ -346,12 +347,12 @@ static int fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const c
     }
     strbuf_printf(&v, "%s", more);
     char err[600];
-    if (vars && study_results_render(ctx->results, vars, &v, err, sizeof err) != 0) {
+    if (vars && study_results_render(ctx->out, vars, &v, err, sizeof err) != 0) {
         fprintf(stderr, "ccb: %s/%s: figure %s: %s\n", ctx->cs->name, out, script, err);
         free(v.s);
         return 2;
     }
-    study_plot(ctx, script, dir, out, v.s);
+    study_plot(ctx->out, script, dir, out, v.s);
     free(v.s);
     return 0;
 }
@@ -366,21 +367,20 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
     const fig_study* d = st->decl;
     const case_desc* cs = ctx->cs;
     if (d->peer && !peer_mujoco_available()) {
-        study_report(ctx,
+        study_report(ctx->out,
                      "### %s — %s (%s)\n\nNot run: %s (`make reproduce` installs Debian's "
                      "libmujoco-dev; docs/speed.md §3).\n\n",
                      st->name, st->title, st->figure, peer_mujoco_absent());
         fprintf(stderr, "ccb: %s/%s: skipped (%s)\n", cs->name, st->name, peer_mujoco_absent());
         return 0;
     }
-    study_results* results = study_results_begin(ctx, d);
-    ctx->results = results;
+    const int begun = study_results_begin(ctx->out, d->tables, d->report);
     char(*names)[32] = calloc(FIG_MAX_RUNS, sizeof *names);
     fig_sweep_result* sw = d->nsweeps ? calloc((size_t)d->nsweeps, sizeof *sw) : NULL;
     study_batch b = {0};
     char dir[PATH_MAX];
-    int rc = names == NULL || results == NULL || (d->nsweeps && sw == NULL) ? 2 : 0;
-    if (rc == 0 && study_dir(ctx, st->name, dir, sizeof dir) != 0) {
+    int rc = names == NULL || begun != 0 || (d->nsweeps && sw == NULL) ? 2 : 0;
+    if (rc == 0 && study_dir(ctx->out, st->name, dir, sizeof dir) != 0) {
         rc = 2;
     }
     /* 1. configurations: computed, listed, or none (a study of sweeps or of closed forms) */
@@ -403,15 +403,15 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         ctx->jobs = jobs;
     }
     if (rc == 0) {
-        study_report(ctx, "### %s — %s (%s)\n\n", st->name, st->title, st->figure);
+        study_report(ctx->out, "### %s — %s (%s)\n\n", st->name, st->title, st->figure);
         if (d->script) {
-            study_report(ctx, "![%s](%s/%s.png)\n", st->name, cs->name, st->name);
+            study_report(ctx->out, "![%s](%s/%s.png)\n", st->name, cs->name, st->name);
         }
         for (const fig_plot* p = d->plots; p && p->script; ++p) {
-            study_report(ctx, "![%s](%s/%s.png)\n", p->out, cs->name, p->out);
+            study_report(ctx->out, "![%s](%s/%s.png)\n", p->out, cs->name, p->out);
         }
         /* a study of the suite's own ("ccb comparison") states its purpose, not a paper's claim */
-        study_report(ctx, "%s%s: %s\n\n", d->script || d->plots ? "\n" : "",
+        study_report(ctx->out, "%s%s: %s\n\n", d->script || d->plots ? "\n" : "",
                      strncmp(st->figure, "ccb", 3) == 0 ? "Purpose" : "Paper", d->claim);
     }
     if (rc == 0 && b.n > 0) {
@@ -436,7 +436,7 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         }
     }
     if (rc == 0 && b.n > 0) {
-        study_report(ctx, "Data: `%s/%s/table.csv`; every run under `%s/%s/`.\n\n", cs->name,
+        study_report(ctx->out, "Data: `%s/%s/table.csv`; every run under `%s/%s/`.\n\n", cs->name,
                      st->name, cs->name, st->name);
     }
     /* --emit-manifest: every run of the study is handed out by now (a declaration's runs are its
@@ -448,10 +448,12 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
      * the figures) and renders its report template */
     if (rc == 0 && analyse && d->finish) {
         const fig_data data = {&b, sw, d->nsweeps};
-        rc = d->finish(ctx, &data, dir);
+        rc = d->finish(ctx, ctx->out, &data, dir);
     }
     if (rc == 0 && analyse) {
-        rc = study_results_finish(ctx, st->name, dir);
+        char what[160];
+        snprintf(what, sizeof what, "%s/%s", cs->name, st->name);
+        rc = study_results_finish(ctx->out, what, dir);
     }
     /* 6. the figures */
     if (rc == 0 && analyse && d->script) {
@@ -474,8 +476,7 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
     free(names);
     free(sw);
     study_batch_free(&b);
-    ctx->results = NULL;
-    study_results_free(results);
+    study_results_end(ctx->out);
     return rc;
 }
 
@@ -484,7 +485,7 @@ int case_study_run(study_ctx* ctx, const case_study* st) {
     if (record) {
         inventory_begin(ctx->out_root, ctx->cs->name, st->name);
     }
-    int rc = st->run ? st->run(ctx) : fig_study_run(ctx, st);
+    int rc = st->run ? st->run(ctx, ctx->out) : fig_study_run(ctx, st);
     char msg[PATH_MAX + 200];
     if (record && inventory_commit(rc == 0, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);

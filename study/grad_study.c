@@ -386,7 +386,8 @@ static void analyse(void* user, int idx) {
     run_restart_close(&rs);
 }
 
-int grad_study_run(study_ctx* ctx) {
+int grad_study_run(study_ctx* ctx, study_out* out) {
+    (void)out;
     const case_desc* cs = ctx->cs;
     const int quick = ctx->tier == CASE_TIER_QUICK;
     variant_def use[GRAD_MAX_VARIANTS];
@@ -421,23 +422,23 @@ int grad_study_run(study_ctx* ctx) {
         study_parallel_for(ctx, nv, analyse, jobs);
     }
     char dir[PATH_MAX];
-    if (rc == 0 && study_dir(ctx, "gradients", dir, sizeof dir) != 0) {
+    if (rc == 0 && study_dir(ctx->out, "gradients", dir, sizeof dir) != 0) {
         rc = 2;
     }
     strbuf tab = {0}, md = {0}, sw = {0}, names = {0};
     for (int i = 0; rc == 0 && i < nv; ++i) {
         const grad_res* R = &jobs[i].res;
         const char* v = use[i].name;
-        study_set_metricf(ctx, R->err_max, "gradients.%s.step_err_max", v);
-        study_set_metricf(ctx, R->err_med, "gradients.%s.step_err_median", v);
-        study_set_metricf(ctx, (double)R->smooth, "gradients.%s.smooth", v);
-        study_set_metricf(ctx, (double)R->total, "gradients.%s.checked", v);
-        study_set_metricf(ctx, (double)R->kink, "gradients.%s.kink", v);
-        study_set_metricf(ctx, (double)R->unsettled, "gradients.%s.unsettled", v);
-        study_set_metricf(ctx, (double)R->refused, "gradients.%s.contact_set_changes", v);
-        study_set_metricf(ctx, (double)R->failed, "gradients.%s.failed", v);
-        study_set_metricf(ctx, R->traj_err, "gradients.%s.traj_err", v);
-        study_set_metricf(ctx, (double)R->traj_smooth, "gradients.%s.traj_smooth", v);
+        study_set_metricf(ctx->out, R->err_max, "gradients.%s.step_err_max", v);
+        study_set_metricf(ctx->out, R->err_med, "gradients.%s.step_err_median", v);
+        study_set_metricf(ctx->out, (double)R->smooth, "gradients.%s.smooth", v);
+        study_set_metricf(ctx->out, (double)R->total, "gradients.%s.checked", v);
+        study_set_metricf(ctx->out, (double)R->kink, "gradients.%s.kink", v);
+        study_set_metricf(ctx->out, (double)R->unsettled, "gradients.%s.unsettled", v);
+        study_set_metricf(ctx->out, (double)R->refused, "gradients.%s.contact_set_changes", v);
+        study_set_metricf(ctx->out, (double)R->failed, "gradients.%s.failed", v);
+        study_set_metricf(ctx->out, R->traj_err, "gradients.%s.traj_err", v);
+        study_set_metricf(ctx->out, (double)R->traj_smooth, "gradients.%s.traj_smooth", v);
         strbuf_printf(&tab, "%s,%d,%d,%d,%d,%d,%d,%.6e,%.6e,%d,%d,%.6e,%.6e,%.4g\n", v, R->total,
                       R->smooth, R->kink, R->unsettled, R->refused, R->failed, R->err_max,
                       R->err_med, R->traj_steps, R->traj_smooth, R->traj_err, R->traj_asym,
@@ -471,7 +472,7 @@ int grad_study_run(study_ctx* ctx) {
     }
     if (rc == 0) {
         study_report(
-            ctx,
+            ctx->out,
             "### gradients — step derivatives against finite differences\n\n"
             "![gradients](%s/gradients.png)\n\n"
             "The implicit-function-theorem derivative of a step (ccb/deriv.h; "
@@ -505,7 +506,7 @@ int grad_study_run(study_ctx* ctx) {
                  "variants='%s'; title='%s: step derivative against finite "
                  "differences'",
                  names.s ? names.s : "", cs->name);
-        study_plot(ctx, "std_gradients.gp", dir, "gradients", vars);
+        study_plot(ctx->out, "std_gradients.gp", dir, "gradients", vars);
     }
     free(tab.s);
     free(md.s);

@@ -119,7 +119,8 @@ static double median(double* x, int n) {
     return n > 0 ? (n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2])) : NAN;
 }
 
-int gradq_run(study_ctx* ctx, const gradq_def* def) {
+int gradq_run(study_ctx* ctx, study_out* out, const gradq_def* def) {
+    (void)out;
     const case_desc* cs = ctx->cs;
     if (ctx->emit) { /* no runs to hand out: the whole study is in-process analysis, made where
                         its results are read (--from) */
@@ -175,7 +176,7 @@ int gradq_run(study_ctx* ctx, const gradq_def* def) {
     }
     study_parallel_for(ctx, njobs, gq_one, jobs);
     char dir[PATH_MAX];
-    if (study_dir(ctx, "gradient-quality", dir, sizeof dir) != 0) {
+    if (study_dir(ctx->out, "gradient-quality", dir, sizeof dir) != 0) {
         free(jobs);
         return 2;
     }
@@ -234,13 +235,13 @@ int gradq_run(study_ctx* ctx, const gradq_def* def) {
             }
             /* metrics at the case's stiffness (s == 1) */
             if (s == 1) {
-                study_set_metricf(ctx, all_ok ? mism[0] : NAN, "gradient-quality.%s.mismatch_fine",
-                                  use[a].name);
-                study_set_metricf(ctx, all_ok ? mism[GQ_NSCALE - 1] : NAN,
+                study_set_metricf(ctx->out, all_ok ? mism[0] : NAN,
+                                  "gradient-quality.%s.mismatch_fine", use[a].name);
+                study_set_metricf(ctx->out, all_ok ? mism[GQ_NSCALE - 1] : NAN,
                                   "gradient-quality.%s.mismatch_coarse", use[a].name);
-                study_set_metricf(ctx, all_ok ? sd / scale : NAN, "gradient-quality.%s.spread",
+                study_set_metricf(ctx->out, all_ok ? sd / scale : NAN, "gradient-quality.%s.spread",
                                   use[a].name);
-                study_set_metricf(ctx, all_ok ? bias : NAN, "gradient-quality.%s.bias",
+                study_set_metricf(ctx->out, all_ok ? bias : NAN, "gradient-quality.%s.bias",
                                   use[a].name);
             }
             strbuf_printf(&tab, "%s,%.6g,%d,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e\n",
@@ -272,7 +273,7 @@ int gradq_run(study_ctx* ctx, const gradq_def* def) {
     if (rc == 0) {
         const double dp = p0 * (def->hi - def->lo) / (np - 1);
         study_report(
-            ctx,
+            ctx->out,
             "### gradient-quality — %s\n\n![gradient-quality](%s/gradient-quality.png)\n\n"
             "Task J = %s at T = %g s as a function of %s over [%g, %g] x its default %g (%d "
             "points, spacing %.3g) for every convex approximation and %s x {%g, %g, %g}%s%s "
@@ -299,7 +300,7 @@ int gradq_run(study_ctx* ctx, const gradq_def* def) {
                  "variants='%s'; k0=%.6g; xlabel='%s'; ylabel='%s'; title='%s: gradient of %s'",
                  names.s ? names.s : "", ctx->params[kidx], def->input, def->task, cs->name,
                  def->task);
-        study_plot(ctx, "gradient_quality.gp", dir, "gradient-quality", vars);
+        study_plot(ctx->out, "gradient_quality.gp", dir, "gradient-quality", vars);
     }
     free(pts.s);
     free(tab.s);

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "study.h"
+#include "output.h"
 
 #define INV_MARKER ".ccb-results"
 

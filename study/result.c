@@ -20,7 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study.h"
+#include <limits.h>
+
+#include "analysis.h"
+#include "output.h"
+#include "results_engine.h"
 
 typedef enum { CELL_NUM, CELL_STR, CELL_BLANK } cell_kind;
 typedef struct cell {
@@ -42,9 +46,9 @@ typedef struct named {
     double v;
     char* s;
 } named;
-struct study_results {
-    study_ctx* ctx; /* for the metrics the template names */
-    const fig_study* decl;
+typedef struct study_results {
+    const struct study_out* owner; /* for the metrics the template names */
+    const char* report;            /* the declaration's report template (NULL: none) */
     table_rows* tables;
     int ntables;
     named* values;
@@ -52,6 +56,19 @@ struct study_results {
     named* texts;
     int ntexts, cap_texts;
     char error[512]; /* the first misuse, reported when the results are rendered */
+} study_results;
+
+/* The output handle (results.h): the metrics, the report, the declared results in progress, where
+ * the case's files go. */
+struct study_out {
+    metric* metrics;
+    int nmetrics, cap_metrics;
+    strbuf report;
+    study_results* results; /* the declaration being run (NULL: none) */
+    const char* root;       /* <root>/<case_name>/: the case's directory */
+    const char* case_name;
+    int figures;
+    int warnings;
 };
 
 static int grow(void** p, int* cap, int need, size_t size) {
@@ -74,30 +91,39 @@ static void misuse(study_results* r, const char* fmt, const char* what) {
     }
 }
 
-study_results* study_results_begin(study_ctx* ctx, const fig_study* decl) {
+static void results_free(study_results* r);
+
+int study_results_begin(study_out* out, const fig_table* tables, const char* report) {
+    study_results_end(out);
     study_results* r = calloc(1, sizeof *r);
     if (r == NULL) {
-        return NULL;
+        return -1;
     }
-    r->ctx = ctx;
-    r->decl = decl;
+    r->owner = out;
+    r->report = report;
     int n = 0;
-    while (decl && decl->tables && decl->tables[n].name) {
+    while (tables && tables[n].name) {
         ++n;
     }
     r->tables = calloc((size_t)(n > 0 ? n : 1), sizeof *r->tables);
     if (r->tables == NULL) {
         free(r);
-        return NULL;
+        return -1;
     }
     for (int i = 0; i < n; ++i) {
-        r->tables[i].decl = &decl->tables[i];
+        r->tables[i].decl = &tables[i];
     }
     r->ntables = n;
-    return r;
+    out->results = r;
+    return 0;
 }
 
-void study_results_free(study_results* r) {
+void study_results_end(study_out* out) {
+    results_free(out->results);
+    out->results = NULL;
+}
+
+static void results_free(study_results* r) {
     if (r == NULL) {
         return;
     }
@@ -146,8 +172,8 @@ static named* named_slot(study_results* r, named** list, int* n, int* cap, const
     return e;
 }
 
-void study_value(study_ctx* ctx, const char* name, double v) {
-    study_results* r = ctx->results;
+void study_value(study_out* out, const char* name, double v) {
+    study_results* r = out->results;
     named* e = r ? named_slot(r, &r->values, &r->nvalues, &r->cap_values,
                               "value '%s': name too long or out of memory", name)
                  : NULL;
@@ -156,17 +182,17 @@ void study_value(study_ctx* ctx, const char* name, double v) {
     }
 }
 
-void study_valuef(study_ctx* ctx, double v, const char* fmt, ...) {
+void study_valuef(study_out* out, double v, const char* fmt, ...) {
     char name[96];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
-    study_value(ctx, name, v);
+    study_value(out, name, v);
 }
 
-void study_text(study_ctx* ctx, const char* name, const char* text) {
-    study_results* r = ctx->results;
+void study_text(study_out* out, const char* name, const char* text) {
+    study_results* r = out->results;
     named* e = r ? named_slot(r, &r->texts, &r->ntexts, &r->cap_texts,
                               "text '%s': name too long or out of memory", name)
                  : NULL;
@@ -180,8 +206,8 @@ void study_text(study_ctx* ctx, const char* name, const char* text) {
     }
 }
 
-static table_rows* table_of(study_ctx* ctx, const char* name) {
-    study_results* r = ctx->results;
+static table_rows* table_of(study_out* out, const char* name) {
+    study_results* r = out->results;
     if (r == NULL) {
         return NULL;
     }
@@ -194,31 +220,31 @@ static table_rows* table_of(study_ctx* ctx, const char* name) {
     return NULL;
 }
 
-void study_row(study_ctx* ctx, const char* table) {
-    table_rows* t = table_of(ctx, table);
+void study_row(study_out* out, const char* table) {
+    table_rows* t = table_of(out, table);
     if (t == NULL) {
         return;
     }
     if (grow((void**)&t->row_end, &t->cap_rows, t->nrows + 1, sizeof *t->row_end) != 0) {
-        misuse(ctx->results, "table '%s': out of memory", table);
+        misuse(out->results, "table '%s': out of memory", table);
         return;
     }
     t->row_end[t->nrows++] = t->ncells;
 }
 
-static void add_cell(study_ctx* ctx, const char* table, cell c) {
-    table_rows* t = table_of(ctx, table);
+static void add_cell(study_out* out, const char* table, cell c) {
+    table_rows* t = table_of(out, table);
     if (t == NULL) {
         free(c.s);
         return;
     }
     if (t->nrows == 0) {
-        misuse(ctx->results, "table '%s': a cell before study_row", table);
+        misuse(out->results, "table '%s': a cell before study_row", table);
         free(c.s);
         return;
     }
     if (grow((void**)&t->cells, &t->cap, t->ncells + 1, sizeof *t->cells) != 0) {
-        misuse(ctx->results, "table '%s': out of memory", table);
+        misuse(out->results, "table '%s': out of memory", table);
         free(c.s);
         return;
     }
@@ -226,55 +252,55 @@ static void add_cell(study_ctx* ctx, const char* table, cell c) {
     t->row_end[t->nrows - 1] = t->ncells;
 }
 
-void study_num(study_ctx* ctx, const char* table, double v) {
-    add_cell(ctx, table, (cell){CELL_NUM, v, NULL});
+void study_num(study_out* out, const char* table, double v) {
+    add_cell(out, table, (cell){CELL_NUM, v, NULL});
 }
 
-void study_nums(study_ctx* ctx, const char* table, const double* v, size_t n) {
+void study_nums(study_out* out, const char* table, const double* v, size_t n) {
     for (size_t i = 0; i < n; ++i) {
-        study_num(ctx, table, v[i]);
+        study_num(out, table, v[i]);
     }
 }
 
-void study_str(study_ctx* ctx, const char* table, const char* s) {
+void study_str(study_out* out, const char* table, const char* s) {
     char* d = strdup(s ? s : "");
     if (d == NULL) {
-        misuse(ctx->results, "table '%s': out of memory", table);
+        misuse(out->results, "table '%s': out of memory", table);
         return;
     }
-    add_cell(ctx, table, (cell){CELL_STR, 0.0, d});
+    add_cell(out, table, (cell){CELL_STR, 0.0, d});
 }
 
-void study_blank(study_ctx* ctx, const char* table) {
-    add_cell(ctx, table, (cell){CELL_BLANK, 0.0, NULL});
+void study_blank(study_out* out, const char* table) {
+    add_cell(out, table, (cell){CELL_BLANK, 0.0, NULL});
 }
 
-void study_table_header(study_ctx* ctx, const char* table, const char* header) {
-    table_rows* t = table_of(ctx, table);
+void study_table_header(study_out* out, const char* table, const char* header) {
+    table_rows* t = table_of(out, table);
     if (t == NULL) {
         return;
     }
     free(t->header);
     t->header = strdup(header ? header : "");
     if (t->header == NULL) {
-        misuse(ctx->results, "table '%s': out of memory", table);
+        misuse(out->results, "table '%s': out of memory", table);
     }
 }
 
-void study_table_md(study_ctx* ctx, const char* table, const char* md) {
-    table_rows* t = table_of(ctx, table);
+void study_table_md(study_out* out, const char* table, const char* md) {
+    table_rows* t = table_of(out, table);
     if (t == NULL) {
         return;
     }
     free(t->md);
     t->md = strdup(md ? md : "");
     if (t->md == NULL) {
-        misuse(ctx->results, "table '%s': out of memory", table);
+        misuse(out->results, "table '%s': out of memory", table);
     }
 }
 
-int study_table_rows(study_ctx* ctx, const char* table) {
-    table_rows* t = table_of(ctx, table);
+int study_table_rows(study_out* out, const char* table) {
+    table_rows* t = table_of(out, table);
     return t ? t->nrows : 0;
 }
 
@@ -411,8 +437,8 @@ static int format_rows(strbuf* b, const table_rows* t, const char* fmts, const c
     return 0;
 }
 
-int study_results_table_csv(const study_results* r, const char* name, strbuf* out, char* err,
-                            size_t n) {
+static int results_table_csv(const study_results* r, const char* name, strbuf* out, char* err,
+                             size_t n) {
     for (int t = 0; t < r->ntables; ++t) {
         const table_rows* tr = &r->tables[t];
         if (strcmp(tr->decl->name, name) == 0) {
@@ -440,11 +466,11 @@ static int table_markdown(const table_rows* t, strbuf* out, char* err, size_t n)
 static int is_set(const study_results* r, const char* name) {
     double v;
     return find_named(r->values, r->nvalues, name) || find_named(r->texts, r->ntexts, name) ||
-           (r->ctx && study_get_metric(r->ctx, name, &v) == 0);
+           study_get_metric((void*)r->owner, name, &v) == 0;
 }
 
-int study_results_render(const study_results* r, const char* tmpl, strbuf* out, char* err,
-                         size_t n) {
+static int results_render(const study_results* r, const char* tmpl, strbuf* out, char* err,
+                          size_t n) {
     if (r == NULL) {
         snprintf(err, n, "a template outside a declaration's study");
         return -1;
@@ -540,7 +566,7 @@ int study_results_render(const study_results* r, const char* tmpl, strbuf* out, 
         const named* e = find_named(r->values, r->nvalues, key);
         if (e) {
             v = e->v;
-        } else if (r->ctx == NULL || study_get_metric(r->ctx, key, &v) != 0) {
+        } else if (study_get_metric((void*)r->owner, key, &v) != 0) {
             snprintf(err, n,
                      "the report template names '%s', which is neither a value nor a metric", key);
             return -1;
@@ -562,8 +588,8 @@ int study_results_render(const study_results* r, const char* tmpl, strbuf* out, 
     return 0;
 }
 
-int study_results_finish(study_ctx* ctx, const char* study, const char* dir) {
-    study_results* r = ctx->results;
+int study_results_finish(study_out* out, const char* what, const char* dir) {
+    study_results* r = out->results;
     if (r == NULL) {
         return 0;
     }
@@ -584,25 +610,169 @@ int study_results_finish(study_ctx* ctx, const char* study, const char* dir) {
         } else if (header == NULL) {
             snprintf(err, sizeof err, "table '%s' has no header", tr->decl->name);
             rc = -1;
-        } else if (study_results_table_csv(r, tr->decl->name, &body, err, sizeof err) != 0) {
+        } else if (results_table_csv(r, tr->decl->name, &body, err, sizeof err) != 0) {
             rc = -1;
         } else if (study_write_table(path, header, body.s ? body.s : "") != 0) {
             rc = 2; /* study_write_table said why */
         }
         free(body.s);
     }
-    if (rc == 0 && r->decl && r->decl->report) {
+    if (rc == 0 && r->report) {
         strbuf text = {0};
-        if (study_results_render(r, r->decl->report, &text, err, sizeof err) != 0) {
+        if (results_render(r, r->report, &text, err, sizeof err) != 0) {
             rc = -1;
         } else {
-            study_report(ctx, "%s", text.s ? text.s : "");
+            study_report(out, "%s", text.s ? text.s : "");
         }
         free(text.s);
     }
     if (rc < 0) {
-        fprintf(stderr, "ccb: %s/%s: %s\n", ctx->cs->name, study, err);
+        fprintf(stderr, "ccb: %s: %s\n", what, err);
         rc = 2;
     }
     return rc;
+}
+
+int study_results_render(const study_out* out, const char* tmpl, strbuf* text, char* err,
+                         size_t n) {
+    return results_render(out->results, tmpl, text, err, n);
+}
+
+int study_results_table_csv(const study_out* out, const char* name, strbuf* csv, char* err,
+                            size_t n) {
+    if (out->results == NULL) {
+        snprintf(err, n, "no table '%s' outside a declaration's study", name);
+        return -1;
+    }
+    return results_table_csv(out->results, name, csv, err, n);
+}
+
+/* ---- the output handle: metrics, report, files and figures ---------------------------------- */
+
+study_out* study_out_create(const char* root, const char* case_name) {
+    study_out* out = calloc(1, sizeof *out);
+    if (out) {
+        out->root = root;
+        out->case_name = case_name;
+        out->figures = 1;
+    }
+    return out;
+}
+
+void study_out_free(study_out* out) {
+    if (out == NULL) {
+        return;
+    }
+    study_results_end(out);
+    free(out->metrics);
+    free(out->report.s);
+    free(out);
+}
+
+void study_out_set_figures(study_out* out, int on) {
+    out->figures = on;
+}
+
+int study_out_figures(const study_out* out) {
+    return out->figures;
+}
+
+int study_out_warnings(const study_out* out) {
+    return out->warnings;
+}
+
+int study_out_nmetrics(const study_out* out) {
+    return out->nmetrics;
+}
+
+const metric* study_out_metric(const study_out* out, int i) {
+    return i >= 0 && i < out->nmetrics ? &out->metrics[i] : NULL;
+}
+
+const char* study_out_report(const study_out* out) {
+    return out->report.s ? out->report.s : "";
+}
+
+void study_set_metric(study_out* out, const char* name, double value) {
+    for (int i = 0; i < out->nmetrics; ++i) {
+        if (strcmp(out->metrics[i].name, name) == 0) {
+            out->metrics[i].value = value;
+            return;
+        }
+    }
+    if (grow((void**)&out->metrics, &out->cap_metrics, out->nmetrics + 1, sizeof(metric)) != 0) {
+        return; /* the gate then reports the metric as missing */
+    }
+    snprintf(out->metrics[out->nmetrics].name, sizeof out->metrics[0].name, "%s", name);
+    out->metrics[out->nmetrics].value = value;
+    out->nmetrics++;
+}
+
+int study_get_metric(void* user, const char* name, double* value) {
+    const study_out* out = user;
+    for (int i = 0; out && i < out->nmetrics; ++i) {
+        if (strcmp(out->metrics[i].name, name) == 0) {
+            *value = out->metrics[i].value;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void study_set_metricf(study_out* out, double value, const char* fmt, ...) {
+    char name[sizeof(((metric*)0)->name)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    study_set_metric(out, name, value);
+}
+
+void study_report(study_out* out, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(&out->report, fmt, ap);
+    va_end(ap);
+}
+
+int study_dir(study_out* out, const char* sub, char* path, size_t n) {
+    snprintf(path, n, "%s/%s/%s", out->root, out->case_name, sub);
+    char msg[512];
+    if (mkdir_p(path, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: %s\n", msg);
+        return -1;
+    }
+    return 0;
+}
+
+void study_plot(study_out* out, const char* script, const char* datadir, const char* name,
+                const char* vars) {
+    if (!out->figures) {
+        return;
+    }
+    char path[PATH_MAX], file[PATH_MAX + 160], msg[600];
+    snprintf(path, sizeof path, "%s/analysis/gnuplot/%s", ccb_source_dir(), script);
+    snprintf(file, sizeof file, "%s/%s/%s", out->root, out->case_name, name);
+    if (ccb_an_plot(path, datadir, file, vars, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ccb: figure %s: %s\n", script, msg);
+        out->warnings++;
+        return;
+    }
+    for (int k = 0; k < 2; ++k) { /* the study's outputs (inventory.c) */
+        char f[PATH_MAX + 170];
+        snprintf(f, sizeof f, "%s.%s", file, k ? "svg" : "png");
+        inventory_note_file(f);
+    }
+}
+
+int study_write_table(const char* path, const char* header, const char* body) {
+    char msg[600];
+    strbuf b = {0};
+    strbuf_printf(&b, "%s\n%s", header, body ? body : "");
+    const int rc = b.failed || b.s == NULL ? -1 : write_file(path, b.s, b.n, msg, sizeof msg);
+    if (rc != 0) {
+        fprintf(stderr, "ccb: %s\n", b.failed || b.s == NULL ? "out of memory" : msg);
+    }
+    free(b.s);
+    return rc == 0 ? 0 : 2;
 }

@@ -188,13 +188,15 @@ static void job(void* user, int idx) {
     }
 }
 
-int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const rigid_def* d) {
+int rigidlim_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir,
+                    const rigid_def* d) {
+    (void)out;
     (void)dir;
     const study_batch* b = fd->b;
     const int n = nruns(d), ns = n * d->nt;
     if (!fclib_io_available()) {
-        study_set_metric(ctx, "build.siconos", 0); /* its gates are skipped */
-        study_value(ctx, "no_fclib", 1);
+        study_set_metric(ctx->out, "build.siconos", 0); /* its gates are skipped */
+        study_value(ctx->out, "no_fclib", 1);
         return 0;
     }
     rigid_job j = {b,
@@ -230,7 +232,7 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
         }
     }
     const int have = peer_siconos_available();
-    study_set_metric(ctx, "build.siconos", have); /* gates with "requires": "siconos" */
+    study_set_metric(ctx->out, "build.siconos", have); /* gates with "requires": "siconos" */
     double lk[RIGID_MAX_K], lg[RIGID_MAX_K];
     for (int i = 0; i < n; ++i) {
         const char* model;
@@ -256,10 +258,10 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
                                     st->iterations,
                                     st->error,
                                     st->info};
-            study_row(ctx, "steps");
-            study_str(ctx, "steps", model);
-            study_nums(ctx, "steps", cells, sizeof cells / sizeof cells[0]);
-            study_set_metricf(ctx, st->gap_hr, "rigid-limit.%s.gap_t%g", r->cfg.label,
+            study_row(ctx->out, "steps");
+            study_str(ctx->out, "steps", model);
+            study_nums(ctx->out, "steps", cells, sizeof cells / sizeof cells[0]);
+            study_set_metricf(ctx->out, st->gap_hr, "rigid-limit.%s.gap_t%g", r->cfg.label,
                               d->t_export[e]);
             if (isfinite(st->gap_hr)) {
                 mean_hr += st->gap_hr, mean_r += st->gap_r, cnt++;
@@ -271,33 +273,34 @@ int rigidlim_finish(study_ctx* ctx, const fig_data* fd, const char* dir, const r
         mean_n = cnt ? mean_n / cnt : NAN;
         mean_t = cnt ? mean_t / cnt : NAN;
         const double md[] = {kk, r->cfg.dt, cnt, d->nt, mean_hr, mean_n, mean_t, mean_r};
-        study_row(ctx, "gaps");
-        study_str(ctx, "gaps", model);
-        study_nums(ctx, "gaps", md, sizeof md / sizeof md[0]);
+        study_row(ctx->out, "gaps");
+        study_str(ctx->out, "gaps", model);
+        study_nums(ctx->out, "gaps", md, sizeof md / sizeof md[0]);
         if (i < d->nk) {
             lk[i] = k, lg[i] = mean_hr;
-            study_set_metricf(ctx, mean_hr, "rigid-limit.lagged.gap_k%g", k);
+            study_set_metricf(ctx->out, mean_hr, "rigid-limit.lagged.gap_k%g", k);
         } else {
-            study_set_metricf(ctx, mean_hr, "rigid-limit.%s.gap_dt%g", model, r->cfg.dt);
+            study_set_metricf(ctx->out, mean_hr, "rigid-limit.%s.gap_dt%g", model, r->cfg.dt);
         }
     }
     ccb_an_fit fit;
     ccb_an_fit_order(d->nk, lk, lg, &fit); /* gap ~ k^p: p < 0 where the rigid limit is met */
-    study_set_metric(ctx, "rigid-limit.lagged.gap_slope_k", fit.order);
-    study_set_metric(ctx, "rigid-limit.lagged.gap_stiffest_over_softest", lg[d->nk - 1] / lg[0]);
-    study_text(ctx, "siconos", peer_siconos_describe());
+    study_set_metric(ctx->out, "rigid-limit.lagged.gap_slope_k", fit.order);
+    study_set_metric(ctx->out, "rigid-limit.lagged.gap_stiffest_over_softest",
+                     lg[d->nk - 1] / lg[0]);
+    study_text(ctx->out, "siconos", peer_siconos_describe());
     if (have) {
         char times[256] = "";
         for (int e = 0, at = 0; e < d->nt && at < (int)sizeof times; ++e) {
             at += snprintf(times + at, sizeof times - (size_t)at, "%s%g", e ? ", " : "",
                            d->t_export[e]);
         }
-        study_text(ctx, "times", times);
-        study_value(ctx, "tol", RIGID_TOL);
-        study_value(ctx, "k_lo", d->k[0]);
-        study_value(ctx, "k_hi", d->k[d->nk - 1]);
+        study_text(ctx->out, "times", times);
+        study_value(ctx->out, "tol", RIGID_TOL);
+        study_value(ctx->out, "k_lo", d->k[0]);
+        study_value(ctx->out, "k_hi", d->k[d->nk - 1]);
     } else {
-        study_value(ctx, "no_siconos", 1);
+        study_value(ctx->out, "no_siconos", 1);
     }
     free(j.same);
     free(j.st);

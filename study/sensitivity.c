@@ -86,7 +86,7 @@ static int outcome(const ccb_gate_result* g) {
 static int evaluate(study_ctx* ctx, ccb_gate_result* g, int* ng) {
     char path[PATH_MAX], msg[600];
     suite_gate_file(ctx->cs, path, sizeof path);
-    if (ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx, g, SUITE_MAX_GATES, ng, msg,
+    if (ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx->out, g, SUITE_MAX_GATES, ng, msg,
                            sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", msg);
         return -1;

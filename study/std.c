@@ -338,13 +338,13 @@ static void plot(study_ctx* ctx, const sweep* s, const char* script, const char*
     strbuf_printf(&vars, "variants='%s'; ylabel='%s [%s]'; title='%s: %s'; xc='%s'",
                   names.s ? names.s : "", s->sd->error_name, s->sd->error_unit, ctx->cs->name,
                   title, xc);
-    study_plot(ctx, script, dir, study, vars.s);
+    study_plot(ctx->out, script, dir, study, vars.s);
     free(vars.s);
     free(names.s);
 }
 
 static void report_head(study_ctx* ctx, const sweep* s, const char* study, const char* what) {
-    study_report(ctx,
+    study_report(ctx->out,
                  "### %s — %s\n\n![%s](%s/%s.png)\n\n%s: %s %s Every variant of the registry "
                  "that applies to the case (`ccb list`); T = %g s; data: `%s/%s/runs.csv` (one "
                  "row per run; the runs under `%s/standard/`, shared by the three standard "
@@ -359,15 +359,15 @@ static void report_head(study_ctx* ctx, const sweep* s, const char* study, const
 
 static int std_convergence(study_ctx* ctx, sweep* s, const char* dir) {
     strbuf tab = {0}, md = {0};
-    study_report(ctx, "| variant |");
+    study_report(ctx->out, "| variant |");
     for (int j = 0; j < s->ndt; ++j) {
-        study_report(ctx, " %s(%g) |", s->sd->error_name, s->dts[j]);
+        study_report(ctx->out, " %s(%g) |", s->sd->error_name, s->dts[j]);
     }
-    study_report(ctx, " order (95 %% CI) | points |\n|---|");
+    study_report(ctx->out, " order (95 %% CI) | points |\n|---|");
     for (int j = 0; j <= s->ndt + 1; ++j) {
-        study_report(ctx, "---|");
+        study_report(ctx->out, "---|");
     }
-    study_report(ctx, "\n");
+    study_report(ctx->out, "\n");
     for (int v = 0; v < s->nv; ++v) {
         if (s->vs[v].kind != VARIANT_FIXED) {
             continue;
@@ -380,12 +380,12 @@ static int std_convergence(study_ctx* ctx, sweep* s, const char* dir) {
             x[j] = s->run[idx[j]].x;
             e[j] = s->run[idx[j]].error;
             strbuf_printf(&md, " %.3e |", e[j]);
-            study_set_metricf(ctx, e[j], "std.convergence.%s.error.dt%g", s->vs[v].name, x[j]);
+            study_set_metricf(ctx->out, e[j], "std.convergence.%s.error.dt%g", s->vs[v].name, x[j]);
         }
         ccb_an_fit f;
         ccb_an_fit_order(n, x, e, &f);
-        study_set_metricf(ctx, f.order, "std.convergence.%s.order", s->vs[v].name);
-        study_set_metricf(ctx, f.ci95, "std.convergence.%s.order_ci95", s->vs[v].name);
+        study_set_metricf(ctx->out, f.order, "std.convergence.%s.order", s->vs[v].name);
+        study_set_metricf(ctx->out, f.ci95, "std.convergence.%s.order_ci95", s->vs[v].name);
         strbuf_printf(&tab, "%s,%d,%.6f,%.6f,%.6f\n", s->vs[v].name, f.n, f.order, f.ci95, f.r2);
         if (isnan(f.ci95)) {
             strbuf_printf(&md, " %.3f | %d |\n", f.order, f.n);
@@ -396,7 +396,7 @@ static int std_convergence(study_ctx* ctx, sweep* s, const char* dir) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/orders.csv", dir);
     int rc = study_write_table(path, "variant,points,order,order_ci95,r2", tab.s ? tab.s : "");
-    study_report(ctx,
+    study_report(ctx->out,
                  "%s\nFailed runs and the points they leave out show as nan; an order "
                  "is fitted over the points that remain.\n\n",
                  md.s ? md.s : "");
@@ -425,17 +425,18 @@ static int std_conditioning(study_ctx* ctx, sweep* s, const char* dir) {
             kmax = isnan(kmax) ? r->st.kappa_max : fmax(kmax, r->st.kappa_max);
             strbuf_printf(&md, " %.2f / %.0f / %.3g |", r->st.iters_mean, r->st.iters_max,
                           r->st.kappa_mean);
-            study_set_metricf(ctx, it[j], "std.conditioning.%s.iterations_mean.dt%g", s->vs[v].name,
-                              x[j]);
-            study_set_metricf(ctx, kap[j], "std.conditioning.%s.kappa_mean.dt%g", s->vs[v].name,
-                              x[j]);
+            study_set_metricf(ctx->out, it[j], "std.conditioning.%s.iterations_mean.dt%g",
+                              s->vs[v].name, x[j]);
+            study_set_metricf(ctx->out, kap[j], "std.conditioning.%s.kappa_mean.dt%g",
+                              s->vs[v].name, x[j]);
         }
         ccb_an_fit fi, fk;
         ccb_an_fit_order(n, x, it, &fi);
         ccb_an_fit_order(n, x, kap, &fk);
-        study_set_metricf(ctx, fi.order, "std.conditioning.%s.iterations_slope", s->vs[v].name);
-        study_set_metricf(ctx, fk.order, "std.conditioning.%s.kappa_slope", s->vs[v].name);
-        study_set_metricf(ctx, itmax, "std.conditioning.%s.iterations_max", s->vs[v].name);
+        study_set_metricf(ctx->out, fi.order, "std.conditioning.%s.iterations_slope",
+                          s->vs[v].name);
+        study_set_metricf(ctx->out, fk.order, "std.conditioning.%s.kappa_slope", s->vs[v].name);
+        study_set_metricf(ctx->out, itmax, "std.conditioning.%s.iterations_max", s->vs[v].name);
         strbuf_printf(&tab, "%s,%.6f,%.6f,%.0f,%.6e\n", s->vs[v].name, fi.order, fk.order, itmax,
                       kmax);
         strbuf_printf(&md, " %.3f | %.3f |\n", fi.order, fk.order);
@@ -446,18 +447,20 @@ static int std_conditioning(study_ctx* ctx, sweep* s, const char* dir) {
                                "variant,iterations_mean_slope,kappa_mean_slope,iterations_max,"
                                "kappa_max",
                                tab.s ? tab.s : "");
-    study_report(ctx, "Per step: mean / max Newton iterations (the integrator's for the "
-                      "continuous-model variants) / mean kappa_2(H) (Newton variants; nan for the "
-                      "others), then the log-log slopes of the mean iterations and the mean kappa "
-                      "against dt.\n\n| variant |");
+    study_report(ctx->out,
+                 "Per step: mean / max Newton iterations (the integrator's for the "
+                 "continuous-model variants) / mean kappa_2(H) (Newton variants; nan for the "
+                 "others), then the log-log slopes of the mean iterations and the mean kappa "
+                 "against dt.\n\n| variant |");
     for (int j = 0; j < s->ndt; ++j) {
-        study_report(ctx, " dt = %g |", s->dts[j]);
+        study_report(ctx->out, " dt = %g |", s->dts[j]);
     }
-    study_report(ctx, " iterations slope | kappa slope |\n|---|");
+    study_report(ctx->out, " iterations slope | kappa slope |\n|---|");
     for (int j = 0; j <= s->ndt + 1; ++j) {
-        study_report(ctx, "---|");
+        study_report(ctx->out, "---|");
     }
-    study_report(ctx, "\n%s\nLine-search evaluations per step (mean and max) are in runs.csv.\n\n",
+    study_report(ctx->out,
+                 "\n%s\nLine-search evaluations per step (mean and max) are in runs.csv.\n\n",
                  md.s ? md.s : "");
     free(tab.s);
     free(md.s);
@@ -515,8 +518,8 @@ static int std_ec_vs_fixed(study_ctx* ctx, const sweep* s, const char* dir) {
             strbuf_printf(&md, "| %s | %g | %.3e | %ld | %.4g | %.4g | %.3g | %s |\n", ve->name,
                           s->run[ie[j]].x, e, r->work.n_steps, it, it_f, g_it, verdict);
         }
-        study_set_metricf(ctx, gmin, "std.work-precision.%s.gain_iterations_min", ve->name);
-        study_set_metricf(ctx, gmax, "std.work-precision.%s.gain_iterations_max", ve->name);
+        study_set_metricf(ctx->out, gmin, "std.work-precision.%s.gain_iterations_min", ve->name);
+        study_set_metricf(ctx->out, gmax, "std.work-precision.%s.gain_iterations_max", ve->name);
     }
     if (tab.s == NULL) {
         return 0;
@@ -529,7 +532,7 @@ static int std_ec_vs_fixed(study_ctx* ctx, const sweep* s, const char* dir) {
         "twin_newton_iterations_at_error,twin_wall_at_error [s],gain_iterations,gain_wall,"
         "extrapolated",
         tab.s);
-    study_report(ctx,
+    study_report(ctx->out,
                  "Error control against fixed steps (formulation-convex §15.5): each "
                  "accuracy level of an error-controlled variant against its fixed-step twin at "
                  "the same error (log-log interpolation along the twin's dt ladder, extended along "
@@ -564,7 +567,7 @@ static int std_work_precision(study_ctx* ctx, sweep* s, const char* dir) {
             target = best[v];
         }
     }
-    study_set_metric(ctx, "std.work-precision.target_error", target);
+    study_set_metric(ctx->out, "std.work-precision.target_error", target);
     strbuf tab = {0}, md = {0};
     for (int v = 0; v < s->nv; ++v) {
         int idx[STD_MAX_DT];
@@ -582,8 +585,8 @@ static int std_work_precision(study_ctx* ctx, sweep* s, const char* dir) {
         }
         const double w_at = ccb_an_loglog_at(n, e, wall, target);
         const double it_at = ccb_an_loglog_at(n, e, newt, target);
-        study_set_metricf(ctx, w_at, "std.work-precision.%s.wall_at_target", s->vs[v].name);
-        study_set_metricf(ctx, best[v], "std.work-precision.%s.best_error", s->vs[v].name);
+        study_set_metricf(ctx->out, w_at, "std.work-precision.%s.wall_at_target", s->vs[v].name);
+        study_set_metricf(ctx->out, best[v], "std.work-precision.%s.best_error", s->vs[v].name);
         strbuf_printf(&tab, "%s,%s,%.6e,%.6g,%.6g,%.6g\n", s->vs[v].name,
                       s->vs[v].kind == VARIANT_ADAPTIVE ? "adaptive" : "fixed", best[v], wall_best,
                       w_at, it_at);
@@ -598,7 +601,7 @@ static int std_work_precision(study_ctx* ctx, sweep* s, const char* dir) {
              "variant,kind,best_error,wall_at_best [s],wall_at_target [s],"
              "newton_iterations_at_target");
     int rc = study_write_table(path, header, tab.s ? tab.s : "");
-    study_report(ctx,
+    study_report(ctx->out,
                  "Target error %.3e %s (the largest of the variants' smallest errors); work at "
                  "the target by log-log interpolation along each variant's runs (nan: the runs do "
                  "not reach it). The figure also shows factorizations and f evaluations.\n\n"
@@ -653,7 +656,7 @@ static int std_study(study_ctx* ctx, int kind) {
     sweep* s = standard_sweep(ctx);
     char dir[PATH_MAX];
     int rc = s ? 0 : 2;
-    if (rc == 0 && study_dir(ctx, study, dir, sizeof dir) != 0) {
+    if (rc == 0 && study_dir(ctx->out, study, dir, sizeof dir) != 0) {
         rc = 2;
     }
     if (rc == 0) {
@@ -677,13 +680,16 @@ static int std_study(study_ctx* ctx, int kind) {
     return rc;
 }
 
-static int run_convergence(study_ctx* ctx) {
+static int run_convergence(study_ctx* ctx, study_out* out) {
+    (void)out;
     return std_study(ctx, 0);
 }
-static int run_conditioning(study_ctx* ctx) {
+static int run_conditioning(study_ctx* ctx, study_out* out) {
+    (void)out;
     return std_study(ctx, 1);
 }
-static int run_work_precision(study_ctx* ctx) {
+static int run_work_precision(study_ctx* ctx, study_out* out) {
+    (void)out;
     return std_study(ctx, 2);
 }
 
@@ -743,7 +749,7 @@ int std_compare_case(study_ctx* ctx, std_summary* out, int max) {
     }
     int rc = sweep_run_all(ctx, s, "compare");
     char dir[PATH_MAX];
-    if (rc == 0 && study_dir(ctx, "compare", dir, sizeof dir) != 0) {
+    if (rc == 0 && study_dir(ctx->out, "compare", dir, sizeof dir) != 0) {
         rc = 2;
     }
     if (rc == 0) {

@@ -34,9 +34,9 @@ int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root) {
     ctx->delassus = CCB_DELASSUS_DIAG_INVERSE;
     snprintf(ctx->out_root, sizeof ctx->out_root, "%s", out_root);
     ctx->jobs = 1;
-    ctx->figures = 1;
     ctx->tier = CASE_TIER_FULL;
-    return 0;
+    ctx->out = study_out_create(ctx->out_root, cs->name);
+    return ctx->out ? 0 : -1;
 }
 
 int study_batch_alloc(study_batch* b, int n) {
@@ -384,10 +384,8 @@ void study_ctx_free(study_ctx* ctx) {
         ctx->std_sweep_free(ctx->std_sweep);
     }
     ctx->std_sweep = NULL;
-    free(ctx->metrics);
-    free(ctx->report.s);
-    ctx->metrics = NULL;
-    ctx->report.s = NULL;
+    study_out_free(ctx->out);
+    ctx->out = NULL;
 }
 
 int study_file_every(const study_ctx* ctx, double steps, int rows) {
@@ -660,96 +658,6 @@ void study_parallel_for(study_ctx* ctx, int n, void (*fn)(void* user, int i), vo
         pthread_join(th[i], NULL);
     }
     pthread_mutex_destroy(&p.lock);
-}
-
-void study_set_metric(study_ctx* ctx, const char* name, double value) {
-    for (int i = 0; i < ctx->nmetrics; ++i) {
-        if (strcmp(ctx->metrics[i].name, name) == 0) {
-            ctx->metrics[i].value = value;
-            return;
-        }
-    }
-    if (ctx->nmetrics == ctx->cap_metrics) {
-        const int cap = ctx->cap_metrics ? 2 * ctx->cap_metrics : 64;
-        metric* m = realloc(ctx->metrics, (size_t)cap * sizeof(metric));
-        if (m == NULL) {
-            return; /* the gate then reports the metric as missing */
-        }
-        ctx->metrics = m;
-        ctx->cap_metrics = cap;
-    }
-    snprintf(ctx->metrics[ctx->nmetrics].name, sizeof ctx->metrics[0].name, "%s", name);
-    ctx->metrics[ctx->nmetrics].value = value;
-    ctx->nmetrics++;
-}
-
-int study_get_metric(void* user, const char* name, double* value) {
-    const study_ctx* ctx = user;
-    for (int i = 0; i < ctx->nmetrics; ++i) {
-        if (strcmp(ctx->metrics[i].name, name) == 0) {
-            *value = ctx->metrics[i].value;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-void study_report(study_ctx* ctx, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    strbuf_vprintf(&ctx->report, fmt, ap);
-    va_end(ap);
-}
-
-void study_set_metricf(study_ctx* ctx, double value, const char* fmt, ...) {
-    char name[sizeof(((metric*)0)->name)];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(name, sizeof name, fmt, ap);
-    va_end(ap);
-    study_set_metric(ctx, name, value);
-}
-
-int study_dir(study_ctx* ctx, const char* sub, char* path, size_t n) {
-    snprintf(path, n, "%s/%s/%s", ctx->out_root, ctx->cs->name, sub);
-    char msg[512];
-    if (mkdir_p(path, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return -1;
-    }
-    return 0;
-}
-
-void study_plot(study_ctx* ctx, const char* script, const char* datadir, const char* name,
-                const char* vars) {
-    if (!ctx->figures) {
-        return;
-    }
-    char path[PATH_MAX], out[PATH_MAX + 160], msg[600];
-    snprintf(path, sizeof path, "%s/analysis/gnuplot/%s", ccb_source_dir(), script);
-    snprintf(out, sizeof out, "%s/%s/%s", ctx->out_root, ctx->cs->name, name);
-    if (ccb_an_plot(path, datadir, out, vars, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: figure %s: %s\n", script, msg);
-        ctx->warnings++;
-        return;
-    }
-    for (int k = 0; k < 2; ++k) { /* the study's outputs (inventory.c) */
-        char f[PATH_MAX + 170];
-        snprintf(f, sizeof f, "%s.%s", out, k ? "svg" : "png");
-        inventory_note_file(f);
-    }
-}
-
-int study_write_table(const char* path, const char* header, const char* body) {
-    char msg[600];
-    strbuf b = {0};
-    strbuf_printf(&b, "%s\n%s", header, body ? body : "");
-    const int rc = b.failed || b.s == NULL ? -1 : write_file(path, b.s, b.n, msg, sizeof msg);
-    if (rc != 0) {
-        fprintf(stderr, "ccb: %s\n", b.failed || b.s == NULL ? "out of memory" : msg);
-    }
-    free(b.s);
-    return rc == 0 ? 0 : 2;
 }
 
 /* A value or an empty CSV field. */

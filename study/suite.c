@@ -48,8 +48,8 @@ int suite_evaluate_gates(study_ctx* ctx) {
     suite_gate_file(ctx->cs, path, sizeof path);
     ccb_gate_result* g = calloc(SUITE_MAX_GATES, sizeof *g);
     int ng = 0;
-    if (g == NULL || ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx, g, SUITE_MAX_GATES,
-                                        &ng, msg, sizeof msg) != 0) {
+    if (g == NULL || ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx->out, g,
+                                        SUITE_MAX_GATES, &ng, msg, sizeof msg) != 0) {
         fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
         free(g);
         return -1;
@@ -65,7 +65,7 @@ int suite_evaluate_gates(study_ctx* ctx) {
     if (fmd) {
         fclose(fmd);
     }
-    study_report(ctx, "%s", md ? md : "");
+    study_report(ctx->out, "%s", md ? md : "");
     if (ctx->junit) {
         char* xml = NULL;
         size_t nxml = 0;
@@ -117,7 +117,7 @@ void suite_report_head(strbuf* r) {
 void suite_report_case(strbuf* r, const study_ctx* ctx) {
     const case_desc* cs = ctx->cs;
     strbuf_printf(r, "## %s — %s\n\n%s\n\n%s", cs->name, cs->title, cs->paper,
-                  ctx->report.s ? ctx->report.s : "");
+                  study_out_report(ctx->out));
     if (ctx->failures) {
         strbuf_printf(r, "**%d run(s) ended with a solver failure** (see the runs' meta.json).\n\n",
                       ctx->failures);

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "study.h"
+#include "ccb/record.h"
+#include "output.h"
 
 /* The data directory of an installed ccb: <dir of the executable>/CCB_BINDIR_TO_DATA when it
  * holds reference/ (the install puts it there), else "" (a build-tree program). */

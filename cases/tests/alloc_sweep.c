@@ -15,6 +15,7 @@
 
 #include "../../lib/tests/test.h"
 #include "ccb/alloc.h"
+#include "registry.h"
 #include "study.h"
 
 #define SWEEP_DENSE 400 /* every index up to this, then this many spread evenly */

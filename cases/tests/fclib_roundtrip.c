@@ -18,6 +18,7 @@
 
 #include "../../lib/tests/test.h"
 #include "fclib_io.h"
+#include "registry.h"
 #include "study.h"
 
 static int same_ints(const int* a, const int* b, int n) {

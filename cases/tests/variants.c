@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "registry.h"
 #include "study.h"
 #include "test.h"
 

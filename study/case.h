@@ -1,7 +1,9 @@
-/* cases/case.h — what a case is (docs/architecture.md §2): the descriptor types of a canonical
- * case, its parameters and the declarations of its studies, the case registry (registry.c) and
- * the helpers the case files share. Nothing here runs anything: the engine that runs studies is
- * study/study.h, the command line cli/cli.h.
+/* study/case.h — what a case is (docs/architecture.md §2): the descriptor types of a canonical
+ * case, its parameters and the declarations of its studies, and the handling of its parameter
+ * table (case_params.c). It is the engine's contract with the cases: the engine runs any
+ * descriptor it is handed and knows no case by name; the cases (cases/) fill descriptors, the
+ * list of them is cases/registry.h, the helpers the case files share cases/case_model.h.
+ * Nothing here runs anything: the engine that runs studies is study/study.h.
  *
  * A case is a descriptor (docs/architecture.md §2): name, paper, parameter table with defaults,
  * units, valid ranges and source tags, a model builder, observables recorded per step, and named
@@ -18,6 +20,7 @@
 #include "analysis.h"
 #include "ccb/ccb.h"
 #include "extract.h"
+#include "results.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -113,22 +116,6 @@ typedef struct fig_plot {
     const char* vars;
 } fig_plot;
 
-/* A table of a declaration's results (study/result.c): the finish adds its rows as values
- * (study_row, study_num, study_str, study_blank); the engine writes it to the study's directory
- * as CSV and the report template shows it as markdown ({table:NAME}). Formats are printf
- * conversions of one value each ('d' or 'i' for counts, 'e' 'f' 'g' for numbers, 's' for texts),
- * separated by '|', one per column; the last one repeats. */
-typedef struct fig_table {
-    const char* name;     /* what study_row and {table:NAME} call it */
-    const char* file;     /* CSV file in the study's directory; NULL: only in the report */
-    const char* header;   /* CSV header (column names with units); NULL: study_table_header */
-    const char* cells;    /* the CSV cells' formats; NULL: "%.6g" */
-    const char* md;       /* markdown header lines ("| a | b |\n|---|---|\n"); NULL: no markdown */
-    const char* md_cells; /* the markdown cells' formats; NULL: cells */
-    const char* md_nonfinite; /* markdown text of a number that is not finite ("n/a"); NULL:
-                                 the format's ("nan") */
-} fig_table;
-
 /* A paper-figure study as a declaration: its runs, what each run contributes to the study's
  * table and metrics, what the runs say together, its figures. The engine (figure.c) makes the
  * run list, executes it (in parallel, through the run cache), writes CASE/STUDY/table.csv (one
@@ -151,18 +138,18 @@ typedef struct fig_study {
     const char* columns; /* names (with units) of the values row() gives, comma-separated;
                                NULL: the report has no run table (finish writes its own) */
     /* Per run, in order: its values for the table (columns), its metrics. */
-    void (*row)(struct study_ctx* ctx, const struct run_record* r, double* values);
+    void (*row)(struct study_ctx* ctx, study_out* out, const struct run_record* r, double* values);
     /* Convergence sweeps of `variants` (metric names start with `metric`; NULL: the study's
      * name); inspect (may be NULL) sees each sweep run (variant -1: the reference). */
     const fig_sweep* sweeps;
     int nsweeps;
     const char* metric;
-    void (*inspect)(struct study_ctx* ctx, const fig_sweep_result* sw, int variant, int idt,
-                    const struct run_record* r);
+    void (*inspect)(struct study_ctx* ctx, study_out* out, const fig_sweep_result* sw, int variant,
+                    int idt, const struct run_record* r);
     /* After the rows and sweeps: what the runs say together, as values (study/result.c):
      * metrics, the values and texts the report quotes and the rows of `tables`. 0, or 2 on an
      * output error. */
-    int (*finish)(struct study_ctx* ctx, const fig_data* d, const char* dir);
+    int (*finish)(struct study_ctx* ctx, study_out* out, const fig_data* d, const char* dir);
     const fig_table* tables; /* the results' tables (NULL-name terminated list, or NULL) */
     /* The report after the finish: a template whose placeholders name values, metrics, texts
      * and tables (study/result.c); NULL: none */
@@ -181,7 +168,7 @@ typedef struct case_study {
     const char* figure;    /* paper figure it reproduces, e.g. "ICF Fig. 3" */
     const fig_study* decl; /* a case's study is a declaration: figure.c runs it */
     /* the engine's own studies (the standard three, std.c): 0 ok, 1 solver failure, 2 error */
-    int (*run)(struct study_ctx* ctx);
+    int (*run)(struct study_ctx* ctx, study_out* out);
     /* 1: the study reads none of the case's parameters (its models are its own): `ccb study`
      * refuses every --set before anything is created */
     int reads_no_params;
@@ -290,65 +277,7 @@ int case_study_run(struct study_ctx* ctx, const case_study* st);
 const case_study* case_study_at(const case_desc* cs, int i);
 const case_study* case_find_study(const case_desc* cs, const char* name);
 
-/* Rows shared by the parameter tables of the point-contact cases (name, default, unit, range,
- * meaning, source tag). */
-#define CASE_PARAM_VS                                                                              \
-    {                                                                                              \
-        .name = "vs", .def = 1e-4, .unit = "m/s", .hi = 10, .lo_open = 1,                          \
-        .meaning = "stiction tolerance v_s (Lagged, Similar)", .tag = "[ICF]"                      \
-    }
-#define CASE_PARAM_SIGMA                                                                           \
-    {                                                                                              \
-        .name = "sigma", .def = 1e-3, .unit = "-", .hi = 1, .lo_open = 1,                          \
-        .meaning = "SAP R_t = sigma w; ICF eq. (26)", .tag = "[ICF]"                               \
-    }
-#define CASE_PARAM_BETA                                                                            \
-    {                                                                                              \
-        .name = "beta", .def = 1.0, .unit = "-", .hi = 100,                                        \
-        .meaning = "SAP near-rigid parameter (0 disables the cap)", .tag = "[default?]"            \
-    }
-#define CASE_PARAM_G                                                                               \
-    {                                                                                              \
-        .name = "g", .def = 9.81, .unit = "m/s^2", .hi = 100, .lo_open = 1, .meaning = "gravity",  \
-        .tag = "[default?]"                                                                        \
-    }
-#define CASE_PARAM_MARGIN                                                                          \
-    {                                                                                              \
-        .name = "margin", .def = 0.1, .unit = "m", .hi = 10,                                       \
-        .meaning = "speculative contact margin", .tag = "[ICF §X-A]"                              \
-    }
-
-/* Sets v_s, sigma, beta and the contact margin of a run from case parameters. */
-void case_contact_options(ccb_sim_params* sp, double vs, double sigma, double beta, double margin);
-/* The fixed ground body at the origin and its rigid floor (the half-space z <= 0) with friction
- * mu, named "ground" and "floor". */
-void case_ground(double mu, ccb_body_def* ground, ccb_shape_def* floor);
-/* A finger of the grasping cases: a block of `mass` [kg] and edge lengths `size` [m] on a
- * prismatic joint of body `parent` at p_PF along `axis`, starting at q0 [m], pushed by `act`
- * (called with `user`). */
-ccb_body_def case_finger(const char* name, double mass, ccb_vec3 size, int parent, ccb_vec3 p_PF,
-                         ccb_vec3 axis, double q0, ccb_joint_force_fn act, void* user);
-/* A sphere of radius r [m] centred at p in its body's frame. */
-ccb_shape_def case_sphere_at(const char* name, ccb_vec3 p, double r, ccb_material mat);
-/* The side of a vertical cylinder (radius, height [m]) centred at p in its body's frame: a rigid
- * capsule along z whose straight part spans the height (ccb has no cylinder; its caps lie
- * beyond the height), friction mu. */
-ccb_shape_def case_side_capsule(const char* name, double radius, double height, ccb_vec3 p,
-                                double mu);
-/* Ends a builder that added bodies and shapes with status s: finalizes the model into *out and
- * data into *dout (0), or frees both and writes "what: <the model's message>" (-1). */
-int case_finish_model(ccb_model* m, ccb_status s, const char* what, void* data, ccb_model** out,
-                      void** dout, char* msg, size_t n);
-/* Builds and finalizes a model of two bodies with one shape each under gravity (0, 0, -g).
- * 0, or -1 with a message naming `what` (the model is freed). */
-int case_build_pair(const char* what, double g, const ccb_body_def* a, const ccb_shape_def* sa,
-                    const ccb_body_def* b, const ccb_shape_def* sb, ccb_model** out, char* msg,
-                    size_t n);
-
-/* registry.c */
-int case_count(void);
-const case_desc* case_get(int i);
-const case_desc* case_find(const char* name);
+/* ---- parameters (case_params.c): a case's parameter table read and written ---- */
 const case_param* case_find_param(const case_desc* cs, const char* name, int* index);
 /* Parses "name=value" into params (validating name, number and range). 0, or -1 with message. */
 int case_set_param(const case_desc* cs, double* params, const char* assignment, char* msg,
