@@ -760,16 +760,16 @@ void option_use_note(option_use* u, const run_config* cfg) {
     run_config_sim_params(cfg, &sp);
     char msg[512];
     for (int i = 0; i < g_nsopt; ++i) {
-        int in_ode = 0;
+        size_t block = 0;
         const ccb_option_desc* d =
-            u->o->sval[i] ? ccb_sim_params_option(&sp, g_sopt[i].name, &in_ode) : NULL;
+            u->o->sval[i] ? ccb_sim_params_option(&sp, g_sopt[i].name, &block) : NULL;
         if (d == NULL || solver_option_requires(cfg, g_sopt[i].name, msg, sizeof msg) != 0) {
             continue;
         }
         u->read[i] = 1;
         ccb_sim_params given = sp; /* the user's value under the same descriptor */
-        const void* base = in_ode ? (const void*)&sp.ode : (const void*)&sp;
-        void* gbase = in_ode ? (void*)&given.ode : (void*)&given;
+        const void* base = (const char*)&sp + block;
+        void* gbase = (char*)&given + block;
         if (ccb_option_parse(d, g_sopt[i].flag ? NULL : u->o->sval[i], gbase, msg, sizeof msg) ==
                 CCB_OK &&
             ccb_option_value(d, base) == ccb_option_value(d, gbase)) {

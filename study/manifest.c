@@ -160,7 +160,8 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
         for (int k = 0; t != NULL && k < 2; ++k) {
             const ccb_option_desc* d = k == 0 ? t->options : om ? om->options : NULL;
             const int nd = k == 0 ? t->noptions : om ? om->noptions : 0;
-            const void* base = k == 0 ? (const void*)&sp : (const void*)&sp.ode;
+            const void* base = (const char*)&sp + (k == 0 ? ccb_sim_params_solver_block(t)
+                                                          : ccb_sim_params_method_block(om));
             for (int i = 0; i < nd; ++i) {
                 char key[96], want[64];
                 snprintf(key, sizeof key, "option.%s", d[i].name);

@@ -57,7 +57,7 @@ void run_config_sim_params(const run_config* cfg, ccb_sim_params* sp) {
     sp->tamsi = cfg->solver.tamsi;
     sp->ode = cfg->solver.ode;
     sp->ec = cfg->solver.ec;
-    memcpy(sp->ext, cfg->solver.ext, sizeof sp->ext);
+    sp->solver_options = cfg->solver.options;
 }
 
 void run_effective_sim_params(const run_config* cfg, ccb_sim_params* sp) {
@@ -77,7 +77,7 @@ void run_config_take_sim_params(run_config* cfg, const ccb_sim_params* sp) {
     cfg->solver.tamsi = sp->tamsi;
     cfg->solver.ode = sp->ode;
     cfg->solver.ec = sp->ec;
-    memcpy(cfg->solver.ext, sp->ext, sizeof sp->ext);
+    cfg->solver.options = sp->solver_options;
 }
 
 const char* run_config_iterations_name(const run_config* cfg) {

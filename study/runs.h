@@ -14,14 +14,14 @@
 
 /* Which solver a run uses and its options (docs/architecture.md §4.5, variants are data). */
 typedef struct solver_cfg {
-    ccb_solver solver;       /* a solver type of the registry (default newton) */
-    ccb_tamsi_params tamsi;  /* TAMSI options (v_s comes from the case) */
-    ccb_ode_params ode;      /* ODE integrator options; ode.h = 0: the sampling interval dt */
-    ccb_sim_ec_params ec;    /* newton: error control of the convex step (variant "lagged-ec") */
-    int friction;            /* -1: the case's regularization; else a ccb_friction_model for TAMSI
+    ccb_solver solver;         /* a solver type of the registry (default newton) */
+    ccb_tamsi_params tamsi;    /* TAMSI options (v_s comes from the case) */
+    ccb_ode_params ode;        /* ODE integrator options; ode.h = 0: the sampling interval dt */
+    ccb_sim_ec_params ec;      /* newton: error control of the convex step (variant "lagged-ec") */
+    int friction;              /* -1: the case's regularization; else a ccb_friction_model for TAMSI
                                and the continuous model */
-    int peer;                /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
-    double ext[CCB_SIM_EXT]; /* the options of a registered solver (ccb_sim_params.ext) */
+    int peer;                  /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
+    ccb_options_block options; /* a registered solver's options (ccb_sim_params.solver_options) */
 } solver_cfg;
 /* Peers (reference/peers): MuJoCo with the time-constant stiffness mapping, and with ccb's k used
  * literally (speed §3). */

@@ -129,8 +129,8 @@ int solver_option_validate(const char* name, const char* text, char* msg, size_t
 int solver_set_option(run_config* cfg, const char* name, const char* text, char* msg, size_t n) {
     ccb_sim_params sp;
     run_config_sim_params(cfg, &sp);
-    int in_ode = 0;
-    const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &in_ode);
+    size_t block = 0;
+    const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &block);
     if (d == NULL) {
         char where[256];
         solver_option_where(name, where, sizeof where);
@@ -138,7 +138,7 @@ int solver_set_option(run_config* cfg, const char* name, const char* text, char*
                  where, solver_cli_name(cfg));
         return 1;
     }
-    if (ccb_option_parse(d, text, in_ode ? (void*)&sp.ode : (void*)&sp, msg, n) != CCB_OK) {
+    if (ccb_option_parse(d, text, (char*)&sp + block, msg, n) != CCB_OK) {
         return -1;
     }
     run_config_take_sim_params(cfg, &sp);
@@ -148,15 +148,14 @@ int solver_set_option(run_config* cfg, const char* name, const char* text, char*
 int solver_option_requires(const run_config* cfg, const char* name, char* msg, size_t n) {
     ccb_sim_params sp;
     run_config_sim_params(cfg, &sp);
-    int in_ode = 0;
-    const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &in_ode);
+    size_t block = 0;
+    const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &block);
     if (d == NULL || d->requires == NULL) {
         return 0;
     }
     const int off = d->requires[0] == '!'; /* "!flag": read only while the flag is off */
-    int in_ode2 = 0;
-    const ccb_option_desc* r = ccb_sim_params_option(&sp, d->requires + off, &in_ode2);
-    if (r && (ccb_option_value(r, in_ode2 ? (const void*)&sp.ode : (const void*)&sp) != 0) != off) {
+    const ccb_option_desc* r = ccb_sim_params_option(&sp, d->requires + off, &block);
+    if (r && (ccb_option_value(r, (const char*)&sp + block) != 0) != off) {
         return 0;
     }
     snprintf(msg, n, "--%s applies to --solver %s %s --%s only; this run would ignore it", name,
@@ -172,7 +171,8 @@ void solver_options_each(const run_config* cfg, solver_option_fn fn, void* user)
     for (int k = 0; k < 2; ++k) {
         const ccb_option_desc* d = k == 0 ? t->options : m ? m->options : NULL;
         const int nd = k == 0 ? t->noptions : m ? m->noptions : 0;
-        const void* base = k == 0 ? (const void*)&sp : (const void*)&sp.ode;
+        const void* base = (const char*)&sp + (k == 0 ? ccb_sim_params_solver_block(t)
+                                                      : ccb_sim_params_method_block(m));
         for (int i = 0; i < nd; ++i) {
             char text[64];
             ccb_option_format(&d[i], base, text, sizeof text);
@@ -192,10 +192,11 @@ void solver_cfg_normalize(run_config* cfg) {
     for (int k = 0; k < 2; ++k) {
         const ccb_option_desc* d = k == 0 ? sp.solver->options : m ? m->options : NULL;
         const int nd = k == 0 ? sp.solver->noptions : m ? m->noptions : 0;
+        const size_t block =
+            k == 0 ? ccb_sim_params_solver_block(sp.solver) : ccb_sim_params_method_block(m);
         for (int i = 0; i < nd; ++i) {
-            const void* from = k == 0 ? (const void*)&sp : (const void*)&sp.ode;
-            void* to = k == 0 ? (void*)&clean : (void*)&clean.ode;
-            ccb_option_store(&d[i], to, ccb_option_value(&d[i], from));
+            ccb_option_store(&d[i], (char*)&clean + block,
+                             ccb_option_value(&d[i], (const char*)&sp + block));
         }
     }
     run_config_take_sim_params(cfg, &clean);

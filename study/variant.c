@@ -302,10 +302,10 @@ int variant_option_on(const variant_def* v, const char* name) {
     char msg[128];
     ccb_sim_params sp;
     run_config_sim_params(&cfg, &sp);
-    int in_ode = 0;
-    const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &in_ode);
+    size_t block = 0;
+    const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &block);
     (void)msg;
-    return d && ccb_option_value(d, in_ode ? (const void*)&sp.ode : (const void*)&sp) != 0;
+    return d && ccb_option_value(d, (const char*)&sp + block) != 0;
 }
 
 int variant_explicit(const variant_def* v) {
@@ -420,11 +420,11 @@ static void cmp_one(void* user, const ccb_option_desc* d, const char* text, int 
     }
     ccb_sim_params sp;
     run_config_sim_params(c->other, &sp);
-    int in_ode = 0;
-    const ccb_option_desc* e = ccb_sim_params_option(&sp, d->name, &in_ode);
+    size_t block = 0;
+    const ccb_option_desc* e = ccb_sim_params_option(&sp, d->name, &block);
     char t2[64] = "";
     if (e) {
-        ccb_option_format(e, in_ode ? (const void*)&sp.ode : (const void*)&sp, t2, sizeof t2);
+        ccb_option_format(e, (const char*)&sp + block, t2, sizeof t2);
     }
     c->equal &= e != NULL && strcmp(text, t2) == 0;
 }

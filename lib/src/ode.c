@@ -310,6 +310,14 @@ void ccb_ode_set_time(ccb_ode* o, double t) {
 ccb_status ccb_ode_f(ccb_ode* o, double t, const double* x, double* xdot) {
     return o ? ccb_ode_eval(o, t, x, xdot, 0) : CCB_E_INVALID;
 }
+const void* ccb_ode_method_options(const ccb_ode* o) {
+    return o ? o->prm.method_options.bytes : NULL;
+}
+
+double ccb_ode_step_size(const ccb_ode* o) {
+    return o ? o->prm.h : NAN;
+}
+
 const ccb_ode_params* ccb_ode_params_get(const ccb_ode* o) {
     return o ? &o->prm : NULL;
 }

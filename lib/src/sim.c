@@ -7,6 +7,7 @@
 #include "ccb/sim.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -31,32 +32,53 @@ const char* ccb_solver_name(ccb_solver s) {
     return s ? s->name : NULL;
 }
 
+/* Options blocks (ccb/solver.h): a registered component's descriptors count from its block, the
+ * built-in ones' from ccb_sim_params (solvers) and ccb_ode_params (ODE methods). */
+size_t ccb_sim_params_solver_block(ccb_solver solver) {
+    return solver && solver->options_size > 0 ? offsetof(ccb_sim_params, solver_options) : 0;
+}
+
+size_t ccb_sim_params_method_block(ccb_ode_method method) {
+    return offsetof(ccb_sim_params, ode) +
+           (method && method->options_size > 0 ? offsetof(ccb_ode_params, method_options) : 0);
+}
+
+const void* ccb_sim_params_solver_options(const ccb_sim_params* p) {
+    return p ? p->solver_options.bytes : NULL;
+}
+
+const void* ccb_sim_solver_options(const ccb_sim* sim) {
+    return sim ? sim->prm.solver_options.bytes : NULL;
+}
+
 void ccb_sim_params_set_solver(ccb_sim_params* p, ccb_solver solver, ccb_ode_method method) {
     p->solver = solver;
     if (method) {
         p->ode.method = method;
     }
+    char* sb = (char*)p + ccb_sim_params_solver_block(solver);
     for (int i = 0; solver && i < solver->noptions; ++i) {
-        ccb_option_store(&solver->options[i], p, solver->options[i].def);
+        ccb_option_store(&solver->options[i], sb, solver->options[i].def);
     }
     const ccb_ode_method_type* m = p->ode.method;
     if (solver && (solver->flags & CCB_SOLVER_ODE_METHODS) && m) {
+        char* mb = (char*)p + ccb_sim_params_method_block(m);
         for (int i = 0; i < m->noptions; ++i) {
-            ccb_option_store(&m->options[i], &p->ode, m->options[i].def);
+            ccb_option_store(&m->options[i], mb, m->options[i].def);
         }
     }
 }
 
 const ccb_option_desc* ccb_sim_params_option(const ccb_sim_params* p, const char* name,
-                                             int* in_ode) {
-    *in_ode = 0;
+                                             size_t* block) {
     const ccb_option_desc* d = ccb_solver_option(p->solver, name);
+    *block = ccb_sim_params_solver_block(p->solver);
     const ccb_ode_method_type* m = p->ode.method;
     if (d == NULL && p->solver && (p->solver->flags & CCB_SOLVER_ODE_METHODS) && m) {
         for (int i = 0; i < m->noptions && d == NULL; ++i) {
             d = strcmp(m->options[i].name, name) == 0 ? &m->options[i] : NULL;
         }
-        *in_ode = d != NULL;
+        *block = ccb_sim_params_method_block(m);
     }
     return d;
 }
@@ -874,7 +896,8 @@ void ccb_sim_describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {
     for (int k = 0; k < 2; ++k) {
         const ccb_option_desc* d = k == 0 ? t->options : m ? m->options : NULL;
         const int nd = k == 0 ? t->noptions : m ? m->noptions : 0;
-        const void* base = k == 0 ? (const void*)&sim->prm : (const void*)&sim->prm.ode;
+        const void* base = (const char*)&sim->prm + (k == 0 ? ccb_sim_params_solver_block(t)
+                                                            : ccb_sim_params_method_block(m));
         for (int i = 0; i < nd; ++i) {
             char key[64], text[64];
             snprintf(key, sizeof key, "option.%s", d[i].name);

@@ -75,8 +75,14 @@ ccb_status ccb_solver_register(const ccb_solver_type* t, char* msg, size_t n) {
     if (ccb_solver_find(t->name) || ccb_ode_method_find(t->name)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "solver '%s': the name is taken", t->name);
     }
-    const ccb_status s =
-        ccb_option_table_check(t->options, t->noptions, sizeof(ccb_sim_params), msg, n);
+    /* a registered solver's options are its own block (ccb/solver.h): offsets inside it */
+    if (t->options_size > CCB_OPTIONS_BLOCK_SIZE || (t->noptions > 0 && t->options_size == 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "solver '%s': its options need a block of 1 to %d bytes (options_size "
+                          "%zu)",
+                          t->name, CCB_OPTIONS_BLOCK_SIZE, t->options_size);
+    }
+    const ccb_status s = ccb_option_table_check(t->options, t->noptions, t->options_size, msg, n);
     if (s != CCB_OK) {
         return s;
     }
@@ -106,8 +112,13 @@ ccb_status ccb_ode_method_register(ccb_ode_method t, char* msg, size_t n) {
     if (ccb_ode_method_find(t->name) || ccb_solver_find(t->name)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE method '%s': the name is taken", t->name);
     }
-    const ccb_status s =
-        ccb_option_table_check(t->options, t->noptions, sizeof(ccb_ode_params), msg, n);
+    if (t->options_size > CCB_OPTIONS_BLOCK_SIZE || (t->noptions > 0 && t->options_size == 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "ODE method '%s': its options need a block of 1 to %d bytes "
+                          "(options_size %zu)",
+                          t->name, CCB_OPTIONS_BLOCK_SIZE, t->options_size);
+    }
+    const ccb_status s = ccb_option_table_check(t->options, t->noptions, t->options_size, msg, n);
     if (s != CCB_OK) {
         return s;
     }

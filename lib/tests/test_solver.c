@@ -60,12 +60,12 @@ static void test_builtin_descriptors(void) {
     /* an option is found through the solver or its ODE method */
     ccb_sim_params p = ccb_sim_params_default();
     ccb_sim_params_set_solver(&p, CCB_SOLVER_ODE, CCB_ODE_IE);
-    int in_ode = -1;
-    const ccb_option_desc* d = ccb_sim_params_option(&p, "jacobian", &in_ode);
-    CHECK(d && in_ode == 1, "ie's --jacobian through the ODE solver");
-    d = ccb_sim_params_option(&p, "h", &in_ode);
-    CHECK(d && in_ode == 0, "the ODE solver's own --h");
-    CHECK(ccb_sim_params_option(&p, "rtol", &in_ode) == NULL, "no --rtol for the ODE solver");
+    size_t block = 1;
+    const ccb_option_desc* d = ccb_sim_params_option(&p, "jacobian", &block);
+    CHECK(d && block == offsetof(ccb_sim_params, ode), "ie's --jacobian through the ODE solver");
+    d = ccb_sim_params_option(&p, "h", &block);
+    CHECK(d && block == 0, "the ODE solver's own --h");
+    CHECK(ccb_sim_params_option(&p, "rtol", &block) == NULL, "no --rtol for the ODE solver");
 }
 
 static void test_parse_errors(void) {
@@ -159,9 +159,16 @@ typedef struct free_ws {
     int cap_v, cap_c;
 } free_ws;
 
+/* its options block: a struct of its own (ccb_options_block) */
+typedef struct free_options {
+    int unused; /* an offset other than 0 for the option below */
+    double scale;
+} free_options;
+
 static ccb_status free_check(const ccb_sim_params* p, char* msg, size_t n) {
-    if (!(p->ext[0] >= 1)) {
-        snprintf(msg, n, "free: scale must be >= 1 (got %g)", p->ext[0]);
+    const free_options* o = ccb_sim_params_solver_options(p);
+    if (!(o->scale >= 1)) {
+        snprintf(msg, n, "free: scale must be >= 1 (got %g)", o->scale);
         return CCB_E_INVALID;
     }
     return CCB_OK;
@@ -213,7 +220,7 @@ static const ccb_option_desc k_free_opts[] = {
     {.name = "free-scale",
      .type = CCB_OPT_REAL,
      .storage = CCB_STORE_DOUBLE,
-     .offset = CCB_SIM_EXT_OFFSET(0),
+     .offset = offsetof(free_options, scale),
      .min = 1,
      .max = 10,
      .def = 2,
@@ -226,6 +233,7 @@ static const ccb_solver_type k_free = {
     .title = "no contact at all (test)",
     .options = k_free_opts,
     .noptions = 1,
+    .options_size = sizeof(free_options),
     .check = free_check,
     .create = free_create,
     .destroy = free_destroy,
@@ -236,6 +244,12 @@ static const ccb_solver_type k_free = {
 
 /* ---- an ODE method registered from outside: explicit Euler with a fixed step h ---------------- */
 
+/* its options block (ccb_options_block) */
+typedef struct euler_options {
+    double unused; /* an offset other than 0 for the option */
+    long substeps;
+} euler_options;
+
 static ccb_status euler_advance(ccb_ode* o, double t_end) {
     const int nx = ccb_ode_nx(o);
     double* x = ccb_ode_state_mut(o);
@@ -243,7 +257,9 @@ static ccb_status euler_advance(ccb_ode* o, double t_end) {
     if (f == NULL) {
         return CCB_E_NOMEM;
     }
-    const double h = ccb_ode_params_get(o)->h;
+    /* what a registered method reads: its options block and the step, not ccb_ode_params */
+    const euler_options* eo = ccb_ode_method_options(o);
+    const double h = ccb_ode_step_size(o) / (double)eo->substeps;
     const long n = lround((t_end - ccb_ode_time(o)) / h);
     const double t0 = ccb_ode_time(o);
     for (long k = 0; k < n; ++k) {
@@ -261,11 +277,25 @@ static ccb_status euler_advance(ccb_ode* o, double t_end) {
     free(f);
     return CCB_OK;
 }
+static const ccb_option_desc k_euler_opts[] = {
+    {.name = "euler-substeps",
+     .type = CCB_OPT_INT,
+     .storage = CCB_STORE_LONG,
+     .offset = offsetof(euler_options, substeps),
+     .min = 1,
+     .max = 100,
+     .def = 1,
+     .unit = "",
+     .doc = "Euler steps per step h (test)"},
+};
 static const ccb_ode_method_type k_euler = {
     .abi = CCB_ABI_VERSION,
     .name = "euler-test",
     .title = "explicit Euler, fixed step (test)",
     .flags = CCB_ODE_EXPLICIT,
+    .options = k_euler_opts,
+    .noptions = 1,
+    .options_size = sizeof(euler_options),
     .advance = euler_advance,
 };
 
@@ -321,6 +351,20 @@ static void test_registered_types(void) {
     CHECK(ccb_solver_register(&bad, msg, sizeof msg) == CCB_E_INVALID &&
               strstr(msg, "exactly one of solve and advance"),
           "neither solve nor advance refused: %s", msg);
+    /* its options block (ccb/solver.h): declared, no larger than CCB_OPTIONS_BLOCK_SIZE, and
+     * every descriptor inside it */
+    bad = k_free;
+    bad.options_size = 0;
+    CHECK(ccb_solver_register(&bad, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "block"),
+          "options without a block refused: %s", msg);
+    bad = k_free;
+    bad.options_size = CCB_OPTIONS_BLOCK_SIZE + 1;
+    CHECK(ccb_solver_register(&bad, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "block"),
+          "a block larger than CCB_OPTIONS_BLOCK_SIZE refused: %s", msg);
+    bad = k_free;
+    bad.options_size = offsetof(free_options, scale); /* the option's double lies beyond it */
+    CHECK(ccb_solver_register(&bad, msg, sizeof msg) == CCB_E_INVALID,
+          "a descriptor outside the block refused: %s", msg);
     CHECK(ccb_solver_count() == 3, "nothing registered by a refusal");
     CHECK(ccb_solver_register(&k_free, msg, sizeof msg) == CCB_OK, "register: %s", msg);
     CHECK(ccb_solver_find("free-motion") == &k_free && ccb_solver_count() == 4, "found");
@@ -336,7 +380,8 @@ static void test_registered_types(void) {
     CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_E_INVALID && strstr(msg, "free:"),
           "without its defaults, its own check refuses: %s", msg);
     ccb_sim_params_set_solver(&p, &k_free, NULL);
-    CHECK(p.ext[0] == 2.0, "its default arrived in ext");
+    CHECK(((const free_options*)ccb_sim_params_solver_options(&p))->scale == 2.0,
+          "its default arrived in its options block");
     p.dt = 0.01;
     CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_OK, "create: %s", msg);
     for (int k = 0; k < 10; ++k) {
@@ -364,6 +409,20 @@ static void test_registered_types(void) {
     CHECK_ABS(ccb_sim_q(sim)[1], 1.0 - g * 0.01 * 0.01 * 45, 1e-14, "explicit Euler's z");
     CHECK(ccb_sim_ode_work(sim).n_f == 10 && ccb_sim_ode_work(sim).n_steps == 10,
           "its work is counted (%ld f, %ld steps)", ccb_sim_ode_work(sim).n_f,
+          ccb_sim_ode_work(sim).n_steps);
+    ccb_sim_destroy(sim);
+    /* its option, found through the ODE solver in its own block, reaches the method */
+    size_t block = 0;
+    const ccb_option_desc* od = ccb_sim_params_option(&p, "euler-substeps", &block);
+    CHECK(od && block == ccb_sim_params_method_block(&k_euler) &&
+              block == offsetof(ccb_sim_params, ode) + offsetof(ccb_ode_params, method_options),
+          "--euler-substeps lives in the method's options block");
+    CHECK(od && ccb_option_value(od, (const char*)&p + block) == 1, "its default arrived");
+    CHECK(od && ccb_option_parse(od, "4", (char*)&p + block, msg, sizeof msg) == CCB_OK,
+          "parse: %s", msg);
+    CHECK(ccb_sim_create(m, &p, &sim, msg, sizeof msg) == CCB_OK, "create: %s", msg);
+    CHECK(ccb_sim_step(sim) == CCB_OK, "step: %s", ccb_sim_last_error(sim));
+    CHECK(ccb_sim_ode_work(sim).n_steps == 4, "4 substeps in one step (%ld)",
           ccb_sim_ode_work(sim).n_steps);
     ccb_sim_destroy(sim);
 

@@ -31,7 +31,7 @@ static ccb_status heun_advance(ccb_ode* o, double t_end) {
     const int n = ccb_ode_nx(o);
     double *k1 = ccb_ode_method_data(o), *k2 = k1 + n, *xs = k2 + n;
     double* x = ccb_ode_state_mut(o);
-    const double t0 = ccb_ode_time(o), h = ccb_ode_params_get(o)->h;
+    const double t0 = ccb_ode_time(o), h = ccb_ode_step_size(o);
     const long steps = (long)ceil((t_end - t0) / h - 1e-9);
     const double s = steps > 0 ? (t_end - t0) / (double)steps : 0.0;
     ccb_ode_work* w = ccb_ode_work_mut(o);

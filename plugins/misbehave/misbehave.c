@@ -8,11 +8,15 @@
 #include "ccb/sim.h"
 #include "ccb/solver.h"
 
+typedef struct misbehave_options {
+    int mode;
+} misbehave_options;
+
 static const ccb_option_desc k_options[] = {
     {.name = "misbehave-mode",
      .type = CCB_OPT_INT,
-     .storage = CCB_STORE_DOUBLE,
-     .offset = CCB_SIM_EXT_OFFSET(0),
+     .storage = CCB_STORE_INT,
+     .offset = offsetof(misbehave_options, mode),
      .min = 0,
      .max = 1,
      .def = 0,
@@ -39,7 +43,8 @@ static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double
                         double* counter, const double** v, const double** vc,
                         const double** gamma) {
     (void)step, (void)guess, (void)counter, (void)v, (void)vc, (void)gamma;
-    return ccb_sim_params_get(sim)->ext[0] == 0 ? CCB_E_NOTCONV : CCB_OK;
+    const misbehave_options* o = ccb_sim_solver_options(sim);
+    return o->mode == 0 ? CCB_E_NOTCONV : CCB_OK;
 }
 
 static double stiction(const ccb_sim* sim, int i, const double gamma[3]) {
@@ -60,6 +65,7 @@ static const ccb_solver_type k_misbehave = {
     .flags = CCB_SOLVER_CONVEX,
     .options = k_options,
     .noptions = 1,
+    .options_size = sizeof(misbehave_options),
     .check = check,
     .create = create,
     .destroy = destroy,

@@ -22,6 +22,7 @@
 #include "ccb/alloc.h"
 #include "ccb/approx.h"
 #include "ccb/deriv.h"
+#include "ccb/dual.h"
 #include "ccb/friction.h"
 #include "ccb/geometry.h"
 #include "ccb/hydro.h"

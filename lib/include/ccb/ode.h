@@ -60,8 +60,9 @@ typedef struct ccb_ode_system {
 
 /* An ODE method is a type object (as GSL's step types), registered like the approximations
  * and solvers (ccb/solver.h): the built-in ones below, and any added with
- * ccb_ode_method_register. Its option descriptors' offsets are into ccb_ode_params (a
- * registered method keeps its values in ccb_ode_params.ext: CCB_ODE_EXT_OFFSET(k)). */
+ * ccb_ode_method_register. The built-in methods' option descriptors' offsets are into
+ * ccb_ode_params; a registered method's are into its own options block (options_size bytes,
+ * ccb_options_block), which it reads with ccb_ode_method_options. */
 typedef struct ccb_ode ccb_ode;
 enum {
     CCB_ODE_ADAPTIVE = 1u << 0, /* the method chooses its steps (no fixed step h to divide dt) */
@@ -78,8 +79,9 @@ typedef struct ccb_ode_method_type {
     /* optional: what the ODE solver's iteration counter counts under this method ("Newton
      * iterations"); NULL: "iterations" (0 for an explicit method) */
     const char* iterations;
-    const ccb_option_desc* options; /* offsets into ccb_ode_params */
+    const ccb_option_desc* options; /* offsets: see above */
     int noptions;
+    size_t options_size; /* a registered method's options block (0: the built-in methods) */
     /* Optional: its own workspace (ccb_ode_method_data); destroy must accept a half-made one. */
     ccb_status (*create)(ccb_ode* o);
     void (*destroy)(ccb_ode* o);
@@ -137,7 +139,6 @@ typedef enum ccb_ode_gsl_method {
     CCB_GSL_MSADAMS = 3
 } ccb_ode_gsl_method;
 
-#define CCB_ODE_EXT 8
 typedef struct ccb_ode_params {
     ccb_ode_method method;
     double h;     /* IE fixed / RK3: the step; IE-EC and GSL: the first step tried [s]; > 0 */
@@ -164,10 +165,10 @@ typedef struct ccb_ode_params {
      * (about two seconds of f on the cases' models per sampling interval). */
     double h_min;
     long max_f_evals;
-    /* The options of a registered method (its descriptors point here; 0 by default). */
-    double ext[CCB_ODE_EXT];
+    /* The options of a registered method (its options block; zero bytes by default: a program
+     * that selects it sets its defaults with ccb_sim_params_set_solver). */
+    ccb_options_block method_options;
 } ccb_ode_params;
-#define CCB_ODE_EXT_OFFSET(k) (offsetof(ccb_ode_params, ext) + (size_t)(k) * sizeof(double))
 
 CCB_API ccb_ode_params ccb_ode_params_default(void);
 CCB_API ccb_status ccb_ode_params_check(const ccb_ode_params* p, char* msg, size_t msg_size);
@@ -222,6 +223,11 @@ CCB_API double* ccb_ode_state_mut(ccb_ode* ode);
 CCB_API void ccb_ode_set_time(ccb_ode* ode, double t);
 CCB_API ccb_status ccb_ode_f(ccb_ode* ode, double t, const double* x, double* xdot);
 CCB_API const ccb_ode_params* ccb_ode_params_get(const ccb_ode* ode);
+/* What a registered method reads instead of ccb_ode_params' fields (whose layout is not part of
+ * the extension ABI): its options block (its own struct), and the step h [s] of the fixed-step
+ * methods (the first step tried by the adaptive ones). */
+CCB_API const void* ccb_ode_method_options(const ccb_ode* ode);
+CCB_API double ccb_ode_step_size(const ccb_ode* ode);
 CCB_API ccb_ode_work* ccb_ode_work_mut(ccb_ode* ode);
 CCB_API void* ccb_ode_method_data(const ccb_ode* ode);
 CCB_API void ccb_ode_set_method_data(ccb_ode* ode, void* data);

@@ -84,7 +84,6 @@ typedef struct ccb_sim_ec_work {
     double err_last;     /* error estimate e of the last attempt that reached the test [m, rad] */
 } ccb_sim_ec_work;
 
-#define CCB_SIM_EXT 16
 typedef struct ccb_sim_params {
     ccb_solver solver; /* default CCB_SOLVER_NEWTON */
     double dt;         /* time step [s] (ODE: sampling interval), finite > 0 */
@@ -102,19 +101,26 @@ typedef struct ccb_sim_params {
      * the factorization's elimination order differ, so 1 is a round-off-equivalent perturbation
      * (`ccb gate --sensitivity`, cases.md §10). */
     int contact_order;
-    /* The options of a registered solver (its descriptors point here; 0 by default: a program
+    /* The options of a registered solver (its options block; zero bytes by default: a program
      * that selects it sets its defaults with ccb_sim_params_set_solver). */
-    double ext[CCB_SIM_EXT];
+    ccb_options_block solver_options;
 } ccb_sim_params;
-#define CCB_SIM_EXT_OFFSET(k) (offsetof(ccb_sim_params, ext) + (size_t)(k) * sizeof(double))
 
 /* Selects a solver (and, for the ODE solver, an ODE method; NULL: keep p->ode.method) and writes
  * the default of each of their option descriptors into p. */
 CCB_API void ccb_sim_params_set_solver(ccb_sim_params* p, ccb_solver solver, ccb_ode_method method);
-/* The descriptor `name` that the solver of p reads (its own, or its ODE method's, with *base the
- * block it lives in: p, or &p->ode); NULL if neither has one. */
+/* The descriptor `name` that the solver of p reads (its own, or its ODE method's); NULL if
+ * neither has one. *block receives where its offset counts from, as a byte offset into
+ * ccb_sim_params (the value lives at (char*)p + *block + d->offset). */
 CCB_API const ccb_option_desc* ccb_sim_params_option(const ccb_sim_params* p, const char* name,
-                                                     int* in_ode);
+                                                     size_t* block);
+/* Where the descriptors of a solver and of an ODE method count their offsets from, as byte
+ * offsets into ccb_sim_params: 0 for a built-in solver, its options block for a registered one;
+ * the ODE parameters for a built-in method, their method options block for a registered one. */
+CCB_API size_t ccb_sim_params_solver_block(ccb_solver solver);
+CCB_API size_t ccb_sim_params_method_block(ccb_ode_method method);
+/* A registered solver's options block in p (its own struct), for its check. */
+CCB_API const void* ccb_sim_params_solver_options(const ccb_sim_params* p);
 
 CCB_API ccb_sim_params ccb_sim_params_default(void);
 CCB_API ccb_status ccb_sim_params_check(const ccb_sim_params* p, char* msg, size_t n);
@@ -128,6 +134,8 @@ typedef struct ccb_contact_result {
     double stiction_tol;  /* effective stiction tolerance of the approximation [m/s] */
 } ccb_contact_result;
 
+/* A registered solver's options block in the simulation's parameters (its own struct). */
+CCB_API const void* ccb_sim_solver_options(const ccb_sim* sim);
 /* The solver's workspace (for a solver type's functions; ccb/solver.h). */
 CCB_API void* ccb_sim_solver_data(const ccb_sim* sim);
 CCB_API void ccb_sim_set_solver_data(ccb_sim* sim, void* data);

@@ -29,12 +29,30 @@
 extern "C" {
 #endif
 
-/* The version of the extension interface: the layout of ccb_option_desc, ccb_solver_type,
- * ccb_ode_method_type, ccb_approx, ccb_sim_params and the functions a type object calls. A type
- * or a plugin built against another value is refused. */
+/* The version of the extension interface: the layout of ccb_option_desc, ccb_options_block,
+ * ccb_solver_type, ccb_ode_method_type, ccb_approx and the functions a type object calls. A type
+ * or a plugin built against another value is refused. The layouts of ccb_sim_params and
+ * ccb_ode_params are not part of it: they grow with the built-in solvers' options, and a
+ * registered solver or ODE method reads its own options through its options block (below) and
+ * the simulation's values through functions (ccb_ode_step_size, the step context), never those
+ * structs' fields. */
 #define CCB_ABI_VERSION 5
 
 /* ---- option descriptors ------------------------------------------------------------------- */
+
+/* The options of a registered component (a solver, an ODE method) are a struct of its own
+ * making, kept by libccb inside its parameters in one of these blocks: the component declares
+ * the struct's size (at most CCB_OPTIONS_BLOCK_SIZE bytes, aligned at most as a double, a long
+ * or a pointer), its descriptors' offsets are into it, and it reads it back through a pointer
+ * (ccb_sim_solver_options, ccb_ode_method_options). So a component never depends on where its
+ * options sit among the built-in solvers' (docs/architecture.md §4). */
+#define CCB_OPTIONS_BLOCK_SIZE 256
+typedef union ccb_options_block {
+    unsigned char bytes[CCB_OPTIONS_BLOCK_SIZE];
+    double align_double;
+    long align_long;
+    void* align_pointer;
+} ccb_options_block;
 
 typedef enum ccb_option_type {
     CCB_OPT_REAL = 0, /* a finite number in [min, max] */
@@ -138,11 +156,14 @@ typedef struct ccb_solver_type {
     /* Optional: what its counter[CCB_CNT_ITERATIONS] counts, for output ("Newton iterations",
      * "sweeps"); NULL: "iterations". An ODE method names its own (ccb_ode_method_type). */
     const char* iterations;
-    /* Option descriptors; offsets into ccb_sim_params (a registered solver keeps its values in
-     * ccb_sim_params.ext: CCB_SIM_EXT_OFFSET(k)). */
+    /* Option descriptors. A registered solver's offsets are into its options block (a struct of
+     * its own of options_size bytes <= CCB_OPTIONS_BLOCK_SIZE; ccb_sim_params_solver_options);
+     * the built-in solvers' (options_size 0) are into ccb_sim_params. */
     const ccb_option_desc* options;
     int noptions;
-    /* Checks the solver's own parameters in p (the rest is checked by the simulation). */
+    size_t options_size;
+    /* Checks the solver's own parameters in p (the rest is checked by the simulation; a
+     * registered solver reads its options with ccb_sim_params_solver_options(p)). */
     ccb_status (*check)(const struct ccb_sim_params* p, char* msg, size_t n);
     ccb_status (*create)(struct ccb_sim* sim, char* msg, size_t n);
     void (*destroy)(struct ccb_sim* sim); /* accepts a NULL workspace */
