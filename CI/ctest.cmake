@@ -206,7 +206,8 @@ ccb_test_budget(docs.ids 0.65)
 
 # plugin.pgs: the extension model end to end with the example plugin plugins/pgs (loading and its
 # refusals, PGS against Newton on the same convex problem, one descriptor per option in info /
-# meta.json / the command line, a study's manifest, compare); CI/plugin_test.sh
+# meta.json / the command line, a study's manifest, compare), and a plugin of each kind (solver
+# pgs, ODE method heun, approximation toy) in run, compare, gate and bench; CI/plugin_test.sh
 add_test(NAME plugin.pgs COMMAND bash ${PROJECT_SOURCE_DIR}/CI/plugin_test.sh $<TARGET_FILE:ccb_cli>
                                  ${PROJECT_BINARY_DIR})
 set_tests_properties(plugin.pgs PROPERTIES LABELS unit

@@ -28,7 +28,8 @@ cmake -S "$src/consumer" -B "$tmp/cb" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null \
 cmake --build "$tmp/cb" >/dev/null || fail "the find_package consumer did not build"
 LD_LIBRARY_PATH=$libdir "$tmp/cb/consumer" || fail "find_package consumer (shared) failed"
 "$tmp/cb/consumer_static" || fail "find_package consumer (static) failed"
-ldd "$tmp/cb/consumer_static" | grep -q libccb && fail "the static consumer links libccb.so"
+deps=$(ldd "$tmp/cb/consumer_static") # whole, then searched: a pipe into grep -q under pipefail
+case "$deps" in *libccb*) fail "the static consumer links libccb.so" ;; esac # fails on SIGPIPE
 
 # 2. pkg-config, from the relocated prefix
 export PKG_CONFIG_PATH=$libdir/pkgconfig
@@ -53,7 +54,8 @@ for d in README.md LICENSE docs/README.md docs/formulation-convex.md docs/formul
   [ -s "$prefix/share/doc/ccb/$d" ] || fail "share/doc/ccb/$d not installed"
 done
 unset CCB_SOURCE_DIR
-"$prefix/bin/ccb" --version | grep -q "data: $prefix/bin/../share/ccb" \
+version=$("$prefix/bin/ccb" --version)
+grep -q "data: $prefix/bin/../share/ccb" <<< "$version" \
   || fail "the installed ccb does not use its share/ccb: $("$prefix/bin/ccb" --version)"
 "$prefix/bin/ccb" gate sphere --tier quick --out "$tmp/gate" >/dev/null \
   || fail "the installed ccb gate sphere failed"

@@ -2,7 +2,8 @@
 # plugin.pgs (CTest): the extension model end to end (docs/architecture.md §4-§5). The example
 # plugin plugins/pgs (projected Gauss-Seidel, a solver ccb does not have) is loaded with --plugin
 # and CCB_PLUGIN_PATH and then takes part in list, info, run, study, compare and manifests like
-# a built-in solver (and plugins/heun, an ODE method, in run and compare); a module of another ABI, a file that is not a plugin and a missing file are
+# a built-in solver (and plugins/heun, an ODE method, and plugins/toy, an approximation, in run and
+# compare; all three kinds in gate and bench); a module of another ABI, a file that is not a plugin and a missing file are
 # refused; and every option of every solver is exactly one descriptor: `ccb info SOLVER`, the
 # option.* keys of meta.json and the command line list the same names.
 # Usage: CI/plugin_test.sh CCB BUILD_DIR
@@ -27,7 +28,8 @@ grep -q "solvers (ccb info SOLVER): newton tamsi ode pgs" "$tmp/list" || fail "p
 ok
 "$ccb" --plugin="$pgs" info pgs > /dev/null || fail "--plugin=FILE"
 mkdir "$tmp/plugdir" && cp "$pgs" "$tmp/plugdir/" && echo "not a plugin" > "$tmp/plugdir/README"
-CCB_PLUGIN_PATH=$tmp/plugdir "$ccb" list | grep -q "^  pgs " || fail "CCB_PLUGIN_PATH directory"
+CCB_PLUGIN_PATH=$tmp/plugdir "$ccb" list > "$tmp/list2" || fail "list with CCB_PLUGIN_PATH"
+grep -q "^  pgs " "$tmp/list2" || fail "CCB_PLUGIN_PATH directory"
 "$ccb" --plugin "$pgs" --plugin "$pgs" list > /dev/null || fail "the same module twice is loaded once"
 ok
 expect_refusal() { # WHAT TEXT COMMAND...
@@ -144,7 +146,8 @@ ok
 # a registered solver is; compare's figures of an explicit method (no iterations, no kappa) are
 # replaced by a line, not failed
 heun=$(cd "$build/plugins" && pwd)/heun.so
-"$ccb" --plugin "$heun" list | grep -q "^  heun " || fail "heun is not listed as a variant"
+"$ccb" --plugin "$heun" list > "$tmp/heunlist" || fail "list with the ODE-method plugin"
+grep -q "^  heun " "$tmp/heunlist" || fail "heun is not listed as a variant"
 "$ccb" --plugin "$heun" run box --solver heun --t-final 0.05 --out "$tmp/heun" > "$tmp/heun.out" \
   || fail "heun on the box: $(cat "$tmp/heun.out")"
 "$ccb" --plugin "$heun" compare --variants heun,rk3 --cases box --quick --out "$tmp/cmph" \
@@ -152,5 +155,45 @@ heun=$(cd "$build/plugins" && pwd)/heun.so
 grep -q "^box,heun," "$tmp/cmph/compare.csv" || fail "compare.csv has no heun row"
 grep -q "no variant has a value to draw" "$tmp/cmph/compare.md" \
   || fail "compare.md does not say why the iteration figure is missing"
+ok
+# 7. an approximation as a plugin (plugins/toy.so, the toy of cases/tests/toy_variant.c): Newton
+# on it is a variant of `ccb run` (--approx) and of compare, as a registered solver is
+toy=$(cd "$build/plugins" && pwd)/toy.so
+"$ccb" --plugin "$toy" list > "$tmp/toylist" || fail "list with the approximation plugin"
+grep -q "^  toy-penalty " "$tmp/toylist" || fail "toy-penalty is not listed as a variant"
+"$ccb" --plugin "$toy" run sphere --approx toy-penalty --out "$tmp/toy" > "$tmp/toy.out" \
+  || fail "the toy approximation on the sphere: $(cat "$tmp/toy.out")"
+"$ccb" --plugin "$toy" compare --variants toy-penalty,lagged --cases sphere --quick --no-figures \
+  --out "$tmp/cmpt" > "$tmp/cmpt.out" 2>&1 || fail "compare with the approximation: $(tail -3 "$tmp/cmpt.out")"
+grep -q "^sphere,toy-penalty," "$tmp/cmpt/compare.csv" || fail "compare.csv has no toy-penalty row"
+ok
+
+# 8. gate and bench with a plugin of each kind loaded: the plugins' variants join the studies that
+# take every variant — the conveyor's full tier runs the standard studies (convergence,
+# conditioning, work-precision: pgs, heun and toy-penalty among the variants), the sphere's quick
+# tier the gradients study (toy-penalty's step derivatives checked like the built-in
+# approximations') — and every gate keeps its value to the byte (the gates read the built-in
+# variants' metrics); bench times each kind's variant
+for c in "conveyor --tier full" "sphere"; do
+  d=$(echo "$c" | tr ' -' '__')
+  "$ccb" gate $c --out "$tmp/g0_$d" > /dev/null 2>&1 || fail "the gates of $c without plugins"
+  "$ccb" --plugin "$pgs" --plugin "$toy" --plugin "$heun" gate $c --out "$tmp/g3_$d" \
+    > "$tmp/g3.out" 2>&1 || fail "the gates of $c with three plugins: $(tail -3 "$tmp/g3.out")"
+  cs=${c%% *}
+  cmp -s "$tmp/g0_$d/$cs/gates.csv" "$tmp/g3_$d/$cs/gates.csv" \
+    || fail "a plugin moved a gate of $c: $(diff "$tmp/g0_$d/$cs/gates.csv" "$tmp/g3_$d/$cs/gates.csv" | head -4)"
+done
+for v in pgs toy-penalty heun; do
+  grep -q "^$v," "$tmp/g3_conveyor___tier_full/conveyor/convergence/runs.csv" \
+    || fail "the conveyor's standard studies (full tier) have no $v run"
+done
+grep -q "^toy-penalty," "$tmp/g3_sphere/sphere/gradients/gradients.csv" \
+  || fail "the sphere's gradients study (quick tier) has no toy-penalty row"
+"$ccb" --plugin "$pgs" --plugin "$toy" --plugin "$heun" bench sphere \
+  --variants pgs,toy-penalty,heun --repeat 1 > "$tmp/bench.out" 2>&1 \
+  || fail "bench with three plugins: $(tail -3 "$tmp/bench.out")"
+for v in pgs toy-penalty heun; do
+  grep -q "$v" "$tmp/bench.out" || fail "bench does not report $v: $(cat "$tmp/bench.out")"
+done
 ok
 echo "plugin_test: $n checks passed"

@@ -30,7 +30,8 @@ echo "== ccb run clutter, Lagged, k = 1e13: an explicit failure"
 rc=0
 build-asan/ccb run clutter --dt 5e-3 --t-final 0.5 --set k=1e13 --out "$out/k13" >/dev/null 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || { echo "expected exit 1 (solver failure), got $rc"; exit 1; }
-if build-asan/ccb list | grep -q '^  mujoco '; then # the MuJoCo peer, where this build has it
+# (the list read whole: a pipe into grep -q under pipefail fails when grep stops reading first)
+if grep -q '^  mujoco ' <<< "$(build-asan/ccb list)"; then # the MuJoCo peer, where this build has it
   for c in conveyor sphere clutter; do
     echo "== ccb run $c --variant mujoco"
     build-asan/ccb run "$c" --variant mujoco --t-final 0.2 --out "$out/peer_$c" >/dev/null

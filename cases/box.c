@@ -237,14 +237,14 @@ void box_ie_config(study_ctx* ctx, run_config* cfg, const char* study, int qn, i
         snprintf(label, sizeof label, "%s_h%g", variant, h_or_a);
     }
     study_config(ctx, cfg, study, label, &ccb_approx_lagged, dt, T);
-    cfg->solver = tmp.solver;
+    run_config_solver_copy(cfg, &tmp);
 }
 
 static void windowed_error_job(void* user, int i) {
     wjob* j = (wjob*)user + i;
     const run_record* r = j->rec;
     j->raw = j->rms = NAN;
-    const double dt = r->cfg.dt;
+    const double dt = r->cfg.sim.dt;
     const long stride = lround(j->dw / dt);
     const int M = (int)lround(r->cfg.t_final / j->dw);
     j->M = M;

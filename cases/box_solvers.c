@@ -39,7 +39,7 @@ static int trace_step(const double* P, const run_record* r, trace* tr, char* msg
         return -1;
     }
     const long k = tr->step - 1;
-    tr->t0 = (double)k * r->cfg.dt;
+    tr->t0 = (double)k * r->cfg.sim.dt;
     tr->x0[0] = r->q[(size_t)k * r->nq];
     tr->x0[1] = r->v[(size_t)k * r->nv];
     ccb_model* model = NULL;
@@ -52,7 +52,7 @@ static int trace_step(const double* P, const run_record* r, trace* tr, char* msg
     ccb_contact_ode* co = NULL;
     int rc = ccb_contact_ode_create(model, &cp, P[P_VS], &co, msg, n) == CCB_OK ? 0 : -1;
     for (int t = 0; t < 2 && rc == 0; ++t) {
-        if (ccb_ode_ie_newton_trace(ccb_contact_ode_system(co), tr->t0, tr->x0, r->cfg.dt, t, 0,
+        if (ccb_ode_ie_newton_trace(ccb_contact_ode_system(co), tr->t0, tr->x0, r->cfg.sim.dt, t, 0,
                                     TRACE_MAX, 1e-10, tr->r[t], &tr->n[t], NULL, &tr->conv[t], msg,
                                     n) != CCB_OK) {
             rc = -1;
@@ -500,7 +500,7 @@ static int variants_runs(study_ctx* ctx, study_batch* b) {
         }
         /* quasi Newton with Drake's default accuracy 0.1 as the Newton tolerance (see notes) */
         box_ie_config(ctx, &cfg[n], "variants", 1, 0, 0, hs[k], hs[k], T);
-        cfg[n].solver.ode.accuracy = 0.1;
+        cfg[n].sim.ode.accuracy = 0.1;
         snprintf(cfg[n].label, sizeof cfg[n].label, "ie-qn-a0.1_h%g", hs[k]);
         snprintf(cfg[n].out_dir, sizeof cfg[n].out_dir, "%s/%s/variants/%s", ctx->out_root,
                  ctx->cs->name, cfg[n].label);
@@ -553,23 +553,23 @@ static int variants_finish(study_ctx* ctx, study_out* out, const fig_data* fd, c
     box_windowed_errors(ctx, rec, n, dw, jobs);
     for (int i = 0; i < n; ++i) {
         const run_record* r = &rec[i];
-        const int ode = (r->cfg.solver.solver->flags & CCB_SOLVER_ODE_METHODS) != 0;
+        const int ode = (r->cfg.sim.solver->flags & CCB_SOLVER_ODE_METHODS) != 0;
         const char* method = solver_cli_name(&r->cfg);
         char variant[64];
         variant_name(&r->cfg, variant, sizeof variant);
         if (ode && strcmp(method, "ie") == 0) {
             const size_t l = strlen(variant);
-            snprintf(variant + l, sizeof variant - l, " (a = %g)", r->cfg.solver.ode.accuracy);
+            snprintf(variant + l, sizeof variant - l, " (a = %g)", r->cfg.sim.ode.accuracy);
         }
         if (lround(r->cfg.params[P_NORMAL])) {
             const size_t l = strlen(variant);
             snprintf(variant + l, sizeof variant - l, " (normal free)");
         }
-        const double h = !ode                              ? r->cfg.dt
-                         : strcmp(method, "gsl") == 0      ? NAN
-                         : r->cfg.solver.ode.error_control ? r->cfg.dt
-                         : r->cfg.solver.ode.h > 0         ? r->cfg.solver.ode.h
-                                                           : r->cfg.dt;
+        const double h = !ode                           ? r->cfg.sim.dt
+                         : strcmp(method, "gsl") == 0   ? NAN
+                         : r->cfg.sim.ode.error_control ? r->cfg.sim.dt
+                         : r->cfg.sim.ode.h > 0         ? r->cfg.sim.ode.h
+                                                        : r->cfg.sim.dt;
         const double steps = ode ? (double)r->work.n_steps : (double)r->nsteps;
         const char* status = r->status == CCB_OK     ? "ok"
                              : r->cfg.expect_failure ? "failed (expected)"
@@ -585,7 +585,7 @@ static int variants_finish(study_ctx* ctx, study_out* out, const fig_data* fd, c
                               steps > 0 ? r->wall_time / steps : NAN};
         study_row(out, "variants");
         study_str(out, "variants", variant);
-        study_str(out, "variants", ccb_solver_name(r->cfg.solver.solver));
+        study_str(out, "variants", ccb_solver_name(r->cfg.sim.solver));
         study_num(out, "variants", h);
         study_str(out, "variants", status);
         study_nums(out, "variants", tab, sizeof tab / sizeof tab[0]);

@@ -314,8 +314,8 @@ const ccb_approx* const clutter_models[NMODEL] = {&ccb_approx_sap, &ccb_approx_l
 void clutter_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
                     const ccb_approx* ap, double dt, int kappa) {
     study_config(ctx, cfg, study, label, ap, dt, ctx->cs->t_final_default);
-    cfg->newton.compute_kappa = kappa;
-    cfg->newton.lazy_pairs = 1;
+    cfg->sim.newton.compute_kappa = kappa;
+    cfg->sim.newton.lazy_pairs = 1;
 }
 
 /* Windows over time of a run (analysis/extract.h). */
@@ -383,8 +383,8 @@ static int scale_runs(study_ctx* ctx, study_batch* b) {
         b->cfg[j].record_every = 20;
         b->cfg[j].params[P_SIDE] = side;
         b->cfg[j].params[P_LEVELS] = 10;
-        b->cfg[j].newton.islands = islands;
-        b->cfg[j].newton.lazy_pairs = 0; /* every contact of the margin, as the paper's scene */
+        b->cfg[j].sim.newton.islands = islands;
+        b->cfg[j].sim.newton.lazy_pairs = 0; /* every contact of the margin, as the paper's scene */
         if (i == SCALE_N) {
             b->cfg[j].params[P_MARGIN] = 1e-3;
         }

@@ -541,7 +541,7 @@ static double ind_kappa(const indep* w, gsl_matrix* Hd, gsl_vector* ev,
 static int trace_run(study_ctx* ctx, snap* s, snap* top, int* ntop, char* msg, size_t n) {
     run_config cfg;
     clutter_config(ctx, &cfg, "newton-trace", "similar_dt0.005", &ccb_approx_similar, TRACE_DT, 0);
-    cfg.newton.lazy_pairs = 0; /* every contact listed: the problem is the whole step's */
+    cfg.sim.newton.lazy_pairs = 0; /* every contact listed: the problem is the whole step's */
     run_restart rr;
     if (run_restart_open(&cfg, &rr) != 0) {
         snprintf(msg, n, "newton-trace: the run could not be set up");
@@ -598,7 +598,7 @@ static int trace_run(study_ctx* ctx, snap* s, snap* top, int* ntop, char* msg, s
 static int same_state(study_ctx* ctx, const snap* s, const ccb_approx* ap, double* kappa) {
     run_config cfg;
     clutter_config(ctx, &cfg, "newton-trace", "same_state", ap, TRACE_DT, 1);
-    cfg.newton.lazy_pairs = 0;
+    cfg.sim.newton.lazy_pairs = 0;
     run_restart rr;
     *kappa = NAN;
     if (run_restart_open(&cfg, &rr) != 0) {

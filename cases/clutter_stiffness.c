@@ -125,7 +125,7 @@ static double fixed_pile_pen(const run_config* cfg, const run_record* from, doub
     if (from->status != CCB_OK) {
         return NAN;
     }
-    const long N = lround(FIXED_T / cfg->dt), n0 = N / 2;
+    const long N = lround(FIXED_T / cfg->sim.dt), n0 = N / 2;
     double pen[2048], nt[2048], o[O_COUNT];
     run_restart rs;
     if (N > 2048 || run_restart_open(cfg, &rs) != 0) {

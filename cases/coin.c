@@ -234,7 +234,7 @@ coin_facts coin_analyse(const run_record* r, const double* P) {
         if (S > vs10) {
             f.lat_max = fmax(f.lat_max, fabs(run_obs(r, k, O_VY)) / S);
         } else if (isnan(f.t_stop)) {
-            f.t_stop = (double)k * r->cfg.dt;
+            f.t_stop = (double)k * r->cfg.sim.dt;
         }
         f.fn_dev = fmax(f.fn_dev, fabs(run_obs(r, k, O_FN) - mg) / mg);
         f.faces_mean += run_obs(r, k, O_FACES);
@@ -620,7 +620,7 @@ static int continuous_finish(study_ctx* ctx, study_out* out, const fig_data* fd,
     (void)dir;
     const run_record* r = &fd->b->rec[0];
     const double* P = r->cfg.params;
-    const double tol = r->cfg.solver.ode.gsl_rtol;
+    const double tol = r->cfg.sim.ode.gsl_rtol;
     point_set ps;
     char msg[256];
     if (coin_point_set(P, &ps, msg, sizeof msg) != 0) {

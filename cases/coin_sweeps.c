@@ -87,7 +87,7 @@ static int conv_dt_runs(study_ctx* ctx, study_batch* b) {
             run_config* c = &b->cfg[s * (NDT + 1) + i];
             coin_config(ctx, c, "convergence-dt", label, solvers[s], dt, T);
             c->cost = T / dt;
-            c->newton.compute_kappa = s == 0; /* conditioning of the convex step (Lagged) */
+            c->sim.newton.compute_kappa = s == 0; /* conditioning of the convex step (Lagged) */
         }
     }
     b->n = nrun;

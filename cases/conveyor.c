@@ -265,7 +265,7 @@ typedef struct fig3_facts {
 } fig3_facts;
 
 static void fig3_analyse(const double* P, const run_record* r, fig3_facts* f) {
-    const double dt = r->cfg.dt, T = r->cfg.t_final;
+    const double dt = r->cfg.sim.dt, T = r->cfg.t_final;
     const ccb_ref_conveyor ref = {P[P_AMP], P[P_FREQ], P[P_PHASE], P[P_MU], P[P_G]};
     char msg[256];
     f->have_ref = ccb_ref_conveyor_events(&ref, T, &f->ev, msg, sizeof msg) == 0 && f->ev.n > 0;
@@ -296,7 +296,7 @@ static void fig3_analyse(const double* P, const run_record* r, fig3_facts* f) {
     f->spike_min = f->excess_min = INFINITY;
     f->nspike = 0;
     int nslip = 0, nstick = 0;
-    const double tau_m = r->cfg.approx == &ccb_approx_sap ? P[P_TAU] : 0.0;
+    const double tau_m = r->cfg.sim.approx == &ccb_approx_sap ? P[P_TAU] : 0.0;
     for (int j = 0; j < f->ntr; ++j) {
         const double t = (double)f->tr[j].index * dt;
         const int idx = f->tr[j].to_slip ? nslip : nstick;
@@ -334,7 +334,7 @@ static void fig3_analyse(const double* P, const run_record* r, fig3_facts* f) {
 static void fig3_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
     fig3_facts f;
     fig3_analyse(ctx->params, r, &f);
-    const char* name = r->cfg.approx->name;
+    const char* name = r->cfg.sim.approx->name;
     /* the physics metrics (formulation-convex §14) of the three models: CONV-6 */
     for (int k = 0; k < 5; ++k) {
         study_set_metricf(out, r->phys_max[k], "fig3.%s.physics.%s", name, run_phys_name[k]);
@@ -366,13 +366,13 @@ static int fig3_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
         fig3_analyse(ctx->params, &b->rec[i], &f);
         int nslip = 0, nstick = 0;
         for (int j = 0; j < f.ntr; ++j) {
-            const double t = (double)f.tr[j].index * b->rec[i].cfg.dt;
+            const double t = (double)f.tr[j].index * b->rec[i].cfg.sim.dt;
             const int idx = f.tr[j].to_slip ? nslip++ : nstick++;
             const double tref = !f.have_ref || idx >= f.ev.n ? NAN
                                 : f.tr[j].to_slip            ? f.ev.slip_start[idx]
                                                              : f.ev.slip_end[idx];
             study_row(out, "events");
-            study_str(out, "events", b->cfg[i].approx->name);
+            study_str(out, "events", b->cfg[i].sim.approx->name);
             study_str(out, "events", f.tr[j].to_slip ? "stick->slip" : "slip->stick");
             study_num(out, "events", idx + 1);
             study_num(out, "events", t);

@@ -302,7 +302,7 @@ static void grasp_observe(const ccb_sim* sim, const void* data, const double* P,
 /* first time the slide reaches s_fail (linear interpolation), t_final if never; NAN for a failed
  * run that stopped before either */
 static double failure_time(const run_record* r) {
-    const double s = r->cfg.params[P_SFAIL], dt = r->cfg.dt;
+    const double s = r->cfg.params[P_SFAIL], dt = r->cfg.sim.dt;
     for (long k = 1; k <= r->nsteps; ++k) {
         const double dk = run_obs(r, k, O_SLIDE);
         if (dk >= s) {
@@ -408,7 +408,7 @@ static void fig21_row(study_ctx* ctx, study_out* out, const run_record* r, doubl
     val[1] = r->cfg.params[P_D];
     val[2] = Tf;
     val[3] = Tf < r->cfg.t_final ? 1.0 : 0.0;
-    study_set_metricf(out, Tf, "fig21.%s.d%g.Tf.f%g", r->cfg.approx->name, r->cfg.params[P_D],
+    study_set_metricf(out, Tf, "fig21.%s.d%g.Tf.f%g", r->cfg.sim.approx->name, r->cfg.params[P_D],
                       r->cfg.params[P_FREQ]);
 }
 

@@ -343,7 +343,7 @@ static int fig7_runs(study_ctx* ctx, study_batch* b) {
             variant_configure(&v, &b->cfg[j], NAN);
             b->cfg[j].record_every = 1; /* the figure sums times.csv row by row: every step */
             if (k_fig7_runs[i].drake) {
-                b->cfg[j].solver.ode.fixed = CCB_IE_FIXED_DRAKE;
+                b->cfg[j].sim.ode.fixed = CCB_IE_FIXED_DRAKE;
             }
             ++j;
         }
@@ -382,14 +382,14 @@ static int fig7_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         const double ratio = r->wall_time / r->cfg.t_final / rate0;
-        const int ode = (r->cfg.solver.solver->flags & CCB_SOLVER_ODE_METHODS) != 0;
+        const int ode = (r->cfg.sim.solver->flags & CCB_SOLVER_ODE_METHODS) != 0;
         const double paper = fig7_paper_ratio(r->cfg.label);
         study_row(out, "runs");
         study_str(out, "runs", r->cfg.label);
         study_str(out, "runs",
-                  !ode                              ? "fixed step"
-                  : r->cfg.solver.ode.error_control ? "error control a = 0.1 (ccb's extra)"
-                  : r->cfg.solver.ode.fixed == CCB_IE_FIXED_DRAKE
+                  !ode                           ? "fixed step"
+                  : r->cfg.sim.ode.error_control ? "error control a = 0.1 (ccb's extra)"
+                  : r->cfg.sim.ode.fixed == CCB_IE_FIXED_DRAKE
                       ? "fixed step, convergence control as Drake's (paper)"
                       : "fixed step, convergence control as ccb's halves (paper)");
         const double cells[] = {r->cfg.t_final, r->wall_time, r->cfg.t_final / r->wall_time, ratio};
@@ -525,8 +525,8 @@ static int fig8_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
         char msg[128];
         x[i] = k_fig8_h[i] / ctx->params[P_PERIOD];
         if (r->status != CCB_OK || ref->status != CCB_OK || r->nv != V_COUNT ||
-            ccb_an_rms_error(r->nsteps, r->cfg.dt, r->v, ref->nsteps, ref->cfg.dt, ref->v, r->nv,
-                             &etot, ec, msg, sizeof msg) != 0) {
+            ccb_an_rms_error(r->nsteps, r->cfg.sim.dt, r->v, ref->nsteps, ref->cfg.sim.dt, ref->v,
+                             r->nv, &etot, ec, msg, sizeof msg) != 0) {
             for (int k = 0; k < V_COUNT; ++k) {
                 ec[k] = NAN;
             }
@@ -540,7 +540,7 @@ static int fig8_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
         }
     }
     /* order per DOF over the gate's steps h in {1e-3, 3e-4, 1e-4} (cases.md §8.1) */
-    study_value(out, "h_ref", ref->cfg.dt);
+    study_value(out, "h_ref", ref->cfg.sim.dt);
     study_value(out, "T", ref->cfg.t_final);
     for (int k = 0; k < V_COUNT; ++k) {
         double order = NAN;
@@ -593,8 +593,9 @@ static const fig_study k_fig8 = {
 static double gripper_std_error(const run_record* r, const run_record* ref, const double* P) {
     double e = NAN;
     char msg[128];
-    if (ref == NULL || ccb_an_rms_error(r->nsteps, r->cfg.dt, r->v, ref->nsteps, ref->cfg.dt,
-                                        ref->v, r->nv, &e, NULL, msg, sizeof msg) != 0) {
+    if (ref == NULL ||
+        ccb_an_rms_error(r->nsteps, r->cfg.sim.dt, r->v, ref->nsteps, ref->cfg.sim.dt, ref->v,
+                         r->nv, &e, NULL, msg, sizeof msg) != 0) {
         return NAN;
     }
     return e * P[P_PERIOD] / P[P_AMP];

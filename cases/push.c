@@ -559,8 +559,8 @@ static void ilqr_one(void* user, int i) {
     p.sim = rs.sim;
     p.u_init = job->u_init;
     p.P = job->cfg.params;
-    p.dt = job->cfg.dt;
-    p.N = (int)lround(job->cfg.t_final / job->cfg.dt);
+    p.dt = job->cfg.sim.dt;
+    p.N = (int)lround(job->cfg.t_final / job->cfg.sim.dt);
     if (p.N > ILQR_MAX_N || ccb_deriv_create(&p.d) != CCB_OK ||
         ccb_model_initial_state(rs.model, p.q0, p.v0) != CCB_OK) {
         snprintf(R->msg, sizeof R->msg, "%d steps (at most %d) or out of memory", p.N, ILQR_MAX_N);
@@ -577,8 +577,8 @@ static void ilqr_one(void* user, int i) {
         memset(&p, 0, sizeof p);
         p.sim = fresh.sim;
         p.P = job->cfg.params;
-        p.dt = job->cfg.dt;
-        p.N = (int)lround(job->cfg.t_final / job->cfg.dt);
+        p.dt = job->cfg.sim.dt;
+        p.N = (int)lround(job->cfg.t_final / job->cfg.sim.dt);
         ccb_model_initial_state(fresh.model, p.q0, p.v0);
         if (rollout(&p, R->U)) {
             double dmax = 0.0;

@@ -196,10 +196,10 @@ static rod_facts analyse(const run_record* r, const double* P) {
 
 /* Dominant frequency of f_n over [0, t1]. */
 static double fn_frequency(const run_record* r, double t1) {
-    const long n = (long)lround(t1 / r->cfg.dt);
+    const long n = (long)lround(t1 / r->cfg.sim.dt);
     double f = NAN;
     if (n + 1 > r->nsteps ||
-        ccb_an_crossing_frequency(r->obs + O_FN, 1, n + 1, r->nobs, r->cfg.dt, &f) != 0) {
+        ccb_an_crossing_frequency(r->obs + O_FN, 1, n + 1, r->nobs, r->cfg.sim.dt, &f) != 0) {
         return NAN;
     }
     return f;
@@ -459,7 +459,7 @@ static void fig13_inspect(study_ctx* ctx, study_out* out, const fig_sweep_result
     }
     (void)idt;
     const rod_facts f = analyse(rec, sw->P);
-    if (rec->cfg.dt <= 1.6e-4 * (1 + 1e-12)) {
+    if (rec->cfg.sim.dt <= 1.6e-4 * (1 + 1e-12)) {
         const int ok = !isnan(f.t_jam) && !isnan(f.t_liftoff) && f.t_liftoff < 0.04;
         double m = 1;
         if (study_get_metric(out, "rod3.all_jam_and_liftoff", &m) != 0 || !ok) {
@@ -467,7 +467,7 @@ static void fig13_inspect(study_ctx* ctx, study_out* out, const fig_sweep_result
         }
     }
     study_set_metricf(out, f.t_jam, "convergence.%s.%s.t_jam.dt%g", sw->decl->tag,
-                      sw->variant[variant], rec->cfg.dt);
+                      sw->variant[variant], rec->cfg.sim.dt);
 }
 
 /* Lagged missing the impact at large steps (ICF §XI-C: dt > 1e-3): a scan of both cases, each

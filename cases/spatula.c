@@ -510,7 +510,7 @@ typedef struct slip_metrics {
 } slip_metrics;
 
 static void slip_eval(const run_record* r, const double* P, slip_metrics* sm) {
-    const double T = P[P_PERIOD], th = P[P_DUTY] * T, dt = r->cfg.dt;
+    const double T = P[P_PERIOD], th = P[P_DUTY] * T, dt = r->cfg.sim.dt;
     memset(sm, 0, sizeof *sm);
     for (int c = 0; c < SLIP_NLOW; ++c) {
         sm->low0[c] = sm->low_rot[c] = NAN;
@@ -801,10 +801,10 @@ static double turn_estimate(turn_model* tm, double theta0, double T) {
  * formulation-convex §4.3). The physical inertia's runs get the Coulomb estimate only: the soft
  * laws' creep is stiff there (damping mu sum f r^2 / (v_s I) ~ 1e4 /s against the 1 ms steps). */
 static int slip_law(const run_record* r) {
-    if (lround(r->cfg.params[P_INERTIA]) != 1 || r->cfg.approx == &ccb_approx_sap) {
+    if (lround(r->cfg.params[P_INERTIA]) != 1 || r->cfg.sim.approx == &ccb_approx_sap) {
         return TURN_COULOMB;
     }
-    return r->cfg.solver.solver == CCB_SOLVER_TAMSI ? TURN_TAMSI : TURN_SOFT;
+    return r->cfg.sim.solver == CCB_SOLVER_TAMSI ? TURN_TAMSI : TURN_SOFT;
 }
 
 /* The quasi-static patch of the low (i = 0) or high (1) force for the parameters P. 0, or 2 with a
@@ -958,10 +958,10 @@ static int slip_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
     }
     /* the figure's series: the first run (TAMSI) every 10 ms */
     const run_record* r = &fd->b->rec[0];
-    const long every = lround(0.01 / r->cfg.dt);
+    const long every = lround(0.01 / r->cfg.sim.dt);
     for (long k = every; r->status == CCB_OK && k <= r->nsteps; k += every) {
         study_row(out, "series");
-        const double cells[] = {k * r->cfg.dt,       run_obs(r, k, O_GRIP), run_obs(r, k, O_THETA),
+        const double cells[] = {k * r->cfg.sim.dt,   run_obs(r, k, O_GRIP), run_obs(r, k, O_THETA),
                                 run_obs(r, k, O_WY), run_obs(r, k, O_AL),   run_obs(r, k, O_AR),
                                 run_obs(r, k, O_EX), run_obs(r, k, O_EZ)};
         study_nums(out, "series", cells, 8);
@@ -1228,12 +1228,13 @@ static int ref_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const 
     /* PFC Fig. 9: the left patch's faces over time at the default resolution (2 cm), polygons and
      * triangles, every 10 ms */
     const run_record *rp = &fd->b->rec[4], *rt = &fd->b->rec[5];
-    const long every = lround(0.01 / rp->cfg.dt);
+    const long every = lround(0.01 / rp->cfg.sim.dt);
     for (long k = every;
          rp->status == CCB_OK && rt->status == CCB_OK && k <= rp->nsteps && k <= rt->nsteps;
          k += every) {
         study_row(out, "faces");
-        const double cells[] = {k * rp->cfg.dt, run_obs(rp, k, O_FACES), run_obs(rt, k, O_FACES)};
+        const double cells[] = {k * rp->cfg.sim.dt, run_obs(rp, k, O_FACES),
+                                run_obs(rt, k, O_FACES)};
         study_nums(out, "faces", cells, 3);
     }
     return 0;
@@ -1299,7 +1300,7 @@ static double spatula_std_error(const run_record* r, const run_record* ref, cons
         return NAN;
     }
     /* RMS over the run's grid of theta - theta_ref (the reference on a grid dt / 10 finer) */
-    const long ratio = lround(r->cfg.dt / ref->cfg.dt);
+    const long ratio = lround(r->cfg.sim.dt / ref->cfg.sim.dt);
     double s = 0;
     long n = 0;
     for (long k = 1; k <= r->nsteps && k * ratio <= ref->nsteps; ++k) {

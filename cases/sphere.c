@@ -163,7 +163,7 @@ typedef struct sphere_run_facts {
 
 static sphere_run_facts analyse(const run_record* r, const double* P) {
     sphere_run_facts f;
-    const double dt = r->cfg.dt, R = P[P_RADIUS], g = P[P_G];
+    const double dt = r->cfg.sim.dt, R = P[P_RADIUS], g = P[P_G];
     const double t_roll_exact = 2 * P[P_U0] / (7 * P[P_MU] * g);
     const ccb_an_series s = run_series(r);
     f.predicted = -1;
@@ -189,7 +189,7 @@ static sphere_run_facts analyse(const run_record* r, const double* P) {
     f.u_final = r->v[(size_t)N * r->nv];
     f.uwr_final = run_obs(r, N, O_UWR);
     f.slip_final = run_obs(r, N, O_VT);
-    f.stol_final = r->cfg.approx == &ccb_approx_sap ? run_obs(r, N, O_STOL) : P[P_VS];
+    f.stol_final = r->cfg.sim.approx == &ccb_approx_sap ? run_obs(r, N, O_STOL) : P[P_VS];
     f.rest_z_err = fabs(r->q[(size_t)N * r->nq + 1] - (R - P[P_MASS] * g / P[P_K]));
     return f;
 }
@@ -210,15 +210,15 @@ static void record_run_metrics(study_out* out, const run_record* r, const double
         return;
     }
     const sphere_run_facts f = analyse(r, P);
-    const double U0 = P[P_U0], dt = r->cfg.dt;
-    const char* model = r->cfg.approx->name;
+    const double U0 = P[P_U0], dt = r->cfg.sim.dt;
+    const char* model = r->cfg.sim.approx->name;
     const double u_err = fabs(f.u_final - U0 / 1.4) / U0; /* 5/7 U0 */
     update_extreme(out, u_err, 1, "sph1.%s.u_final_err_rel_max", model);
     study_set_metricf(out, u_err, "sphere.%s.u_final_err_rel.dt%g", model, dt);
     update_extreme(out, fabs(f.slip_final) / f.stol_final, 1, "sph1.%s.slip_over_vs_max", "all");
     update_extreme(out, fabs(f.uwr_final) / f.stol_final, 1, "sph1.%s.u_minus_omegaR_over_vs_max",
                    "all");
-    if (r->cfg.approx == &ccb_approx_lagged) {
+    if (r->cfg.sim.approx == &ccb_approx_lagged) {
         /* SPH-2: |t_roll - 2U0/(7 mu g)| / (2 dt + 1e-3) */
         const double t_exact = 2 * U0 / (7 * P[P_MU] * P[P_G]);
         update_extreme(out, fabs(f.t_roll - t_exact) / (2 * dt + 1e-3), 1,
@@ -250,13 +250,13 @@ static void fig6_row(study_ctx* ctx, study_out* out, const run_record* r, double
     const double* P = ctx->params;
     record_run_metrics(out, r, P);
     const sphere_run_facts f = analyse(r, P);
-    const char* name = r->cfg.approx->name;
+    const char* name = r->cfg.sim.approx->name;
     study_set_metricf(out, (double)f.first_force, "fig6.%s.first_force_step", name);
     study_set_metricf(out, (double)f.predicted, "fig6.%s.predicted_contact_step", name);
     study_set_metricf(out, f.t_roll, "fig6.%s.roll_onset_t", name);
     const double row[8] = {(double)f.predicted,
                            (double)f.first_force,
-                           (double)f.first_force * r->cfg.dt,
+                           (double)f.first_force * r->cfg.sim.dt,
                            f.t_roll,
                            f.u_final,
                            f.slip_final,
@@ -273,7 +273,7 @@ static int fig6_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
     long first[3] = {0, 0, 0}, pred_lagged = 0;
     for (int i = 0; i < b->n; ++i) {
         const sphere_run_facts f = analyse(&b->rec[i], ctx->params);
-        const ccb_approx* ap = b->cfg[i].approx;
+        const ccb_approx* ap = b->cfg[i].sim.approx;
         const int m = ap == &ccb_approx_sap ? 0 : ap == &ccb_approx_similar ? 1 : 2;
         first[m] = f.first_force;
         if (m == 2) {
@@ -336,7 +336,7 @@ static int accuracy_runs(study_ctx* ctx, study_batch* b) {
             char label[96];
             snprintf(label, sizeof label, "%s_rtol%g", acc_model(m)->name, eps);
             study_config(ctx, cfg, "accuracy", label, acc_model(m), dt, T);
-            cfg->newton.eps_r = eps;
+            cfg->sim.newton.eps_r = eps;
         }
     }
     b->n = ACC_NMODEL * ACC_NLEVEL;
@@ -346,7 +346,7 @@ static int accuracy_runs(study_ctx* ctx, study_batch* b) {
 static void accuracy_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
     (void)out;
     (void)ctx;
-    v[0] = r->cfg.newton.eps_r;
+    v[0] = r->cfg.sim.newton.eps_r;
 }
 
 /* largest |q - q_ref| over the common steps (q: the first three coordinates, x, z, theta) */
@@ -378,7 +378,7 @@ static int accuracy_finish(study_ctx* ctx, study_out* out, const fig_data* fd, c
             e[l] = acc_deviation(r, ref);
             study_row(out, "errors");
             study_str(out, "errors", acc_model(m)->name);
-            study_num(out, "errors", r->cfg.newton.eps_r);
+            study_num(out, "errors", r->cfg.sim.newton.eps_r);
             study_num(out, "errors", e[l]);
         }
         study_set_metricf(out, e[1], "accuracy.%s.e_solver", acc_model(m)->name);
@@ -456,7 +456,7 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
         study_str(out, "runs", "ok");
         study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
     }
-    const double dt = fd->b->n > 0 ? fd->b->rec[0].cfg.dt : ctx->cs->dt_default;
+    const double dt = fd->b->n > 0 ? fd->b->rec[0].cfg.sim.dt : ctx->cs->dt_default;
     study_value(out, "k", P[P_K]);
     study_value(out, "m", P[P_MASS]);
     study_value(out, "period_ms", 1e3 * 2 * CCB_PI * sqrt(P[P_MASS] / P[P_K]));
@@ -617,10 +617,10 @@ static int rigid_limit_finish(study_ctx* ctx, study_out* out, const fig_data* fd
         double gap;
         char name[160];
         snprintf(name, sizeof name, "rigid-limit.%s.gap_t%g", r->cfg.label, t_rest);
-        if (r->cfg.approx != &ccb_approx_lagged || study_get_metric(out, name, &gap) != 0) {
+        if (r->cfg.sim.approx != &ccb_approx_lagged || study_get_metric(out, name, &gap) != 0) {
             continue;
         }
-        const double m = r->cfg.params[P_MASS], k = r->cfg.params[P_K], dt = r->cfg.dt;
+        const double m = r->cfg.params[P_MASS], k = r->cfg.params[P_K], dt = r->cfg.sim.dt;
         const double exact = 1.0 / (1.0 + k * dt * dt / m);
         worst = fmax(worst, fabs(gap / exact - 1.0));
         n++;

@@ -82,7 +82,7 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
     long steps[NP] = {0};
     int ok[NP] = {1, 1, 1}, rc = t ? 0 : EXIT_USAGE;
     run_config timed = *cfg; /* no clock reads inside the solver in the timed runs */
-    timed.newton.time_phases = 0;
+    timed.sim.newton.time_phases = 0;
     for (int r = 0; r < repeat && rc == 0; ++r) {
         if (run_execute(&timed, &rec, msg, sizeof msg) != 0) {
             fprintf(stderr, "ccb: %s\n", msg);
@@ -99,7 +99,7 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
             peer_result pr;
             const peer_options po = {p == 1 ? PEER_SAME_GEOMETRY : PEER_NATIVE_BOXES,
                                      PEER_STIFF_TIMECONST};
-            if (peer_mujoco_run(model, cfg->dt, cfg->t_final, &po, &pr, msg, sizeof msg) != 0) {
+            if (peer_mujoco_run(model, cfg->sim.dt, cfg->t_final, &po, &pr, msg, sizeof msg) != 0) {
                 fprintf(stderr, "ccb: --peers: %s\n", msg);
                 rc = EXIT_USAGE;
                 break;
@@ -124,7 +124,7 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
                "median [min, max]\n",
                repeat, variant, peer_mujoco_version());
         const peer_options po = {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST};
-        peer_mujoco_describe(cfg->dt, &po, describe_line, NULL);
+        peer_mujoco_describe(cfg->sim.dt, &po, describe_line, NULL);
         printf("%-22s %-8s %-12s %-25s %-14s %-10s %-10s %s\n", "solver", "steps", "wall [s]",
                "spread [s]", "per step [us]", "mean it.", "contacts", "status");
         double med[NP];
@@ -175,7 +175,7 @@ int cmd_bench(int argc, char** argv) {
     int n = 0;
     if (o.solver || o.approx) {
         run_config_default(cs, &list[0]);
-        list[0].approx = need_approx(o.approx ? o.approx : cs->approx_default);
+        list[0].sim.approx = need_approx(o.approx ? o.approx : cs->approx_default);
         char msg[512];
         if (o.solver && solver_select(&list[0], o.solver, msg, sizeof msg) != 0) {
             free(list);
@@ -221,7 +221,7 @@ int cmd_bench(int argc, char** argv) {
         run_config* cfg = &list[v];
         apply_sets(cs, cfg->params, &o);
         if (o.have_dt) {
-            cfg->dt = o.dt;
+            cfg->sim.dt = o.dt;
         }
         if (o.have_t) {
             cfg->t_final = o.t_final;
@@ -266,7 +266,7 @@ int cmd_bench(int argc, char** argv) {
         int ok = 1;
         /* the timed runs read no clock inside the solver; one more run times its phases */
         run_config timed = cfg;
-        timed.newton.time_phases = 0;
+        timed.sim.newton.time_phases = 0;
         for (int r = 0; r <= o.repeat; ++r) {
             char msg[600];
             if (run_execute(r < o.repeat ? &timed : &cfg, &rec, msg, sizeof msg) != 0) {
@@ -306,15 +306,15 @@ int cmd_bench(int argc, char** argv) {
                           1e6 * med_split[2] / steps, 1e6 * med_split[3] / steps,
                           1e6 * med_split[4] / steps, 1e6 * med_split[5] / steps,
                           1e6 * med_split[7] / steps);
-            if (cfg.newton.lazy_pairs) { /* the same in every run: deterministic */
+            if (cfg.sim.newton.lazy_pairs) { /* the same in every run: deterministic */
                 strbuf_printf(&split,
                               "#   %s, --lazy-pairs: %ld of %ld steps solved again (%ld solves "
                               "repeated: a lazy pair's bound failed, formulation-convex §8.11)\n",
                               variant, retried, steps, retries);
             }
         }
-        printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg.dt, steps, med,
-               steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,
+        printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg.sim.dt, steps,
+               med, steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,
                mean_it, ok ? "ok" : "FAILED");
         fails += !ok;
         free(times);

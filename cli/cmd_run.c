@@ -76,7 +76,7 @@ void run_config_from_opts(const opts* o, run_config* cfg) {
         variant_configure(&v, cfg, NAN);
     }
     if (o->approx) {
-        cfg->approx = need_approx(o->approx);
+        cfg->sim.approx = need_approx(o->approx);
     }
     if (o->solver) {
         char msg[512];
@@ -85,13 +85,13 @@ void run_config_from_opts(const opts* o, run_config* cfg) {
         }
     }
     if (o->have_dt) {
-        cfg->dt = o->dt;
+        cfg->sim.dt = o->dt;
     }
     if (o->have_t) {
         cfg->t_final = o->t_final;
     }
-    if (!(cfg->dt > 0)) {
-        die_usage("--dt must be > 0 (got %g)", cfg->dt);
+    if (!(cfg->sim.dt > 0)) {
+        die_usage("--dt must be > 0 (got %g)", cfg->sim.dt);
     }
     if (!(cfg->t_final > 0)) {
         die_usage("--t-final must be > 0 (got %g)", cfg->t_final);
@@ -119,7 +119,7 @@ int cmd_run(int argc, char** argv) {
     cfg.physics = o.physics;
     char variant[64];
     variant_name(&cfg, variant, sizeof variant);
-    run_label(cfg.label, sizeof cfg.label, variant, cfg.dt);
+    run_label(cfg.label, sizeof cfg.label, variant, cfg.sim.dt);
     if (o.out) {
         snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", o.out);
     } else {
@@ -149,7 +149,7 @@ int cmd_run(int argc, char** argv) {
     const long attempted = rec.nsteps + (rec.status != CCB_OK && rec.fail_step > rec.nsteps);
     printf("%s %s dt=%g t_final=%g: %ld/%ld steps, status %s, %s mean %.3f max %d "
            "over %ld step%s attempted, stepping wall time %.4f s\noutput: %s\n",
-           cs->name, variant, cfg.dt, cfg.t_final, rec.nsteps, rec.nplanned,
+           cs->name, variant, cfg.sim.dt, cfg.t_final, rec.nsteps, rec.nplanned,
            rec.status == CCB_OK ? "ok" : "FAILED", run_config_iterations_name(&rec.cfg),
            attempted ? (double)rec.total_iters / (double)attempted : 0.0, rec.max_iters, attempted,
            attempted == 1 ? "" : "s", rec.wall_time, cfg.out_dir);

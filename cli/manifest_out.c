@@ -30,12 +30,12 @@
 
 /* A run configuration without what its solver does not read, for comparing two of them. */
 void manifest_normalize(run_config* c) {
-    if (c->solver.peer != RUN_PEER_NONE) {
-        c->newton = ccb_newton_params_default();
-        c->delassus = CCB_DELASSUS_DIAG_INVERSE;
-        const solver_cfg keep = c->solver;
-        solver_cfg_default(&c->solver);
-        c->solver.peer = keep.peer;
+    if (c->peer != RUN_PEER_NONE) {
+        c->sim.newton = ccb_newton_params_default();
+        c->sim.problem.delassus = CCB_DELASSUS_DIAG_INVERSE;
+        const int peer = c->peer;
+        run_config_solver_default(c);
+        c->peer = peer;
     } else {
         solver_cfg_normalize(c);
     }
@@ -122,28 +122,27 @@ int emit_run(void* user, const study_ctx* ctx, const char* study, const run_conf
     ARG("ccb");
     ARG("run");
     ARG("%s", cs->name);
-    const solver_cfg* sc = &cfg->solver;
-    if (sc->peer != RUN_PEER_NONE) {
+    if (cfg->peer != RUN_PEER_NONE) {
         ARG("--variant");
-        ARG("%s", sc->peer == RUN_PEER_MUJOCO ? "mujoco" : "mujoco-k");
+        ARG("%s", cfg->peer == RUN_PEER_MUJOCO ? "mujoco" : "mujoco-k");
     } else {
-        if (cfg->approx != def.approx) {
+        if (cfg->sim.approx != def.sim.approx) {
             ARG("--approx");
-            ARG("%s", cfg->approx->name);
+            ARG("%s", cfg->sim.approx->name);
         }
-        if (sc->solver != CCB_SOLVER_NEWTON) {
+        if (cfg->sim.solver != CCB_SOLVER_NEWTON) {
             ARG("--solver");
             ARG("%s", solver_cli_name(cfg));
         }
         emit_args ea = {store, av, &ac, 110};
         solver_options_each(cfg, emit_option, &ea);
-        if (sc->friction >= 0) {
+        if (cfg->friction >= 0) {
             ARG("--friction");
-            ARG("%s", ccb_enum_name(CCB_ENUM_FRICTION, sc->friction));
+            ARG("%s", ccb_enum_name(CCB_ENUM_FRICTION, cfg->friction));
         }
     }
     ARG("--dt");
-    ARG("%.17g", cfg->dt);
+    ARG("%.17g", cfg->sim.dt);
     ARG("--t-final");
     ARG("%.17g", cfg->t_final);
     for (int i = 0; i < cs->nparams && ac < 124; ++i) { /* what the run reads, off default */

@@ -672,12 +672,11 @@ void solvers_with(unsigned flag, char* out, size_t n) {
  * class 3); otherwise (bench, compare) each applies where it applies. */
 void apply_solver_options(const opts* o, run_config* cfg, int strict) {
     char msg[512];
-    const solver_cfg* sc = &cfg->solver;
     for (int i = 0; i < g_nsopt; ++i) {
         if (o->sval[i] == NULL) {
             continue;
         }
-        if (sc->peer != RUN_PEER_NONE) {
+        if (cfg->peer != RUN_PEER_NONE) {
             if (strict) {
                 die_usage("--%s is an option of ccb's solvers; this run (a peer) would ignore it",
                           g_sopt[i].name);
@@ -695,9 +694,9 @@ void apply_solver_options(const opts* o, run_config* cfg, int strict) {
             die_usage("%s", msg);
         }
     }
-    if (o->friction && sc->peer == RUN_PEER_NONE) {
-        if (sc->solver->flags & CCB_SOLVER_REGULARIZED) {
-            cfg->solver.friction = need_enum("--friction", CCB_ENUM_FRICTION, o->friction);
+    if (o->friction && cfg->peer == RUN_PEER_NONE) {
+        if (cfg->sim.solver->flags & CCB_SOLVER_REGULARIZED) {
+            cfg->friction = need_enum("--friction", CCB_ENUM_FRICTION, o->friction);
         } else if (strict) {
             char where[256];
             solvers_with(CCB_SOLVER_REGULARIZED, where, sizeof where);
@@ -705,9 +704,9 @@ void apply_solver_options(const opts* o, run_config* cfg, int strict) {
                       where, solver_cli_name(cfg));
         }
     }
-    if (sc->peer == RUN_PEER_NONE) { /* the solver's own parameters, by the library */
+    if (cfg->peer == RUN_PEER_NONE) { /* the solver's own parameters, by the library */
         ccb_sim_params sp;
-        run_config_sim_params(cfg, &sp);
+        sp = cfg->sim;
         if (ccb_sim_params_check(&sp, msg, sizeof msg) != CCB_OK) {
             die_usage("%s", msg);
         }
@@ -753,11 +752,11 @@ void option_use_note(option_use* u, const run_config* cfg) {
             snprintf(u->set_why[k], sizeof u->set_why[k], "%s", why);
         }
     }
-    if (cfg->solver.peer != RUN_PEER_NONE) {
+    if (cfg->peer != RUN_PEER_NONE) {
         return;
     }
     ccb_sim_params sp;
-    run_config_sim_params(cfg, &sp);
+    sp = cfg->sim;
     char msg[512];
     for (int i = 0; i < g_nsopt; ++i) {
         size_t block = 0;
@@ -776,7 +775,7 @@ void option_use_note(option_use* u, const run_config* cfg) {
             u->kept[i] = 1;
         }
     }
-    if (u->o->friction && (cfg->solver.solver->flags & CCB_SOLVER_REGULARIZED)) {
+    if (u->o->friction && (cfg->sim.solver->flags & CCB_SOLVER_REGULARIZED)) {
         u->friction_read = 1;
     }
 }
@@ -816,9 +815,8 @@ void option_use_check(const option_use* u, const char* what) {
 /* `ccb run` has one solver: an option of the command that its solver would not read is refused
  * instead of silently ignored (the solver options: apply_solver_options). */
 void check_applicable(const opts* o, const run_config* cfg) {
-    const solver_cfg* sc = &cfg->solver;
-    const int peer = sc->peer != RUN_PEER_NONE;
-    const unsigned flags = peer ? 0u : sc->solver->flags;
+    const int peer = cfg->peer != RUN_PEER_NONE;
+    const unsigned flags = peer ? 0u : cfg->sim.solver->flags;
     char name[64], where[256];
     variant_name(cfg, name, sizeof name);
     if (o->given[OPT_APPROX - OPT_APPROX] && !(flags & CCB_SOLVER_CONVEX)) {
@@ -831,7 +829,7 @@ void check_applicable(const opts* o, const run_config* cfg) {
         die_usage("--physics applies to ccb's solvers (not a peer); this run (%s) would ignore it",
                   name);
     }
-    const int frozen_fixed = !peer && sc->solver->solve != NULL && !sc->ec.enabled;
+    const int frozen_fixed = !peer && cfg->sim.solver->solve != NULL && !cfg->sim.ec.enabled;
     if ((o->given[OPT_EXPORT_FCLIB - OPT_APPROX] || o->given[OPT_EXPORT_STEPS - OPT_APPROX]) &&
         !frozen_fixed) {
         die_usage("--export-fclib and --export-steps apply to fixed-step solvers of the step "
@@ -924,11 +922,11 @@ void setup_ctx(study_ctx* ctx, const case_desc* cs, const opts* o, const char* o
      * the Delassus estimate) through the Newton solver's descriptors */
     run_config tmp;
     run_config_default(cs, &tmp);
-    tmp.newton = ctx->newton;
-    tmp.delassus = ctx->delassus;
+    tmp.sim.newton = ctx->newton;
+    tmp.sim.problem.delassus = ctx->delassus;
     apply_solver_options(o, &tmp, 1);
-    ctx->newton = tmp.newton;
-    ctx->delassus = tmp.delassus;
+    ctx->newton = tmp.sim.newton;
+    ctx->delassus = tmp.sim.problem.delassus;
     ctx->jobs = o->jobs;
     study_out_set_figures(ctx->out, o->figures);
     ctx->progress = isatty(2);

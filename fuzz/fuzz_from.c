@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     run_config cfg;
     run_config_default(cs, &cfg);
-    cfg.dt = 0.01;
+    cfg.sim.dt = 0.01;
     cfg.t_final = 0.05;
     snprintf(cfg.label, sizeof cfg.label, "fuzz");
     run_record rec;

@@ -57,8 +57,8 @@ int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d) {
             study_config(ctx, &b->cfg[i], "error-control", label, &ccb_approx_lagged, d->dt, T);
             variant_configure(&v, &b->cfg[i], k_levels[l]);
             if (e == EST_CENIC) { /* formulation-convex §15.1-15.2 only */
-                b->cfg[i].solver.ec.lag_estimate = 0;
-                b->cfg[i].solver.ec.extrapolate = 0;
+                b->cfg[i].sim.ec.lag_estimate = 0;
+                b->cfg[i].sim.ec.extrapolate = 0;
             }
             b->cfg[i++].cost = T / d->dt * 3.0 * (double)(l + 1);
         }
@@ -71,8 +71,8 @@ static double run_error(const run_record* r, const run_record* ref) {
     double e = NAN;
     char msg[128];
     if (r->status != CCB_OK || ref->status != CCB_OK ||
-        ccb_an_rms_error(r->nsteps, r->cfg.dt, r->q, ref->nsteps, ref->cfg.dt, ref->q, r->nq, &e,
-                         NULL, msg, sizeof msg) != 0) {
+        ccb_an_rms_error(r->nsteps, r->cfg.sim.dt, r->q, ref->nsteps, ref->cfg.sim.dt, ref->q,
+                         r->nq, &e, NULL, msg, sizeof msg) != 0) {
         return NAN;
     }
     return e;
@@ -131,18 +131,18 @@ int errctl_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char
         const double a = fixed ? NAN : k_levels[lev];
         const double steps = fixed ? (double)r->nsteps : (double)r->work.n_steps;
         const double rejections = fixed ? 0.0 : (double)r->work.n_reject_error;
-        const double runs[] = {r->cfg.dt, a,           e,
-                               steps,     rejections,  fixed ? 0.0 : (double)r->work.n_fail_newton,
-                               it,        r->wall_time};
+        const double runs[] = {
+            r->cfg.sim.dt, a, e, steps, rejections, fixed ? 0.0 : (double)r->work.n_fail_newton, it,
+            r->wall_time};
         study_row(ctx->out, "runs");
         study_str(ctx->out, "runs", name);
         study_nums(ctx->out, "runs", runs, sizeof runs / sizeof runs[0]);
-        const double md[] = {r->cfg.dt, a, e, steps, rejections, it};
+        const double md[] = {r->cfg.sim.dt, a, e, steps, rejections, it};
         study_row(ctx->out, "summary");
         study_str(ctx->out, "summary", name);
         study_nums(ctx->out, "summary", md, sizeof md / sizeof md[0]);
         if (fixed) {
-            study_set_metricf(ctx->out, e, "error-control.lagged.e_dt%g", r->cfg.dt);
+            study_set_metricf(ctx->out, e, "error-control.lagged.e_dt%g", r->cfg.sim.dt);
         } else {
             study_set_metricf(ctx->out, e, "error-control.%s.e_a%g", name, a);
             study_set_metricf(ctx->out, (double)r->work.n_steps, "error-control.%s.steps_a%g", name,

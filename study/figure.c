@@ -122,7 +122,7 @@ static int fig_configure(study_ctx* ctx, const case_study* st, study_batch* b, c
         if (r->set && apply_set(cs, st->name, c->params, r->set) != 0) {
             return 2;
         }
-        c->newton.compute_kappa = d->kappa;
+        c->sim.newton.compute_kappa = d->kappa;
         const long steps = lround(T / dt);
         if (d->rows > 0) { /* the declaration's own resolution (else study_config's cap) */
             c->record_every = study_file_every(ctx, (double)steps, d->rows);
@@ -155,7 +155,8 @@ static int fig_run_table(study_ctx* ctx, const case_study* st, const study_batch
             variant_name(&r->cfg, vname, sizeof vname);
         }
         const char* status = r->status == CCB_OK ? "ok" : "failed";
-        strbuf_printf(&tab, "%s,%s,%g,%s,%ld,", vname, r->cfg.label, r->cfg.dt, status, r->nsteps);
+        strbuf_printf(&tab, "%s,%s,%g,%s,%ld,", vname, r->cfg.label, r->cfg.sim.dt, status,
+                      r->nsteps);
         run_overrides(&tab, ctx, r);
         strbuf_printf(&md, "| %s | %s |", r->cfg.label, status);
         for (int c = 0; c < nc; ++c) {

@@ -256,9 +256,9 @@ static void analyse(void* user, int idx) {
     }
     /* the step solved to round-off: the finite differences need it (formulation-convex §9.3) */
     run_config cfg = rec->cfg;
-    cfg.newton.eps_r = 1e-12;
-    cfg.newton.eps_a = 1e-15;
-    cfg.newton.max_iterations = 1000;
+    cfg.sim.newton.eps_r = 1e-12;
+    cfg.sim.newton.eps_a = 1e-15;
+    cfg.sim.newton.max_iterations = 1000;
     cfg.out_dir[0] = '\0';
     run_restart rs;
     if (run_restart_open(&cfg, &rs) != 0) {
@@ -280,7 +280,7 @@ static void analyse(void* user, int idx) {
     variant_name(&rec->cfg, vname, sizeof vname);
     for (int j = 0; j < GRAD_NCHECK; ++j) {
         const long row = (long)((j + 0.5) * (double)rec->nsteps / GRAD_NCHECK);
-        const double t = (double)row * rec->cfg.dt;
+        const double t = (double)row * rec->cfg.sim.dt;
         const double* q = rec->q + (size_t)row * (size_t)nq;
         const double* v = rec->v + (size_t)row * (size_t)nv;
         double x0[2 * GRAD_MAX_N];

@@ -54,7 +54,7 @@ static void gq_one(void* user, int i) {
     if (!job->material) { /* the input is the initial velocity v[vidx] (the model's) */
         tv[def->vidx] = 1.0;
     }
-    const long N = lround(job->cfg.t_final / job->cfg.dt);
+    const long N = lround(job->cfg.t_final / job->cfg.sim.dt);
     int ok = ccb_sim_set_state(rs.sim, 0.0, q, v) == CCB_OK;
     for (long k = 0; ok && k < N; ++k) {
         const double t = ccb_sim_time(rs.sim);

@@ -127,10 +127,10 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
                  cJSON_IsString(v) ? v->valuestring : "(none)", variant);
         return 2;
     }
-    if (jnum(m, "dt", NAN) != cfg->dt || jnum(m, "t_final", NAN) != cfg->t_final) {
+    if (jnum(m, "dt", NAN) != cfg->sim.dt || jnum(m, "t_final", NAN) != cfg->t_final) {
         snprintf(msg, n,
                  "%s: made with dt = %.17g, t_final = %.17g; the study's run has %.17g, %.17g", dir,
-                 jnum(m, "dt", NAN), jnum(m, "t_final", NAN), cfg->dt, cfg->t_final);
+                 jnum(m, "dt", NAN), jnum(m, "t_final", NAN), cfg->sim.dt, cfg->t_final);
         return 2;
     }
     for (int i = 0; i < cs->nparams; ++i) {
@@ -146,7 +146,7 @@ static int check_meta(const cJSON* m, const run_config* cfg, const char* dir, ch
     /* every option of the run's solver and ODE method (issue 44, H7): meta.json's "option"
      * holds each descriptor's value as the run used it (ccb_sim_describe); a run made with
      * another tolerance, iteration limit, linear solver or without --kappa is not the study's */
-    if (cfg->solver.peer == RUN_PEER_NONE) {
+    if (cfg->peer == RUN_PEER_NONE) {
         ccb_sim_params sp;
         /* as run_setup builds the run's simulation (the case's adjust hook moves initial
          * conditions only, which no case's sim_options reads) */
@@ -268,7 +268,7 @@ static int load_trajectory(run_record* r, const char* dir, char* msg, size_t n) 
             rc = 2;
             break;
         }
-        const double t = (double)k * r->cfg.dt; /* the step's time, to round-off of the sum */
+        const double t = (double)k * r->cfg.sim.dt; /* the step's time, to round-off of the sum */
         if (fabs(row[0] - t) > 1e-9 * t) {
             snprintf(why, sizeof why, "t = %.17g is not the time of step %ld (%.17g)", row[0], k,
                      t);

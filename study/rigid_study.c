@@ -245,9 +245,9 @@ int rigidlim_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const ch
         for (int e = 0; e < d->nt; ++e) {
             const rigid_step* st = &j.st[i * d->nt + e];
             const double cells[] = {kk,
-                                    r->cfg.dt,
+                                    r->cfg.sim.dt,
                                     (double)r->cfg.export_steps[e],
-                                    (double)(r->cfg.export_steps[e] - 1) * r->cfg.dt,
+                                    (double)(r->cfg.export_steps[e] - 1) * r->cfg.sim.dt,
                                     st->nc,
                                     st->active,
                                     st->r_norm,
@@ -272,7 +272,7 @@ int rigidlim_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const ch
         mean_r = cnt ? mean_r / cnt : NAN;
         mean_n = cnt ? mean_n / cnt : NAN;
         mean_t = cnt ? mean_t / cnt : NAN;
-        const double md[] = {kk, r->cfg.dt, cnt, d->nt, mean_hr, mean_n, mean_t, mean_r};
+        const double md[] = {kk, r->cfg.sim.dt, cnt, d->nt, mean_hr, mean_n, mean_t, mean_r};
         study_row(ctx->out, "gaps");
         study_str(ctx->out, "gaps", model);
         study_nums(ctx->out, "gaps", md, sizeof md / sizeof md[0]);
@@ -280,7 +280,7 @@ int rigidlim_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const ch
             lk[i] = k, lg[i] = mean_hr;
             study_set_metricf(ctx->out, mean_hr, "rigid-limit.lagged.gap_k%g", k);
         } else {
-            study_set_metricf(ctx->out, mean_hr, "rigid-limit.%s.gap_dt%g", model, r->cfg.dt);
+            study_set_metricf(ctx->out, mean_hr, "rigid-limit.%s.gap_dt%g", model, r->cfg.sim.dt);
         }
     }
     ccb_an_fit fit;

@@ -36,66 +36,52 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void solver_cfg_default(solver_cfg* s) {
-    memset(s, 0, sizeof *s);
-    s->solver = CCB_SOLVER_NEWTON;
-    s->tamsi = ccb_tamsi_params_default();
-    s->ode = ccb_ode_params_default();
-    s->ode.h = 0.0;
-    const ccb_sim_params d = ccb_sim_params_default(); /* bytes with padding: configs compare */
-    memcpy(&s->ec, &d.ec, sizeof s->ec);               /* bytewise (study_same_run) */
-    s->friction = -1;
-}
-
-void run_config_sim_params(const run_config* cfg, ccb_sim_params* sp) {
-    *sp = ccb_sim_params_default();
-    sp->dt = cfg->dt;
-    sp->approx = cfg->approx;
-    sp->newton = cfg->newton;
-    sp->problem.delassus = cfg->delassus;
-    sp->solver = cfg->solver.solver;
-    sp->tamsi = cfg->solver.tamsi;
-    sp->ode = cfg->solver.ode;
-    sp->ec = cfg->solver.ec;
-    sp->solver_options = cfg->solver.options;
-}
-
 void run_effective_sim_params(const run_config* cfg, ccb_sim_params* sp) {
-    run_config_sim_params(cfg, sp);
+    *sp = cfg->sim;
     cfg->cs->sim_options(cfg->params, sp); /* may set the case's friction regularization */
     sp->contact_order = (cfg->perturb & RUN_PERTURB_CONTACTS) != 0;
-    if (cfg->solver.friction >= 0) {
-        sp->tamsi.friction = sp->contact_ode.friction = (ccb_friction_model)cfg->solver.friction;
+    if (cfg->friction >= 0) {
+        sp->tamsi.friction = sp->contact_ode.friction = (ccb_friction_model)cfg->friction;
     }
 }
 
-void run_config_take_sim_params(run_config* cfg, const ccb_sim_params* sp) {
-    cfg->approx = sp->approx;
-    cfg->newton = sp->newton;
-    cfg->delassus = sp->problem.delassus;
-    cfg->solver.solver = sp->solver;
-    cfg->solver.tamsi = sp->tamsi;
-    cfg->solver.ode = sp->ode;
-    cfg->solver.ec = sp->ec;
-    cfg->solver.options = sp->solver_options;
+void run_config_solver_default(run_config* cfg) {
+    const ccb_sim_params d = ccb_sim_params_default();
+    cfg->sim.solver = d.solver;
+    cfg->sim.tamsi = d.tamsi;
+    cfg->sim.ode = d.ode;
+    cfg->sim.ode.h = 0.0;                            /* the sampling interval dt */
+    memcpy(&cfg->sim.ec, &d.ec, sizeof cfg->sim.ec); /* bytes with padding: configurations */
+    cfg->sim.solver_options = d.solver_options;      /* compare bytewise (study_same_run) */
+    cfg->friction = -1;
+    cfg->peer = RUN_PEER_NONE;
+}
+
+void run_config_solver_copy(run_config* dst, const run_config* src) {
+    dst->sim.solver = src->sim.solver;
+    dst->sim.tamsi = src->sim.tamsi;
+    dst->sim.ode = src->sim.ode;
+    memcpy(&dst->sim.ec, &src->sim.ec, sizeof dst->sim.ec);
+    dst->sim.solver_options = src->sim.solver_options;
+    dst->friction = src->friction;
+    dst->peer = src->peer;
 }
 
 const char* run_config_iterations_name(const run_config* cfg) {
-    const solver_cfg* s = &cfg->solver;
-    if (s->peer != RUN_PEER_NONE) {
+    if (cfg->peer != RUN_PEER_NONE) {
         return "peer iterations";
     }
-    const ccb_solver_type* t = s->solver ? s->solver : &ccb_solver_newton;
-    if ((t->flags & CCB_SOLVER_ODE_METHODS) && s->ode.method) {
-        return s->ode.method->iterations ? s->ode.method->iterations : "iterations";
+    const ccb_solver_type* t = cfg->sim.solver ? cfg->sim.solver : &ccb_solver_newton;
+    if ((t->flags & CCB_SOLVER_ODE_METHODS) && cfg->sim.ode.method) {
+        return cfg->sim.ode.method->iterations ? cfg->sim.ode.method->iterations : "iterations";
     }
     return t->iterations ? t->iterations : "iterations";
 }
 
 const char* run_config_approx_name(const run_config* cfg) {
-    return cfg->solver.peer == RUN_PEER_NONE && cfg->solver.solver != NULL &&
-                   (cfg->solver.solver->flags & CCB_SOLVER_CONVEX) && cfg->approx != NULL
-               ? cfg->approx->name
+    return cfg->peer == RUN_PEER_NONE && cfg->sim.solver != NULL &&
+                   (cfg->sim.solver->flags & CCB_SOLVER_CONVEX) && cfg->sim.approx != NULL
+               ? cfg->sim.approx->name
                : NULL;
 }
 
@@ -116,12 +102,12 @@ void run_config_default(const case_desc* cs, run_config* cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->cs = cs;
     case_default_params(cs, cfg->params);
-    solver_cfg_default(&cfg->solver);
-    cfg->approx = ccb_approx_find(cs->approx_default);
-    cfg->dt = cs->dt_default;
+    cfg->sim = ccb_sim_params_default();
+    cfg->sim.ode.h = 0.0; /* the sampling interval dt */
+    cfg->sim.approx = ccb_approx_find(cs->approx_default);
+    cfg->sim.dt = cs->dt_default;
+    cfg->friction = -1;
     cfg->t_final = cs->t_final_default;
-    cfg->newton = ccb_newton_params_default();
-    cfg->delassus = CCB_DELASSUS_DIAG_INVERSE;
     cfg->record_every = 1;
 }
 
@@ -138,7 +124,7 @@ void run_record_free(run_record* rec) {
 
 /* The peer's options for a run configuration. */
 peer_options run_peer_options(const run_config* cfg) {
-    const peer_options o = {PEER_SAME_GEOMETRY, cfg->solver.peer == RUN_PEER_MUJOCO_K
+    const peer_options o = {PEER_SAME_GEOMETRY, cfg->peer == RUN_PEER_MUJOCO_K
                                                     ? PEER_STIFF_LITERAL
                                                     : PEER_STIFF_TIMECONST};
     return o;
@@ -317,17 +303,18 @@ static int clear_run_dir(const char* dir, char* msg, size_t n) {
 }
 
 int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn) {
-    if (!(isfinite(cfg->dt) && cfg->dt > 0) || !(isfinite(cfg->t_final) && cfg->t_final > 0)) {
-        snprintf(msg, msgn, "dt and t_final must be finite and > 0 (got %g, %g)", cfg->dt,
+    if (!(isfinite(cfg->sim.dt) && cfg->sim.dt > 0) ||
+        !(isfinite(cfg->t_final) && cfg->t_final > 0)) {
+        snprintf(msg, msgn, "dt and t_final must be finite and > 0 (got %g, %g)", cfg->sim.dt,
                  cfg->t_final);
         return 2;
     }
-    const double steps = cfg->t_final / cfg->dt;
+    const double steps = cfg->t_final / cfg->sim.dt;
     const long N = lround(steps);
     if (N < 1 || fabs(steps - (double)N) > 1e-9 * steps || N > 200000000L) {
         snprintf(msg, msgn,
                  "t_final = %g must be a whole number (1 .. 2e8) of steps dt = %g (got %.6g steps)",
-                 cfg->t_final, cfg->dt, steps);
+                 cfg->t_final, cfg->sim.dt, steps);
         return 2;
     }
     if (cfg->record_every < 1) {
@@ -339,12 +326,11 @@ int run_config_check(const run_config* cfg, long* nsteps, char* msg, size_t msgn
         return 2;
     }
     if (cfg->nexport > 0) {
-        const solver_cfg* sc = &cfg->solver;
         if (!fclib_io_available()) {
             snprintf(msg, msgn, "--export-fclib: %s", fclib_io_absent());
             return 2;
         }
-        if (sc->peer != RUN_PEER_NONE || sc->solver->solve == NULL || sc->ec.enabled) {
+        if (cfg->peer != RUN_PEER_NONE || cfg->sim.solver->solve == NULL || cfg->sim.ec.enabled) {
             snprintf(msg, msgn,
                      "--export-fclib applies to fixed-step newton and tamsi runs "
                      "(their steps solve one step problem; formulation-convex §16)");
@@ -408,12 +394,12 @@ static int export_step(const run_config* cfg, const ccb_sim* sim, long k, char* 
         variant_name(cfg, variant, sizeof variant);
         run_export_path(cfg, k, path, sizeof path);
         snprintf(title, sizeof title, "ccb %s step %ld (%s, dt = %g s)", cfg->cs->name, k, variant,
-                 cfg->dt);
+                 cfg->sim.dt);
         snprintf(desc, sizeof desc,
                  "the frozen step problem of ccb (velocity level, symplectic Euler) at t = %.17g "
                  "s as a rigid global frictional contact problem; the stored solution is ccb's "
                  "(%s), the compliant model it solves",
-                 (double)(k - 1) * cfg->dt, variant);
+                 (double)(k - 1) * cfg->sim.dt, variant);
         if (fclib_io_write(path, &g, ccb_sim_v(sim), gamma, title, desc, why, sizeof why) != 0) {
             snprintf(msg, n, "%s: step %ld: %s", cfg->label, k, why);
         } else {
@@ -461,7 +447,7 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
     rec->cfg = *cfg;
     const case_desc* cs = cfg->cs;
     if (cs->adjust) {
-        cs->adjust(cfg->approx, cfg->dt, rec->cfg.params);
+        cs->adjust(cfg->sim.approx, cfg->sim.dt, rec->cfg.params);
     }
     cfg = &rec->cfg;
     if (cs->build(cfg->params, model, data, msg, msgn) != 0) {
@@ -575,7 +561,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     stp.sim = sim;
     const long N = rec->nplanned;
     const int nq = rec->nq, nv = rec->nv, no = rec->nobs;
-    if (cfg->solver.peer != RUN_PEER_NONE) {
+    if (cfg->peer != RUN_PEER_NONE) {
         const peer_options po = run_peer_options(cfg);
         if (cs->peer_observe == NULL) {
             snprintf(msg, msgn, "case %s has no observables for a peer run", cs->name);
@@ -587,7 +573,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             snprintf(msg, msgn, "out of memory");
             goto done;
         }
-        if (peer_mujoco_open(model, cfg->dt, &po, &stp.peer, msg, msgn) != 0) {
+        if (peer_mujoco_open(model, cfg->sim.dt, &po, &stp.peer, msg, msgn) != 0) {
             goto done;
         }
     }
@@ -780,7 +766,7 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
     progress_end(&prog);
     ccb_sim_factor_counts(sim, &rec->analyses, &rec->factorizations);
     rec->work = ccb_sim_ode_work(sim);
-    if (cfg->solver.ec.enabled) { /* the convex step's error control: its steps in the same slots */
+    if (cfg->sim.ec.enabled) { /* the convex step's error control: its steps in the same slots */
         const ccb_sim_ec_work ew = ccb_sim_get_ec_work(sim);
         rec->work.n_steps = ew.n_steps;
         rec->work.n_reject_error = ew.n_reject;

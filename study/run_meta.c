@@ -47,12 +47,12 @@ int run_write_meta(const run_config* cfg, const run_record* rec, const ccb_model
     char variant[64];
     variant_name(cfg, variant, sizeof variant);
     ccb_meta_set_string(m, "solver.variant", variant);
-    if (cfg->solver.peer != RUN_PEER_NONE) { /* the peer's settings; the sim only held the state */
+    if (cfg->peer != RUN_PEER_NONE) { /* the peer's settings; the sim only held the state */
         peer_meta pm = {m, ""};
         const peer_options po = run_peer_options(cfg);
         ccb_meta_set_string(m, "solver.name", "mujoco");
         ccb_meta_set_string(m, "solver.peer.version", peer_mujoco_version());
-        peer_mujoco_describe(cfg->dt, &po, peer_meta_line, &pm);
+        peer_mujoco_describe(cfg->sim.dt, &po, peer_meta_line, &pm);
         if (cs->peer_note) {
             ccb_meta_set_string(m, "solver.peer.observables", cs->peer_note);
         }
@@ -75,7 +75,7 @@ int run_write_meta(const run_config* cfg, const run_record* rec, const ccb_model
             ccb_meta_set_number(m, "ensemble_member", RUN_PERTURB_MEMBER_OF(cfg->perturb));
         }
     }
-    ccb_meta_set_number(m, "dt", cfg->dt);
+    ccb_meta_set_number(m, "dt", cfg->sim.dt);
     ccb_meta_set_number(m, "t_final", cfg->t_final);
     ccb_meta_set_number(m, "steps_planned", (double)rec->nplanned);
     ccb_meta_set_number(m, "steps_completed", (double)rec->nsteps);

@@ -12,31 +12,24 @@
 /* ---- one run (run.c) ----------------------------------------------------------------------------
  * */
 
-/* Which solver a run uses and its options (docs/architecture.md §4.5, variants are data). */
-typedef struct solver_cfg {
-    ccb_solver solver;         /* a solver type of the registry (default newton) */
-    ccb_tamsi_params tamsi;    /* TAMSI options (v_s comes from the case) */
-    ccb_ode_params ode;        /* ODE integrator options; ode.h = 0: the sampling interval dt */
-    ccb_sim_ec_params ec;      /* newton: error control of the convex step (variant "lagged-ec") */
-    int friction;              /* -1: the case's regularization; else a ccb_friction_model for TAMSI
-                               and the continuous model */
-    int peer;                  /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
-    ccb_options_block options; /* a registered solver's options (ccb_sim_params.solver_options) */
-} solver_cfg;
 /* Peers (reference/peers): MuJoCo with the time-constant stiffness mapping, and with ccb's k used
  * literally (speed §3). */
 enum { RUN_PEER_NONE = 0, RUN_PEER_MUJOCO = 1, RUN_PEER_MUJOCO_K = 2 };
-void solver_cfg_default(solver_cfg* s);
 
 #define RUN_MAX_EXPORT 32 /* steps exported to FCLIB per run */
 typedef struct run_config {
     const case_desc* cs;
     double params[CASE_MAX_PARAMS];
-    solver_cfg solver;
-    const ccb_approx* approx; /* newton: the convex approximation */
-    double dt, t_final;
-    ccb_newton_params newton;
-    ccb_delassus delassus;
+    /* The library's parameters of the run, one value (architecture §3): the step dt, the
+     * solver type, the convex approximation and every option the solvers' descriptors reach
+     * (run_config_default: ccb_sim_params_default with ode.h = 0, the sampling interval dt).
+     * The case's own settings (its sim_options), the perturbation's contact order and
+     * --friction are applied on top when the run starts (run_effective_sim_params). */
+    ccb_sim_params sim;
+    int friction; /* -1: the case's regularization; else a ccb_friction_model for TAMSI and the
+                     continuous model */
+    int peer;     /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
+    double t_final;
     int record_every;           /* write every n-th step to trajectory.csv (arrays keep all) */
     const char* expect_failure; /* non-NULL: a study runs this configuration to show that the
                                    solver fails, for this reason; its failure is reported but
@@ -59,15 +52,16 @@ typedef struct run_config {
      * and --from tell them apart) and its meta.json names the perturbation. */
     unsigned perturb;
 } run_config;
-/* The library's parameters of a run's solver (run.c): the defaults with the run's solver, its
- * approximation and every option the descriptors reach (newton, delassus, tamsi, ode, ec, ext);
- * and back. The case's own settings (cs->sim_options) are not applied. */
-void run_config_sim_params(const run_config* cfg, ccb_sim_params* sp);
+/* The run's solver and every solver's options but Newton's (the solver type, TAMSI's, the ODE
+ * solver's and method's, error control, a registered solver's options block, --friction, the
+ * peer) reset to their defaults, as a variant starts from them (variant_configure); or copied
+ * from another configuration whose solver a study wants with its own steps and model. */
+void run_config_solver_default(run_config* cfg);
+void run_config_solver_copy(run_config* dst, const run_config* src);
 /* The parameters a run of cfg gives its simulation (cfg's parameters already adjusted by the
- * case): run_config_sim_params, then the case's own options (its sim_options hook), the
- * perturbation's contact order and --friction; what meta.json's options record (run_setup). */
+ * case): cfg->sim, then the case's own options (its sim_options hook), the perturbation's
+ * contact order and --friction; what meta.json's options record (run_setup). */
 void run_effective_sim_params(const run_config* cfg, ccb_sim_params* sp);
-void run_config_take_sim_params(run_config* cfg, const ccb_sim_params* sp);
 enum {
     RUN_PERTURB_CONTACTS = 1u, /* the contacts of every step in reversed order */
     RUN_PERTURB_ULP = 2u       /* every initial generalized position moved by one ulp up */
@@ -263,7 +257,7 @@ static inline double run_obs(const run_record* r, long k, int col) {
 static inline ccb_an_series run_series(const run_record* r) {
     ccb_an_series s;
     s.n = r->nsteps;
-    s.dt = r->cfg.dt;
+    s.dt = r->cfg.sim.dt;
     s.nq = r->nq, s.nv = r->nv, s.nobs = r->nobs;
     s.q = r->q, s.v = r->v, s.obs = r->obs;
     s.iters = r->iters;

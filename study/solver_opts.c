@@ -13,9 +13,9 @@ static ccb_ode_method method_of(const ccb_sim_params* sp) {
 }
 
 const char* solver_cli_name(const run_config* cfg) {
-    const ccb_solver_type* t = cfg->solver.solver;
+    const ccb_solver_type* t = cfg->sim.solver;
     if (t->flags & CCB_SOLVER_ODE_METHODS) {
-        return cfg->solver.ode.method->name;
+        return cfg->sim.ode.method->name;
     }
     return t->name;
 }
@@ -52,9 +52,9 @@ int solver_select(run_config* cfg, const char* name, char* msg, size_t n) {
         return -1;
     }
     ccb_sim_params sp;
-    run_config_sim_params(cfg, &sp);
+    sp = cfg->sim;
     ccb_sim_params_set_solver(&sp, t, m);
-    run_config_take_sim_params(cfg, &sp);
+    cfg->sim = sp;
     return 0;
 }
 
@@ -128,7 +128,7 @@ int solver_option_validate(const char* name, const char* text, char* msg, size_t
 
 int solver_set_option(run_config* cfg, const char* name, const char* text, char* msg, size_t n) {
     ccb_sim_params sp;
-    run_config_sim_params(cfg, &sp);
+    sp = cfg->sim;
     size_t block = 0;
     const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &block);
     if (d == NULL) {
@@ -141,13 +141,13 @@ int solver_set_option(run_config* cfg, const char* name, const char* text, char*
     if (ccb_option_parse(d, text, (char*)&sp + block, msg, n) != CCB_OK) {
         return -1;
     }
-    run_config_take_sim_params(cfg, &sp);
+    cfg->sim = sp;
     return 0;
 }
 
 int solver_option_requires(const run_config* cfg, const char* name, char* msg, size_t n) {
     ccb_sim_params sp;
-    run_config_sim_params(cfg, &sp);
+    sp = cfg->sim;
     size_t block = 0;
     const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &block);
     if (d == NULL || d->requires == NULL) {
@@ -165,7 +165,7 @@ int solver_option_requires(const run_config* cfg, const char* name, char* msg, s
 
 void solver_options_each(const run_config* cfg, solver_option_fn fn, void* user) {
     ccb_sim_params sp;
-    run_config_sim_params(cfg, &sp);
+    sp = cfg->sim;
     const ccb_solver_type* t = sp.solver;
     ccb_ode_method m = method_of(&sp);
     for (int k = 0; k < 2; ++k) {
@@ -183,23 +183,29 @@ void solver_options_each(const run_config* cfg, solver_option_fn fn, void* user)
 }
 
 void solver_cfg_normalize(run_config* cfg) {
-    ccb_sim_params sp, clean;
-    run_config_sim_params(cfg, &sp);
-    clean = ccb_sim_params_default();
+    const ccb_sim_params sp = cfg->sim;
+    const ccb_sim_params d = ccb_sim_params_default();
+    ccb_sim_params clean = sp; /* the step, the case's settings: kept */
+    clean.newton = d.newton;
+    clean.problem.delassus = d.problem.delassus;
+    clean.tamsi = d.tamsi;
+    clean.ode = d.ode;
+    memcpy(&clean.ec, &d.ec, sizeof clean.ec);
+    clean.solver_options = d.solver_options;
     ccb_sim_params_set_solver(&clean, sp.solver, method_of(&sp));
-    clean.approx = (sp.solver->flags & CCB_SOLVER_CONVEX) ? sp.approx : clean.approx;
+    clean.approx = (sp.solver->flags & CCB_SOLVER_CONVEX) ? sp.approx : d.approx;
     const ccb_ode_method m = method_of(&sp);
     for (int k = 0; k < 2; ++k) {
-        const ccb_option_desc* d = k == 0 ? sp.solver->options : m ? m->options : NULL;
+        const ccb_option_desc* dd = k == 0 ? sp.solver->options : m ? m->options : NULL;
         const int nd = k == 0 ? sp.solver->noptions : m ? m->noptions : 0;
         const size_t block =
             k == 0 ? ccb_sim_params_solver_block(sp.solver) : ccb_sim_params_method_block(m);
         for (int i = 0; i < nd; ++i) {
-            ccb_option_store(&d[i], (char*)&clean + block,
-                             ccb_option_value(&d[i], (const char*)&sp + block));
+            ccb_option_store(&dd[i], (char*)&clean + block,
+                             ccb_option_value(&dd[i], (const char*)&sp + block));
         }
     }
-    run_config_take_sim_params(cfg, &clean);
+    cfg->sim = clean;
 }
 
 int solver_configure(run_config* cfg, const char* solver, const char* words, char* msg, size_t n) {

@@ -83,7 +83,7 @@ static void sweep_config(study_ctx* ctx, sweep* s, const char* study, int i, con
                  v->approx ? v->approx : ccb_approx_find(s->cs->approx_default), dt, s->T);
     memcpy(c->params, s->P, sizeof c->params);
     variant_configure(v, c, level);
-    c->newton.compute_kappa = !is_ref; /* the conditioning data; trajectories are unchanged */
+    c->sim.newton.compute_kappa = !is_ref; /* the conditioning data; trajectories are unchanged */
     /* a variant that fails on a case is a result of the comparison (runs.csv, status), not a
      * failure of the suite */
     c->expect_failure = "standard study: a variant's failure is data";
@@ -267,7 +267,7 @@ static int write_runs(study_ctx* ctx, const sweep* s, const char* dir) {
                       r->is_ref ? "reference"
                       : ad      ? "adaptive"
                                 : "fixed",
-                      rec->cfg.dt, ad ? r->x : NAN, rec->status == CCB_OK ? "ok" : "failed",
+                      rec->cfg.sim.dt, ad ? r->x : NAN, rec->status == CCB_OK ? "ok" : "failed",
                       rec->nsteps, r->error, r->st.iters_mean, r->st.iters_max, r->st.ls_mean,
                       r->st.ls_max, r->st.kappa_mean, r->st.kappa_max, rec->total_iters,
                       run_factorizations(rec), run_fevals(rec), rec->wall_time,

@@ -11,8 +11,9 @@ double std_error_q(const run_record* r, const run_record* ref, const double* P) 
     (void)P;
     double e = NAN;
     char msg[128];
-    if (ref == NULL || ccb_an_rms_error(r->nsteps, r->cfg.dt, r->q, ref->nsteps, ref->cfg.dt,
-                                        ref->q, r->nq, &e, NULL, msg, sizeof msg) != 0) {
+    if (ref == NULL ||
+        ccb_an_rms_error(r->nsteps, r->cfg.sim.dt, r->q, ref->nsteps, ref->cfg.sim.dt, ref->q,
+                         r->nq, &e, NULL, msg, sizeof msg) != 0) {
         return NAN;
     }
     return e;
@@ -20,12 +21,12 @@ double std_error_q(const run_record* r, const run_record* ref, const double* P) 
 
 double std_local_error(const run_record* r, const run_record* ref, double H) {
     if (ref == NULL || r->status != CCB_OK || ref->status != CCB_OK ||
-        r->cfg.solver.peer != RUN_PEER_NONE || !(H > 0) || r->nq != ref->nq || r->nv != ref->nv) {
+        r->cfg.peer != RUN_PEER_NONE || !(H > 0) || r->nq != ref->nq || r->nv != ref->nv) {
         return NAN;
     }
-    const long n = lround(H / r->cfg.dt), nr = lround(H / ref->cfg.dt);
-    if (n < 1 || nr < 1 || fabs((double)n * r->cfg.dt - H) > 1e-9 * H ||
-        fabs((double)nr * ref->cfg.dt - H) > 1e-9 * H) {
+    const long n = lround(H / r->cfg.sim.dt), nr = lround(H / ref->cfg.sim.dt);
+    if (n < 1 || nr < 1 || fabs((double)n * r->cfg.sim.dt - H) > 1e-9 * H ||
+        fabs((double)nr * ref->cfg.sim.dt - H) > 1e-9 * H) {
         return NAN; /* H must be a whole number of steps of both */
     }
     const long K = ref->nsteps / nr; /* intervals [k H, (k + 1) H] inside the reference */
@@ -37,7 +38,7 @@ double std_local_error(const run_record* r, const run_record* ref, double H) {
     for (long k = 0; ok && k < K; ++k) { /* restart from the reference's state at k H */
         const double* q0 = ref->q + (size_t)(k * nr) * (size_t)nq;
         const double* v0 = ref->v + (size_t)(k * nr) * (size_t)nv;
-        ok = ccb_sim_set_state(rs.sim, (double)(k * nr) * ref->cfg.dt, q0, v0) == CCB_OK;
+        ok = ccb_sim_set_state(rs.sim, (double)(k * nr) * ref->cfg.sim.dt, q0, v0) == CCB_OK;
         for (long j = 0; ok && j < n; ++j) {
             ok = ccb_sim_step(rs.sim) == CCB_OK;
         }

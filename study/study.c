@@ -399,11 +399,11 @@ void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char
                   const ccb_approx* approx, double dt, double t_final) {
     run_config_default(ctx->cs, cfg);
     memcpy(cfg->params, ctx->params, sizeof cfg->params);
-    cfg->newton = ctx->newton;
-    cfg->delassus = ctx->delassus;
+    cfg->sim.newton = ctx->newton;
+    cfg->sim.problem.delassus = ctx->delassus;
     cfg->perturb = ctx->perturb;
-    cfg->approx = approx;
-    cfg->dt = dt;
+    cfg->sim.approx = approx;
+    cfg->sim.dt = dt;
     cfg->t_final = t_final;
     cfg->record_every = study_file_every(ctx, dt > 0 ? t_final / dt : 0, STUDY_FILE_ROWS);
     snprintf(cfg->label, sizeof cfg->label, "%s", label);

@@ -273,11 +273,10 @@ int variant_applies(const variant_def* v, const case_desc* cs) {
 }
 
 void variant_configure(const variant_def* v, run_config* cfg, double level) {
-    solver_cfg* s = &cfg->solver;
-    solver_cfg_default(s);
-    s->peer = v->peer;
+    run_config_solver_default(cfg);
+    cfg->peer = v->peer;
     if (v->approx) {
-        cfg->approx = v->approx;
+        cfg->sim.approx = v->approx;
     }
     char msg[256];
     if (solver_configure(cfg, v->solver, v->options, msg, sizeof msg) != 0) {
@@ -301,7 +300,7 @@ int variant_option_on(const variant_def* v, const char* name) {
     variant_configure(v, &cfg, NAN);
     char msg[128];
     ccb_sim_params sp;
-    run_config_sim_params(&cfg, &sp);
+    sp = cfg.sim;
     size_t block = 0;
     const ccb_option_desc* d = ccb_sim_params_option(&sp, name, &block);
     (void)msg;
@@ -312,9 +311,8 @@ int variant_explicit(const variant_def* v) {
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
     variant_configure(v, &cfg, NAN);
-    const solver_cfg* s = &cfg.solver;
-    return s->peer == RUN_PEER_NONE && (s->solver->flags & CCB_SOLVER_ODE_METHODS) &&
-           (s->ode.method->flags & CCB_ODE_EXPLICIT);
+    return cfg.peer == RUN_PEER_NONE && (cfg.sim.solver->flags & CCB_SOLVER_ODE_METHODS) &&
+           (cfg.sim.ode.method->flags & CCB_ODE_EXPLICIT);
 }
 
 static int set_of(const char* word, unsigned* set) {
@@ -419,7 +417,7 @@ static void cmp_one(void* user, const ccb_option_desc* d, const char* text, int 
         return;
     }
     ccb_sim_params sp;
-    run_config_sim_params(c->other, &sp);
+    sp = c->other->sim;
     size_t block = 0;
     const ccb_option_desc* e = ccb_sim_params_option(&sp, d->name, &block);
     char t2[64] = "";
@@ -451,10 +449,9 @@ static void name_one(void* user, const ccb_option_desc* d, const char* text, int
 }
 
 void variant_name(const run_config* cfg, char* out, size_t n) {
-    const solver_cfg* s = &cfg->solver;
     variant_def v;
     for (int i = 0; i < variant_count(); ++i) { /* the registry entry that configures this */
-        if (variant_get(i, &v) != 0 || v.peer != s->peer) {
+        if (variant_get(i, &v) != 0 || v.peer != cfg->peer) {
             continue;
         }
         if (v.peer != RUN_PEER_NONE) {
@@ -463,11 +460,13 @@ void variant_name(const run_config* cfg, char* out, size_t n) {
         }
         run_config c;
         memset(&c, 0, sizeof c);
-        c.approx = cfg->approx;
+        c.sim.approx = cfg->sim.approx;
         variant_configure(&v, &c, NAN);
-        if (c.solver.solver != s->solver ||
-            ((s->solver->flags & CCB_SOLVER_ODE_METHODS) && c.solver.ode.method != s->ode.method) ||
-            ((s->solver->flags & CCB_SOLVER_CONVEX) && v.approx && v.approx != cfg->approx)) {
+        if (c.sim.solver != cfg->sim.solver ||
+            ((cfg->sim.solver->flags & CCB_SOLVER_ODE_METHODS) &&
+             c.sim.ode.method != cfg->sim.ode.method) ||
+            ((cfg->sim.solver->flags & CCB_SOLVER_CONVEX) && v.approx &&
+             v.approx != cfg->sim.approx)) {
             continue;
         }
         discrete_cmp cmp = {&v, cfg, 1};
@@ -479,7 +478,8 @@ void variant_name(const run_config* cfg, char* out, size_t n) {
     }
     /* not in the registry: the solver (or the approximation) and its options off their defaults */
     snprintf(out, n, "%s",
-             (s->solver->flags & CCB_SOLVER_CONVEX) ? cfg->approx->name : solver_cli_name(cfg));
+             (cfg->sim.solver->flags & CCB_SOLVER_CONVEX) ? cfg->sim.approx->name
+                                                          : solver_cli_name(cfg));
     variant_def self;
     memset(&self, 0, sizeof self);
     self.solver = solver_cli_name(cfg);

@@ -39,7 +39,7 @@ static int run_once(const case_desc* cs, const char* variant, int steps, run_rec
         }
         variant_configure(&v, &cfg, NAN);
     }
-    cfg.t_final = steps * cfg.dt;
+    cfg.t_final = steps * cfg.sim.dt;
     cfg.out_dir[0] = '\0';
     snprintf(cfg.label, sizeof cfg.label, "sweep");
     return run_execute(&cfg, rec, msg, n);

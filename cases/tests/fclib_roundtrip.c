@@ -34,8 +34,8 @@ static void roundtrip(const char* case_name, const char* approx, const long* ste
     CHECK(cs != NULL, "case %s", case_name);
     run_config cfg;
     run_config_default(cs, &cfg);
-    cfg.approx = ccb_approx_find(approx);
-    cfg.t_final = (double)(steps[nsteps - 1] + 1) * cfg.dt;
+    cfg.sim.approx = ccb_approx_find(approx);
+    cfg.t_final = (double)(steps[nsteps - 1] + 1) * cfg.sim.dt;
     snprintf(cfg.label, sizeof cfg.label, "%s-%s", case_name, approx);
     snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s/%s-%s", dir, case_name, approx);
     cfg.nexport = nsteps;

@@ -1,7 +1,9 @@
 /* A toy convex approximation added the way a user adds one: this file, through the public API
  * only (ccb/ccb.h), and one registration call. The program is then `ccb` with the toy as a
  * variant of every case: CI/toy_variant_test.sh checks that `ccb list`, `ccb compare` and the
- * three standard studies pick it up with no other change (guide §12).
+ * three standard studies pick it up with no other change (guide §12). Built with
+ * CCB_TOY_PLUGIN the same file is a plugin (plugins/toy.so, the approximation kind of
+ * CI/plugin_test.sh): the registration moves into ccb_plugin_register.
  *
  * The toy is Lagged without dissipation: a linear normal penalty and friction from the previous
  * step's normal impulse with a soft norm (spec formulation-convex §5 with d = 0),
@@ -13,7 +15,9 @@
 #include <string.h>
 
 #include "ccb/ccb.h"
+#ifndef CCB_TOY_PLUGIN
 #include "cli.h"
+#endif
 
 enum { U_VHAT, U_FRIC, U_EPS, U_KN }; /* user[]: vhat, mu gn0, eps, dt^2 k */
 
@@ -61,6 +65,13 @@ static const ccb_approx k_toy = {"toy-penalty",
                                  toy_stiction,
                                  NULL}; /* no inactive radius: evaluated at every iterate */
 
+#ifdef CCB_TOY_PLUGIN
+const int ccb_plugin_abi = CCB_ABI_VERSION;
+int ccb_plugin_register(char* msg, size_t n);
+int ccb_plugin_register(char* msg, size_t n) {
+    return ccb_approx_register(&k_toy, msg, n) == CCB_OK ? 0 : 1;
+}
+#else
 int main(int argc, char** argv) {
     char msg[256];
     if (ccb_approx_register(&k_toy, msg, sizeof msg) != CCB_OK) {
@@ -69,3 +80,4 @@ int main(int argc, char** argv) {
     }
     return ccb_cli_main(argc, argv);
 }
+#endif
