@@ -23,45 +23,12 @@
  * Bound of the agreement (CLU-7e): l is strongly convex with Hessian >= M (G_i is PSD), so for any
  * v, |v - v_opt|_M <= |grad l(v)|_{M^-1}, and two solutions a, b lie within
  * |g_a|_{M^-1} + |g_b|_{M^-1} of each other: the ratio of their distance to that sum is <= 1. */
-#include <gsl/gsl_eigen.h>
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_multimin.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clutter.h"
-
-#define TRACE_DT 5e-3
-#define TRACE_MAX_IT 2000  /* the independent Newton methods' iteration cap */
-#define TRACE_BFGS_IT 1000 /* BFGS's iteration cap (a first-order method: reported, not gated) */
-#define TRACE_TOP 10       /* the costliest steps solved by the independent exact Newton (CLU-7f) */
-#define TRACE_MAX_NV 2000  /* largest scene of the dense solves (ccb_newton_params.kappa_max_nv) */
-#define TRACE_LS_FTOL 1e-8 /* the exact line search's |phi'(alpha)| / |phi'(0)| (ccb's default) */
-
-/* A costly step, copied out of the run when it happened (with the replay of its solve for the
- * costliest). */
-typedef struct snap {
-    int nv, nc, nq;
-    long step; /* 1-based */
-    double t;  /* at its start [s] */
-    ccb_global_problem g;
-    double *vstar, *v0, *b; /* b: 3 nc, global order (n, t1, t2) */
-    ccb_constraint* con;
-    const ccb_approx* ap;
-    double *q_start, *v_start; /* the state at the step's start */
-    double* v_run;             /* the run's solution */
-    int run_iterations;
-    double run_residual, run_tolerance; /* ccb's |D r| and its bound at exit */
-    double run_mean_iterations;         /* over the run's steps */
-    /* the replay: per iteration its history entry and the iterate after it */
-    ccb_newton_iter* hist;
-    double* iterates; /* (nhist + 1) x nv: iterate 0 is the guess */
-    int nhist;
-    ccb_status replay_status;
-} snap;
+#include "clutter_step.h"
 
 static void snap_free(snap* s) {
     ccb_global_problem_free(&s->g);
@@ -152,386 +119,6 @@ static int snap_take(snap* s, const ccb_sim* sim, const ccb_newton_params* np, l
     }
     ccb_newton_destroy(ws);
     return s->hist ? 0 : -1;
-}
-
-/* ---- the independent evaluation: l(v), its gradient and Hessian from the global form ---- */
-
-typedef struct indep {
-    const snap* s;
-    double *vc, *gam, *G; /* 3 nc, 3 nc, 9 nc (global order) */
-    double* Mdiag_isqrt;  /* D = diag(M)^-1/2 */
-    gsl_matrix* Mchol;    /* Cholesky of M, for |x|_{M^-1} */
-    double *tmp, *tmp2;   /* nv */
-    long evals;           /* cost evaluations */
-    double eps_a, eps_r;  /* ccb's stopping test */
-} indep;
-
-/* y = M x */
-static void m_mul(const ccb_global_problem* g, const double* x, double* y) {
-    memset(y, 0, (size_t)g->nv * sizeof(double));
-    for (int c = 0; c < g->nv; ++c) {
-        for (int a = g->M_colptr[c]; a < g->M_colptr[c + 1]; ++a) {
-            y[g->M_row[a]] += g->M_val[a] * x[c];
-        }
-    }
-}
-
-/* The cost at v; grad (nv, may be NULL) = M (v - v*) - H gamma; the impulses and G kept. */
-static double ind_eval(indep* w, const double* v, double* grad, int hess) {
-    const snap* s = w->s;
-    const ccb_global_problem* g = &s->g;
-    const int nv = s->nv, nc = s->nc;
-    w->evals++;
-    for (int c = 0; c < 3 * nc; ++c) {
-        double x = s->b[c];
-        for (int a = g->H_colptr[c]; a < g->H_colptr[c + 1]; ++a) {
-            x += g->H_val[a] * v[g->H_row[a]];
-        }
-        w->vc[c] = x;
-    }
-    double cost = 0;
-    for (int i = 0; i < nc; ++i) { /* the law in ccb's contact order (t1, t2, n) */
-        const double* x = w->vc + 3 * i;
-        const double vcc[3] = {x[1], x[2], x[0]};
-        double gc[3], Gc[9];
-        cost += s->ap->eval(&s->con[i], vcc, gc, hess ? Gc : NULL);
-        w->gam[3 * i] = gc[2], w->gam[3 * i + 1] = gc[0], w->gam[3 * i + 2] = gc[1];
-        if (hess) {
-            static const int perm[3] = {2, 0, 1}; /* global index -> ccb index */
-            for (int a = 0; a < 3; ++a) {
-                for (int b = 0; b < 3; ++b) {
-                    w->G[9 * i + 3 * a + b] = Gc[3 * perm[a] + perm[b]];
-                }
-            }
-        }
-    }
-    for (int k = 0; k < nv; ++k) {
-        w->tmp[k] = v[k] - s->vstar[k];
-    }
-    m_mul(g, w->tmp, w->tmp2);
-    for (int k = 0; k < nv; ++k) {
-        cost += 0.5 * w->tmp[k] * w->tmp2[k];
-    }
-    if (grad) {
-        memcpy(grad, w->tmp2, (size_t)nv * sizeof(double));
-        for (int c = 0; c < 3 * nc; ++c) {
-            for (int a = g->H_colptr[c]; a < g->H_colptr[c + 1]; ++a) {
-                grad[g->H_row[a]] -= g->H_val[a] * w->gam[c];
-            }
-        }
-    }
-    return cost;
-}
-
-/* The dense Hessian M + sum_i H_i G_i H_i^T at the last evaluation (made with hess = 1). */
-static void ind_hessian(const indep* w, gsl_matrix* Hd) {
-    const ccb_global_problem* g = &w->s->g;
-    gsl_matrix_set_zero(Hd);
-    for (int c = 0; c < g->nv; ++c) {
-        for (int a = g->M_colptr[c]; a < g->M_colptr[c + 1]; ++a) {
-            *gsl_matrix_ptr(Hd, (size_t)g->M_row[a], (size_t)c) += g->M_val[a];
-        }
-    }
-    for (int i = 0; i < w->s->nc; ++i) {
-        const double* G = w->G + 9 * i;
-        for (int a = 0; a < 3; ++a) {
-            const int ca = 3 * i + a;
-            for (int b = 0; b < 3; ++b) {
-                const int cb = 3 * i + b;
-                const double gab = G[3 * a + b];
-                if (gab == 0) {
-                    continue;
-                }
-                for (int x = g->H_colptr[ca]; x < g->H_colptr[ca + 1]; ++x) {
-                    for (int y = g->H_colptr[cb]; y < g->H_colptr[cb + 1]; ++y) {
-                        *gsl_matrix_ptr(Hd, (size_t)g->H_row[x], (size_t)g->H_row[y]) +=
-                            gab * g->H_val[x] * g->H_val[y];
-                    }
-                }
-            }
-        }
-    }
-}
-
-/* dv^T (M + sum H_i G_i H_i^T) dv at the last evaluation (made with hess = 1) */
-static double ind_curv(indep* w, const double* dv) {
-    const snap* s = w->s;
-    const ccb_global_problem* g = &s->g;
-    m_mul(g, dv, w->tmp);
-    double q = 0;
-    for (int k = 0; k < s->nv; ++k) {
-        q += dv[k] * w->tmp[k];
-    }
-    for (int i = 0; i < s->nc; ++i) {
-        double u[3];
-        for (int a = 0; a < 3; ++a) {
-            const int c = 3 * i + a;
-            u[a] = 0;
-            for (int x = g->H_colptr[c]; x < g->H_colptr[c + 1]; ++x) {
-                u[a] += g->H_val[x] * dv[g->H_row[x]];
-            }
-        }
-        const double* G = w->G + 9 * i;
-        for (int a = 0; a < 3; ++a) {
-            for (int b = 0; b < 3; ++b) {
-                q += u[a] * G[3 * a + b] * u[b];
-            }
-        }
-    }
-    return q;
-}
-
-/* ccb's optimality test (formulation-convex §8.5, the step's momentum): |D r| and its bound at the
- * last evaluation, r = grad. */
-static void ind_test(indep* w, const double* v, const double* r, double* res, double* tol) {
-    const snap* s = w->s;
-    const int nv = s->nv;
-    double rr = 0, pp = 0, jj = 0;
-    for (int k = 0; k < nv; ++k) {
-        w->tmp[k] = v[k] - s->v0[k];
-    }
-    m_mul(&s->g, w->tmp, w->tmp2);
-    for (int k = 0; k < nv; ++k) {
-        const double d = w->Mdiag_isqrt[k];
-        rr += (d * r[k]) * (d * r[k]);
-        pp += (d * w->tmp2[k]) * (d * w->tmp2[k]);
-    }
-    for (int k = 0; k < nv; ++k) {
-        w->tmp[k] = v[k] - s->vstar[k];
-    }
-    m_mul(&s->g, w->tmp, w->tmp2);
-    for (int k = 0; k < nv; ++k) { /* j = H gamma = M (v - v*) - r */
-        const double d = w->Mdiag_isqrt[k], j = w->tmp2[k] - r[k];
-        jj += (d * j) * (d * j);
-    }
-    *res = sqrt(rr);
-    *tol = w->eps_a + w->eps_r * fmax(sqrt(pp), sqrt(jj));
-}
-
-/* |x|_{M^-1} */
-static double ind_minv_norm(indep* w, const double* x) {
-    gsl_vector_view xv = gsl_vector_view_array(w->tmp, (size_t)w->s->nv);
-    memcpy(w->tmp, x, (size_t)w->s->nv * sizeof(double));
-    gsl_linalg_cholesky_svx(w->Mchol, &xv.vector); /* tmp = M^-1 x */
-    double q = 0;
-    for (int k = 0; k < w->s->nv; ++k) {
-        q += x[k] * w->tmp[k];
-    }
-    return sqrt(fmax(q, 0));
-}
-
-static int ind_init(indep* w, const snap* s, const ccb_newton_params* np) {
-    memset(w, 0, sizeof *w);
-    w->s = s;
-    const int nv = s->nv, nc = s->nc;
-    w->vc = malloc((size_t)(3 * nc + 1) * sizeof(double));
-    w->gam = malloc((size_t)(3 * nc + 1) * sizeof(double));
-    w->G = malloc((size_t)(9 * nc + 1) * sizeof(double));
-    w->Mdiag_isqrt = malloc((size_t)nv * sizeof(double));
-    w->tmp = malloc((size_t)nv * sizeof(double));
-    w->tmp2 = malloc((size_t)nv * sizeof(double));
-    w->Mchol = gsl_matrix_calloc((size_t)nv, (size_t)nv);
-    if (!w->vc || !w->gam || !w->G || !w->Mdiag_isqrt || !w->tmp || !w->tmp2 || !w->Mchol) {
-        return -1;
-    }
-    const ccb_global_problem* g = &s->g;
-    for (int c = 0; c < nv; ++c) {
-        for (int a = g->M_colptr[c]; a < g->M_colptr[c + 1]; ++a) {
-            gsl_matrix_set(w->Mchol, (size_t)g->M_row[a], (size_t)c, g->M_val[a]);
-            if (g->M_row[a] == c) {
-                w->Mdiag_isqrt[c] = 1.0 / sqrt(g->M_val[a]);
-            }
-        }
-    }
-    w->eps_a = np->eps_a, w->eps_r = np->eps_r;
-    return gsl_linalg_cholesky_decomp1(w->Mchol) == GSL_SUCCESS ? 0 : -1;
-}
-
-static void ind_free(indep* w) {
-    free(w->vc), free(w->gam), free(w->G), free(w->Mdiag_isqrt), free(w->tmp), free(w->tmp2);
-    if (w->Mchol) {
-        gsl_matrix_free(w->Mchol);
-    }
-}
-
-/* One independent solve's outcome. */
-typedef struct solve_out {
-    const char *name, *title;
-    int iterations, converged;
-    long evals;
-    double residual_over_tol, cost, alpha_min;
-    double* v; /* nv */
-} solve_out;
-
-/* Newton from v0 with the dense Hessian (GSL Cholesky) and an exact line search of its own
- * (exact = 1: the root of phi'(alpha) on (0, 1.5], safeguarded Newton-bisection on phi', to
- * |phi'| <= 1e-8 |phi'(0)|) or Armijo's backtracking (exact = 0: alpha = 1, halved until
- * phi(alpha) <= phi(0) + 1e-4 alpha phi'(0)). */
-static int ind_newton(indep* w, int exact, solve_out* o) {
-    const snap* s = w->s;
-    const int nv = s->nv;
-    gsl_matrix* Hd = gsl_matrix_alloc((size_t)nv, (size_t)nv);
-    double* r = malloc((size_t)nv * sizeof(double));
-    double* dv = malloc((size_t)nv * sizeof(double));
-    double* vt = malloc((size_t)nv * sizeof(double));
-    double* rt = malloc((size_t)nv * sizeof(double));
-    o->v = malloc((size_t)nv * sizeof(double));
-    if (!Hd || !r || !dv || !vt || !rt || !o->v) {
-        free(r), free(dv), free(vt), free(rt);
-        if (Hd) {
-            gsl_matrix_free(Hd);
-        }
-        return -1;
-    }
-    memcpy(o->v, s->v0, (size_t)nv * sizeof(double));
-    o->alpha_min = 1;
-    double* v = o->v;
-    double cost = ind_eval(w, v, r, 1);
-    for (o->iterations = 0;; ++o->iterations) {
-        double res, tol;
-        ind_test(w, v, r, &res, &tol);
-        o->residual_over_tol = res / tol, o->cost = cost;
-        if (res <= tol) {
-            o->converged = 1;
-            break;
-        }
-        if (o->iterations == TRACE_MAX_IT) {
-            break;
-        }
-        ind_hessian(w, Hd);
-        if (gsl_linalg_cholesky_decomp1(Hd) != GSL_SUCCESS) {
-            break;
-        }
-        gsl_vector_view dvv = gsl_vector_view_array(dv, (size_t)nv);
-        for (int k = 0; k < nv; ++k) {
-            dv[k] = -r[k];
-        }
-        gsl_linalg_cholesky_svx(Hd, &dvv.vector);
-        double d0 = 0;
-        for (int k = 0; k < nv; ++k) {
-            d0 += r[k] * dv[k];
-        }
-        double alpha;
-        if (exact) { /* phi'(a) = grad(v + a dv) . dv, increasing in a (l convex) */
-            double lo = 0, hi = 1.5, a = 1.0;
-            alpha = hi;
-            for (int it = 0; it < 100; ++it) {
-                for (int k = 0; k < nv; ++k) {
-                    vt[k] = v[k] + a * dv[k];
-                }
-                ind_eval(w, vt, rt, 1);
-                double d = 0;
-                for (int k = 0; k < nv; ++k) {
-                    d += rt[k] * dv[k];
-                }
-                if (fabs(d) <= TRACE_LS_FTOL * fabs(d0)) {
-                    alpha = a;
-                    break;
-                }
-                if (d < 0) {
-                    lo = a;
-                    if (a == 1.5) { /* still descending at the largest step */
-                        alpha = a;
-                        break;
-                    }
-                } else {
-                    hi = a;
-                }
-                const double curv = ind_curv(w, dv);
-                double an = curv > 0 ? a - d / curv : -1;
-                if (!(an > lo && an < hi)) {
-                    an = 0.5 * (lo + hi);
-                }
-                if (it == 0 && d < 0) { /* still descending at alpha = 1: try the cap next */
-                    an = hi;
-                }
-                a = an;
-                alpha = a;
-                if (hi - lo <= 1e-12 * hi) {
-                    break;
-                }
-            }
-        } else {
-            alpha = 1;
-            for (int it = 0; it < 60; ++it, alpha *= 0.5) {
-                for (int k = 0; k < nv; ++k) {
-                    vt[k] = v[k] + alpha * dv[k];
-                }
-                if (ind_eval(w, vt, NULL, 0) <= cost + 1e-4 * alpha * d0) {
-                    break;
-                }
-            }
-        }
-        o->alpha_min = fmin(o->alpha_min, alpha);
-        for (int k = 0; k < nv; ++k) {
-            v[k] += alpha * dv[k];
-        }
-        cost = ind_eval(w, v, r, 1);
-    }
-    o->evals = w->evals;
-    free(r), free(dv), free(vt), free(rt);
-    gsl_matrix_free(Hd);
-    return 0;
-}
-
-/* GSL's BFGS2 from v0 to ccb's stopping test. */
-static double bfgs_f(const gsl_vector* x, void* p) {
-    return ind_eval(p, x->data, NULL, 0);
-}
-static void bfgs_df(const gsl_vector* x, void* p, gsl_vector* g) {
-    ind_eval(p, x->data, g->data, 0);
-}
-static void bfgs_fdf(const gsl_vector* x, void* p, double* f, gsl_vector* g) {
-    *f = ind_eval(p, x->data, g->data, 0);
-}
-
-static int ind_bfgs(indep* w, solve_out* o) {
-    const int nv = w->s->nv;
-    gsl_multimin_function_fdf fn = {bfgs_f, bfgs_df, bfgs_fdf, (size_t)nv, w};
-    gsl_vector* x = gsl_vector_alloc((size_t)nv);
-    gsl_multimin_fdfminimizer* m =
-        gsl_multimin_fdfminimizer_alloc(gsl_multimin_fdfminimizer_vector_bfgs2, (size_t)nv);
-    o->v = malloc((size_t)nv * sizeof(double));
-    if (!x || !m || !o->v) {
-        if (x) {
-            gsl_vector_free(x);
-        }
-        if (m) {
-            gsl_multimin_fdfminimizer_free(m);
-        }
-        return -1;
-    }
-    memcpy(x->data, w->s->v0, (size_t)nv * sizeof(double));
-    gsl_multimin_fdfminimizer_set(m, &fn, x, 1e-3, 0.1);
-    o->alpha_min = NAN;
-    for (o->iterations = 0;; ++o->iterations) {
-        const gsl_vector* v = gsl_multimin_fdfminimizer_x(m);
-        double res, tol;
-        ind_test(w, v->data, gsl_multimin_fdfminimizer_gradient(m)->data, &res, &tol);
-        o->residual_over_tol = res / tol, o->cost = gsl_multimin_fdfminimizer_minimum(m);
-        memcpy(o->v, v->data, (size_t)nv * sizeof(double));
-        if (res <= tol) {
-            o->converged = 1;
-            break;
-        }
-        if (o->iterations == TRACE_BFGS_IT || gsl_multimin_fdfminimizer_iterate(m) != GSL_SUCCESS) {
-            break;
-        }
-    }
-    o->evals = w->evals;
-    gsl_multimin_fdfminimizer_free(m);
-    gsl_vector_free(x);
-    return 0;
-}
-
-/* kappa_2 of the dense Hessian at the last evaluation (made with hess = 1) */
-static double ind_kappa(const indep* w, gsl_matrix* Hd, gsl_vector* ev,
-                        gsl_eigen_symm_workspace* e) {
-    ind_hessian(w, Hd);
-    if (gsl_eigen_symm(Hd, ev, e) != GSL_SUCCESS) {
-        return NAN;
-    }
-    return gsl_vector_max(ev) / gsl_vector_min(ev);
 }
 
 /* ---- the study ---- */
@@ -634,7 +221,7 @@ static int contact_state(const snap* s, const indep* w, int i) {
 static void curvature_parts(indep* w, const double* u, double q[3]) {
     const snap* s = w->s;
     const ccb_global_problem* g = &s->g;
-    m_mul(g, u, w->tmp);
+    ind_mass_mul(g, u, w->tmp);
     q[0] = q[1] = q[2] = 0;
     for (int k = 0; k < s->nv; ++k) {
         q[0] += u[k] * w->tmp[k];
@@ -772,7 +359,7 @@ static int solution_distance(indep* w, const snap* s, const solve_out* o, double
     for (int k = 0; k < nv; ++k) {
         d[k] = o->v[k] - s->v_run[k];
     }
-    m_mul(&s->g, d, Md);
+    ind_mass_mul(&s->g, d, Md);
     double dd = 0;
     for (int k = 0; k < nv; ++k) {
         dd += d[k] * Md[k];
@@ -855,6 +442,10 @@ int clutter_newton_trace_check(const double* P, char* msg, size_t n) {
     return 0;
 }
 
+/* About 220 lines on purpose: the newton-trace study's protocol in the order of its report (the
+ * run, the costliest step replayed and traced, the ten costliest solved again by independent
+ * code, the four approximations from the same state), each part reading the run's record; the
+ * independent solvers and the trace are functions above. */
 int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
     if (ctx->emit) { /* in-process: no run to hand out */
         return 0;

@@ -156,6 +156,108 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
     return rc;
 }
 
+/* The run configurations a bench times (into list, at most max): the one of --approx / --solver,
+ * or the registry's variants named by --variants (default: the case's bench variant, or every
+ * approximation, TAMSI and implicit Euler FN + TALS) that apply to the case. Their number, or -1
+ * with a message. */
+__attribute__((noinline)) /* not into cmd_bench, whose setjmp would make its locals volatile */
+static int
+bench_list(const opts* o, const case_desc* cs, run_config* list, int max, char* msg, size_t msgn) {
+    if (o->solver || o->approx) {
+        run_config_default(cs, &list[0]);
+        list[0].sim.approx = ccb_approx_find(o->approx ? o->approx : cs->approx_default);
+        return o->solver && solver_select(&list[0], o->solver, msg, msgn) != 0 ? -1 : 1;
+    }
+    const char* spec = o->variants        ? o->variants
+                       : cs->bench_approx ? cs->bench_approx
+                                          : "convex,tamsi,ie-fn-tals";
+    variant_def* vs = calloc((size_t)max, sizeof *vs);
+    if (vs == NULL) {
+        snprintf(msg, msgn, "out of memory");
+        return -1;
+    }
+    const int n = variant_select(spec, cs, vs, max, msg, msgn);
+    if (n == 0) {
+        snprintf(msg, msgn, "no variant of '%s' applies to %s", spec, cs->name);
+    }
+    for (int i = 0; i < n; ++i) {
+        run_config_default(cs, &list[i]);
+        variant_configure(&vs[i], &list[i], NAN);
+    }
+    free(vs);
+    return n > 0 ? n : -1;
+}
+
+/* Times cfg's stepping loop `repeat` times (no clock read inside the solver) and once more with
+ * its solver phases timed: prints its line (median wall time) and appends its time split to
+ * split; *all_ok: every run succeeded. 0, or EXIT_USAGE with a message. */
+static int bench_one(const run_config* cfg, const char* variant, int repeat, strbuf* split,
+                     int* all_ok) {
+    double* times = calloc((size_t)repeat, sizeof(double));
+    if (times == NULL) {
+        fprintf(stderr, "ccb: out of memory\n");
+        return EXIT_USAGE;
+    }
+    run_record rec;
+    memset(&rec, 0, sizeof rec);
+    double mean_it = 0, last_split[8] = {0}, contacts = 0;
+    long steps = 0, retries = 0, retried = 0;
+    int ok = 1;
+    /* the timed runs read no clock inside the solver; one more run times its phases */
+    run_config timed = *cfg;
+    timed.sim.newton.time_phases = 0;
+    for (int r = 0; r <= repeat; ++r) {
+        char msg[600];
+        if (run_execute(r < repeat ? &timed : cfg, &rec, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            free(times);
+            return EXIT_USAGE;
+        }
+        if (r < repeat) {
+            times[r] = rec.wall_time;
+        }
+        steps = rec.nsteps;
+        mean_it = rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0;
+        contacts = rec.nsteps ? (double)rec.ncontacts_total / (double)rec.nsteps : 0;
+        retries = rec.lazy_retries;
+        retried = rec.lazy_retried_steps;
+        ok &= rec.status == CCB_OK;
+        const double sp[8] = {rec.t_geometry,
+                              rec.t_problem,
+                              rec.t_assemble,
+                              rec.t_factor,
+                              rec.t_linesearch,
+                              rec.t_eval,
+                              rec.t_kappa,
+                              rec.t_solve - rec.t_assemble - rec.t_factor - rec.t_linesearch -
+                                  rec.t_eval - rec.t_kappa};
+        memcpy(last_split, sp, sizeof sp);
+        run_record_free(&rec);
+    }
+    qsort(times, (size_t)repeat, sizeof(double), cmp_double);
+    const double med = times[repeat / 2];
+    const double* med_split = last_split;
+    if (steps > 0) {
+        strbuf_printf(split, "%-22s %-9.0f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f\n",
+                      variant, contacts, 1e6 * med_split[0] / steps, 1e6 * med_split[1] / steps,
+                      1e6 * med_split[2] / steps, 1e6 * med_split[3] / steps,
+                      1e6 * med_split[4] / steps, 1e6 * med_split[5] / steps,
+                      1e6 * med_split[7] / steps);
+        if (cfg->sim.newton.lazy_pairs) { /* the same in every run: deterministic */
+            strbuf_printf(split,
+                          "#   %s, --lazy-pairs: %ld of %ld steps solved again (%ld solves "
+                          "repeated: a lazy pair's bound failed, formulation-convex §8.11)\n",
+                          variant, retried, steps, retries);
+        }
+    }
+    printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg->sim.dt, steps,
+           med, steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,
+           mean_it, ok ? "ok" : "FAILED");
+    free(times);
+    *all_ok = ok;
+    return 0;
+}
+
 int cmd_bench(int argc, char** argv) {
     opts o;
     parse_opts(argc, argv, 2, "repeat variants approx dt t-final set peers solver friction SOLVER",
@@ -164,6 +266,9 @@ int cmd_bench(int argc, char** argv) {
         die_usage("bench takes at most one CASE");
     }
     const case_desc* cs = need_case(o.npos ? o.pos[0] : "conveyor");
+    if (o.approx) {
+        need_approx(o.approx); /* before anything is allocated: a usage error names them */
+    }
     /* the variants: every approximation, TAMSI and implicit Euler (FN + TALS, h = dt); or the
      * one named by --approx / --solver */
     enum { MAXV = 64 };
@@ -172,38 +277,11 @@ int cmd_bench(int argc, char** argv) {
         fprintf(stderr, "ccb: out of memory\n");
         return EXIT_USAGE;
     }
-    int n = 0;
-    if (o.solver || o.approx) {
-        run_config_default(cs, &list[0]);
-        list[0].sim.approx = need_approx(o.approx ? o.approx : cs->approx_default);
-        char msg[512];
-        if (o.solver && solver_select(&list[0], o.solver, msg, sizeof msg) != 0) {
-            free(list);
-            die_usage("%s", msg);
-        }
-        n = 1;
-    } else {
-        /* the registry's variants named by --variants (default: the case's bench variant, or
-         * every approximation, TAMSI and implicit Euler FN + TALS) that apply to the case */
-        const char* spec = o.variants         ? o.variants
-                           : cs->bench_approx ? cs->bench_approx
-                                              : "convex,tamsi,ie-fn-tals";
-        variant_def* vs = calloc(MAXV, sizeof *vs);
-        char msg[256];
-        n = vs ? variant_select(spec, cs, vs, MAXV, msg, sizeof msg) : -1;
-        if (n <= 0) {
-            free(vs);
-            free(list);
-            if (n == 0) {
-                die_usage("no variant of '%s' applies to %s", spec, cs->name);
-            }
-            die_usage("%s", vs ? msg : "out of memory");
-        }
-        for (int i = 0; i < n; ++i) {
-            run_config_default(cs, &list[i]);
-            variant_configure(&vs[i], &list[i], NAN);
-        }
-        free(vs);
+    char lmsg[512];
+    const int n = bench_list(&o, cs, list, MAXV, lmsg, sizeof lmsg);
+    if (n < 0) {
+        free(list);
+        die_usage("%s", lmsg);
     }
     /* every solver option (and --friction) must reach a variant that is run (issue 44, part 3):
      * one applied to none of them would be ignored; with --peers only the first is run */
@@ -253,71 +331,13 @@ int cmd_bench(int argc, char** argv) {
             return bench_peers(cs, &cfg, variant, o.repeat);
         }
         snprintf(cfg.label, sizeof cfg.label, "bench-%s", variant);
-        double* times = calloc((size_t)o.repeat, sizeof(double));
-        if (times == NULL) {
-            fprintf(stderr, "ccb: out of memory\n");
+        int ok = 1;
+        if (bench_one(&cfg, variant, o.repeat, &split, &ok) != 0) {
+            free(split.s);
             free(list);
             return EXIT_USAGE;
         }
-        run_record rec;
-        memset(&rec, 0, sizeof rec);
-        double mean_it = 0, last_split[8] = {0}, contacts = 0;
-        long steps = 0, retries = 0, retried = 0;
-        int ok = 1;
-        /* the timed runs read no clock inside the solver; one more run times its phases */
-        run_config timed = cfg;
-        timed.sim.newton.time_phases = 0;
-        for (int r = 0; r <= o.repeat; ++r) {
-            char msg[600];
-            if (run_execute(r < o.repeat ? &timed : &cfg, &rec, msg, sizeof msg) != 0) {
-                fprintf(stderr, "ccb: %s\n", msg);
-                free(times);
-                free(split.s);
-                free(list);
-                return EXIT_USAGE;
-            }
-            if (r < o.repeat) {
-                times[r] = rec.wall_time;
-            }
-            steps = rec.nsteps;
-            mean_it = rec.nsteps ? (double)rec.total_iters / (double)rec.nsteps : 0;
-            contacts = rec.nsteps ? (double)rec.ncontacts_total / (double)rec.nsteps : 0;
-            retries = rec.lazy_retries;
-            retried = rec.lazy_retried_steps;
-            ok &= rec.status == CCB_OK;
-            const double sp[8] = {rec.t_geometry,
-                                  rec.t_problem,
-                                  rec.t_assemble,
-                                  rec.t_factor,
-                                  rec.t_linesearch,
-                                  rec.t_eval,
-                                  rec.t_kappa,
-                                  rec.t_solve - rec.t_assemble - rec.t_factor - rec.t_linesearch -
-                                      rec.t_eval - rec.t_kappa};
-            memcpy(last_split, sp, sizeof sp);
-            run_record_free(&rec);
-        }
-        qsort(times, (size_t)o.repeat, sizeof(double), cmp_double);
-        const double med = times[o.repeat / 2];
-        const double* med_split = last_split;
-        if (steps > 0) {
-            strbuf_printf(&split, "%-22s %-9.0f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f %-9.1f\n",
-                          variant, contacts, 1e6 * med_split[0] / steps, 1e6 * med_split[1] / steps,
-                          1e6 * med_split[2] / steps, 1e6 * med_split[3] / steps,
-                          1e6 * med_split[4] / steps, 1e6 * med_split[5] / steps,
-                          1e6 * med_split[7] / steps);
-            if (cfg.sim.newton.lazy_pairs) { /* the same in every run: deterministic */
-                strbuf_printf(&split,
-                              "#   %s, --lazy-pairs: %ld of %ld steps solved again (%ld solves "
-                              "repeated: a lazy pair's bound failed, formulation-convex §8.11)\n",
-                              variant, retried, steps, retries);
-            }
-        }
-        printf("%-22s %-9g %-8ld %-12.6f %-14.3f %-12.0f %-10.3f %s\n", variant, cfg.sim.dt, steps,
-               med, steps ? 1e6 * med / (double)steps : 0.0, med > 0 ? (double)steps / med : 0.0,
-               mean_it, ok ? "ok" : "FAILED");
         fails += !ok;
-        free(times);
     }
     printf("\n# time split per step [us] (one more run, its solver phases timed): geometry query, "
            "problem assembly, "

@@ -56,47 +56,44 @@ static const char* k_gate_help =
     "                 as in ccb diff\n"
     "Figures are not drawn here; ccb study and ccb reproduce draw them.\n";
 
-int cmd_gate(int argc, char** argv) {
-    opts o;
-    parse_opts(argc, argv, 2,
-               "out jobs tier sensitivity junit save-baseline baseline with-trajectories "
-               "report-only diff-rtol diff-atol",
-               &o, k_gate_help);
-    if (o.with_trajectories && !o.save_baseline) {
+/* What can be checked before anything runs or is written: the options that go together, the
+ * baseline to compare with, every case name (into cases, at most 16) and every gate file (a
+ * malformed one is rejected before any run). 0, or EXIT_USAGE after a message (a usage error
+ * does not return). */
+static int gate_check_inputs(opts* o, const case_desc** cases, int* ncases) {
+    if (o->with_trajectories && !o->save_baseline) {
         die_usage("--with-trajectories applies to --save-baseline only");
     }
-    if ((o.report_only || o.rtol >= 0 || o.atol >= 0) && !o.baseline) {
+    if ((o->report_only || o->rtol >= 0 || o->atol >= 0) && !o->baseline) {
         die_usage("--report-only, --diff-rtol and --diff-atol apply to --baseline only");
     }
-    if (o.baseline) { /* the baseline must be there before anything runs */
+    if (o->baseline) { /* the baseline must be there before anything runs */
         char probe[PATH_MAX];
         struct stat bst;
-        snprintf(probe, sizeof probe, "%s/baseline.json", o.baseline);
+        snprintf(probe, sizeof probe, "%s/baseline.json", o->baseline);
         if (stat(probe, &bst) != 0) {
             die_usage("--baseline %s: not a baseline (no baseline.json; `ccb gate "
                       "--save-baseline DIR` makes one)",
-                      o.baseline);
+                      o->baseline);
         }
     }
-    o.figures = 0;
-    if (o.tier == 0) {
-        o.tier = CASE_TIER_QUICK;
+    o->figures = 0;
+    if (o->tier == 0) {
+        o->tier = CASE_TIER_QUICK;
     }
-    /* every case name is checked before anything runs or is written */
-    const int n = o.npos ? o.npos : case_count();
-    const case_desc* cases[16];
+    const int n = o->npos ? o->npos : case_count();
     if (n > 16) {
         die_usage("gate: at most 16 cases (got %d)", n);
     }
     for (int i = 0; i < n; ++i) {
-        cases[i] = o.npos ? need_case(o.pos[i]) : case_get(i);
+        cases[i] = o->npos ? need_case(o->pos[i]) : case_get(i);
         for (int j = 0; j < i; ++j) {
             if (cases[j] == cases[i]) { /* it would run twice, its results the second's */
                 die_usage("gate: the case %s is named twice", cases[i]->name);
             }
         }
     }
-    /* ... and so is every gate file: a malformed one is rejected before any run */
+    *ncases = n;
     char msg[600];
     for (int i = 0; i < n; ++i) {
         char path[PATH_MAX];
@@ -111,6 +108,133 @@ int cmd_gate(int argc, char** argv) {
         }
         free(g);
     }
+    return 0;
+}
+
+/* --sensitivity: the studies of ctx's case and tier again under each of the first
+ * o->sensitivity perturbations into OUT/sensitivity/P, the spread of every gate and its
+ * margin appended to sens; *fragile counts the gates that are not a verdict. 0 or EXIT_USAGE. */
+static int gate_sensitivity(study_ctx* ctx, const opts* o, const char* out, strbuf* sens,
+                            int* fragile) {
+    const case_desc* cs = ctx->cs;
+    char msg[600];
+    suite_sensitivity* sv = suite_sensitivity_begin(ctx, o->sensitivity);
+    int rc = sv == NULL ? EXIT_USAGE : 0;
+    for (int p = 0; rc == 0 && p < o->sensitivity; ++p) {
+        char root[CASE_MAX_ROOT];
+        if (snprintf(root, sizeof root, "%s/sensitivity/%s", out, suite_perturbation_name(p)) >=
+            (int)sizeof root) {
+            die_usage("--out path is too long for --sensitivity");
+        }
+        study_ctx pc;
+        setup_ctx(&pc, cs, o, root);
+        pc.progress = 0;
+        suite_perturbation_apply(&pc, p);
+        printf("== %s: studies of the %s tier with %s\n", cs->name, case_tier_name(pc.tier),
+               suite_perturbation_what(p));
+        rc = suite_run_studies(&pc);
+        rc = rc == 1 ? 0 : rc; /* a perturbed run that fails is a result: its gates say */
+        if (rc == 0 && suite_sensitivity_add(sv, &pc, p) != 0) {
+            rc = EXIT_USAGE;
+        }
+        if (rc == 0 && suite_sensitivity_bind(out, cs->name, root, msg, sizeof msg) != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            rc = EXIT_USAGE;
+        }
+        study_ctx_free(&pc);
+    }
+    if (rc == 0) {
+        const int fr = suite_sensitivity_finish(sv, ctx, sens);
+        rc = fr < 0 ? EXIT_USAGE : 0;
+        *fragile += fr > 0 ? fr : 0;
+    }
+    suite_sensitivity_free(sv);
+    return rc;
+}
+
+/* --junit FILE: every case's suite of gates as one JUnit document (its directory created). 0, or
+ * EXIT_USAGE with a message. */
+static int gate_write_junit(const char* file, const strbuf* junit, const ccb_junit_counts* jc) {
+    strbuf x = {0};
+    strbuf_printf(&x,
+                  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ccb gate\" "
+                  "tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n%s</testsuites>\n",
+                  jc->tests, jc->failures, jc->skipped, junit->s ? junit->s : "");
+    char jmsg[600], jdir[PATH_MAX];
+    snprintf(jdir, sizeof jdir, "%s", file);
+    char* js = strrchr(jdir, '/');
+    if (js && js != jdir) {
+        *js = '\0';
+    }
+    const int jrc = x.failed || junit->failed ? -1
+                    : js && js != jdir && mkdir_p(jdir, jmsg, sizeof jmsg) != 0
+                        ? -2
+                        : write_file(file, x.s, x.n, jmsg, sizeof jmsg);
+    free(x.s);
+    if (jrc != 0) {
+        fprintf(stderr, "ccb: --junit: %s\n", jrc == -1 ? "out of memory" : jmsg);
+        return EXIT_USAGE;
+    }
+    printf("junit: %d test case(s), %d failure(s), %d skipped: %s\n", jc->tests, jc->failures,
+           jc->skipped, file);
+    return 0;
+}
+
+/* --baseline: `ccb diff BASELINE OUT` of the cases run (*moved: a number moved beyond round-off
+ * and --report-only is not given); then --save-baseline (after the comparison: --baseline X
+ * --save-baseline X compares against the old X and then replaces it). 0 or EXIT_USAGE. */
+static int gate_baselines(const opts* o, const char* out, const char* const* names, int n,
+                          int* moved) {
+    if (o->baseline) {
+        suite_diff_opts d;
+        diff_opts_from(o, &d);
+        d.figures = 1;
+        d.only = names;
+        d.nonly = n;
+        char dout[PATH_MAX];
+        snprintf(dout, sizeof dout, "%s/diff", out);
+        suite_diff_summary sum;
+        printf("== against the baseline %s\n", o->baseline);
+        if (suite_diff(o->baseline, out, dout, &d, &sum) != 0) {
+            return EXIT_USAGE;
+        }
+        *moved = sum.significant > 0 && !o->report_only;
+        printf("%s: %d value(s) moved beyond round-off against the baseline%s\n",
+               sum.significant > 0 ? (o->report_only ? "REPORT" : "FAIL") : "PASS", sum.significant,
+               o->report_only ? " (--report-only)" : "");
+    }
+    if (o->save_baseline) {
+        char msg[600];
+        int files = 0;
+        long long bytes = 0;
+        /* the new baseline is built beside the old one and renamed into place: a signal in
+         * between would leave DIR.new-PID, so they wait until it is in place (or removed) */
+        cli_block_signals();
+        const int src = suite_baseline_save(out, o->save_baseline, o->with_trajectories, &files,
+                                            &bytes, msg, sizeof msg);
+        cli_restore_signals();
+        if (src != 0) {
+            fprintf(stderr, "ccb: %s\n", msg);
+            return EXIT_USAGE;
+        }
+        printf("baseline: %d file(s), %.1f kB%s: %s\n", files, (double)bytes / 1e3,
+               o->with_trajectories ? " (with trajectories)" : "", o->save_baseline);
+    }
+    return 0;
+}
+
+int cmd_gate(int argc, char** argv) {
+    opts o;
+    parse_opts(argc, argv, 2,
+               "out jobs tier sensitivity junit save-baseline baseline with-trajectories "
+               "report-only diff-rtol diff-atol",
+               &o, k_gate_help);
+    const case_desc* cases[16];
+    int n = 0;
+    if (gate_check_inputs(&o, cases, &n) != 0) {
+        return EXIT_USAGE;
+    }
+    char msg[600];
     const char* out = o.out ? o.out : o.tier == CASE_TIER_QUICK ? "results/quick" : "results";
     mkdir_tree_root(out);
     /* a baseline replaces only a baseline, apart from the results (H2 of issue 44) */
@@ -143,7 +267,6 @@ int cmd_gate(int argc, char** argv) {
         }
         printf("== gates of %s, %s tier (%s)\n", cs->name, case_tier_name(ctx.tier), cs->paper);
         int rc = suite_run_studies(&ctx);
-        suite_sensitivity* sv = NULL;
         if (rc == 0) {
             const int f = suite_evaluate_gates(&ctx);
             if (f < 0 || suite_report_case_write(&ctx) != 0) {
@@ -153,37 +276,7 @@ int cmd_gate(int argc, char** argv) {
             }
         }
         if (rc == 0 && o.sensitivity) { /* the same studies under each perturbation */
-            sv = suite_sensitivity_begin(&ctx, o.sensitivity);
-            rc = sv == NULL ? EXIT_USAGE : 0;
-            for (int p = 0; rc == 0 && p < o.sensitivity; ++p) {
-                char root[CASE_MAX_ROOT];
-                if (snprintf(root, sizeof root, "%s/sensitivity/%s", out,
-                             suite_perturbation_name(p)) >= (int)sizeof root) {
-                    die_usage("--out path is too long for --sensitivity");
-                }
-                study_ctx pc;
-                setup_ctx(&pc, cs, &o, root);
-                pc.progress = 0;
-                suite_perturbation_apply(&pc, p);
-                printf("== %s: studies of the %s tier with %s\n", cs->name, case_tier_name(pc.tier),
-                       suite_perturbation_what(p));
-                rc = suite_run_studies(&pc);
-                rc = rc == 1 ? 0 : rc; /* a perturbed run that fails is a result: its gates say */
-                if (rc == 0 && suite_sensitivity_add(sv, &pc, p) != 0) {
-                    rc = EXIT_USAGE;
-                }
-                if (rc == 0 && suite_sensitivity_bind(out, cs->name, root, msg, sizeof msg) != 0) {
-                    fprintf(stderr, "ccb: %s\n", msg);
-                    rc = EXIT_USAGE;
-                }
-                study_ctx_free(&pc);
-            }
-            if (rc == 0) {
-                const int fr = suite_sensitivity_finish(sv, &ctx, &sens);
-                rc = fr < 0 ? EXIT_USAGE : 0;
-                fragile += fr > 0 ? fr : 0;
-            }
-            suite_sensitivity_free(sv);
+            rc = gate_sensitivity(&ctx, &o, out, &sens, &fragile);
         }
         solver_failures += ctx.failures;
         warnings += study_out_warnings(ctx.out);
@@ -195,31 +288,12 @@ int cmd_gate(int argc, char** argv) {
         }
     }
     if (o.junit) { /* every case's suite, written whatever the gates said */
-        strbuf x = {0};
-        strbuf_printf(
-            &x,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ccb gate\" "
-            "tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n%s</testsuites>\n",
-            jc.tests, jc.failures, jc.skipped, junit.s ? junit.s : "");
-        char jmsg[600], jdir[PATH_MAX];
-        snprintf(jdir, sizeof jdir, "%s", o.junit);
-        char* js = strrchr(jdir, '/');
-        if (js && js != jdir) {
-            *js = '\0';
-        }
-        const int jrc = x.failed || junit.failed ? -1
-                        : js && js != jdir && mkdir_p(jdir, jmsg, sizeof jmsg) != 0
-                            ? -2
-                            : write_file(o.junit, x.s, x.n, jmsg, sizeof jmsg);
-        free(x.s);
+        const int jrc = gate_write_junit(o.junit, &junit, &jc);
         free(junit.s);
         if (jrc != 0) {
-            fprintf(stderr, "ccb: --junit: %s\n", jrc == -1 ? "out of memory" : jmsg);
             free(sens.s);
             return EXIT_USAGE;
         }
-        printf("junit: %d test case(s), %d failure(s), %d skipped: %s\n", jc.tests, jc.failures,
-               jc.skipped, o.junit);
     }
     if (o.sensitivity) {
         char path[PATH_MAX];
@@ -240,41 +314,8 @@ int cmd_gate(int argc, char** argv) {
     }
     printf("%s: %d gate(s) failed\n", failed || solver_failures ? "FAIL" : "PASS", failed);
     int moved = 0;
-    if (o.baseline) {
-        suite_diff_opts d;
-        diff_opts_from(&o, &d);
-        d.figures = 1;
-        d.only = names;
-        d.nonly = n < 16 ? n : 16;
-        char dout[PATH_MAX];
-        snprintf(dout, sizeof dout, "%s/diff", out);
-        suite_diff_summary sum;
-        printf("== against the baseline %s\n", o.baseline);
-        if (suite_diff(o.baseline, out, dout, &d, &sum) != 0) {
-            return EXIT_USAGE;
-        }
-        moved = sum.significant > 0 && !o.report_only;
-        printf("%s: %d value(s) moved beyond round-off against the baseline%s\n",
-               sum.significant > 0 ? (o.report_only ? "REPORT" : "FAIL") : "PASS", sum.significant,
-               o.report_only ? " (--report-only)" : "");
-    }
-    /* saved after the comparison: --baseline X --save-baseline X compares against the old X
-     * and then replaces it */
-    if (o.save_baseline) {
-        int files = 0;
-        long long bytes = 0;
-        /* the new baseline is built beside the old one and renamed into place: a signal in
-         * between would leave DIR.new-PID, so they wait until it is in place (or removed) */
-        cli_block_signals();
-        const int src = suite_baseline_save(out, o.save_baseline, o.with_trajectories, &files,
-                                            &bytes, msg, sizeof msg);
-        cli_restore_signals();
-        if (src != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            return EXIT_USAGE;
-        }
-        printf("baseline: %d file(s), %.1f kB%s: %s\n", files, (double)bytes / 1e3,
-               o.with_trajectories ? " (with trajectories)" : "", o.save_baseline);
+    if (gate_baselines(&o, out, names, n < 16 ? n : 16, &moved) != 0) {
+        return EXIT_USAGE;
     }
     if (warnings) { /* an output that was asked for and not made: an output error */
         fprintf(stderr, "ccb: %d figure(s) could not be drawn\n", warnings);

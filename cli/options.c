@@ -1,7 +1,8 @@
 /* options: the command line's options — the fixed ones and those generated from the option
  * descriptors of every registered solver and ODE method (docs/architecture.md §4.1), parsing,
  * validation, the applicability check, the solver options' help, and the helpers the commands
- * share. */
+ * share. (About 930 lines: the option tables, the parser and the checks that an option reaches a
+ * run read the same tables and the same parsed state; splitting them would export both.) */
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700 /* POSIX 2008 with nftw(3) and realpath(3) */
 #endif

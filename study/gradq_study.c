@@ -119,6 +119,10 @@ static double median(double* x, int n) {
     return n > 0 ? (n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2])) : NAN;
 }
 
+/* About 190 lines on purpose: the study's protocol in the order of its report — the grid of
+ * inputs, every approximation and stiffness, the forward-mode gradients against the secants at
+ * three scales, their statistics, the tables and the figure — over one set of runs that every
+ * part reads. */
 int gradq_run(study_ctx* ctx, study_out* out, const gradq_def* def) {
     (void)out;
     const case_desc* cs = ctx->cs;

@@ -1,4 +1,7 @@
 /* newton: Newton's method with exact line search on the convex primal contact problem.
+ * (About 940 lines: the iteration, its stopping test, the Hessian's assembly and the workspace
+ * share the private state of newton_internal.h; the far contacts, the line search and the
+ * islands are files of their own: newton_far.c, newton_line.c, newton_island.c.)
  *
  * spec: formulation-convex §8 (ICF §X, eq. (28); SAP paper; Drake sap_solver.cc).
  *   cost      l(v) = 1/2 (v - v*)^T A (v - v*) + sum_i l_i(v_c,i),  v_c = J v + b      (§1.2)
@@ -604,6 +607,11 @@ static double phase_clock(const ccb_newton* ws) {
 /* ---- one iteration ------------------------------------------------------------------------------
  * */
 
+/* About 190 lines on purpose: one iteration of formulation-convex §8 in its order — the far
+ * contacts' promotion, the islands still iterating, the active rows, the Hessian's assembly and
+ * factorization, the Newton step, the exact line search and the next stopping test. Each part
+ * reads the workspace state the previous one left; the parts that stand alone are functions of
+ * their own (newton_far.c, newton_line.c, newton_island.c). */
 ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (ws == NULL || !ws->initialized) {
         return CCB_E_INVALID;

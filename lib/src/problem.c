@@ -617,6 +617,10 @@ ccb_status ccb_problem_complete(const ccb_problem* cp, int i) {
     return s;
 }
 
+/* About 170 lines on purpose: the checks of the inputs, then one pass that sizes every store
+ * (cliques, bodies, contacts) before anything is written, A and v* per clique
+ * (formulation-convex §1.1), and the contacts' blocks and rows (or their deferral); the passes
+ * share the sizes and offsets the first one computes. */
 ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_approx* approx,
                              const ccb_problem_params* params, const ccb_step_context* step,
                              const double* q0, const double* v0, const ccb_contact_set* contacts) {

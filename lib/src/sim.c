@@ -2,7 +2,11 @@
  * or sampled integration of the continuous model with an integrator; the solvers are the table of
  * sim_internal.h (sim_newton.c, sim_tamsi.c, sim_ode.c).
  * spec: formulation-convex §1.1 (step), §1.3 (first-order distance), §8.7 (warm start v0);
- * formulation-tamsi-hydro §D.1 (TAMSI step), §A-§B (continuous model, integrators). */
+ * formulation-tamsi-hydro §D.1 (TAMSI step), §A-§B (continuous model, integrators).
+ * (About 930 lines: the step and everything it owns — parameters and their checks, the error
+ * control of the convex step, the per-step statistics and the simulation's accessors — share
+ * the ccb_sim struct that only this file and sim_internal.h see; the solvers' adapters and the
+ * registry are files of their own.) */
 #define _POSIX_C_SOURCE 200809L
 #include "ccb/sim.h"
 
