@@ -53,6 +53,9 @@ static void dual_clear(ccb_dual* w) {
 }
 
 ccb_status ccb_dual_create(ccb_dual** out) {
+    if (out == NULL) {
+        return CCB_E_INVALID;
+    }
     *out = ccb_calloc(1, sizeof **out);
     return *out ? CCB_OK : CCB_E_NOMEM;
 }
@@ -295,6 +298,12 @@ static ccb_status contact_blocks(ccb_dual* w, const ccb_problem* p) {
 }
 
 ccb_status ccb_dual_setup(ccb_dual* d, const ccb_problem* p, char* msg, size_t n) {
+    if (d == NULL || p == NULL) {
+        if (msg && n) {
+            snprintf(msg, n, "dual: NULL workspace or problem");
+        }
+        return CCB_E_INVALID;
+    }
     dual_clear(d);
     d->nv = ccb_problem_nv(p);
     d->nc = ccb_problem_nc(p);

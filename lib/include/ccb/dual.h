@@ -12,7 +12,8 @@
  * in the R-metric (formulation-convex §4.4), for Lagged and Similar its nonlinear analogue. This
  * header gives those, so that such a solver is its sweep only (plugins/pgs is the example). A
  * is block diagonal, one SPD block per clique; each is factored by a dense Cholesky. Vectors are
- * in the problem's order; contact triples in frame C order (t1, t2, n). */
+ * in the problem's order; contact triples in frame C order (t1, t2, n); a contact index i is
+ * 0 <= i < ccb_dual_nc (the accessors do not check it: they are a solver's inner loop). */
 #ifndef CCB_DUAL_H
 #define CCB_DUAL_H
 
@@ -26,6 +27,7 @@ extern "C" {
 
 typedef struct ccb_dual ccb_dual;
 
+/* CCB_OK, CCB_E_INVALID for a NULL out, CCB_E_NOMEM. */
 CCB_API ccb_status ccb_dual_create(ccb_dual** out);
 CCB_API void ccb_dual_destroy(ccb_dual* d); /* accepts NULL */
 /* The impulse-space view of a built problem (ccb_sim_problem in a solver's solve): A's blocks
@@ -34,7 +36,7 @@ CCB_API void ccb_dual_destroy(ccb_dual* d); /* accepts NULL */
  * compliance 1e-10 max_k (W_ii)_kk on its diagonal, so that such an impulse moves the contact
  * velocity by round-off only and each block problem stays strictly convex. CCB_OK; CCB_E_FACTOR
  * if a block of A is not positive definite; CCB_E_INVALID if a contact touches more than two
- * cliques; CCB_E_NOMEM. The message says which. */
+ * cliques; CCB_E_INVALID for a NULL argument; CCB_E_NOMEM. The message says which. */
 CCB_API ccb_status ccb_dual_setup(ccb_dual* d, const ccb_problem* p, char* msg, size_t msg_size);
 CCB_API int ccb_dual_nv(const ccb_dual* d);
 CCB_API int ccb_dual_nc(const ccb_dual* d);
