@@ -509,9 +509,10 @@ static const fig_table k_scale_tables[] = {
      .file = "scale.csv",
      .header = "objects,margin [m],islands,velocities,contacts_per_step,contacts_max,"
                "mean_iterations,"
-               "wall_per_step [s],geometry_per_step [s],problem_per_step [s],assembly_per_step [s],"
-               "factorization_per_step [s],line_search_per_step [s],evaluation_per_step [s],"
-               "other_solve_per_step [s],symbolic_analyses,factorizations,status",
+               "wall_per_step [s],wall_geometry_per_step [s],wall_problem_per_step [s],"
+               "wall_assembly_per_step [s],wall_factorization_per_step [s],"
+               "wall_line_search_per_step [s],wall_evaluation_per_step [s],"
+               "wall_other_solve_per_step [s],symbolic_analyses,factorizations,status",
      .cells = "%d|%g|%d|%d|%.1f|%d|%.4f|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%d|%d|%s"},
     {.name = "steps",
      .md = "| Newton | objects | margin [cm] | velocities | contacts/step | mean it. | ms/step | "

@@ -314,8 +314,8 @@ static const fig_table k_faces_tables[] = {
     {.name = "faces",
      .file = "faces.csv",
      .header = "mesh,faces_polygons,faces_triangles,ratio,wall_per_step_polygons [s],"
-               "wall_per_step_triangles [s],geometry_polygons [s],geometry_triangles [s],"
-               "solve_polygons [s],solve_triangles [s],eps_T_polygons,eps_T_triangles",
+               "wall_per_step_triangles [s],wall_geometry_polygons [s],wall_geometry_triangles [s],"
+               "wall_solve_polygons [s],wall_solve_triangles [s],eps_T_polygons,eps_T_triangles",
      .cells = "%s|%.1f|%.1f|%.3f|%.6e|%.6e|%.6e|%.6e|%.6e|%.6e|%.8f|%.8f"},
     {.name = "steps",
      .md = "| mesh | faces (polygons) | faces (triangles) | ratio | step polygons | step triangles "

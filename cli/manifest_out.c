@@ -37,7 +37,7 @@ void manifest_normalize(run_config* c) {
         run_config_solver_default(c);
         c->peer = peer;
     } else {
-        solver_cfg_normalize(c);
+        run_config_solver_normalize(c);
     }
     c->record_every = 1;
     run_config_drop_unread(c);

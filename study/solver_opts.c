@@ -182,7 +182,7 @@ void solver_options_each(const run_config* cfg, solver_option_fn fn, void* user)
     }
 }
 
-void solver_cfg_normalize(run_config* cfg) {
+void run_config_solver_normalize(run_config* cfg) {
     const ccb_sim_params sp = cfg->sim;
     const ccb_sim_params d = ccb_sim_params_default();
     ccb_sim_params clean = sp; /* the step, the case's settings: kept */

@@ -78,7 +78,7 @@ typedef void (*solver_option_fn)(void* user, const ccb_option_desc* d, const cha
 void solver_options_each(const run_config* cfg, solver_option_fn fn, void* user);
 /* Resets every solver setting that the run's solver does not read through a descriptor to the
  * defaults (for comparing two configurations that should run the same). */
-void solver_cfg_normalize(run_config* cfg);
+void run_config_solver_normalize(run_config* cfg);
 
 /* Checks what can be checked before anything is written: dt, t_final (a whole number of steps),
  * record_every. 0, or 2 with a message. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ccb/alloc.h"
+#include "dense.h"
 
 typedef struct block {
     int n;     /* dofs of the clique */
@@ -75,49 +76,6 @@ static int find(int* parent, int i) {
     return i;
 }
 
-/* Dense Cholesky of the n x n row-major SPD matrix in L (in place, lower): 0 or -1. */
-static int cholesky(double* L, int n) {
-    for (int j = 0; j < n; ++j) {
-        double d = L[j * n + j];
-        for (int k = 0; k < j; ++k) {
-            d -= L[j * n + k] * L[j * n + k];
-        }
-        if (!(d > 0)) {
-            return -1;
-        }
-        d = sqrt(d);
-        L[j * n + j] = d;
-        for (int i = j + 1; i < n; ++i) {
-            double s = L[i * n + j];
-            for (int k = 0; k < j; ++k) {
-                s -= L[i * n + k] * L[j * n + k];
-            }
-            L[i * n + j] = s / d;
-        }
-        for (int i = 0; i < j; ++i) {
-            L[i * n + j] = 0.0;
-        }
-    }
-    return 0;
-}
-
-static void chol_solve(const double* L, int n, double* x) {
-    for (int i = 0; i < n; ++i) {
-        double s = x[i];
-        for (int k = 0; k < i; ++k) {
-            s -= L[i * n + k] * x[k];
-        }
-        x[i] = s / L[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; --i) {
-        double s = x[i];
-        for (int k = i + 1; k < n; ++k) {
-            s -= L[k * n + i] * x[k];
-        }
-        x[i] = s / L[i * n + i];
-    }
-}
-
 /* The H column of row k (ccb order t1, t2, n) of contact i (global order n, t1, t2). */
 static int hcol(int i, int k) {
     return 3 * i + (k == 2 ? 0 : k + 1);
@@ -176,7 +134,7 @@ static ccb_status factor_blocks(ccb_dual* w) {
         }
     }
     for (int k = 0; k < w->nblk; ++k) {
-        if (cholesky(w->blk[k].L, w->blk[k].n) != 0) {
+        if (ccb_dense_cholesky(w->blk[k].n, w->blk[k].L) != 0) {
             return CCB_E_FACTOR;
         }
     }
@@ -251,7 +209,7 @@ static ccb_status contact_blocks(ccb_dual* w, const ccb_problem* p) {
                         x[w->pos_in_blk[g->H_row[e]]] = g->H_val[e];
                     }
                 }
-                chol_solve(B->L, B->n, x);
+                ccb_dense_chol_solve(B->n, B->L, x);
                 for (int j = 0; j < B->n; ++j) {
                     w->xval[3 * (len + (size_t)j) + (size_t)k] = x[j];
                 }

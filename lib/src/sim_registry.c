@@ -44,6 +44,18 @@ const ccb_option_desc* ccb_solver_option(const ccb_solver_type* t, const char* n
     return NULL;
 }
 
+/* A registered component's options are its own block (ccb/solver.h): a size of 1 to
+ * CCB_OPTIONS_BLOCK_SIZE bytes when it has options, every descriptor inside it. */
+static ccb_status check_options(const char* kind, const char* name, const ccb_option_desc* d,
+                                int nd, size_t size, char* msg, size_t n) {
+    if (size > CCB_OPTIONS_BLOCK_SIZE || (nd > 0 && size == 0)) {
+        return ccb_errorf(msg, n, CCB_E_INVALID,
+                          "%s '%s': its options need a block of 1 to %d bytes (options_size %zu)",
+                          kind, name, CCB_OPTIONS_BLOCK_SIZE, size);
+    }
+    return ccb_option_table_check(d, nd, size, msg, n);
+}
+
 ccb_status ccb_solver_register(const ccb_solver_type* t, char* msg, size_t n) {
     if (t == NULL) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "solver: NULL type");
@@ -75,14 +87,8 @@ ccb_status ccb_solver_register(const ccb_solver_type* t, char* msg, size_t n) {
     if (ccb_solver_find(t->name) || ccb_ode_method_find(t->name)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "solver '%s': the name is taken", t->name);
     }
-    /* a registered solver's options are its own block (ccb/solver.h): offsets inside it */
-    if (t->options_size > CCB_OPTIONS_BLOCK_SIZE || (t->noptions > 0 && t->options_size == 0)) {
-        return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "solver '%s': its options need a block of 1 to %d bytes (options_size "
-                          "%zu)",
-                          t->name, CCB_OPTIONS_BLOCK_SIZE, t->options_size);
-    }
-    const ccb_status s = ccb_option_table_check(t->options, t->noptions, t->options_size, msg, n);
+    const ccb_status s =
+        check_options("solver", t->name, t->options, t->noptions, t->options_size, msg, n);
     if (s != CCB_OK) {
         return s;
     }
@@ -112,13 +118,8 @@ ccb_status ccb_ode_method_register(ccb_ode_method t, char* msg, size_t n) {
     if (ccb_ode_method_find(t->name) || ccb_solver_find(t->name)) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "ODE method '%s': the name is taken", t->name);
     }
-    if (t->options_size > CCB_OPTIONS_BLOCK_SIZE || (t->noptions > 0 && t->options_size == 0)) {
-        return ccb_errorf(msg, n, CCB_E_INVALID,
-                          "ODE method '%s': its options need a block of 1 to %d bytes "
-                          "(options_size %zu)",
-                          t->name, CCB_OPTIONS_BLOCK_SIZE, t->options_size);
-    }
-    const ccb_status s = ccb_option_table_check(t->options, t->noptions, t->options_size, msg, n);
+    const ccb_status s =
+        check_options("ODE method", t->name, t->options, t->noptions, t->options_size, msg, n);
     if (s != CCB_OK) {
         return s;
     }
