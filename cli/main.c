@@ -245,6 +245,7 @@ int ccb_cli_main(int argc, char** argv) {
     } else if (jv == CLI_USAGE) {
         fprintf(stderr, "ccb: %s\n(see ccb --help)\n", t.msg);
         rc = EXIT_USAGE;
+        study_out_free_all(); /* the study contexts the error unwound past */
     }
     /* what went to standard output must have arrived (`ccb list > /dev/full`) */
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -69,7 +69,9 @@ struct study_out {
     const char* case_name;
     int figures;
     int warnings;
+    struct study_out *prev, *next; /* the handles open in this process (study_out_free_all) */
 };
+static study_out* g_open; /* created by the command's thread, before its runs start */
 
 static int grow(void** p, int* cap, int need, size_t size) {
     if (need <= *cap) {
@@ -655,6 +657,11 @@ study_out* study_out_create(const char* root, const char* case_name) {
         out->root = root;
         out->case_name = case_name;
         out->figures = 1;
+        out->next = g_open;
+        if (g_open) {
+            g_open->prev = out;
+        }
+        g_open = out;
     }
     return out;
 }
@@ -663,10 +670,24 @@ void study_out_free(study_out* out) {
     if (out == NULL) {
         return;
     }
+    if (out->prev) {
+        out->prev->next = out->next;
+    } else {
+        g_open = out->next;
+    }
+    if (out->next) {
+        out->next->prev = out->prev;
+    }
     study_results_end(out);
     free(out->metrics);
     free(out->report.s);
     free(out);
+}
+
+void study_out_free_all(void) {
+    while (g_open) {
+        study_out_free(g_open);
+    }
 }
 
 void study_out_set_figures(study_out* out, int on) {

@@ -15,6 +15,10 @@ typedef struct metric {
  * pointers: they must outlive the handle), figures on. NULL when out of memory. */
 study_out* study_out_create(const char* root, const char* case_name);
 void study_out_free(study_out* out);
+/* Frees every handle still open: for a command that an error ends by unwinding past its study
+ * contexts (ccb_cli_main after a usage error), so that nothing it made is left unreachable. Not
+ * thread-safe: handles are made and freed by the command's thread, before and after its runs. */
+void study_out_free_all(void);
 void study_out_set_figures(study_out* out, int on);
 int study_out_figures(const study_out* out);
 /* Figures that could not be drawn (study_plot), and other warnings of the studies. */
