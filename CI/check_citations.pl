@@ -138,6 +138,7 @@ for my $f (grep { /\.md$/ } @files) {
         (my $text = $line) =~ s/`[^`]*`//g;    # code spans are not links
         while ($text =~ /\]\(([^)\s]+)\)/g) {
             my $target = $1;
+            $target =~ s/^<(.*)>$/$1/;                # the <...> form of a destination
             next if $target =~ m{^(?:[a-z]+:|//)};    # http:, mailto:, ...
             $n_links++;
             my ($path, $anchor) = split /#/, $target, 2;
