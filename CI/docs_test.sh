@@ -42,8 +42,9 @@ out=$(perl "$chk" "$tmp" 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "lib/x.c:3: §4.3 is not a section of docs/formulation-convex.md" \
     && ok "a section removed from docs/ fails its citations" || bad "a removed section: $out"
 
-# Links: a missing file, a missing anchor and an anchor of the file itself are reported; a link in
-# a code block or code span, and an external one, are not links of the repository.
+# Links: a missing file, a missing anchor and an anchor of the file itself are reported, also in
+# the <...> destination form; a link in a code block or code span, and an external one, are not
+# links of the repository.
 sed -i 's/^### 4.3x /### 4.3 /' "$tmp/docs/formulation-convex.md" && rm "$tmp/lib/x.c"
 cat > "$tmp/docs/links.md" <<'MD'
 # Links
@@ -52,6 +53,7 @@ cat > "$tmp/docs/links.md" <<'MD'
 
 [good](guide.md#6-running) [good](#2-a-heading-with-punctuation-code) [external](https://example.org/x)
 [gone](nothing.md) [no anchor](guide.md#99-nowhere) [self](#nowhere) `[span](nothing.md)`
+[angle](<guide.md>) [angle gone](<nothing2.md>)
 
 ```sh
 [block](nothing.md)
@@ -61,7 +63,8 @@ out=$(perl "$chk" "$tmp" 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "docs/links.md:6: link to nothing.md: no file docs/nothing.md" \
     && echo "$out" | grep -q "docs/links.md:6: link to guide.md#99-nowhere: no heading of docs/guide.md" \
     && echo "$out" | grep -q "docs/links.md:6: link to #nowhere: no heading of docs/links.md" \
-    && echo "$out" | grep -q ", 3 problems" \
+    && echo "$out" | grep -q "docs/links.md:7: link to nothing2.md: no file docs/nothing2.md" \
+    && echo "$out" | grep -q ", 4 problems" \
     && ok "a link to a missing file or heading is reported, code is not read" \
     || bad "links: $out"
 exit $fail

@@ -45,24 +45,24 @@ void run_effective_sim_params(const run_config* cfg, ccb_sim_params* sp) {
     }
 }
 
+void run_sim_solver_part(ccb_sim_params* dst, const ccb_sim_params* src) {
+    dst->solver = src->solver;
+    dst->tamsi = src->tamsi;
+    dst->ode = src->ode;
+    memcpy(&dst->ec, &src->ec, sizeof dst->ec); /* bytes with padding: configurations compare */
+    dst->solver_options = src->solver_options;  /* bytewise (study_same_run) */
+}
+
 void run_config_solver_default(run_config* cfg) {
     const ccb_sim_params d = ccb_sim_params_default();
-    cfg->sim.solver = d.solver;
-    cfg->sim.tamsi = d.tamsi;
-    cfg->sim.ode = d.ode;
-    cfg->sim.ode.h = 0.0;                            /* the sampling interval dt */
-    memcpy(&cfg->sim.ec, &d.ec, sizeof cfg->sim.ec); /* bytes with padding: configurations */
-    cfg->sim.solver_options = d.solver_options;      /* compare bytewise (study_same_run) */
+    run_sim_solver_part(&cfg->sim, &d);
+    cfg->sim.ode.h = 0.0; /* the sampling interval dt */
     cfg->friction = -1;
     cfg->peer = RUN_PEER_NONE;
 }
 
 void run_config_solver_copy(run_config* dst, const run_config* src) {
-    dst->sim.solver = src->sim.solver;
-    dst->sim.tamsi = src->sim.tamsi;
-    dst->sim.ode = src->sim.ode;
-    memcpy(&dst->sim.ec, &src->sim.ec, sizeof dst->sim.ec);
-    dst->sim.solver_options = src->sim.solver_options;
+    run_sim_solver_part(&dst->sim, &src->sim);
     dst->friction = src->friction;
     dst->peer = src->peer;
 }

@@ -188,10 +188,7 @@ void run_config_solver_normalize(run_config* cfg) {
     ccb_sim_params clean = sp; /* the step, the case's settings: kept */
     clean.newton = d.newton;
     clean.problem.delassus = d.problem.delassus;
-    clean.tamsi = d.tamsi;
-    clean.ode = d.ode;
-    memcpy(&clean.ec, &d.ec, sizeof clean.ec);
-    clean.solver_options = d.solver_options;
+    run_sim_solver_part(&clean, &d);
     ccb_sim_params_set_solver(&clean, sp.solver, method_of(&sp));
     clean.approx = (sp.solver->flags & CCB_SOLVER_CONVEX) ? sp.approx : d.approx;
     const ccb_ode_method m = method_of(&sp);

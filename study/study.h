@@ -79,6 +79,9 @@ void solver_options_each(const run_config* cfg, solver_option_fn fn, void* user)
 /* Resets every solver setting that the run's solver does not read through a descriptor to the
  * defaults (for comparing two configurations that should run the same). */
 void run_config_solver_normalize(run_config* cfg);
+/* The solver part of dst (solver type, TAMSI's, the ODE solver's and method's, error control, a
+ * registered solver's options block) set to src's: what variants and normalization replace. */
+void run_sim_solver_part(ccb_sim_params* dst, const ccb_sim_params* src);
 
 /* Checks what can be checked before anything is written: dt, t_final (a whole number of steps),
  * record_every. 0, or 2 with a message. */
