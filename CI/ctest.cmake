@@ -133,6 +133,13 @@ ccb_test_budget(docs.citations 1.7)
 add_test(NAME docs.layers COMMAND bash ${PROJECT_SOURCE_DIR}/CI/layers_test.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.layers PROPERTIES LABELS unit)
 ccb_test_budget(docs.layers 0.08)
+# docs.errors: one way for study/, cases/ and cli/ to report (docs/architecture.md §7): no file
+# writes to stderr but study_log, cli_error and the named progress displays, no exit() in the
+# engine or the cases; the check fails on a planted stderr write and a planted exit()
+# (CI/check_errors.sh)
+add_test(NAME docs.errors COMMAND bash ${PROJECT_SOURCE_DIR}/CI/check_errors.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.errors PROPERTIES LABELS unit)
+ccb_test_budget(docs.errors 0.12)
 
 # A short run of every case and solver family against the data stored in reference/golden/:
 # byte identity of trajectory.csv and steps.csv, or — on another CPU's libm — a deviation within

@@ -322,7 +322,7 @@ static ccb_status closed_form_f(void* user, double t, const double* x, double* x
 
 /* reference: the model's continuous ODE through the simulator (GSL rk8pd), sampled every 1 ms */
 static int reference_runs(study_ctx* ctx, study_batch* b) {
-    if (study_batch_alloc(b, 1) != 0) {
+    if (study_batch_alloc(ctx, b, 1) != 0) {
         return 2;
     }
     run_config* cfg = &b->cfg[0];
@@ -352,16 +352,14 @@ static int reference_finish(study_ctx* ctx, study_out* out, const fig_data* fd, 
     ccb_ref_box_events ev;
     char msg[256];
     if (ccb_ref_box_solve(&p, T, &ev, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: box reference: %s\n", msg);
-        return 2;
+        return study_fail(out, CCB_E_INVALID, "box reference: %s", msg);
     }
     double* v_rk3 = calloc((size_t)ns + 1, sizeof(double));
     double* v_gsl = calloc((size_t)ns + 1, sizeof(double));
     double* v_ex = calloc((size_t)ns + 1, sizeof(double));
     if (!v_rk3 || !v_gsl || !v_ex) {
         free(v_rk3), free(v_gsl), free(v_ex);
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
+        return study_fail(out, CCB_E_NOMEM, "box reference: out of memory");
     }
     /* (a) RK3 at h_ref on the closed form, sampled every 0.1 ms */
     double x[2] = {0, 0};
@@ -381,17 +379,15 @@ static int reference_finish(study_ctx* ctx, study_out* out, const fig_data* fd, 
     ccb_ode* ode = NULL;
     int rc = 0;
     if (ccb_ode_create(&sys, &op, &ode, msg, sizeof msg) != CCB_OK) {
-        fprintf(stderr, "ccb: box reference: %s\n", msg);
-        rc = 2;
+        rc = study_fail(out, CCB_E_INVALID, "box reference: %s", msg);
         goto out;
     }
     const double x0[2] = {0, 0};
     ccb_ode_set_state(ode, 0.0, x0);
     for (long k = 1; k <= ns && rc == 0; ++k) {
         if (ccb_ode_advance(ode, (double)k * ds) != CCB_OK) {
-            fprintf(stderr, "ccb: box reference: GSL: %s\n", ccb_ode_last_error(ode));
             ctx->failures++;
-            rc = 1;
+            rc = study_fail(out, STUDY_E_SOLVE, "box reference: GSL: %s", ccb_ode_last_error(ode));
         }
         v_gsl[k] = ccb_ode_state(ode)[1];
     }

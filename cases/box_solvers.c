@@ -67,7 +67,7 @@ static int trace_step(const double* P, const run_record* r, trace* tr, char* msg
 /* fig4: IE {FN, QN} x {TALS off, on} at h = 10 ms, and FN+TALS with the cosine forcing */
 static int fig4_runs(study_ctx* ctx, study_batch* b) {
     const double h = 0.01, T = ctx->cs->t_final_default;
-    if (study_batch_alloc(b, 5) != 0) {
+    if (study_batch_alloc(ctx, b, 5) != 0) {
         return 2;
     }
     run_config* cfg = b->cfg;
@@ -94,8 +94,8 @@ static int fig4_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
     for (int f = 0; f < 2 && rc == 0; ++f) {
         const run_record* r = &rec[f == 0 ? 1 : 4];
         if (r->status != CCB_OK || trace_step(r->cfg.params, r, &tr[f], msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: box fig4: %s\n", r->status != CCB_OK ? r->msg : msg);
-            rc = 2;
+            rc = study_fail(out, r->status != CCB_OK ? STUDY_E_SOLVE : CCB_E_INVALID,
+                            "box fig4: %s", r->status != CCB_OK ? r->msg : msg);
         }
     }
     if (rc != 0) {
@@ -188,7 +188,7 @@ static int fig5_runs(study_ctx* ctx, study_batch* b) {
     const double* P = ctx->params;
     const double dw = P[P_DW], T = ctx->cs->t_final_default;
     const int nfix = 4 * NH_WP, nrun = nfix + 4 * NA_WP;
-    if (study_batch_alloc(b, nrun) != 0) {
+    if (study_batch_alloc(ctx, b, nrun) != 0) {
         return 2;
     }
     run_config* cfg = b->cfg;
@@ -213,8 +213,7 @@ static int fig5_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
     const run_record* rec = fd->b->rec;
     wjob* jobs = calloc((size_t)nrun, sizeof *jobs);
     if (jobs == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
+        return study_fail(out, CCB_E_NOMEM, "box: out of memory");
     }
     (void)dir;
     box_windowed_errors(ctx, rec, nrun, dw, jobs);
@@ -366,7 +365,7 @@ static void discrete_config(study_ctx* ctx, run_config* cfg, const char* study, 
 static int tamsi_convex_runs(study_ctx* ctx, study_batch* b) {
     const double T = ctx->cs->t_final_default;
     const int nrun = NM_CONV * NH_CONV;
-    if (study_batch_alloc(b, nrun) != 0) {
+    if (study_batch_alloc(ctx, b, nrun) != 0) {
         return 2;
     }
     run_config* cfg = b->cfg;
@@ -391,8 +390,7 @@ static int tamsi_convex_finish(study_ctx* ctx, study_out* out, const fig_data* f
     const run_record* rec = fd->b->rec;
     wjob* jobs = calloc((size_t)nrun, sizeof *jobs);
     if (jobs == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
+        return study_fail(out, CCB_E_NOMEM, "box: out of memory");
     }
     box_windowed_errors(ctx, rec, nrun, dw, jobs);
     for (int i = 0; i < NM_CONV; ++i) {
@@ -471,7 +469,7 @@ static int variants_runs(study_ctx* ctx, study_batch* b) {
     const double hs[2] = {1e-2, 1e-3};
     enum { N_IE = 9, N_FREE = 2, N_EXTRA = 3 };
     const int per_h = NV_DISCRETE + N_FREE + N_IE, nrun = 2 * per_h + N_EXTRA;
-    if (study_batch_alloc(b, nrun) != 0) {
+    if (study_batch_alloc(ctx, b, nrun) != 0) {
         return 2;
     }
     run_config* cfg = b->cfg;
@@ -525,14 +523,14 @@ static int variants_runs(study_ctx* ctx, study_batch* b) {
         char words[64], msg[256];
         snprintf(words, sizeof words, "h=%.17g", rk3_h[k]);
         if (solver_configure(&cfg[n], "rk3", words, msg, sizeof msg) != 0) {
-            return 2;
+            return study_fail(ctx->out, CCB_E_INTERNAL, "box variants: %s", msg);
         }
         n++;
     }
     study_config(ctx, &cfg[n], "variants", "gsl-rk8pd_tol1e-8", &ccb_approx_lagged, 1e-3, T);
     char msg[256];
     if (solver_configure(&cfg[n], "gsl", "gsl-tol=1e-8", msg, sizeof msg) != 0) {
-        return 2;
+        return study_fail(ctx->out, CCB_E_INTERNAL, "box variants: %s", msg);
     }
     n++;
     b->n = n;
@@ -547,8 +545,7 @@ static int variants_finish(study_ctx* ctx, study_out* out, const fig_data* fd, c
     const run_record* rec = fd->b->rec;
     wjob* jobs = calloc((size_t)n, sizeof *jobs);
     if (jobs == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
+        return study_fail(out, CCB_E_NOMEM, "box: out of memory");
     }
     box_windowed_errors(ctx, rec, n, dw, jobs);
     for (int i = 0; i < n; ++i) {

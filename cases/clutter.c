@@ -367,7 +367,7 @@ static const int k_scale_sides[SCALE_N] = {2, 4, 8, 16};
 
 static int scale_runs(study_ctx* ctx, study_batch* b) {
     const double dt = 2e-3;
-    if (study_batch_alloc(b, 2 * SCALE_RUNS) != 0) {
+    if (study_batch_alloc(ctx, b, 2 * SCALE_RUNS) != 0) {
         return 2;
     }
     for (int j = 0; j < 2 * SCALE_RUNS; ++j) {

@@ -18,7 +18,7 @@
 static int fig15_runs(study_ctx* ctx, study_batch* b) {
     const double dt = 2e-3;
     const int nens = clutter_nens(ctx);
-    if (study_batch_alloc(b, NMODEL * nens) != 0) {
+    if (study_batch_alloc(ctx, b, NMODEL * nens) != 0) {
         return 2;
     }
     for (int m = 0; m < nens; ++m) {
@@ -245,7 +245,7 @@ static int fig17_runs(study_ctx* ctx, study_batch* b) {
      * step (the further members; at 2e-3 fig15-16's runs, at the largest step Lagged's are CLU-4f's:
      * the run cache serves both) */
     const int nslope = quick ? 2 * ndt * (nens - 1) : 0;
-    if (study_batch_alloc(b, NMODEL * ndt + 2 * (nens - 1) + nslope) != 0) {
+    if (study_batch_alloc(ctx, b, NMODEL * ndt + 2 * (nens - 1) + nslope) != 0) {
         return 2;
     }
     for (int i = 0; i < NMODEL; ++i) {

@@ -469,8 +469,7 @@ int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
     int ntop = 0;
     strbuf kcsv = {0};
     if (clutter_newton_trace_check(ctx->params, msg, sizeof msg) != 0) { /* ccb gate, tests */
-        fprintf(stderr, "ccb: clutter newton-trace: %s\n", msg);
-        return 2;
+        return study_fail(out, CCB_E_INVALID, "clutter newton-trace: %s", msg);
     }
     ccb_sim_params sp;
     run_config cfg;
@@ -482,7 +481,7 @@ int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
         rc = 1;
     }
     if (rc == 1) { /* a solver failure: recorded in the report, the command exits 1 */
-        fprintf(stderr, "ccb: clutter %s\n", msg);
+        study_log("clutter %s", msg);
         ctx->failures++;
         rc = study_dir(out, "newton-trace", dir, sizeof dir) != 0 ? 2 : 0;
         study_report(out,
@@ -492,13 +491,12 @@ int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
         goto out;
     }
     if (rc != 0) {
-        fprintf(stderr, "ccb: clutter %s\n", msg);
+        rc = study_fail(out, CCB_E_INVALID, "clutter %s", msg);
         goto out;
     }
     if (study_dir(out, "newton-trace", dir, sizeof dir) != 0 || ind_init(&w, &s, &sp.newton) != 0 ||
         trace_table(&s, &w, &tcsv, &ts) != 0) {
-        fprintf(stderr, "clutter newton-trace: no output directory, or out of memory\n");
-        rc = 2;
+        rc = study_fail(out, CCB_E_NOMEM, "clutter newton-trace: out of memory");
         goto out;
     }
     for (int i = 0; i < 3 && rc == 0; ++i) {
@@ -508,8 +506,7 @@ int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
         }
     }
     if (rc != 0 || solves_table(out, &s, &w, so, 3, &scsv, &smd, &worst_step, &run_res_max) != 0) {
-        fprintf(stderr, "clutter newton-trace: out of memory\n");
-        rc = 2;
+        rc = study_fail(out, CCB_E_NOMEM, "clutter newton-trace: out of memory");
         goto out;
     }
     /* the TRACE_TOP costliest steps: the independent exact and Armijo Newton on each */
@@ -542,10 +539,9 @@ int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
                       ratio[0], ratio[1]);
     }
     if (rc == 3) { /* an independent solve that did not reach the test: a finding, not an error */
-        fprintf(stderr,
-                "ccb: clutter newton-trace: an independent solve of a costly step did "
-                "not reach ccb's stopping test in %d iterations (top.csv)\n",
-                TRACE_MAX_IT);
+        study_log("clutter newton-trace: an independent solve of a costly step did not reach "
+                  "ccb's stopping test in %d iterations (top.csv)",
+                  TRACE_MAX_IT);
         ctx->failures++;
         rc = 0;
     }
@@ -554,9 +550,8 @@ int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
         double kappa;
         same[i] = same_state(ctx, &s, clutter_models[i], &kappa);
         if (same[i] < 0) {
-            fprintf(stderr, "clutter newton-trace: %s failed on the same state\n",
-                    clutter_models[i]->name);
-            rc = 1;
+            rc = study_fail(out, STUDY_E_SOLVE, "clutter newton-trace: %s failed on the same state",
+                            clutter_models[i]->name);
         }
         if (clutter_models[i] == &ccb_approx_lagged) {
             lagged = same[i];
@@ -597,7 +592,7 @@ int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
     const strbuf* bodies[3] = {&tcsv, &kcsv, &scsv};
     for (int f = 0; f < 3 && rc == 0; ++f) {
         snprintf(path, sizeof path, "%s/%s", dir, k_files[f][0]);
-        rc = study_write_table(path, k_files[f][1], bodies[f]->s ? bodies[f]->s : "");
+        rc = study_write_table(out, path, k_files[f][1], bodies[f]->s ? bodies[f]->s : "");
     }
     if (rc == 0) {
         study_report(

@@ -100,7 +100,7 @@ static int fig18_runs(study_ctx* ctx, study_batch* b) {
     run_config grid[NMODEL * NK];
     int ran[NMODEL * NK];
     const int nrun = fig18_grid(ctx, grid, ran);
-    if (study_batch_alloc(b, nrun) != 0) {
+    if (study_batch_alloc(ctx, b, nrun) != 0) {
         return 2;
     }
     int m = 0;
@@ -163,8 +163,7 @@ static int fig18_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     fig18_grid(ctx, grid, ran);
     run_record* rec = calloc(NMODEL * NK, sizeof *rec);
     if (rec == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
+        return study_fail(out, CCB_E_NOMEM, "clutter fig18: out of memory");
     }
     for (int x = 0, m = 0; x < NMODEL * NK; ++x) {
         if (ran[x]) {

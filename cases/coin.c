@@ -363,7 +363,7 @@ static void fig5_ode_job(void* user, int i) {
     char msg[256];
     if (ccb_ref_coin_solve(&c, k_eps0[e], 1.0, lev, CURVE_N, o->curve[set][e], t, &o->lat[set][e],
                            msg, sizeof msg) != 0) {
-        fprintf(stderr, "coin fig5: reference eps0 = %g: %s\n", k_eps0[e], msg);
+        study_log("coin fig5: reference eps0 = %g: %s", k_eps0[e], msg);
         o->failed = 1;
         return;
     }
@@ -397,7 +397,7 @@ static int fig5_runs(study_ctx* ctx, study_batch* b) {
     /* runs: fan152 Lagged and TAMSI at every eps0; polar(16) Lagged and fan152 Lagged with
      * v_s = 1e-5 at eps0 = 0.5, 1, 2 (COIN-1b: the v_s effect at S = 10 v_s) */
     const int nfan = 2 * FIG5_NE, nrun = nfan + 6;
-    if (study_batch_alloc(b, nrun) != 0) {
+    if (study_batch_alloc(ctx, b, nrun) != 0) {
         return 2;
     }
     for (int i = 0; i < nrun; ++i) {
@@ -433,14 +433,13 @@ static int fig5_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
     char msg[256];
     if (coin_point_set(Pf, &psf, msg, sizeof msg) != 0 ||
         coin_point_set(Pp, &psp, msg, sizeof msg) != 0) {
-        fprintf(stderr, "coin fig5: %s\n", msg);
-        return 2;
+        return study_fail(out, CCB_E_INVALID, "coin fig5: %s", msg);
     }
     fig5_ode* ode = calloc(1, sizeof *ode);
     if (ode == NULL) {
         point_set_free(&psf);
         point_set_free(&psp);
-        return 2;
+        return study_fail(out, CCB_E_NOMEM, "coin fig5: out of memory");
     }
     ode->P = ctx->params;
     ode->ps[0] = &psf;
@@ -594,7 +593,7 @@ const int coin_wcols[1] = {O_W};
  * equations on the same faces and against 0.653. */
 static int continuous_runs(study_ctx* ctx, study_batch* b) {
     const double T = ctx->cs->t_final_default, dt = ctx->cs->dt_default;
-    if (study_batch_alloc(b, 1) != 0) {
+    if (study_batch_alloc(ctx, b, 1) != 0) {
         return 2;
     }
     double P[CASE_MAX_PARAMS];
@@ -610,7 +609,7 @@ static int continuous_runs(study_ctx* ctx, study_batch* b) {
     char words[96], msg[256];
     snprintf(words, sizeof words, "gsl-method=rk8pd gsl-tol=%.17g", tol);
     if (solver_configure(&b->cfg[0], "gsl", words, msg, sizeof msg) != 0) {
-        return 2;
+        return study_fail(ctx->out, CCB_E_INTERNAL, "coin continuous: %s", msg);
     }
     b->n = 1;
     return 0;
@@ -624,8 +623,7 @@ static int continuous_finish(study_ctx* ctx, study_out* out, const fig_data* fd,
     point_set ps;
     char msg[256];
     if (coin_point_set(P, &ps, msg, sizeof msg) != 0) {
-        fprintf(stderr, "coin continuous: %s\n", msg);
-        return 2;
+        return study_fail(out, CCB_E_INVALID, "coin continuous: %s", msg);
     }
     const ccb_ref_coin c = ref_params(P, &ps);
     double at[NLEV], t_at[NLEV], lat;

@@ -202,8 +202,7 @@ int coin_pair_run(study_ctx* ctx, study_out* out) {
     int rc = 0, failed = 0;
     if (study_dir(out, "pair", dir, sizeof dir) != 0 ||
         pair_query(&qcsv, &qmd, &ferr, &zerr, msg, sizeof msg) != 0) {
-        fprintf(stderr, "coin pair: %s\n", msg[0] ? msg : "no output directory");
-        rc = 2;
+        rc = msg[0] ? study_fail(out, CCB_E_INVALID, "coin pair: %s", msg) : CCB_E_IO;
         goto out;
     }
     study_set_metric(out, "pair.force_rel_err_max", ferr);
@@ -217,12 +216,11 @@ int coin_pair_run(study_ctx* ctx, study_out* out) {
         double a;
         const int r = pair_rest(ctx, ap[i], &a, msg, sizeof msg);
         if (r == 2) {
-            fprintf(stderr, "coin pair: %s\n", msg);
-            rc = 2;
+            rc = study_fail(out, CCB_E_INVALID, "coin pair: %s", msg);
             goto out;
         }
-        if (r == 1) {
-            fprintf(stderr, "coin pair: %s\n", msg);
+        if (r == 1) { /* a run's solver failure: the study goes on, and fails at its end */
+            study_fail(out, STUDY_E_SOLVE, "coin pair: %s", msg);
         }
         failed |= r;
         const double e = fabs(a - series) / series;
@@ -231,13 +229,13 @@ int coin_pair_run(study_ctx* ctx, study_out* out) {
         strbuf_printf(&rmd, "| %s | %.6g | %.6g | %.2e |\n", ap[i]->name, 1e3 * a, 1e3 * series, e);
     }
     snprintf(path, sizeof path, "%s/query.csv", dir);
-    rc = study_write_table(path,
+    rc = study_write_table(out, path,
                            "h [m],form,faces [-],force [N],force_closed_form [N],force_rel_err [-],"
                            "plane_err [m]",
                            qcsv.s ? qcsv.s : "");
     snprintf(path, sizeof path, "%s/rest.csv", dir);
     if (rc == 0) {
-        rc = study_write_table(path,
+        rc = study_write_table(out, path,
                                "approximation,approach [m],approach_closed_form [m],rel_err [-]",
                                rcsv.s ? rcsv.s : "");
     }
@@ -272,5 +270,5 @@ out:
     free(qmd.s);
     free(rcsv.s);
     free(rmd.s);
-    return rc != 0 ? rc : failed ? 1 : 0;
+    return rc != 0 ? rc : failed ? STUDY_E_SOLVE : 0;
 }

@@ -76,7 +76,7 @@ static int conv_dt_runs(study_ctx* ctx, study_batch* b) {
     const double dts[NDT] = {1e-3, 5e-4, 2.5e-4, 1.25e-4}, dt_ref = 1.25e-5;
     const double T = ctx->cs->t_final_default;
     const int nrun = 2 * (NDT + 1);
-    if (study_batch_alloc(b, nrun) != 0) {
+    if (study_batch_alloc(ctx, b, nrun) != 0) {
         return 2;
     }
     for (int s = 0; s < 2; ++s) {
@@ -163,7 +163,7 @@ static int conv_grid_runs(study_ctx* ctx, study_batch* b) {
     const int rings[NGRID_MAX] = {4, 8, 16, 32}, ring_ref = quick ? 32 : 64;
     const double dt = 2.5e-4, T = 0.05;
     const int nrun = 2 * (NGRID + 1);
-    if (study_batch_alloc(b, nrun) != 0) {
+    if (study_batch_alloc(ctx, b, nrun) != 0) {
         return 2;
     }
     for (int s = 0; s < 2; ++s) {
@@ -244,7 +244,7 @@ static int faces_runs(study_ctx* ctx, study_batch* b) {
     static const int res[NFM] = {38, 152, 608, 4, 8, 16};
     const double dt = ctx->cs->dt_default, T = 0.05;
     const int nrun = 2 * NFM;
-    if (study_batch_alloc(b, nrun) != 0) {
+    if (study_batch_alloc(ctx, b, nrun) != 0) {
         return 2;
     }
     for (int i = 0; i < nrun; ++i) {

@@ -369,7 +369,7 @@ static int fig21_runs(study_ctx* ctx, study_batch* b) {
     const double* f;
     const int nf = nfreq(ctx, &f);
     const int nr = nrefined(f, nf);
-    if (study_batch_alloc(b, 5 * nf + 3 * nr) != 0) {
+    if (study_batch_alloc(ctx, b, 5 * nf + 3 * nr) != 0) {
         return 2;
     }
     int i = 0;
@@ -591,7 +591,7 @@ static fig22_grid fig22_layout(const study_ctx* ctx) {
 static int fig22_runs(study_ctx* ctx, study_batch* b) {
     const fig22_grid g = fig22_layout(ctx);
     const int per = 1 + 2 * g.ndt;
-    if (study_batch_alloc(b, 2 * g.nf * per) != 0) {
+    if (study_batch_alloc(ctx, b, 2 * g.nf * per) != 0) {
         return 2;
     }
     int i = 0;

@@ -329,7 +329,7 @@ static int fig7_runs(study_ctx* ctx, study_batch* b) {
     for (int i = 0; i < FIG7_NV; ++i) {
         n += (quick ? k_fig7_runs[i].t_quick : k_fig7_runs[i].t_full) > 0;
     }
-    if (study_batch_alloc(b, n) != 0) {
+    if (study_batch_alloc(ctx, b, n) != 0) {
         return 2;
     }
     for (int i = 0, j = 0; i < FIG7_NV; ++i) {
@@ -500,7 +500,7 @@ static void tamsi_config(study_ctx* ctx, run_config* cfg, double h, double T, co
 }
 
 static int fig8_runs(study_ctx* ctx, study_batch* b) {
-    if (study_batch_alloc(b, FIG8_NH + 1) != 0) {
+    if (study_batch_alloc(ctx, b, FIG8_NH + 1) != 0) {
         return 2;
     }
     const double T = fig8_tfinal(ctx);

@@ -603,8 +603,7 @@ static int ilqr_run(study_ctx* ctx, study_out* out) {
     char msg[256];
     const int nv = variant_select_differentiable(cs, vs, ILQR_MAX_VAR, msg, sizeof msg);
     if (nv < 0) {
-        fprintf(stderr, "ccb: ilqr: %s\n", msg);
-        return 2;
+        return study_fail(out, CCB_E_INVALID, "ilqr: %s", msg);
     }
     static ilqr_job jobs[ILQR_MAX_VAR];
     const char* names[ILQR_MAX_VAR];
@@ -662,7 +661,7 @@ static int ilqr_run(study_ctx* ctx, study_out* out) {
     }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/ilqr.csv", dir);
-    int rc = study_write_table(path,
+    int rc = study_write_table(out, path,
                                "variant,ok,iterations,cost_initial,cost_final,final_error [m],"
                                "final_ball_speed [m/s],replay_diff,deriv_err_first,"
                                "fd_kink_first,deriv_err_final,fd_kink_final,wall_time [s],"
@@ -670,11 +669,12 @@ static int ilqr_run(study_ctx* ctx, study_out* out) {
                                tab.s ? tab.s : "");
     snprintf(path, sizeof path, "%s/history.csv", dir);
     if (rc == 0) {
-        rc = study_write_table(path, "variant,iteration,cost", hist.s ? hist.s : "");
+        rc = study_write_table(out, path, "variant,iteration,cost", hist.s ? hist.s : "");
     }
     snprintf(path, sizeof path, "%s/trajectory.csv", dir);
     if (rc == 0) {
-        rc = study_write_table(path, "variant,t [s],u [N],pusher_x [m],ball_x [m],ball_vx [m/s]",
+        rc = study_write_table(out, path,
+                               "variant,t [s],u [N],pusher_x [m],ball_x [m],ball_vx [m/s]",
                                traj.s ? traj.s : "");
     }
     if (rc == 0) {

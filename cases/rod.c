@@ -477,7 +477,7 @@ static const double k_scan[NSCAN] = {2e-3,    1.6e-3, 1.28e-3, 1e-3,    8e-4, 6.
                                      5.12e-4, 4e-4,   3.2e-4,  2.56e-4, 2e-4, 1.6e-4};
 
 static int fig13_scan(study_ctx* ctx, study_batch* b) {
-    if (study_batch_alloc(b, 2 * NSCAN) != 0) {
+    if (study_batch_alloc(ctx, b, 2 * NSCAN) != 0) {
         return 2;
     }
     for (int c = 0; c < 2; ++c) {
@@ -590,7 +590,7 @@ static int rigid_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     const int ok =
         ccb_ref_rod_rigid_solve(&p, deg(P[P_THETA0]), P[P_U0], 20e-3, &r, msg, sizeof msg) == 0;
     if (!ok) {
-        fprintf(stderr, "ccb: rod rigid analysis: %s\n", msg);
+        study_log("rod rigid analysis: %s", msg);
     }
     study_set_metric(out, "rigid.a_theta0", ccb_ref_rod_a(&p, deg(P[P_THETA0])));
     study_set_metric(out, "rigid.band_lo_deg", band ? lo * 180 / CCB_PI : NAN);

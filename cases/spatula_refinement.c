@@ -23,7 +23,7 @@ static int ref_n(const study_ctx* ctx) {
 
 static int ref_runs(study_ctx* ctx, study_batch* b) {
     const int nref = ref_n(ctx);
-    if (study_batch_alloc(b, 2 * nref) != 0) {
+    if (study_batch_alloc(ctx, b, 2 * nref) != 0) {
         return 2;
     }
     variant_def v;

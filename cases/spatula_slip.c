@@ -16,7 +16,7 @@ enum { SLIP_NV = (int)(sizeof k_slip_variants / sizeof k_slip_variants[0]) };
 #define SLIP_DT 1e-2
 
 static int slip_runs(study_ctx* ctx, study_batch* b) {
-    if (study_batch_alloc(b, SLIP_NV) != 0) {
+    if (study_batch_alloc(ctx, b, SLIP_NV) != 0) {
         return 2;
     }
     const double T = SLIP_NLOW * ctx->params[P_PERIOD];
@@ -329,22 +329,21 @@ static int slip_law(const run_record* r) {
     return r->cfg.sim.solver == CCB_SOLVER_TAMSI ? TURN_TAMSI : TURN_SOFT;
 }
 
-/* The quasi-static patch of the low (i = 0) or high (1) force for the parameters P. 0, or 2 with a
- * message. */
-static int patch_of(const double* P, int i, patch_qs* pq) {
+/* The quasi-static patch of the low (i = 0) or high (1) force for the parameters P. 0, or
+ * non-zero through out (study_fail). */
+static int patch_of(study_out* out, const double* P, int i, patch_qs* pq) {
     ccb_model* m = NULL;
     void* data = NULL;
     char msg[256];
     if (spatula_build(P, &m, &data, msg, sizeof msg) != 0) {
-        fprintf(stderr, "spatula: %s\n", msg);
-        return 2;
+        return study_fail(out, CCB_E_INVALID, "spatula: %s", msg);
     }
     const int rc = patch_press(data, P, i == 0 ? P[P_F_LOW] : P[P_F_HIGH], pq);
     ccb_model_destroy(m);
     spatula_destroy(data);
     if (rc != 0) {
-        fprintf(stderr, "spatula: the quasi-static patch failed (out of memory)\n");
-        return 2;
+        return study_fail(out, CCB_E_NOMEM,
+                          "spatula: the quasi-static patch failed (out of memory)");
     }
     return 0;
 }
@@ -363,7 +362,8 @@ int slip_estimates(study_ctx* ctx, study_out* out, const fig_data* fd, const pat
     const double mass = P[P_HANDLE_MASS] + P[P_BLADE_MASS], tlow = (1 - P[P_DUTY]) * P[P_PERIOD];
     patch_qs built[2] = {{0}, {0}};
     const patch_qs *lo = given ? &given[0] : &built[0], *hi = given ? &given[1] : &built[1];
-    if (!given && !own_mesh && (patch_of(P, 0, &built[0]) != 0 || patch_of(P, 1, &built[1]) != 0)) {
+    if (!given && !own_mesh &&
+        (patch_of(out, P, 0, &built[0]) != 0 || patch_of(out, P, 1, &built[1]) != 0)) {
         patch_qs_free(&built[0]);
         return 2;
     }
@@ -375,7 +375,7 @@ int slip_estimates(study_ctx* ctx, study_out* out, const fig_data* fd, const pat
             Pm[P_BUBBLE_H] = r->cfg.params[P_BUBBLE_H];
             Pm[P_REPR] = r->cfg.params[P_REPR];
             patch_qs_free(&built[0]);
-            if (patch_of(Pm, 0, &built[0]) != 0) {
+            if (patch_of(out, Pm, 0, &built[0]) != 0) {
                 return 2;
             }
         }
@@ -438,7 +438,7 @@ static int slip_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const
     double cap[2];
     patch_qs pq[2]; /* the low and the high force's patches: the capacity table and the estimates */
     for (int i = 0; i < 2; ++i) {
-        if (patch_of(P, i, &pq[i]) != 0) {
+        if (patch_of(out, P, i, &pq[i]) != 0) {
             for (int j = 0; j < i; ++j) {
                 patch_qs_free(&pq[j]);
             }
@@ -549,7 +549,7 @@ enum { SENS_NP = (int)(sizeof k_sens / sizeof k_sens[0]) };
 static const char* const k_sens_variants[] = {"lagged", "sap"};
 
 static int sens_runs(study_ctx* ctx, study_batch* b) {
-    if (study_batch_alloc(b, 2 * SENS_NP) != 0) {
+    if (study_batch_alloc(ctx, b, 2 * SENS_NP) != 0) {
         return 2;
     }
     const double T = SLIP_NLOW * ctx->params[P_PERIOD];

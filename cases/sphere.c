@@ -241,7 +241,7 @@ static void reference_numbers(const double* P, ccb_ref_sphere_result* ref) {
                               P[P_G]};
     char msg[256];
     if (ccb_ref_sphere_solve(&p, ref, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: sphere reference: %s\n", msg);
+        study_log("sphere reference: %s", msg);
     }
 }
 
@@ -326,7 +326,7 @@ static const ccb_approx* acc_model(int i) {
 
 static int accuracy_runs(study_ctx* ctx, study_batch* b) {
     const double dt = 2e-3, T = ctx->cs->t_final_default;
-    if (study_batch_alloc(b, ACC_NMODEL * ACC_NLEVEL) != 0) {
+    if (study_batch_alloc(ctx, b, ACC_NMODEL * ACC_NLEVEL) != 0) {
         return 2;
     }
     for (int m = 0; m < ACC_NMODEL; ++m) {

@@ -137,6 +137,11 @@ typedef struct manifest_out {
 
 extern const char* const k_run_help;
 
+/* The command's report of an error (docs/architecture.md §7): the message, once, as "ccb: TEXT"
+ * on stderr (study_log); returns EXIT_USAGE for `return cli_error(...)`. cli_study_error: the
+ * failure a study context's handle holds (study_error). */
+int cli_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_study_error(const study_ctx* ctx);
 void die_usage(const char* fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 double parse_num(const char* opt, const char* s);
 int parse_int(const char* opt, const char* s, int lo, int hi);

@@ -58,8 +58,7 @@ void describe_line(const char* key, const char* value, void* user) {
 /* `ccb bench --peers`: cfg and MuJoCo (same geometry, native boxes) in alternating runs. */
 int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant, int repeat) {
     if (!peer_mujoco_available()) {
-        fprintf(stderr, "ccb: --peers: %s\n", peer_mujoco_absent());
-        return EXIT_USAGE;
+        return cli_error("--peers: %s", peer_mujoco_absent());
     }
     ccb_model* model = NULL;
     void* data = NULL;
@@ -67,13 +66,11 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
     run_record rec;
     memset(&rec, 0, sizeof rec);
     if (run_execute(cfg, &rec, msg, sizeof msg) != 0) { /* checks the input, warms up */
-        fprintf(stderr, "ccb: %s\n", msg);
-        return EXIT_USAGE;
+        return cli_error("%s", msg);
     }
     run_record_free(&rec);
     if (cs->build(cfg->params, &model, &data, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return EXIT_USAGE;
+        return cli_error("%s", msg);
     }
     enum { NP = 3 };
     const char* names[NP] = {variant, "mujoco-same-geometry", "mujoco-native-boxes"};
@@ -85,8 +82,7 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
     timed.sim.newton.time_phases = 0;
     for (int r = 0; r < repeat && rc == 0; ++r) {
         if (run_execute(&timed, &rec, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            rc = EXIT_USAGE;
+            rc = cli_error("%s", msg);
             break;
         }
         t[r] = rec.wall_time;
@@ -100,8 +96,7 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
             const peer_options po = {p == 1 ? PEER_SAME_GEOMETRY : PEER_NATIVE_BOXES,
                                      PEER_STIFF_TIMECONST};
             if (peer_mujoco_run(model, cfg->sim.dt, cfg->t_final, &po, &pr, msg, sizeof msg) != 0) {
-                fprintf(stderr, "ccb: --peers: %s\n", msg);
-                rc = EXIT_USAGE;
+                rc = cli_error("--peers: %s", msg);
                 break;
             }
             t[p * repeat + r] = pr.wall;
@@ -195,8 +190,7 @@ static int bench_one(const run_config* cfg, const char* variant, int repeat, str
                      int* all_ok) {
     double* times = calloc((size_t)repeat, sizeof(double));
     if (times == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return EXIT_USAGE;
+        return cli_error("out of memory");
     }
     run_record rec;
     memset(&rec, 0, sizeof rec);
@@ -209,7 +203,7 @@ static int bench_one(const run_config* cfg, const char* variant, int repeat, str
     for (int r = 0; r <= repeat; ++r) {
         char msg[600];
         if (run_execute(r < repeat ? &timed : cfg, &rec, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
+            cli_error("%s", msg);
             free(times);
             return EXIT_USAGE;
         }
@@ -274,8 +268,7 @@ int cmd_bench(int argc, char** argv) {
     enum { MAXV = 64 };
     run_config* list = calloc(MAXV, sizeof *list);
     if (list == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return EXIT_USAGE;
+        return cli_error("out of memory");
     }
     char lmsg[512];
     const int n = bench_list(&o, cs, list, MAXV, lmsg, sizeof lmsg);

@@ -85,8 +85,7 @@ int cmd_compare(int argc, char** argv) {
     variant_def* probe = calloc(64, sizeof *probe);
     char msg[600];
     if (probe == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return EXIT_USAGE;
+        return cli_error("out of memory");
     }
     const int nv = variant_select(spec, NULL, probe, 64, msg, sizeof msg);
     free(probe);
@@ -104,15 +103,13 @@ int cmd_compare(int argc, char** argv) {
     const char* out = o.out ? o.out : "results/compare";
     mkdir_tree_root(out);
     if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return EXIT_USAGE;
+        return cli_error("%s", msg);
     }
     std_summary* sum = calloc(16 * 64, sizeof *sum);
     if (sum == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return EXIT_USAGE;
+        return cli_error("out of memory");
     }
-    int n = 0, rc = 0;
+    int n = 0, rc = 0, figfail = 0;
     for (int c = 0; c < nc && rc == 0; ++c) {
         study_ctx ctx;
         setup_ctx(&ctx, cases[c], &o, out);
@@ -123,29 +120,32 @@ int cmd_compare(int argc, char** argv) {
             study_ctx_free(&ctx);
             continue; /* nothing of the selection applies to this case */
         }
-        fprintf(stderr, "ccb: compare %s\n", cases[c]->name);
+        study_log("compare %s", cases[c]->name);
         inventory_begin(out, cases[c]->name, "compare"); /* nothing stale in a reused --out */
-        const int k = std_compare_case(&ctx, sum + n, 16 * 64 - n);
-        rc = k < 0 ? EXIT_USAGE : 0;
+        int k = 0;
+        rc = std_compare_case(&ctx, sum + n, 16 * 64 - n, &k) != 0 ? cli_study_error(&ctx) : 0;
         if (inventory_commit(rc == 0, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            rc = EXIT_USAGE;
+            rc = cli_error("%s", msg);
         }
-        n += k > 0 ? k : 0;
+        n += k;
         study_ctx_free(&ctx);
     }
     if (rc == 0) {
         inventory_begin_dir(out);
-        rc = compare_write(out, sum, n, o.quick, o.figures) ? EXIT_USAGE : 0;
-        if (inventory_commit(rc == 0, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            rc = EXIT_USAGE;
+        rc = compare_write(out, sum, n, o.quick, o.figures, &figfail, msg, sizeof msg) != 0
+                 ? cli_error("%s", msg)
+                 : 0;
+        if (inventory_commit(rc == 0 && figfail == 0, msg, sizeof msg) != 0) {
+            rc = cli_error("%s", msg);
         }
     }
     free(sum);
     if (rc == 0) {
         printf("compare: %d case-variant rows written to %s/compare.csv and %s/compare.md\n", n,
                out, out);
+    }
+    if (rc == 0 && figfail) { /* an output that was asked for and not made */
+        rc = cli_error("%d figure(s) could not be drawn (--no-figures skips them)", figfail);
     }
     return rc;
 }

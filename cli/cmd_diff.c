@@ -48,9 +48,9 @@ int cmd_diff(int argc, char** argv) {
     diff_opts_from(&o, &d);
     suite_diff_summary sum;
     mkdir_tree_root(o.out ? o.out : "diff");
-    const int rc = suite_diff(o.pos[0], o.pos[1], o.out ? o.out : "diff", &d, &sum);
-    if (rc != 0) {
-        return EXIT_USAGE;
+    char msg[PATH_MAX + 600];
+    if (suite_diff(o.pos[0], o.pos[1], o.out ? o.out : "diff", &d, &sum, msg, sizeof msg) != 0) {
+        return cli_error("%s", msg);
     }
     return sum.significant > 0 && !o.report_only ? EXIT_GATE : 0;
 }

@@ -102,7 +102,7 @@ static int gate_check_inputs(opts* o, const case_desc** cases, int* ncases) {
         int ng = 0;
         if (g == NULL || ccb_gates_evaluate(path, 0, suite_no_metric, NULL, g, SUITE_MAX_GATES, &ng,
                                             msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
+            cli_error("%s", g ? msg : "out of memory");
             free(g);
             return EXIT_USAGE;
         }
@@ -119,7 +119,7 @@ static int gate_sensitivity(study_ctx* ctx, const opts* o, const char* out, strb
     const case_desc* cs = ctx->cs;
     char msg[600];
     suite_sensitivity* sv = suite_sensitivity_begin(ctx, o->sensitivity);
-    int rc = sv == NULL ? EXIT_USAGE : 0;
+    int rc = sv == NULL ? cli_study_error(ctx) : 0;
     for (int p = 0; rc == 0 && p < o->sensitivity; ++p) {
         char root[CASE_MAX_ROOT];
         if (snprintf(root, sizeof root, "%s/sensitivity/%s", out, suite_perturbation_name(p)) >=
@@ -133,20 +133,23 @@ static int gate_sensitivity(study_ctx* ctx, const opts* o, const char* out, strb
         printf("== %s: studies of the %s tier with %s\n", cs->name, case_tier_name(pc.tier),
                suite_perturbation_what(p));
         rc = suite_run_studies(&pc);
-        rc = rc == 1 ? 0 : rc; /* a perturbed run that fails is a result: its gates say */
-        if (rc == 0 && suite_sensitivity_add(sv, &pc, p) != 0) {
-            rc = EXIT_USAGE;
+        if (rc == STUDY_E_SOLVE) { /* a perturbed solve that fails is a result: its gates say */
+            study_log("%s under %s: %s", cs->name, suite_perturbation_name(p), study_error(pc.out));
+            study_out_clear_error(pc.out);
+            rc = 0;
+        }
+        if (rc != 0 || suite_sensitivity_add(sv, &pc, p) != 0) {
+            rc = cli_study_error(&pc);
         }
         if (rc == 0 && suite_sensitivity_bind(out, cs->name, root, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            rc = EXIT_USAGE;
+            rc = cli_error("%s", msg);
         }
         study_ctx_free(&pc);
     }
     if (rc == 0) {
-        const int fr = suite_sensitivity_finish(sv, ctx, sens);
-        rc = fr < 0 ? EXIT_USAGE : 0;
-        *fragile += fr > 0 ? fr : 0;
+        int fr = 0;
+        rc = suite_sensitivity_finish(sv, ctx, sens, &fr) != 0 ? cli_study_error(ctx) : 0;
+        *fragile += fr;
     }
     suite_sensitivity_free(sv);
     return rc;
@@ -172,8 +175,7 @@ static int gate_write_junit(const char* file, const strbuf* junit, const ccb_jun
                         : write_file(file, x.s, x.n, jmsg, sizeof jmsg);
     free(x.s);
     if (jrc != 0) {
-        fprintf(stderr, "ccb: --junit: %s\n", jrc == -1 ? "out of memory" : jmsg);
-        return EXIT_USAGE;
+        return cli_error("--junit: %s", jrc == -1 ? "out of memory" : jmsg);
     }
     printf("junit: %d test case(s), %d failure(s), %d skipped: %s\n", jc->tests, jc->failures,
            jc->skipped, file);
@@ -195,8 +197,9 @@ static int gate_baselines(const opts* o, const char* out, const char* const* nam
         snprintf(dout, sizeof dout, "%s/diff", out);
         suite_diff_summary sum;
         printf("== against the baseline %s\n", o->baseline);
-        if (suite_diff(o->baseline, out, dout, &d, &sum) != 0) {
-            return EXIT_USAGE;
+        char msg[PATH_MAX + 600];
+        if (suite_diff(o->baseline, out, dout, &d, &sum, msg, sizeof msg) != 0) {
+            return cli_error("%s", msg);
         }
         *moved = sum.significant > 0 && !o->report_only;
         printf("%s: %d value(s) moved beyond round-off against the baseline%s\n",
@@ -214,8 +217,7 @@ static int gate_baselines(const opts* o, const char* out, const char* const* nam
                                             &bytes, msg, sizeof msg);
         cli_restore_signals();
         if (src != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            return EXIT_USAGE;
+            return cli_error("%s", msg);
         }
         printf("baseline: %d file(s), %.1f kB%s: %s\n", files, (double)bytes / 1e3,
                o->with_trajectories ? " (with trajectories)" : "", o->save_baseline);
@@ -248,8 +250,7 @@ int cmd_gate(int argc, char** argv) {
     }
     if (mkdir_p(out, msg, sizeof msg) != 0 ||
         lock_case_trees(out, names, n < 16 ? n : 16, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return EXIT_USAGE;
+        return cli_error("%s", msg);
     }
     int failed = 0, solver_failures = 0, warnings = 0, fragile = 0;
     strbuf sens = {0}, junit = {0};
@@ -266,15 +267,12 @@ int cmd_gate(int argc, char** argv) {
             ctx.junit_counts = &jc;
         }
         printf("== gates of %s, %s tier (%s)\n", cs->name, case_tier_name(ctx.tier), cs->paper);
-        int rc = suite_run_studies(&ctx);
-        if (rc == 0) {
-            const int f = suite_evaluate_gates(&ctx);
-            if (f < 0 || suite_report_case_write(&ctx) != 0) {
-                rc = EXIT_USAGE;
-            } else {
-                failed += f;
-            }
-        }
+        int f = 0;
+        int rc = suite_run_studies(&ctx) != 0 || suite_evaluate_gates(&ctx, &f) != 0 ||
+                         suite_report_case_write(&ctx) != 0
+                     ? cli_study_error(&ctx)
+                     : 0;
+        failed += f;
         if (rc == 0 && o.sensitivity) { /* the same studies under each perturbation */
             rc = gate_sensitivity(&ctx, &o, out, &sens, &fragile);
         }
@@ -298,9 +296,13 @@ int cmd_gate(int argc, char** argv) {
     if (o.sensitivity) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/sensitivity.md", out);
-        const int wrc =
-            study_write_table(path, "# Round-off sensitivity of the gates\n", sens.s ? sens.s : "");
+        strbuf t = {0};
+        strbuf_printf(&t, "# Round-off sensitivity of the gates\n\n%s", sens.s ? sens.s : "");
         free(sens.s);
+        const int wrc = t.failed || t.s == NULL ? cli_error("--sensitivity: out of memory")
+                        : write_file(path, t.s, t.n, msg, sizeof msg) != 0 ? cli_error("%s", msg)
+                                                                           : 0;
+        free(t.s);
         if (wrc != 0) {
             return EXIT_USAGE;
         }
@@ -310,7 +312,7 @@ int cmd_gate(int argc, char** argv) {
         failed += fragile;
     }
     if (solver_failures) {
-        fprintf(stderr, "ccb: %d run(s) ended with a solver failure\n", solver_failures);
+        study_log("%d run(s) ended with a solver failure", solver_failures);
     }
     printf("%s: %d gate(s) failed\n", failed || solver_failures ? "FAIL" : "PASS", failed);
     int moved = 0;
@@ -318,8 +320,7 @@ int cmd_gate(int argc, char** argv) {
         return EXIT_USAGE;
     }
     if (warnings) { /* an output that was asked for and not made: an output error */
-        fprintf(stderr, "ccb: %d figure(s) could not be drawn\n", warnings);
-        return EXIT_USAGE;
+        return cli_error("%d figure(s) could not be drawn", warnings);
     }
     return failed || solver_failures || moved ? EXIT_GATE : 0;
 }

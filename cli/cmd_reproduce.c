@@ -107,13 +107,12 @@ static void reproduce_case(const opts* o, const case_desc* cs, const char* out, 
     if (o->from) {
         snprintf(ctx.from_root, sizeof ctx.from_root, "%s", o->from);
     }
-    fprintf(stderr, "ccb: reproducing %s\n", cs->name);
-    c->rc = suite_run_studies(&ctx);
-    if (c->rc == 0) {
-        const int f = suite_evaluate_gates(&ctx);
-        c->rc = f < 0 ? EXIT_USAGE : 0;
-        c->failed += f > 0 ? f : 0;
-    }
+    study_log("reproducing %s", cs->name);
+    int f = 0;
+    c->rc = suite_run_studies(&ctx) != 0 || suite_evaluate_gates(&ctx, &f) != 0
+                ? cli_study_error(&ctx)
+                : 0;
+    c->failed += f;
     suite_report_case(report, &ctx);
     c->solver_failures += ctx.failures;
     c->warnings += study_out_warnings(ctx.out);
@@ -145,8 +144,7 @@ static void worker_start(repro_worker* w, const opts* o, const case_desc* cs, co
     w->out = tmpfile();
     w->rep = tmpfile();
     if (w->out == NULL || w->rep == NULL) {
-        fprintf(stderr, "ccb: reproduce %s: no temporary file for its output: %s\n", cs->name,
-                strerror(errno));
+        cli_error("reproduce %s: no temporary file for its output: %s", cs->name, strerror(errno));
         w->pid = -1;
         return;
     }
@@ -162,8 +160,7 @@ static void worker_start(repro_worker* w, const opts* o, const case_desc* cs, co
     }
     cli_restore_signals();
     if (w->pid < 0) {
-        fprintf(stderr, "ccb: reproduce %s: cannot start a process: %s\n", cs->name,
-                strerror(errno));
+        cli_error("reproduce %s: cannot start a process: %s", cs->name, strerror(errno));
         w->pid = -1;
         return;
     }
@@ -222,11 +219,11 @@ static void reproduce_parallel(const opts* o, const unsigned char* sel, const ch
                 w[i].pid = -1;
                 if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
                     if (WIFSIGNALED(st)) {
-                        fprintf(stderr, "ccb: reproduce %s: its process ended by signal %d\n",
-                                case_get(i)->name, WTERMSIG(st));
+                        cli_error("reproduce %s: its process ended by signal %d", case_get(i)->name,
+                                  WTERMSIG(st));
                     } else {
-                        fprintf(stderr, "ccb: reproduce %s: its process failed (exit %d)\n",
-                                case_get(i)->name, WEXITSTATUS(st));
+                        cli_error("reproduce %s: its process failed (exit %d)", case_get(i)->name,
+                                  WEXITSTATUS(st));
                     }
                     stop = 1;
                 } else {
@@ -236,8 +233,7 @@ static void reproduce_parallel(const opts* o, const unsigned char* sel, const ch
                         w[i].ok = 1;
                         stop |= w[i].c.rc != 0;
                     } else {
-                        fprintf(stderr, "ccb: reproduce %s: its process left no counts\n",
-                                case_get(i)->name);
+                        cli_error("reproduce %s: its process left no counts", case_get(i)->name);
                         stop = 1;
                     }
                 }
@@ -320,8 +316,7 @@ int cmd_reproduce(int argc, char** argv) {
     }
     if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0 ||
         lock_case_trees(out, names, nlock, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return EXIT_USAGE;
+        return cli_error("%s", msg);
     }
     strbuf report = {0};
     suite_report_head(&report);
@@ -346,8 +341,8 @@ int cmd_reproduce(int argc, char** argv) {
     }
     int rc = c.rc;
     const int failed = c.failed, solver_failures = c.solver_failures, warnings = c.warnings;
-    if (rc == 0) {
-        rc = suite_report_write(out, report.s) == 0 ? 0 : EXIT_USAGE;
+    if (rc == 0 && suite_report_write(out, report.s, msg, sizeof msg) != 0) {
+        rc = cli_error("%s", msg);
     }
     free(report.s);
     if (rc != 0 && o.from && !out_existed) { /* refused input creates nothing */
@@ -359,9 +354,7 @@ int cmd_reproduce(int argc, char** argv) {
     printf("%s: %d gate(s) failed, %d solver failure(s)\n",
            failed || solver_failures ? "FAIL" : "PASS", failed, solver_failures);
     if (warnings) { /* an output that was asked for and not made: an output error */
-        fprintf(stderr, "ccb: %d figure(s) could not be drawn (--no-figures skips them)\n",
-                warnings);
-        return EXIT_USAGE;
+        return cli_error("%d figure(s) could not be drawn (--no-figures skips them)", warnings);
     }
     return failed || solver_failures ? EXIT_GATE : 0;
 }

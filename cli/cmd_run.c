@@ -128,17 +128,15 @@ int cmd_run(int argc, char** argv) {
     mkdir_tree_root(o.out ? o.out : "results");
     char msg[1024];
     if (run_config_check(&cfg, NULL, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return EXIT_USAGE;
+        return cli_error("%s", msg);
     }
     const int existed = access(cfg.out_dir, F_OK) == 0;
     if (mkdir_p(cfg.out_dir, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return EXIT_USAGE;
+        return cli_error("%s", msg);
     }
     run_record rec;
     if (run_execute(&cfg, &rec, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
+        cli_error("%s", msg);
         if (!existed) {
             rmdir(cfg.out_dir); /* only succeeds if nothing was written */
         }
@@ -155,7 +153,7 @@ int cmd_run(int argc, char** argv) {
            attempted == 1 ? "" : "s", rec.wall_time, cfg.out_dir);
     const int failed = rec.status != CCB_OK;
     if (failed) {
-        fprintf(stderr, "ccb: solver failure at step %ld: %s\n", rec.fail_step, rec.msg);
+        study_log("solver failure at step %ld: %s", rec.fail_step, rec.msg);
     }
     run_record_free(&rec);
     return failed ? EXIT_GATE : 0;

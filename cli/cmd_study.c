@@ -136,11 +136,13 @@ int cmd_study(int argc, char** argv) {
     const case_desc* cs = need_case(o.pos[0]);
     const case_study* st = case_find_study(cs, o.pos[1]);
     if (st == NULL) {
-        fprintf(stderr, "ccb: unknown study '%s' of case %s; known:", o.pos[1], cs->name);
+        strbuf known = {0};
         for (int s = 0; s < case_nstudies(cs); ++s) {
-            fprintf(stderr, " %s", case_study_at(cs, s)->name);
+            strbuf_printf(&known, " %s", case_study_at(cs, s)->name);
         }
-        fputc('\n', stderr);
+        cli_error("unknown study '%s' of case %s; known:%s", o.pos[1], cs->name,
+                  known.s ? known.s : "");
+        free(known.s);
         return EXIT_USAGE;
     }
     const char* out = o.out ? o.out : o.from ? o.from : "results";
@@ -161,17 +163,16 @@ int cmd_study(int argc, char** argv) {
     const int out_existed = stat(out, &so) == 0;
     if (mkdir_p(out, msg, sizeof msg) != 0 ||
         lock_case_trees(out, &cs->name, 1, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
         study_ctx_free(&ctx);
-        return EXIT_USAGE;
+        return cli_error("%s", msg);
     }
-    int rc = case_study_run(&ctx, st);
+    int rc = case_study_run(&ctx, st) != 0 ? cli_study_error(&ctx) : 0;
     if (rc == 0) { /* the study's report section beside its data */
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/%s/%s/report.md", out, cs->name, st->name);
         const char* report = study_out_report(ctx.out);
         if (write_file(path, report, strlen(report), msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
+            cli_error("%s", msg);
             rc = 2;
         }
     }
@@ -192,9 +193,7 @@ int cmd_study(int argc, char** argv) {
         return EXIT_USAGE;
     }
     if (warnings) { /* an output that was asked for and not made */
-        fprintf(stderr, "ccb: %d figure(s) could not be drawn (--no-figures skips them)\n",
-                warnings);
-        return EXIT_USAGE;
+        return cli_error("%d figure(s) could not be drawn (--no-figures skips them)", warnings);
     }
     return failures ? EXIT_GATE : 0;
 }

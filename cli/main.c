@@ -243,13 +243,13 @@ int ccb_cli_main(int argc, char** argv) {
         rc = dispatch(argc, argv);
         cli_trap_pop(&t);
     } else if (jv == CLI_USAGE) {
-        fprintf(stderr, "ccb: %s\n(see ccb --help)\n", t.msg);
+        study_log("%s\n(see ccb --help)", t.msg);
         rc = EXIT_USAGE;
         study_out_free_all(); /* the study contexts the error unwound past */
     }
     /* what went to standard output must have arrived (`ccb list > /dev/full`) */
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "ccb: cannot write to standard output: %s\n", strerror(errno));
+        cli_error("cannot write to standard output: %s", strerror(errno));
         return rc != 0 ? rc : EXIT_USAGE;
     }
     return rc;

@@ -102,9 +102,8 @@ int emit_run(void* user, const study_ctx* ctx, const char* study, const run_conf
             mo->seen = s;
         }
         if (sb == NULL) {
-            fprintf(stderr, "ccb: out of memory\n");
             mo->refused = 1;
-            return 2;
+            return study_fail(ctx->out, CCB_E_NOMEM, "out of memory");
         }
         mo->seen_batch = sb;
         mo->cap = cap;
@@ -179,14 +178,14 @@ int emit_run(void* user, const study_ctx* ctx, const char* study, const run_conf
     ARG("--record-every");
     ARG("1");
     if (strlen(mo->root) + 1 + strlen(rel) >= CASE_MAX_ROOT) { /* `ccb run --out` would refuse */
-        fprintf(stderr,
-                "ccb: --out '%.60s...' (%zu characters) is too long for a manifest: its run "
-                "%s/%s needs a directory of %zu characters and `ccb run --out` takes at most %d; "
-                "use a root of at most %zu characters; no manifest written\n",
-                mo->root, strlen(mo->root), study, cfg->label, strlen(mo->root) + 1 + strlen(rel),
-                CASE_MAX_ROOT - 1, (size_t)CASE_MAX_ROOT - 2 - strlen(rel));
         mo->refused = 1;
-        return 2;
+        return study_fail(
+            ctx->out, CCB_E_INVALID,
+            "--out '%.60s...' (%zu characters) is too long for a manifest: its run "
+            "%s/%s needs a directory of %zu characters and `ccb run --out` takes at most %d; "
+            "use a root of at most %zu characters; no manifest written",
+            mo->root, strlen(mo->root), study, cfg->label, strlen(mo->root) + 1 + strlen(rel),
+            CASE_MAX_ROOT - 1, (size_t)CASE_MAX_ROOT - 2 - strlen(rel));
     }
     ARG("--out");
     ARG("%s/%s", mo->root, rel);
@@ -201,12 +200,11 @@ int emit_run(void* user, const study_ctx* ctx, const char* study, const run_conf
     manifest_normalize(&want);
     manifest_normalize(&back);
     if (!study_same_run(&want, &back)) {
-        fprintf(stderr,
-                "ccb: %s/%s/%s: this run cannot be written as a `ccb run` command line (a "
-                "setting of the study has no option); no manifest written\n",
-                cs->name, study, cfg->label);
         mo->refused = 1;
-        return 2;
+        return study_fail(ctx->out, CCB_E_INVALID,
+                          "%s/%s/%s: this run cannot be written as a `ccb run` command line (a "
+                          "setting of the study has no option); no manifest written",
+                          cs->name, study, cfg->label);
     }
     shell_word(&mo->text, mo->exe);
     plugin_words(&mo->text);
@@ -229,7 +227,7 @@ void remove_tree(const char* path) {
 }
 
 /* An empty manifest of runs under root, by this executable, and a temporary directory in $TMPDIR
- * (else /tmp) for the analysis of runs that were not made. 0, or 2 with a message on stderr. */
+ * (else /tmp) for the analysis of runs that were not made. 0, or EXIT_USAGE (cli_error). */
 int manifest_begin(manifest_out* mo, const char* root, char* tmp, size_t n) {
     memset(mo, 0, sizeof *mo);
     mo->root = root;
@@ -242,12 +240,10 @@ int manifest_begin(manifest_out* mo, const char* root, char* tmp, size_t n) {
         const char* w = i < 0 ? mo->exe : plugin_path(i);
         for (const char* c = w; *c; ++c) {
             if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-                fprintf(stderr,
-                        "ccb: the %s's path has a control character (byte %d at offset %ld): a "
-                        "manifest has one run per line; move it to a path without one; no "
-                        "manifest written\n",
-                        i < 0 ? "program" : "plugin", (unsigned char)*c, (long)(c - w));
-                return EXIT_USAGE;
+                return cli_error("the %s's path has a control character (byte %d at offset %ld): a "
+                                 "manifest has one run per line; move it to a path without one; no "
+                                 "manifest written",
+                                 i < 0 ? "program" : "plugin", (unsigned char)*c, (long)(c - w));
             }
         }
     }
@@ -255,8 +251,7 @@ int manifest_begin(manifest_out* mo, const char* root, char* tmp, size_t n) {
     td = td && td[0] && strlen(td) < n - 64 ? td : "/tmp";
     snprintf(tmp, n, "%s/ccb-manifest-XXXXXX", td);
     if (mkdtemp(tmp) == NULL) {
-        fprintf(stderr, "ccb: cannot create a temporary directory: %s\n", strerror(errno));
-        return EXIT_USAGE;
+        return cli_error("cannot create a temporary directory: %s", strerror(errno));
     }
     return 0;
 }
@@ -276,18 +271,17 @@ int manifest_collect(study_ctx* ctx, const case_study* st, manifest_out* mo, con
     const int before = mo->nseen;
     const int rc = case_study_run(ctx, st);
     if (mo->refused) {
-        return EXIT_USAGE;
+        return cli_study_error(ctx);
     }
     if (rc != 0 && mo->nseen > before) {
-        fprintf(stderr,
-                "ccb: %s/%s: its analysis needs the runs' results (the message above); the "
-                "manifest holds every run it asked for\n",
-                ctx->cs->name, st->name);
+        study_log("%s/%s: its analysis needs the runs' results (%s); the manifest holds every "
+                  "run it asked for",
+                  ctx->cs->name, st->name, study_error(ctx->out));
+        study_out_clear_error(ctx->out);
     }
     if (rc != 0 && mo->nseen == before) {
-        fprintf(stderr, "ccb: %s/%s failed before asking for any run; no manifest written\n",
-                ctx->cs->name, st->name);
-        return EXIT_USAGE;
+        return cli_error("%s/%s failed before asking for any run (%s); no manifest written",
+                         ctx->cs->name, st->name, study_error(ctx->out));
     }
     return 0;
 }
@@ -352,7 +346,7 @@ int manifest_write(const manifest_out* mo, const opts* o, const char* what, int 
     if (o->slurm) {
         slurm_script(&script, text, lines, what);
         if (script.failed || script.s == NULL) {
-            fprintf(stderr, "ccb: out of memory\n");
+            cli_error("out of memory");
             free(script.s);
             return EXIT_USAGE;
         }
@@ -363,8 +357,7 @@ int manifest_write(const manifest_out* mo, const opts* o, const char* what, int 
     const int wrc = write_file(o->manifest, text, len, msg, sizeof msg);
     free(script.s);
     if (wrc != 0) {
-        fprintf(stderr, "ccb: cannot write the manifest '%s': %s\n", o->manifest, msg);
-        return EXIT_USAGE;
+        return cli_error("cannot write the manifest '%s': %s", o->manifest, msg);
     }
     if (lines == 0) {
         printf("%s runs nothing (it computes its result directly); empty manifest written to "

@@ -43,12 +43,26 @@ void cli_trap_pop(cli_trap* t) {
 void cli_fail(int code, const char* msg) {
     cli_trap* t = g_trap;
     if (t == NULL) { /* not reached: every entry point sets a trap */
-        fprintf(stderr, "ccb: %s\n", msg);
+        study_log("%s", msg);
         exit(code == CLI_HELP ? 0 : EXIT_USAGE);
     }
     g_trap = t->prev;
     snprintf(t->msg, sizeof t->msg, "%s", msg);
     longjmp(t->jb, code);
+}
+
+int cli_error(const char* fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    study_log("%s", msg);
+    return EXIT_USAGE;
+}
+
+int cli_study_error(const study_ctx* ctx) {
+    return cli_error("%s", study_error(ctx->out));
 }
 
 void die_usage(const char* fmt, ...) {

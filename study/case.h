@@ -128,7 +128,7 @@ typedef struct fig_study {
     const fig_run* runs;  /* ... or this list ... */
     int nruns;
     /* ... or runs computed from the tier and the parameters: allocates b (study_batch_alloc)
-     * and fills its configurations (study_config). 0, or 2 with a message on stderr. */
+     * and fills its configurations (study_config). 0, or non-zero through out (study_fail). */
     int (*make_runs)(struct study_ctx* ctx, struct study_batch* b);
     int kappa;           /* record kappa_2(H) per step (listed runs) */
     int serial;          /* one run at a time (the study's point is wall time) */
@@ -147,8 +147,9 @@ typedef struct fig_study {
     void (*inspect)(struct study_ctx* ctx, study_out* out, const fig_sweep_result* sw, int variant,
                     int idt, const struct run_record* r);
     /* After the rows and sweeps: what the runs say together, as values (study/result.c):
-     * metrics, the values and texts the report quotes and the rows of `tables`. 0, or 2 on an
-     * output error. */
+     * metrics, the values and texts the report quotes and the rows of `tables`. 0, or non-zero
+     * through out (study_fail: the message the command prints; STUDY_E_SOLVE when a solve of
+     * the finish's own failed). */
     int (*finish)(struct study_ctx* ctx, study_out* out, const fig_data* d, const char* dir);
     const fig_table* tables; /* the results' tables (NULL-name terminated list, or NULL) */
     /* The report after the finish: a template whose placeholders name values, metrics, texts
@@ -167,7 +168,8 @@ typedef struct case_study {
     const char* title;
     const char* figure;    /* paper figure it reproduces, e.g. "ICF Fig. 3" */
     const fig_study* decl; /* a case's study is a declaration: figure.c runs it */
-    /* the engine's own studies (the standard three, std.c): 0 ok, 1 solver failure, 2 error */
+    /* a study that is code (the standard three, std.c; the cases' own): 0, or non-zero through
+     * out (study_fail; STUDY_E_SOLVE when a solve of its own failed) */
     int (*run)(struct study_ctx* ctx, study_out* out);
     /* 1: the study reads none of the case's parameters (its models are its own): `ccb study`
      * refuses every --set before anything is created */

@@ -74,23 +74,19 @@ static void csv_field(strbuf* b, const char* fmt, double v) {
     }
 }
 
-static int write_text(const char* out, const char* name, const char* text) {
+static int write_text(const char* out, const char* name, const char* text, char* msg, size_t n) {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", out, name);
-    char msg[600];
-    if (write_file(path, text ? text : "", text ? strlen(text) : 0, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
-    }
-    return 0;
+    return write_file(path, text ? text : "", text ? strlen(text) : 0, msg, n) != 0 ? CCB_E_IO : 0;
 }
 
 /* About 210 lines: compare.csv, compare.md and the per-metric tables come from one pass over the
  * summaries, grouped by case, with the best value of each column marked; splitting it would
  * pass the same running state to four writers. */
-int compare_write(const char* out, const std_summary* s, int n, int quick, int figures) {
+int compare_write(const char* out, const std_summary* s, int n, int quick, int figures,
+                  int* figfail, char* err, size_t nerr) {
     strbuf csv = {0}, md = {0};
-    int figfail = 0;
+    *figfail = 0;
     strbuf_printf(&csv, "case,variant,kind");
     for (int j = 0; j < STD_MAX_DT; ++j) {
         strbuf_printf(&csv, ",x%d,e%d", j + 1, j + 1);
@@ -238,7 +234,7 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
         strbuf_printf(&md, "\n");
         a = b;
     }
-    int rc = write_text(out, "compare.csv", csv.s);
+    int rc = write_text(out, "compare.csv", csv.s, err, nerr);
     /* one figure per metric: a matrix of cases x variants (gnuplot histogram) */
     for (int m = 0; m < 5 && rc == 0; ++m) {
         strbuf dat = {0};
@@ -280,7 +276,7 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
         }
         char name[64];
         snprintf(name, sizeof name, "compare_%s.csv", k_metrics[m].name);
-        rc = write_text(out, name, dat.s);
+        rc = write_text(out, name, dat.s, err, nerr);
         free(dat.s);
         if (rc == 0 && figures && plottable == 0) { /* e.g. explicit methods: no iterations */
             strbuf_printf(&md, "(%s: no variant has a value to draw)\n\n", k_metrics[m].label);
@@ -291,8 +287,8 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
             snprintf(vars, sizeof vars, "file='%s'; nvar=%d; ylabel='%s'; logy=%d", name, nvn,
                      k_metrics[m].label, k_metrics[m].logscale);
             if (ccb_an_plot(script, out, base, vars, msg, sizeof msg) != 0) {
-                fprintf(stderr, "ccb: figure compare_%s: %s\n", k_metrics[m].name, msg);
-                figfail++; /* an output that was asked for and not made */
+                study_log("figure compare_%s: %s", k_metrics[m].name, msg);
+                ++*figfail; /* an output that was asked for and not made */
             } else {
                 for (int k = 0; k < 2; ++k) { /* compare's outputs (inventory.c) */
                     char f[PATH_MAX + 90];
@@ -304,9 +300,9 @@ int compare_write(const char* out, const std_summary* s, int n, int quick, int f
         }
     }
     if (rc == 0) {
-        rc = write_text(out, "compare.md", md.s);
+        rc = write_text(out, "compare.md", md.s, err, nerr);
     }
     free(csv.s);
     free(md.s);
-    return rc != 0 ? rc : figfail ? 2 : 0;
+    return rc;
 }

@@ -451,28 +451,24 @@ static int out_placement(const char* a, const char* b, const char* out, char* ms
 }
 
 int suite_diff(const char* a, const char* b, const char* out, const suite_diff_opts* o,
-               suite_diff_summary* sum) {
+               suite_diff_summary* sum, char* msg, size_t nmsg) {
     memset(sum, 0, sizeof *sum);
-    char msg[PATH_MAX + 600];
-    if (out_placement(a, b, out, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
+    if (out_placement(a, b, out, msg, nmsg) != 0) {
+        return CCB_E_INVALID;
     }
     file_list la, lb;
-    if (file_list_read(a, &la, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
+    if (file_list_read(a, &la, msg, nmsg) != 0) {
+        return CCB_E_IO;
     }
-    if (file_list_read(b, &lb, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
+    if (file_list_read(b, &lb, msg, nmsg) != 0) {
         file_list_free(&la);
-        return 2;
+        return CCB_E_IO;
     }
     if (la.n == 0 && lb.n == 0) {
-        fprintf(stderr, "ccb: neither %s nor %s holds a result table (CSV)\n", a, b);
+        snprintf(msg, nmsg, "neither %s nor %s holds a result table (CSV)", a, b);
         file_list_free(&la);
         file_list_free(&lb);
-        return 2;
+        return CCB_E_INVALID;
     }
     diff_state s;
     diff_state_init(&s, a, b, o);
@@ -522,8 +518,8 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
     file_list_free(&lb);
     int rc = 0;
     if (s.failed) {
-        fprintf(stderr, "ccb: diff: out of memory\n");
-        rc = 2;
+        snprintf(msg, nmsg, "diff: out of memory");
+        rc = CCB_E_NOMEM;
     }
     if (rc == 0) {
         if (s.n > 0) {
@@ -533,30 +529,28 @@ int suite_diff(const char* a, const char* b, const char* out, const suite_diff_o
             sum->significant += s.rows[k].significant;
             sum->verdicts += s.rows[k].kind == D_VERDICT;
         }
-        if (mkdir_p(out, msg, sizeof msg) != 0 || lock_tree(out, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            rc = 2;
+        if (mkdir_p(out, msg, nmsg) != 0 || lock_tree(out, msg, nmsg) != 0) {
+            rc = CCB_E_IO;
         }
     }
     if (rc == 0 && o->figures && s.nmoved > 0) {
         char dir[PATH_MAX + 16];
         snprintf(dir, sizeof dir, "%s/figures", out);
-        if (mkdir_p(dir, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s\n", msg);
-            rc = 2;
+        if (mkdir_p(dir, msg, nmsg) != 0) {
+            rc = CCB_E_IO;
         }
         for (int k = 0; rc == 0 && k < s.nmoved; ++k) {
-            if (draw_overlay(&s, out, k, msg, sizeof msg) != 0) {
-                fprintf(stderr, "ccb: diff figure of %s: %s\n", s.moved[k], msg);
-                rc = 2;
+            char why[PATH_MAX + 300];
+            if (draw_overlay(&s, out, k, why, sizeof why) != 0) {
+                snprintf(msg, nmsg, "diff figure of %s: %s", s.moved[k], why);
+                rc = CCB_E_IO;
             } else {
                 sum->figures++;
             }
         }
     }
-    if (rc == 0 && write_outputs(&s, out, sum, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        rc = 2;
+    if (rc == 0 && write_outputs(&s, out, sum, msg, nmsg) != 0) {
+        rc = CCB_E_IO;
     }
     if (rc == 0) {
         print_summary(&s, sum, out);

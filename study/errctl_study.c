@@ -31,7 +31,7 @@ static int nfixed(const errctl_def* d) {
 int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d) {
     const double T = d->t_final > 0 ? d->t_final : ctx->cs->t_final_default;
     const int n = 1 + nfixed(d) + EST_COUNT * ERRCTL_NLEVEL;
-    if (study_batch_alloc(b, n) != 0) {
+    if (study_batch_alloc(ctx, b, n) != 0) {
         return 2;
     }
     char label[96];
@@ -48,8 +48,7 @@ int errctl_runs(study_ctx* ctx, study_batch* b, const errctl_def* d) {
     }
     variant_def v;
     if (variant_find("lagged-ec", &v) != 0) {
-        fprintf(stderr, "ccb: error-control: no variant lagged-ec\n");
-        return 2;
+        return study_fail(ctx->out, CCB_E_INTERNAL, "error-control: no variant lagged-ec");
     }
     for (int e = 0; e < EST_COUNT; ++e) {
         for (int l = 0; l < ERRCTL_NLEVEL; ++l) {

@@ -27,18 +27,23 @@
 #define FIG_MAX_RUNS 64
 
 /* The declared runs as a list (variants at the study's step when no list is given). */
-static int fig_runs(const case_desc* cs, const fig_study* d, fig_run* out, char names[][32]) {
+static int fig_runs(study_ctx* ctx, const fig_study* d, fig_run* out, char names[][32]) {
     if (d->runs) {
         for (int i = 0; i < d->nruns && i < FIG_MAX_RUNS; ++i) {
             out[i] = d->runs[i];
         }
-        return d->nruns <= FIG_MAX_RUNS ? d->nruns : -1;
+        if (d->nruns > FIG_MAX_RUNS) {
+            study_fail(ctx->out, CCB_E_INTERNAL, "%s: %d runs listed (at most %d)", ctx->cs->name,
+                       d->nruns, FIG_MAX_RUNS);
+            return -1;
+        }
+        return d->nruns;
     }
     variant_def v[FIG_MAX_RUNS];
     char msg[256];
     const int n = variant_select(d->variants, NULL, v, FIG_MAX_RUNS, msg, sizeof msg);
     if (n < 0) {
-        fprintf(stderr, "ccb: %s: %s\n", cs->name, msg);
+        study_fail(ctx->out, CCB_E_INVALID, "%s: %s", ctx->cs->name, msg);
         return -1;
     }
     for (int i = 0; i < n; ++i) {
@@ -71,14 +76,13 @@ int fig_variant_index(const fig_sweep_result* sw, const char* variant) {
     return -1;
 }
 
-/* Applies "name=value ..." to P; 0, or 2 with a message. */
-static int apply_set(const case_desc* cs, const char* study, double* P, const char* set) {
+/* Applies "name=value ..." to P; 0, or CCB_E_INVALID through ctx's handle. */
+static int apply_set(study_ctx* ctx, const char* study, double* P, const char* set) {
     char buf[512], msg[300];
     snprintf(buf, sizeof buf, "%s", set);
     for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-        if (case_set_param(cs, P, w, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s/%s: %s\n", cs->name, study, msg);
-            return 2;
+        if (case_set_param(ctx->cs, P, w, msg, sizeof msg) != 0) {
+            return study_fail(ctx->out, CCB_E_INVALID, "%s/%s: %s", ctx->cs->name, study, msg);
         }
     }
     return 0;
@@ -89,21 +93,21 @@ static int fig_configure(study_ctx* ctx, const case_study* st, study_batch* b, c
     const fig_study* d = st->decl;
     const case_desc* cs = ctx->cs;
     fig_run runs[FIG_MAX_RUNS];
-    const int n = fig_runs(cs, d, runs, names);
+    const int n = fig_runs(ctx, d, runs, names);
     if (n < 0) {
         return 2;
     }
     const double dt0 = d->dt > 0 ? d->dt : cs->dt_default;
     const double T = d->t_final > 0 ? d->t_final : cs->t_final_default;
-    if (study_batch_alloc(b, n) != 0) {
+    if (study_batch_alloc(ctx, b, n) != 0) {
         return 2;
     }
     for (int i = 0; i < n; ++i) {
         const fig_run* r = &runs[i];
         variant_def v;
         if (variant_find(r->variant, &v) != 0) {
-            fprintf(stderr, "ccb: %s/%s: unknown variant '%s'\n", cs->name, st->name, r->variant);
-            return 2;
+            return study_fail(ctx->out, CCB_E_INVALID, "%s/%s: unknown variant '%s'", cs->name,
+                              st->name, r->variant);
         }
         if (r->variant != names[i]) {
             snprintf(names[i], 32, "%.31s", r->variant);
@@ -119,7 +123,7 @@ static int fig_configure(study_ctx* ctx, const case_study* st, study_batch* b, c
         study_config(ctx, c, st->name, label,
                      v.approx ? v.approx : ccb_approx_find(cs->approx_default), dt, T);
         variant_configure(&v, c, NAN);
-        if (r->set && apply_set(cs, st->name, c->params, r->set) != 0) {
+        if (r->set && apply_set(ctx, st->name, c->params, r->set) != 0) {
             return 2;
         }
         c->sim.newton.compute_kappa = d->kappa;
@@ -176,7 +180,7 @@ static int fig_run_table(study_ctx* ctx, const case_study* st, const study_batch
     strbuf_printf(&header, ",%s", RUN_WORK_HEADER);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/table.csv", dir);
-    const int rc = study_write_table(path, header.s, tab.s ? tab.s : "");
+    const int rc = study_write_table(ctx->out, path, header.s, tab.s ? tab.s : "");
     free(header.s);
     if (rc == 0 && d->columns) {
         study_report(ctx->out, "| run | status |");
@@ -202,8 +206,8 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
     const char* prefix = d->metric ? d->metric : st->name;
     const int ndt = sw->ndt, nrun = nv * ndt + 1;
     if (nv < 1 || nv > FIG_MAX_VARIANTS || ndt < 2 || ndt > SWEEP_MAX_DT) {
-        fprintf(stderr, "ccb: sweep %s: invalid size (%d variants, %d steps)\n", sw->tag, nv, ndt);
-        return 2;
+        return study_fail(ctx->out, CCB_E_INTERNAL,
+                          "sweep %s: invalid size (%d variants, %d steps)", sw->tag, nv, ndt);
     }
     memset(res, 0, sizeof *res);
     res->decl = sw;
@@ -212,11 +216,11 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
         snprintf(res->variant[i], sizeof res->variant[i], "%.31s", names[i]);
     }
     memcpy(res->P, ctx->params, sizeof res->P);
-    if (sw->set && apply_set(ctx->cs, st->name, res->P, sw->set) != 0) {
+    if (sw->set && apply_set(ctx, st->name, res->P, sw->set) != 0) {
         return 2;
     }
     study_batch b;
-    if (study_batch_alloc(&b, nrun) != 0) {
+    if (study_batch_alloc(ctx, &b, nrun) != 0) {
         return 2;
     }
     res->dt_ref = sw->dts[ndt - 1] / 10.0; /* 10x smaller than the smallest step (cases §1.4) */
@@ -228,9 +232,9 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
     for (int i = 0; i < nv; ++i) {
         variant_def v;
         if (variant_find(names[i], &v) != 0) {
-            fprintf(stderr, "ccb: sweep %s: unknown variant '%s'\n", sw->tag, names[i]);
             study_batch_free(&b);
-            return 2;
+            return study_fail(ctx->out, CCB_E_INVALID, "sweep %s: unknown variant '%s'", sw->tag,
+                              names[i]);
         }
         for (int j = 0; j < ndt; ++j) {
             run_config* c = &b.cfg[1 + i * ndt + j];
@@ -254,9 +258,8 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
         for (int j = 0; j < ndt; ++j) {
             const run_record* r = &b.rec[1 + i * ndt + j];
             if (r->nq > CASE_MAX_Q) {
-                fprintf(stderr, "ccb: sweep %s: %d coordinates (at most %d)\n", sw->tag, r->nq,
-                        CASE_MAX_Q);
-                rc = 2;
+                rc = study_fail(ctx->out, CCB_E_INTERNAL, "sweep %s: %d coordinates (at most %d)",
+                                sw->tag, r->nq, CASE_MAX_Q);
                 break;
             }
             double ec[CASE_MAX_Q], e = NAN;
@@ -268,7 +271,7 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
                 ccb_an_rms_error(r->nsteps, sw->dts[j], r->q, ref->nsteps, res->dt_ref, ref->q,
                                  r->nq, &e, ec, msg, sizeof msg) != 0) {
                 if (r->status == CCB_OK && ref->status == CCB_OK) {
-                    fprintf(stderr, "ccb: sweep %s: %s\n", sw->tag, msg);
+                    study_log("sweep %s: %s", sw->tag, msg);
                 }
                 e = NAN;
             }
@@ -301,7 +304,7 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
         strbuf_printf(&header, ",status,%s", RUN_WORK_HEADER);
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/errors_%s.csv", dir, sw->tag);
-        rc = study_write_table(path, header.s, tab.s);
+        rc = study_write_table(ctx->out, path, header.s, tab.s);
         free(header.s);
     }
     free(tab.s);
@@ -336,8 +339,8 @@ static int fig_sweep_run(study_ctx* ctx, const case_study* st, const fig_sweep* 
 
 /* 7. A figure: analysis/gnuplot/<script> drawn to CASE/<out>.png. */
 /* A figure of the declaration; its gnuplot assignments are a template of the results (a
- * placeholder names a value of the finish, e.g. "zlo={zlo|%.6f}"). 0, or 2 if the template
- * names nothing set (message on stderr). */
+ * placeholder names a value of the finish, e.g. "zlo={zlo|%.6f}"). 0, or CCB_E_INVALID through
+ * ctx's handle if the template names nothing set. */
 static int fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const char* script,
                     const char* out, const char* runs_titles, const char* vars) {
     strbuf v = {0};
@@ -349,9 +352,9 @@ static int fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const c
     strbuf_printf(&v, "%s", more);
     char err[600];
     if (vars && study_results_render(ctx->out, vars, &v, err, sizeof err) != 0) {
-        fprintf(stderr, "ccb: %s/%s: figure %s: %s\n", ctx->cs->name, out, script, err);
         free(v.s);
-        return 2;
+        return study_fail(ctx->out, CCB_E_INVALID, "%s/%s: figure %s: %s", ctx->cs->name, out,
+                          script, err);
     }
     study_plot(ctx->out, script, dir, out, v.s);
     free(v.s);
@@ -372,7 +375,7 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
                      "### %s — %s (%s)\n\nNot run: %s (`make reproduce` installs Debian's "
                      "libmujoco-dev; docs/speed.md §3).\n\n",
                      st->name, st->title, st->figure, peer_mujoco_absent());
-        fprintf(stderr, "ccb: %s/%s: skipped (%s)\n", cs->name, st->name, peer_mujoco_absent());
+        study_log("%s/%s: skipped (%s)", cs->name, st->name, peer_mujoco_absent());
         return 0;
     }
     const int begun = study_results_begin(ctx->out, d->tables, d->report);
@@ -380,7 +383,9 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
     fig_sweep_result* sw = d->nsweeps ? calloc((size_t)d->nsweeps, sizeof *sw) : NULL;
     study_batch b = {0};
     char dir[PATH_MAX];
-    int rc = names == NULL || begun != 0 || (d->nsweeps && sw == NULL) ? 2 : 0;
+    int rc = names == NULL || begun != 0 || (d->nsweeps && sw == NULL)
+                 ? study_fail(ctx->out, CCB_E_NOMEM, "%s/%s: out of memory", cs->name, st->name)
+                 : 0;
     if (rc == 0 && study_dir(ctx->out, st->name, dir, sizeof dir) != 0) {
         rc = 2;
     }
@@ -391,7 +396,9 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
             char(*more)[32] = calloc((size_t)b.n, sizeof *more);
             free(names);
             names = more;
-            rc = names ? rc : 2;
+            rc = names ? rc
+                       : study_fail(ctx->out, CCB_E_NOMEM, "%s/%s: out of memory", cs->name,
+                                    st->name);
         }
     } else if (rc == 0 && (d->runs || (d->variants && d->nsweeps == 0))) {
         rc = fig_configure(ctx, st, &b, names);
@@ -429,8 +436,7 @@ static int fig_study_run(study_ctx* ctx, const case_study* st) {
         }
         const double T = d->t_final > 0 ? d->t_final : cs->t_final_default;
         if (nv < 0) {
-            fprintf(stderr, "ccb: %s/%s: %s\n", cs->name, st->name, msg);
-            rc = 2;
+            rc = study_fail(ctx->out, CCB_E_INVALID, "%s/%s: %s", cs->name, st->name, msg);
         }
         for (int s = 0; s < d->nsweeps && rc == 0; ++s) {
             rc = fig_sweep_run(ctx, st, &d->sweeps[s], vn, nv, T, dir, &sw[s]);
@@ -489,8 +495,7 @@ int case_study_run(study_ctx* ctx, const case_study* st) {
     int rc = st->run ? st->run(ctx, ctx->out) : fig_study_run(ctx, st);
     char msg[PATH_MAX + 200];
     if (record && inventory_commit(rc == 0, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        rc = rc ? rc : 2;
+        rc = study_fail(ctx->out, CCB_E_IO, "%s", msg);
     }
     return rc;
 }

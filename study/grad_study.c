@@ -387,15 +387,13 @@ static void analyse(void* user, int idx) {
 }
 
 int grad_study_run(study_ctx* ctx, study_out* out) {
-    (void)out;
     const case_desc* cs = ctx->cs;
     const int quick = ctx->tier == CASE_TIER_QUICK;
     variant_def use[GRAD_MAX_VARIANTS];
     char msg[256];
     const int nv = variant_select_differentiable(cs, use, GRAD_MAX_VARIANTS, msg, sizeof msg);
     if (nv < 0) {
-        fprintf(stderr, "ccb: gradients: %s\n", msg);
-        return 2;
+        return study_fail(out, CCB_E_INVALID, "gradients: %s", msg);
     }
     const case_std* sd = cs->std;
     double T = sd && quick && sd->t_final_quick > 0 ? sd->t_final_quick
@@ -403,9 +401,11 @@ int grad_study_run(study_ctx* ctx, study_out* out) {
                                                     : cs->t_final_default;
     const double dt = cs->dt_default;
     study_batch b;
-    if (nv == 0 || study_batch_alloc(&b, nv) != 0) {
-        fprintf(stderr, "ccb: gradients: %s\n", nv == 0 ? "no convex approximation applies" : "");
-        return 2;
+    if (nv == 0) {
+        return study_fail(out, CCB_E_INVALID, "gradients: no convex approximation applies");
+    }
+    if (study_batch_alloc(ctx, &b, nv) != 0) {
+        return CCB_E_NOMEM;
     }
     for (int i = 0; i < nv; ++i) {
         study_config(ctx, &b.cfg[i], "gradients", use[i].name, use[i].approx, dt, T);
@@ -460,14 +460,15 @@ int grad_study_run(study_ctx* ctx, study_out* out) {
     if (rc == 0) {
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/gradients.csv", dir);
-        rc = study_write_table(path,
+        rc = study_write_table(ctx->out, path,
                                "variant,checked,smooth,kink,unsettled,contact_set_changes,failed,"
                                "step_err_max,step_err_median,traj_steps,traj_smooth,traj_err,"
                                "traj_one_sided_gap,wall_cost_per_direction_over_step",
                                tab.s ? tab.s : "");
         snprintf(path, sizeof path, "%s/sweep.csv", dir);
         if (rc == 0) {
-            rc = study_write_table(path, "variant,fd_step,err_max_smooth", sw.s ? sw.s : "");
+            rc = study_write_table(ctx->out, path, "variant,fd_step,err_max_smooth",
+                                   sw.s ? sw.s : "");
         }
     }
     if (rc == 0) {

@@ -134,18 +134,16 @@ int gradq_run(study_ctx* ctx, study_out* out, const gradq_def* def) {
     char msg[256];
     const int nvar = variant_select_differentiable(cs, use, GQ_MAX_VAR, msg, sizeof msg);
     if (nvar < 0) {
-        fprintf(stderr, "ccb: gradient-quality: %s\n", msg);
-        return 2;
+        return study_fail(out, CCB_E_INVALID, "gradient-quality: %s", msg);
     }
     int pidx = -1, kidx = -1;
     if (!case_find_param(cs, def->param, &pidx)) {
-        fprintf(stderr, "ccb: gradient-quality: %s has no parameter %s\n", cs->name, def->param);
-        return 2;
+        return study_fail(out, CCB_E_INTERNAL, "gradient-quality: %s has no parameter %s", cs->name,
+                          def->param);
     }
     if (!case_find_param(cs, def->stiffness, &kidx)) {
-        fprintf(stderr, "ccb: gradient-quality: %s has no parameter %s\n", cs->name,
-                def->stiffness);
-        return 2;
+        return study_fail(out, CCB_E_INTERNAL, "gradient-quality: %s has no parameter %s", cs->name,
+                          def->stiffness);
     }
     const int np = def->npts;
     const double T = def->t_final > 0 ? def->t_final : cs->t_final_default;
@@ -153,8 +151,8 @@ int gradq_run(study_ctx* ctx, study_out* out, const gradq_def* def) {
     gq_job* jobs = calloc((size_t)njobs, sizeof *jobs);
     if (jobs == NULL || np > GQ_MAX_PTS || np < 2 * k_scale[GQ_NSCALE - 1] + 1) {
         free(jobs);
-        fprintf(stderr, "ccb: gradient-quality: out of memory or a bad grid\n");
-        return 2;
+        return study_fail(out, jobs ? CCB_E_INTERNAL : CCB_E_NOMEM, "gradient-quality: %s",
+                          jobs ? "a bad grid" : "out of memory");
     }
     const double p0 = ctx->params[pidx];
     for (int a = 0; a < nvar; ++a) {
@@ -170,8 +168,8 @@ int gradq_run(study_ctx* ctx, study_out* out, const gradq_def* def) {
                 j->cfg.out_dir[0] = '\0';
                 if (def->set && case_apply_set(cs, j->cfg.params, def->set) != 0) {
                     free(jobs);
-                    fprintf(stderr, "ccb: gradient-quality: bad overrides '%s'\n", def->set);
-                    return 2;
+                    return study_fail(out, CCB_E_INTERNAL, "gradient-quality: bad overrides '%s'",
+                                      def->set);
                 }
                 j->cfg.params[kidx] = ctx->params[kidx] * def->stiff_scale[s];
                 j->cfg.params[pidx] = j->p;
@@ -264,11 +262,11 @@ int gradq_run(study_ctx* ctx, study_out* out, const gradq_def* def) {
     }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/points.csv", dir);
-    int rc = study_write_table(path, "variant,k,p,J,dJ_ift,secant_fine,secant_coarse,kink_steps",
-                               pts.s ? pts.s : "");
+    int rc = study_write_table(
+        out, path, "variant,k,p,J,dJ_ift,secant_fine,secant_coarse,kink_steps", pts.s ? pts.s : "");
     snprintf(path, sizeof path, "%s/quality.csv", dir);
     if (rc == 0) {
-        rc = study_write_table(path,
+        rc = study_write_table(out, path,
                                "variant,k,ok,points_with_kinks,secant_mean,ift_mean,bias,"
                                "ift_spread,secant_spread,ift_roughness,mismatch_fine,mismatch_mid,"
                                "mismatch_coarse,mismatch_coarse_mean",

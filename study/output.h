@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "log.h"
 #include "strbuf.h"
 
 /* Where the data (reference/, analysis/gnuplot/) are: CCB_SOURCE_DIR, else an installed

@@ -23,6 +23,7 @@
 #include <limits.h>
 
 #include "analysis.h"
+#include "ccb/status.h"
 #include "output.h"
 #include "results_engine.h"
 
@@ -69,6 +70,8 @@ struct study_out {
     const char* case_name;
     int figures;
     int warnings;
+    int status;                    /* 0, or the code of the first study_fail */
+    char error[1024];              /* its message */
     struct study_out *prev, *next; /* the handles open in this process (study_out_free_all) */
 };
 static study_out* g_open; /* created by the command's thread, before its runs start */
@@ -614,8 +617,8 @@ int study_results_finish(study_out* out, const char* what, const char* dir) {
             rc = -1;
         } else if (results_table_csv(r, tr->decl->name, &body, err, sizeof err) != 0) {
             rc = -1;
-        } else if (study_write_table(path, header, body.s ? body.s : "") != 0) {
-            rc = 2; /* study_write_table said why */
+        } else if (study_write_table(out, path, header, body.s ? body.s : "") != 0) {
+            rc = 2; /* study_write_table failed the study */
         }
         free(body.s);
     }
@@ -629,8 +632,7 @@ int study_results_finish(study_out* out, const char* what, const char* dir) {
         free(text.s);
     }
     if (rc < 0) {
-        fprintf(stderr, "ccb: %s: %s\n", what, err);
-        rc = 2;
+        rc = study_fail(out, CCB_E_INVALID, "%s: %s", what, err);
     }
     return rc;
 }
@@ -664,6 +666,30 @@ study_out* study_out_create(const char* root, const char* case_name) {
         g_open = out;
     }
     return out;
+}
+
+int study_fail(study_out* out, int code, const char* fmt, ...) {
+    code = code ? code : CCB_E_INTERNAL;
+    if (out->status == 0) {
+        out->status = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(out->error, sizeof out->error, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+const char* study_error(const study_out* out) {
+    if (out == NULL) {
+        return "out of memory";
+    }
+    return out->error[0] ? out->error : "failed without a message (a bug in ccb: please report it)";
+}
+
+void study_out_clear_error(study_out* out) {
+    out->status = 0;
+    out->error[0] = '\0';
 }
 
 void study_out_free(study_out* out) {
@@ -760,8 +786,7 @@ int study_dir(study_out* out, const char* sub, char* path, size_t n) {
     snprintf(path, n, "%s/%s/%s", out->root, out->case_name, sub);
     char msg[512];
     if (mkdir_p(path, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return -1;
+        return study_fail(out, CCB_E_IO, "%s", msg);
     }
     return 0;
 }
@@ -775,7 +800,7 @@ void study_plot(study_out* out, const char* script, const char* datadir, const c
     snprintf(path, sizeof path, "%s/analysis/gnuplot/%s", ccb_source_dir(), script);
     snprintf(file, sizeof file, "%s/%s/%s", out->root, out->case_name, name);
     if (ccb_an_plot(path, datadir, file, vars, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: figure %s: %s\n", script, msg);
+        study_log("figure %s: %s", script, msg);
         out->warnings++;
         return;
     }
@@ -786,14 +811,16 @@ void study_plot(study_out* out, const char* script, const char* datadir, const c
     }
 }
 
-int study_write_table(const char* path, const char* header, const char* body) {
+int study_write_table(study_out* out, const char* path, const char* header, const char* body) {
     char msg[600];
     strbuf b = {0};
     strbuf_printf(&b, "%s\n%s", header, body ? body : "");
-    const int rc = b.failed || b.s == NULL ? -1 : write_file(path, b.s, b.n, msg, sizeof msg);
-    if (rc != 0) {
-        fprintf(stderr, "ccb: %s\n", b.failed || b.s == NULL ? "out of memory" : msg);
+    int rc = 0;
+    if (b.failed || b.s == NULL) {
+        rc = study_fail(out, CCB_E_NOMEM, "%s: out of memory", path);
+    } else if (write_file(path, b.s, b.n, msg, sizeof msg) != 0) {
+        rc = study_fail(out, CCB_E_IO, "%s", msg);
     }
     free(b.s);
-    return rc == 0 ? 0 : 2;
+    return rc;
 }

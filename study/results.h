@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "log.h"
 #include "strbuf.h"
 
 typedef struct study_out study_out;
@@ -38,6 +39,16 @@ typedef struct fig_table {
     const char* md_nonfinite; /* markdown text of a number that is not finite ("n/a"); NULL:
                                  the format's ("nan") */
 } fig_table;
+
+/* ---- failing ---- */
+/* A study that cannot make its results fails through its handle: study_fail keeps the message
+ * (printf-style; the first failure's, later ones are dropped) and returns `code`, which the
+ * callback returns; the engine passes it up and the command prints the message once (output.h,
+ * docs/architecture.md §7). code: a ccb_status (CCB_E_IO, CCB_E_NOMEM, CCB_E_INVALID, ...);
+ * 0 is taken as CCB_E_INTERNAL. A run's solver failure is not a failure of the study: the run
+ * records it (and the engine counts it). Not from the runs' worker threads. */
+int study_fail(study_out* out, int code, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- metrics: what the gates read ---- */
 void study_set_metric(study_out* out, const char* name, double value);
@@ -67,16 +78,17 @@ int study_table_rows(study_out* out, const char* table);
 /* ---- free text, files and figures ---- */
 /* Appends to the study's report section (markdown). */
 void study_report(study_out* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Directory <out_root>/<case>/<sub> (created): 0, or -1 with a message on stderr. */
+/* Directory <out_root>/<case>/<sub> (created): 0, or CCB_E_IO through study_fail. */
 int study_dir(study_out* out, const char* sub, char* path, size_t n);
 /* Draws <out_root>/<case>/<name>.png and .svg with analysis/gnuplot/<script>, reading datadir;
  * `vars` are constant gnuplot assignments (names, titles, numbers: ccb_an_gp_check_vars) — no
  * path: datadir and the output are quoted by ccb_an_plot, which also replaces the figures
- * atomically. A failure is reported on stderr and counted as a warning of the study. No-op if
- * figures are off. */
+ * atomically. A failure is said (study_log) and counted as a warning of the study, which the
+ * command reports as an output error at its end. No-op if figures are off. */
 void study_plot(study_out* out, const char* script, const char* datadir, const char* name,
                 const char* vars);
-/* Writes `body` under `header` to path atomically; 0, or 2 with a message on stderr. */
-int study_write_table(const char* path, const char* header, const char* body);
+/* Writes `body` under `header` to path atomically; 0, or CCB_E_IO / CCB_E_NOMEM through
+ * study_fail. */
+int study_write_table(study_out* out, const char* path, const char* header, const char* body);
 
 #endif

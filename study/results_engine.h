@@ -23,6 +23,10 @@ void study_out_set_figures(study_out* out, int on);
 int study_out_figures(const study_out* out);
 /* Figures that could not be drawn (study_plot), and other warnings of the studies. */
 int study_out_warnings(const study_out* out);
+/* The message of the handle's first failure (study_fail); for NULL (the handle could not be
+ * made) "out of memory"; a failure without a message says it is a bug. clear: forget it. */
+const char* study_error(const study_out* out);
+void study_out_clear_error(study_out* out);
 int study_out_nmetrics(const study_out* out);
 const metric* study_out_metric(const study_out* out, int i);
 /* The report text so far ("" when none). */
@@ -34,7 +38,7 @@ const char* study_out_report(const study_out* out);
  * memory. */
 int study_results_begin(study_out* out, const fig_table* tables, const char* report);
 /* Writes the tables with a file into dir and appends the rendered template to the report: 0, or
- * 2 with a message on stderr naming `what` (case/study). */
+ * non-zero through study_fail with a message naming `what` (case/study). */
 int study_results_finish(study_out* out, const char* what, const char* dir);
 void study_results_end(study_out* out);
 /* The rendering, for the engine and the unit test: a template into text (the declared figures'

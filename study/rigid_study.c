@@ -42,14 +42,14 @@ static void run_kind(const rigid_def* d, int i, const char** model, double* k, d
 
 int rigidlim_runs(study_ctx* ctx, study_batch* b, const rigid_def* d) {
     const int n = nruns(d);
-    if (study_batch_alloc(b, n) != 0) {
+    if (study_batch_alloc(ctx, b, n) != 0) {
         return 2;
     }
     int ik = -1;
     const case_param* kp = case_find_param(ctx->cs, "k", &ik);
     if (kp == NULL) {
-        fprintf(stderr, "ccb: rigid-limit: %s has no parameter k\n", ctx->cs->name);
-        return 2;
+        return study_fail(ctx->out, CCB_E_INTERNAL, "rigid-limit: %s has no parameter k",
+                          ctx->cs->name);
     }
     for (int i = 0; i < n; ++i) {
         const char* model;
@@ -207,8 +207,7 @@ int rigidlim_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const ch
                    calloc((size_t)ns, sizeof *j.why)};
     if (!j.same || !j.st || !j.failed || !j.why) {
         free(j.same), free(j.st), free(j.failed), free(j.why);
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
+        return study_fail(ctx->out, CCB_E_NOMEM, "rigid-limit: out of memory");
     }
     for (int i = 0; i < n; ++i) {
         j.same[i] = -1;
@@ -224,11 +223,12 @@ int rigidlim_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const ch
             memcpy(&j.st[i * d->nt], &j.st[j.same[i] * d->nt], (size_t)d->nt * sizeof(rigid_step));
         }
     }
-    int rc = 0;
+    int rc = 0, nfailed = 0;
     for (int idx = 0; idx < ns; ++idx) {
-        if (j.failed[idx]) {
-            fprintf(stderr, "ccb: rigid-limit: %s\n", j.why[idx]);
-            rc = 2;
+        if (j.failed[idx] && nfailed++ == 0) {
+            rc = study_fail(ctx->out, CCB_E_IO, "rigid-limit: %s", j.why[idx]);
+        } else if (j.failed[idx]) {
+            study_log("rigid-limit: %s", j.why[idx]);
         }
     }
     const int have = peer_siconos_available();

@@ -228,8 +228,12 @@ typedef struct study_batch {
     run_record* rec;
     int n;
 } study_batch;
-/* Returns 0, or -1 with a message on stderr. */
-int study_batch_alloc(study_batch* b, int n);
+/* The code of a study whose own solve (not a run of study_execute, which records its failure in
+ * the run) failed: the study counts it in ctx->failures and fails with STUDY_E_SOLVE; under a
+ * perturbation (`ccb gate --sensitivity`) that is a result, which its gates judge. */
+#define STUDY_E_SOLVE CCB_E_NOTCONV
+/* 0, or CCB_E_NOMEM through ctx's handle (study_fail). */
+int study_batch_alloc(study_ctx* ctx, study_batch* b, int n);
 void study_batch_free(study_batch* b);
 
 /* A study run's files (trajectory.csv, steps.csv, times.csv) keep at most about this many rows:

@@ -88,8 +88,7 @@ static int evaluate(study_ctx* ctx, ccb_gate_result* g, int* ng) {
     suite_gate_file(ctx->cs, path, sizeof path);
     if (ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx->out, g, SUITE_MAX_GATES, ng, msg,
                            sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return -1;
+        return study_fail(ctx->out, CCB_E_INVALID, "%s", msg);
     }
     return 0;
 }
@@ -103,7 +102,7 @@ suite_sensitivity* suite_sensitivity_begin(study_ctx* ctx, int k) {
         sv->outcome = calloc((size_t)k * SUITE_MAX_GATES, sizeof *sv->outcome);
     }
     if (sv == NULL || !sv->g0 || !sv->m || !sv->outcome) {
-        fprintf(stderr, "ccb: out of memory\n");
+        study_fail(ctx->out, CCB_E_NOMEM, "--sensitivity: out of memory");
         suite_sensitivity_free(sv);
         return NULL;
     }
@@ -117,9 +116,16 @@ suite_sensitivity* suite_sensitivity_begin(study_ctx* ctx, int k) {
 int suite_sensitivity_add(suite_sensitivity* sv, study_ctx* pc, int p) {
     ccb_gate_result* g = calloc(SUITE_MAX_GATES, sizeof *g);
     int ng = 0;
-    if (g == NULL || evaluate(pc, g, &ng) != 0 || ng != sv->ng) {
+    const int rc =
+        g == NULL ? study_fail(pc->out, CCB_E_NOMEM, "--sensitivity: out of memory")
+        : evaluate(pc, g, &ng) != 0 ? CCB_E_INVALID
+        : ng != sv->ng
+            ? study_fail(pc->out, CCB_E_INTERNAL,
+                         "--sensitivity: %d gates under perturbation %d, %d without", ng, p, sv->ng)
+            : 0;
+    if (rc != 0) {
         free(g);
-        return -1;
+        return rc;
     }
     for (int i = 0; i < ng; ++i) {
         sv->m[(size_t)p * SUITE_MAX_GATES + (size_t)i] = g[i].measured;
@@ -137,7 +143,9 @@ static double margin(const ccb_gate_result* g, double m) {
     return g->op[0] == '<' ? g->lo - m : m - g->lo;
 }
 
-int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf* md) {
+int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf* md,
+                             int* nfragile) {
+    *nfragile = 0;
     const case_desc* cs = ctx->cs;
     strbuf csv = {0};
     int fragile = 0, evaluated = 0, worst = -1;
@@ -202,15 +210,20 @@ int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf
     strbuf_printf(md, ".\n");
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s/sensitivity.csv", ctx->out_root, cs->name);
-    const int rc = study_write_table(
-        path, "gate,metric,bound,nominal,min,max,spread,margin,margin_over_spread,verdict", csv.s);
+    int rc = study_write_table(
+        ctx->out, path,
+        "gate,metric,bound,nominal,min,max,spread,margin,margin_over_spread,verdict", csv.s);
     free(csv.s);
-    if (rc != 0 || md->failed) {
-        return -1;
+    if (rc == 0 && md->failed) {
+        rc = study_fail(ctx->out, CCB_E_NOMEM, "--sensitivity: out of memory");
+    }
+    if (rc != 0) {
+        return rc;
     }
     printf("%s: %d gates, %d not a verdict under %d perturbation(s)\n", cs->name, evaluated,
            fragile, sv->k);
-    return fragile;
+    *nfragile = fragile;
+    return 0;
 }
 
 void suite_sensitivity_head(strbuf* md, int k) {

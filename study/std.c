@@ -129,7 +129,7 @@ static void error_job(void* user, int i) {
     r->error = s->sd->error(rec, ref, rec->cfg.params);
 }
 
-/* Builds and runs the sweep of ctx's case; 0, or 2 with a message on stderr. */
+/* Builds and runs the sweep of ctx's case; 0, or non-zero through ctx's handle (study_fail). */
 static int sweep_run_all(study_ctx* ctx, sweep* s, const char* study) {
     const case_desc* cs = ctx->cs;
     const case_std* sd = cs->std;
@@ -152,13 +152,11 @@ static int sweep_run_all(study_ctx* ctx, sweep* s, const char* study) {
     s->nv = variant_select(ctx->variants ? ctx->variants : "all", cs, s->vs, STD_MAX_VARIANTS, msg,
                            sizeof msg);
     if (s->nv < 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
+        return study_fail(ctx->out, CCB_E_INVALID, "%s", msg);
     }
     if (s->nv == 0) {
-        fprintf(stderr, "ccb: %s: no variant of '%s' applies\n", cs->name,
-                ctx->variants ? ctx->variants : "all");
-        return 2;
+        return study_fail(ctx->out, CCB_E_INVALID, "%s: no variant of '%s' applies", cs->name,
+                          ctx->variants ? ctx->variants : "all");
     }
     /* the reference variant may be outside the selection: add it (its runs are references) */
     int ref_var = -1;
@@ -167,9 +165,8 @@ static int sweep_run_all(study_ctx* ctx, sweep* s, const char* study) {
         ref_var = find_variant(s, sd->ref_variant);
         if (ref_var < 0) {
             if (s->nv == STD_MAX_VARIANTS || variant_find(sd->ref_variant, &s->vs[s->nv]) != 0) {
-                fprintf(stderr, "ccb: %s: unknown reference variant '%s'\n", cs->name,
-                        sd->ref_variant);
-                return 2;
+                return study_fail(ctx->out, CCB_E_INTERNAL, "%s: unknown reference variant '%s'",
+                                  cs->name, sd->ref_variant);
             }
             ref_var = s->nv; /* not a swept variant: only its reference run */
         }
@@ -183,13 +180,12 @@ static int sweep_run_all(study_ctx* ctx, sweep* s, const char* study) {
         n += sd->ref == STD_REF_SELF && vd->kind == VARIANT_FIXED;
     }
     n += sd->ref == STD_REF_RUN || (sd->ref == STD_REF_SELF && ref_var == s->nv);
-    if (study_batch_alloc(&s->b, n) != 0) {
+    if (study_batch_alloc(ctx, &s->b, n) != 0) {
         return 2;
     }
     s->run = calloc((size_t)n, sizeof *s->run);
     if (s->run == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
+        return study_fail(ctx->out, CCB_E_NOMEM, "%s: out of memory", cs->name);
     }
     /* the shared reference run first, then per variant: its reference (self), its points */
     int i = 0, shared_ref = -1;
@@ -280,7 +276,7 @@ static int write_runs(study_ctx* ctx, const sweep* s, const char* dir) {
              "line_search_mean,line_search_max,kappa_mean,kappa_max,newton_iterations_total,"
              "factorizations,f_evaluations,wall [s],wall_per_step [s]",
              s->sd->error_name, s->sd->error_unit);
-    const int rc = study_write_table(path, header, t.s ? t.s : "");
+    const int rc = study_write_table(ctx->out, path, header, t.s ? t.s : "");
     free(t.s);
     (void)ctx;
     return rc;
@@ -395,7 +391,8 @@ static int std_convergence(study_ctx* ctx, sweep* s, const char* dir) {
     }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/orders.csv", dir);
-    int rc = study_write_table(path, "variant,points,order,order_ci95,r2", tab.s ? tab.s : "");
+    int rc =
+        study_write_table(ctx->out, path, "variant,points,order,order_ci95,r2", tab.s ? tab.s : "");
     study_report(ctx->out,
                  "%s\nFailed runs and the points they leave out show as nan; an order "
                  "is fitted over the points that remain.\n\n",
@@ -443,7 +440,7 @@ static int std_conditioning(study_ctx* ctx, sweep* s, const char* dir) {
     }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/slopes.csv", dir);
-    int rc = study_write_table(path,
+    int rc = study_write_table(ctx->out, path,
                                "variant,iterations_mean_slope,kappa_mean_slope,iterations_max,"
                                "kappa_max",
                                tab.s ? tab.s : "");
@@ -527,7 +524,7 @@ static int std_ec_vs_fixed(study_ctx* ctx, const sweep* s, const char* dir) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/ec_vs_fixed.csv", dir);
     const int rc = study_write_table(
-        path,
+        ctx->out, path,
         "variant,fixed_twin,accuracy,error,internal_steps,newton_iterations,wall [s],"
         "twin_newton_iterations_at_error,twin_wall_at_error [s],gain_iterations,gain_wall,"
         "extrapolated",
@@ -600,7 +597,7 @@ static int std_work_precision(study_ctx* ctx, sweep* s, const char* dir) {
     snprintf(header, sizeof header,
              "variant,kind,best_error,wall_at_best [s],wall_at_target [s],"
              "newton_iterations_at_target");
-    int rc = study_write_table(path, header, tab.s ? tab.s : "");
+    int rc = study_write_table(ctx->out, path, header, tab.s ? tab.s : "");
     study_report(ctx->out,
                  "Target error %.3e %s (the largest of the variants' smallest errors); work at "
                  "the target by log-log interpolation along each variant's runs (nan: the runs do "
@@ -622,7 +619,7 @@ static void sweep_destroy(void* p) {
 }
 
 /* The standard sweep of ctx (tier, variants): run once into <root>/<case>/standard/ and kept in
- * ctx for the other two standard studies. NULL on error (message on stderr). */
+ * ctx for the other two standard studies. NULL on error (its message in ctx's handle). */
 static sweep* standard_sweep(study_ctx* ctx) {
     sweep* s = ctx->std_sweep;
     const char* spec = ctx->variants ? ctx->variants : "all";
@@ -635,7 +632,7 @@ static sweep* standard_sweep(study_ctx* ctx) {
     }
     s = calloc(1, sizeof *s);
     if (s == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
+        study_fail(ctx->out, CCB_E_NOMEM, "%s: out of memory", ctx->cs->name);
         return NULL;
     }
     if (sweep_run_all(ctx, s, "standard") != 0) {
@@ -650,8 +647,7 @@ static sweep* standard_sweep(study_ctx* ctx) {
 static int std_study(study_ctx* ctx, int kind) {
     const char* study = k_kind_study[kind];
     if (ctx->cs->std == NULL) {
-        fprintf(stderr, "ccb: %s has no standard studies\n", ctx->cs->name);
-        return 2;
+        return study_fail(ctx->out, CCB_E_INVALID, "%s has no standard studies", ctx->cs->name);
     }
     sweep* s = standard_sweep(ctx);
     char dir[PATH_MAX];
@@ -738,14 +734,14 @@ const case_study* case_find_study(const case_desc* cs, const char* name) {
 
 /* ---- ccb compare -------------------------------------------------------------------------------- */
 
-int std_compare_case(study_ctx* ctx, std_summary* out, int max) {
+int std_compare_case(study_ctx* ctx, std_summary* out, int max, int* count) {
+    *count = 0;
     if (ctx->cs->std == NULL) {
         return 0;
     }
     sweep* s = calloc(1, sizeof *s);
     if (s == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return -2;
+        return study_fail(ctx->out, CCB_E_NOMEM, "%s: out of memory", ctx->cs->name);
     }
     int rc = sweep_run_all(ctx, s, "compare");
     char dir[PATH_MAX];
@@ -806,5 +802,6 @@ int std_compare_case(study_ctx* ctx, std_summary* out, int max) {
     }
     sweep_free(s);
     free(s);
-    return rc == 0 ? n : -rc;
+    *count = rc == 0 ? n : 0;
+    return rc;
 }

@@ -39,15 +39,14 @@ int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root) {
     return ctx->out ? 0 : -1;
 }
 
-int study_batch_alloc(study_batch* b, int n) {
+int study_batch_alloc(study_ctx* ctx, study_batch* b, int n) {
     b->n = n;
     b->cfg = calloc((size_t)n, sizeof *b->cfg);
     b->rec = calloc((size_t)n, sizeof *b->rec);
     if (!b->cfg || !b->rec) {
         free(b->cfg), free(b->rec);
         b->cfg = NULL, b->rec = NULL, b->n = 0;
-        fprintf(stderr, "ccb: out of memory\n");
-        return -1;
+        return study_fail(ctx->out, CCB_E_NOMEM, "%s: out of memory for %d runs", ctx->cs->name, n);
     }
     return 0;
 }
@@ -509,8 +508,7 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
     q.n = n;
     int* order = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
     if (order == NULL) {
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
+        return study_fail(ctx->out, CCB_E_NOMEM, "%s/%s: out of memory", ctx->cs->name, study);
     }
     memset(recs, 0, (size_t)n * sizeof *recs);
     ctx->batch++;
@@ -519,9 +517,9 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
         for (int i = 0; i < n; ++i) {
             char rel[PATH_MAX];
             if (study_run_rel(ctx, study, &cfgs[i], rel, sizeof rel) != 0) {
-                fprintf(stderr, "ccb: %s: the run's directory '%s' is not below '%s'\n",
-                        cfgs[i].label, cfgs[i].out_dir, ctx->out_root);
-                return 2;
+                return study_fail(ctx->out, CCB_E_INTERNAL,
+                                  "%s: the run's directory '%s' is not below '%s'", cfgs[i].label,
+                                  cfgs[i].out_dir, ctx->out_root);
             }
             const int rc = ctx->emit(ctx->emit_user, ctx, study, &cfgs[i], rel);
             if (rc != 0) {
@@ -529,8 +527,7 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
             }
             char msg[512];
             if (run_dry(&cfgs[i], &recs[i], msg, sizeof msg) != 0) {
-                fprintf(stderr, "ccb: %s: %s\n", cfgs[i].label, msg);
-                return 2;
+                return study_fail(ctx->out, CCB_E_INVALID, "%s: %s", cfgs[i].label, msg);
             }
         }
         return 0;
@@ -540,8 +537,7 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
     char* served = calloc((size_t)(n > 0 ? n : 1), 1);
     if (served == NULL) {
         free(order);
-        fprintf(stderr, "ccb: out of memory\n");
-        return 2;
+        return study_fail(ctx->out, CCB_E_NOMEM, "%s/%s: out of memory", ctx->cs->name, study);
     }
     for (int i = 0; i < n; ++i) {
         const cache_entry* e = cache_find(ctx->cache, &cfgs[i]);
@@ -550,10 +546,9 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
         }
         char msg[2 * PATH_MAX + 256];
         if (cache_serve(ctx, e, &cfgs[i], &recs[i], msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: %s: %s\n", cfgs[i].label, msg);
             free(served);
             free(order);
-            return 2;
+            return study_fail(ctx->out, CCB_E_IO, "%s: %s", cfgs[i].label, msg);
         }
         served[i] = 1;
         ctx->reused++;
@@ -596,8 +591,7 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
     free(order);
     if (q.error) {
         free(served);
-        fprintf(stderr, "ccb: %s\n", q.msg);
-        return q.error;
+        return study_fail(ctx->out, q.error, "%s", q.msg);
     }
     for (int i = 0; i < n; ++i) { /* in index order: the cache is the same whatever --jobs */
         if (!served[i]) {
@@ -607,14 +601,13 @@ int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_recor
     free(served);
     for (int i = 0; i < n; ++i) {
         if (recs[i].status != CCB_OK && cfgs[i].expect_failure) {
-            fprintf(stderr,
-                    "ccb: %s/%s/%s: solver failure at step %ld, not a suite failure (%s): %s\n",
-                    ctx->cs->name, study, cfgs[i].label, recs[i].fail_step, cfgs[i].expect_failure,
-                    recs[i].msg);
+            study_log("%s/%s/%s: solver failure at step %ld, not a suite failure (%s): %s",
+                      ctx->cs->name, study, cfgs[i].label, recs[i].fail_step,
+                      cfgs[i].expect_failure, recs[i].msg);
         } else if (recs[i].status != CCB_OK) {
             ctx->failures++;
-            fprintf(stderr, "ccb: %s/%s/%s: solver failure at step %ld: %s\n", ctx->cs->name, study,
-                    cfgs[i].label, recs[i].fail_step, recs[i].msg);
+            study_log("%s/%s/%s: solver failure at step %ld: %s", ctx->cs->name, study,
+                      cfgs[i].label, recs[i].fail_step, recs[i].msg);
         }
     }
     return 0;

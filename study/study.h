@@ -30,12 +30,14 @@ typedef struct std_summary {
     double phys_max[5]; /* the largest physics metrics over the variant's runs (RUN_PHYS_*) */
 } std_summary;
 /* Runs the standard sweep of ctx's case (variants ctx->variants, tier ctx->tier) into
- * <root>/<case>/compare/ and fills up to max summaries. Returns their number, or -2 on an
- * input/output error (message on stderr). */
-int std_compare_case(struct study_ctx* ctx, std_summary* out, int max);
+ * <root>/<case>/compare/ and fills up to max summaries, their number in *count: 0, or non-zero
+ * with the message in ctx's handle (study_error). */
+int std_compare_case(struct study_ctx* ctx, std_summary* out, int max, int* count);
 /* Writes OUT/compare.csv, compare.md, compare_<metric>.csv and (figures) the figures of n
- * summaries grouped by case (compare.c). 0, or 2 with a message on stderr. */
-int compare_write(const char* out, const std_summary* s, int n, int quick, int figures);
+ * summaries grouped by case (compare.c); a figure gnuplot could not draw is said (study_log) and
+ * counted in *figfail. 0, or non-zero with a message in err. */
+int compare_write(const char* out, const std_summary* s, int n, int quick, int figures,
+                  int* figfail, char* err, size_t nerr);
 
 /* ---- the variant registry (variant.c; runs.h has variant_def) ---- */
 int variant_count(void);
@@ -130,8 +132,9 @@ void run_config_drop_unread(run_config* cfg);
 /* ---- studies (study.c; runs.h has study_ctx) ---- */
 int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root);
 void study_ctx_free(study_ctx* ctx);
-/* Executes n runs with ctx->jobs threads. Returns 0, or 2 on an input/output error (message on
- * stderr). Solver failures are counted in ctx->failures. A run whose configuration equals one
+/* Executes n runs with ctx->jobs threads. Returns 0, or non-zero on an error (its message in
+ * ctx's handle: study_error). A run's solver failure is no error: the run records it, study_log
+ * says it, ctx->failures counts it. A run whose configuration equals one
  * already executed for this case (every field but out_dir, label, cost and expect_failure; runs
  * are deterministic) is not run again: it gets a copy of that record and of its files. */
 int study_execute(study_ctx* ctx, const char* study, run_config* cfgs, run_record* recs, int n);
@@ -157,23 +160,27 @@ void run_work_columns(strbuf* b, const run_record* r);
 void run_overrides(strbuf* b, const study_ctx* ctx, const run_record* r);
 
 /* ---- the gradients study (grad_study.c; formulation-convex §9.5): the fourth standard study of
- * every case. 0, 1 or 2 as a case_study's run. */
+ * every case. 0, or non-zero through its handle, as a case_study's run. */
 int grad_study_run(study_ctx* ctx, study_out* out);
 
 /* ---- the suite (suite.c): a case's studies of a tier, its gates, the report -------------------
- * */
+ * Errors as everywhere in study/ (output.h): 0, or non-zero with the message in ctx's handle
+ * (study_error) or in the caller's (msg, n). */
 #define SUITE_MAX_GATES 256 /* gates per gate file */
 /* reference/CASE.json under the source tree */
 void suite_gate_file(const case_desc* cs, char* path, size_t n);
 /* A metric source with no metrics (to validate a gate file before anything runs). */
 int suite_no_metric(void* u, const char* name, double* v);
-/* Runs the studies of ctx's tier: the case's quick studies, or every study. 0, 1 or 2. */
+/* Runs the studies of ctx's tier: the case's quick studies, or every study. 0, or the first
+ * failing study's code: STUDY_E_SOLVE (runs.h) when a study's own solve failed, another
+ * otherwise. */
 int suite_run_studies(study_ctx* ctx);
 /* 1 if the study belongs to ctx's tier (the full tier: every study; quick: cs->quick_studies). */
 int suite_study_in_tier(const study_ctx* ctx, const case_study* st);
 /* Evaluates the case's gates of ctx's tier on its metrics: prints one line per gate, writes
- * CASE/gates.csv and the report's gate table. The number of failed gates, or -1 on an error. */
-int suite_evaluate_gates(study_ctx* ctx);
+ * CASE/gates.csv and the report's gate table, the number of failed gates in *failed. 0, or
+ * non-zero (the gate file is invalid, gates.csv cannot be written). */
+int suite_evaluate_gates(study_ctx* ctx, int* failed);
 /* Round-off sensitivity of the gates (sensitivity.c; `ccb gate --sensitivity K`;
  * cases.md §10): the studies of a tier rerun under each of the first K perturbations, and per gate the
  * spread of its value against its margin to the bound. */
@@ -183,22 +190,27 @@ const char* suite_perturbation_name(int p); /* "cholmod", "contacts-reversed", .
 const char* suite_perturbation_what(int p);
 /* Sets ctx's solver options and run perturbation to perturbation p. */
 void suite_perturbation_apply(study_ctx* ctx, int p);
-/* The nominal gates of ctx (its studies have run); NULL on an error (message on stderr). */
+/* The nominal gates of ctx (its studies have run); NULL on an error (its message in ctx's
+ * handle). */
 suite_sensitivity* suite_sensitivity_begin(study_ctx* ctx, int k);
-/* The gates of perturbation p, whose studies have run in pc. 0, or -1 on an error. */
+/* The gates of perturbation p, whose studies have run in pc. 0, or non-zero (message in pc's
+ * handle). */
 int suite_sensitivity_add(suite_sensitivity* sv, study_ctx* pc, int p);
 /* Writes ctx's CASE/sensitivity.csv and appends its table to md; prints the gates that are not
- * a verdict. Their number, or -1 on an output error. */
-int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf* md);
+ * a verdict, their number in *nfragile. 0, or non-zero (message in ctx's handle). */
+int suite_sensitivity_finish(suite_sensitivity* sv, const study_ctx* ctx, strbuf* md,
+                             int* nfragile);
 void suite_sensitivity_head(strbuf* md, int k);
 void suite_sensitivity_free(suite_sensitivity* sv);
-/* The report ROOT/README.md: its head, a case's section, and the atomic write (0 or 2). */
+/* The report ROOT/README.md: its head, a case's section, and the atomic write (0, or
+ * non-zero with a message in msg). */
 void suite_report_head(strbuf* r);
 void suite_report_case(strbuf* r, const study_ctx* ctx);
-int suite_report_write(const char* root, const char* text);
+int suite_report_write(const char* root, const char* text, char* msg, size_t n);
 /* The case's section alone, as <out_root>/<case>/report.md (atomic): what `ccb gate` leaves
  * beside the tier's data, so that a tier's report can be read and compared without `ccb
- * reproduce`. Its wall-time columns are the only parts that differ between two runs. 0 or 2. */
+ * reproduce`. Its wall-time columns are the only parts that differ between two runs. 0, or
+ * non-zero (message in ctx's handle). */
 int suite_report_case_write(const study_ctx* ctx);
 
 /* ---- the regression view (study/diff.c; docs/cases.md §15) ---- */
@@ -220,9 +232,9 @@ typedef struct suite_diff_summary {
     int significant, verdicts;
 } suite_diff_summary;
 /* Compares the result trees a (before) and b (after): OUT/diff.csv, OUT/diff.md, the overlays
- * and a summary on standard output. 0, or 2 on an error (message on stderr). */
+ * and a summary on standard output. 0, or a ccb_status with the message in msg. */
 int suite_diff(const char* a, const char* b, const char* out, const suite_diff_opts* o,
-               suite_diff_summary* sum);
+               suite_diff_summary* sum, char* msg, size_t nmsg);
 /* The comparison of one file without trees (the fuzz target fuzz/fuzz_diff.c): texts ta and tb
  * as the file rel of A and B (its kind from its name, as suite_diff pairs files), no spreads;
  * the report's texts rendered and dropped. *rows, *significant: the differences and the

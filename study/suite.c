@@ -43,22 +43,23 @@ int suite_run_studies(study_ctx* ctx) {
     return 0;
 }
 
-int suite_evaluate_gates(study_ctx* ctx) {
+int suite_evaluate_gates(study_ctx* ctx, int* failed) {
     char path[PATH_MAX], msg[600];
+    *failed = 0;
     suite_gate_file(ctx->cs, path, sizeof path);
     ccb_gate_result* g = calloc(SUITE_MAX_GATES, sizeof *g);
     int ng = 0;
     if (g == NULL || ccb_gates_evaluate(path, ctx->tier, study_get_metric, ctx->out, g,
                                         SUITE_MAX_GATES, &ng, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", g ? msg : "out of memory");
         free(g);
-        return -1;
+        return g ? study_fail(ctx->out, CCB_E_INVALID, "%s", msg)
+                 : study_fail(ctx->out, CCB_E_NOMEM, "%s: gates: out of memory", ctx->cs->name);
     }
     char *csv = NULL, *md = NULL;
     size_t ncsv = 0, nmd = 0;
     FILE* fcsv = open_memstream(&csv, &ncsv);
     FILE* fmd = open_memstream(&md, &nmd);
-    const int failed = ccb_gates_report(g, ng, ctx->tier, ctx->cs->name, path, stdout, fcsv, fmd);
+    *failed = ccb_gates_report(g, ng, ctx->tier, ctx->cs->name, path, stdout, fcsv, fmd);
     if (fcsv) {
         fclose(fcsv);
     }
@@ -83,13 +84,13 @@ int suite_evaluate_gates(study_ctx* ctx) {
     }
     char csvpath[PATH_MAX + 32];
     snprintf(csvpath, sizeof csvpath, "%s/%s/gates.csv", ctx->out_root, ctx->cs->name);
-    if (write_file(csvpath, csv ? csv : "", csv ? strlen(csv) : 0, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-    }
+    const int rc = write_file(csvpath, csv ? csv : "", csv ? strlen(csv) : 0, msg, sizeof msg) != 0
+                       ? study_fail(ctx->out, CCB_E_IO, "%s", msg)
+                       : 0;
     free(csv);
     free(md);
     free(g);
-    return failed;
+    return rc;
 }
 
 void suite_report_head(strbuf* r) {
@@ -131,19 +132,14 @@ int suite_report_case_write(const study_ctx* ctx) {
     snprintf(path, sizeof path, "%s/%s/report.md", ctx->out_root, ctx->cs->name);
     const int rc = write_file(path, r.s ? r.s : "", r.s ? strlen(r.s) : 0, msg, sizeof msg);
     free(r.s);
-    if (rc != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
-    }
-    return 0;
+    return rc != 0 ? study_fail(ctx->out, CCB_E_IO, "%s", msg) : 0;
 }
 
-int suite_report_write(const char* root, const char* text) {
-    char path[PATH_MAX + 16], msg[600];
+int suite_report_write(const char* root, const char* text, char* msg, size_t n) {
+    char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/README.md", root);
-    if (write_file(path, text ? text : "", text ? strlen(text) : 0, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ccb: %s\n", msg);
-        return 2;
+    if (write_file(path, text ? text : "", text ? strlen(text) : 0, msg, n) != 0) {
+        return CCB_E_IO;
     }
     printf("report: %s\n", path);
     return 0;

@@ -104,7 +104,7 @@ int lock_dir(const char* dir, char* msg, size_t n) {
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int r = -1;
         if (errno == EWOULDBLOCK) {
-            fprintf(stderr, "ccb: another ccb is writing %s; waiting for it\n", dir);
+            study_log("another ccb is writing %s; waiting for it", dir);
             while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
             }
         }

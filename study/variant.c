@@ -281,14 +281,14 @@ void variant_configure(const variant_def* v, run_config* cfg, double level) {
     char msg[256];
     if (solver_configure(cfg, v->solver, v->options, msg, sizeof msg) != 0) {
         /* the built-in table is checked by unit.variants; a registered solver has no words */
-        fprintf(stderr, "ccb: internal error: variant %s: %s\n", v->name, msg);
+        study_log("internal error: variant %s: %s", v->name, msg);
         abort();
     }
     if (v->level && !isnan(level)) { /* the accuracy of an adaptive variant (NAN: its default) */
         char text[32];
         snprintf(text, sizeof text, "%.17g", level);
         if (solver_set_option(cfg, v->level, text, msg, sizeof msg) != 0) {
-            fprintf(stderr, "ccb: internal error: variant %s: %s\n", v->name, msg);
+            study_log("internal error: variant %s: %s", v->name, msg);
             abort();
         }
     }

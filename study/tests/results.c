@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ccb/status.h"
 #include "results_engine.h"
 
 static int g_fail = 0, g_pass = 0;
@@ -165,8 +166,19 @@ int main(void) {
     study_num(out, "undeclared", 1);
     snprintf(dir, sizeof dir, "%s/study2", root);
     mkdir(dir, 0755);
-    fprintf(stderr, "(expected) ");
-    CHECK(study_results_finish(out, "case/study2", dir) == 2, "undeclared table fails the study");
+    CHECK(study_results_finish(out, "case/study2", dir) != 0, "undeclared table fails the study");
+    CHECK(strstr(study_error(out), "case/study2") && strstr(study_error(out), "undeclared"),
+          "the failure is kept in the handle, naming the study and the table: %s",
+          study_error(out));
+    /* the first failure is the one kept (docs/architecture.md §7); clearing forgets it */
+    CHECK(study_fail(out, CCB_E_IO, "a later failure") == CCB_E_IO &&
+              strstr(study_error(out), "undeclared"),
+          "a later study_fail returns its code and keeps the first message: %s", study_error(out));
+    study_out_clear_error(out);
+    CHECK(strstr(study_error(out), "a bug in ccb"),
+          "a failure without a message says it is a bug: %s", study_error(out));
+    CHECK(study_fail(out, 0, "code 0") == CCB_E_INTERNAL, "code 0 is taken as internal");
+    study_out_clear_error(out);
     snprintf(path, sizeof path, "%s/runs.csv", dir);
     CHECK(access(path, F_OK) != 0, "nothing written after a misuse");
     /* a number with a text format */
