@@ -151,6 +151,17 @@ rc=$?
   && ok "reproduce --from a root where nothing ran: exit 2 naming the run, nothing created" \
   || bad "reproduce --from an empty root: exit $rc: $(tail -2 <<<"$out")"
 
+# a study --from the user's own directory where nothing ran (the --out it writes into, since
+# --from is also the default --out): exit 2, the error printed once, nothing left in the user's
+# directory (it made the case's and the study's directories, empty, before the first read failed)
+mkdir -p "$tmp/mine" && touch "$tmp/mine/notes.txt"
+out=$("$CCB" study conveyor fig3 --no-figures --from "$tmp/mine" 2>&1)
+rc=$?
+left=$(cd "$tmp/mine" && find . -mindepth 1 | sort | tr '\n' ' ')
+[ $rc -eq 2 ] && [ "$(grep -c 'was the run executed' <<<"$out")" -eq 1 ] && [ "$left" = "./notes.txt " ] \
+  && ok "study --from a directory of the user's where nothing ran: exit 2, one message, nothing left" \
+  || bad "study --from an empty directory of the user's: exit $rc, left: $left: $(tail -2 <<<"$out")"
+
 # a run directory holds only what the last run wrote: --physics, then a run without it; FCLIB
 # exports (when the build has FCLIB), then a run without them
 "$CCB" run sphere --t-final 0.02 --physics --out "$tmp/stale" >/dev/null 2>&1 \

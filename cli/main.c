@@ -247,6 +247,10 @@ int ccb_cli_main(int argc, char** argv) {
         rc = EXIT_USAGE;
         study_out_free_all(); /* the study contexts the error unwound past */
     }
+    if (rc == EXIT_USAGE) { /* refused or failed: the directories it made and left empty go, as
+                             * after a signal (`ccb study C S --from EMPTY` made C/S in EMPTY) */
+        remove_created_dirs();
+    }
     /* what went to standard output must have arrived (`ccb list > /dev/full`) */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error("cannot write to standard output: %s", strerror(errno));
