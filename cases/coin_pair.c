@@ -144,14 +144,14 @@ static int pair_rest(const study_ctx* ctx, const ccb_approx* approx, double* app
         goto out;
     }
     /* the round-off perturbations of `ccb gate --sensitivity` as every run of the case gets them
-     * (the linear solver and the Hessian's pattern through ctx->newton, the contacts' order, the
+     * (the linear solver and the Hessian's pattern through ctx->sim.newton, the contacts' order, the
      * initial positions below); no solver option of the command line reaches it (`ccb study`
      * refuses them: no run of the case's model is made) */
     ccb_sim_params sp = ccb_sim_params_default();
     sp.dt = PAIR_DT;
     sp.approx = approx;
-    sp.newton.linear_solver = ctx->newton.linear_solver;
-    sp.newton.pattern_near = ctx->newton.pattern_near;
+    sp.newton.linear_solver = ctx->sim.newton.linear_solver;
+    sp.newton.pattern_near = ctx->sim.newton.pattern_near;
     sp.contact_order = (ctx->perturb & RUN_PERTURB_CONTACTS) != 0;
     char why[200] = "";
     if (ccb_sim_create(m, &sp, &sim, why, sizeof why) != CCB_OK) {

@@ -935,13 +935,11 @@ void setup_ctx(study_ctx* ctx, const case_desc* cs, const opts* o, const char* o
     apply_sets(cs, ctx->params, o);
     /* the Newton options of the study's runs (STUDY_NEWTON_OPTS: those in ccb_newton_params and
      * the Delassus estimate) through the Newton solver's descriptors */
-    run_config tmp;
-    run_config_default(cs, &tmp);
-    tmp.sim.newton = ctx->newton;
-    tmp.sim.problem.delassus = ctx->delassus;
-    apply_solver_options(o, &tmp, 1);
-    ctx->newton = tmp.sim.newton;
-    ctx->delassus = tmp.sim.problem.delassus;
+    run_config base;
+    run_config_default(cs, &base);
+    memcpy(&base.sim, &ctx->sim, sizeof base.sim);
+    apply_solver_options(o, &base, 1);
+    memcpy(&ctx->sim, &base.sim, sizeof ctx->sim);
     ctx->jobs = o->jobs;
     study_out_set_figures(ctx->out, o->figures);
     ctx->progress = isatty(2);

@@ -191,8 +191,10 @@ const char* case_tier_name(int tier);
 typedef struct study_ctx {
     const case_desc* cs;
     double params[CASE_MAX_PARAMS]; /* base parameters (with --set overrides) */
-    ccb_newton_params newton;
-    ccb_delassus delassus;
+    /* The simulation parameters every run of its studies starts from (study_config, before its
+     * approximation and step): the case's defaults with the command's solver options (`ccb study
+     * --rtol ...`: Newton's options, the Delassus estimate) and a perturbation's. */
+    ccb_sim_params sim;
     char out_root[CASE_MAX_ROOT]; /* results root ("results") */
     int jobs;
     int progress;   /* progress bar on stderr */

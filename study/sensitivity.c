@@ -54,10 +54,10 @@ const char* suite_perturbation_what(int p) {
 void suite_perturbation_apply(study_ctx* ctx, int p) {
     const perturbation* k = &k_perturbations[p];
     if (k->linear_solver >= 0) {
-        ctx->newton.linear_solver = (ccb_linear_solver)k->linear_solver;
+        ctx->sim.newton.linear_solver = (ccb_linear_solver)k->linear_solver;
     }
     if (k->pattern_near >= 0) {
-        ctx->newton.pattern_near = k->pattern_near;
+        ctx->sim.newton.pattern_near = k->pattern_near;
     }
     ctx->perturb = k->perturb;
 }

@@ -30,8 +30,9 @@ int study_ctx_init(study_ctx* ctx, const case_desc* cs, const char* out_root) {
     }
     ctx->cs = cs;
     case_default_params(cs, ctx->params);
-    ctx->newton = ccb_newton_params_default();
-    ctx->delassus = CCB_DELASSUS_DIAG_INVERSE;
+    run_config base;
+    run_config_default(cs, &base);
+    memcpy(&ctx->sim, &base.sim, sizeof ctx->sim);
     snprintf(ctx->out_root, sizeof ctx->out_root, "%s", out_root);
     ctx->jobs = 1;
     ctx->tier = CASE_TIER_FULL;
@@ -398,8 +399,7 @@ void study_config(study_ctx* ctx, run_config* cfg, const char* study, const char
                   const ccb_approx* approx, double dt, double t_final) {
     run_config_default(ctx->cs, cfg);
     memcpy(cfg->params, ctx->params, sizeof cfg->params);
-    cfg->sim.newton = ctx->newton;
-    cfg->sim.problem.delassus = ctx->delassus;
+    memcpy(&cfg->sim, &ctx->sim, sizeof cfg->sim);
     cfg->perturb = ctx->perturb;
     cfg->sim.approx = approx;
     cfg->sim.dt = dt;
