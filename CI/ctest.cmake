@@ -67,6 +67,14 @@ set_tests_properties(unit.results PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(unit.results 0.07)
 
+# The command line's library calls and its one way of reporting (cli/tests/cli.c; architecture §7)
+add_executable(test_cli ${PROJECT_SOURCE_DIR}/cli/tests/cli.c)
+target_link_libraries(test_cli PRIVATE ccb_cli_lib)
+add_test(NAME unit.cli COMMAND test_cli)
+set_tests_properties(unit.cli PROPERTIES LABELS unit
+                     ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
+ccb_test_budget(unit.cli 0.5)
+
 # The variant table and the cases' declarations of their variants (study/variant.c, case.h)
 add_executable(test_variants ${PROJECT_SOURCE_DIR}/cases/tests/variants.c)
 target_link_libraries(test_variants PRIVATE ccb_cases)
