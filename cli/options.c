@@ -52,12 +52,10 @@ void cli_fail(int code, const char* msg) {
 }
 
 int cli_error(const char* fmt, ...) {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    study_vlog(fmt, ap);
     va_end(ap);
-    study_log("%s", msg);
     return EXIT_USAGE;
 }
 

@@ -9,7 +9,10 @@
 #ifndef CCB_LOG_H
 #define CCB_LOG_H
 
+#include <stdarg.h>
+
 /* One line "ccb: TEXT" on stderr (printf-style), whole when threads log at once. */
 void study_log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void study_vlog(const char* fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif
