@@ -12,7 +12,9 @@
  *   {?name}...{/} the text between only if name (a value, text or metric) was set (nestable)
  *   {{ and }}     literal braces
  * A placeholder that names nothing set is an error (the template and the finish disagree), as is
- * a row of an undeclared table: the study fails with a message instead of printing a hole. */
+ * a row of an undeclared table: the study fails with a message instead of printing a hole.
+ * (About 830 lines: the output handle, the table store and the template renderer read one
+ * declaration's state; the renderer is tested through the handle alone, unit.results.) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdarg.h>

@@ -14,7 +14,8 @@
  *   work-precision  error against work (Newton iterations, factorizations, f evaluations, wall
  *                   time), every variant; the wall time at a common error.
  * The three studies run the same configurations, so within one ccb invocation the run cache of
- * study.c executes them once. */
+ * study.c executes them once. (About 810 lines: the three studies and `ccb compare` read one
+ * sweep's private run table; apart they would export it.) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -217,6 +217,11 @@ static void literal_scales(const ccb_model* m, double* mass, double* k) {
     }
 }
 
+/* The MJCF document of a ccb model at configuration q: options and contact defaults, the world
+ * body with every body (its joints by mobilizer, its inertia) and shape, and the contact
+ * exclusions. The text (malloc'd), or NULL with a message. (About 160 lines: one pass writes the
+ * document in MJCF's order, each section from the model's tables; apart, the pieces would pass
+ * the text and the body-to-joint bookkeeping between them.) */
 static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const double* q, char* msg,
                   size_t n) {
     text t = {0};
