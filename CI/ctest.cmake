@@ -73,7 +73,7 @@ target_link_libraries(test_cli PRIVATE ccb_cli_lib)
 add_test(NAME unit.cli COMMAND test_cli)
 set_tests_properties(unit.cli PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
-ccb_test_budget(unit.cli 0.5)
+ccb_test_budget(unit.cli 0.05)
 
 # The variant table and the cases' declarations of their variants (study/variant.c, case.h)
 add_executable(test_variants ${PROJECT_SOURCE_DIR}/cases/tests/variants.c)

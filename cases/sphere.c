@@ -332,7 +332,8 @@ static int accuracy_runs(study_ctx* ctx, study_batch* b) {
     for (int m = 0; m < ACC_NMODEL; ++m) {
         for (int l = 0; l < ACC_NLEVEL; ++l) {
             run_config* cfg = &b->cfg[m * ACC_NLEVEL + l];
-            const double eps = k_acc_scale[l] > 0 ? k_acc_scale[l] * ctx->sim.newton.eps_r : ACC_TIGHT;
+            const double eps =
+                k_acc_scale[l] > 0 ? k_acc_scale[l] * ctx->sim.newton.eps_r : ACC_TIGHT;
             char label[96];
             snprintf(label, sizeof label, "%s_rtol%g", acc_model(m)->name, eps);
             study_config(ctx, cfg, "accuracy", label, acc_model(m), dt, T);
