@@ -780,6 +780,160 @@ static void test_lazy_islands(void) {
     }
 }
 
+/* A lazy pair's bound where it is attained (formulation-convex §8.11): three spheres on a line
+ * without gravity, C moving at U towards A (1 mm away), A at rest 5 mm from B. (C, A) moves, so
+ * its cut is wide and its contacts are listed; (A, B) is at rest, its cut is that of 2 m/s, and
+ * it is lazy. In the first step C's impact gives A a velocity that grows with U; from some U on,
+ * A reaches B within the step. U runs over a fine geometric sweep (1.0125x apart) across that
+ * edge, each run against the same step with every contact listed (lazy pairs off; one solve, as
+ * the bit-identity holds without islands). Required: at every U the velocities and positions are
+ * bit for bit those with every contact listed (a bound that let an activating contact stay lazy
+ * would differ at the U just past the edge); below the edge the pair holds (no step solved again:
+ * the cut was enough), at and above it the step is solved again (the bound failed, was detected,
+ * and the re-solve with the pair's contacts is the full one); the bound fails no later than the
+ * pair's contact carries an impulse with every contact listed; and the edge lies inside the sweep
+ * (pairs held below it and failed above it, so both sides were tried). [exact] */
+static void test_lazy_edge(void) {
+    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0};
+    double u_retry = -1, u_active = -1, u_held_last = -1;
+    int runs = 0, held = 0, retried = 0, same = 0, order_bad = 0;
+    for (double U = 1.0; U < 60.0; U *= 1.0125) {
+        ccb_model* m = NULL;
+        ccb_model_create(&m);
+        ccb_model_set_gravity(m, ccb_v3(0, 0, 0));
+        add_ball(m, "C", -0.101, ccb_v3(0, 0, U), mat);
+        add_ball(m, "A", 0.0, ccb_v3(0, 0, 0), mat);
+        add_ball(m, "B", 0.105, ccb_v3(0, 0, 0), mat);
+        CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+        ccb_sim* sim[2] = {NULL, NULL};
+        char msg[256];
+        for (int k = 0; k < 2; ++k) {
+            ccb_sim_params p = ccb_sim_params_default();
+            p.dt = 1e-3;
+            p.approx = &ccb_approx_lagged;
+            p.margin = 0.1;
+            p.newton.islands = 0;
+            p.newton.lazy_pairs = k; /* 0: every contact listed */
+            CHECK(ccb_sim_create(m, &p, &sim[k], msg, sizeof msg) == CCB_OK, "sim: %s", msg);
+        }
+        CHECK(ccb_sim_step(sim[0]) == CCB_OK && ccb_sim_step(sim[1]) == CCB_OK, "U = %g: %s %s", U,
+              ccb_sim_last_error(sim[0]), ccb_sim_last_error(sim[1]));
+        const ccb_step_stats* st = ccb_sim_step_stats(sim[1]);
+        double gamma_ab = 0; /* the normal impulse between A and B with every contact listed */
+        for (int i = 0; i < ccb_sim_ncontacts(sim[0]); ++i) {
+            const ccb_contact_result* c = ccb_sim_contact(sim[0], i);
+            const int a = c->geometry.body_a, b = c->geometry.body_b;
+            if ((a == 1 && b == 2) || (a == 2 && b == 1)) {
+                gamma_ab += c->gamma[2];
+            }
+        }
+        const int pair = st->npairs > 0 || st->lazy_retries > 0;
+        const int retry = st->lazy_retries > 0;
+        same += memcmp(ccb_sim_q(sim[0]), ccb_sim_q(sim[1]), 3 * 7 * sizeof(double)) == 0 &&
+                memcmp(ccb_sim_v(sim[0]), ccb_sim_v(sim[1]), 3 * 6 * sizeof(double)) == 0;
+        held += pair && !retry;
+        retried += retry;
+        if (retry && u_retry < 0) {
+            u_retry = U;
+        }
+        if (!retry && u_retry < 0 && pair) {
+            u_held_last = U;
+        }
+        if (gamma_ab > 0 && u_active < 0) {
+            u_active = U;
+        }
+        order_bad += u_retry > 0 && !retry; /* once failed, it fails at every larger U */
+        ++runs;
+        ccb_sim_destroy(sim[0]);
+        ccb_sim_destroy(sim[1]);
+        ccb_model_destroy(m);
+    }
+    CHECK(same == runs, "every U bit for bit the step with every contact listed (%d of %d)", same,
+          runs);
+    CHECK(held > 0 && retried > 0 && u_held_last > 0 && u_retry > u_held_last &&
+              u_retry <= u_held_last * 1.0126 && order_bad == 0,
+          "the lazy pair held up to U = %g m/s and was solved again from U = %g m/s on "
+          "(held %d, solved again %d, out of order %d)",
+          u_held_last, u_retry, held, retried, order_bad);
+    CHECK(u_active > 0 && u_retry <= u_active,
+          "the bound fails (U = %g) no later than the contact carries an impulse (U = %g)", u_retry,
+          u_active);
+    printf("lazy edge: the pair held up to U = %.4g m/s, solved again from %.4g m/s; its contact "
+           "carries an impulse from %.4g m/s (bound conservative by %.3gx); %d runs bit for bit\n",
+           u_held_last, u_retry, u_active, u_active / u_retry, runs);
+}
+
+/* The same edge with islands (formulation-convex §8.10, §8.11): a lazy pair joins no islands,
+ * so below the edge C and A are one island and B another, at rest, and the step is bit for bit
+ * that of C and A without B; from the edge on, the step solved again with the pair's contacts
+ * joins the three into one island and is bit for bit the step with every contact listed (one
+ * island from the start). U sweeps 10 ... 15 m/s, 1.0125x apart, around the edge measured
+ * above. [exact] */
+static void test_lazy_island_edge(void) {
+    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0};
+    int runs = 0, two = 0, joined = 0, bad = 0;
+    for (double U = 10.0; U < 15.0; U *= 1.0125) {
+        ccb_model* m[2] = {NULL, NULL}; /* 0: C, A, B; 1: C, A */
+        for (int k = 0; k < 2; ++k) {
+            ccb_model_create(&m[k]);
+            ccb_model_set_gravity(m[k], ccb_v3(0, 0, 0));
+            add_ball(m[k], "C", -0.101, ccb_v3(0, 0, U), mat);
+            add_ball(m[k], "A", 0.0, ccb_v3(0, 0, 0), mat);
+            if (k == 0) {
+                add_ball(m[k], "B", 0.105, ccb_v3(0, 0, 0), mat);
+            }
+            CHECK(ccb_model_finalize(m[k]) == CCB_OK, "finalize: %s", ccb_model_last_error(m[k]));
+        }
+        ccb_sim* sim[3] = {NULL, NULL, NULL}; /* lazy; every contact listed; without B */
+        char msg[256];
+        for (int k = 0; k < 3; ++k) {
+            ccb_sim_params p = ccb_sim_params_default();
+            p.dt = 1e-3;
+            p.approx = &ccb_approx_lagged;
+            p.margin = 0.1;
+            p.newton.islands = 1;
+            p.newton.lazy_pairs = k != 1;
+            CHECK(ccb_sim_create(m[k == 2], &p, &sim[k], msg, sizeof msg) == CCB_OK, "sim: %s",
+                  msg);
+            CHECK(ccb_sim_step(sim[k]) == CCB_OK, "U = %g, sim %d: %s", U, k,
+                  ccb_sim_last_error(sim[k]));
+        }
+        const int retry = ccb_sim_step_stats(sim[0])->lazy_retries > 0;
+        const int islands = ccb_newton_get_stats(ccb_sim_newton(sim[0])).islands;
+        const double* v = ccb_sim_v(sim[0]);
+        if (!retry) { /* two islands: C and A as without B, B at rest where it was */
+            const double* q = ccb_sim_q(sim[0]);
+            const int ok = islands == 2 &&
+                           memcmp(q, ccb_sim_q(sim[2]), 2 * 7 * sizeof(double)) == 0 &&
+                           memcmp(v, ccb_sim_v(sim[2]), 2 * 6 * sizeof(double)) == 0 &&
+                           v[12] == 0 && v[13] == 0 && v[14] == 0 && v[15] == 0 && v[16] == 0 &&
+                           v[17] == 0 && q[14 + 2] == 0.105;
+            two += ok;
+            bad += !ok;
+        } else { /* joined: the step with every contact listed */
+            const int ok =
+                islands == 1 &&
+                memcmp(ccb_sim_q(sim[0]), ccb_sim_q(sim[1]), 3 * 7 * sizeof(double)) == 0 &&
+                memcmp(v, ccb_sim_v(sim[1]), 3 * 6 * sizeof(double)) == 0;
+            joined += ok;
+            bad += !ok;
+        }
+        ++runs;
+        for (int k = 0; k < 3; ++k) {
+            ccb_sim_destroy(sim[k]);
+        }
+        ccb_model_destroy(m[0]);
+        ccb_model_destroy(m[1]);
+    }
+    CHECK(bad == 0 && two > 0 && joined > 0,
+          "below the edge two islands as without B (%d), from it one island as with every "
+          "contact listed (%d), otherwise %d",
+          two, joined, bad);
+    printf("lazy island edge: %d runs with two islands (C and A as alone, B at rest), %d joined "
+           "into one by the step solved again, bit for bit\n",
+           two, joined);
+}
+
 /* The far contacts' group test (newton_far.c) against the per-contact test it stands for: on
  * the cluster pile with a 10 cm margin, every step's problem is solved again iteration by
  * iteration, and after every iteration each group's bound dominates its members' (largest
@@ -1093,6 +1247,8 @@ int main(void) {
     RUN(test_islands);
     RUN(test_lazy_pairs);
     RUN(test_lazy_islands);
+    RUN(test_lazy_edge);
+    RUN(test_lazy_island_edge);
     RUN(test_contact_order);
     RUN(test_planar_damping);
     RUN(test_step_views);
