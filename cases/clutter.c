@@ -82,10 +82,13 @@ static const char* const k_notes[] = {
     "also 1e12), plus every model at k = 1e13 on the paper's scene for 0.5 s (Similar 0.2 s: "
     "its first impacts; Lagged fails at step 90: CLU-6's graceful failure); scale is full tier "
     "only.",
-    "fig15-16, fig17 and fig18-19 run with lazy pairs (--lazy-pairs, formulation-convex §8.11): "
-    "a pair of objects that provably cannot touch within the step lists no speculative contact; "
-    "velocities, iterations and kappa are bit-identical to the run without, at half its time; "
-    "the column contacts counts the contacts listed. scale lists every contact [ccb choice].",
+    "fig15-16, fig17, fig18-19 and newton-trace solve each step as one problem (--islands off, "
+    "formulation-convex §8.10: ICF's figures count that solve's iterations; ccb's default solves "
+    "each island on its own) with lazy pairs (the default, §8.11): a pair of objects that "
+    "provably cannot touch within the step lists no speculative contact; velocities, iterations "
+    "and kappa are bit-identical to the run without, at half its time; the column contacts "
+    "counts the contacts listed. scale lists every contact, with islands and without "
+    "[ccb choice].",
     "Condition number kappa_2(H) = lambda_max/lambda_min of the unscaled Hessian at the solution "
     "by a dense symmetric eigen-solve (spec formulation-convex §8.9, ccb choice).",
     "Newton runs to full convergence (eps_r = 1e-5) with up to 1000 iterations per step "
@@ -305,16 +308,20 @@ static void clutter_peer_observe(const ccb_sim* sim, const void* data, const dou
 const ccb_approx* const clutter_models[NMODEL] = {&ccb_approx_sap, &ccb_approx_lagged,
                                                   &ccb_approx_lagged_reg, &ccb_approx_similar};
 
-/* A run of `model` at dt with kappa(H) per step (its files at the case's file_rows). With lazy
- * pairs (formulation-convex §8.11): a pair of objects that provably cannot touch within the step
- * lists no speculative contact, so the velocities, the iterations and kappa are bit-identical to
- * the run without (checked: Lagged, dt = 2e-3, 3 s, every column of trajectory.csv and
- * steps.csv but the contact count) at half its time; the column `contacts` counts the contacts
- * listed. The scale study, which measures the margin's contacts, lists them all. */
+/* A run of `model` at dt with kappa(H) per step (its files at the case's file_rows), as ICF's
+ * clutter figures solve it: one Newton solve of the whole scene per step (islands off,
+ * formulation-convex §8.10), since they count that solve's iterations and measure its
+ * conditioning. With lazy pairs (formulation-convex §8.11, the default): a pair of objects that
+ * provably cannot touch within the step lists no speculative contact, so the velocities, the
+ * iterations and kappa are bit-identical to the run without (checked: Lagged, dt = 2e-3, 3 s,
+ * every column of trajectory.csv and steps.csv but the contact count) at half its time; the
+ * column `contacts` counts the contacts listed. The scale study, which measures the margin's
+ * contacts, lists them all and runs with islands and without. */
 void clutter_config(study_ctx* ctx, run_config* cfg, const char* study, const char* label,
                     const ccb_approx* ap, double dt, int kappa) {
     study_config(ctx, cfg, study, label, ap, dt, ctx->cs->t_final_default);
     cfg->sim.newton.compute_kappa = kappa;
+    cfg->sim.newton.islands = 0;
     cfg->sim.newton.lazy_pairs = 1;
 }
 
@@ -567,23 +574,24 @@ static const fig_study k_scale = {
     .script = "clutter_scale.gp",
     .plot = "title='clutter: cost per step and Newton iterations against the number of objects "
             "(Lagged, dt = 2e-3 s, first 0.4 s, 10 cm margin)'",
-    .report = "{table:steps}\nPer step, averaged over the first 0.4 s (the fall and the first "
-              "impacts). **One Newton solve for the whole scene** (the papers' solver): cost per "
-              "step ~ objects^E with **E = {E|%.2f} ± {E_ci95|%.2f}** (least squares over 40 ... "
-              "2,560 objects); the Newton iterations per step grow as objects^{E_iterations|%.2f} "
-              "and the cost of one iteration as objects^{E_per_iteration|%.2f}: one line search "
-              "and one stopping test serve every group of objects in contact, so the scene takes "
-              "the iterations of its hardest group. **With islands** (`--islands`, "
-              "formulation-convex §8.10: each connected group its own line search and stopping "
-              "test, a converged group frozen): E = {E_islands|%.2f} ± {E_ci95_islands|%.2f}, "
-              "iterations per step ~ objects^{E_iterations_islands|%.2f}, cost per iteration ~ "
-              "objects^{E_per_iteration_islands|%.2f}. The 10 cm contact margin (ICF §X-A) makes "
-              "most contacts pre-contact constraints that carry no impulse (the Newton solver "
-              "leaves them out of its iterations and the problem computes their rows only if they "
-              "may activate); against a 1 mm margin ({c1|%.0f} instead of {c10|%.0f} contacts per "
-              "step), they take **{share_pct|%.0f} %** of the 40-object step, {ns_per_extra|%.0f} "
-              "ns each (with islands {share_pct_islands|%.0f} %); the 10 cm step costs "
-              "{margin_ratio|%.2f}x the 1 mm step ({margin_ratio_islands|%.2f}x with islands).\n\n",
+    .report =
+        "{table:steps}\nPer step, averaged over the first 0.4 s (the fall and the first "
+        "impacts). **One Newton solve for the whole scene** (the papers' solver): cost per "
+        "step ~ objects^E with **E = {E|%.2f} ± {E_ci95|%.2f}** (least squares over 40 ... "
+        "2,560 objects); the Newton iterations per step grow as objects^{E_iterations|%.2f} "
+        "and the cost of one iteration as objects^{E_per_iteration|%.2f}: one line search "
+        "and one stopping test serve every group of objects in contact, so the scene takes "
+        "the iterations of its hardest group. **With islands** (`--islands on`, ccb's default, "
+        "formulation-convex §8.10: each connected group its own line search and stopping "
+        "test, a converged group frozen): E = {E_islands|%.2f} ± {E_ci95_islands|%.2f}, "
+        "iterations per step ~ objects^{E_iterations_islands|%.2f}, cost per iteration ~ "
+        "objects^{E_per_iteration_islands|%.2f}. The 10 cm contact margin (ICF §X-A) makes "
+        "most contacts pre-contact constraints that carry no impulse (the Newton solver "
+        "leaves them out of its iterations and the problem computes their rows only if they "
+        "may activate); against a 1 mm margin ({c1|%.0f} instead of {c10|%.0f} contacts per "
+        "step), they take **{share_pct|%.0f} %** of the 40-object step, {ns_per_extra|%.0f} "
+        "ns each (with islands {share_pct_islands|%.0f} %); the 10 cm step costs "
+        "{margin_ratio|%.2f}x the 1 mm step ({margin_ratio_islands|%.2f}x with islands).\n\n",
 };
 
 /* ---- study peers (MuJoCo beside the convex models) -------------------------------------------- */

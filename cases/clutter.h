@@ -43,6 +43,11 @@ double clutter_obs_max(const run_record* r, double t0, double t1, int col);
 double clutter_obs_median(const run_record* r, double t0, double t1, int col);
 
 /* A figure of the clutter (analysis/gnuplot/clutter_FIG.gp) of the four models. */
+/* The first sentence of the reports of the studies of ICF's clutter figures (clutter_config). */
+#define CLUTTER_ONE_SOLVE                                                                          \
+    "Every step is one Newton solve of the whole scene (`--islands off`; ccb's default solves "    \
+    "each island alone, formulation-convex §8.10), since the paper counts that solve's "          \
+    "iterations. "
 #define CLUTTER_PLOT(FIG, EXTRA, TITLE)                                                            \
     {                                                                                              \
         .script = "clutter_" FIG ".gp", .out = FIG,                                                \

@@ -407,19 +407,19 @@ const fig_study clutter_fig15 = {
     .make_runs = fig15_runs,
     .finish = fig15_finish,
     .tables = k_fig15_tables,
-    .report =
-        "The pile is chaotic, so the gates read an ensemble: the four models from {nens|%d} "
-        "initial states (the figures' run, and {nens_more|%d} more with every initial position one "
-        "ulp up or down); mean with its standard error, median and range of the {nens|%d} "
-        "members:\n\n{table:ensemble}\nPaper: impacts dominate until ~2 s with more iterations "
-        "and higher kappa; Lagged and Similar worse than SAP early, better later; Lagged-reg "
-        "lowers the transient iterations and kappa; Lagged/Similar stiction tolerance constant "
-        "v_s, SAP's and Lagged-reg's follow gamma_n, SAP's much tighter than v_s after the "
-        "transient.\n\n{table:models}\nLagged-reg / Lagged over t < 2 s: iterations "
-        "{clu3.lagged_reg_over_lagged_t_lt_2|%.3f}, mean kappa "
-        "{fig15.lagged_reg_over_lagged.kappa_t_lt_2|%.3f}. The objects do not all come to rest: "
-        "spheres that reach the floor keep rolling without slip (no rolling resistance in the "
-        "model), which is what the late speeds measure.\n\n",
+    .report = CLUTTER_ONE_SOLVE
+    "The pile is chaotic, so the gates read an ensemble: the four models from {nens|%d} "
+    "initial states (the figures' run, and {nens_more|%d} more with every initial position one "
+    "ulp up or down); mean with its standard error, median and range of the {nens|%d} "
+    "members:\n\n{table:ensemble}\nPaper: impacts dominate until ~2 s with more iterations "
+    "and higher kappa; Lagged and Similar worse than SAP early, better later; Lagged-reg "
+    "lowers the transient iterations and kappa; Lagged/Similar stiction tolerance constant "
+    "v_s, SAP's and Lagged-reg's follow gamma_n, SAP's much tighter than v_s after the "
+    "transient.\n\n{table:models}\nLagged-reg / Lagged over t < 2 s: iterations "
+    "{clu3.lagged_reg_over_lagged_t_lt_2|%.3f}, mean kappa "
+    "{fig15.lagged_reg_over_lagged.kappa_t_lt_2|%.3f}. The objects do not all come to rest: "
+    "spheres that reach the floor keep rolling without slip (no rolling resistance in the "
+    "model), which is what the late speeds measure.\n\n",
     .plots = k_fig15_plots,
 };
 
@@ -429,11 +429,11 @@ const fig_study clutter_fig17 = {
     .make_runs = fig17_runs,
     .finish = fig17_finish,
     .tables = k_fig17_tables,
-    .report =
-        "Lagged-reg / Lagged at dt = {dt_max} s over the ensemble of {nens|%d} piles "
-        "(CLU-4f):\n\n{table:ensemble}\nPaper: SAP's kappa nearly flat (G_t = 1/R_t does "
-        "not depend on dt); Lagged and Similar kappa and iterations drop as dt shrinks (G_t = "
-        "mu gamma_n/v_s ~ dt); Lagged-reg helps at large dt.{text:quick}\n\n{table:fig17}\n"
-        "{table:slopes}\n",
+    .report = CLUTTER_ONE_SOLVE
+    "Lagged-reg / Lagged at dt = {dt_max} s over the ensemble of {nens|%d} piles "
+    "(CLU-4f):\n\n{table:ensemble}\nPaper: SAP's kappa nearly flat (G_t = 1/R_t does "
+    "not depend on dt); Lagged and Similar kappa and iterations drop as dt shrinks (G_t = "
+    "mu gamma_n/v_s ~ dt); Lagged-reg helps at large dt.{text:quick}\n\n{table:fig17}\n"
+    "{table:slopes}\n",
     .plots = k_fig17_plots,
 };

@@ -597,7 +597,8 @@ int clutter_newton_trace_run(study_ctx* ctx, study_out* out) {
     if (rc == 0) {
         study_report(
             out,
-            "### newton-trace — where Similar's Newton iterations go (CLU-7e … CLU-7h)\n\n"
+            "### newton-trace — where Similar's Newton iterations go (CLU-7e … "
+            "CLU-7h)\n\n" CLUTTER_ONE_SOLVE
             "Similar at the case's parameters, dt = %g s: the step that needs the most Newton "
             "iterations is step %ld (t = %.3f s, %d contacts listed), %d iterations (the run's "
             "mean: "

@@ -320,16 +320,16 @@ const fig_study clutter_fig18 = {
     .make_runs = fig18_runs,
     .finish = fig18_finish,
     .tables = k_fig18_tables,
-    .report =
-        "Paper: penetration approaches the rigid limit and the solver stays robust up to 1e12 N/m; "
-        "it fails at 1e13 (round-off); SAP's near-rigid cap saturates its penetration (~1e6 N/m "
-        "at this step); iterations grow by at most ~20 % even at steel stiffness.\n\nSteady "
-        "penetration = median over the steps of the last 1.25 s (the time mean, raised by late "
-        "impact steps of rolling spheres, is in fig18-19.csv and dashed in the "
-        "figure).{text:quick}\n\n{table:models}\nk = 1e13 N/m:\n\n{table:k1e13}\nThe fixed pile "
-        "(CLU-5b-q, the CLU-5a evidence): the pile "
-        "the k = 1e7 run settled into, restarted at each k of 1e5 ... 1e11 and settled for 0.5 s; "
-        "k x pen [N] and the slope of log pen against log k, with the pushing contacts at 1e5 and "
-        "1e11.\n\n{table:fixed}\n",
+    .report = CLUTTER_ONE_SOLVE
+    "Paper: penetration approaches the rigid limit and the solver stays robust up to 1e12 N/m; "
+    "it fails at 1e13 (round-off); SAP's near-rigid cap saturates its penetration (~1e6 N/m "
+    "at this step); iterations grow by at most ~20 % even at steel stiffness.\n\nSteady "
+    "penetration = median over the steps of the last 1.25 s (the time mean, raised by late "
+    "impact steps of rolling spheres, is in fig18-19.csv and dashed in the "
+    "figure).{text:quick}\n\n{table:models}\nk = 1e13 N/m:\n\n{table:k1e13}\nThe fixed pile "
+    "(CLU-5b-q, the CLU-5a evidence): the pile "
+    "the k = 1e7 run settled into, restarted at each k of 1e5 ... 1e11 and settled for 0.5 s; "
+    "k x pen [N] and the slope of log pen against log k, with the pushing contacts at 1e5 and "
+    "1e11.\n\n{table:fixed}\n",
     .plots = k_fig18_plots,
 };

@@ -140,18 +140,19 @@ static const ccb_option_desc k_options[] = {
      .unit = "",
      .doc = "Hessian pattern: the clique pairs of every contact (all) or of the near ones"},
     {.name = "islands",
-     .type = CCB_OPT_FLAG,
+     .type = CCB_OPT_SWITCH,
      .storage = CCB_STORE_INT,
      .offset = AT(newton.islands),
-     .def = 0,
+     .def = 1,
      .unit = "",
      .doc = "each island of cliques and contacts its own line search and stopping test "
-            "(formulation-convex §8.10)"},
+            "(formulation-convex §8.10); off: one solve of the whole scene, whose iterations "
+            "the papers' figures count"},
     {.name = "lazy-pairs",
-     .type = CCB_OPT_FLAG,
+     .type = CCB_OPT_SWITCH,
      .storage = CCB_STORE_INT,
      .offset = AT(newton.lazy_pairs),
-     .def = 0,
+     .def = 1,
      .unit = "",
      .doc = "leave uncomputed the speculative contacts of body pairs that cannot activate in "
             "the step (formulation-convex §8.11; the cut: a radius of (4 V + 2 m/s) b, b x4 per "

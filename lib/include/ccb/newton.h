@@ -77,16 +77,17 @@ typedef struct ccb_newton_params {
      * same; the fill-reducing ordering, hence the round-off of dv, is not (speed §2 gives
      * the measured effect). */
     int pattern_near;
-    /* 1: solve each island (connected component of cliques through contacts) with its own line
-     * search and stopping test, a converged island frozen while the others iterate (newton.c,
-     * "islands"; formulation-convex §8.10); default 0: one line search and one test for the whole
-     * problem, as the papers' solvers and figures count iterations */
+    /* 1 (default): solve each island (connected component of cliques through contacts) with its
+     * own line search and stopping test, a converged island frozen while the others iterate
+     * (newton.c, "islands"; formulation-convex §8.10); 0: one line search and one test for the
+     * whole problem, as the papers' solvers and figures count iterations */
     int islands;
     /* 1: the simulation's step leaves uncomputed the speculative contacts of every pair of
      * bodies that provably cannot activate within the step (ccb_geometry_query_lazy; a far
      * bound for the whole pair, formulation-convex §8.11), and solves the step again with them
      * when the bound fails during the solve; the velocities are bit-identical, the contacts
-     * listed are fewer. Default 0. Read by ccb_sim (built-in approximations, evaluate_all 0);
+     * listed are fewer (without islands; with them, lazy pairs join no islands). Default 1.
+     * Read by ccb_sim (built-in approximations, evaluate_all 0);
      * the solver itself handles whatever lazy pairs the problem holds. */
     int lazy_pairs;
 } ccb_newton_params;
