@@ -237,9 +237,9 @@ static int bench_one(const run_config* cfg, const char* variant, int repeat, str
                       1e6 * med_split[2] / steps, 1e6 * med_split[3] / steps,
                       1e6 * med_split[4] / steps, 1e6 * med_split[5] / steps,
                       1e6 * med_split[7] / steps);
-        if (cfg->sim.newton.lazy_pairs) { /* the same in every run: deterministic */
+        if (cfg->sim.newton.lazy_pairs && retries > 0) { /* the same in every run */
             strbuf_printf(split,
-                          "#   %s, --lazy-pairs: %ld of %ld steps solved again (%ld solves "
+                          "#   %s, lazy pairs: %ld of %ld steps solved again (%ld solves "
                           "repeated: a lazy pair's bound failed, formulation-convex §8.11)\n",
                           variant, retried, steps, retries);
         }
