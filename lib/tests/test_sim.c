@@ -726,6 +726,34 @@ static void test_lazy_pairs(void) {
     ccb_model_destroy(mb);
 }
 
+/* C at U towards A (1 mm away), A at rest, and (with_b) B at rest 5 mm beyond A, on the z axis
+ * without gravity: the line of the lazy-edge tests. */
+static ccb_model* ball_line(double U, int with_b) {
+    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0};
+    ccb_model* m = NULL;
+    ccb_model_create(&m);
+    ccb_model_set_gravity(m, ccb_v3(0, 0, 0));
+    add_ball(m, "C", -0.101, ccb_v3(0, 0, U), mat);
+    add_ball(m, "A", 0.0, ccb_v3(0, 0, 0), mat);
+    if (with_b) {
+        add_ball(m, "B", 0.105, ccb_v3(0, 0, 0), mat);
+    }
+    CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+    return m;
+}
+
+/* Lagged with a 10 cm margin at dt, islands and lazy pairs as given: the piles' and lines'
+ * settings. */
+static ccb_sim_params lazy_params(double dt, int islands, int lazy_pairs) {
+    ccb_sim_params p = ccb_sim_params_default();
+    p.dt = dt;
+    p.approx = &ccb_approx_lagged;
+    p.margin = 0.1;
+    p.newton.islands = islands;
+    p.newton.lazy_pairs = lazy_pairs;
+    return p;
+}
+
 /* Lazy pairs join no islands (formulation-convex §8.10, §8.11): two piles 0.5 m apart, within
  * each other's 10 cm margin only through their speculative contacts, are two islands with lazy
  * pairs, and each step is, bit for bit, each pile stepped alone (islands on), until a step must
@@ -738,12 +766,7 @@ static void test_lazy_islands(void) {
     ccb_sim* sims[4] = {NULL};
     char msg[256];
     for (int k = 0; k < 4; ++k) {
-        ccb_sim_params p = ccb_sim_params_default();
-        p.dt = 2e-3;
-        p.approx = &ccb_approx_lagged;
-        p.margin = 0.1;
-        p.newton.islands = 1;
-        p.newton.lazy_pairs = k != 3; /* 3: the pair without lazy pairs */
+        const ccb_sim_params p = lazy_params(2e-3, 1, k != 3); /* 3: without lazy pairs */
         CHECK(ccb_sim_create(mods[k < 3 ? k : 0], &p, &sims[k], msg, sizeof msg) == CCB_OK,
               "sim %d: %s", k, msg);
     }
@@ -798,26 +821,14 @@ static void test_lazy_islands(void) {
  * pair's contact carries an impulse with every contact listed; and the edge lies inside the sweep
  * (pairs held below it and failed above it, so both sides were tried). [exact] */
 static void test_lazy_edge(void) {
-    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0};
     double u_retry = -1, u_active = -1, u_held_last = -1;
     int runs = 0, held = 0, retried = 0, same = 0, order_bad = 0;
     for (double U = 1.0; U < 60.0; U *= 1.0125) {
-        ccb_model* m = NULL;
-        ccb_model_create(&m);
-        ccb_model_set_gravity(m, ccb_v3(0, 0, 0));
-        add_ball(m, "C", -0.101, ccb_v3(0, 0, U), mat);
-        add_ball(m, "A", 0.0, ccb_v3(0, 0, 0), mat);
-        add_ball(m, "B", 0.105, ccb_v3(0, 0, 0), mat);
-        CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+        ccb_model* m = ball_line(U, 1);
         ccb_sim* sim[2] = {NULL, NULL};
         char msg[256];
         for (int k = 0; k < 2; ++k) {
-            ccb_sim_params p = ccb_sim_params_default();
-            p.dt = 1e-3;
-            p.approx = &ccb_approx_lagged;
-            p.margin = 0.1;
-            p.newton.islands = 0;
-            p.newton.lazy_pairs = k; /* 0: every contact listed */
+            const ccb_sim_params p = lazy_params(1e-3, 0, k); /* k = 0: every contact listed */
             CHECK(ccb_sim_create(m, &p, &sim[k], msg, sizeof msg) == CCB_OK, "sim: %s", msg);
         }
         CHECK(ccb_sim_step(sim[0]) == CCB_OK && ccb_sim_step(sim[1]) == CCB_OK, "U = %g: %s %s", U,
@@ -874,29 +885,13 @@ static void test_lazy_edge(void) {
  * island from the start). U sweeps 10 ... 15 m/s, 1.0125x apart, around the edge measured
  * above. [exact] */
 static void test_lazy_island_edge(void) {
-    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0};
     int runs = 0, two = 0, joined = 0, bad = 0;
     for (double U = 10.0; U < 15.0; U *= 1.0125) {
-        ccb_model* m[2] = {NULL, NULL}; /* 0: C, A, B; 1: C, A */
-        for (int k = 0; k < 2; ++k) {
-            ccb_model_create(&m[k]);
-            ccb_model_set_gravity(m[k], ccb_v3(0, 0, 0));
-            add_ball(m[k], "C", -0.101, ccb_v3(0, 0, U), mat);
-            add_ball(m[k], "A", 0.0, ccb_v3(0, 0, 0), mat);
-            if (k == 0) {
-                add_ball(m[k], "B", 0.105, ccb_v3(0, 0, 0), mat);
-            }
-            CHECK(ccb_model_finalize(m[k]) == CCB_OK, "finalize: %s", ccb_model_last_error(m[k]));
-        }
+        ccb_model* m[2] = {ball_line(U, 1), ball_line(U, 0)}; /* C, A, B; C, A */
         ccb_sim* sim[3] = {NULL, NULL, NULL}; /* lazy; every contact listed; without B */
         char msg[256];
         for (int k = 0; k < 3; ++k) {
-            ccb_sim_params p = ccb_sim_params_default();
-            p.dt = 1e-3;
-            p.approx = &ccb_approx_lagged;
-            p.margin = 0.1;
-            p.newton.islands = 1;
-            p.newton.lazy_pairs = k != 1;
+            const ccb_sim_params p = lazy_params(1e-3, 1, k != 1);
             CHECK(ccb_sim_create(m[k == 2], &p, &sim[k], msg, sizeof msg) == CCB_OK, "sim: %s",
                   msg);
             CHECK(ccb_sim_step(sim[k]) == CCB_OK, "U = %g, sim %d: %s", U, k,
