@@ -73,6 +73,10 @@ void slip_eval(const run_record* r, const double* P, slip_metrics* sm) {
     }
 }
 
+/* The run table's columns of the slip and sensitivity studies: slip_row_of's cells, in order. */
+#define SLIP_ROW_COLUMNS                                                                           \
+    "hold_max [rad],low1_rot [rad],low2_rot [rad],low3_rot [rad],theta_end1 [rad],"                \
+    "omega_max [rad/s],dz_max [m],elongation [-]"
 static void slip_row_of(study_ctx* ctx, study_out* out, const run_record* r, double* val,
                         const char* study) {
     slip_metrics sm;
@@ -515,8 +519,7 @@ const fig_study spatula_slip_study = {
              "the contact patch is elongated along the handle; the net torque comes from the "
              "patch area (PFC §V-C, Figs. 1 and 10).",
     .make_runs = slip_runs,
-    .columns = "hold_max [rad],low1_rot [rad],low2_rot [rad],low3_rot [rad],theta_end1 [rad],"
-               "omega_max [rad/s],dz_max [m],elongation [-]",
+    .columns = SLIP_ROW_COLUMNS,
     .row = slip_row,
     .finish = slip_finish,
     .tables = k_slip_tables,
@@ -582,8 +585,7 @@ const fig_study spatula_sensitivity_study = {
              "on is wrong (the bubbles' modulus, the friction coefficient) and not when the "
              "physics says the observable does not depend on it (the dissipation).",
     .make_runs = sens_runs,
-    .columns = "hold_max [rad],low1_rot [rad],low2_rot [rad],low3_rot [rad],theta_end1 [rad],"
-               "omega_max [rad/s],dz_max [m],elongation [-]",
+    .columns = SLIP_ROW_COLUMNS,
     .row = sens_row,
     .finish = sens_finish,
     .tables = k_sens_tables,
