@@ -548,6 +548,18 @@ if "$CCB" list | grep -q '^  mujoco '; then
       || { echo "FAIL: $c: MuJoCo's free-flight step differs from ccb's by $d (bound 1e-12)"; stop; }
     pass=$((pass + 1))
   done
+  # bench --peers' iteration breakdown: its whole-run rows count the iterations of every step (the
+  # same mean as the timed runs' table: the runs are deterministic) and a line search evaluates
+  # the cost at least once
+  "$CCB" bench sphere --peers --repeat 1 > "$tmp/bp.out" 2>&1 \
+    || { echo "FAIL: bench sphere --peers: $(tail -3 "$tmp/bp.out")"; stop; }
+  awk '$1 == "sap" && $2 ~ /^[0-9]+$/ { it = $7 } $1 == "mujoco-same-geometry" { mit = $7 }
+       $1 == "all" && $2 == "ccb" { c = $3; cl = $6 } $1 == "all" && $2 == "mujoco" { m = $3; ml = $6 }
+       END { ok = it != "" && c != "" && m != "" && sprintf("%.2f", c) == sprintf("%.2f", it) &&
+                  sprintf("%.2f", m) == sprintf("%.2f", mit) && cl >= 1 && ml >= 1
+             exit !ok }' "$tmp/bp.out" \
+    || { echo "FAIL: bench --peers' breakdown disagrees with its table: $(cat "$tmp/bp.out")"; stop; }
+  pass=$((pass + 1))
 fi
 
 echo "cli_test: $pass passed"

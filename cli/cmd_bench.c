@@ -55,6 +55,102 @@ void describe_line(const char* key, const char* value, void* user) {
     printf("#   %-10s %s\n", key, value);
 }
 
+/* `ccb bench --peers`' iteration breakdown (docs/speed.md §4): per window of the run, for
+ * ccb (r[0]) and MuJoCo on the same geometry (r[1]), per step: the iterations (mean, largest),
+ * ccb's damped ones (step length < 1/2), the cost evaluations per line search, the share of steps
+ * each stopping test ended, the contacts (MuJoCo: constraints) whose state changed in the last
+ * iteration; for ccb the median |D r|/bound one iteration before the end and the share of steps
+ * whose bound the impulse term set. */
+enum { BRK_WINDOWS = 6 };
+typedef struct brk_sum {
+    long n, it, damped, ls, searches, stop[2], chg, chg_all, nchg, nkn, jt, nr;
+    int mx;
+    double* ratio;
+} brk_sum;
+
+static void brk_add(brk_sum* b, const run_record* r, long k) {
+    const run_step_detail* d = &r->detail[k];
+    b->n++;
+    b->it += r->iters[k];
+    b->mx = r->iters[k] > b->mx ? r->iters[k] : b->mx;
+    b->damped += d->damped > 0 ? d->damped : 0;
+    b->ls += d->ls_evals;
+    b->searches += d->line_searches;
+    if (d->stop == RUN_STOP_RESIDUAL || d->stop == RUN_STOP_COST) {
+        b->stop[d->stop]++;
+    }
+    if (d->changes_last >= 0) {
+        b->nkn++;
+        b->chg += d->changes_last;
+        b->chg_all += d->changes;
+        b->nchg += d->changes_last > 0;
+    }
+    b->jt += d->stop_term == CCB_STOP_TERM_IMPULSE;
+    if (b->ratio && r->iters[k] > 0 && isfinite(d->ratio_prev)) {
+        b->ratio[b->nr++] = d->ratio_prev;
+    }
+}
+
+static void brk_print(brk_sum* b, const char* win, const char* eng, int own) {
+    const double nn = b->n > 0 ? (double)b->n : 1.0;
+    char st[32], pc[16] = "-", rt[16] = "-", bj[16] = "-", dm[16] = "-";
+    snprintf(st, sizeof st, "%.0f%%|%.0f%%", 100.0 * (double)b->stop[0] / nn,
+             100.0 * (double)b->stop[1] / nn);
+    if (b->nkn > 0) {
+        snprintf(pc, sizeof pc, "%.0f%%", 100.0 * (double)b->nchg / (double)b->nkn);
+    }
+    if (b->nr > 0) {
+        qsort(b->ratio, (size_t)b->nr, sizeof(double), cmp_double);
+        snprintf(rt, sizeof rt, "%.3g", b->ratio[b->nr / 2]);
+    }
+    if (own) {
+        snprintf(bj, sizeof bj, "%.0f%%", 100.0 * (double)b->jt / nn);
+        snprintf(dm, sizeof dm, "%.2f", (double)b->damped / nn);
+    }
+    const double nk = b->nkn > 0 ? (double)b->nkn : 1.0;
+    printf("%-10s %-7s %-8.2f %-4d %-7s %-7.2f %-10s %-8.2f %-8.3f %-7s %-8s %-6s\n", win, eng,
+           (double)b->it / nn, b->mx, dm,
+           b->searches > 0 ? (double)b->ls / (double)b->searches : 0.0, st, (double)b->chg_all / nk,
+           (double)b->chg / nk, pc, rt, bj);
+}
+
+static void bench_breakdown(const run_record r[2], const char* variant, double t_final) {
+    printf("# where the iterations go: one untimed run of %s and of MuJoCo on the same geometry, "
+           "in %d windows of %.3g s; per step: iterations (mean, largest), %s's damped ones "
+           "(step length < 1/2), cost evaluations per line search, the share of steps each "
+           "test ended (%s: optimality|cost stall; MuJoCo: gradient|improvement, mjSolverStat), "
+           "state changes of contacts (MuJoCo: constraints) over the iterations and in the last "
+           "one, and the share of steps with any in the last, the median |D r|/bound one iteration "
+           "before the end, the "
+           "share of steps whose bound the impulse term set\n",
+           variant, BRK_WINDOWS, t_final / BRK_WINDOWS, variant, variant);
+    printf("%-10s %-7s %-8s %-4s %-7s %-7s %-10s %-8s %-8s %-7s %-8s %-6s\n", "window", "engine",
+           "it/step", "max", "damped", "ls/srch", "stop", "changes", "chg last", "any chg",
+           "r before", "bnd j");
+    for (int w = 0; w <= BRK_WINDOWS; ++w) { /* w == BRK_WINDOWS: the whole run */
+        for (int e = 0; e < 2; ++e) {
+            const long N = r[e].nsteps;
+            const long k0 = w < BRK_WINDOWS ? 1 + N * w / BRK_WINDOWS : 1;
+            const long k1 = w < BRK_WINDOWS ? N * (w + 1) / BRK_WINDOWS : N;
+            brk_sum b;
+            memset(&b, 0, sizeof b);
+            b.ratio = calloc((size_t)(k1 - k0 + 2), sizeof(double));
+            for (long k = k0; k <= k1; ++k) {
+                brk_add(&b, &r[e], k);
+            }
+            char win[32];
+            if (w < BRK_WINDOWS) {
+                snprintf(win, sizeof win, "%.2f-%.2f", t_final * w / BRK_WINDOWS,
+                         t_final * (w + 1) / BRK_WINDOWS);
+            } else {
+                snprintf(win, sizeof win, "all");
+            }
+            brk_print(&b, win, e == 0 ? "ccb" : "mujoco", e == 0);
+            free(b.ratio);
+        }
+    }
+}
+
 /* `ccb bench --peers`: cfg and MuJoCo (same geometry, native boxes) in alternating runs. */
 int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant, int repeat) {
     if (!peer_mujoco_available()) {
@@ -107,13 +203,20 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
             ok[p] &= pr.ok;
         }
     }
-    if (rc == 0 && run_execute(cfg, &rec, msg, sizeof msg) == 0) { /* phases timed */
-        if (rec.total_iters > 0) { /* per Newton iteration: whole solve, and its factorizations */
-            per_it = rec.t_solve / (double)rec.total_iters;
-            fac = rec.t_factor / (double)rec.total_iters;
-        }
-        run_record_free(&rec);
+    /* untimed runs: the phases of ccb's solve, and where each engine's iterations go */
+    run_record brk[2];
+    memset(brk, 0, sizeof brk);
+    run_config phased = *cfg, peer = *cfg;
+    phased.detail = peer.detail = 1;
+    peer.peer = RUN_PEER_MUJOCO; /* the same geometry, MuJoCo's time-constant stiffness */
+    if (rc == 0 && run_execute(&phased, &brk[0], msg, sizeof msg) == 0 &&
+        brk[0].total_iters > 0) { /* per Newton iteration: whole solve, and its factorizations */
+        per_it = brk[0].t_solve / (double)brk[0].total_iters;
+        fac = brk[0].t_factor / (double)brk[0].total_iters;
     }
+    const int have_brk = rc == 0 && brk[0].detail != NULL && brk[0].status == CCB_OK &&
+                         run_execute(&peer, &brk[1], msg, sizeof msg) == 0 &&
+                         brk[1].status == CCB_OK;
     if (rc == 0) {
         printf("\n# --peers: %d alternating runs each of %s and MuJoCo %s, stepping loop only; "
                "median [min, max]\n",
@@ -136,13 +239,31 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
         printf("# per Newton iteration of %s (last run): whole solve %.1f us, of it "
                "factorization + solve %.1f us (ratio %.2f)\n",
                variant, 1e6 * per_it, 1e6 * fac, fac > 0 ? per_it / fac : 0.0);
+        if (brk[0].total_iters > 0) {
+            const double ni = (double)brk[0].total_iters;
+            const double ns = brk[0].nsteps > 0 ? (double)brk[0].nsteps : 1.0;
+            printf("# the same split in phases: assembly %.1f us, factorization + solve %.1f us, "
+                   "line search %.1f us, evaluation and test %.1f us; per step, outside the "
+                   "solve: contact query %.1f us, problem %.1f us\n",
+                   1e6 * brk[0].t_assemble / ni, 1e6 * brk[0].t_factor / ni,
+                   1e6 * brk[0].t_linesearch / ni, 1e6 * brk[0].t_eval / ni,
+                   1e6 * brk[0].t_geometry / ns, 1e6 * brk[0].t_problem / ns);
+        }
         printf("# mean penetration of MuJoCo's contacts: same geometry %.3g m, native boxes "
                "%.3g m\n",
                pen[1], pen[2]);
+        if (have_brk) {
+            bench_breakdown(brk, variant, cfg->t_final);
+        } else {
+            printf("# no iteration breakdown: %s\n",
+                   brk[0].detail == NULL ? "the variant is not solved by Newton" : msg);
+        }
         printf("ratio %s %s/mujoco-same-geometry %.3f\n", cs->name, variant, med[0] / med[1]);
         printf("ratio %s %s/mujoco-native-boxes %.3f\n", cs->name, variant, med[0] / med[2]);
         rc = ok[0] && ok[1] && ok[2] ? 0 : EXIT_GATE;
     }
+    run_record_free(&brk[0]);
+    run_record_free(&brk[1]);
     free(t);
     ccb_model_destroy(model);
     if (cs->destroy) {

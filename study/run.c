@@ -119,6 +119,8 @@ void run_record_free(run_record* rec) {
     free(rec->iters);
     free(rec->ls);
     free(rec->kappa);
+    free(rec->detail);
+    rec->detail = NULL;
     rec->q = rec->v = rec->obs = rec->kappa = NULL;
     rec->iters = rec->ls = NULL;
 }
@@ -181,6 +183,46 @@ static void progress_end(progress* p) {
     if (p->on && p->tty && p->shown) {
         fputc('\n', stderr);
     }
+}
+
+/* Where the step's iterations went (run_config.detail): the peer's step information, or the
+ * statistics of Newton's last solve (of another solver: nothing is known). */
+static void step_detail(const stepper* sp, const ccb_step_stats* st, run_step_detail* d) {
+    d->stop = RUN_STOP_NONE;
+    d->stop_term = -1;
+    d->ls_evals = d->line_searches = 0;
+    d->damped = -1;
+    d->changes_last = d->changes = -1;
+    d->ratio_prev = NAN;
+    if (sp->peer != NULL) {
+        d->stop = sp->info.stop;
+        d->ls_evals = sp->info.ls_evals;
+        d->line_searches = sp->info.iterations;
+        d->changes_last = sp->info.iterations > 0 ? sp->info.changes_last : -1;
+        d->changes = sp->info.iterations > 0 ? sp->info.changes : -1;
+        return;
+    }
+    const ccb_newton* nw = ccb_sim_newton(sp->sim);
+    if (st->solver != CCB_SOLVER_NEWTON || nw == NULL) {
+        return;
+    }
+    const ccb_newton_stats ns = ccb_newton_get_stats(nw);
+    d->stop = ns.status != CCB_OK  ? RUN_STOP_CAP
+              : ns.iterations == 0 ? RUN_STOP_NONE
+              : ns.by_cost         ? RUN_STOP_COST
+                                   : RUN_STOP_RESIDUAL;
+    d->stop_term = ns.stop_term;
+    d->ls_evals = ns.ls_evals;
+    d->line_searches = ns.island_iterations;
+    int nh = 0;
+    const ccb_newton_iter* h = ccb_newton_history(nw, &nh);
+    d->damped = 0;
+    for (int i = 0; i < nh; ++i) {
+        d->damped += h[i].alpha < 0.5;
+    }
+    d->changes_last = ns.iterations > 0 ? ns.state_changes_last : -1;
+    d->changes = ns.iterations > 0 ? ns.state_changes : -1;
+    d->ratio_prev = ns.ratio_prev;
 }
 
 static ccb_status stepper_step(stepper* sp, double* wall, const ccb_step_stats** st) {
@@ -506,7 +548,12 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
     rec->iters = calloc(rows, sizeof(int));
     rec->ls = calloc(rows, sizeof(int));
     rec->kappa = calloc(rows, sizeof(double));
-    if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->ls || !rec->kappa) {
+    rec->detail = NULL;
+    if (rec->cfg.detail) {
+        rec->detail = calloc(rows, sizeof(run_step_detail));
+    }
+    if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->ls || !rec->kappa ||
+        (rec->cfg.detail && !rec->detail)) {
         snprintf(msg, msgn, "out of memory for %ld steps", N);
         return 2;
     }
@@ -658,6 +705,9 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
         rec->iters[k] = isnan(cnt[CCB_CNT_ITERATIONS]) ? 0 : (int)cnt[CCB_CNT_ITERATIONS];
         rec->ls[k] = isnan(cnt[CCB_CNT_LS_EVALS]) ? 0 : (int)cnt[CCB_CNT_LS_EVALS];
         rec->kappa[k] = isnan(cnt[CCB_CNT_KAPPA]) ? -1 : cnt[CCB_CNT_KAPPA];
+        if (rec->detail) {
+            step_detail(&stp, st, rec->detail + k);
+        }
         rec->total_iters += rec->iters[k];
         rec->total_ls += rec->ls[k];
         rec->substeps += cnt[CCB_CNT_SUBSTEPS] > 1;

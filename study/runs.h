@@ -51,6 +51,9 @@ typedef struct run_config {
      * RUN_PERTURB_* bits; 0 for every ordinary run. A perturbed run is another run (the cache
      * and --from tell them apart) and its meta.json names the perturbation. */
     unsigned perturb;
+    /* 1: keep where each step's solver iterations went (run_record.detail; `ccb bench --peers`'
+     * breakdown, docs/speed.md §4); the run is the same */
+    int detail;
 } run_config;
 /* The run's solver and every solver's options but Newton's (the solver type, TAMSI's, the ODE
  * solver's and method's, error control, a registered solver's options block, --friction, the
@@ -75,6 +78,24 @@ enum {
  * extension; <out_dir>/step<k>.fclib.hdf5 without a file. */
 void run_export_path(const run_config* cfg, long k, char* out, size_t n);
 
+/* The test that ended a step's solve: Newton's optimality test (MuJoCo: its scaled gradient),
+ * the cost stall (MuJoCo: its scaled cost improvement), the iteration cap; none: no iteration. */
+enum { RUN_STOP_NONE = -1, RUN_STOP_RESIDUAL = 0, RUN_STOP_COST = 1, RUN_STOP_CAP = 2 };
+/* Where one step's iterations went (run_config.detail). */
+typedef struct run_step_detail {
+    int stop;          /* RUN_STOP_* */
+    int stop_term;     /* ccb: the larger term of the optimality bound (ccb_stop_term); peer: -1 */
+    int ls_evals;      /* line-search cost evaluations of the step */
+    int line_searches; /* line searches of the step (ccb with islands: one per island and
+                          iteration; MuJoCo: one per iteration) */
+    int damped;        /* ccb: iterations whose step length was < 1/2 (the quadratic model held
+                          only a short way along dv); peer: -1 */
+    int changes_last;  /* contacts (peer: constraints) whose state changed in the last
+                         iteration; -1 unknown */
+    int changes;       /* the same summed over the step's iterations; -1 unknown */
+    double ratio_prev; /* ccb: |D r|/bound at the test before the last (newton.h); peer: NAN */
+} run_step_detail;
+
 typedef struct run_record {
     run_config cfg;
     long nplanned; /* steps asked for */
@@ -84,11 +105,12 @@ typedef struct run_record {
                                    (the convergence sweeps' error tables) */
     double* q;                  /* (nsteps + 1) x nq; row 0 = initial state */
     double* v;                  /* (nsteps + 1) x nv */
-    double* obs;       /* (nsteps + 1) x nobs; row n describes step n (row 0 unused, zeros) */
-    int* iters;        /* (nsteps + 1): Newton iterations of step n */
-    int* ls;           /* (nsteps + 1): line-search evaluations of step n (Newton) */
-    double* kappa;     /* (nsteps + 1): kappa_2(H) of step n, -1 if not computed */
-    ccb_status status; /* CCB_OK or the failure that stopped the run */
+    double* obs;             /* (nsteps + 1) x nobs; row n describes step n (row 0 unused, zeros) */
+    int* iters;              /* (nsteps + 1): Newton iterations of step n */
+    int* ls;                 /* (nsteps + 1): line-search evaluations of step n (Newton) */
+    double* kappa;           /* (nsteps + 1): kappa_2(H) of step n, -1 if not computed */
+    run_step_detail* detail; /* (nsteps + 1) with cfg.detail (Newton or a peer), else NULL */
+    ccb_status status;       /* CCB_OK or the failure that stopped the run */
     char msg[512];
     long fail_step;   /* step that failed (1-based), 0 if none */
     double wall_time; /* stepping loop [s] */

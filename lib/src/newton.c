@@ -69,6 +69,7 @@ ccb_newton_params ccb_newton_params_default(void) {
     p.pattern_near = 1;
     p.islands = 1;    /* the fast path by default (formulation-convex §8.10, §8.11) */
     p.lazy_pairs = 1; /* (velocities bit-identical; fewer contacts listed) */
+    p.count_states = 1;
     return p;
 }
 
@@ -119,6 +120,9 @@ ccb_status ccb_newton_params_check(const ccb_newton_params* p, char* msg, size_t
     if (p->time_phases != 0 && p->time_phases != 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "time_phases must be 0 or 1");
     }
+    if (p->count_states != 0 && p->count_states != 1) {
+        return ccb_errorf(msg, n, CCB_E_INVALID, "count_states must be 0 or 1");
+    }
     if (p->kappa_max_nv < 1) {
         return ccb_errorf(msg, n, CCB_E_INVALID, "kappa_max_nv must be >= 1");
     }
@@ -160,6 +164,7 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->kibuf);
     ccb_free(ws->hist);
     ccb_free(ws->ls_active);
+    ccb_free(ws->cstate);
     ccb_free(ws->near);
     ccb_free(ws->far);
     ccb_free(ws->prom);
@@ -224,6 +229,21 @@ static void eval_contacts(ccb_newton* ws, const int* list, int n) {
         ws->il[ws->icon[i]].cost_c +=
             pb->approx->eval(&pb->contacts[i].c, ws->vc + 3 * i, ws->gamma + 3 * i, ws->G + 9 * i);
     }
+    if (ws->prm.count_states) { /* the contacts' states at this iterate, and how many changed */
+        const double vs2 = pb->step.vs * pb->step.vs;
+        int changed = 0;
+        for (int k = 0; k < n; ++k) {
+            const int i = list[k];
+            const double *g = ws->gamma + 3 * i, *vc = ws->vc + 3 * i;
+            /* separate: no normal impulse; stick: |v_t| within the stiction tolerance */
+            const unsigned char st = !(g[2] > 0.0)                          ? 0
+                                     : vc[0] * vc[0] + vc[1] * vc[1] <= vs2 ? 1
+                                                                            : 2;
+            changed += st != ws->cstate[i];
+            ws->cstate[i] = st;
+        }
+        ws->changes_last = changed;
+    }
 }
 
 /* Cost of the current v (fills gamma, G; vc from J v + b, or, after a line search step of
@@ -246,6 +266,7 @@ static void eval_iterate(ccb_newton* ws, int start) {
         ws->il[ws->isl_v[k]].cost_A += ws->tmp[k] * ws->dp[k];
     }
     if (start) { /* every v_c is recomputed (at the start: the far ones are not listed) */
+        memset(ws->cstate, 0, (size_t)ws->nc); /* a far contact is separate */
         ws->status = ccb_newton_far_promote_all(ws);
         if (ws->status != CCB_OK) {
             ws->cost = NAN;
@@ -253,6 +274,7 @@ static void eval_iterate(ccb_newton* ws, int start) {
         }
         ccb_problem_J_mul_some(ws->pb, ws->near, ws->n_near, ws->v, 1, ws->vc);
         eval_contacts(ws, ws->near, ws->n_near);
+        ws->changes_last = 0; /* the initial states: no iteration has changed them */
     } else {
         const int n = ws->nisl == 1 ? ws->n_near : ws->n_act;
         const int* list = ws->nisl == 1 ? ws->near : ws->act;
@@ -265,6 +287,7 @@ static void eval_iterate(ccb_newton* ws, int start) {
             }
         }
         eval_contacts(ws, list, n);
+        ws->changes_total += ws->changes_last;
     }
     double cost_A = 0.0, cost_c = 0.0;
     for (int I = 0; I < ws->nisl; ++I) {
@@ -294,7 +317,8 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc, int nf) {
         ccb_grow((void**)&ws->vfull, &ws->cap_full, nv > 0 ? nv : 1, sizeof(double)) ||
         ccb_grow((void**)&ws->G, &cap_g, nc > 0 ? nc : 1, 9 * sizeof(double)) ||
         ccb_grow_many(ci, csz, 3, &ws->cap_c, nc > 0 ? nc : 1) ||
-        ccb_grow((void**)&ws->ls_active, &ws->cap_ls, nc > 0 ? nc : 1, sizeof(int))) {
+        ccb_grow((void**)&ws->ls_active, &ws->cap_ls, nc > 0 ? nc : 1, sizeof(int)) ||
+        ccb_grow((void**)&ws->cstate, &ws->cap_cstate, nc > 0 ? nc : 1, 1)) {
         return CCB_E_NOMEM;
     }
     void** const fi[] = {(void**)&ws->near,  (void**)&ws->far,   (void**)&ws->prom,
@@ -380,6 +404,9 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     ws->kappa = -1;
     ws->analyses_at_init = ccb_sparse_analyses(ws->sp);
     ws->residual = ws->tolerance = 0.0;
+    ws->ratio_now = ws->ratio_prev = 0.0;
+    ws->stop_term = CCB_STOP_TERM_ABSOLUTE;
+    ws->changes_last = ws->changes_total = 0;
     ccb_newton_islands_init(ws);
     ccb_newton_build_active(ws);
     ws->pattern_ok = 0;
@@ -486,8 +513,15 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
             ws->residual = res;
             ws->tolerance = tol;
             ws->cost_ok = is->cost_ok;
+            const double np = sqrt(is->p2), nj = sqrt(is->j2);
+            ws->stop_term = ws->prm.eps_a >= ws->prm.eps_r * (np > nj ? np : nj)
+                                ? CCB_STOP_TERM_ABSOLUTE
+                            : np > nj ? CCB_STOP_TERM_MOMENTUM
+                                      : CCB_STOP_TERM_IMPULSE;
         }
     }
+    ws->ratio_prev = ws->ratio_now; /* one test per iteration (the solve's loop) */
+    ws->ratio_now = worst;
     ws->r_valid = 1;
     if (all) {
         ccb_newton_far_finish(ws);
@@ -868,6 +902,10 @@ ccb_newton_stats ccb_newton_get_stats(const ccb_newton* ws) {
     st.analyzed = ccb_sparse_analyses(ws->sp) != ws->analyses_at_init;
     st.islands = ws->nisl;
     st.island_iterations = ws->island_iters;
+    st.stop_term = ws->stop_term;
+    st.ratio_prev = ws->iter > 0 ? ws->ratio_prev : 0.0;
+    st.state_changes_last = ws->prm.count_states ? ws->changes_last : -1;
+    st.state_changes = ws->prm.count_states ? ws->changes_total : -1;
     const double no = ws->prm.time_phases ? 1.0 : NAN;
     st.time_assemble = no * ws->t_assemble;
     st.time_factor = no * ws->t_factor;

@@ -55,6 +55,12 @@ struct ccb_newton {
     int nhist, cap_hist;
     long n_factorizations;
     double t_assemble, t_factor, t_linesearch, t_eval, t_kappa; /* this solve [s] */
+    /* the contacts' states at the last evaluation (nc; 0 separate, 1 stick, 2 slip; see
+     * ccb_newton_params.count_states), the changes of the last iteration and of all, the worst
+     * |D r|/bound of the last two tests and the bound's larger term at the last one */
+    unsigned char* cstate;
+    int cap_cstate, changes_last, changes_total, stop_term;
+    double ratio_now, ratio_prev;
     int* ls_active; /* room for the contacts the line searches evaluate (nc; ccb_newton_line) */
     int cap_ls;
     /* far contacts (nc each): near and far index lists (sorted), promotion scratch; by slot of

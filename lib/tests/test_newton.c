@@ -779,6 +779,69 @@ static void test_allocation_failures(void) {
           first_success);
 }
 
+/* The statistics of where the iterations go (ccb_newton_stats.stop_term, ratio_prev,
+ * state_changes*; `ccb bench --peers`' breakdown): a point mass pressed at rest (guess v0 = 0:
+ * stick) and pushed sideways far past the friction bound (|v_t*| = 10 mu g dt: the solution
+ * slips), by each approximation. The contact's class changed between the guess and the solution,
+ * so at least one change is counted; the test before the last one failed, so its ratio exceeds 1;
+ * the bound's term is the larger of |D p| and |D j| recomputed here; counting does not change
+ * the solve (bit-identical velocities) and reads -1 when off. */
+static void test_iteration_breakdown(void) {
+    fixture f = fixture_make();
+    ccb_newton_params np = ccb_newton_params_default();
+    np.eps_a = 0; /* the bound is a relative term */
+    for (int trial = 0; trial < 4 * ccb_approx_count(); ++trial) {
+        const ccb_approx* ap = REGISTRY(trial);
+        pm p = random_point_mass(0.0);
+        pm_identity(&p);
+        memset(p.v0, 0, sizeof p.v0);
+        p.vstar[0] = 10 * p.in.mu * 9.81 * p.step.dt;
+        p.vstar[1] = 0;
+        p.vstar[2] = -9.81 * p.step.dt;
+        p.in.phi0 = -1.5 * 9.81 * p.m / p.in.k;
+        p.in.vn0 = 0;
+        CHECK(set_pm(f.pb, ap, &p) == CCB_OK, "set");
+        double v[3], v_off[3];
+        ccb_newton_stats st, off;
+        CHECK(ccb_newton_solve(f.nw, f.pb, &np, NULL, v, &st) == CCB_OK, "%s: solve", ap->name);
+        const double *vc = ccb_newton_contact_velocities(f.nw), *g = ccb_newton_impulses(f.nw);
+        const double vs = p.step.vs;
+        CHECK(g[2] > 0 && hypot(vc[0], vc[1]) > vs, "%s: the solution slips (|v_t| = %g, vs %g)",
+              ap->name, hypot(vc[0], vc[1]), vs);
+        CHECK(st.iterations >= 1 && st.state_changes >= 1 && st.state_changes_last >= 0 &&
+                  st.state_changes_last <= st.state_changes,
+              "%s: stick -> slip counted (%d changes, %d in the last of %d iterations)", ap->name,
+              st.state_changes, st.state_changes_last, st.iterations);
+        CHECK(st.by_cost || st.ratio_prev > 1.0,
+              "%s: the iterate before the last failed its test (|Dr|/bound %g)", ap->name,
+              st.ratio_prev);
+        /* |D p| and |D j| at the solution, D = m^-1/2, p = A (v - v0), j = J^T gamma */
+        double pp = 0, jj = 0;
+        for (int r = 0; r < 3; ++r) {
+            pp += p.m * v[r] * p.m * v[r] / p.m;
+            jj += g[r] * g[r] / p.m;
+        }
+        const int term = pp > jj ? CCB_STOP_TERM_MOMENTUM : CCB_STOP_TERM_IMPULSE;
+        CHECK(st.by_cost || fabs(pp - jj) < 1e-6 * (pp + jj) || st.stop_term == term,
+              "%s: the bound's term %d, expected %d (|Dp|^2 %g, |Dj|^2 %g)", ap->name, st.stop_term,
+              term, pp, jj);
+        ccb_newton_params np_off = np;
+        np_off.count_states = 0;
+        CHECK(ccb_newton_solve(f.nw, f.pb, &np_off, NULL, v_off, &off) == CCB_OK, "solve");
+        CHECK(memcmp(v, v_off, sizeof v) == 0 && off.iterations == st.iterations,
+              "%s: counting states leaves the solve bit-identical", ap->name);
+        CHECK(off.state_changes == -1 && off.state_changes_last == -1, "not counted: -1");
+        /* from the solution itself: no iteration, nothing changed, no ratio */
+        CHECK(ccb_newton_solve(f.nw, f.pb, &np_off, v, NULL, &off) == CCB_OK, "resolve");
+        np_off.eps_a = 1e300; /* the absolute floor sets the bound */
+        CHECK(ccb_newton_solve(f.nw, f.pb, &np_off, v, NULL, &st) == CCB_OK, "resolve");
+        CHECK(st.iterations == 0 && st.ratio_prev == 0 && st.stop_term == CCB_STOP_TERM_ABSOLUTE,
+              "%s: converged at the guess: %d iterations, ratio %g, term %d", ap->name,
+              st.iterations, st.ratio_prev, st.stop_term);
+    }
+    fixture_free(&f);
+}
+
 int main(void) {
     RUN(test_sap_point_mass_closed_form);
     RUN(test_lagged_decoupling);
@@ -790,6 +853,7 @@ int main(void) {
     RUN(test_pattern_reuse_and_kappa);
     RUN(test_failures);
     RUN(test_line_search_machine_precision);
+    RUN(test_iteration_breakdown);
     RUN(test_allocation_failures);
     return TEST_SUMMARY();
 }

@@ -90,6 +90,11 @@ typedef struct ccb_newton_params {
      * Read by ccb_sim (built-in approximations, evaluate_all 0);
      * the solver itself handles whatever lazy pairs the problem holds. */
     int lazy_pairs;
+    /* 1 (default): classify every evaluated contact at every iterate as separate (no normal
+     * impulse), stick (|v_t| <= v_s, the step's stiction tolerance) or slip, and count the
+     * contacts whose class changed (ccb_newton_stats.state_changes*: two multiplications and a
+     * comparison per contact evaluation); 0: do not (the counts read -1). The solve is the same. */
+    int count_states;
 } ccb_newton_params;
 
 CCB_API ccb_newton_params ccb_newton_params_default(void);
@@ -130,7 +135,24 @@ typedef struct ccb_newton_stats {
     double time_kappa;      /* condition number (if asked) */
     int islands;            /* independent problems solved (1 unless params.islands) */
     int island_iterations;  /* Newton iterations summed over the islands */
+    /* where the iterations went (`ccb bench --peers`' breakdown, docs/speed.md): */
+    int stop_term;          /* the larger term of the optimality bound at exit (ccb_stop_term) */
+    double ratio_prev;      /* |D r| / bound at the test before the last one: how far the last
+                                 iterate before convergence was from passing (0: converged at the
+                                 initial guess) */
+    int state_changes_last; /* contacts whose state (separate / stick / slip, see
+                                 params.count_states) changed in the last iteration; -1 if not
+                                 counted */
+    int state_changes;      /* the same summed over the iterations; -1 if not counted */
 } ccb_newton_stats;
+
+/* The term that sets the optimality bound eps_a + eps_r max(|D p|, |D j|)
+ * (formulation-convex §8.5): the absolute floor, the momentum scale or the impulse scale. */
+typedef enum ccb_stop_term {
+    CCB_STOP_TERM_ABSOLUTE = 0, /* eps_a >= eps_r max(|D p|, |D j|) */
+    CCB_STOP_TERM_MOMENTUM = 1, /* eps_r |D p| (p per ccb_stop_scale) */
+    CCB_STOP_TERM_IMPULSE = 2   /* eps_r |D j|, j = J^T gamma */
+} ccb_stop_term;
 
 CCB_API ccb_status ccb_newton_create(ccb_newton** ws);
 CCB_API void ccb_newton_destroy(ccb_newton* ws); /* accepts NULL */

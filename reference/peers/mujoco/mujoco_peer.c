@@ -685,6 +685,18 @@ int peer_mujoco_step(peer_mujoco* p, peer_step_info* info, char* msg, size_t n) 
     mj_step(p->mm, p->d);
     const mjData* d = p->d;
     info->iterations = d->solver_iter;
+    const int nstat = d->solver_iter < mjNSOLVER ? d->solver_iter : mjNSOLVER;
+    info->stop = -1;
+    for (int i = 0; i < nstat; ++i) {
+        info->ls_evals += d->solver[i].neval;
+        info->changes += d->solver[i].nchange;
+    }
+    if (nstat > 0) {
+        const mjSolverStat* last = &d->solver[nstat - 1];
+        const double tol = p->mm->opt.tolerance;
+        info->stop = last->gradient < tol ? 0 : last->improvement < tol ? 1 : 2;
+        info->changes_last = last->nchange;
+    }
     info->ncon = d->ncon;
     int npen = 0;
     memset(p->f_body, 0, 3 * (size_t)p->nb * sizeof(double));

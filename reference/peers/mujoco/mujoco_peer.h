@@ -44,7 +44,14 @@ typedef struct peer_result {
 
 /* What one step did. */
 typedef struct peer_step_info {
-    int iterations;       /* MuJoCo's solver iterations */
+    int iterations; /* MuJoCo's solver iterations */
+    /* where they went (mjSolverStat of the step, mjdata.h): */
+    int stop;             /* the test that ended the solve: 0 the scaled gradient, 1 the scaled cost
+                         improvement fell below mjOption.tolerance (MuJoCo stops at either), 2
+                         neither (the iteration cap); -1 no iteration */
+    int ls_evals;         /* cost evaluations of the line searches, all iterations */
+    int changes_last;     /* constraints whose state changed in the last iteration */
+    int changes;          /* the same summed over the iterations */
     int ncon;             /* contacts */
     double pen_mean;      /* mean penetration of the penetrating contacts [m] (0: none) */
     double pen_max;       /* largest penetration [m] */
