@@ -9,6 +9,8 @@ a document cannot go stale (issue 45, part 3).
      section, and no row names a gate that is gone; docs/guide.md §8 states the table's count, the gates
      that are not verdicts (margin below 3x the spread) and the smallest margin outside the
      clutter.
+  3. docs/speed.md §4 (the seventh round): its tables are the rendering of the recording
+     reference/speed/round7.txt (CI/speed_round.py), so that no timing there is typed by hand.
 
     python3 CI/doc_tables.py CCB SOURCE_DIR    exit 0 when all agree, 1 naming each disagreement
 """
@@ -108,8 +110,20 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    bad = figure_table(argv[1], argv[2]) + sensitivity_table(argv[2])
+    bad = figure_table(argv[1], argv[2]) + sensitivity_table(argv[2]) + speed_tables(argv[2])
     return 1 if bad else 0
+
+
+def speed_tables(src):
+    """3. docs/speed.md §4's seventh-round tables are the rendering of their recording."""
+    sys.path.insert(0, os.path.join(src, "CI"))
+    import speed_round
+    rc = speed_round.main(["speed_round", "check",
+                           os.path.join(src, "reference", "speed", "round7.txt"),
+                           os.path.join(src, "docs", "speed.md")])
+    if rc == 0:
+        print("doc_tables: docs/speed.md's seventh-round tables are reference/speed/round7.txt's")
+    return rc
 
 
 if __name__ == "__main__":

@@ -431,6 +431,7 @@ static void scale_fit(study_out* out, const run_record* rec, const char* sfx) {
     ccb_an_fit_order(SCALE_N, objects_v, iter_v, &fit_it);
     ccb_an_fit_order(SCALE_N, objects_v, per_it_v, &fit_per);
     study_set_metricf(out, fit.order, "scale.exponent%s", sfx);
+    study_set_metricf(out, fit.ci95, "scale.exponent_ci95%s", sfx);
     study_set_metricf(out, fit_it.order, "scale.exponent_iterations%s", sfx);
     study_set_metricf(out, fit_per.order, "scale.exponent_per_iteration%s", sfx);
     /* contacts that carry no impulse: the 10 cm margin's extra contacts against a 1 mm margin */
@@ -444,8 +445,10 @@ static void scale_fit(study_out* out, const run_record* rec, const char* sfx) {
     study_set_metricf(out, (s10 - s1) / fmax(1.0, c10 - c1), "scale.per_extra_contact%s", sfx);
     study_set_metricf(out, s10 / s1, "scale.margin_ratio%s", sfx);
     const run_record* big = &rec[SCALE_N - 1]; /* the lazy pairs' retries of the largest scene */
-    study_set_metricf(out, (double)big->lazy_retried_steps, "scale.objects%d%s.retried_steps",
-                      10 * k_scale_sides[SCALE_N - 1] * k_scale_sides[SCALE_N - 1], sfx);
+    const int nbig = 10 * k_scale_sides[SCALE_N - 1] * k_scale_sides[SCALE_N - 1];
+    study_set_metricf(out, (double)big->lazy_retried_steps, "scale.objects%d%s.retried_steps", nbig,
+                      sfx);
+    study_set_metricf(out, (double)big->nsteps, "scale.objects%d%s.steps", nbig, sfx);
     printf("scaling exponent%s %.3f (95%% interval +-%.3f) of the cost per step in the objects: "
            "iterations per step %.3f, cost per iteration %.3f\n",
            sfx[0] == '\0'                 ? ""

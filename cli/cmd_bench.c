@@ -46,8 +46,9 @@ static const char* k_bench_help =
     "                    runs: the same geometry (every ccb shape) and native boxes (a body of\n"
     "                    spheres as the box that bounds them); prints one line\n"
     "                    'ratio CASE VARIANT/mujoco-same-geometry R' and one\n"
-    "                    'ratio CASE VARIANT/mujoco-native-boxes R' (medians); needs a build\n"
-    "                    with libmujoco-dev\n"
+    "                    'ratio CASE VARIANT/mujoco-native-boxes R' (medians), and where\n"
+    "                    each engine's iterations go, per window of the run (one untimed\n"
+    "                    run each; docs/speed.md §4); needs a build with libmujoco-dev\n"
     "The solver options below apply to every variant whose solver reads them.\n";
 
 void describe_line(const char* key, const char* value, void* user) {

@@ -548,12 +548,14 @@ int run_setup(const run_config* cfg, run_record* rec, ccb_model** model, void** 
     rec->iters = calloc(rows, sizeof(int));
     rec->ls = calloc(rows, sizeof(int));
     rec->kappa = calloc(rows, sizeof(double));
-    rec->detail = NULL;
-    if (rec->cfg.detail) {
+    rec->detail = NULL; /* only Newton's statistics or a peer's say where iterations went */
+    const int detail =
+        rec->cfg.detail && (rec->cfg.peer != RUN_PEER_NONE || ccb_sim_newton(*sim) != NULL);
+    if (detail) {
         rec->detail = calloc(rows, sizeof(run_step_detail));
     }
     if (!rec->q || !rec->v || !rec->obs || !rec->iters || !rec->ls || !rec->kappa ||
-        (rec->cfg.detail && !rec->detail)) {
+        (detail && !rec->detail)) {
         snprintf(msg, msgn, "out of memory for %ld steps", N);
         return 2;
     }

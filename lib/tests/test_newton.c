@@ -119,6 +119,19 @@ static int sap_closed_form(const ccb_constraint* c, const pm* p, double v[3], do
     return region;
 }
 
+/* A random point mass at rest (v0 = 0, the guess), pressed into its contact (phi0 = -1.5 mg/k,
+ * J = I) and pushed sideways by `push` times the friction bound (v_t* = push mu g dt). */
+static pm pressed_point_mass(double push) {
+    pm p = random_point_mass(0.0);
+    pm_identity(&p);
+    memset(p.v0, 0, sizeof p.v0);
+    p.vstar[0] = push * p.in.mu * 9.81 * p.step.dt;
+    p.vstar[1] = 0;
+    p.vstar[2] = -9.81 * p.step.dt;
+    p.in.phi0 = -1.5 * 9.81 * p.m / p.in.k;
+    return p;
+}
+
 static double vnorm(const double* x, int n) {
     double s = 0;
     for (int i = 0; i < n; ++i) {
@@ -306,13 +319,7 @@ static void test_separation_and_quadratic(void) {
      * bound (|v_t*| = 0.1 mu g dt): the guess v0 = 0 and the solution are both in stiction, so
      * the cost is quadratic on the segment between them */
     for (int trial = 0; trial < 20; ++trial) {
-        pm p = random_point_mass(0.0);
-        pm_identity(&p);
-        memset(p.v0, 0, sizeof p.v0);
-        p.vstar[0] = 0.1 * p.in.mu * 9.81 * p.step.dt;
-        p.vstar[1] = 0;
-        p.vstar[2] = -9.81 * p.step.dt;
-        p.in.phi0 = -1.5 * 9.81 * p.m / p.in.k;
+        pm p = pressed_point_mass(0.1);
         set_pm(pb, &ccb_approx_sap, &p);
         ccb_newton_stats st;
         CHECK(ccb_newton_solve(nw, pb, &np, NULL, NULL, &st) == CCB_OK, "solve");
@@ -792,13 +799,7 @@ static void test_iteration_breakdown(void) {
     np.eps_a = 0; /* the bound is a relative term */
     for (int trial = 0; trial < 4 * ccb_approx_count(); ++trial) {
         const ccb_approx* ap = REGISTRY(trial);
-        pm p = random_point_mass(0.0);
-        pm_identity(&p);
-        memset(p.v0, 0, sizeof p.v0);
-        p.vstar[0] = 10 * p.in.mu * 9.81 * p.step.dt;
-        p.vstar[1] = 0;
-        p.vstar[2] = -9.81 * p.step.dt;
-        p.in.phi0 = -1.5 * 9.81 * p.m / p.in.k;
+        pm p = pressed_point_mass(10);
         p.in.vn0 = 0;
         CHECK(set_pm(f.pb, ap, &p) == CCB_OK, "set");
         double v[3], v_off[3];

@@ -123,6 +123,10 @@ int main(void) {
     peer_step_info info;
     CHECK(peer_mujoco_step(p, &info, msg, sizeof msg) == 0, "step: %s", msg);
     CHECK(info.ncon == 0, "free flight: no contact (%d)", info.ncon);
+    CHECK(info.iterations == 0 && info.stop == -1 && info.ls_evals == 0 && info.changes == 0,
+          "free flight: no solver iteration, so no stopping test, line search or state change "
+          "(%d iterations, stop %d, %d evaluations, %d changes)",
+          info.iterations, info.stop, info.ls_evals, info.changes);
     peer_mujoco_state(p, q, v);
 
     ccb_sim_params sp = ccb_sim_params_default();
