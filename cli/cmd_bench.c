@@ -209,7 +209,8 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
     memset(brk, 0, sizeof brk);
     run_config phased = *cfg, peer = *cfg;
     phased.detail = peer.detail = 1;
-    peer.peer = RUN_PEER_MUJOCO; /* the same geometry, MuJoCo's time-constant stiffness */
+    phased.sim.newton.count_states = 1; /* the contacts' stick/slip/separate changes */
+    peer.peer = RUN_PEER_MUJOCO;        /* the same geometry, MuJoCo's time-constant stiffness */
     if (rc == 0 && run_execute(&phased, &brk[0], msg, sizeof msg) == 0 &&
         brk[0].total_iters > 0) { /* per Newton iteration: whole solve, and its factorizations */
         per_it = brk[0].t_solve / (double)brk[0].total_iters;

@@ -796,6 +796,8 @@ static void test_allocation_failures(void) {
 static void test_iteration_breakdown(void) {
     fixture f = fixture_make();
     ccb_newton_params np = ccb_newton_params_default();
+    CHECK(np.count_states == 0, "counting states is a diagnosis: off by default");
+    np.count_states = 1;
     np.eps_a = 0; /* the bound is a relative term */
     for (int trial = 0; trial < 4 * ccb_approx_count(); ++trial) {
         const ccb_approx* ap = REGISTRY(trial);

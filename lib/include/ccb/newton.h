@@ -90,10 +90,10 @@ typedef struct ccb_newton_params {
      * Read by ccb_sim (built-in approximations, evaluate_all 0);
      * the solver itself handles whatever lazy pairs the problem holds. */
     int lazy_pairs;
-    /* 1 (default): classify every evaluated contact at every iterate as separate (no normal
-     * impulse), stick (|v_t| <= v_s, the step's stiction tolerance) or slip, and count the
-     * contacts whose class changed (ccb_newton_stats.state_changes*: two multiplications and a
-     * comparison per contact evaluation); 0: do not (the counts read -1). The solve is the same. */
+    /* 1: classify every evaluated contact at every iterate as separate (no normal impulse),
+     * stick (|v_t| <= v_s, the step's stiction tolerance) or slip, and count the contacts whose
+     * class changed (ccb_newton_stats.state_changes*: two multiplications and a comparison per
+     * contact evaluation); default 0: do not (the counts read -1). The solve is the same. */
     int count_states;
 } ccb_newton_params;
 
