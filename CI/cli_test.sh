@@ -560,6 +560,12 @@ if "$CCB" list | grep -q '^  mujoco '; then
              exit !ok }' "$tmp/bp.out" \
     || { echo "FAIL: bench --peers' breakdown disagrees with its table: $(cat "$tmp/bp.out")"; stop; }
   pass=$((pass + 1))
+  # one step: one window per engine, no empty window (six windows of rows of zeros before)
+  "$CCB" bench sphere --peers --repeat 1 --t-final 0.002 > "$tmp/bp1.out" 2>&1 \
+    || { echo "FAIL: bench sphere --peers, one step: $(tail -3 "$tmp/bp1.out")"; stop; }
+  [ "$(grep -cE '^[0-9.e+-]+-[0-9.e+-]+ +(ccb|mujoco) ' "$tmp/bp1.out")" = 2 ] \
+    || { echo "FAIL: one step, not one window per engine: $(cat "$tmp/bp1.out")"; stop; }
+  pass=$((pass + 1))
   # a variant Newton does not solve has no breakdown (it printed rows of zeros before)
   expect 0 "no iteration breakdown: the variant is not solved by Newton" \
     -- "$CCB" bench sphere --peers --repeat 1 --variants tamsi

@@ -118,7 +118,7 @@ def parse(path):
         m = re.match(r"# the same split in phases: (.*)", line)
         if m:
             f["phases"] = m.group(1)
-        if re.match(r"(\d\.\d\d-\d\.\d\d|all)\s+(ccb|mujoco)\s", line):
+        if re.match(r"(\S+-\S+|all)\s+(ccb|mujoco)\s", line):
             cur[4].append(cells)
             if cells[0] == "all" and cells[1] == "ccb":
                 f["damped"], f["ls"] = cells[4], cells[5]

@@ -109,13 +109,20 @@ static void brk_print(brk_sum* b, const char* win, const char* eng, int own) {
         snprintf(dm, sizeof dm, "%.2f", (double)b->damped / nn);
     }
     const double nk = b->nkn > 0 ? (double)b->nkn : 1.0;
-    printf("%-10s %-7s %-8.2f %-4d %-7s %-7.2f %-10s %-8.2f %-8.3f %-7s %-8s %-6s\n", win, eng,
+    printf("%-12s %-7s %-8.2f %-4d %-7s %-7.2f %-10s %-8.2f %-8.3f %-7s %-8s %-6s\n", win, eng,
            (double)b->it / nn, b->mx, dm,
            b->searches > 0 ? (double)b->ls / (double)b->searches : 0.0, st, (double)b->chg_all / nk,
            (double)b->chg / nk, pc, rt, bj);
 }
 
 static void bench_breakdown(const run_record r[2], const char* variant, double t_final) {
+    /* at most one window per step, so that none is empty (the engines ran the same steps) */
+    const long nsteps = r[0].nsteps < r[1].nsteps ? r[0].nsteps : r[1].nsteps;
+    const int nw = nsteps < BRK_WINDOWS ? (int)nsteps : BRK_WINDOWS;
+    if (nw < 1) {
+        printf("# no iteration breakdown: no step ran\n");
+        return;
+    }
     printf("# where the iterations go: one untimed run of %s and of MuJoCo on the same geometry, "
            "in %d windows of %.3g s; per step: iterations (mean, largest), %s's damped ones "
            "(step length < 1/2), cost evaluations per line search, the share of steps each "
@@ -124,15 +131,15 @@ static void bench_breakdown(const run_record r[2], const char* variant, double t
            "one, and the share of steps with any in the last, the median |D r|/bound one iteration "
            "before the end, the "
            "share of steps whose bound the impulse term set\n",
-           variant, BRK_WINDOWS, t_final / BRK_WINDOWS, variant, variant);
-    printf("%-10s %-7s %-8s %-4s %-7s %-7s %-10s %-8s %-8s %-7s %-8s %-6s\n", "window", "engine",
+           variant, nw, t_final / nw, variant, variant);
+    printf("%-12s %-7s %-8s %-4s %-7s %-7s %-10s %-8s %-8s %-7s %-8s %-6s\n", "window", "engine",
            "it/step", "max", "damped", "ls/srch", "stop", "changes", "chg last", "any chg",
            "r before", "bnd j");
-    for (int w = 0; w <= BRK_WINDOWS; ++w) { /* w == BRK_WINDOWS: the whole run */
+    for (int w = 0; w <= nw; ++w) { /* w == nw: the whole run */
         for (int e = 0; e < 2; ++e) {
             const long N = r[e].nsteps;
-            const long k0 = w < BRK_WINDOWS ? 1 + N * w / BRK_WINDOWS : 1;
-            const long k1 = w < BRK_WINDOWS ? N * (w + 1) / BRK_WINDOWS : N;
+            const long k0 = w < nw ? 1 + N * w / nw : 1;
+            const long k1 = w < nw ? N * (w + 1) / nw : N;
             brk_sum b;
             memset(&b, 0, sizeof b);
             b.ratio = calloc((size_t)(k1 - k0 + 2), sizeof(double));
@@ -140,9 +147,8 @@ static void bench_breakdown(const run_record r[2], const char* variant, double t
                 brk_add(&b, &r[e], k);
             }
             char win[32];
-            if (w < BRK_WINDOWS) {
-                snprintf(win, sizeof win, "%.2f-%.2f", t_final * w / BRK_WINDOWS,
-                         t_final * (w + 1) / BRK_WINDOWS);
+            if (w < nw) {
+                snprintf(win, sizeof win, "%.3g-%.3g", t_final * w / nw, t_final * (w + 1) / nw);
             } else {
                 snprintf(win, sizeof win, "all");
             }
