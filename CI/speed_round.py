@@ -27,8 +27,8 @@ SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 FILE = os.path.join(SRC, "reference", "speed", "round7.txt")
 DOC = os.path.join(SRC, "docs", "speed.md")
 
-# (name, options, what it is): the defaults, the levers of issue 47 §2 (each changes only how the
-# same problem is solved), then the physics parameters the breakdown points at (they change the
+# (name, options, what it is): the defaults, the levers of issue 47 (section 2; each changes only
+# how the same problem is solved), then the physics parameters the breakdown points at (they change the
 # problem: attribution, never a default)
 CONFIGS = [
     ("default", "", "ccb's defaults (islands, lazy pairs)"),

@@ -366,10 +366,11 @@ void clutter_ens_set(study_out* out, const char* name, const double* x, int n, c
  * the report) -- time per step and its split, and the exponent of the cost per step in the number
  * of objects -- and the 40 objects once more with a 1 mm margin: what the 10 cm margin's contacts
  * that carry no impulse cost. All of it three times: one Newton solve for the whole scene (the
- * papers' solver) and every contact of the margin listed, then with islands (formulation-convex
- * §8.10), then at ccb's defaults (islands and lazy pairs, §8.11: the contacts of pairs that
- * cannot touch within the step are not listed). Runs 0..4 are the first, 5..9 the second,
- * 10..14 the third, each as sizes then the 1 mm margin. */
+ * papers' solver) and every contact of the margin listed, then with islands
+ * (formulation-convex §8.10), then at ccb's defaults (islands and lazy pairs,
+ * formulation-convex §8.11: the contacts of pairs that cannot touch within the step are not
+ * listed). Runs 0..4 are the first, 5..9 the second, 10..14 the third, each as sizes then the
+ * 1 mm margin. */
 enum { SCALE_N = 4, SCALE_RUNS = SCALE_N + 1, SCALE_MODES = 3 };
 static const char* const k_scale_mode[SCALE_MODES] = {"", "_islands", "_default"};
 #define SCALE_T 0.4 /* [s] */
