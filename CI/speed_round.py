@@ -27,6 +27,10 @@ SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 FILE = os.path.join(SRC, "reference", "speed", "round7.txt")
 DOC = os.path.join(SRC, "docs", "speed.md")
 
+class Bad(Exception):
+    """A recording or document that cannot be read: its message says which and why."""
+
+
 # (name, options, what it is): the defaults, the levers of issue 47 (section 2; each changes only
 # how the same problem is solved), then the physics parameters the breakdown points at (they change the
 # problem: attribution, never a default)
@@ -47,6 +51,18 @@ CONFIGS = [
 ]
 
 
+def bench(cmd):
+    """Runs cmd; its output, or Bad naming the command and why it failed."""
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise Bad("cannot run %s: %s" % (cmd[0], e.strerror))
+    if r.returncode != 0:
+        raise Bad("'%s' exited %d: %s" % (" ".join(cmd), r.returncode,
+                                          (r.stdout[-500:] + r.stderr[-500:]).strip()))
+    return r
+
+
 def record(ccb, path):
     rev = subprocess.run(["git", "-C", SRC, "rev-parse", "--short", "HEAD"], capture_output=True,
                          text=True).stdout.strip() or "unknown"
@@ -63,21 +79,14 @@ def record(ccb, path):
                                                     platform.machine(), os.cpu_count() or 0, cpu)]
     for name, opts, what in CONFIGS:
         cmd = [ccb, "bench", "clutter", "--peers", "--repeat", "5"] + opts.split()
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            sys.exit("speed_round: '%s' exited %d: %s" % (" ".join(cmd), r.returncode,
-                                                          r.stdout[-500:] + r.stderr[-500:]))
+        r = bench(cmd)
         out.append("=== %s | %s | %s" % (name, opts, what))
         out.append("$ ccb bench clutter --peers --repeat 5 %s" % opts)
         out.extend(r.stdout.rstrip("\n").splitlines())
     # the scale study (40 ... 2,560 objects, three solver modes; its fits as the study prints them)
     tmpd = tempfile.mkdtemp(prefix="speed_round.")
     try:
-        cmd = [ccb, "study", "clutter", "scale", "--out", tmpd]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            sys.exit("speed_round: '%s' exited %d: %s" % (" ".join(cmd), r.returncode,
-                                                          r.stdout[-500:] + r.stderr[-500:]))
+        r = bench([ccb, "study", "clutter", "scale", "--out", tmpd])
     finally:
         shutil.rmtree(tmpd, ignore_errors=True)
     out.append("=== scale | | ccb study clutter scale")
@@ -128,9 +137,19 @@ def parse(path):
 
 
 def render(path):
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise Bad("cannot read the recording %s: %s" % (path, e.strerror))
+    lines0 = text.splitlines()
+    if len(lines0) < 2 or not lines0[0].startswith("# CI/speed_round.py record"):
+        raise Bad("%s is not a recording of CI/speed_round.py (its first line must be "
+                  "'# CI/speed_round.py record ...')" % path)
     runs = parse(path)
-    head = open(path, encoding="utf-8").readline().strip()
-    rev = open(path, encoding="utf-8").read().splitlines()[1].lstrip("# ")
+    if not runs or runs[0][0] != "default":
+        raise Bad("%s holds no bench of the defaults ('=== default | ...')" % path)
+    head = lines0[0]
+    rev = lines0[1].lstrip("# ")
     lines = ["Recorded by `python3 CI/speed_round.py record build/ccb` (%s; the whole output of "
              "every bench is `reference/speed/round7.txt`): `ccb bench clutter --peers --repeat 5` "
              "with the options of each row, medians of 5 alternating runs with [min, max]; MuJoCo "
@@ -187,7 +206,10 @@ def render(path):
 
 
 def block(doc):
-    text = open(doc, encoding="utf-8").read()
+    try:
+        text = open(doc, encoding="utf-8").read()
+    except OSError as e:
+        raise Bad("cannot read %s: %s" % (doc, e.strerror))
     if BEGIN not in text or END not in text:
         return text, None
     a = text.index(BEGIN) + len(BEGIN)
@@ -195,11 +217,19 @@ def block(doc):
 
 
 def main(argv):
+    try:
+        return run(argv)
+    except Bad as e:
+        print("speed_round: %s" % e, file=sys.stderr)
+        return 2
+
+
+def run(argv):
     if len(argv) >= 3 and argv[1] == "record":
         record(argv[2], argv[3] if len(argv) > 3 else FILE)
         return 0
     if len(argv) < 2 or argv[1] not in ("check", "update"):
-        print(__doc__)
+        print(__doc__, file=sys.stderr)
         return 2
     path = argv[2] if len(argv) > 2 else FILE
     doc = argv[3] if len(argv) > 3 else DOC
