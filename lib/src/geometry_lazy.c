@@ -31,23 +31,29 @@ static ccb_status add_lazy_pair(geo_ws* ws, const ccb_contact_pair* pr) {
  * cut are left out, the others are candidates as in group_pair. Every narrow phase's phi0 of
  * two shapes is at least the distance of their bounding spheres, |c_j - c_i| - bound_i -
  * bound_j, so the pair's phi_lb is the least of those distances over the shape pairs left out.
- * A contact point C lies within margin of a witness point on a shape's surface (phi0 < margin),
- * so |C - origin| <= group radius + margin on either side. A shape whose sphere is farther than
+ * A contact point lies on the segment of its witness points p_a, p_b, one on each shape's
+ * surface, |p_a - p_b| = phi0 < margin: C = p_b + w (p_a - p_b) with w = k_a/(k_a + k_b) (emit;
+ * 1 for a rigid a), the same point whichever shape the narrow phase names first. So
+ * |C - origin_a| <= group radius + (1 - w) margin and |C - origin_b| <= group radius + w margin:
+ * half the margin on each side for two equal stiffnesses (formulation-convex §8.11's reach; the
+ * angular part of Newton's far bound is proportional to it). A shape whose sphere is farther than
  * the cut from the other group's sphere leaves its whole row out with that distance as bound.
  * [round-off: the distances are narrowed and the reaches widened by 1e-9 of the magnitudes
  *  involved; the narrow phase computes the same distance to a few ulps] */
 ccb_status ccb_geo_lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h, double margin) {
     const int ba = ws->gbody[g], bb = ws->gbody[h];
     const int a = ba < bb ? g : h, b = ba < bb ? h : g;
-    double w;
+    const int sa = ws->gshape[ws->gstart[a]], sb = ws->gshape[ws->gstart[b]];
+    double w; /* the weight of a's witness point (above); two rigid shapes: either end */
+    const ccb_material mat = ccb_shape_pair_material(m, sa, sb, &w);
+    const int rigid2 = isinf(m->shapes[sa].def.material.k) && isinf(m->shapes[sb].def.material.k);
     ccb_contact_pair pr = {
         .body_a = ws->gbody[a],
         .body_b = ws->gbody[b],
         .phi_lb = INFINITY,
-        .reach_a = (ws->gr[a] + margin) * (1.0 + 1e-9),
-        .reach_b = (ws->gr[b] + margin) * (1.0 + 1e-9),
-        .material =
-            ccb_shape_pair_material(m, ws->gshape[ws->gstart[a]], ws->gshape[ws->gstart[b]], &w),
+        .reach_a = (ws->gr[a] + (rigid2 ? 1.0 : 1.0 - w) * margin) * (1.0 + 1e-9),
+        .reach_b = (ws->gr[b] + (rigid2 ? 1.0 : w) * margin) * (1.0 + 1e-9),
+        .material = mat,
         .shape_pairs = 0,
     };
     const double cut = ws->lazy(ws->lazy_ctx, &pr);

@@ -809,7 +809,7 @@ static void test_lazy_islands(void) {
 
 /* A lazy pair's bound where it is attained (formulation-convex §8.11): three spheres on a line
  * without gravity, C moving at U towards A (1 mm away), A at rest 5 mm from B. (C, A) moves, so
- * its cut is wide and its contacts are listed; (A, B) is at rest, its cut is that of 2 m/s, and
+ * its cut is wide and its contacts are listed; (A, B) is at rest, its cut is that of 1 m/s, and
  * it is lazy. In the first step C's impact gives A a velocity that grows with U; from some U on,
  * A reaches B within the step. U runs over a fine geometric sweep (1.0125x apart) across that
  * edge, each run against the same step with every contact listed (lazy pairs off; one solve, as
