@@ -306,9 +306,24 @@ ccb_status ccb_blockchol_factor(ccb_blockchol* bc, const ccb_blockmat* bm,
     const int nb = bc->nb;
     bc->skip = skip;
     double* L = bc->L;
-    memset(L, 0, bc->nL * sizeof(double));
+    /* a skipped component's panels are neither read nor written below, nor by the solve (every
+     * pattern edge, and so every fill, joins two blocks of one component): only the others are
+     * cleared and filled */
+    if (skip == NULL) {
+        memset(L, 0, bc->nL * sizeof(double));
+    } else {
+        for (int k = 0; k < nb; ++k) {
+            if (!skip[bc->perm[k]]) {
+                memset(L + bc->poff[k], 0,
+                       (size_t)bc->rows[k] * (size_t)bc->bs[k] * sizeof(double));
+            }
+        }
+    }
     /* scatter H: diagonal blocks (the stored upper triangle, mirrored) and edge blocks */
     for (int a = 0; a < nb; ++a) {
+        if (skip != NULL && skip[a]) {
+            continue;
+        }
         const int c = bm->bs[a];
         const double* D = bm->vals + bm->diag_off[a];
         double* P = L + bc->src_diag[a];
@@ -320,6 +335,9 @@ ccb_status ccb_blockchol_factor(ccb_blockchol* bc, const ccb_blockmat* bm,
     }
     for (int e = 0; e < bm->nedge; ++e) {
         const int a = bm->edges[2 * e], b = bm->edges[2 * e + 1];
+        if (skip != NULL && skip[a]) {
+            continue;
+        }
         const int na = bm->bs[a], nbb = bm->bs[b];
         const double* B = bm->vals + bm->up_off[e]; /* n_a x n_b */
         double* P = L + bc->src_edge[e];

@@ -90,6 +90,27 @@ void ccb_blockmat_zero(ccb_blockmat* m) {
     memset(m->vals, 0, m->nvals * sizeof(double));
 }
 
+void ccb_blockmat_zero_edges(ccb_blockmat* m, const unsigned char* skip) {
+    if (m->nedge == 0) {
+        return;
+    }
+    if (skip == NULL) { /* the edge blocks follow the diagonal ones (ccb_blockmat_set) */
+        const size_t off = m->up_off[0];
+        memset(m->vals + off, 0, (m->nvals - off) * sizeof(double));
+        return;
+    }
+    for (int e = 0; e < m->nedge; ++e) {
+        if (skip[m->edges[2 * e]]) {
+            continue;
+        }
+        const size_t sz = (size_t)m->bs[m->edges[2 * e]] * (size_t)m->bs[m->edges[2 * e + 1]];
+        memset(m->vals + m->up_off[e], 0, sz * sizeof(double));
+        if (m->lower) {
+            memset(m->vals + m->lo_off[e], 0, sz * sizeof(double));
+        }
+    }
+}
+
 void ccb_blockmat_to_dense(const ccb_blockmat* m, double* H) {
     const int n = m->n;
     memset(H, 0, (size_t)n * n * sizeof(double));

@@ -43,6 +43,9 @@ static inline double* ccb_blockmat_edge(ccb_blockmat* m, int e, int lower) {
 /* Index of the edge (a, b), a < b, or -1. */
 int ccb_blockmat_find_edge(const ccb_blockmat* m, int a, int b);
 void ccb_blockmat_zero(ccb_blockmat* m);
+/* Zeroes the edge blocks (both stored halves), leaving out those whose first block skip marks
+ * (skip NULL: every edge); the diagonal blocks are left as they are. */
+void ccb_blockmat_zero_edges(ccb_blockmat* m, const unsigned char* skip);
 /* Full dense copy (n x n, row-major); a symmetric matrix gets its lower blocks mirrored. */
 void ccb_blockmat_to_dense(const ccb_blockmat* m, double* H);
 

@@ -591,10 +591,11 @@ static ccb_status set_pattern(ccb_newton* ws) {
 }
 
 /* H = A + J^T G J over the participating cliques; with `all` 0 the contacts of frozen islands are
- * left out (their right-hand side is zero, so their dv is zero with A alone). */
-static void assemble(ccb_newton* ws, int all) {
+ * left out (their right-hand side is zero, so their dv is zero with A alone). `skip`: the blocks
+ * the block factorization leaves out (or NULL), whose edge blocks need no clearing. */
+static void assemble(ccb_newton* ws, int all, const unsigned char* skip) {
     const ccb_problem* pb = ws->pb;
-    ccb_sparse_zero(ws->sp);
+    ccb_sparse_zero_edges(ws->sp, skip); /* every diagonal block is A's copy below */
     for (int a = 0; a < pb->np; ++a) {
         const int c = pb->pclique[a];
         const int n = pb->clique_nv[c];
@@ -687,10 +688,6 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (s != CCB_OK) {
         return s;
     }
-    assemble(ws, 0);
-    double toc = phase_clock(ws);
-    ws->t_assemble += toc - tic;
-    tic = toc;
     int any_done = 0; /* the block factorization leaves the frozen islands out */
     if (ws->nisl > 1) {
         const ccb_problem* pb = ws->pb;
@@ -699,8 +696,14 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
             any_done |= ws->skipb[a];
         }
     }
+    const ccb_sparse_backend be = backend(ws->prm.linear_solver);
+    const int block = be == CCB_SPARSE_BLOCK || be == CCB_SPARSE_AUTO; /* AUTO, nb > 1: block */
+    assemble(ws, 0, any_done && block ? ws->skipb : NULL);
+    double toc = phase_clock(ws);
+    ws->t_assemble += toc - tic;
+    tic = toc;
     ccb_sparse_set_skip(ws->sp, any_done ? ws->skipb : NULL);
-    s = ccb_sparse_factor(ws->sp, backend(ws->prm.linear_solver), ws->msg, sizeof ws->msg);
+    s = ccb_sparse_factor(ws->sp, be, ws->msg, sizeof ws->msg);
     ws->n_factorizations++;
     if (s != CCB_OK) {
         ws->status = s;
@@ -861,7 +864,7 @@ static void compute_kappa(ccb_newton* ws) {
         return;
     }
     double* H = ws->kbuf;
-    assemble(ws, 1); /* H at the exit iterate: G was evaluated there */
+    assemble(ws, 1, NULL); /* H at the exit iterate: G was evaluated there */
     ccb_sparse_to_dense(ws->sp, H);
     /* lambda_min and lambda_max island by island where H splits (formulation-convex §8.10):
      * H's spectrum is the union of its islands' (each solved to round-off of its own norm), at

@@ -151,6 +151,10 @@ void ccb_sparse_zero(ccb_sparse* sp) {
     ccb_blockmat_zero(&sp->bm);
 }
 
+void ccb_sparse_zero_edges(ccb_sparse* sp, const unsigned char* skip) {
+    ccb_blockmat_zero_edges(&sp->bm, skip);
+}
+
 static ccb_status nomem(char* msg, size_t n) {
     return ccb_errorf(msg, n, CCB_E_NOMEM, "sparse: out of memory");
 }

@@ -44,6 +44,10 @@ double* ccb_sparse_edge_block(ccb_sparse* sp, int e);
 int ccb_sparse_find_edge(const ccb_sparse* sp, int a, int b);
 /* Sets all block values to zero. */
 void ccb_sparse_zero(ccb_sparse* sp);
+/* Sets the edge blocks to zero, leaving out those of the blocks skip marks (NULL: every one):
+ * the caller overwrites every diagonal block, and passes a skip only when the factorization is
+ * the block back-end's with that skip (ccb_sparse_set_skip), which reads none of those blocks. */
+void ccb_sparse_zero_edges(ccb_sparse* sp, const unsigned char* skip);
 /* Numeric factorization with the chosen back-end (AUTO: dense for one block, BLOCK otherwise).
  * CCB_E_FACTOR (naming the failing column) if H is not positive definite, CCB_E_NOMEM,
  * CCB_E_INTERNAL on other CHOLMOD failures. */

@@ -167,7 +167,9 @@ static void test_backends_agree(void) {
 /* The block back-end's skipped components (ccb_sparse_set_skip; Newton's frozen islands): on two
  * disconnected groups of blocks, leaving the second out gives, on the first, the unknowns of the
  * whole factorization bit for bit (no fill crosses the groups, so the first group's columns are
- * computed from the same numbers in the same order) and exact zeros on the second; a second group
+ * computed from the same numbers in the same order) and exact zeros on the second, also with NaN
+ * in every block of the second (none is read: the factorization clears and fills only the kept
+ * group's panels, and Newton clears only its edge blocks, ccb_sparse_zero_edges); a second group
  * that is not positive definite is then never factored. [exact] */
 static void test_skip_components(void) {
     ccb_sparse* sp = NULL;
@@ -206,6 +208,55 @@ static void test_skip_components(void) {
             zeros = zeros && x1[i] == 0.0;
         }
         CHECK(zeros, "trial %d: zeros on the skipped group", trial);
+        /* the skipped group's blocks are not read at all: NaN in every one of them (and in its
+         * panels of L, left from the factorization before) changes nothing, bit for bit */
+        for (int a = 0; a < p.nb; ++a) {
+            if (skip[a]) {
+                double* D = ccb_sparse_diag_block(sp, a);
+                for (int i = 0; i < p.bs[a] * p.bs[a]; ++i) {
+                    D[i] = NAN;
+                }
+            }
+        }
+        for (int e = 0; e < p.ne; ++e) {
+            const int a = p.edges[2 * e], b2 = p.edges[2 * e + 1];
+            if (skip[a]) {
+                double* B = ccb_sparse_edge_block(sp, ccb_sparse_find_edge(sp, a, b2));
+                for (int i = 0; i < p.bs[a] * p.bs[b2]; ++i) {
+                    B[i] = NAN;
+                }
+            }
+        }
+        CHECK(ccb_sparse_factor(sp, CCB_SPARSE_BLOCK, msg, sizeof msg) == CCB_OK &&
+                  ccb_sparse_solve(sp, b, x1, msg, sizeof msg) == CCB_OK,
+              "skipped, NaN there: %s", msg);
+        zeros = 1;
+        for (int i = n1; i < p.n; ++i) {
+            zeros = zeros && x1[i] == 0.0;
+        }
+        CHECK(memcmp(x0, x1, (size_t)n1 * sizeof(double)) == 0 && zeros,
+              "trial %d: NaN in the skipped blocks: the kept group bit for bit, zeros on the other",
+              trial);
+        /* ccb_sparse_zero_edges with the skip clears the kept group's edge blocks only, and no
+         * diagonal block */
+        ccb_sparse_zero_edges(sp, skip);
+        int cleared = 1, kept = 1;
+        for (int e = 0; e < p.ne; ++e) {
+            const int a = p.edges[2 * e], b2 = p.edges[2 * e + 1];
+            const double* B = ccb_sparse_edge_block(sp, ccb_sparse_find_edge(sp, a, b2));
+            for (int i = 0; i < p.bs[a] * p.bs[b2]; ++i) {
+                cleared = cleared && (skip[a] || B[i] == 0.0);
+                kept = kept && (!skip[a] || isnan(B[i]));
+            }
+        }
+        for (int a = 0; a < p.nb; ++a) {
+            kept = kept && (skip[a] ? isnan(ccb_sparse_diag_block(sp, a)[0])
+                                    : ccb_sparse_diag_block(sp, a)[0] > 0);
+        }
+        CHECK(cleared && kept,
+              "trial %d: zero_edges: kept group's edges cleared %d, the rest "
+              "and every diagonal block untouched %d",
+              trial, cleared, kept);
         fill(sp, &p, p.nb - 1); /* the last block (second group) not positive definite */
         CHECK(ccb_sparse_factor(sp, CCB_SPARSE_BLOCK, msg, sizeof msg) == CCB_OK,
               "trial %d: a skipped group is not factored: %s", trial, msg);
