@@ -74,19 +74,27 @@ void ccb_problem_expand(const ccb_problem* p, const double* v, double* v_full) {
     }
 }
 
-/* y_a = A_a x_a for participating clique a */
-static inline void clique_A_mul(const ccb_problem* p, int a, const double* x, double* y) {
-    const int c = p->pclique[a];
-    const int n = p->clique_nv[c];
-    const double* A = p->A + p->clique_aoff[c];
-    const double* xb = x + p->pvoff[a];
-    double* yb = y + p->pvoff[a];
+/* y = A x for one n x n block (row by row, each sum in column order) */
+static inline __attribute__((always_inline)) void block_A_mul(const double* A, const double* xb,
+                                                              int n, double* yb) {
     for (int i = 0; i < n; ++i) {
         double s = 0.0;
         for (int j = 0; j < n; ++j) {
             s += A[i * n + j] * xb[j];
         }
         yb[i] = s;
+    }
+}
+
+/* y_a = A_a x_a for participating clique a */
+static inline void clique_A_mul(const ccb_problem* p, int a, const double* x, double* y) {
+    const int c = p->pclique[a];
+    const int n = p->clique_nv[c];
+    const double* A = p->A + p->clique_aoff[c];
+    if (n == 6) { /* a free body: the same sums, unrolled */
+        block_A_mul(A, x + p->pvoff[a], 6, y + p->pvoff[a]);
+    } else {
+        block_A_mul(A, x + p->pvoff[a], n, y + p->pvoff[a]);
     }
 }
 
@@ -171,8 +179,8 @@ void ccb_problem_Jt_mul_some(const ccb_problem* p, const int* idx, int count, co
     }
 }
 
-void ccb_problem_add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb,
-                          double* out) {
+static inline __attribute__((always_inline)) void
+add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb, double* out) {
     for (int i = 0; i < na; ++i) {
         double gj[3]; /* (Ja^T G)_i,: */
         for (int s = 0; s < 3; ++s) {
@@ -181,5 +189,14 @@ void ccb_problem_add_JtGJ(const double* Ja, int na, const double* G, const doubl
         for (int j = 0; j < nb; ++j) {
             out[i * nb + j] += gj[0] * Jb[j] + gj[1] * Jb[nb + j] + gj[2] * Jb[2 * nb + j];
         }
+    }
+}
+
+void ccb_problem_add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb,
+                          double* out) {
+    if (na == 6 && nb == 6) { /* two free bodies: the same sums, unrolled */
+        add_JtGJ(Ja, 6, G, Jb, 6, out);
+    } else {
+        add_JtGJ(Ja, na, G, Jb, nb, out);
     }
 }
