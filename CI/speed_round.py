@@ -36,6 +36,11 @@ class Bad(Exception):
 # problem: attribution, never a default)
 CONFIGS = [
     ("default", "", "ccb's defaults (islands, lazy pairs)"),
+    # the same defaults on other piles: the pile is chaotic, so one trajectory's ratio is one
+    # sample (the objects' orientations are the only difference)
+    ("pile-spin-0.1", "--set spin=0.1", "the defaults on another pile (spin 0.1 rad)"),
+    ("pile-spin-0.4", "--set spin=0.4", "the defaults on another pile (spin 0.4 rad)"),
+    ("pile-spin-1.0", "--set spin=1.0", "the defaults on another pile (spin 1.0 rad)"),
     ("old-default", "--islands off --lazy-pairs off", "one solve, every contact listed (the default "
      "before the sixth round)"),
     ("ls-tol-1e-4", "--ls-tol 1e-4", "lever: line search tolerance 1e-4 (default 1e-8)"),
@@ -166,6 +171,15 @@ def render(path):
             f.get("ccb_spread", ""), f.get("ccb_us", "?"), f.get("ccb_it", "?"),
             f.get("damped", "?"), f.get("ls", "?"), f.get("mj_wall", "?"),
             f.get("ratio_same-geometry", "?"), f.get("ratio_native-boxes", "?")))
+    piles = [float(r[3]["ratio_same-geometry"]) for r in runs
+             if (r[0] == "default" or r[0].startswith("pile-")) and "ratio_same-geometry" in r[3]]
+    if len(piles) > 1:
+        piles.sort()
+        mid = len(piles) // 2
+        med = piles[mid] if len(piles) % 2 else 0.5 * (piles[mid - 1] + piles[mid])
+        lines += ["", "Over the %d piles at the defaults (the first row and the rows 'another "
+                  "pile'), the ratio on the same geometry has the median %.3f and the range "
+                  "[%.3f, %.3f]." % (len(piles), med, piles[0], piles[-1])]
     default = runs[0]
     lines += ["", "The defaults' iterations per window of the 3 s (the bench's breakdown; MuJoCo "
               "%s per line search over the run; %s):" % (default[3].get("mj_ls", "?"),

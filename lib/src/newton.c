@@ -266,7 +266,9 @@ static void eval_iterate(ccb_newton* ws, int start) {
         ws->il[ws->isl_v[k]].cost_A += ws->tmp[k] * ws->dp[k];
     }
     if (start) { /* every v_c is recomputed (at the start: the far ones are not listed) */
-        memset(ws->cstate, 0, (size_t)ws->nc); /* a far contact is separate */
+        if (ws->prm.count_states) { /* a far contact is separate */
+            memset(ws->cstate, 0, (size_t)ws->nc);
+        }
         ws->status = ccb_newton_far_promote_all(ws);
         if (ws->status != CCB_OK) {
             ws->cost = NAN;
