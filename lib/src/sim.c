@@ -397,8 +397,8 @@ static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, cons
  * velocities at v0 and b the larger boost of its two bodies. The radius must exceed the far bound
  * of every Newton iteration of the step, or the step is solved again; R_req is a heuristic
  * [default?] that trades the contacts listed against the steps solved again, not a condition of
- * correctness: 2 V covers a reversal of the pair's approach, and the coefficients are the
- * fastest of a grid on the clutter (formulation-convex §8.11, docs/speed.md §4). A body's boost is 1 until a lazy pair of it fails (an impact: its
+ * correctness: 2 V covers a reversal of the pair's approach; the coefficients were chosen on a
+ * grid timed on the clutter (formulation-convex §8.11, docs/speed.md §4). A body's boost is 1 until a lazy pair of it fails (an impact: its
  * Newton steps move it by more than its speed), then 4 times larger for each failure (at most
  * 256) and 0.9 times smaller for each step after (never below 1), so the bodies of an impact
  * keep their contacts listed while it lasts. The built-in laws' radius is affine in phi_lb
