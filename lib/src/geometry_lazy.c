@@ -132,6 +132,20 @@ int ccb_geo_lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double
             return 0;
         }
     }
+    /* the group's bound: the distance outside the box is 1-Lipschitz, so a sphere j of g has
+     * D(c_j) - r_j >= D(c_g) - |c_j - c_g| - b_j >= D(c_g) - r_g (and is outside when that is
+     * > 0); every shape pair is left out when it exceeds the cut, and none can touch within
+     * the margin when it reaches the margin: then there is nothing to record (the narrow phase
+     * would list none of them) and no cut to compute */
+    const ccb_pose* XA = &ws->X[i];
+    const ccb_vec3 hv = m->shapes[i].def.half_extents;
+    const double h[3] = {hv.x, hv.y, hv.z};
+    const double dg = box_distance(XA, h, ws->gc[g]);
+    const double whole = dg - ws->gr[g] - 1e-9 * (dg + ws->gr[g]);
+    *st = CCB_OK;
+    if (whole >= margin) {
+        return 1;
+    }
     const int bw = m->shapes[i].body, bg = ws->gbody[g];
     const double rw = (ccb_v3_norm(ccb_v3_sub(ws->gc[g], ws->bp[bw])) + ws->gr[g] + margin) *
                       (1.0 + 1e-9),
@@ -147,15 +161,6 @@ int ccb_geo_lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double
         .shape_pairs = 0,
     };
     const double cut = ws->lazy(ws->lazy_ctx, &pr);
-    const ccb_pose* XA = &ws->X[i];
-    const ccb_vec3 hv = m->shapes[i].def.half_extents;
-    const double h[3] = {hv.x, hv.y, hv.z};
-    *st = CCB_OK;
-    /* the group's bound: the distance outside the box is 1-Lipschitz, so a sphere j of g has
-     * D(c_j) - r_j >= D(c_g) - |c_j - c_g| - b_j >= D(c_g) - r_g (and is outside when that is
-     * > 0); every shape pair is left out when it exceeds the cut */
-    const double dg = box_distance(XA, h, ws->gc[g]);
-    const double whole = dg - ws->gr[g] - 1e-9 * (dg + ws->gr[g]);
     if (whole > cut) {
         pr.phi_lb = whole;
         pr.shape_pairs = ws->gstart[g + 1] - ws->gstart[g];
