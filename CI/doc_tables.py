@@ -143,6 +143,24 @@ def speed_tables(src):
         if caught != 1:
             print("doc_tables: a changed digit in docs/speed.md's tables was not reported")
             rc = 1
+    # a recording whose ratio is not a number is reported in one line (exit 2), not a traceback
+    rec = open(os.path.join(src, "reference", "speed", "round7.txt"), encoding="utf-8").read()
+    bad = re.sub(r"(ratio clutter \S+/mujoco-same-geometry )\S+", r"\1abc", rec, count=1)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(bad)
+    try:
+        import contextlib
+        import io
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            caught = speed_round.main(["speed_round", "check", f.name,
+                                       os.path.join(src, "docs", "speed.md")])
+    finally:
+        os.unlink(f.name)
+    if bad == rec or caught != 2 or "not a number" not in err.getvalue():
+        print("doc_tables: a recording with a ratio that is not a number was not reported "
+              "(exit %d)" % caught)
+        rc = 1
     return rc
 
 

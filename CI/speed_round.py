@@ -171,8 +171,14 @@ def render(path):
             f.get("ccb_spread", ""), f.get("ccb_us", "?"), f.get("ccb_it", "?"),
             f.get("damped", "?"), f.get("ls", "?"), f.get("mj_wall", "?"),
             f.get("ratio_same-geometry", "?"), f.get("ratio_native-boxes", "?")))
-    piles = [float(r[3]["ratio_same-geometry"]) for r in runs
-             if (r[0] == "default" or r[0].startswith("pile-")) and "ratio_same-geometry" in r[3]]
+    piles = []
+    for r in runs:
+        if (r[0] == "default" or r[0].startswith("pile-")) and "ratio_same-geometry" in r[3]:
+            try:
+                piles.append(float(r[3]["ratio_same-geometry"]))
+            except ValueError:
+                raise Bad("%s: the ratio of '%s' is not a number: '%s'" % (
+                    path, r[0], r[3]["ratio_same-geometry"]))
     if len(piles) > 1:
         piles.sort()
         mid = len(piles) // 2
