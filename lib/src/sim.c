@@ -398,10 +398,10 @@ static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, cons
  * of every Newton iteration of the step, or the step is solved again; R_req is a heuristic
  * [default?] that trades the contacts listed against the steps solved again, not a condition of
  * correctness: 2 V covers a reversal of the pair's approach; the coefficients were chosen on a
- * grid timed on the clutter (formulation-convex §8.11, docs/speed.md §4). A body's boost is 1 until a lazy pair of it fails (an impact: its
- * Newton steps move it by more than its speed), then 4 times larger for each failure (at most
- * 256) and 0.9 times smaller for each step after (never below 1), so the bodies of an impact
- * keep their contacts listed while it lasts. The built-in laws' radius is affine in phi_lb
+ * grid timed on the clutter (formulation-convex §8.11, docs/speed.md §4). A body's boost is 1
+ * until a lazy pair of it fails (an impact: its Newton directions move it far more than its
+ * speed), then 4 times larger for each failure (at most 256) and 0.9 times smaller for each step
+ * after (never below 1), so the bodies of an impact keep their contacts listed while it lasts. The built-in laws' radius is affine in phi_lb
  * (their threshold vhat is -phi0/dt or -phi0/(dt + tau_d)): two evaluations give the line. */
 typedef struct lazy_ctx {
     const ccb_sim* sim;
