@@ -401,8 +401,9 @@ static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, cons
  * grid timed on the clutter (formulation-convex §8.11, docs/speed.md §4). A body's boost is 1
  * until a lazy pair of it fails (an impact: its Newton directions move it far more than its
  * speed), then 4 times larger for each failure (at most 256) and 0.9 times smaller for each step
- * after (never below 1), so the bodies of an impact keep their contacts listed while it lasts. The built-in laws' radius is affine in phi_lb
- * (their threshold vhat is -phi0/dt or -phi0/(dt + tau_d)): two evaluations give the line. */
+ * after (never below 1), so the bodies of an impact keep their contacts listed while it lasts.
+ * The built-in laws' radius is affine in phi_lb (their threshold vhat is -phi0/dt or
+ * -phi0/(dt + tau_d)): two evaluations give the line. */
 typedef struct lazy_ctx {
     const ccb_sim* sim;
     ccb_step_context step;
