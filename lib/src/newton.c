@@ -172,6 +172,7 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->far_a);
     ccb_free(ws->far_s);
     ccb_free(ws->far_d);
+    ccb_free(ws->lazy_acc);
     ccb_free(ws->fm_i);
     ccb_free(ws->fg_start);
     ccb_free(ws->fg_end);
@@ -323,17 +324,17 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc, int nf) {
         ccb_grow((void**)&ws->cstate, &ws->cap_cstate, nc > 0 ? nc : 1, 1)) {
         return CCB_E_NOMEM;
     }
-    void** const fi[] = {(void**)&ws->near,  (void**)&ws->far,   (void**)&ws->prom,
-                         (void**)&ws->far_r, (void**)&ws->far_a, (void**)&ws->far_s,
-                         (void**)&ws->far_d};
-    const size_t fs[] = {sizeof(int),     sizeof(int),        sizeof(int),       sizeof(double),
-                         2 * sizeof(int), 2 * sizeof(double), 2 * sizeof(double)};
+    void** const fi[] = {(void**)&ws->near,  (void**)&ws->far,     (void**)&ws->prom,
+                         (void**)&ws->far_r, (void**)&ws->far_a,   (void**)&ws->far_s,
+                         (void**)&ws->far_d, (void**)&ws->lazy_acc};
+    const size_t fs[] = {sizeof(int),     sizeof(int),        sizeof(int),        sizeof(double),
+                         2 * sizeof(int), 2 * sizeof(double), 2 * sizeof(double), sizeof(int)};
     void** const gi[] = {(void**)&ws->fm_i, (void**)&ws->fg_start, (void**)&ws->fg_end,
                          (void**)&ws->fg_a, (void**)&ws->fg_r,     (void**)&ws->fg_s,
                          (void**)&ws->fg_d};
     const size_t gs[] = {sizeof(int),    sizeof(int),        sizeof(int),       sizeof(int) * 2,
                          sizeof(double), 2 * sizeof(double), 2 * sizeof(double)};
-    if (ccb_grow_many(fi, fs, 7, &ws->cap_far, nf > 0 ? nf : 1) ||
+    if (ccb_grow_many(fi, fs, 8, &ws->cap_far, nf > 0 ? nf : 1) ||
         ccb_grow_many(gi, gs, 7, &ws->cap_fg, nf + 1) ||
         ccb_grow((void**)&ws->vg, &ws->cap_vg, npv > 0 ? npv : 1, sizeof(double)) ||
         ccb_grow((void**)&ws->rho, &ws->cap_rho, npv > 0 ? npv : 1, sizeof(double)) ||
@@ -359,7 +360,7 @@ ccb_status ccb_newton_init(ccb_newton* ws, const ccb_problem* pb, const ccb_newt
     }
     ws->initialized = 0;
     ws->status = CCB_E_INVALID;
-    ws->n_lazy_fail = 0;
+    ws->n_lazy_fail = ws->n_lazy_acc = 0;
     if (pb == NULL || pb->approx == NULL) {
         return ccb_newton_fail(ws, CCB_E_INVALID,
                                "newton_init: problem is NULL or was never built");
@@ -525,6 +526,9 @@ ccb_status ccb_newton_test(ccb_newton* ws) {
     ws->ratio_prev = ws->ratio_now; /* one test per iteration (the solve's loop) */
     ws->ratio_now = worst;
     ws->r_valid = 1;
+    if (all && ws->n_lazy_acc > 0) { /* the others converged: the frozen ones are solved again */
+        return ccb_newton_lazy_retry(ws);
+    }
     if (all) {
         ccb_newton_far_finish(ws);
         ws->status = CCB_OK;

@@ -225,6 +225,69 @@ static ccb_status lazy_pair_reached(ccb_newton* ws, int i) {
                            ws->iter);
 }
 
+/* With islands, the lazy pairs among the promoted prom[0..np-1] (sorted: the pairs, slots >= nc,
+ * last) fail without ending the solve (formulation-convex §8.11): each is recorded (lazy_acc)
+ * and the islands of its cliques are frozen where they stand (done, lazy) — their iterate is
+ * discarded, the step solved again from its guess with the pair's contacts — while every other
+ * island iterates on to convergence, whose iterate the next solve starts from
+ * (ccb_newton_resume). Islands are independent problems (§8.10): the others' iterates are those
+ * they would have had. Returns the number of pairs (the tail of prom). */
+static int lazy_freeze(ccb_newton* ws, int np) {
+    const ccb_problem* pb = ws->pb;
+    int k0 = np;
+    while (k0 > 0 && ws->prom[k0 - 1] >= pb->nc) {
+        k0--;
+    }
+    if (ws->n_lazy_acc == 0) {
+        ws->lazy_iter = ws->iter;
+    }
+    for (int k = k0; k < np; ++k) {
+        const ccb_ppair* pp = &pb->pairs[ws->prom[k] - pb->nc];
+        ws->lazy_acc[ws->n_lazy_acc++] = pp->pair;
+        for (int b = 0; b < 2; ++b) {
+            if (pp->clique[b] >= 0) {
+                ccb_newton_island* is =
+                    &ws->il[ws->isl_v[pb->pvoff[pb->clique_pidx[pp->clique[b]]]]];
+                is->done = is->lazy = 1;
+            }
+        }
+    }
+    return np - k0;
+}
+
+/* The end of a solve with islands in which lazy pairs failed (lazy_freeze) and every other island
+ * converged: CCB_E_RETRY, the failed pairs in lazy_fail. */
+ccb_status ccb_newton_lazy_retry(ccb_newton* ws) {
+    const ccb_problem* pb = ws->pb;
+    const ccb_contact_pair* pr = &pb->cset->pairs[ws->lazy_acc[0]];
+    ws->lazy_fail = ws->lazy_acc;
+    ws->n_lazy_fail = ws->n_lazy_acc;
+    return ccb_newton_fail(ws, CCB_E_RETRY,
+                           "newton: %d lazy pair%s may activate, the first of bodies '%s' and '%s' "
+                           "at iteration %d; the other islands converged "
+                           "(formulation-convex §8.11)",
+                           ws->n_lazy_acc, ws->n_lazy_acc > 1 ? "s" : "",
+                           pb->model->bodies[pr->body_a].name, pb->model->bodies[pr->body_b].name,
+                           ws->lazy_iter);
+}
+
+int ccb_newton_resume(ccb_newton* ws, const double* guess0, double* out) {
+    if (ws == NULL || ws->pb == NULL || ws->status != CCB_E_RETRY || ws->n_lazy_acc == 0 ||
+        ws->nisl < 2) {
+        return 0;
+    }
+    const ccb_problem* pb = ws->pb;
+    memcpy(out, ccb_newton_velocities(ws), (size_t)pb->nv * sizeof(double));
+    const double* g0 = guess0 ? guess0 : pb->v0;
+    for (int a = 0; a < pb->np; ++a) {
+        const int c = pb->pclique[a], n = pb->clique_nv[c];
+        if (n > 0 && ws->il[ws->isl_v[pb->pvoff[a]]].lazy) {
+            memcpy(out + pb->clique_voff[c], g0 + pb->clique_voff[c], (size_t)n * sizeof(double));
+        }
+    }
+    return 1;
+}
+
 /* Moves the promoted contacts prom[0..n-1] (sorted) into the sorted near list (merge from the
  * back, in place). */
 static void far_merge(ccb_newton* ws, int n) {
@@ -351,7 +414,10 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
         return CCB_OK;
     }
     qsort(ws->prom, (size_t)np, sizeof(int), cmp_int);
-    if (ws->prom[np - 1] >= pb->nc) {
+    int np_lazy = 0; /* with islands: the failing pairs freeze their islands (below) */
+    if (ws->prom[np - 1] >= pb->nc && isl) {
+        np_lazy = lazy_freeze(ws, np);
+    } else if (ws->prom[np - 1] >= pb->nc) {
         const ccb_status s = lazy_pair_reached(ws, ws->prom[np - 1]);
         int k0 = np;
         while (k0 > 0 && ws->prom[k0 - 1] >= pb->nc) { /* the failing pairs, as set indices */
@@ -371,6 +437,10 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
         }
     }
     ws->n_far = nf;
+    np -= np_lazy; /* the failed pairs are out of the far list; the contacts are promoted */
+    if (np == 0) {
+        return CCB_OK;
+    }
     for (int k = 0; k < np; ++k) { /* in ascending order, as one pass over far[] made them */
         const int i = ws->prom[k];
         if (pb->contacts[i].deferred) { /* its rows, and v_c(v_g) = J v_g + b as at the start */

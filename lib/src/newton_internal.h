@@ -21,6 +21,9 @@ typedef struct ccb_newton_island {
     int cost_ok;           /* its cost stalled at the last update (formulation-convex §8.5) */
     int off, n;            /* its near contacts: act[off .. off + n - 1] */
     int iters;             /* iterations it took part in */
+    /* a lazy pair of it failed its test (formulation-convex §8.11): frozen where it stood, done
+     * for this solve, to be solved again from the step's guess with the pair's contacts */
+    int lazy;
 } ccb_newton_island;
 
 struct ccb_newton {
@@ -100,6 +103,10 @@ struct ccb_newton {
      * by iterating past convergence) */
     const int* lazy_fail;
     int n_lazy_fail;
+    /* with islands: the lazy pairs that failed so far in this solve (contact set's indices, at
+     * most one entry per pair: a failed pair leaves the far list), the iteration of the first */
+    int* lazy_acc;
+    int n_lazy_acc, lazy_iter;
     int nisl, n_act, cap_isl_v, cap_icon, cap_act, cap_il, cap_ahist, island_iters;
     ccb_newton_island* il;
     double* ahist;
@@ -159,6 +166,14 @@ ccb_status ccb_newton_far_update(ccb_newton* ws);
 /* After a solve that failed with CCB_E_RETRY: the contact set's indices of the lazy pairs that
  * may activate (*pairs; count returned; 0 if unknown). */
 int ccb_newton_lazy_failures(const ccb_newton* ws, const int** pairs);
+/* The end of a solve whose lazy pairs froze islands while the others converged (newton_far.c). */
+ccb_status ccb_newton_lazy_retry(ccb_newton* ws);
+/* After a solve with islands that failed with CCB_E_RETRY once every other island converged:
+ * out (nv) = the velocities to solve the step again from — the converged iterate, and guess0
+ * (the step's first guess; NULL: v0) on the unknowns of the islands a lazy pair froze. Returns
+ * 1, or 0 (out untouched) when the failure left no converged iterate to keep (no islands, or
+ * every pair reached at once past convergence): solve again from guess0. */
+int ccb_newton_resume(ccb_newton* ws, const double* guess0, double* out);
 void ccb_newton_far_finish(ccb_newton* ws);
 
 #endif

@@ -266,6 +266,7 @@ void ccb_sim_destroy(ccb_sim* sim) {
     ccb_contact_set_free(&sim->contacts);
     ccb_free(sim->lazy_V);
     ccb_free(sim->lazy_ex);
+    ccb_free(sim->lazy_resume);
     ccb_free(sim->lazy_boost);
     ccb_problem_destroy(sim->problem);
     ccb_free(sim->q);
@@ -478,11 +479,26 @@ static ccb_status query(ccb_sim* sim, double t0, double h, const double* q, cons
                                    sim->msg, sizeof sim->msg);
 }
 
+/* The counters of a step whose solve resumed from an earlier one (frozen_step, lazy pairs with
+ * islands): line-search evaluations and phase times add up; the iterations are the most of either
+ * solve's, as with islands they count the iterations of the slowest island (each island's iterate
+ * comes from one of the solves). */
+static void carry_add(double* to, const double* from) {
+    static const int k_add[] = {CCB_CNT_LS_EVALS,        CCB_CNT_TIME_ASSEMBLE, CCB_CNT_TIME_FACTOR,
+                                CCB_CNT_TIME_LINESEARCH, CCB_CNT_TIME_EVAL,     CCB_CNT_TIME_KAPPA};
+    for (size_t k = 0; k < sizeof k_add / sizeof k_add[0]; ++k) {
+        if (isfinite(from[k_add[k]])) {
+            to[k_add[k]] += from[k_add[k]];
+        }
+    }
+    to[CCB_CNT_ITERATIONS] = fmax(to[CCB_CNT_ITERATIONS], from[CCB_CNT_ITERATIONS]);
+}
+
 /* One frozen step of size h from (t0, q, v) (formulation-convex §1.1): the contacts at (t0, q)
  * (unless `reuse`: those of the last query, made at the same (t0, q)), the step problem with
  * dt = h, the solver from `guess`, the contact results, q_out = q + h N(q) v. On success *v_out
  * borrows the solver's velocities. The timings add up in sim->stats; the solver's counters are
- * those of this solve. */
+ * those of this solve, with those of the solves it resumed from (carry_add). */
 static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q, const double* v,
                               const double* guess, int reuse, double* q_out, const double** v_out) {
     const ccb_model* m = sim->model;
@@ -497,6 +513,9 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
                ccb_approx_is_builtin(sim->prm.approx) && sim->prm.approx->inactive_radius;
     sim->stats.lazy_retries = 0;
     sim->n_lazy_ex = 0;
+    const double* guess0 = guess;
+    /* the work of the solves the step resumed from (carry_add) */
+    double carry[CCB_CNT_COUNT] = {0};
 again:
     if (!reuse) {
         s = query(sim, t0, h, q, v, lazy);
@@ -545,6 +564,18 @@ again:
          * or if the pairs are not known, none is left out (formulation-convex §8.11) */
         const int* f = NULL;
         const int nf = ccb_sim_newton_lazy_failures(sim, &f);
+        /* with islands the others converged: the next solve starts from their iterate, and from
+         * the step's guess on the islands the failing pairs froze (formulation-convex §8.11) */
+        guess = guess0;
+        if (nf > 0 &&
+            !ccb_grow((void**)&sim->lazy_resume, &sim->cap_lazy_resume, m->nv > 0 ? m->nv : 1,
+                      sizeof(double)) &&
+            ccb_sim_newton_resume(sim, guess0, sim->lazy_resume)) {
+            guess = sim->lazy_resume;
+            carry_add(carry, sim->stats.counter);
+        } else {
+            memset(carry, 0, sizeof carry);
+        }
         if (nf > 0 && sim->stats.lazy_retries < 16 &&
             !ccb_grow((void**)&sim->lazy_ex, &sim->cap_lazy_ex, 2 * (sim->n_lazy_ex + nf),
                       sizeof(int))) {
@@ -562,6 +593,7 @@ again:
         tic = toc;
         goto again;
     }
+    carry_add(sim->stats.counter, carry);
     sim->stats.status = s;
     if (s != CCB_OK) { /* the last iterate stays readable through the solver's workspace */
         ccb_errorf(sim->msg, sizeof sim->msg, s, "t = %.9g: %s", t0, solver_message(sim));

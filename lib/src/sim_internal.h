@@ -24,6 +24,8 @@ struct ccb_sim {
     int cap_lazy_V;
     int* lazy_ex; /* body pairs (2 each) not to leave out in this step's next query */
     int n_lazy_ex, cap_lazy_ex;
+    double* lazy_resume; /* nv: the velocities the step's next solve starts from (resumed) */
+    int cap_lazy_resume;
     /* per body: the factor on R_req of its lazy pairs, raised when one of them fails and decaying
      * back to 1 over the following steps (sim.c, lazy_cut) */
     double* lazy_boost;
@@ -83,5 +85,8 @@ const ccb_ode* ccb_sim_ode_integrator(const ccb_sim* sim);
 /* After a Newton solve that failed with CCB_E_RETRY: the contact set's indices of the lazy
  * pairs that may activate (sim_newton.c; count, 0 if unknown). */
 int ccb_sim_newton_lazy_failures(const ccb_sim* sim, const int** pairs);
+/* After it: the guess of the step's next solve in out (nv), the islands that converged kept
+ * (ccb_newton_resume); 1, or 0 to start again from guess0. */
+int ccb_sim_newton_resume(ccb_sim* sim, const double* guess0, double* out);
 
 #endif

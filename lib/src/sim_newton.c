@@ -88,6 +88,10 @@ int ccb_sim_newton_lazy_failures(const ccb_sim* sim, const int** pairs) {
     return ccb_newton_lazy_failures(sim->ws, pairs);
 }
 
+int ccb_sim_newton_resume(ccb_sim* sim, const double* guess0, double* out) {
+    return ccb_newton_resume(sim->ws, guess0, out);
+}
+
 /* far contacts are deferred unless every contact is evaluated at every iterate */
 static int defer_contacts(const ccb_sim_params* p) {
     return !p->newton.evaluate_all;

@@ -807,6 +807,88 @@ static void test_lazy_islands(void) {
     }
 }
 
+/* Lines of ball_line at U[k] (C, A, B each) at x = x0 + k: far beyond each other's margin. */
+static ccb_model* ball_lines(const double* U, int n, double x0) {
+    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0};
+    ccb_model* m = NULL;
+    ccb_model_create(&m);
+    ccb_model_set_gravity(m, ccb_v3(0, 0, 0));
+    for (int k = 0; k < n; ++k) {
+        const double x = x0 + (double)k;
+        static const char* const names[2][3] = {{"C", "A", "B"}, {"C2", "A2", "B2"}};
+        add_ball_at(m, names[k][0], ccb_v3(x, 0, -0.101), ccb_v3(0, 0, U[k]), mat);
+        add_ball_at(m, names[k][1], ccb_v3(x, 0, 0.0), ccb_v3(0, 0, 0), mat);
+        add_ball_at(m, names[k][2], ccb_v3(x, 0, 0.105), ccb_v3(0, 0, 0), mat);
+    }
+    CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
+    return m;
+}
+
+/* A step solved again keeps the islands that converged (formulation-convex §8.11): two ball
+ * lines 1 m apart, one fast enough that its lazy pair (A, B) fails in the first step (U from
+ * 13 m/s, past the edge test_lazy_edge measures at 11.85) and one that holds (5 m/s). With
+ * islands the first solve freezes the fast line's islands where the pair failed and takes the
+ * slow line's to convergence; the step is solved again from that iterate, and from the step's
+ * guess on the fast line. Required, over 40 steps: both lines bit for bit each line stepped
+ * alone (islands are independent problems, and a frozen island restarts from the same guess as
+ * alone); in the first step the re-solve iterates the fast line's islands only — its island
+ * iterations are those of the fast line's own re-solve, and the step's iteration count the larger
+ * of the two lines' — so a re-solve from the step's guess (the slow line's islands iterated
+ * again) or from the frozen iterate (the fast line not as alone) fails it. [exact] */
+static void test_lazy_resume(void) {
+    int resumed = 0, runs = 0;
+    for (double U = 13.0; U < 16.0; U += 1.0) {
+        const double u2[2] = {U, 5.0};
+        ccb_model* m[3] = {ball_lines(u2, 2, 0.0), ball_lines(u2, 1, 0.0),
+                           ball_lines(u2 + 1, 1, 1.0)};
+        ccb_sim* sim[3] = {NULL, NULL, NULL}; /* both lines; the fast one; the slow one */
+        char msg[256];
+        for (int k = 0; k < 3; ++k) {
+            const ccb_sim_params p = lazy_params(1e-3, 1, 1);
+            CHECK(ccb_sim_create(m[k], &p, &sim[k], msg, sizeof msg) == CCB_OK, "sim: %s", msg);
+        }
+        for (int step = 0; step < 40; ++step) {
+            for (int k = 0; k < 3; ++k) {
+                CHECK(ccb_sim_step(sim[k]) == CCB_OK, "U = %g, sim %d, step %d: %s", U, k, step,
+                      ccb_sim_last_error(sim[k]));
+            }
+            CHECK(memcmp(ccb_sim_q(sim[0]), ccb_sim_q(sim[1]), 21 * sizeof(double)) == 0 &&
+                      memcmp(ccb_sim_q(sim[0]) + 21, ccb_sim_q(sim[2]), 21 * sizeof(double)) == 0 &&
+                      memcmp(ccb_sim_v(sim[0]), ccb_sim_v(sim[1]), 18 * sizeof(double)) == 0 &&
+                      memcmp(ccb_sim_v(sim[0]) + 18, ccb_sim_v(sim[2]), 18 * sizeof(double)) == 0,
+                  "U = %g, step %d: both lines bit for bit each line alone", U, step);
+            if (step > 0) {
+                continue;
+            }
+            const ccb_step_stats* st[3] = {ccb_sim_step_stats(sim[0]), ccb_sim_step_stats(sim[1]),
+                                           ccb_sim_step_stats(sim[2])};
+            const ccb_newton_stats both = ccb_newton_get_stats(ccb_sim_newton(sim[0]));
+            const ccb_newton_stats fast = ccb_newton_get_stats(ccb_sim_newton(sim[1]));
+            const double it[3] = {st[0]->counter[CCB_CNT_ITERATIONS],
+                                  st[1]->counter[CCB_CNT_ITERATIONS],
+                                  st[2]->counter[CCB_CNT_ITERATIONS]};
+            CHECK(st[0]->lazy_retries > 0 && st[1]->lazy_retries > 0 && st[2]->lazy_retries == 0,
+                  "U = %g: the fast line's pair fails (solved again: both %d, fast %d, slow %d)", U,
+                  st[0]->lazy_retries, st[1]->lazy_retries, st[2]->lazy_retries);
+            CHECK(both.island_iterations == fast.island_iterations && it[0] == fmax(it[1], it[2]) &&
+                      it[2] > 0,
+                  "U = %g: the re-solve iterates the fast line only (island iterations %d, fast "
+                  "line's %d; iterations %g = max(%g, %g))",
+                  U, both.island_iterations, fast.island_iterations, it[0], it[1], it[2]);
+            resumed++;
+        }
+        ++runs;
+        for (int k = 0; k < 3; ++k) {
+            ccb_sim_destroy(sim[k]);
+            ccb_model_destroy(m[k]);
+        }
+    }
+    CHECK(resumed == runs && runs == 3, "resumed %d of %d", resumed, runs);
+    printf("lazy resume: %d runs, each line bit for bit alone over 40 steps; the re-solve "
+           "iterated the fast line's islands only\n",
+           runs);
+}
+
 /* A lazy pair's bound where it is attained (formulation-convex §8.11): three spheres on a line
  * without gravity, C moving at U towards A (1 mm away), A at rest 5 mm from B. (C, A) moves, so
  * its cut is wide and its contacts are listed; (A, B) is at rest, its cut is that of 1 m/s, and
@@ -1250,6 +1332,7 @@ int main(void) {
     RUN(test_lazy_islands);
     RUN(test_lazy_edge);
     RUN(test_lazy_island_edge);
+    RUN(test_lazy_resume);
     RUN(test_contact_order);
     RUN(test_planar_damping);
     RUN(test_step_views);

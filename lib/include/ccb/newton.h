@@ -85,8 +85,10 @@ typedef struct ccb_newton_params {
     /* 1: the simulation's step leaves uncomputed the speculative contacts of every pair of
      * bodies that provably cannot activate within the step (ccb_geometry_query_lazy; a far
      * bound for the whole pair, formulation-convex §8.11), and solves the step again with them
-     * when the bound fails during the solve; the velocities are bit-identical, the contacts
-     * listed are fewer (without islands; with them, lazy pairs join no islands). Default 1.
+     * when the bound fails during the solve (with islands, only the islands the failing pairs
+     * touch: the others keep the iterate they converged to); the velocities are bit-identical,
+     * the contacts listed are fewer (without islands; with them, lazy pairs join no islands).
+     * Default 1.
      * Read by ccb_sim (built-in approximations, evaluate_all 0);
      * the solver itself handles whatever lazy pairs the problem holds. */
     int lazy_pairs;

@@ -144,7 +144,10 @@ CCB_API void ccb_sim_set_solver_data(ccb_sim* sim, void* data);
  * the row does not apply to the solver: no kappa for TAMSI, no f evaluations for Newton). The
  * rows and their names (ccb_counter_name: the columns of steps.csv): */
 typedef enum ccb_counter {
-    CCB_CNT_ITERATIONS = 0,  /* Newton iterations (the integrator's for ODE solvers; 0 explicit) */
+    /* Newton iterations (the integrator's for ODE solvers; 0 explicit); of a step solved again
+     * from the islands an earlier solve converged (lazy pairs, formulation-convex §8.11), the
+     * larger of the two solves', and the line-search evaluations and times below their sum */
+    CCB_CNT_ITERATIONS = 0,
     CCB_CNT_LS_EVALS,        /* line-search evaluations (Newton) */
     CCB_CNT_RESIDUAL,        /* residual at exit: |D r| [sqrt(J)] (Newton), |r|_2 [N s] (TAMSI) */
     CCB_CNT_TOLERANCE,       /* its bound at exit */
