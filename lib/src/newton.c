@@ -602,14 +602,22 @@ static ccb_status set_pattern(ccb_newton* ws) {
 static void assemble(ccb_newton* ws, int all, const unsigned char* skip) {
     const ccb_problem* pb = ws->pb;
     ccb_sparse_zero_edges(ws->sp, skip); /* every diagonal block is A's copy below */
-    for (int a = 0; a < pb->np; ++a) {
+    /* with skip (frozen islands, which the block factorization neither reads nor writes), the
+     * blocks of the islands still iterating only: their cliques (acl) and near contacts (act,
+     * grouped by island, ascending within each: every block receives its terms in the same
+     * order as from the near list, which adds nothing to it from other islands) */
+    const int na = skip != NULL ? ws->n_acl : pb->np;
+    for (int m = 0; m < na; ++m) {
+        const int a = skip != NULL ? ws->acl[m] : m;
         const int c = pb->pclique[a];
         const int n = pb->clique_nv[c];
         memcpy(ccb_sparse_diag_block(ws->sp, a), pb->A + pb->clique_aoff[c],
                (size_t)n * n * sizeof(double));
     }
-    for (int kc = 0; kc < ws->n_near; ++kc) { /* far contacts have G = 0 */
-        const int i = ws->near[kc];
+    const int nl = skip != NULL ? ws->n_act : ws->n_near;
+    const int* list = skip != NULL ? ws->act : ws->near;
+    for (int kc = 0; kc < nl; ++kc) { /* far contacts have G = 0 */
+        const int i = list[kc];
         const ccb_pcontact* pc = &pb->contacts[i];
         const double* G = ws->G + 9 * i;
         if (!all && ws->il[ws->icon[i]].done) {
@@ -677,7 +685,10 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     for (int I = 0; I < ws->nisl && all_done; ++I) {
         all_done = ws->il[I].done;
     }
-    if (all_done) { /* iterating past convergence: every island takes part again */
+    if (all_done) { /* iterating past convergence: every island takes part again (no contact is
+                       far any more, so none replays the iterations an island sat out; a lazy
+                       pair, never replayed, may be) */
+        CCB_ASSERT(ws->n_far == 0 || ws->far[0] >= ws->pb->nc);
         for (int I = 0; I < ws->nisl; ++I) {
             ws->il[I].done = 0;
         }
@@ -715,8 +726,18 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         ws->status = s;
         return s;
     }
-    for (int k = 0; k < ws->npv; ++k) {
-        ws->tmp[k] = ws->il[ws->isl_v[k]].done ? 0.0 : -ws->r[k];
+    /* the block solve with frozen islands neither reads their right-hand side nor leaves their
+     * dv other than zero (ccb_blockchol_solve); the other back-ends solve the whole system */
+    const int skipped = any_done && block;
+    if (skipped) {
+        for (int m = 0; m < ws->n_adof; ++m) {
+            const int k = ws->adof[m];
+            ws->tmp[k] = -ws->r[k];
+        }
+    } else {
+        for (int k = 0; k < ws->npv; ++k) {
+            ws->tmp[k] = ws->il[ws->isl_v[k]].done ? 0.0 : -ws->r[k];
+        }
     }
     s = ccb_sparse_solve(ws->sp, ws->tmp, ws->dv, ws->msg, sizeof ws->msg);
     toc = phase_clock(ws);
@@ -726,7 +747,7 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         ws->status = s;
         return s;
     }
-    if (ws->nisl > 1) { /* a frozen island does not move (its dv is zero up to round-off) */
+    if (ws->nisl > 1 && !skipped) { /* a frozen island does not move (dv zero up to round-off) */
         for (int k = 0; k < ws->npv; ++k) {
             ws->dv[k] = ws->il[ws->isl_v[k]].done ? 0.0 : ws->dv[k];
         }
@@ -736,7 +757,17 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
             return ccb_newton_fail(ws, CCB_E_NOMEM,
                                    "newton: out of memory for the direction history");
         }
-        memcpy(ws->dvh + (size_t)ws->iter * ws->npv, ws->dv, (size_t)ws->npv * sizeof(double));
+        /* with islands, the unknowns of the islands still iterating: a far contact is replayed
+         * only while its island iterates, and an island that iterates now did at every earlier
+         * iteration (a frozen one wakes only past convergence, when no contact is far) */
+        double* h = ws->dvh + (size_t)ws->iter * ws->npv;
+        if (ws->nisl > 1) {
+            for (int m = 0; m < ws->n_adof; ++m) {
+                h[ws->adof[m]] = ws->dv[ws->adof[m]];
+            }
+        } else {
+            memcpy(h, ws->dv, (size_t)ws->npv * sizeof(double));
+        }
         s = ccb_newton_far_update(ws);
         if (s != CCB_OK) {
             return s;
@@ -761,7 +792,11 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         is->b += ws->dp[k] * ws->tmp[k];
         is->slope += ws->r[k] * ws->dv[k];
     }
-    if (!ccb_all_finite(ws->dv, (size_t)ws->npv)) {
+    int dv_finite = 1; /* a frozen island's dv is zero */
+    for (int m = 0; m < nk && dv_finite; ++m) {
+        dv_finite = isfinite(ws->dv[ccb_newton_dof(ws, m)]);
+    }
+    if (!dv_finite) {
         return ccb_newton_fail(ws, CCB_E_NONFINITE,
                                "Newton iteration %d: invalid search direction (dv is not finite)",
                                ws->iter);
