@@ -63,6 +63,7 @@ void ccb_problem_destroy(ccb_problem* p) {
     ccb_free(p->A);
     ccb_free(p->L);
     ccb_free(p->clique_ainv);
+    ccb_free(p->clique_exact);
     ccb_free(p->clique_fb);
     ccb_free(p->bX);
     ccb_free(p->bclique);
@@ -97,12 +98,13 @@ ccb_status ccb_problem_failf(ccb_problem* p, ccb_status s, const char* fmt, ...)
 
 /* ---- storage ----------------------------------------------------------------------------- */
 
-static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA) {
-    void** const ci[] = {(void**)&p->clique_nv,  (void**)&p->clique_voff, (void**)&p->clique_pidx,
-                         (void**)&p->pclique,    (void**)&p->pvoff,       (void**)&p->clique_aoff,
-                         (void**)&p->clique_ainv};
-    const size_t cs[] = {sizeof(int), sizeof(int),    sizeof(int),   sizeof(int),
-                         sizeof(int), sizeof(size_t), sizeof(double)};
+/* keep: the cliques' terms stay as they are (ccb_problem_keep_cliques; same sizes) */
+static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA, int keep) {
+    void** const ci[] = {(void**)&p->clique_nv,   (void**)&p->clique_voff, (void**)&p->clique_pidx,
+                         (void**)&p->pclique,     (void**)&p->pvoff,       (void**)&p->clique_aoff,
+                         (void**)&p->clique_ainv, (void**)&p->clique_exact};
+    const size_t cs[] = {sizeof(int), sizeof(int),    sizeof(int),    sizeof(int),
+                         sizeof(int), sizeof(size_t), sizeof(double), sizeof(int)};
     void** const vi[] = {(void**)&p->vstar, (void**)&p->v0, (void**)&p->Adiag, (void**)&p->work,
                          (void**)&p->Ddiag};
     const size_t vs[] = {sizeof(double), sizeof(double), sizeof(double), sizeof(double),
@@ -114,13 +116,13 @@ static ccb_status reserve_cliques(ccb_problem* p, int nclique, int nv, size_t nA
     }
     if (ccb_grow((void**)&p->clique_fb, &p->cap_fb, nclique > 0 ? nclique : 1,
                  3 * sizeof(double)) ||
-        ccb_grow_many(ci, cs, 7, &p->cap_clique, nclique > 0 ? nclique : 1) ||
+        ccb_grow_many(ci, cs, 8, &p->cap_clique, nclique > 0 ? nclique : 1) ||
         ccb_grow_many(vi, vs, 5, &p->cap_v, nv > 0 ? nv : 1) ||
         ccb_grow_many(ai, as, 2, &p->cap_A, nA > 0 ? (int)nA : 1)) {
         return CCB_E_NOMEM;
     }
-    for (int c = 0; c < 3 * nclique; ++c) { /* no clique is a known free body until the model */
-        p->clique_fb[c] = -1.0;             /* build says so (raw problems never do) */
+    for (int c = 0; c < 3 * nclique && !keep; ++c) { /* no clique is a known free body until */
+        p->clique_fb[c] = -1.0; /* the model build says so (raw problems never do) */
     }
     return CCB_OK;
 }
@@ -167,6 +169,7 @@ static ccb_status factor_blocks(ccb_problem* p) {
                 A[i * n + j] = A[j * n + i] = 0.5 * (A[i * n + j] + A[j * n + i]);
             }
         }
+        p->clique_exact[c] = exact;
         if (p->L_fresh && exact) {
             continue; /* the build factored this very A already (for v*): that factor, its bound */
         }
@@ -351,6 +354,7 @@ static ccb_status begin(ccb_problem* p, const ccb_approx* approx, const ccb_prob
     p->params.u = NULL; /* borrowed for the build only (read from params there) */
     p->step = *step;
     p->L_fresh = 0;
+    p->cliques_ok = 0; /* until a build has them (ccb_problem_build) */
     p->model = NULL;
     p->ndeferred = 0;
     p->nc = 0;
@@ -408,7 +412,7 @@ ccb_status ccb_problem_set_raw(ccb_problem* p, const ccb_approx* approx,
                                      i, rc->clique[0]);
         }
     }
-    if (reserve_cliques(p, nclique, nv, nA) || reserve_contacts(p, nc, 0, nj)) {
+    if (reserve_cliques(p, nclique, nv, nA, 0) || reserve_contacts(p, nc, 0, nj)) {
         return ccb_problem_failf(p, CCB_E_NOMEM, "set_raw: out of memory");
     }
     if (!ccb_all_finite(A, nA) || !ccb_all_finite(vstar, (size_t)nv) ||
@@ -627,6 +631,8 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     if (p == NULL) {
         return CCB_E_INVALID;
     }
+    const int keep = p->keep_cliques && p->cliques_ok && p->model == m && p->nclique == m->nclique;
+    p->keep_cliques = 0;
     ccb_status s = begin(p, approx, params, step);
     if (s != CCB_OK) {
         return s;
@@ -664,14 +670,18 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
                   cb = p->bclique[contacts->items[i].body_b];
         nj += 3 * (size_t)((ca >= 0 ? m->clique_nv[ca] : 0) + (cb >= 0 ? m->clique_nv[cb] : 0));
     }
-    if (reserve_cliques(p, m->nclique, m->nv, nA) ||
+    if (reserve_cliques(p, m->nclique, m->nv, nA, keep) ||
         reserve_contacts(p, contacts->n, contacts->npairs, nj)) {
         return ccb_problem_failf(p, CCB_E_NOMEM, "build: out of memory");
     }
     p->nclique = m->nclique;
     p->nv = m->nv;
     p->A_n = nA;
-    /* A and v* per clique (formulation-convex §1.1) */
+    /* A and v* per clique (formulation-convex §1.1); for a build of the same state
+     * (ccb_problem_keep_cliques), kept as finish() left them where that is what this loop makes
+     * of them: where A came out symmetric bit for bit (clique_exact), so that L and its bound
+     * are those of A (a block that finish() symmetrized is computed again: the contacts below
+     * read the L of the unsymmetrized A, as without keeping) */
     size_t aoff = 0;
     for (int c = 0; c < m->nclique; ++c) {
         const ccb_body* b = &m->bodies[m->clique_body[c]]; /* the tree's root, for messages */
@@ -679,6 +689,10 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         p->clique_nv[c] = n;
         p->clique_voff[c] = voff;
         p->clique_aoff[c] = aoff;
+        if (keep && p->clique_exact[c]) {
+            aoff += (size_t)n * n;
+            continue;
+        }
         double* A = p->A + aoff;
         double* L = p->L + aoff;
         const double* vb = v0 + voff;
@@ -718,6 +732,7 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
         aoff += (size_t)n * n;
     }
     p->L_fresh = 1; /* L = chol(A) of every clique, A as it stands */
+    p->cliques_ok = 1;
     p->model = m;
     p->cset = contacts;
     p->q0 = q0;
@@ -791,4 +806,10 @@ ccb_status ccb_problem_build(ccb_problem* p, const ccb_model* m, const ccb_appro
     }
     s = ccb_problem_lazy_pairs(p, contacts, defer && prepare_fills);
     return s == CCB_OK ? finish(p) : s;
+}
+
+void ccb_problem_keep_cliques(ccb_problem* p) {
+    if (p != NULL) {
+        p->keep_cliques = 1;
+    }
 }

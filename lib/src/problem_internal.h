@@ -47,7 +47,12 @@ struct ccb_problem {
     double* A;           /* blocks, row-major */
     double* L;           /* Cholesky factors of the blocks (lower triangles) */
     int L_fresh;         /* 1: L was computed from A as it stands (ccb_problem_build) */
-    double* clique_fb;   /* 3 nclique: for a clique of one free body (generalized velocity
+    /* the cliques' terms (A, L, v*, v0, D, the bounds) are those ccb_problem_build computed for
+     * its model, step, state and force, unchanged since (cliques_ok); keep_cliques: the next
+     * build is of the same and keeps them (ccb_problem_keep_cliques) */
+    int cliques_ok, keep_cliques;
+    int* clique_exact; /* nclique: A came out of the build symmetric bit for bit (finish) */
+    double* clique_fb; /* 3 nclique: for a clique of one free body (generalized velocity
                           * (w, v)), with A^-1 = [P Q; Q^T S]: tr P, |Q|_F, tr S (else -1s);
                           * for the deferral bound of problem.c, point_scale */
     int cap_fb;
@@ -180,5 +185,10 @@ void ccb_problem_Jt_mul_some(const ccb_problem* p, const int* idx, int n, const 
 /* out (na x nb, row-major) += Ja^T G Jb with Ja 3 x na, G 3 x 3, Jb 3 x nb. */
 void ccb_problem_add_JtGJ(const double* Ja, int na, const double* G, const double* Jb, int nb,
                           double* out);
+
+/* The next ccb_problem_build is of the same model, approximation's step (t0, dt), state (q0, v0)
+ * and applied force as the last one, which succeeded (a step solved again, sim.c): it keeps the
+ * cliques' terms instead of computing them again (the same numbers: they read nothing else). */
+void ccb_problem_keep_cliques(ccb_problem* p);
 
 #endif

@@ -544,6 +544,7 @@ again:
     if (s == CCB_E_RETRY && sim->contacts.npairs > 0) { /* a lazy pair may activate: without */
         lazy = 0, reuse = 0;
         sim->stats.lazy_retries++;
+        ccb_problem_keep_cliques(sim->problem);
         tic = toc;
         goto again;
     }
@@ -590,6 +591,7 @@ again:
         }
         reuse = 0;
         sim->stats.lazy_retries++;
+        ccb_problem_keep_cliques(sim->problem); /* the same state: the same cliques' terms */
         tic = toc;
         goto again;
     }
