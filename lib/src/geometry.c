@@ -324,6 +324,38 @@ static int cmp_double(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
+/* The value of rank k (0-based) of a[0..n-1] (finite, 0 <= k < n), i.e. what a sort would leave
+ * in a[k]: Hoare's selection, a reordered in place (expected O(n), against the O(n log n) of
+ * the sort it replaces once per query). */
+static double kth_smallest(double* a, int n, int k) {
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const double pivot = a[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot) {
+                i++;
+            }
+            while (a[j] > pivot) {
+                j--;
+            }
+            if (i <= j) {
+                const double t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        if (k <= j) {
+            hi = j;
+        } else if (k >= i) {
+            lo = i;
+        } else {
+            break; /* a[j + 1 .. i - 1] all equal the pivot */
+        }
+    }
+    return a[k];
+}
+
 static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
     geo_ws* ws = out->ws;
     if (ws == NULL) {
@@ -528,8 +560,7 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
     /* small and large groups: the median radius */
     double* rs = (double*)ws->gt;
     memcpy(rs, ws->gr, (size_t)ng * sizeof(double));
-    qsort(rs, (size_t)ng, sizeof(double), cmp_double);
-    const double limit = 4.0 * rs[ng / 2];
+    const double limit = 4.0 * kth_smallest(rs, ng, ng / 2);
     double rmax = 0.0;
     ws->ngsmall = ws->nglarge = 0;
     for (int g = 0; g < ng; ++g) {
