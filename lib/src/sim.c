@@ -394,7 +394,7 @@ static ccb_status record_contacts(ccb_sim* sim, double h, const double* vc, cons
 
 /* The cut of a lazy pair offered by the query (ccb_geometry_query_lazy;
  * formulation-convex §8.11): the least phi_lb whose radius (ccb_lazy_pair_radius, from the
- * twists the problem will use) reaches R_req = (2 V + 1 m/s) b, V the bound of the pair's contact
+ * twists the problem will use) reaches R_req = (2 V + 0.5 m/s) b, V the bound of the pair's contact
  * velocities at v0 and b the larger boost of its two bodies. The radius must exceed the far bound
  * of every Newton iteration of the step, or the step is solved again; R_req is a heuristic
  * [default?] that trades the contacts listed against the steps solved again, not a condition of
@@ -422,7 +422,7 @@ static double lazy_cut(void* ctx, const ccb_contact_pair* pair) {
     const double V = ccb_v3_norm(Va->v) + ccb_v3_norm(Va->w) * pair->reach_a + ccb_v3_norm(Vb->v) +
                      ccb_v3_norm(Vb->w) * pair->reach_b;
     const double boost = fmax(sim->lazy_boost[pair->body_a], sim->lazy_boost[pair->body_b]);
-    const double req = (2.0 * V + 1.0) * boost, margin = sim->prm.margin;
+    const double req = (2.0 * V + 0.5) * boost, margin = sim->prm.margin;
     ccb_contact_pair pr = *pair;
     pr.phi_lb = margin;
     const double r1 =

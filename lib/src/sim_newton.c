@@ -170,7 +170,7 @@ static const ccb_option_desc k_options[] = {
      .def = 1,
      .unit = "",
      .doc = "leave uncomputed the speculative contacts of body pairs that cannot activate in "
-            "the step (formulation-convex §8.11; the cut: a radius of (2 V + 1 m/s) b, b x4 per "
+            "the step (formulation-convex §8.11; the cut: a radius of (2 V + 0.5 m/s) b, b x4 per "
             "failed pair of the body, x0.9 per step after [default?])"},
     {.name = "stop-scale",
      .type = CCB_OPT_ENUM,
