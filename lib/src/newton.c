@@ -180,6 +180,7 @@ void ccb_newton_destroy(ccb_newton* ws) {
     ccb_free(ws->fg_r);
     ccb_free(ws->fg_s);
     ccb_free(ws->fg_d);
+    ccb_free(ws->fg_live);
     ccb_free(ws->vg);
     ccb_free(ws->rho);
     ccb_free(ws->rho_e);
@@ -331,11 +332,11 @@ static ccb_status reserve(ccb_newton* ws, int npv, int nv, int nc, int nf) {
                          2 * sizeof(int), 2 * sizeof(double), 2 * sizeof(double), sizeof(int)};
     void** const gi[] = {(void**)&ws->fm_i, (void**)&ws->fg_start, (void**)&ws->fg_end,
                          (void**)&ws->fg_a, (void**)&ws->fg_r,     (void**)&ws->fg_s,
-                         (void**)&ws->fg_d};
-    const size_t gs[] = {sizeof(int),    sizeof(int),        sizeof(int),       sizeof(int) * 2,
-                         sizeof(double), 2 * sizeof(double), 2 * sizeof(double)};
+                         (void**)&ws->fg_d, (void**)&ws->fg_live};
+    const size_t gs[] = {sizeof(int),    sizeof(int),        sizeof(int),        sizeof(int) * 2,
+                         sizeof(double), 2 * sizeof(double), 2 * sizeof(double), sizeof(int)};
     if (ccb_grow_many(fi, fs, 8, &ws->cap_far, nf > 0 ? nf : 1) ||
-        ccb_grow_many(gi, gs, 7, &ws->cap_fg, nf + 1) ||
+        ccb_grow_many(gi, gs, 8, &ws->cap_fg, nf + 1) ||
         ccb_grow((void**)&ws->vg, &ws->cap_vg, npv > 0 ? npv : 1, sizeof(double)) ||
         ccb_grow((void**)&ws->rho, &ws->cap_rho, npv > 0 ? npv : 1, sizeof(double)) ||
         ccb_grow((void**)&ws->rho_e, &ws->cap_rho_e, npv > 0 ? npv : 1, 2 * sizeof(double))) {
@@ -692,6 +693,8 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
         for (int I = 0; I < ws->nisl; ++I) {
             ws->il[I].done = 0;
         }
+        ws->acl_full = 1;
+        ccb_newton_far_live_all(ws);
     }
     ccb_newton_build_active(ws);
     if (ws->iter >= ws->prm.max_iterations) {
@@ -705,14 +708,8 @@ ccb_status ccb_newton_iterate(ccb_newton* ws) {
     if (s != CCB_OK) {
         return s;
     }
-    int any_done = 0; /* the block factorization leaves the frozen islands out */
-    if (ws->nisl > 1) {
-        const ccb_problem* pb = ws->pb;
-        for (int a = 0; a < pb->np; ++a) {
-            ws->skipb[a] = (unsigned char)ws->il[ws->isl_v[pb->pvoff[a]]].done;
-            any_done |= ws->skipb[a];
-        }
-    }
+    /* the block factorization leaves the frozen islands out: skipb, kept by build_active */
+    const int any_done = ws->nisl > 1 && ws->n_acl < ws->pb->np;
     const ccb_sparse_backend be = backend(ws->prm.linear_solver);
     const int block = be == CCB_SPARSE_BLOCK || be == CCB_SPARSE_AUTO; /* AUTO, nb > 1: block */
     assemble(ws, 0, any_done && block ? ws->skipb : NULL);

@@ -110,6 +110,14 @@ static void far_group(ccb_newton* ws) {
         ws->fg_end[ng - 1] = n;
     }
     ws->n_fgroup = ng;
+    ccb_newton_far_live_all(ws);
+}
+
+void ccb_newton_far_live_all(ccb_newton* ws) {
+    for (int g = 0; g < ws->n_fgroup; ++g) {
+        ws->fg_live[g] = g;
+    }
+    ws->n_fg_live = ws->n_fgroup;
 }
 
 /* h = sum_b min(s_b rho_{a_b}, rho_t + d_b rho_w) over the blocks present (the bounds of the
@@ -327,7 +335,7 @@ ccb_status ccb_newton_far_promote_all(ccb_newton* ws) {
     memcpy(ws->prom, ws->far, (size_t)ws->n_far * sizeof(int));
     const int n = ws->n_far;
     ws->n_far = 0;
-    ws->n_fgroup = 0;
+    ws->n_fgroup = ws->n_fg_live = 0;
     far_merge(ws, n);
     return CCB_OK;
 }
@@ -372,9 +380,16 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
         }
     }
     int np = 0;
-    for (int g = 0; g < ws->n_fgroup; ++g) {
+    /* with islands the live groups, which leave the list once empty or done (monotone) */
+    const int ng = isl ? ws->n_fg_live : ws->n_fgroup;
+    int nlive = 0;
+    for (int m = 0; m < ng; ++m) {
+        const int g = isl ? ws->fg_live[m] : m;
         if (isl && (ws->fg_end[g] == ws->fg_start[g] || far_group_done(ws, g))) {
             continue;
+        }
+        if (isl) {
+            ws->fg_live[nlive++] = g;
         }
         /* [round-off: h and r_i are sums of a few products, relative error ~1e-15] */
         if (far_bound(ws, ws->fg_a + 2 * g, ws->fg_s + 2 * g, ws->fg_d + 2 * g) * (1.0 + 1e-10) <
@@ -409,6 +424,9 @@ ccb_status ccb_newton_far_update(ccb_newton* ws) {
         ws->fg_d[2 * g] = d0;
         ws->fg_d[2 * g + 1] = d1;
         ws->fg_r[g] = rmin;
+    }
+    if (isl) {
+        ws->n_fg_live = nlive;
     }
     if (np == 0) {
         return CCB_OK;

@@ -79,6 +79,11 @@ struct ccb_newton {
     int *fm_i, *fg_start, *fg_end, *fg_a;
     double *fg_r, *fg_s, *fg_d; /* fg_d: the largest lever arms */
     int n_fgroup, cap_fg;
+    /* with islands: the groups that may still be tested (neither empty nor of islands all done:
+     * a group leaves for the rest of the solve, as islands only become done — but past
+     * convergence, when every group is live again), ascending (n_fg_live of them) */
+    int* fg_live;
+    int n_fg_live;
     double *vg, *rho; /* the initial iterate (npv), per-clique bound (np) */
     double* rho_e;    /* 2 np: per clique of one free body, the Euclidean bounds of the linear
                        * and angular velocity changes (newton_far.c), else INFINITY */
@@ -96,6 +101,8 @@ struct ccb_newton {
     int *acl, *adof;      /* with islands: the participating cliques and the unknowns of the
                              islands not done (build_active), n_acl and n_adof of them */
     int n_acl, n_adof, cap_acl, cap_adof;
+    int acl_full; /* 1: build_active scans every clique (at the start, and past convergence); 0:
+                     it filters the last list, as an island once done stays done */
     int cap_skipb;
     int pattern_ok; /* the Hessian's pattern is that of the current near list */
     /* after CCB_E_RETRY: the contact set's indices of the lazy pairs whose test failed
@@ -163,6 +170,8 @@ void ccb_newton_far_init(ccb_newton* ws);
 ccb_status ccb_newton_far_complete(ccb_newton* ws, int i);
 ccb_status ccb_newton_far_promote_all(ccb_newton* ws);
 ccb_status ccb_newton_far_update(ccb_newton* ws);
+/* Every far group live again (fg_live: at grouping, and past convergence). */
+void ccb_newton_far_live_all(ccb_newton* ws);
 /* After a solve that failed with CCB_E_RETRY: the contact set's indices of the lazy pairs that
  * may activate (*pairs; count returned; 0 if unknown). */
 int ccb_newton_lazy_failures(const ccb_newton* ws, const int** pairs);

@@ -64,18 +64,26 @@ void ccb_newton_islands_init(ccb_newton* ws) {
     }
     memset(ws->il, 0, (size_t)ws->nisl * sizeof(ccb_newton_island));
     ws->island_iters = 0;
+    ws->acl_full = 1;
 }
 
-/* The participating cliques and unknowns of the islands not done (with islands). */
+/* The participating cliques and unknowns of the islands not done (with islands), ascending, and
+ * skipb (1 for a clique of an island done). An island once done stays done until every island
+ * is (then acl_full): the last list is filtered, and only the cliques that leave it are marked. */
 void ccb_newton_build_active(ccb_newton* ws) {
     if (ws->nisl == 1) {
         return;
     }
     const ccb_problem* pb = ws->pb;
+    const int full = ws->acl_full, na = full ? pb->np : ws->n_acl;
+    ws->acl_full = 0;
     ws->n_acl = ws->n_adof = 0;
-    for (int a = 0; a < pb->np; ++a) {
+    for (int m = 0; m < na; ++m) {
+        const int a = full ? m : ws->acl[m];
         const int n = pb->clique_nv[pb->pclique[a]], k0 = pb->pvoff[a];
-        if (n > 0 && ws->il[ws->isl_v[k0]].done) {
+        const int done = n > 0 && ws->il[ws->isl_v[k0]].done;
+        ws->skipb[a] = (unsigned char)done;
+        if (done) {
             continue;
         }
         ws->acl[ws->n_acl++] = a;
