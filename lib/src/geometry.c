@@ -55,6 +55,8 @@ void ccb_contact_set_free(ccb_contact_set* set) {
         ccb_free(ws->gsmall);
         ccb_free(ws->glarge);
         ccb_free(ws->bp);
+        ccb_free(ws->bgroup);
+        ccb_free(ws->ct);
         ccb_free(ws->gk);
         ccb_free(ws->gt);
         ccb_free(ws->cells);
@@ -122,11 +124,11 @@ static void set_normal(ccb_mat3* R, ccb_vec3 n) {
     R->m[8] = n.z;
 }
 
-/* R_WC = ccb_contact_frame(n) of every contact from the normal in its third column (the
+/* R_WC = ccb_contact_frame(n) of the contacts from `from` on, from the normal in its third column (the
  * frame's third column is n itself). One tight pass: the square root and the division of one
  * frame overlap those of the next, where frame by frame in the narrow phase each waited. */
-static void frames_from_normals(ccb_contact_set* out) {
-    for (int k = 0; k < out->n; ++k) {
+static void frames_from_normals(ccb_contact_set* out, int from) {
+    for (int k = from; k < out->n; ++k) {
         ccb_mat3* R = &out->items[k].R_WC;
         *R = ccb_contact_frame(ccb_v3(R->m[2], R->m[5], R->m[8]));
     }
@@ -384,8 +386,10 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
         sizeof(uint64_t), sizeof(int),    sizeof(int), sizeof(int),      sizeof(int),
         sizeof(ccb_vec3), sizeof(double), sizeof(int), sizeof(int),      1,
         sizeof(ccb_vec3), sizeof(double)};
+    void** const arr_b[] = {(void**)&ws->bp, (void**)&ws->bgroup};
+    const size_t sz_b[] = {sizeof(ccb_vec3), sizeof(int)};
     if ((ws->cap < m->nshapes + 1 && ccb_grow_many(arr, sz, 17, &ws->cap, m->nshapes + 1)) ||
-        ccb_grow((void**)&ws->bp, &ws->cap_b, m->nbodies > 0 ? m->nbodies : 1, sizeof(ccb_vec3))) {
+        ccb_grow_many(arr_b, sz_b, 2, &ws->cap_b, m->nbodies > 0 ? m->nbodies : 1)) {
         return CCB_E_NOMEM;
     }
     if (ws->nsmall < 0) { /* small: bound <= 4 x the median bound (most shapes of a scene) */
@@ -429,6 +433,12 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
         }
         ws->gstart[0] = 0;
         ccb_free(first);
+        for (int b0 = 0; b0 < m->nbodies; ++b0) {
+            ws->bgroup[b0] = -1;
+        }
+        for (int g = 0; g < ws->ngroup; ++g) {
+            ws->bgroup[ws->gbody[g]] = g;
+        }
         for (int g = 0; g < ws->ngroup; ++g) { /* may the group's body be part of a lazy pair */
             const ccb_body* bd = &m->bodies[ws->gbody[g]];
             int ok = bd->nv > 0 && ccb_clique_is_single(m, bd->clique);
@@ -504,6 +514,47 @@ static ccb_status group_pair(const ccb_model* m, geo_ws* ws, int g, int h, doubl
     return s;
 }
 
+/* The grid cell of the point c (the last query's grid: grid_lo, grid_h, grid_dim). */
+static uint64_t grid_cell(const geo_ws* ws, ccb_vec3 c) {
+    const double h = ws->grid_h;
+    const uint64_t ix = (uint64_t)floor((c.x - ws->grid_lo[0]) / h),
+                   iy = (uint64_t)floor((c.y - ws->grid_lo[1]) / h),
+                   iz = (uint64_t)floor((c.z - ws->grid_lo[2]) / h);
+    return (ix * ws->grid_dim[1] + iy) * ws->grid_dim[2] + iz;
+}
+
+/* The index of the cell `key` among the unique cells from index `from` on, -1 if absent. */
+static int find_cell(const geo_ws* ws, int from, uint64_t key) {
+    int a = from, b = ws->grid_nc; /* binary search */
+    while (a < b) {
+        const int mid = a + (b - a) / 2;
+        if (ws->cells[mid] < key) {
+            a = mid + 1;
+        } else {
+            b = mid;
+        }
+    }
+    return a < ws->grid_nc && ws->cells[a] == key ? a : -1;
+}
+
+/* The large shape i against every shape of group g (bounded_pairs): a lazy pair of a wall and
+ * the group where it may be one, else the exact test of each shape. */
+static ccb_status large_group_pair(const ccb_model* m, geo_ws* ws, int i, int g, double margin) {
+    if (!ccb_geo_groups_in_reach(ws->X[i].p, m->shapes[i].bound, ws->gc[g], ws->gr[g], margin) ||
+        !ccb_shape_pair_active(m, i, ws->gshape[ws->gstart[g]])) {
+        return CCB_OK;
+    }
+    ccb_status s = CCB_OK;
+    if (ws->lazy && ws->glazy[g] && m->shapes[i].def.type == CCB_SHAPE_BOX &&
+        m->bodies[m->shapes[i].body].nv == 0 && ccb_geo_lazy_wall_group(m, ws, i, g, margin, &s)) {
+        return s;
+    }
+    for (int k = ws->gstart[g]; k < ws->gstart[g + 1] && s == CCB_OK; ++k) {
+        s = test_pair_reach(m, ws, i, ws->gshape[k], margin);
+    }
+    return s;
+}
+
 /* Bounded pairs, in two levels. The small shapes of a body form a group with a sphere about the
  * body's origin that holds their grown spheres; only groups in reach test their shape pairs.
  * Small groups go to a uniform grid of cells of side h >= 2 max radius + margin (two groups in
@@ -539,21 +590,10 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
             s = test_pair(m, ws, i, ws->large[b], margin);
         }
         for (int g = 0; g < ng && s == CCB_OK; ++g) {
-            if (!ccb_geo_groups_in_reach(ws->X[i].p, m->shapes[i].bound, ws->gc[g], ws->gr[g],
-                                         margin) ||
-                !ccb_shape_pair_active(m, i, ws->gshape[ws->gstart[g]])) {
-                continue;
-            }
-            if (ws->lazy && ws->glazy[g] && m->shapes[i].def.type == CCB_SHAPE_BOX &&
-                m->bodies[m->shapes[i].body].nv == 0 &&
-                ccb_geo_lazy_wall_group(m, ws, i, g, margin, &s)) {
-                continue;
-            }
-            for (int k = ws->gstart[g]; k < ws->gstart[g + 1] && s == CCB_OK; ++k) {
-                s = test_pair_reach(m, ws, i, ws->gshape[k], margin);
-            }
+            s = large_group_pair(m, ws, i, g, margin);
         }
     }
+    ws->grid_nc = 0; /* no grid yet (ccb_geo_requery_lazy) */
     if (ng < 2 || s != CCB_OK) {
         return s;
     }
@@ -561,6 +601,7 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
     double* rs = (double*)ws->gt;
     memcpy(rs, ws->gr, (size_t)ng * sizeof(double));
     const double limit = 4.0 * kth_smallest(rs, ng, ng / 2);
+    ws->glimit = limit;
     double rmax = 0.0;
     ws->ngsmall = ws->nglarge = 0;
     for (int g = 0; g < ng; ++g) {
@@ -610,14 +651,13 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
     }
     for (int d = 0; d < 3; ++d) {
         dim[d] = (uint64_t)floor((hi[d] - lo[d]) / h) + 1;
+        ws->grid_lo[d] = lo[d];
+        ws->grid_dim[d] = dim[d];
     }
+    ws->grid_h = h;
     for (int k = 0; k < n; ++k) {
         const int g = ws->gsmall[k];
-        const ccb_vec3 c = ws->gc[g];
-        const uint64_t ix = (uint64_t)floor((c.x - lo[0]) / h),
-                       iy = (uint64_t)floor((c.y - lo[1]) / h),
-                       iz = (uint64_t)floor((c.z - lo[2]) / h);
-        ws->gk[k] = ((ix * dim[1] + iy) * dim[2] + iz) << ws->gbits | (uint64_t)g;
+        ws->gk[k] = grid_cell(ws, ws->gc[g]) << ws->gbits | (uint64_t)g;
     }
     ccb_sort_u64(ws->gk, ws->gt, (size_t)n);
     int nc = 0; /* unique cells */
@@ -629,6 +669,7 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
         }
     }
     ws->cstart[nc] = n;
+    ws->grid_nc = nc;
     const uint64_t mask = ((uint64_t)1 << ws->gbits) - 1;
     for (int u = 0; u < nc && s == CCB_OK; ++u) {
         const uint64_t cell = ws->cells[u];
@@ -646,16 +687,8 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
                 continue;
             }
             const uint64_t key = ((uint64_t)jx * dim[1] + (uint64_t)jy) * dim[2] + (uint64_t)jz;
-            int a = u + 1, b = nc; /* binary search among the cells after u */
-            while (a < b) {
-                const int mid = a + (b - a) / 2;
-                if (ws->cells[mid] < key) {
-                    a = mid + 1;
-                } else {
-                    b = mid;
-                }
-            }
-            if (a == nc || ws->cells[a] != key) {
+            const int a = find_cell(ws, u + 1, key); /* among the cells after u */
+            if (a < 0) {
                 continue;
             }
             for (int k = ws->cstart[u]; k < ws->cstart[u + 1] && s == CCB_OK; ++k) {
@@ -666,6 +699,25 @@ static ccb_status bounded_pairs(const ccb_model* m, geo_ws* ws, double margin) {
         }
     }
     return s;
+}
+
+/* The narrow phase of the candidates in the canonical order, the contacts appended to out. */
+static ccb_status narrow_phase(const ccb_model* m, geo_ws* ws, double margin, ccb_contact_set* out,
+                               char* msg, size_t msg_size) {
+    const int from = out->n;
+    ccb_sort_u64(ws->cand, ws->tmp, (size_t)ws->ncand);
+    for (int k = 0; k < ws->ncand; ++k) {
+        const int i = (int)(ws->cand[k] >> ws->hibits),
+                  j = (int)(ws->cand[k] & ((UINT64_C(1) << ws->hibits) - 1));
+        const ccb_status s = pair_contacts(m, ws, i, j, margin, out, msg, msg_size);
+        if (s != CCB_OK) {
+            return s == CCB_E_NOMEM
+                       ? ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory")
+                       : s;
+        }
+    }
+    frames_from_normals(out, from);
+    return CCB_OK;
 }
 
 ccb_status ccb_geometry_query(const ccb_model* m, double t, const double* q, double margin,
@@ -692,6 +744,7 @@ ccb_status ccb_geometry_query_lazy(const ccb_model* m, double t, const double* q
         return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
     }
     geo_ws* ws = out->ws;
+    ws->lazy_valid = 0;
     ws->ncand = 0;
     ws->lazy = lazy;
     ws->lazy_ctx = ctx;
@@ -748,18 +801,150 @@ ccb_status ccb_geometry_query_lazy(const ccb_model* m, double t, const double* q
             return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
         }
     }
-    /* narrow phase in the canonical order */
-    ccb_sort_u64(ws->cand, ws->tmp, (size_t)ws->ncand);
-    for (int k = 0; k < ws->ncand; ++k) {
-        const int i = (int)(ws->cand[k] >> ws->hibits),
-                  j = (int)(ws->cand[k] & ((UINT64_C(1) << ws->hibits) - 1));
-        const ccb_status s = pair_contacts(m, ws, i, j, margin, out, msg, msg_size);
-        if (s != CCB_OK) {
-            return s == CCB_E_NOMEM
-                       ? ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory")
-                       : s;
+    const ccb_status s = narrow_phase(m, ws, margin, out, msg, msg_size);
+    ws->lazy_valid = s == CCB_OK && lazy != NULL;
+    return s;
+}
+
+/* A contact's shape pair as the canonical order sorts it: (lower, higher) shape index. */
+static uint64_t contact_key(const ccb_contact* c) {
+    const uint64_t a = (uint64_t)c->shape_a, b = (uint64_t)c->shape_b;
+    return a < b ? a << 32 | b : b << 32 | a;
+}
+
+/* The bounded pairs of ccb_geo_requery_lazy: those of bounded_pairs with a body flagged in chg,
+ * each made by the function bounded_pairs makes it with, its two groups in the same order (the
+ * lower grid key first: a group pair's lazy bound depends on the order), so its lazy pair and
+ * candidates are those of a whole query. Pairs of two flagged groups are made once, from the
+ * lower group index. */
+static ccb_status changed_pairs(const ccb_model* m, geo_ws* ws, const unsigned char* chg,
+                                double margin) {
+    ccb_status s = CCB_OK;
+    const int ng = ws->ngroup;
+    if (ng + ws->nlarge < 2) {
+        return CCB_OK;
+    }
+    for (int a = 0; a < ws->nlarge && s == CCB_OK; ++a) {
+        const int i = ws->large[a], ci = chg[m->shapes[i].body];
+        for (int b = a + 1; b < ws->nlarge && s == CCB_OK; ++b) {
+            if (ci || chg[m->shapes[ws->large[b]].body]) {
+                s = test_pair(m, ws, i, ws->large[b], margin);
+            }
+        }
+        for (int g = 0; g < ng && s == CCB_OK; ++g) {
+            if (ci || chg[ws->gbody[g]]) {
+                s = large_group_pair(m, ws, i, g, margin);
+            }
         }
     }
-    frames_from_normals(out);
+    if (ng < 2 || s != CCB_OK) {
+        return s;
+    }
+    const double limit = ws->glimit;
+    for (int a = 0; a < ws->nglarge && s == CCB_OK; ++a) {
+        const int g = ws->glarge[a], cg = chg[ws->gbody[g]];
+        for (int h = 0; h < ng && s == CCB_OK; ++h) {
+            if (h != g && (ws->gr[h] <= limit || h > g) && (cg || chg[ws->gbody[h]])) {
+                s = group_pair(m, ws, g, h, margin);
+            }
+        }
+    }
+    if (ws->grid_nc == 0) {
+        return s;
+    }
+    const uint64_t mask = ((uint64_t)1 << ws->gbits) - 1, *dim = ws->grid_dim;
+    for (int g = 0; g < ng && s == CCB_OK; ++g) {
+        if (!chg[ws->gbody[g]] || !(ws->gr[g] <= limit)) {
+            continue; /* not flagged, or a large group (above) */
+        }
+        const uint64_t cell = grid_cell(ws, ws->gc[g]), kg = cell << ws->gbits | (uint64_t)g;
+        const int64_t iz = (int64_t)(cell % dim[2]), iy = (int64_t)((cell / dim[2]) % dim[1]),
+                      ix = (int64_t)(cell / (dim[2] * dim[1]));
+        for (int o = 0; o < 27 && s == CCB_OK; ++o) { /* its cell and the 26 around it */
+            const int64_t jx = ix + o / 9 - 1, jy = iy + (o / 3) % 3 - 1, jz = iz + o % 3 - 1;
+            if (jx < 0 || jy < 0 || jz < 0 || jx >= (int64_t)dim[0] || jy >= (int64_t)dim[1] ||
+                jz >= (int64_t)dim[2]) {
+                continue;
+            }
+            const uint64_t key = ((uint64_t)jx * dim[1] + (uint64_t)jy) * dim[2] + (uint64_t)jz;
+            const int u = find_cell(ws, 0, key);
+            for (int l = u < 0 ? 0 : ws->cstart[u]; u >= 0 && l < ws->cstart[u + 1] && s == CCB_OK;
+                 ++l) {
+                const int h = (int)(ws->gk[l] & mask);
+                if (h == g || (chg[ws->gbody[h]] && h < g)) {
+                    continue; /* itself, or a flagged group that made the pair */
+                }
+                s = kg < ws->gk[l] ? group_pair(m, ws, g, h, margin)
+                                   : group_pair(m, ws, h, g, margin);
+            }
+        }
+    }
+    return s;
+}
+
+ccb_status ccb_geo_requery_lazy(const ccb_model* m, double margin, ccb_lazy_pair_fn lazy, void* ctx,
+                                const unsigned char* changed, ccb_contact_set* out, char* msg,
+                                size_t msg_size) {
+    geo_ws* ws = out != NULL ? out->ws : NULL;
+    if (m == NULL || ws == NULL || lazy == NULL || changed == NULL || !ws->lazy_valid ||
+        ws->model != m) {
+        return ccb_errorf(msg, msg_size, CCB_E_INVALID,
+                          "geometry requery: the contact set holds no lazy query of this model");
+    }
+    ws->lazy_valid = 0; /* until this one is complete */
+    ws->ncand = 0;
+    ws->lazy = lazy;
+    ws->lazy_ctx = ctx;
+    ws->out = out;
+    /* kept: the contacts of the pairs decided as before (no flagged body, or a half-space:
+     * half-space pairs are never lazy) and the lazy pairs of no flagged body, in their order */
+    int nk = 0;
+    for (int k = 0; k < out->n; ++k) {
+        const ccb_contact* c = &out->items[k];
+        if ((!changed[c->body_a] && !changed[c->body_b]) ||
+            m->shapes[c->shape_a].def.type == CCB_SHAPE_HALFSPACE ||
+            m->shapes[c->shape_b].def.type == CCB_SHAPE_HALFSPACE) {
+            out->items[nk++] = *c;
+        }
+    }
+    out->n = nk;
+    int np = 0;
+    for (int k = 0; k < out->npairs; ++k) {
+        if (!changed[out->pairs[k].body_a] && !changed[out->pairs[k].body_b]) {
+            out->pairs[np++] = out->pairs[k];
+        }
+    }
+    out->npairs = np;
+    if (changed_pairs(m, ws, changed, margin) != CCB_OK ||
+        (out->npairs > 1 && ccb_geo_sort_pairs(ws, out) != CCB_OK)) {
+        return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
+    }
+    const ccb_status s = narrow_phase(m, ws, margin, out, msg, msg_size);
+    if (s != CCB_OK) {
+        return s;
+    }
+    if (nk > 0 && nk < out->n) { /* the kept and the new contacts merged in the canonical order */
+        if (ccb_grow((void**)&ws->ct, &ws->cap_ct, out->n, sizeof(ccb_contact)) != CCB_OK) {
+            return ccb_errorf(msg, msg_size, CCB_E_NOMEM, "geometry_query: out of memory");
+        }
+        const ccb_contact* c = out->items;
+        int a = 0, b = nk, o = 0;
+        while (a < nk && b < out->n) {
+            ws->ct[o++] = contact_key(&c[b]) < contact_key(&c[a]) ? c[b++] : c[a++];
+        }
+        while (a < nk) {
+            ws->ct[o++] = c[a++];
+        }
+        while (b < out->n) {
+            ws->ct[o++] = c[b++];
+        }
+        ccb_contact* t = out->items;
+        const int cap = out->cap;
+        out->items = ws->ct;
+        out->cap = ws->cap_ct;
+        ws->ct = t;
+        ws->cap_ct = cap;
+    }
+    ws->lazy_valid = 1;
     return CCB_OK;
 }

@@ -29,9 +29,15 @@ typedef struct geo_ws {
     int *gsmall, *glarge; /* groups by radius (per query) */
     int ngsmall, nglarge;
     ccb_vec3* bp;      /* nbodies: origin of each body with small shapes (per query) */
+    int* bgroup;       /* nbodies: the group of each body, -1 if none (per model) */
     uint64_t *gk, *gt; /* (cell << gbits | group) of the small groups, and the sort buffer */
     uint64_t* cells;   /* unique cell keys, and where each starts in gk */
     int* cstart;
+    /* the last query's grid, for ccb_geo_requery_lazy: its corner, cell side, cells per axis and
+     * unique cells (0: no grid), and the radius above which a group is large */
+    double grid_lo[3], grid_h, glimit;
+    uint64_t grid_dim[3];
+    int grid_nc;
     int cap, cap_b;
     uint64_t *cand, *tmp; /* candidate pairs (lo << 32 | hi) and the radix-sort buffer */
     int ncand, cap_cand;
@@ -48,6 +54,9 @@ typedef struct geo_ws {
     ccb_lazy_pair_fn lazy;
     void* lazy_ctx;
     ccb_contact_set* out;
+    int lazy_valid;  /* the set holds a complete lazy query: ccb_geo_requery_lazy may follow */
+    ccb_contact* ct; /* the merge buffer of ccb_geo_requery_lazy */
+    int cap_ct;
     ccb_hydro_surface hs; /* contact surface scratch of hydroelastic pairs */
 } geo_ws;
 
@@ -72,6 +81,14 @@ ccb_status ccb_geo_lazy_group_pair(const ccb_model* m, geo_ws* ws, int g, int h,
  * g; 0 (nothing done) if a shape of g is not a sphere, else 1 with *st the status. */
 int ccb_geo_lazy_wall_group(const ccb_model* m, geo_ws* ws, int i, int g, double margin,
                             ccb_status* st);
+/* The lazy query `out` already holds (ccb_geometry_query_lazy at the same model, time, q and
+ * margin, nothing done to the set since) made again after the caller's test changed for the
+ * pairs of the bodies flagged in changed[nbodies] and for no other pair: only the shape pairs of
+ * those bodies are decided again (formulation-convex §8.11). The set is bit for bit the one a
+ * whole query with the new test gives. CCB_E_INVALID if `out` holds no such query. */
+ccb_status ccb_geo_requery_lazy(const ccb_model* m, double margin, ccb_lazy_pair_fn lazy, void* ctx,
+                                const unsigned char* changed, ccb_contact_set* out, char* msg,
+                                size_t msg_size);
 /* The contact set's lazy pairs sorted by (body_a, body_b), ties in the order they were made. */
 ccb_status ccb_geo_sort_pairs(geo_ws* ws, ccb_contact_set* out);
 

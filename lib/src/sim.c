@@ -19,6 +19,7 @@
 #include "approx_internal.h"
 #include "ccb/alloc.h"
 #include "ccb/names.h"
+#include "geometry_internal.h"
 #include "sim_internal.h"
 
 static const char* const k_counter_names[CCB_CNT_COUNT] = {
@@ -268,6 +269,7 @@ void ccb_sim_destroy(ccb_sim* sim) {
     ccb_free(sim->lazy_ex);
     ccb_free(sim->lazy_resume);
     ccb_free(sim->lazy_boost);
+    ccb_free(sim->lazy_chg);
     ccb_problem_destroy(sim->problem);
     ccb_free(sim->q);
     ccb_free(sim->qn);
@@ -460,11 +462,13 @@ static ccb_status query(ccb_sim* sim, double t0, double h, const double* q, cons
         return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "step: out of memory");
     }
     if (ccb_grow((void**)&sim->lazy_boost, &sim->cap_lazy_boost, m->nbodies > 0 ? m->nbodies : 1,
-                 sizeof(double))) {
+                 sizeof(double)) ||
+        ccb_grow((void**)&sim->lazy_chg, &sim->cap_lazy_chg, m->nbodies > 0 ? m->nbodies : 1, 1)) {
         return ccb_errorf(sim->msg, sizeof sim->msg, CCB_E_NOMEM, "step: out of memory");
     }
     for (; sim->n_lazy_boost < m->nbodies; ++sim->n_lazy_boost) {
         sim->lazy_boost[sim->n_lazy_boost] = 1.0;
+        sim->lazy_chg[sim->n_lazy_boost] = 0;
     }
     for (int b = 0; b < m->nbodies; ++b) { /* as ccb_problem_build's deferral computes them */
         const ccb_body* bd = &m->bodies[b];
@@ -477,6 +481,23 @@ static ccb_status query(ccb_sim* sim, double t0, double h, const double* q, cons
     lazy_ctx c = {sim, {t0, h, sim->prm.vs}};
     return ccb_geometry_query_lazy(m, t0, q, sim->prm.margin, lazy_cut, &c, &sim->contacts,
                                    sim->msg, sizeof sim->msg);
+}
+
+/* The query of `query` made again after the pairs lazy_ex[from..] failed and their bodies' boosts
+ * rose (the same t0, q, v): lazy_cut changed only for the pairs of those bodies, so only theirs
+ * are decided again (ccb_geo_requery_lazy; the same contacts and lazy pairs as a whole query). */
+static ccb_status requery(ccb_sim* sim, double t0, double h, int from) {
+    for (int k = 2 * from; k < 2 * sim->n_lazy_ex; ++k) {
+        sim->lazy_chg[sim->lazy_ex[k]] = 1;
+    }
+    lazy_ctx c = {sim, {t0, h, sim->prm.vs}};
+    const ccb_status s =
+        ccb_geo_requery_lazy(sim->model, sim->prm.margin, lazy_cut, &c, sim->lazy_chg,
+                             &sim->contacts, sim->msg, sizeof sim->msg);
+    for (int k = 2 * from; k < 2 * sim->n_lazy_ex; ++k) {
+        sim->lazy_chg[sim->lazy_ex[k]] = 0;
+    }
+    return s;
 }
 
 /* The counters of a step whose solve resumed from an earlier one (frozen_step, lazy pairs with
@@ -516,9 +537,11 @@ static ccb_status frozen_step(ccb_sim* sim, double t0, double h, const double* q
     const double* guess0 = guess;
     /* the work of the solves the step resumed from (carry_add) */
     double carry[CCB_CNT_COUNT] = {0};
+    int requery_from = -1; /* >= 0: the query made again for the failed pairs lazy_ex[from..] */
 again:
     if (!reuse) {
-        s = query(sim, t0, h, q, v, lazy);
+        s = requery_from >= 0 ? requery(sim, t0, h, requery_from) : query(sim, t0, h, q, v, lazy);
+        requery_from = -1;
         toc = ccb_wall_time(); /* one clock read per phase boundary */
         sim->stats.time_geometry += toc - tic;
         sim->stats.ncontacts = sim->contacts.n;
@@ -581,6 +604,9 @@ again:
             !ccb_grow((void**)&sim->lazy_ex, &sim->cap_lazy_ex, 2 * (sim->n_lazy_ex + nf),
                       sizeof(int))) {
             lazy_boost_raise(sim, f, nf);
+            if (sim->prm.contact_order == 0) { /* the set is the query's, in its order */
+                requery_from = sim->n_lazy_ex;
+            }
             for (int k = 0; k < nf; ++k) {
                 sim->lazy_ex[2 * sim->n_lazy_ex] = sim->contacts.pairs[f[k]].body_a;
                 sim->lazy_ex[2 * sim->n_lazy_ex + 1] = sim->contacts.pairs[f[k]].body_b;

@@ -30,6 +30,8 @@ struct ccb_sim {
      * back to 1 over the following steps (sim.c, lazy_cut) */
     double* lazy_boost;
     int cap_lazy_boost, n_lazy_boost;
+    unsigned char* lazy_chg; /* per body: 1 while a query decides its pairs again (all 0 else) */
+    int cap_lazy_chg;
     ccb_problem* problem;
     double t_start;
     long nsteps; /* steps since set_state */

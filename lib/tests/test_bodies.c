@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ccb/ccb.h"
+#include "geometry_internal.h"
 #include "model_internal.h"
 #include "problem_internal.h"
 #include "test.h"
@@ -585,10 +586,97 @@ static void test_sphere_box_queries(void) {
     ccb_model_destroy(m);
 }
 
+/* The lazy cut of test_requery: margin x w_a x w_b, nothing left out where a weight is above 0.9
+ * (a pair whose test failed). */
+typedef struct {
+    const double* w;
+    double margin;
+} requery_cut;
+static double requery_cut_fn(void* ctx, const ccb_contact_pair* pr) {
+    const requery_cut* c = ctx;
+    const double wa = c->w[pr->body_a], wb = c->w[pr->body_b];
+    return wa > 0.9 || wb > 0.9 ? INFINITY : c->margin * wa * wb;
+}
+
+/* Two contact sets bit for bit (field by field: the structs have padding). */
+static int same_sets(const ccb_contact_set* a, const ccb_contact_set* b) {
+    int same = a->n == b->n && a->npairs == b->npairs;
+    for (int i = 0; same && i < a->n; ++i) {
+        const ccb_contact *x = &a->items[i], *y = &b->items[i];
+        same = x->body_a == y->body_a && x->body_b == y->body_b && x->shape_a == y->shape_a &&
+               x->shape_b == y->shape_b && x->feature == y->feature &&
+               memcmp(&x->phi0, &y->phi0, sizeof x->phi0) == 0 &&
+               memcmp(&x->p, &y->p, sizeof x->p) == 0 &&
+               memcmp(&x->R_WC, &y->R_WC, sizeof x->R_WC) == 0 &&
+               memcmp(&x->material, &y->material, sizeof x->material) == 0;
+    }
+    for (int i = 0; same && i < a->npairs; ++i) {
+        const ccb_contact_pair *x = &a->pairs[i], *y = &b->pairs[i];
+        same = x->body_a == y->body_a && x->body_b == y->body_b &&
+               x->shape_pairs == y->shape_pairs &&
+               memcmp(&x->phi_lb, &y->phi_lb, sizeof x->phi_lb) == 0 &&
+               memcmp(&x->reach_a, &y->reach_a, sizeof x->reach_a) == 0 &&
+               memcmp(&x->reach_b, &y->reach_b, sizeof x->reach_b) == 0 &&
+               memcmp(&x->material, &y->material, sizeof x->material) == 0;
+    }
+    return same;
+}
+
+/* The lazy query made again for some bodies (ccb_geo_requery_lazy, formulation-convex §8.11) is
+ * bit for bit the whole query with the new cut: after a lazy query with per-body weights, three
+ * rounds each change the weights of a few random bodies (the ground of the box and the
+ * half-space, a long body, neighbours flagged together) and make the query again; each round is
+ * compared with a whole lazy query with the same weights. Returns the lazy pairs seen. */
+static long test_requery(ccb_model* m, const double* q, double margin, int trial) {
+    const int nb = ccb_model_nbodies(m);
+    double* w = malloc((size_t)nb * sizeof(double));
+    unsigned char* chg = calloc((size_t)nb, 1);
+    for (int b = 0; b < nb; ++b) {
+        w[b] = uniform(0.2, 0.85);
+    }
+    requery_cut c = {w, margin};
+    ccb_contact_set inc = {0}, whole = {0};
+    char msg[256];
+    CHECK(ccb_geometry_query_lazy(m, 0, q, margin, requery_cut_fn, &c, &inc, msg, sizeof msg) ==
+              CCB_OK,
+          "lazy query: %s", msg);
+    long pairs = inc.npairs;
+    int same = 1;
+    for (int round = 0; round < 3; ++round) {
+        for (int b = 0; b < nb; ++b) { /* about one body in eight, the ground every other trial */
+            chg[b] = (unsigned char)(urand() < 0.125 || (b == 0 && (trial + round) % 2 == 0));
+            if (chg[b]) {
+                w[b] = urand() < 0.3 ? 1.0 : uniform(0.2, 0.85);
+            }
+        }
+        const ccb_status s =
+            ccb_geo_requery_lazy(m, margin, requery_cut_fn, &c, chg, &inc, msg, sizeof msg);
+        CHECK(s == CCB_OK, "requery: %s", msg);
+        CHECK(ccb_geometry_query_lazy(m, 0, q, margin, requery_cut_fn, &c, &whole, msg,
+                                      sizeof msg) == CCB_OK,
+              "whole query: %s", msg);
+        same = same && s == CCB_OK && same_sets(&inc, &whole);
+        pairs += whole.npairs;
+    }
+    CHECK(same, "trial %d: the requery's contacts and lazy pairs are the whole query's [exact]",
+          trial);
+    /* a set without a lazy query behind it is refused */
+    CHECK(ccb_geometry_query(m, 0, q, margin, &whole, NULL, 0) == CCB_OK &&
+              ccb_geo_requery_lazy(m, margin, requery_cut_fn, &c, chg, &whole, msg, sizeof msg) ==
+                  CCB_E_INVALID,
+          "requery after a query without lazy pairs: CCB_E_INVALID");
+    ccb_contact_set_free(&inc);
+    ccb_contact_set_free(&whole);
+    free(chg);
+    free(w);
+    return pairs;
+}
+
 /* The broad phase finds exactly the pairs an all-pairs test finds: random clouds of free
  * bodies carrying 1-3 spheres each (small groups), two long bodies of 12 spheres (large
  * groups), a fixed box (a large shape) and a floor half-space. */
 static void test_broad_phase_complete(void) {
+    long lazy_pairs = 0;
     for (int trial = 0; trial < 20; ++trial) {
         ccb_model* m = floor_model(0.0);
         const int ig = 0; /* the ground: the first body of floor_model */
@@ -698,12 +786,15 @@ static void test_broad_phase_complete(void) {
         }
         CHECK(framed, "trial %d: every contact's frame is the frame of its unit normal [exact]",
               trial);
+        lazy_pairs += test_requery(m, q, margin, trial);
         free(first);
         free(q);
         free(v);
         ccb_contact_set_free(&cs);
         ccb_model_destroy(m);
     }
+    CHECK(lazy_pairs > 1000, "requery: %ld lazy pairs compared", lazy_pairs);
+    printf("requery: %ld lazy pairs compared over 20 trials\n", lazy_pairs);
 }
 
 int main(void) {
