@@ -60,7 +60,7 @@ PY
 # --- the optional parts' libraries are opened at first use, never linked (peers/peer_dl.h): a
 # ccb that needs none of them starts without loading HDF5, MUMPS and the rest
 if command -v readelf >/dev/null; then
-  needed=$(readelf -d "$CCB" | grep -E 'NEEDED.*(mujoco|siconos|fclib|hdf5)')
+  needed=$(readelf -d "$CCB" | grep -E 'NEEDED.*(mujoco|libode|Bullet|siconos|fclib|hdf5)')
   if [ -n "$needed" ]; then
     echo "FAIL: $CCB links an optional part's library: $needed"
     stop
@@ -526,18 +526,20 @@ cp "$tmp/sens6/$f6" "$tmp/sens/$f6"
 expect 0 "" -- "$CCB" diff "$tmp/sens6" "$tmp/sens" --no-figures --out "$tmp/sens6e"
 pass=$((pass + 1))
 
-# --- the MuJoCo peer (only in a build with MuJoCo): a peer run is recorded like a ccb run -------
-if "$CCB" list | grep -q '^  mujoco '; then
-  expect 2 "no observables for a peer run" -- "$CCB" run rod --variant mujoco --out "$tmp/a"
+# --- the peers (each engine in a build that has it): a peer run is recorded like a ccb run -------
+for e in mujoco ode bullet; do
+  "$CCB" list | grep -q "^  $e " || continue
+  expect 2 "no observables for a peer run" -- "$CCB" run rod --variant $e --out "$tmp/a"
   # One free-flight step (no contact yet) is semi-implicit Euler with the same rotation update in
-  # both: MuJoCo's state mapped to ccb's coordinates (planar x, z, theta; free p, quaternion, world
-  # omega, v) equals ccb's step to round-off (measured 4.4e-16; bound 1e-12 absolute).
+  # both: the engine's state mapped to ccb's coordinates (planar x, z, theta; free p, quaternion,
+  # world omega, v) equals ccb's step to round-off (measured 4.4e-16 for MuJoCo; bound 1e-12
+  # absolute).
   for c in sphere clutter; do
-    "$CCB" run $c --variant mujoco --t-final 0.002 --out "$tmp/pm_$c" >/dev/null 2>&1 \
+    "$CCB" run $c --variant $e --t-final 0.002 --out "$tmp/pm_$c" >/dev/null 2>&1 \
       && "$CCB" run $c --variant lagged --t-final 0.002 --out "$tmp/pl_$c" >/dev/null 2>&1 \
-      || { echo "FAIL: $c: a one-step run of mujoco or lagged failed"; stop; }
-    grep -q '"name":[[:space:]]*"mujoco"' "$tmp/pm_$c/meta.json" \
-      || { echo "FAIL: $c: meta.json of the peer run does not name mujoco"; stop; }
+      || { echo "FAIL: $c: a one-step run of $e or lagged failed"; stop; }
+    grep -q '"name":[[:space:]]*"'$e'"' "$tmp/pm_$c/meta.json" \
+      || { echo "FAIL: $c: meta.json of the peer run does not name $e"; stop; }
     d=$(paste -d, <(sed -n 1p "$tmp/pm_$c/trajectory.csv") <(sed -n 2p "$tmp/pm_$c/trajectory.csv") \
                   <(sed -n 2p "$tmp/pl_$c/trajectory.csv") | awk -F, '{
           n = NF / 3; m = 0
@@ -545,9 +547,12 @@ if "$CCB" list | grep -q '^  mujoco '; then
             e = $(n + i) - $(2 * n + i); if (e < 0) e = -e; if (e > m) m = e }
           printf "%.3g", m }')
     awk -v d="$d" 'BEGIN { exit !(d <= 1e-12) }' \
-      || { echo "FAIL: $c: MuJoCo's free-flight step differs from ccb's by $d (bound 1e-12)"; stop; }
+      || { echo "FAIL: $c: $e's free-flight step differs from ccb's by $d (bound 1e-12)"; stop; }
     pass=$((pass + 1))
   done
+  rm -rf "$tmp"/pm_* "$tmp"/pl_*
+done
+if "$CCB" list | grep -q '^  mujoco '; then
   # bench --peers' iteration breakdown: its whole-run rows count the iterations of every step (the
   # same mean as the timed runs' table: the runs are deterministic) and a line search evaluates
   # the cost at least once

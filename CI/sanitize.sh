@@ -31,12 +31,15 @@ rc=0
 build-asan/ccb run clutter --dt 5e-3 --t-final 0.5 --set k=1e13 --out "$out/k13" >/dev/null 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || { echo "expected exit 1 (solver failure), got $rc"; exit 1; }
 # (the list read whole: a pipe into grep -q under pipefail fails when grep stops reading first)
-if grep -q '^  mujoco ' <<< "$(build-asan/ccb list)"; then # the MuJoCo peer, where this build has it
+# every peer variant this build has (reference/peers): one short run of each case it applies to
+list=$(build-asan/ccb list)
+for v in mujoco mujoco-pgs mujoco-cg mujoco-pyramidal ode ode-quickstep bullet bullet-mlcp-dantzig; do
+  grep -q "^  $v " <<< "$list" || continue
   for c in conveyor sphere clutter; do
-    echo "== ccb run $c --variant mujoco"
-    build-asan/ccb run "$c" --variant mujoco --t-final 0.2 --out "$out/peer_$c" >/dev/null
+    echo "== ccb run $c --variant $v"
+    build-asan/ccb run "$c" --variant "$v" --t-final 0.2 --out "$out/peer_$c" >/dev/null
   done
-fi
+done
 for sv in "" "--solver tamsi --set repr=1" "--solver gsl --set layout=1 --set rings=4" \
           "--set compliant=1 --set repr=1"; do
   echo "== ccb run coin $sv"

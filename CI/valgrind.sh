@@ -28,6 +28,14 @@ for m in sap similar lagged lagged-reg; do
   echo "== ccb run conveyor --approx $m"
   CCB_SOURCE_DIR=$PWD $vg build/ccb run conveyor --approx "$m" --t-final 0.5 --out "$out/$m" >/dev/null
 done
+# every peer engine this build has (reference/peers): a short run with contacts (the engines'
+# own leaks are suppressed by name in CI/valgrind.supp, where there are any)
+list=$(build/ccb list)
+for v in mujoco ode ode-quickstep bullet bullet-mlcp-dantzig; do
+  grep -q "^  $v " <<< "$list" || continue
+  echo "== ccb run sphere --variant $v"
+  CCB_SOURCE_DIR=$PWD $vg build/ccb run sphere --variant "$v" --t-final 0.15 --out "$out/p_$v" >/dev/null
+done
 echo "== ccb run sphere / rod"
 CCB_SOURCE_DIR=$PWD $vg build/ccb run sphere --out "$out/sphere" >/dev/null
 CCB_SOURCE_DIR=$PWD $vg build/ccb run rod --dt 1e-5 --out "$out/rod" >/dev/null

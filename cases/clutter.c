@@ -691,14 +691,39 @@ static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, doubl
     study_set_metricf(out, run_mean_iterations(r), "peers.%s.mean_iterations", name);
 }
 
+/* The clutter's claims on every run of the peers study (case.h, peer_claim): CLU-1a to CLU-1d
+ * restated on the one pile of the study (CLU-1c: the criterion each pile of the gate's ensemble is
+ * counted by), with the gates' bounds. */
+static const peer_claim k_clutter_claims[] = {
+    {"CLU-1a", "the run finishes with a finite state and no solver failure (1: failed)", "<=", 0},
+    {"CLU-1b",
+     "no object passes through a wall: largest distance of a centre outside the box "
+     "[m]",
+     "<=", 0},
+    {"CLU-1c", "the pile settles: largest object speed after 2.5 s [m/s]", "<", 5e-3},
+    {"CLU-1d", "the pile settles: kinetic energy after 2.5 s over its peak", "<=", 1e-3},
+};
+
+static void clutter_claims(study_ctx* ctx, study_out* out, const run_record* r, const char* name) {
+    const double T = ctx->cs->t_final_default;
+    const int ok = r->status == CCB_OK;
+    const double v[4] = {ok ? 0.0 : 1.0, ok ? clutter_obs_max(r, 0, T, O_OUT) : NAN,
+                         ok ? clutter_obs_max(r, 2.5, T, O_SPEED) : NAN,
+                         ok ? clutter_obs_max(r, 2.5, T, O_KE) / clutter_obs_max(r, 0, T, O_KE)
+                            : NAN};
+    for (int c = 0; c < 4; ++c) {
+        fig_claim(out, ctx->cs->name, name, &k_clutter_claims[c], v[c]);
+    }
+}
+
 static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
-    (void)ctx;
     (void)dir;
     const study_batch* b = fd->b;
     for (int i = 0; i < b->n; ++i) {
         const run_record* r = &b->rec[i];
         char name[32];
         variant_name(&r->cfg, name, sizeof name);
+        clutter_claims(ctx, out, r, name);
         study_row(out, "runs");
         study_str(out, "runs", name);
         if (r->status != CCB_OK) {
@@ -728,23 +753,28 @@ static const fig_table k_peers_tables[] = {
            "penetration [m] | largest step mean [m] | most outside the box [m] | kinetic energy "
            "at the end [J] |\n|---|---|---|---|---|---|---|---|---|\n",
      .cells = "%s|%s|%.0f|%.2f|%.0f|%.3g|%.3g|%.3g|%.3g"},
+    FIG_CLAIMS_TABLE,
     {.name = NULL}};
 
 static const fig_study k_peers = {
     .claim = "ccb's convex models beside MuJoCo on the same 40 objects (each cube as its 26 "
              "spheres): wall time, iterations, contacts and penetration.",
     .peer = 1,
-    .variants = "sap,similar,lagged,mujoco,mujoco-k",
+    .variants = "sap,similar,lagged,peers",
     .serial = 1,
     .columns = "wall_per_step [us],contacts_mean,penetration_mean [m],penetration_max [m],"
                "outside_max [m],kinetic_energy_final [J]",
     .row = peers_row,
     .finish = peers_finish,
     .tables = k_peers_tables,
-    .report = "{table:runs}\nOne run each, one at a time; `ccb bench clutter --peers` times "
-              "alternating runs (median and spread) and MuJoCo with native boxes. ccb counts the "
-              "contacts within its 10 cm speculative margin, MuJoCo those within its margin 0. "
-              "mujoco-k uses ccb's k literally (docs/speed.md §3).\n\n",
+    .report =
+        "{table:runs}\nOne run each, one at a time; `ccb bench clutter --peers` times "
+        "alternating runs (median and spread) and MuJoCo with native boxes. ccb counts the "
+        "contacts within its 10 cm speculative margin, MuJoCo those within its margin 0. "
+        "mujoco-k uses ccb's k literally (docs/speed.md §3).\n\n"
+        "The claims: each restates a gate of the case on one run, with the gate's bound (a peer's "
+        "FAIL is a finding about the engine, not a failed gate; `engines.md` gathers every "
+        "case's).\n\n{table:claims}\n",
 };
 
 /* ---- study rigid-limit: exported steps against Siconos' rigid solution

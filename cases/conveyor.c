@@ -554,6 +554,34 @@ static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, doubl
     study_set_metricf(out, (double)f.nfree, "peers.%s.steps_without_normal_force", name);
 }
 
+/* The conveyor's claims on every run of the peers study (case.h, peer_claim): CONV-1a, CONV-1b,
+ * CONV-2a, CONV-2b and CONV-5c restated on one run at the case's defaults (dt = 0.01 s), with the
+ * gates' bounds. */
+static const peer_claim k_conveyor_claims[] = {
+    {"CONV-1a",
+     "normal force m g throughout (the belt moves horizontally): max abs(f_n - m g) / m g",
+     "<=", 1e-6},
+    {"CONV-1b", "no gliding: max abs(z - z_eq) of the box [m]", "<=", 1e-9},
+    {"CONV-2a", "stick to slip at the ideal Coulomb time: abs(t - t_ref) [s] within 2 dt",
+     "<=", 0.02},
+    {"CONV-2b", "slip to stick at the ideal Coulomb time: abs(t - t_ref) [s] within 2 dt",
+     "<=", 0.02},
+    {"CONV-5c", "no normal-force spike at re-stick: max f_n / m g", "<=", 1.01},
+};
+
+static void conveyor_claims(study_ctx* ctx, study_out* out, const run_record* r, const char* name) {
+    const int ok = r->status == CCB_OK;
+    fig3_facts e;
+    if (ok) {
+        fig3_analyse(ctx->params, r, &e);
+    }
+    const double v[5] = {ok ? e.fn_dev : NAN, ok ? e.z_dev : NAN, ok ? e.onset_err : NAN,
+                         ok ? e.restick_err : NAN, ok ? e.fn_max : NAN};
+    for (int c = 0; c < 5; ++c) {
+        fig_claim(out, ctx->cs->name, name, &k_conveyor_claims[c], v[c]);
+    }
+}
+
 static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
@@ -563,6 +591,7 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
         const run_record* r = &fd->b->rec[i];
         char name[32];
         variant_name(&r->cfg, name, sizeof name);
+        conveyor_claims(ctx, out, r, name);
         study_row(out, "runs");
         study_str(out, "runs", name);
         if (r->status != CCB_OK) {
@@ -592,6 +621,7 @@ static const fig_table k_peers_tables[] = {
            "the belt [m] | sticking: largest \\|v_n\\| [m/s] | sticking: mean penetration [m] | "
            "steps without a normal force | steps |\n|---|---|---|---|---|---|---|---|\n",
      .cells = "%s|%s|%.3g|%.3g|%.3g|%.3g|%d"},
+    FIG_CLAIMS_TABLE,
     {.name = NULL}};
 
 static const fig_plot k_peers_plots[] = {
@@ -615,14 +645,18 @@ static const fig_study k_peers = {
     .row = peers_row,
     .finish = peers_finish,
     .tables = k_peers_tables,
-    .report = "Static penetration of a point contact m g / (n k) = {sink|%.3g} m; slip means "
-              "|v_t| > {slip_factor} v_s.\n\n{table:runs}\nSAP and Similar glide: while "
-              "slipping the box rises on the belt by mu (dt + tau_d) |v_t| (ICF Table I), Lagged "
-              "does not. MuJoCo has no speculative contact: a box that leaves the belt falls one "
-              "whole step before its contact is found again, so it hops (steps without a normal "
-              "force) instead of gliding; its friction is a soft constraint that lets the box "
-              "creep, so by the 10 v_s criterion it need not stick at all. mujoco-k uses ccb's k "
-              "literally (docs/speed.md §3).\n\n",
+    .report =
+        "Static penetration of a point contact m g / (n k) = {sink|%.3g} m; slip means "
+        "|v_t| > {slip_factor} v_s.\n\n{table:runs}\nSAP and Similar glide: while "
+        "slipping the box rises on the belt by mu (dt + tau_d) |v_t| (ICF Table I), Lagged "
+        "does not. MuJoCo has no speculative contact: a box that leaves the belt falls one "
+        "whole step before its contact is found again, so it hops (steps without a normal "
+        "force) instead of gliding; its friction is a soft constraint that lets the box "
+        "creep, so by the 10 v_s criterion it need not stick at all. mujoco-k uses ccb's k "
+        "literally (docs/speed.md §3).\n\n"
+        "The claims: each restates a gate of the case on one run, with the gate's bound (a peer's "
+        "FAIL is a finding about the engine, not a failed gate; `engines.md` gathers every "
+        "case's).\n\n{table:claims}\n",
     .plots = k_peers_plots,
 };
 

@@ -428,6 +428,37 @@ static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, doubl
     study_set_metricf(out, P[P_RADIUS] - z, "peers.%s.penetration_final", name);
 }
 
+/* The sphere's claims on every run of the peers study (case.h, peer_claim): SPH-1, SPH-2, SPH-3a
+ * and SPH-3c restated on one run at the case's defaults (dt = 2e-3 s, where SPH-3 applies), with
+ * the gates' bounds. */
+static const peer_claim k_sphere_claims[] = {
+    {"SPH-1",
+     "final rolling speed 5/7 U0 (angular momentum about the contact is conserved): "
+     "abs(u(T) - 5/7 U0) / U0",
+     "<=", 1e-4},
+    {"SPH-2",
+     "rolling from 2 U0/(7 mu g) after release: abs(t_roll - 2 U0/(7 mu g)) / (2 dt + 1 ms)",
+     "<=", 1.0},
+    {"SPH-3a", "static sink m g/k at rest: abs(z(T) - (R - m g/k)) [m]", "<=", 5e-8},
+    {"SPH-3c", "no gliding: largest abs(v_n) while sliding [m/s]", "<", 1e-6},
+};
+
+static void sphere_claims(study_ctx* ctx, study_out* out, const run_record* r, const char* name) {
+    const double* P = ctx->params;
+    const int ok = r->status == CCB_OK;
+    sphere_run_facts f = {0};
+    if (ok) {
+        f = analyse(r, P);
+    }
+    const double U0 = P[P_U0], t_exact = 2 * U0 / (7 * P[P_MU] * P[P_G]);
+    const double v[4] = {ok ? fabs(f.u_final - U0 / 1.4) / U0 : NAN,
+                         ok ? fabs(f.t_roll - t_exact) / (2 * r->cfg.sim.dt + 1e-3) : NAN,
+                         ok ? f.rest_z_err : NAN, ok ? f.vn_sliding : NAN};
+    for (int c = 0; c < 4; ++c) {
+        fig_claim(out, ctx->cs->name, name, &k_sphere_claims[c], v[c]);
+    }
+}
+
 /* together: what the peer does differently, in numbers */
 static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
@@ -442,6 +473,7 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
         const run_record* r = &fd->b->rec[i];
         char name[32];
         variant_name(&r->cfg, name, sizeof name);
+        sphere_claims(ctx, out, r, name);
         study_row(out, "runs");
         study_str(out, "runs", name);
         if (r->status != CCB_OK) {
@@ -471,6 +503,7 @@ static const fig_table k_peers_tables[] = {
            "slip at the end [m/s] | largest \\|v_n\\| after the first contact [m/s] | height of "
            "the centre [m] | penetration [m] |\n|---|---|---|---|---|---|---|---|---|\n",
      .cells = "%s|%s|%.3f|%.6f|%+.2f|%.3g|%.3g|%.6g|%.3g"},
+    FIG_CLAIMS_TABLE,
     {.name = NULL}};
 
 static const fig_plot k_peers_plots[] = {
@@ -505,7 +538,10 @@ static const fig_study k_peers = {
         "a rolling ball keeps creeping at the contact and rolls slower than 5/7 U0; the contact "
         "spring, set by a time constant of 2 dt, sinks deeper than m g / k. Used literally "
         "(mujoco-k), k = {k} N/m on {m} kg is a spring of period {period_ms|%.3g} ms at dt = "
-        "{dt_ms} ms, which MuJoCo's constraint reference treats explicitly.\n\n",
+        "{dt_ms} ms, which MuJoCo's constraint reference treats explicitly.\n\n"
+        "The claims: each restates a gate of the case on one run, with the gate's bound (a peer's "
+        "FAIL is a finding about the engine, not a failed gate; `engines.md` gathers every "
+        "case's).\n\n{table:claims}\n",
     .plots = k_peers_plots,
 };
 

@@ -4,7 +4,7 @@
 #endif
 #include "fclib_io.h"
 #include "gates.h"
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "siconos_peer.h"
 #include <errno.h>
 #include <ftw.h>
@@ -42,13 +42,17 @@ static const char* k_bench_help =
     "  --approx NAME     only this approximation\n"
     "  --dt S, --t-final S, --set NAME=VALUE   as for ccb run\n"
     "  --solver NAME     only this solver (with --approx: on that approximation)\n"
-    "  --peers           the first variant against MuJoCo on the same scene, in alternating\n"
-    "                    runs: the same geometry (every ccb shape) and native boxes (a body of\n"
-    "                    spheres as the box that bounds them); prints one line\n"
-    "                    'ratio CASE VARIANT/mujoco-same-geometry R' and one\n"
-    "                    'ratio CASE VARIANT/mujoco-native-boxes R' (medians), and where\n"
-    "                    each engine's iterations go, per window of the run (one untimed\n"
-    "                    run each; docs/speed.md §4); needs a build with libmujoco-dev\n"
+    "  --peers           the first variant against the outside engines on the same scene,\n"
+    "                    in alternating runs: MuJoCo on the same geometry (every ccb shape)\n"
+    "                    and with native boxes (a body of spheres as the box that bounds\n"
+    "                    them), and every other peer of the build (ccb list: mujoco-pgs,\n"
+    "                    mujoco-cg, mujoco-pyramidal, ode, ode-quickstep, bullet,\n"
+    "                    bullet-mlcp-dantzig) on the same geometry; prints one line\n"
+    "                    'ratio CASE VARIANT/PEER R' (medians) per peer, and where ccb's\n"
+    "                    and MuJoCo's iterations go, per window of the run (one untimed run\n"
+    "                    each; docs/speed.md §4); needs a build with a peer (libmujoco-dev,\n"
+    "                    libode-dev, libbullet-dev); a peer that cannot translate the scene\n"
+    "                    is named with the reason\n"
     "The solver options below apply to every variant whose solver reads them.\n";
 
 void describe_line(const char* key, const char* value, void* user) {
@@ -158,10 +162,45 @@ static void bench_breakdown(const run_record r[2], const char* variant, double t
     }
 }
 
-/* `ccb bench --peers`: cfg and MuJoCo (same geometry, native boxes) in alternating runs. */
+/* The peers `ccb bench --peers` times: MuJoCo on the same geometry and with native boxes, then
+ * every other peer variant of this build on the same geometry (mujoco-k, whose literal stiffness
+ * is not a setting for speed, is left out). */
+typedef struct bench_peer {
+    char name[40];
+    const peer_variant* pv;
+    peer_options o;
+} bench_peer;
+
+static int bench_peer_list(bench_peer* out, int max) {
+    int n = 0;
+    for (int id = 1; id < PEER_COUNT && n < max; ++id) {
+        const peer_variant* pv = peer_variant_of(id);
+        if (id == PEER_MUJOCO_K || pv->engine->absent() != NULL) {
+            continue;
+        }
+        out[n].pv = pv;
+        out[n].o = pv->options;
+        snprintf(out[n].name, sizeof out[n].name, "%s%s", pv->name,
+                 id == PEER_MUJOCO ? "-same-geometry" : "");
+        n++;
+        if (id == PEER_MUJOCO && n < max) {
+            out[n] = out[n - 1];
+            out[n].o.geometry = PEER_NATIVE_BOXES;
+            snprintf(out[n].name, sizeof out[n].name, "mujoco-native-boxes");
+            n++;
+        }
+    }
+    return n;
+}
+
+/* `ccb bench --peers`: cfg and every peer (bench_peer_list) in alternating runs. A peer that
+ * cannot translate the scene is reported and left out; none that can is an error. */
 int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant, int repeat) {
-    if (!peer_mujoco_available()) {
-        return cli_error("--peers: %s", peer_mujoco_absent());
+    enum { MAXP = 1 + 2 * PEER_COUNT };
+    bench_peer peers[MAXP];
+    const int npeer = bench_peer_list(peers + 1, MAXP - 1);
+    if (npeer == 0) {
+        return cli_error("--peers: no peer engine in this build (%s)", peer_engine_mujoco.absent());
     }
     ccb_model* model = NULL;
     void* data = NULL;
@@ -175,12 +214,29 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
     if (cs->build(cfg->params, &model, &data, msg, sizeof msg) != 0) {
         return cli_error("%s", msg);
     }
-    enum { NP = 3 };
-    const char* names[NP] = {variant, "mujoco-same-geometry", "mujoco-native-boxes"};
+    /* which peers translate the scene (one step each) */
+    const int NP = 1 + npeer;
+    int use[MAXP] = {1}, nuse = 0;
+    char refused[MAXP][256];
+    for (int p = 1; p < NP; ++p) {
+        void* s = NULL;
+        refused[p][0] = '\0';
+        use[p] = peers[p].pv->engine->open(model, cfg->sim.dt, &peers[p].o, &s, refused[p],
+                                           sizeof refused[p]) == 0;
+        peers[p].pv->engine->close(s);
+        nuse += use[p];
+    }
+    snprintf(peers[0].name, sizeof peers[0].name, "%s", variant);
     double* t = calloc((size_t)(NP * repeat), sizeof(double));
-    double it[NP] = {0}, nc[NP] = {0}, pen[NP] = {0}, fac = 0, per_it = 0;
-    long steps[NP] = {0};
-    int ok[NP] = {1, 1, 1}, rc = t ? 0 : EXIT_USAGE;
+    double it[MAXP] = {0}, nc[MAXP] = {0}, pen[MAXP] = {0}, fac = 0, per_it = 0;
+    long steps[MAXP] = {0};
+    int ok[MAXP], rc = t ? 0 : EXIT_USAGE;
+    for (int p = 0; p < NP; ++p) {
+        ok[p] = 1;
+    }
+    if (nuse == 0) {
+        rc = cli_error("--peers: %s", refused[1]);
+    }
     run_config timed = *cfg; /* no clock reads inside the solver in the timed runs */
     timed.sim.newton.time_phases = 0;
     for (int r = 0; r < repeat && rc == 0; ++r) {
@@ -195,11 +251,14 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
         ok[0] &= rec.status == CCB_OK;
         run_record_free(&rec);
         for (int p = 1; p < NP && rc == 0; ++p) {
+            if (!use[p]) {
+                continue;
+            }
             peer_result pr;
-            const peer_options po = {p == 1 ? PEER_SAME_GEOMETRY : PEER_NATIVE_BOXES,
-                                     PEER_STIFF_TIMECONST};
-            if (peer_mujoco_run(model, cfg->sim.dt, cfg->t_final, &po, &pr, msg, sizeof msg) != 0) {
-                rc = cli_error("--peers: %s", msg);
+            const peer_variant pv = {peers[p].pv->id, peers[p].name, peers[p].pv->title,
+                                     peers[p].pv->engine, peers[p].o};
+            if (peer_run(&pv, model, cfg->sim.dt, cfg->t_final, &pr, msg, sizeof msg) != 0) {
+                rc = cli_error("--peers: %s: %s", peers[p].name, msg);
                 break;
             }
             t[p * repeat + r] = pr.wall;
@@ -210,39 +269,53 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
             ok[p] &= pr.ok;
         }
     }
-    /* untimed runs: the phases of ccb's solve, and where each engine's iterations go */
+    /* untimed runs: the phases of ccb's solve, and where each engine's iterations go (MuJoCo) */
     run_record brk[2];
     memset(brk, 0, sizeof brk);
     run_config phased = *cfg, peer = *cfg;
     phased.detail = peer.detail = 1;
     phased.sim.newton.count_states = 1; /* the contacts' stick/slip/separate changes */
-    peer.peer = RUN_PEER_MUJOCO;        /* the same geometry, MuJoCo's time-constant stiffness */
+    peer.peer = PEER_MUJOCO;            /* the same geometry, MuJoCo's time-constant stiffness */
+    const int mj = use[1] && peers[1].pv->id == PEER_MUJOCO;
     if (rc == 0 && run_execute(&phased, &brk[0], msg, sizeof msg) == 0 &&
         brk[0].total_iters > 0) { /* per Newton iteration: whole solve, and its factorizations */
         per_it = brk[0].t_solve / (double)brk[0].total_iters;
         fac = brk[0].t_factor / (double)brk[0].total_iters;
     }
-    const int have_brk = rc == 0 && brk[0].detail != NULL && brk[0].status == CCB_OK &&
+    const int have_brk = rc == 0 && mj && brk[0].detail != NULL && brk[0].status == CCB_OK &&
                          run_execute(&peer, &brk[1], msg, sizeof msg) == 0 &&
                          brk[1].status == CCB_OK;
     if (rc == 0) {
-        printf("\n# --peers: %d alternating runs each of %s and MuJoCo %s, stepping loop only; "
-               "median [min, max]\n",
-               repeat, variant, peer_mujoco_version());
-        const peer_options po = {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST};
-        peer_mujoco_describe(cfg->sim.dt, &po, describe_line, NULL);
+        printf("\n# --peers: %d alternating runs each of %s and of every peer, stepping loop "
+               "only; median [min, max]\n",
+               repeat, variant);
+        for (int p = 1; p < NP; ++p) {
+            const peer_engine* e = peers[p].pv->engine;
+            if (!use[p]) {
+                printf("# %s: not run: %s\n", peers[p].name, refused[p]);
+                continue;
+            }
+            if (p > 1 && peers[p - 1].pv->engine == e) {
+                continue;
+            }
+            printf("# %s %s:\n", e->name, e->version());
+            e->describe(cfg->sim.dt, &peers[p].o, describe_line, NULL);
+        }
         printf("%-22s %-8s %-12s %-25s %-14s %-10s %-10s %s\n", "solver", "steps", "wall [s]",
                "spread [s]", "per step [us]", "mean it.", "contacts", "status");
-        double med[NP];
+        double med[MAXP];
         for (int p = 0; p < NP; ++p) {
+            if (!use[p]) {
+                continue;
+            }
             double* tp = t + p * repeat;
             qsort(tp, (size_t)repeat, sizeof(double), cmp_double);
             med[p] = tp[repeat / 2];
             char spread[64];
             snprintf(spread, sizeof spread, "[%.4f, %.4f]", tp[0], tp[repeat - 1]);
-            printf("%-22s %-8ld %-12.4f %-25s %-14.1f %-10.2f %-10.0f %s\n", names[p], steps[p],
-                   med[p], spread, steps[p] ? 1e6 * med[p] / (double)steps[p] : 0.0, it[p], nc[p],
-                   ok[p] ? "ok" : "FAILED");
+            printf("%-22s %-8ld %-12.4f %-25s %-14.1f %-10.2f %-10.0f %s\n", peers[p].name,
+                   steps[p], med[p], spread, steps[p] ? 1e6 * med[p] / (double)steps[p] : 0.0,
+                   it[p], nc[p], ok[p] ? "ok" : "FAILED");
         }
         printf("# per Newton iteration of %s (last run): whole solve %.1f us, of it "
                "factorization + solve %.1f us (ratio %.2f)\n",
@@ -257,18 +330,28 @@ int bench_peers(const case_desc* cs, const run_config* cfg, const char* variant,
                    1e6 * brk[0].t_linesearch / ni, 1e6 * brk[0].t_eval / ni,
                    1e6 * brk[0].t_geometry / ns, 1e6 * brk[0].t_problem / ns);
         }
-        printf("# mean penetration of MuJoCo's contacts: same geometry %.3g m, native boxes "
-               "%.3g m\n",
-               pen[1], pen[2]);
+        printf("# mean penetration of the peers' penetrating contacts:");
+        for (int p = 1; p < NP; ++p) {
+            if (use[p]) {
+                printf("%s %s %.3g m", p > 1 ? "," : "", peers[p].name, pen[p]);
+            }
+        }
+        printf("\n");
         if (have_brk) {
             bench_breakdown(brk, variant, cfg->t_final);
         } else {
             printf("# no iteration breakdown: %s\n",
-                   brk[0].detail == NULL ? "the variant is not solved by Newton" : msg);
+                   !mj                     ? "it compares with MuJoCo, which is not here"
+                   : brk[0].detail == NULL ? "the variant is not solved by Newton"
+                                           : msg);
         }
-        printf("ratio %s %s/mujoco-same-geometry %.3f\n", cs->name, variant, med[0] / med[1]);
-        printf("ratio %s %s/mujoco-native-boxes %.3f\n", cs->name, variant, med[0] / med[2]);
-        rc = ok[0] && ok[1] && ok[2] ? 0 : EXIT_GATE;
+        for (int p = 1; p < NP; ++p) {
+            if (use[p]) {
+                printf("ratio %s %s/%s %.3f\n", cs->name, variant, peers[p].name, med[0] / med[p]);
+            }
+        }
+        /* ccb's run failing fails the bench; a peer's failure is a finding, shown in its row */
+        rc = ok[0] ? 0 : EXIT_GATE;
     }
     run_record_free(&brk[0]);
     run_record_free(&brk[1]);

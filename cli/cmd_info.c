@@ -4,7 +4,7 @@
 #endif
 #include "fclib_io.h"
 #include "gates.h"
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "siconos_peer.h"
 #include <errno.h>
 #include <ftw.h>

@@ -5,7 +5,7 @@
 #endif
 #include "fclib_io.h"
 #include "gates.h"
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "siconos_peer.h"
 #include <errno.h>
 #include <ftw.h>
@@ -71,6 +71,10 @@ void run_config_from_opts(const opts* o, run_config* cfg) {
         }
         variant_def v;
         if (variant_find(o->variant, &v) != 0) {
+            const peer_variant* pv = peer_variant_named(o->variant);
+            if (pv != NULL) { /* a peer of an engine this build does not have */
+                die_usage("variant '%s': %s", o->variant, pv->engine->absent());
+            }
             die_usage("unknown variant '%s' (ccb list shows them)", o->variant);
         }
         variant_configure(&v, cfg, NAN);

@@ -25,7 +25,7 @@
 #include "cli_internal.h"
 #include "fclib_io.h"
 #include "gates.h"
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "siconos_peer.h"
 
 static const char* k_usage =
@@ -138,8 +138,10 @@ int dispatch(int argc, char** argv) {
     if (strcmp(argv[1], "--version") == 0) {
         printf("ccb %s (git %s)\ndata: %s\n", ccb_version(), ccb_revision(), ccb_source_dir());
         /* the optional parts of this build (guide §2) */
-        printf("optional: mujoco %s, fclib %s, siconos %s\n",
-               peer_mujoco_available() ? "yes" : "no (libmujoco-dev)",
+        printf("optional: mujoco %s, ode %s, bullet %s, fclib %s, siconos %s\n",
+               peer_engine_mujoco.absent() ? "no (libmujoco-dev)" : "yes",
+               peer_engine_ode.absent() ? "no (libode-dev)" : "yes",
+               peer_engine_bullet.absent() ? "no (libbullet-dev)" : "yes",
                fclib_io_available() ? "yes" : "no (libfclib-dev)",
                peer_siconos_available() ? "yes" : "no (libsiconos-numerics-dev)");
         /* what the libraries were started with (single_threaded_libraries) */

@@ -4,7 +4,7 @@
 #endif
 #include "fclib_io.h"
 #include "gates.h"
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "siconos_peer.h"
 #include <errno.h>
 #include <ftw.h>
@@ -123,7 +123,7 @@ int emit_run(void* user, const study_ctx* ctx, const char* study, const run_conf
     ARG("%s", cs->name);
     if (cfg->peer != RUN_PEER_NONE) {
         ARG("--variant");
-        ARG("%s", cfg->peer == RUN_PEER_MUJOCO ? "mujoco" : "mujoco-k");
+        ARG("%s", peer_variant_of(cfg->peer)->name);
     } else {
         if (cfg->sim.approx != def.sim.approx) {
             ARG("--approx");

@@ -99,10 +99,38 @@ typedef struct fig_data {
     int nsw;
 } fig_data;
 
-/* The runs of a case's `peers` study (figure.c): SAP, Similar, Lagged, mujoco and mujoco-k at the
- * case's step, labelled by their variant names. */
-#define FIG_PEER_NRUNS 5
+/* The runs of a case's `peers` study (figure.c): SAP, Similar, Lagged and every peer variant
+ * (reference/peers/peer.h) at the case's step, labelled by their variant names; a peer whose
+ * engine this build lacks, or whose library does not open, is left out. */
+#define FIG_PEER_NRUNS 12
 extern const fig_run fig_peer_runs[FIG_PEER_NRUNS];
+
+/* The physics claims of a case's `peers` study, evaluated on each of its runs (issue 48): one row
+ * per run and claim in the study's table "claims" (FIG_CLAIMS_TABLE, its file claims.csv), with
+ * the measured value, the bound and the verdict. The verdict is information: an outside engine
+ * that fails a claim is a finding, not a failed gate; `ccb reproduce` gathers every case's
+ * claims into one table across engines (engines.md). A claim restates a gate of the case (its
+ * metric on one run, its bound): the bound was the paper's before any peer ran. */
+typedef struct peer_claim {
+    const char* id;        /* the gate it restates, e.g. "SPH-1" */
+    const char* statement; /* the physics, one line */
+    const char* op;        /* "<=", "<", ">=", ">" */
+    double bound;
+} peer_claim;
+/* One row: the claim on run `run` (variant name) of case `cs`, measured `value` (NaN: the run
+ * failed or the quantity is undefined: FAIL). */
+void fig_claim(study_out* out, const char* cs, const char* run, const peer_claim* c, double value);
+/* 1 if value satisfies the claim (NaN never does). */
+int fig_claim_holds(const peer_claim* c, double value);
+#define FIG_CLAIMS_TABLE                                                                           \
+    {                                                                                              \
+        .name = "claims", .file = "claims.csv",                                                    \
+        .header = "case,run,claim,statement,value,op,bound,verdict",                               \
+        .cells = "%s|%s|%s|%s|%.6g|%s|%.6g|%s",                                                    \
+        .md = "| case | run | claim | statement | measured | | bound | verdict |\n"                \
+              "|---|---|---|---|---|---|---|---|\n",                                               \
+        .md_cells = "%s|%s|%s|%s|%.4g|%s|%.4g|%s"                                                  \
+    }
 
 /* Index of a variant in a sweep's results (-1: not there). */
 int fig_variant_index(const fig_sweep_result* sw, const char* variant);

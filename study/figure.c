@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "study.h"
 
 #define FIG_MAX_COLS 24
@@ -29,15 +29,19 @@
 /* The declared runs as a list (variants at the study's step when no list is given). */
 static int fig_runs(study_ctx* ctx, const fig_study* d, fig_run* out, char names[][32]) {
     if (d->runs) {
-        for (int i = 0; i < d->nruns && i < FIG_MAX_RUNS; ++i) {
-            out[i] = d->runs[i];
-        }
         if (d->nruns > FIG_MAX_RUNS) {
             study_fail(ctx->out, CCB_E_INTERNAL, "%s: %d runs listed (at most %d)", ctx->cs->name,
                        d->nruns, FIG_MAX_RUNS);
             return -1;
         }
-        return d->nruns;
+        int n = 0;
+        for (int i = 0; i < d->nruns; ++i) { /* a peer study: the engines that are here */
+            const peer_variant* pv = peer_variant_named(d->runs[i].variant);
+            if (pv == NULL || pv->engine->absent() == NULL) {
+                out[n++] = d->runs[i];
+            }
+        }
+        return n;
     }
     variant_def v[FIG_MAX_RUNS];
     char msg[256];
@@ -361,21 +365,70 @@ static int fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const c
     return 0;
 }
 
-const fig_run fig_peer_runs[FIG_PEER_NRUNS] = {{.variant = "sap", .label = "sap"},
-                                               {.variant = "similar", .label = "similar"},
-                                               {.variant = "lagged", .label = "lagged"},
-                                               {.variant = "mujoco", .label = "mujoco"},
-                                               {.variant = "mujoco-k", .label = "mujoco-k"}};
+const fig_run fig_peer_runs[FIG_PEER_NRUNS] = {
+    {.variant = "sap", .label = "sap"},
+    {.variant = "similar", .label = "similar"},
+    {.variant = "lagged", .label = "lagged"},
+    {.variant = "mujoco", .label = "mujoco"},
+    {.variant = "mujoco-k", .label = "mujoco-k"},
+    {.variant = "mujoco-pgs", .label = "mujoco-pgs"},
+    {.variant = "mujoco-cg", .label = "mujoco-cg"},
+    {.variant = "mujoco-pyramidal", .label = "mujoco-pyramidal"},
+    {.variant = "ode", .label = "ode"},
+    {.variant = "ode-quickstep", .label = "ode-quickstep"},
+    {.variant = "bullet", .label = "bullet"},
+    {.variant = "bullet-mlcp-dantzig", .label = "bullet-mlcp-dantzig"}};
+
+int fig_claim_holds(const peer_claim* c, double value) {
+    if (isnan(value)) {
+        return 0;
+    }
+    return strcmp(c->op, "<=") == 0   ? value <= c->bound
+           : strcmp(c->op, "<") == 0  ? value < c->bound
+           : strcmp(c->op, ">=") == 0 ? value >= c->bound
+                                      : value > c->bound;
+}
+
+void fig_claim(study_out* out, const char* cs, const char* run, const peer_claim* c, double value) {
+    char st[256]; /* the statement is one CSV field and one markdown cell */
+    snprintf(st, sizeof st, "%s", c->statement);
+    for (char* p = st; *p; ++p) {
+        *p = *p == ',' ? ';' : *p == '|' ? '/' : *p;
+    }
+    study_row(out, "claims");
+    study_str(out, "claims", cs);
+    study_str(out, "claims", run);
+    study_str(out, "claims", c->id);
+    study_str(out, "claims", st);
+    study_num(out, "claims", value);
+    study_str(out, "claims", c->op);
+    study_num(out, "claims", c->bound);
+    study_str(out, "claims", fig_claim_holds(c, value) ? "PASS" : "FAIL");
+    study_set_metricf(out, value, "claims.%s.%s", run, c->id);
+}
+
+/* NULL if an engine of the peers is here, else why none is (the first engine's reason). */
+static const char* no_peer(void) {
+    const char* why = NULL;
+    for (int id = 1; id < PEER_COUNT; ++id) {
+        const char* w = peer_variant_of(id)->engine->absent();
+        if (w == NULL) {
+            return NULL;
+        }
+        why = why ? why : w;
+    }
+    return why;
+}
 
 static int fig_study_run(study_ctx* ctx, const case_study* st) {
     const fig_study* d = st->decl;
     const case_desc* cs = ctx->cs;
-    if (d->peer && !peer_mujoco_available()) {
+    if (d->peer && no_peer()) {
         study_report(ctx->out,
                      "### %s — %s (%s)\n\nNot run: %s (`make reproduce` installs Debian's "
-                     "libmujoco-dev; docs/speed.md §3).\n\n",
-                     st->name, st->title, st->figure, peer_mujoco_absent());
-        study_log("%s/%s: skipped (%s)", cs->name, st->name, peer_mujoco_absent());
+                     "libmujoco-dev, libode-dev and libbullet-dev; docs/speed.md §3).\n\n",
+                     st->name, st->title, st->figure, no_peer());
+        study_log("%s/%s: skipped (%s)", cs->name, st->name, no_peer());
         return 0;
     }
     const int begun = study_results_begin(ctx->out, d->tables, d->report);

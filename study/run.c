@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "fclib_io.h"
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "run_internal.h"
 
 static double now(void) {
@@ -127,17 +127,17 @@ void run_record_free(run_record* rec) {
 
 /* The peer's options for a run configuration. */
 peer_options run_peer_options(const run_config* cfg) {
-    const peer_options o = {PEER_SAME_GEOMETRY, cfg->peer == RUN_PEER_MUJOCO_K
-                                                    ? PEER_STIFF_LITERAL
-                                                    : PEER_STIFF_TIMECONST};
-    return o;
+    const peer_variant* pv = peer_variant_of(cfg->peer);
+    const peer_options none = {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_DEFAULT};
+    return pv ? pv->options : none;
 }
 
 /* A step of the run: by ccb's solver, or by the peer (whose state the sim then holds, for the
  * case's observables). */
 typedef struct stepper {
     ccb_sim* sim;
-    peer_mujoco* peer; /* NULL: ccb steps */
+    const peer_engine* engine;
+    void* peer;        /* NULL: ccb steps */
     ccb_step_stats st; /* the peer's step */
     peer_step_info info;
     double *q, *v; /* the peer's state in ccb's coordinates */
@@ -240,7 +240,7 @@ static ccb_status stepper_step(stepper* sp, double* wall, const ccb_step_stats**
     ps->solver = CCB_SOLVER_NEWTON;
     ps->time_geometry = ps->time_problem = 0.0;
     const double tic = now();
-    const int rc = peer_mujoco_step(sp->peer, &sp->info, sp->msg, sizeof sp->msg);
+    const int rc = sp->engine->step(sp->peer, &sp->info, 1, sp->msg, sizeof sp->msg);
     *wall = now() - tic;
     ps->time_solve = *wall;
     ps->counter[CCB_CNT_ITERATIONS] = sp->info.iterations;
@@ -248,8 +248,8 @@ static ccb_status stepper_step(stepper* sp, double* wall, const ccb_step_stats**
     ps->status = CCB_OK;
     *st = ps;
     if (rc == 0) {
-        peer_mujoco_state(sp->peer, sp->q, sp->v);
-        if (ccb_sim_set_state(sp->sim, peer_mujoco_time(sp->peer), sp->q, sp->v) == CCB_OK) {
+        sp->engine->state(sp->peer, sp->q, sp->v);
+        if (ccb_sim_set_state(sp->sim, sp->engine->time(sp->peer), sp->q, sp->v) == CCB_OK) {
             return CCB_OK;
         }
         snprintf(sp->msg, sizeof sp->msg, "%s", ccb_sim_last_error(sp->sim));
@@ -623,7 +623,9 @@ int run_execute(const run_config* cfg, run_record* rec, char* msg, size_t msgn) 
             snprintf(msg, msgn, "out of memory");
             goto done;
         }
-        if (peer_mujoco_open(model, cfg->sim.dt, &po, &stp.peer, msg, msgn) != 0) {
+        const peer_variant* pv = peer_variant_of(cfg->peer);
+        stp.engine = pv->engine;
+        if (stp.engine->open(model, cfg->sim.dt, &po, &stp.peer, msg, msgn) != 0) {
             goto done;
         }
     }
@@ -853,7 +855,9 @@ done:
     if (lockfd >= 0) {
         close(lockfd);
     }
-    peer_mujoco_close(stp.peer);
+    if (stp.engine) {
+        stp.engine->close(stp.peer);
+    }
     free(stp.q);
     free(stp.v);
     ccb_writer_abort(wt);

@@ -3,7 +3,7 @@
 #ifndef CCB_STUDY_RUN_INTERNAL_H
 #define CCB_STUDY_RUN_INTERNAL_H
 
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "study.h"
 
 /* The peer's options for a run configuration. */

@@ -2,6 +2,7 @@
  * the solver's options from its descriptors, dt), by what (version, revision, compiler) and how it
  * ended; a peer run adds the peer's own settings. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,9 +51,15 @@ int run_write_meta(const run_config* cfg, const run_record* rec, const ccb_model
     if (cfg->peer != RUN_PEER_NONE) { /* the peer's settings; the sim only held the state */
         peer_meta pm = {m, ""};
         const peer_options po = run_peer_options(cfg);
-        ccb_meta_set_string(m, "solver.name", "mujoco");
-        ccb_meta_set_string(m, "solver.peer.version", peer_mujoco_version());
-        peer_mujoco_describe(cfg->sim.dt, &po, peer_meta_line, &pm);
+        const peer_engine* e = peer_variant_of(cfg->peer)->engine;
+        char name[16];
+        snprintf(name, sizeof name, "%s", e->name);
+        for (char* c = name; *c; ++c) {
+            *c = (char)tolower((unsigned char)*c);
+        }
+        ccb_meta_set_string(m, "solver.name", name); /* mujoco, ode, bullet */
+        ccb_meta_set_string(m, "solver.peer.version", e->version());
+        e->describe(cfg->sim.dt, &po, peer_meta_line, &pm);
         if (cs->peer_note) {
             ccb_meta_set_string(m, "solver.peer.observables", cs->peer_note);
         }

@@ -12,9 +12,8 @@
 /* ---- one run (run.c) ----------------------------------------------------------------------------
  * */
 
-/* Peers (reference/peers): MuJoCo with the time-constant stiffness mapping, and with ccb's k used
- * literally (speed §3). */
-enum { RUN_PEER_NONE = 0, RUN_PEER_MUJOCO = 1, RUN_PEER_MUJOCO_K = 2 };
+/* Peers (reference/peers/peer.h): run_config.peer is a peer variant's id (PEER_*), 0 none. */
+enum { RUN_PEER_NONE = 0 };
 
 #define RUN_MAX_EXPORT 32 /* steps exported to FCLIB per run */
 typedef struct run_config {
@@ -28,7 +27,7 @@ typedef struct run_config {
     ccb_sim_params sim;
     int friction; /* -1: the case's regularization; else a ccb_friction_model for TAMSI and the
                      continuous model */
-    int peer;     /* RUN_PEER_*: the run is stepped by a peer, not by ccb */
+    int peer;     /* PEER_* (peer.h): the run is stepped by a peer, not by ccb */
     double t_final;
     int record_every;           /* write every n-th step to trajectory.csv (arrays keep all) */
     const char* expect_failure; /* non-NULL: a study runs this configuration to show that the

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "study.h"
 
 /* Accuracy levels of the adaptive variants in the standard studies (work against precision):
@@ -138,20 +138,23 @@ static const variant_def k_solvers[] = {
 };
 #define NSOLVERS ((int)(sizeof k_solvers / sizeof k_solvers[0]))
 
-/* The peers: listed when this build has them (reference/peers/mujoco; CMake finds MuJoCo). They
- * apply to the cases whose descriptor observes a peer run (case_desc.peer_observe). */
-static const variant_def k_peers[] = {
-    {.name = "mujoco",
-     .title = "MuJoCo 2.2 Newton, elliptic cones; stiffness as time constant 2 dt (peer)",
-     .sets = VSET_PEER,
-     .peer = RUN_PEER_MUJOCO},
-    {.name = "mujoco-k",
-     .title = "MuJoCo 2.2 Newton, elliptic cones; ccb's k used literally (peer)",
-     .sets = VSET_PEER,
-     .peer = RUN_PEER_MUJOCO_K},
-};
+/* The peers (reference/peers/peer.h): listed when this build has their engine (CMake found its
+ * package). They apply to the cases whose descriptor observes a peer run (case_desc.peer_observe). */
+static const peer_variant* built_peer(int k) {
+    for (int id = 1; id < PEER_COUNT; ++id) {
+        const peer_variant* pv = peer_variant_of(id);
+        if (pv && pv->engine->built() && k-- == 0) {
+            return pv;
+        }
+    }
+    return NULL;
+}
 static int npeers(void) {
-    return peer_mujoco_built() ? (int)(sizeof k_peers / sizeof k_peers[0]) : 0;
+    int n = 0;
+    while (built_peer(n)) {
+        n++;
+    }
+    return n;
 }
 
 static int builtin_solver(const ccb_solver_type* t) {
@@ -212,7 +215,11 @@ int variant_get(int i, variant_def* out) {
     }
     memset(out, 0, sizeof *out);
     if (i >= na + NSOLVERS + nr + no) {
-        *out = k_peers[i - na - NSOLVERS - nr - no];
+        const peer_variant* pv = built_peer(i - na - NSOLVERS - nr - no);
+        snprintf(out->name, sizeof out->name, "%s", pv->name);
+        out->title = pv->title;
+        out->sets = VSET_PEER;
+        out->peer = pv->id;
         return 0;
     }
     if (i >= na + NSOLVERS + nr) {
@@ -344,11 +351,9 @@ int variant_select(const char* spec, const case_desc* cs, variant_def* out, int 
         const int is_set = set_of(w, &set) == 0;
         variant_def v;
         if (!is_set && variant_find(w, &v) != 0) {
-            if (strncmp(w, "mujoco", 6) == 0 && !peer_mujoco_built()) {
-                snprintf(msg, n,
-                         "variant '%s': this ccb was built without MuJoCo (install "
-                         "libmujoco-dev and rebuild)",
-                         w);
+            const peer_variant* pv = peer_variant_named(w);
+            if (pv != NULL && !pv->engine->built()) {
+                snprintf(msg, n, "variant '%s': %s", w, pv->engine->absent());
             } else {
                 snprintf(msg, n,
                          "unknown variant '%s' (a name of `ccb list`, or a set: convex, paper, "

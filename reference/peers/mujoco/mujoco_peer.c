@@ -1,7 +1,8 @@
-/* mujoco_peer — see mujoco_peer.h.
+/* mujoco_peer — the MuJoCo engine of the peers (peer.h): a ccb scene translated into MuJoCo's
+ * MJCF in memory (nothing is written) and stepped by mj_step.
  *
- * MuJoCo settings (its documented defaults unless stated): Newton solver, elliptic friction cones
- * (the convex models' cone), condim 3, tolerance 1e-8, at most 100 iterations, semi-implicit
+ * MuJoCo settings (its documented defaults unless stated): Newton solver (or the variant's PGS or
+ * CG), elliptic friction cones (the convex models' cone; or pyramidal), condim 3, tolerance 1e-8, at most 100 iterations, semi-implicit
  * Euler, no contact margin (MuJoCo's default; ccb's speculative 10 cm margin has no counterpart).
  * Contact stiffness: MuJoCo's soft constraints are set by a time constant and a damping ratio
  * (solref), not by k. A spring of k = 1e7 N/m on a 1 kg object has a period of 2 ms, the step
@@ -10,15 +11,13 @@
  * stably, critically damped. Friction: each geom carries its shape's mu (MuJoCo takes the
  * larger of a pair's; ccb's pair rule gives the same value for equal coefficients). */
 #define _POSIX_C_SOURCE 200809L
-#include "mujoco_peer.h"
+#include "peer.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <time.h>
 
 #include "ccb/math.h"
 
@@ -63,12 +62,6 @@ static peer_dl mj_lib = PEER_DL_INIT(CCB_MUJOCO_SONAME, mj_syms);
 #define mj_name2id (*mjf.mj_name2id)
 #define mj_step (*mjf.mj_step)
 #define mj_version (*mjf.mj_version)
-
-static double wall_time(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct text {
     char* s;
@@ -134,36 +127,6 @@ static int put_geom(text* t, const ccb_shape_def* s, const ccb_pose* X, char* ms
     return 0;
 }
 
-/* A free body made only of >= 8 spheres: the box that bounds them (half extents, centre). */
-static int bounding_box(const ccb_model* m, int body, ccb_vec3* h, double* mu) {
-    int count = 0;
-    double e[3] = {0, 0, 0};
-    for (int i = 0; i < ccb_model_nshapes(m); ++i) {
-        ccb_shape_def s;
-        int b;
-        ccb_model_shape_def_get(m, i, &b, &s);
-        if (b != body) {
-            continue;
-        }
-        if (s.type != CCB_SHAPE_SPHERE) {
-            return 0;
-        }
-        const double c[3] = {s.pose.p.x, s.pose.p.y, s.pose.p.z};
-        for (int k = 0; k < 3; ++k) {
-            e[k] = fmax(e[k], fabs(c[k]) + s.radius);
-        }
-        *mu = s.material.mu;
-        count++;
-    }
-    h->x = e[0];
-    h->y = e[1];
-    h->z = e[2];
-    return count >= 8;
-}
-
-/* Radius of the sphere that stands for a contact point (CCB_SHAPE_POINTS): it touches the point
- * from above in the shape frame, so against a horizontal surface its lowest point is the point. */
-#define PEER_POINT_RADIUS 1e-3
 /* Mass of a body of prescribed motion: its state is reset every step; contact impulses change
  * its velocity by less than 1e-6 of a moving body's between resets. */
 #define PEER_PRESCRIBED_MASS 1e6
@@ -174,9 +137,7 @@ static const char* const k_planar[3] = {"x", "z", "theta"};
 /* contact points: spheres of PEER_POINT_RADIUS */
 static void put_points(text* t, const ccb_shape_def* s, const ccb_pose* X) {
     for (int i = 0; i < s->npoints; ++i) {
-        const ccb_vec3 c =
-            ccb_v3(s->points[i].x, s->points[i].y, s->points[i].z + PEER_POINT_RADIUS);
-        const ccb_vec3 p = ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, c));
+        const ccb_vec3 p = peer_point_centre(X, s->points[i]);
         put(t,
             "<geom type=\"sphere\" size=\"%.17g\" pos=\"%.17g %.17g %.17g\" friction=\"%.17g "
             "0.005 0.0001\"/>\n",
@@ -184,12 +145,9 @@ static void put_points(text* t, const ccb_shape_def* s, const ccb_pose* X) {
     }
 }
 
-/* A half-space on a moving body (MuJoCo's planes are static): a slab PEER_SLAB_HALF wide and
- * deep whose top face is the half-space's boundary. */
-#define PEER_SLAB_HALF 10.0
+/* A half-space on a moving body (MuJoCo's planes are static): a slab (peer.h) */
 static void put_slab(text* t, const ccb_shape_def* s, const ccb_pose* X) {
-    ccb_pose Y = *X;
-    Y.p = ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, ccb_v3(0, 0, -PEER_SLAB_HALF)));
+    const ccb_pose Y = peer_slab_pose(X);
     put(t, "<geom type=\"box\" size=\"%.17g %.17g %.17g\"", PEER_SLAB_HALF, PEER_SLAB_HALF,
         PEER_SLAB_HALF);
     put_pose(t, &Y);
@@ -238,10 +196,13 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
         }
     }
     put(&t, "<mujoco model=\"ccb\">\n");
+    const char* solver = o->solver == PEER_SOLVER_PGS  ? "PGS"
+                         : o->solver == PEER_SOLVER_CG ? "CG"
+                                                       : "Newton";
     put(&t,
-        "<option timestep=\"%.17g\" gravity=\"%.17g %.17g %.17g\" solver=\"Newton\" "
-        "cone=\"elliptic\" iterations=\"100\" tolerance=\"1e-8\" integrator=\"Euler\"/>\n",
-        dt, g.x, g.y, g.z);
+        "<option timestep=\"%.17g\" gravity=\"%.17g %.17g %.17g\" solver=\"%s\" "
+        "cone=\"%s\" iterations=\"100\" tolerance=\"1e-8\" integrator=\"Euler\"/>\n",
+        dt, g.x, g.y, g.z, solver, o->solver == PEER_SOLVER_PYRAMIDAL ? "pyramidal" : "elliptic");
     put(&t, "<size njmax=\"3000\" nconmax=\"1000\"/>\n");
     if (o->stiffness == PEER_STIFF_LITERAL) {
         double mass, k;
@@ -325,7 +286,7 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
         ccb_vec3 h;
         double mu = 0;
         if (d.mobilizer == CCB_MOBILIZER_FREE && o->geometry == PEER_NATIVE_BOXES &&
-            bounding_box(m, b, &h, &mu)) {
+            peer_bounding_box(m, b, &h, &mu)) {
             put(&t,
                 "<geom type=\"box\" size=\"%.17g %.17g %.17g\" friction=\"%.17g 0.005 "
                 "0.0001\"/>\n",
@@ -393,7 +354,7 @@ typedef struct peer_body {
     double mass;
 } peer_body;
 
-struct peer_mujoco {
+typedef struct peer_mujoco {
     const ccb_model* m;
     mjModel* mm;
     mjData* d;
@@ -404,9 +365,9 @@ struct peer_mujoco {
     ccb_vec3 g;
     int* ccb_body;  /* MuJoCo body id -> ccb body (-1: the world, or a body that does not move) */
     double* f_body; /* 3 per ccb body */
-};
+} peer_mujoco;
 
-int peer_mujoco_built(void) {
+static int mujoco_built(void) {
     return 1;
 }
 
@@ -427,18 +388,14 @@ static int mj_load(char* msg, size_t n) {
     return 0;
 }
 
-int peer_mujoco_available(void) {
-    return mj_load(NULL, 0) == 0;
-}
-
-const char* peer_mujoco_absent(void) {
+static const char* mujoco_absent(void) {
     static char why[400];
     return mj_load(why, sizeof why) == 0 ? NULL : why;
 }
 
-const char* peer_mujoco_version(void) {
+static const char* mujoco_version(void) {
     static char v[32];
-    if (!peer_mujoco_available()) {
+    if (mj_load(NULL, 0) != 0) {
         return NULL;
     }
     snprintf(v, sizeof v, "%d.%d.%d", mj_version() / 100, (mj_version() / 10) % 10,
@@ -452,7 +409,11 @@ static int joint_index(const mjModel* mm, const char* body, const char* suffix) 
     return mj_name2id(mm, mjOBJ_JOINT, name);
 }
 
-/* Prescribed bodies: their state at time t, and the force that cancels gravity on them. */
+/* Prescribed bodies over the step from t: the force that cancels gravity on them, their velocity
+ * at the step's end t + dt, and the position from which that velocity reaches their position at
+ * t + dt (semi-implicit Euler). ccb evaluates a body of prescribed motion at the step's end too
+ * (lib/src/problem.c), so the contact sees the same belt velocity; at its start instead, a sticking
+ * box would lag the belt by its acceleration times dt. */
 static int set_prescribed(peer_mujoco* p, double t, char* msg, size_t n) {
     for (int b = 0; b < p->nb; ++b) {
         const peer_body* pb = &p->body[b];
@@ -461,8 +422,10 @@ static int set_prescribed(peer_mujoco* p, double t, char* msg, size_t n) {
         }
         ccb_pose X;
         ccb_twist V;
-        ccb_model_body_pose(p->m, b, t, p->q0, &X);
-        ccb_model_body_twist(p->m, b, t, p->q0, NULL, &V);
+        const double t1 = t + p->dt;
+        ccb_model_body_pose(p->m, b, t1, p->q0, &X);
+        ccb_model_body_twist(p->m, b, t1, p->q0, NULL, &V);
+        X.p = ccb_v3_sub(X.p, ccb_v3_scale(p->dt, V.v));
         double dR = fabs(V.w.x) + fabs(V.w.y) + fabs(V.w.z);
         for (int k = 0; k < 9; ++k) {
             dR += fabs(X.R.m[k] - pb->R0.m[k]);
@@ -485,7 +448,8 @@ static int set_prescribed(peer_mujoco* p, double t, char* msg, size_t n) {
     return 0;
 }
 
-void peer_mujoco_close(peer_mujoco* p) {
+static void mujoco_close(void* scene) {
+    peer_mujoco* p = scene;
     if (p == NULL) {
         return;
     }
@@ -526,10 +490,15 @@ static mjModel* compile(const char* xml, char* msg, size_t n) {
     return mm;
 }
 
-int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_mujoco** out,
-                     char* msg, size_t n) {
+static int mujoco_open(const ccb_model* m, double dt, const peer_options* o, void** out, char* msg,
+                       size_t n) {
     *out = NULL;
     if (mj_load(msg, n) != 0) {
+        return -1;
+    }
+    if (o->solver == PEER_SOLVER_QUICKSTEP || o->solver == PEER_SOLVER_DANTZIG) {
+        snprintf(msg, n, "MuJoCo has no %s solver",
+                 o->solver == PEER_SOLVER_QUICKSTEP ? "QuickStep" : "Dantzig MLCP");
         return -1;
     }
     peer_mujoco* p = calloc(1, sizeof *p);
@@ -539,7 +508,7 @@ int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_
         (p->body = calloc((size_t)nb + 1, sizeof(peer_body))) == NULL ||
         ccb_model_initial_state(m, p->q0, v) != CCB_OK) {
         free(v);
-        peer_mujoco_close(p);
+        mujoco_close(p);
         snprintf(msg, n, "out of memory or no initial state");
         return -1;
     }
@@ -551,13 +520,13 @@ int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_
     if (xml == NULL || (p->mm = compile(xml, msg, n)) == NULL) {
         free(xml);
         free(v);
-        peer_mujoco_close(p);
+        mujoco_close(p);
         return -1;
     }
     free(xml);
     if ((p->d = mj_makeData(p->mm)) == NULL) {
         free(v);
-        peer_mujoco_close(p);
+        mujoco_close(p);
         snprintf(msg, n, "MuJoCo: out of memory for mjData");
         return -1;
     }
@@ -614,7 +583,7 @@ int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_
     p->ccb_body = malloc((size_t)p->mm->nbody * sizeof(int));
     p->f_body = calloc(3 * (size_t)nb + 1, sizeof(double));
     if (p->ccb_body == NULL || p->f_body == NULL) {
-        peer_mujoco_close(p);
+        mujoco_close(p);
         snprintf(msg, n, "out of memory");
         return -1;
     }
@@ -627,7 +596,7 @@ int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_
         }
     }
     if (set_prescribed(p, 0.0, msg, n) != 0) {
-        peer_mujoco_close(p);
+        mujoco_close(p);
         return -1;
     }
     mj_forward(p->mm, p->d);
@@ -635,7 +604,8 @@ int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_
     return 0;
 }
 
-void peer_mujoco_state(const peer_mujoco* p, double* q, double* v) {
+static void mujoco_state(const void* scene, double* q, double* v) {
+    const peer_mujoco* p = scene;
     const mjData* d = p->d;
     memcpy(q, p->q0, (size_t)ccb_model_nq(p->m) * sizeof(double));
     for (int b = 0; b < p->nb; ++b) {
@@ -662,7 +632,8 @@ void peer_mujoco_state(const peer_mujoco* p, double* q, double* v) {
     }
 }
 
-double peer_mujoco_time(const peer_mujoco* p) {
+static double mujoco_time(const void* scene) {
+    const peer_mujoco* p = scene;
     return p->d->time;
 }
 
@@ -677,8 +648,10 @@ static int finite_state(const peer_mujoco* p) {
     return ok;
 }
 
-int peer_mujoco_step(peer_mujoco* p, peer_step_info* info, char* msg, size_t n) {
+static int mujoco_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
+    peer_mujoco* p = scene;
     memset(info, 0, sizeof *info);
+    info->stop = -1;
     if (set_prescribed(p, p->d->time, msg, n) != 0) {
         return -1;
     }
@@ -699,9 +672,19 @@ int peer_mujoco_step(peer_mujoco* p, peer_step_info* info, char* msg, size_t n) 
     }
     info->ncon = d->ncon;
     int npen = 0;
-    memset(p->f_body, 0, 3 * (size_t)p->nb * sizeof(double));
-    info->f_body = p->f_body;
+    if (forces) {
+        memset(p->f_body, 0, 3 * (size_t)p->nb * sizeof(double));
+        info->f_body = p->f_body;
+    }
     for (int c = 0; c < d->ncon; ++c) {
+        if (d->contact[c].dist < 0) {
+            info->pen_mean -= d->contact[c].dist;
+            info->pen_max = fmax(info->pen_max, -d->contact[c].dist);
+            npen++;
+        }
+        if (!forces) {
+            continue;
+        }
         /* the force on geom2 in the contact frame (rows: normal from geom1 to geom2, t1, t2) */
         double f[6];
         mj_contactForce(p->mm, d, c, f);
@@ -720,110 +703,62 @@ int peer_mujoco_step(peer_mujoco* p, peer_step_info* info, char* msg, size_t n) 
                 p->f_body[3 * b2 + k] += fw[k];
             }
         }
-        if (d->contact[c].dist < 0) {
-            info->pen_mean -= d->contact[c].dist;
-            info->pen_max = fmax(info->pen_max, -d->contact[c].dist);
-            npen++;
-        }
     }
+    info->npen = npen;
     info->pen_mean = npen ? info->pen_mean / npen : 0.0;
     if (!finite_state(p)) {
         snprintf(msg, n, "MuJoCo: the state became non-finite at t = %g s", d->time);
-        return -1;
+        return 1;
     }
     return 0;
-}
-
-int peer_mujoco_run(const ccb_model* m, double dt, double t_final, const peer_options* o,
-                    peer_result* out, char* msg, size_t n) {
-    memset(out, 0, sizeof *out);
-    peer_mujoco* p = NULL;
-    if (peer_mujoco_open(m, dt, o, &p, msg, n) != 0) {
-        return -1;
-    }
-    const long steps = lround(t_final / dt);
-    double iters = 0, ncon = 0, pen = 0;
-    long npen = 0;
-    int rc = 0;
-    const double tic = wall_time();
-    for (long s = 0; s < steps && rc == 0; ++s) {
-        rc = set_prescribed(p, p->d->time, msg, n);
-        mj_step(p->mm, p->d);
-        iters += p->d->solver_iter;
-        ncon += p->d->ncon;
-        for (int c = 0; c < p->d->ncon; ++c) {
-            if (p->d->contact[c].dist < 0) {
-                pen -= p->d->contact[c].dist;
-                npen++;
-            }
-        }
-    }
-    out->wall = wall_time() - tic;
-    out->steps = steps;
-    out->mean_iter = steps ? iters / (double)steps : 0;
-    out->mean_ncon = steps ? ncon / (double)steps : 0;
-    out->mean_pen = npen ? pen / (double)npen : 0;
-    out->ok = finite_state(p);
-    peer_mujoco_close(p);
-    return rc;
 }
 
 #else /* without MuJoCo */
 
-struct peer_mujoco {
-    int unused;
-};
-
-int peer_mujoco_built(void) {
+static int mujoco_built(void) {
     return 0;
 }
-int peer_mujoco_available(void) {
-    return 0;
-}
-const char* peer_mujoco_absent(void) {
+static const char* mujoco_absent(void) {
     return "this ccb was built without MuJoCo (install libmujoco-dev and rebuild)";
 }
-const char* peer_mujoco_version(void) {
+static const char* mujoco_version(void) {
     return NULL;
 }
-int peer_mujoco_open(const ccb_model* m, double dt, const peer_options* o, peer_mujoco** out,
-                     char* msg, size_t n) {
+static int mujoco_open(const ccb_model* m, double dt, const peer_options* o, void** out, char* msg,
+                       size_t n) {
     (void)m, (void)dt, (void)o;
     *out = NULL;
-    snprintf(msg, n, "this ccb was built without MuJoCo (install libmujoco-dev and rebuild)");
+    snprintf(msg, n, "%s", mujoco_absent());
     return -1;
 }
-void peer_mujoco_state(const peer_mujoco* p, double* q, double* v) {
-    (void)p, (void)q, (void)v;
+/* never called: no scene opens */
+static void mujoco_state(const void* scene, double* q, double* v) {
+    (void)scene, (void)q, (void)v;
 }
-int peer_mujoco_step(peer_mujoco* p, peer_step_info* info, char* msg, size_t n) {
-    (void)p;
+static int mujoco_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
+    (void)scene, (void)forces;
     memset(info, 0, sizeof *info);
-    snprintf(msg, n, "this ccb was built without MuJoCo");
+    snprintf(msg, n, "%s", mujoco_absent());
     return -1;
 }
-double peer_mujoco_time(const peer_mujoco* p) {
-    (void)p;
+static double mujoco_time(const void* scene) {
+    (void)scene;
     return 0.0;
 }
-void peer_mujoco_close(peer_mujoco* p) {
-    (void)p;
-}
-int peer_mujoco_run(const ccb_model* m, double dt, double t_final, const peer_options* o,
-                    peer_result* out, char* msg, size_t n) {
-    (void)m, (void)dt, (void)t_final, (void)o;
-    memset(out, 0, sizeof *out);
-    snprintf(msg, n, "this ccb was built without MuJoCo (install libmujoco-dev and rebuild)");
-    return -1;
+static void mujoco_close(void* scene) {
+    (void)scene;
 }
 
 #endif
 
-void peer_mujoco_describe(double dt, const peer_options* o,
-                          void (*line)(const char* key, const char* value, void* user),
-                          void* user) {
+static void mujoco_describe(double dt, const peer_options* o, peer_line_fn line, void* user) {
     char b[200];
-    line("peer", "MuJoCo (mj_step), Newton solver, elliptic cones, condim 3", user);
+    snprintf(b, sizeof b, "MuJoCo (mj_step), %s solver, %s cones, condim 3",
+             o->solver == PEER_SOLVER_PGS  ? "PGS"
+             : o->solver == PEER_SOLVER_CG ? "CG"
+                                           : "Newton",
+             o->solver == PEER_SOLVER_PYRAMIDAL ? "pyramidal" : "elliptic");
+    line("peer", b, user);
     line("tolerance", "1e-8 (MuJoCo's default), at most 100 iterations", user);
     if (o->stiffness == PEER_STIFF_LITERAL) {
         line("stiffness",
@@ -846,3 +781,7 @@ void peer_mujoco_describe(double dt, const peer_options* o,
          "of every step, gravity cancelled; its half-spaces as 20 m slabs",
          user);
 }
+
+const peer_engine peer_engine_mujoco = {
+    "MuJoCo",     "libmujoco-dev", mujoco_built, mujoco_absent, mujoco_version, mujoco_open,
+    mujoco_state, mujoco_step,     mujoco_time,  mujoco_close,  mujoco_describe};

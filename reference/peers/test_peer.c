@@ -1,19 +1,21 @@
-/* unit.peer: the MuJoCo peer's translation of a ccb model (skipped, exit 77, without MuJoCo).
+/* unit.peer: the peers' translations of a ccb model (reference/peers/peer.h), for every engine of
+ * the build (skipped, exit 77, without any).
  *
  * A free body with a general orientation and angular velocity, and a planar body with a turned
  * initial pose, both in free flight above a floor: (1) the state of the opened scene, mapped back
- * to ccb's coordinates, is ccb's initial state; (2) one step of MuJoCo (semi-implicit Euler,
- * rotation by the exponential map of the new angular velocity) equals one step of ccb, which
- * integrates the same way (spec: formulation-convex §1.1), to round-off. Either check fails if a
+ * to ccb's coordinates, is ccb's initial state; (2) one step of the engine (semi-implicit Euler,
+ * rotation by the exponential map of the new angular velocity: MuJoCo's mj_step, ODE's finite
+ * rotation mode) equals one step of ccb, which integrates the same way (spec: formulation-convex
+ * §1.1), to round-off. Either check fails if a
  * frame (body vs world angular velocity, quaternion order, slide axes, hinge sign) is mapped
  * wrongly. The inertia is isotropic: with a gyroscopic torque the two differ at O(dt^2), since
  * MuJoCo keeps the angular velocity in the body frame while the body turns (measured 3.8e-10 in
  * a quaternion at dt = 1e-3 with inertia diag(0.1, 0.2, 0.3)). */
 #include <math.h>
 
-#include "../../../lib/tests/test.h"
+#include "../../lib/tests/test.h"
 #include "ccb/ccb.h"
-#include "mujoco_peer.h"
+#include "peer.h"
 #include "peer_dl.h"
 
 #include <string.h>
@@ -92,42 +94,44 @@ static void test_dl(void) {
     CHECK(peer_dl_open(&libm, NULL, 0) == 0 && dl_cos(0.0) == 1.0, "cos from libm.so.6");
 }
 
-int main(void) {
-    g_test_name = "unit.peer";
-    test_dl();
-    if (g_test_failed > 0) {
-        return TEST_SUMMARY();
-    }
-    if (!peer_mujoco_available()) {
-        printf("unit.peer: skipped, this build has no MuJoCo (install libmujoco-dev, and build "
-               "with CCB_OPTIONAL=ON)\n");
-        return 77; /* CTest: skipped */
-    }
+/* "ENGINE: what" for a check's basis */
+static const char* basis(const peer_engine* e, const char* what) {
+    static char b[200];
+    snprintf(b, sizeof b, "%s: %s", e->name, what);
+    return b;
+}
+
+/* (1) and (2) for one engine */
+static void test_engine(const peer_engine* e) {
     ccb_model* m = scene();
     const int nq = ccb_model_nq(m), nv = ccb_model_nv(m);
     double q0[16], v0[16], q[16], v[16];
     CHECK(nq <= 16 && nv <= 16, "state size");
     CHECK(ccb_model_initial_state(m, q0, v0) == CCB_OK, "initial state");
     const double dt = 1e-5; /* (|w| dt)^3 = 2e-14: below TOL_ROUNDOFF */
-    const peer_options o = {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST};
-    peer_mujoco* p = NULL;
+    const peer_options o = {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_DEFAULT};
+    void* p = NULL;
     char msg[512] = "";
-    CHECK(peer_mujoco_open(m, dt, &o, &p, msg, sizeof msg) == 0, "open: %s", msg);
-    peer_mujoco_state(p, q, v);
+    if (e->open(m, dt, &o, &p, msg, sizeof msg) != 0) {
+        CHECK(0, "%s: open: %s", e->name, msg);
+        ccb_model_destroy(m);
+        return;
+    }
+    e->state(p, q, v);
     for (int i = 0; i < nq; ++i) {
-        CHECK_ABS(q[i], q0[i], TOL_ROUNDOFF, "initial q: the mapping round trip");
+        CHECK_ABS(q[i], q0[i], TOL_ROUNDOFF, basis(e, "initial q: the mapping round trip"));
     }
     for (int i = 0; i < nv; ++i) {
-        CHECK_ABS(v[i], v0[i], TOL_ROUNDOFF, "initial v: the mapping round trip");
+        CHECK_ABS(v[i], v0[i], TOL_ROUNDOFF, basis(e, "initial v: the mapping round trip"));
     }
     peer_step_info info;
-    CHECK(peer_mujoco_step(p, &info, msg, sizeof msg) == 0, "step: %s", msg);
-    CHECK(info.ncon == 0, "free flight: no contact (%d)", info.ncon);
-    CHECK(info.iterations == 0 && info.stop == -1 && info.ls_evals == 0 && info.changes == 0,
-          "free flight: no solver iteration, so no stopping test, line search or state change "
-          "(%d iterations, stop %d, %d evaluations, %d changes)",
-          info.iterations, info.stop, info.ls_evals, info.changes);
-    peer_mujoco_state(p, q, v);
+    CHECK(e->step(p, &info, 1, msg, sizeof msg) == 0, "%s: step: %s", e->name, msg);
+    CHECK(info.ncon == 0, "%s: free flight: no contact (%d)", e->name, info.ncon);
+    CHECK(info.stop == -1 && info.ls_evals == 0 && info.changes == 0,
+          "%s: free flight: no stopping test, line search or state change (stop %d, %d "
+          "evaluations, %d changes)",
+          e->name, info.stop, info.ls_evals, info.changes);
+    e->state(p, q, v);
 
     ccb_sim_params sp = ccb_sim_params_default();
     sp.dt = dt;
@@ -136,13 +140,36 @@ int main(void) {
     CHECK(ccb_sim_step(sim) == CCB_OK, "ccb step");
     const double *qs = ccb_sim_q(sim), *vs = ccb_sim_v(sim);
     for (int i = 0; i < nq; ++i) {
-        CHECK_ABS(q[i], qs[i], TOL_ROUNDOFF, "q after one free-flight step: MuJoCo vs ccb");
+        CHECK_ABS(q[i], qs[i], TOL_ROUNDOFF, basis(e, "q after one free-flight step, against ccb"));
     }
     for (int i = 0; i < nv; ++i) {
-        CHECK_ABS(v[i], vs[i], TOL_ROUNDOFF, "v after one free-flight step: MuJoCo vs ccb");
+        CHECK_ABS(v[i], vs[i], TOL_ROUNDOFF, basis(e, "v after one free-flight step, against ccb"));
     }
     ccb_sim_destroy(sim);
-    peer_mujoco_close(p);
+    e->close(p);
     ccb_model_destroy(m);
+}
+
+int main(void) {
+    g_test_name = "unit.peer";
+    test_dl();
+    if (g_test_failed > 0) {
+        return TEST_SUMMARY();
+    }
+    const peer_engine* engines[] = {&peer_engine_mujoco, &peer_engine_ode, &peer_engine_bullet};
+    int tested = 0;
+    for (int e = 0; e < 3; ++e) {
+        if (engines[e]->absent() == NULL) {
+            test_engine(engines[e]);
+            tested++;
+        } else {
+            printf("unit.peer: %s not tested: %s\n", engines[e]->name, engines[e]->absent());
+        }
+    }
+    if (tested == 0) {
+        printf("unit.peer: skipped, this build has no peer engine (install libmujoco-dev, "
+               "libode-dev or libbullet-dev, and build with CCB_OPTIONAL=ON)\n");
+        return 77; /* CTest: skipped */
+    }
     return TEST_SUMMARY();
 }

@@ -1,0 +1,155 @@
+/* peer — see peer.h: the peer variants and what the engines' translations share. */
+#define _POSIX_C_SOURCE 200809L
+#include "peer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ccb/math.h"
+
+static const peer_variant k_variants[] = {
+    {PEER_MUJOCO,
+     "mujoco",
+     "MuJoCo 2.2 Newton, elliptic cones; stiffness as time constant 2 dt (peer)",
+     &peer_engine_mujoco,
+     {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_DEFAULT}},
+    {PEER_MUJOCO_K,
+     "mujoco-k",
+     "MuJoCo 2.2 Newton, elliptic cones; ccb's k used literally (peer)",
+     &peer_engine_mujoco,
+     {PEER_SAME_GEOMETRY, PEER_STIFF_LITERAL, PEER_SOLVER_DEFAULT}},
+    {PEER_MUJOCO_PGS,
+     "mujoco-pgs",
+     "MuJoCo 2.2 projected Gauss-Seidel, elliptic cones; time constant 2 dt (peer)",
+     &peer_engine_mujoco,
+     {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_PGS}},
+    {PEER_MUJOCO_CG,
+     "mujoco-cg",
+     "MuJoCo 2.2 conjugate gradient, elliptic cones; time constant 2 dt (peer)",
+     &peer_engine_mujoco,
+     {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_CG}},
+    {PEER_MUJOCO_PYRAMIDAL,
+     "mujoco-pyramidal",
+     "MuJoCo 2.2 Newton, pyramidal cones; time constant 2 dt (peer)",
+     &peer_engine_mujoco,
+     {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_PYRAMIDAL}},
+    {PEER_ODE,
+     "ode",
+     "ODE 0.16 dWorldStep (Dantzig LCP); k, tau_d as ERP and CFM (peer)",
+     &peer_engine_ode,
+     {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_DEFAULT}},
+    {PEER_ODE_QUICKSTEP,
+     "ode-quickstep",
+     "ODE 0.16 dWorldQuickStep (projected Gauss-Seidel); k, tau_d as ERP and CFM (peer)",
+     &peer_engine_ode,
+     {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_QUICKSTEP}},
+    {PEER_BULLET,
+     "bullet",
+     "Bullet 3.24 sequential impulses; k, k tau_d as contact stiffness and damping (peer)",
+     &peer_engine_bullet,
+     {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_DEFAULT}},
+    {PEER_BULLET_DANTZIG,
+     "bullet-mlcp-dantzig",
+     "Bullet 3.24 MLCP, Dantzig; k, k tau_d as contact stiffness and damping (peer)",
+     &peer_engine_bullet,
+     {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_DANTZIG}},
+};
+#define NVARIANTS ((int)(sizeof k_variants / sizeof k_variants[0]))
+
+const peer_variant* peer_variant_of(int id) {
+    for (int i = 0; i < NVARIANTS; ++i) {
+        if (k_variants[i].id == id) {
+            return &k_variants[i];
+        }
+    }
+    return NULL;
+}
+
+const peer_variant* peer_variant_named(const char* name) {
+    for (int i = 0; i < NVARIANTS; ++i) {
+        if (strcmp(k_variants[i].name, name) == 0) {
+            return &k_variants[i];
+        }
+    }
+    return NULL;
+}
+
+static double wall_time(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int peer_run(const peer_variant* pv, const ccb_model* m, double dt, double t_final,
+             peer_result* out, char* msg, size_t n) {
+    memset(out, 0, sizeof *out);
+    const peer_engine* e = pv->engine;
+    void* s = NULL;
+    if (e->open(m, dt, &pv->options, &s, msg, n) != 0) {
+        return -1;
+    }
+    const long steps = lround(t_final / dt);
+    double iters = 0, ncon = 0, pen = 0;
+    long npen = 0;
+    int rc = 0;
+    const double tic = wall_time();
+    for (long k = 0; k < steps && rc == 0; ++k) {
+        peer_step_info info;
+        rc = e->step(s, &info, 0, msg, n);
+        iters += info.iterations;
+        ncon += info.ncon;
+        pen += info.pen_mean * info.npen;
+        npen += info.npen;
+    }
+    out->wall = wall_time() - tic;
+    out->steps = steps;
+    out->mean_iter = steps ? iters / (double)steps : 0;
+    out->mean_ncon = steps ? ncon / (double)steps : 0;
+    out->mean_pen = npen ? pen / (double)npen : 0;
+    out->ok = rc == 0;
+    e->close(s);
+    return rc < 0 ? -1 : 0; /* a state that became non-finite is a result (ok = 0) */
+}
+
+int peer_bounding_box(const ccb_model* m, int body, ccb_vec3* h, double* mu) {
+    int count = 0;
+    double e[3] = {0, 0, 0};
+    for (int i = 0; i < ccb_model_nshapes(m); ++i) {
+        ccb_shape_def s;
+        int b;
+        ccb_model_shape_def_get(m, i, &b, &s);
+        if (b != body) {
+            continue;
+        }
+        if (s.type != CCB_SHAPE_SPHERE) {
+            return 0;
+        }
+        const double c[3] = {s.pose.p.x, s.pose.p.y, s.pose.p.z};
+        for (int k = 0; k < 3; ++k) {
+            e[k] = fmax(e[k], fabs(c[k]) + s.radius);
+        }
+        *mu = s.material.mu;
+        count++;
+    }
+    *h = ccb_v3(e[0], e[1], e[2]);
+    return count >= 8;
+}
+
+double peer_planar_angle(const ccb_mat3* R, double prev) {
+    /* R = rot_y(theta): R[0][2] = sin(theta), R[0][0] = cos(theta) (ccb_m3_rot_y) */
+    const double a = atan2(R->m[2], R->m[0]);
+    return a + 2 * CCB_PI * round((prev - a) / (2 * CCB_PI));
+}
+
+ccb_vec3 peer_point_centre(const ccb_pose* X, ccb_vec3 point) {
+    const ccb_vec3 c = ccb_v3(point.x, point.y, point.z + PEER_POINT_RADIUS);
+    return ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, c));
+}
+
+ccb_pose peer_slab_pose(const ccb_pose* X) {
+    ccb_pose Y = *X;
+    Y.p = ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, ccb_v3(0, 0, -PEER_SLAB_HALF)));
+    return Y;
+}
