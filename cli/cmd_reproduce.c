@@ -341,6 +341,9 @@ int cmd_reproduce(int argc, char** argv) {
     }
     int rc = c.rc;
     const int failed = c.failed, solver_failures = c.solver_failures, warnings = c.warnings;
+    if (rc == 0 && suite_engines_write(out, names, nlock, &report, msg, sizeof msg) != 0) {
+        rc = cli_error("%s", msg);
+    }
     if (rc == 0 && suite_report_write(out, report.s, msg, sizeof msg) != 0) {
         rc = cli_error("%s", msg);
     }

@@ -207,6 +207,13 @@ void suite_sensitivity_free(suite_sensitivity* sv);
 void suite_report_head(strbuf* r);
 void suite_report_case(strbuf* r, const study_ctx* ctx);
 int suite_report_write(const char* root, const char* text, char* msg, size_t n);
+/* The table across engines (issue 48): every case's peers/claims.csv under root (the peers
+ * studies' claims per run) gathered into ROOT/engines.csv (their rows) and ROOT/engines.md (per
+ * case: claim x run, the measured value and its verdict; then run x case: claims held), with a
+ * section in the report r. Cases without the file are left out; none: nothing is written. 0, or
+ * -1 with a message (a file that does not read or parse, or a write that fails). */
+int suite_engines_write(const char* root, const char* const* cases, int ncases, strbuf* r,
+                        char* msg, size_t n);
 /* The case's section alone, as <out_root>/<case>/report.md (atomic): what `ccb gate` leaves
  * beside the tier's data, so that a tier's report can be read and compared without `ccb
  * reproduce`. Its wall-time columns are the only parts that differ between two runs. 0, or
