@@ -527,7 +527,7 @@ expect 0 "" -- "$CCB" diff "$tmp/sens6" "$tmp/sens" --no-figures --out "$tmp/sen
 pass=$((pass + 1))
 
 # --- the peers (each engine in a build that has it): a peer run is recorded like a ccb run -------
-for e in mujoco ode bullet; do
+for e in mujoco ode-worldstep bullet; do
   "$CCB" list | grep -q "^  $e " || continue
   expect 2 "no observables for a peer run" -- "$CCB" run rod --variant $e --out "$tmp/a"
   # One free-flight step (no contact yet) is semi-implicit Euler with the same rotation update in
@@ -538,7 +538,7 @@ for e in mujoco ode bullet; do
     "$CCB" run $c --variant $e --t-final 0.002 --out "$tmp/pm_$c" >/dev/null 2>&1 \
       && "$CCB" run $c --variant lagged --t-final 0.002 --out "$tmp/pl_$c" >/dev/null 2>&1 \
       || { echo "FAIL: $c: a one-step run of $e or lagged failed"; stop; }
-    grep -q '"name":[[:space:]]*"'$e'"' "$tmp/pm_$c/meta.json" \
+    grep -q '"name":[[:space:]]*"'${e%-*}'"' "$tmp/pm_$c/meta.json" \
       || { echo "FAIL: $c: meta.json of the peer run does not name $e"; stop; }
     d=$(paste -d, <(sed -n 1p "$tmp/pm_$c/trajectory.csv") <(sed -n 2p "$tmp/pm_$c/trajectory.csv") \
                   <(sed -n 2p "$tmp/pl_$c/trajectory.csv") | awk -F, '{

@@ -33,7 +33,8 @@ build-asan/ccb run clutter --dt 5e-3 --t-final 0.5 --set k=1e13 --out "$out/k13"
 # (the list read whole: a pipe into grep -q under pipefail fails when grep stops reading first)
 # every peer variant this build has (reference/peers): one short run of each case it applies to
 list=$(build-asan/ccb list)
-for v in mujoco mujoco-pgs mujoco-cg mujoco-pyramidal ode ode-quickstep bullet bullet-mlcp-dantzig; do
+for v in mujoco mujoco-pgs mujoco-cg mujoco-pyramidal ode-worldstep ode-quickstep bullet \
+         bullet-mlcp-dantzig; do
   grep -q "^  $v " <<< "$list" || continue
   for c in conveyor sphere clutter; do
     echo "== ccb run $c --variant $v"

@@ -31,7 +31,7 @@ done
 # every peer engine this build has (reference/peers): a short run with contacts (the engines'
 # own leaks are suppressed by name in CI/valgrind.supp, where there are any)
 list=$(build/ccb list)
-for v in mujoco ode ode-quickstep bullet bullet-mlcp-dantzig; do
+for v in mujoco ode-worldstep ode-quickstep bullet bullet-mlcp-dantzig; do
   grep -q "^  $v " <<< "$list" || continue
   echo "== ccb run sphere --variant $v"
   CCB_SOURCE_DIR=$PWD $vg build/ccb run sphere --variant "$v" --t-final 0.15 --out "$out/p_$v" >/dev/null

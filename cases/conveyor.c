@@ -587,6 +587,7 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     const double* P = ctx->params;
     study_value(out, "sink", P[P_MASS] * P[P_G] / (P[P_CONTACTS] * P[P_K]));
     study_value(out, "slip_factor", SLIP_FACTOR);
+    fig_peer_texts(out, fd->b);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
@@ -627,8 +628,8 @@ static const fig_table k_peers_tables[] = {
 static const fig_plot k_peers_plots[] = {
     {.script = "contact_grid.gp",
      .out = "peers",
-     .vars = "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
-             "title='Conveyor: the convex models and MuJoCo (time constant 2 dt), dt = 0.01 s'"},
+     .vars = "runs='{text:peer_runs}'; titles='{text:peer_titles}'; "
+             "title='Conveyor: the convex models and the engines of this build, dt = 0.01 s'"},
     {.script = NULL}};
 
 static const fig_study k_peers = {

@@ -465,6 +465,7 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     const double* P = ctx->params;
     ccb_ref_sphere_result ref;
     reference_numbers(P, &ref);
+    fig_peer_texts(out, fd->b);
     study_value(out, "t_contact", ref.t_contact);
     study_value(out, "t_roll", ref.t_roll);
     study_value(out, "u_final", ref.u_final);
@@ -510,8 +511,8 @@ static const fig_plot k_peers_plots[] = {
     {.script = "contact_grid.gp",
      .out = "peers",
      .vars =
-         "runs='sap similar lagged mujoco'; titles='SAP Similar Lagged MuJoCo'; "
-         "title='Falling sphere: the convex models and MuJoCo (time constant 2 dt), dt = 2e-3 s'"},
+         "runs='{text:peer_runs}'; titles='{text:peer_titles}'; "
+         "title='Falling sphere: the convex models and the engines of this build, dt = 2e-3 s'"},
     {.script = NULL}};
 
 static const fig_study k_peers = {

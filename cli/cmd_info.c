@@ -61,7 +61,7 @@ int cmd_list(int argc, char** argv) {
                 all = 0;
             }
         }
-        printf("  %-14s %-8s %-13s %-32s %s\n", v.name,
+        printf("  %-19s %-8s %-13s %-32s %s\n", v.name,
                v.kind == VARIANT_ADAPTIVE ? "adaptive" : "fixed", sets[0] ? sets : "-",
                all ? "every case" : cases, v.title);
     }
@@ -81,15 +81,49 @@ int cmd_list(int argc, char** argv) {
     return 0;
 }
 
+static void peer_line(const char* key, const char* value, void* user) {
+    (void)user;
+    printf("  %-18s %s\n", key, value);
+}
+
+/* `ccb info VARIANT` of a peer variant (reference/peers/peer.h): the engine, whether this build
+ * has it, its settings and parameter mapping with their sources, and the cases it applies to.
+ * 0, or -1 if name is not a peer variant. */
+static int info_peer(const char* name) {
+    const peer_variant* pv = peer_variant_named(name);
+    if (pv == NULL) {
+        return -1;
+    }
+    const peer_engine* e = pv->engine;
+    const char* why = e->absent();
+    printf("%s — peer variant: %s\n\nengine: %s %s (Debian: %s)%s%s\n", pv->name, pv->title,
+           e->name, why ? "" : e->version(), e->package, why ? "; not here: " : "", why ? why : "");
+    printf("\nsettings and parameter mapping (reference/peers, docs/speed.md §3); h is the "
+           "case's dt:\n");
+    e->describe(0.0, &pv->options, peer_line, NULL);
+    printf("\ncases it applies to (those that observe a peer run):");
+    for (int i = 0; i < case_count(); ++i) {
+        if (case_get(i)->peer_observe) {
+            printf(" %s", case_get(i)->name);
+        }
+    }
+    printf("\n");
+    return 0;
+}
+
 int cmd_info(int argc, char** argv) {
     opts o;
-    parse_opts(argc, argv, 2, "", &o,
-               "usage: ccb info CASE|SOLVER\n\nPrints the case's parameters (default, unit, valid "
-               "range, source tag), observables, studies, gates and documented modelling choices;\n"
-               "or a solver's or ODE method's options (from its option descriptors) and the "
-               "choices it documents.\n");
+    parse_opts(
+        argc, argv, 2, "", &o,
+        "usage: ccb info CASE|SOLVER|PEER\n\nPrints the case's parameters (default, unit, valid "
+        "range, source tag), observables, studies, gates and documented modelling choices;\n"
+        "or a solver's or ODE method's options (from its option descriptors) and the "
+        "choices it documents.\n");
     if (o.npos != 1) {
         die_usage("info needs exactly one CASE or SOLVER");
+    }
+    if (case_find(o.pos[0]) == NULL && info_peer(o.pos[0]) == 0) {
+        return 0;
     }
     if (case_find(o.pos[0]) == NULL && info_solver(o.pos[0]) == 0) {
         return 0;

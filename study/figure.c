@@ -374,10 +374,23 @@ const fig_run fig_peer_runs[FIG_PEER_NRUNS] = {
     {.variant = "mujoco-pgs", .label = "mujoco-pgs"},
     {.variant = "mujoco-cg", .label = "mujoco-cg"},
     {.variant = "mujoco-pyramidal", .label = "mujoco-pyramidal"},
-    {.variant = "ode", .label = "ode"},
+    {.variant = "ode-worldstep", .label = "ode-worldstep"},
     {.variant = "ode-quickstep", .label = "ode-quickstep"},
     {.variant = "bullet", .label = "bullet"},
     {.variant = "bullet-mlcp-dantzig", .label = "bullet-mlcp-dantzig"}};
+
+void fig_peer_texts(study_out* out, const study_batch* b) {
+    strbuf runs = {0};
+    for (int i = 0; i < b->n; ++i) {
+        const run_record* r = &b->rec[i];
+        if (r->status == CCB_OK && strcmp(r->cfg.label, "mujoco-k") != 0) {
+            strbuf_printf(&runs, "%s%s", runs.s ? " " : "", r->cfg.label);
+        }
+    }
+    study_text(out, "peer_runs", runs.s ? runs.s : "");
+    study_text(out, "peer_titles", runs.s ? runs.s : "");
+    free(runs.s);
+}
 
 int fig_claim_holds(const peer_claim* c, double value) {
     if (isnan(value)) {

@@ -8,7 +8,7 @@ if (!exists("datadir") || !exists("out") || !exists("runs") || !exists("titles")
 }
 if (!exists("title")) { title = "" }
 set datafile separator ','
-colors = "#d62728 #1f77b4 #2ca02c #9467bd"
+colors = "#d62728 #1f77b4 #2ca02c #9467bd #ff7f0e #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #393b79 #637939"
 file(i) = sprintf('%s/%s/trajectory.csv', datadir, word(runs, i))
 n = words(runs)
 set grid

@@ -36,7 +36,7 @@ static const peer_variant k_variants[] = {
      &peer_engine_mujoco,
      {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_PYRAMIDAL}},
     {PEER_ODE,
-     "ode",
+     "ode-worldstep",
      "ODE 0.16 dWorldStep (Dantzig LCP); k, tau_d as ERP and CFM (peer)",
      &peer_engine_ode,
      {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_DEFAULT}},
