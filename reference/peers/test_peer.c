@@ -5,9 +5,9 @@
  * initial pose, both in free flight above a floor: (1) the state of the opened scene, mapped back
  * to ccb's coordinates, is ccb's initial state; (2) one step of the engine (semi-implicit Euler,
  * rotation by the exponential map of the new angular velocity: MuJoCo's mj_step, ODE's finite
- * rotation mode) equals one step of ccb, which integrates the same way (spec: formulation-convex
- * §1.1), to round-off. Either check fails if a
- * frame (body vs world angular velocity, quaternion order, slide axes, hinge sign) is mapped
+ * rotation mode, Bullet's integrateTransform) equals one step of ccb, which integrates the same
+ * way (spec: formulation-convex §1.1), to round-off. Either check fails if a frame (body vs world
+ * angular velocity, quaternion order and sign, slide axes, hinge sign, planar factors) is mapped
  * wrongly. The inertia is isotropic: with a gyroscopic torque the two differ at O(dt^2), since
  * MuJoCo keeps the angular velocity in the body frame while the body turns (measured 3.8e-10 in
  * a quaternion at dt = 1e-3 with inertia diag(0.1, 0.2, 0.3)). */

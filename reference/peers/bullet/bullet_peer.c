@@ -94,6 +94,8 @@ typedef struct bt_body {
     int qoff, nq, voff, nv;
     int coord[3]; /* planar: ccb's velocity k is planar coordinate coord[k] (0 x, 1 z, 2 theta) */
     double theta; /* planar: the angle of the last state, for unwrapping */
+    double quat[4]; /* free: the quaternion of the last state (Bullet keeps a rotation matrix,
+                       whose quaternion has either sign: the one nearer this is taken) */
 } bt_body;
 
 typedef struct bt_scene {
@@ -280,6 +282,10 @@ static int make_body(bt_scene* p, int b, const double* v, const peer_options* o,
                 }
             }
         }
+        memcpy(bb->quat, q, sizeof q);
+        if (d.mobilizer == CCB_MOBILIZER_FREE) { /* ccb's own quaternion, with its sign */
+            memcpy(bb->quat, p->q0 + bb->qoff + 3, sizeof bb->quat);
+        }
         id = bt->add_body(p->w, kind, d.mass, inertia, x, q, lin, ang);
         bb->id = id;
         p->ccb_of[id] = kind == CCB_BT_DYNAMIC ? b : -1;
@@ -421,6 +427,12 @@ static void bt_state(const void* scene, double* q, double* v) {
         double x[3], qt[4], vl[3], w[3];
         bt->get_state(p->w, bb->id, x, qt, vl, w);
         if (bb->kind == CCB_MOBILIZER_FREE) { /* ccb: (p, q), (omega_W, v_W) */
+            const double dot = qt[0] * bb->quat[0] + qt[1] * bb->quat[1] + qt[2] * bb->quat[2] +
+                               qt[3] * bb->quat[3];
+            for (int k = 0; k < 4; ++k) { /* the sign that continues the last state's */
+                qt[k] = dot < 0 ? -qt[k] : qt[k];
+                bb->quat[k] = qt[k];
+            }
             const double s[7] = {x[0], x[1], x[2], qt[0], qt[1], qt[2], qt[3]};
             memcpy(q + bb->qoff, s, sizeof s);
             const double u[6] = {w[0], w[1], w[2], vl[0], vl[1], vl[2]};
