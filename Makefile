@@ -35,12 +35,12 @@ export CMAKE_GENERATOR
 # check of make test). Nothing is downloaded at build time.
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config libgsl-dev libsuitesparse-dev \
                 liblapack-dev libcjson-dev gnuplot-nox clang-format libxml2-utils
-# Optional, for `make reproduce` only: MuJoCo, the peer of `ccb bench --peers` (speed §3),
-# and FCLIB and Siconos numerics (the FCLIB export and the rigid-limit studies, docs
+# Optional, for `make reproduce` only: MuJoCo, ODE and Bullet (with g++ for ccb's Bullet module),
+# the peers of `ccb bench --peers` and of the peers studies (speed §3), and FCLIB and Siconos numerics (the FCLIB export and the rigid-limit studies, docs
 # formulation-convex §16), and GNU parallel (guide §11; cli.manifest runs
 # its manifests with it, with xargs -P 2 without it). Installed when run as root; their absence
 # only leaves those out.
-OPTIONAL_PACKAGES := libmujoco-dev libfclib-dev libsiconos-numerics-dev parallel
+OPTIONAL_PACKAGES := libmujoco-dev libode-dev libbullet-dev g++ libfclib-dev libsiconos-numerics-dev parallel
 
 .PHONY: all deps deps-optional configure build test test-full test-loaded reproduce clean
 

@@ -550,7 +550,16 @@ for e in mujoco ode-worldstep bullet; do
       || { echo "FAIL: $c: $e's free-flight step differs from ccb's by $d (bound 1e-12)"; stop; }
     pass=$((pass + 1))
   done
-  rm -rf "$tmp"/pm_* "$tmp"/pl_*
+  # deterministic: two processes (other addresses) give the same data, contacts included
+  for k in 1 2; do
+    "$CCB" run clutter --variant $e --t-final 0.3 --out "$tmp/pd$k" >/dev/null 2>&1 \
+      || { echo "FAIL: clutter --variant $e --t-final 0.3 failed"; stop; }
+  done
+  cmp -s "$tmp/pd1/trajectory.csv" "$tmp/pd2/trajectory.csv" \
+    && cmp -s "$tmp/pd1/steps.csv" "$tmp/pd2/steps.csv" \
+    || { echo "FAIL: two runs of clutter --variant $e differ"; stop; }
+  pass=$((pass + 1))
+  rm -rf "$tmp"/pm_* "$tmp"/pl_* "$tmp"/pd1 "$tmp"/pd2
 done
 if "$CCB" list | grep -q '^  mujoco '; then
   # bench --peers' iteration breakdown: its whole-run rows count the iterations of every step (the

@@ -633,10 +633,11 @@ static const fig_plot k_peers_plots[] = {
     {.script = NULL}};
 
 static const fig_study k_peers = {
-    .claim = "ccb's convex models beside MuJoCo on the same scene: the normal velocity and "
-             "the penetration of the box while it slips and while it sticks (SAP's and "
-             "Similar's gliding, Lagged's none, MuJoCo's), and the slip events against ideal "
-             "Coulomb friction.",
+    .claim =
+        "ccb's convex models beside the outside engines on the same scene: the normal velocity and "
+        "the penetration of the box while it slips and while it sticks (SAP's and "
+        "Similar's gliding, Lagged's none, MuJoCo's), and the slip events against ideal "
+        "Coulomb friction.",
     .peer = 1,
     .runs = fig_peer_runs,
     .nruns = FIG_PEER_NRUNS,
@@ -650,11 +651,14 @@ static const fig_study k_peers = {
         "Static penetration of a point contact m g / (n k) = {sink|%.3g} m; slip means "
         "|v_t| > {slip_factor} v_s.\n\n{table:runs}\nSAP and Similar glide: while "
         "slipping the box rises on the belt by mu (dt + tau_d) |v_t| (ICF Table I), Lagged "
-        "does not. MuJoCo has no speculative contact: a box that leaves the belt falls one "
-        "whole step before its contact is found again, so it hops (steps without a normal "
-        "force) instead of gliding; its friction is a soft constraint that lets the box "
-        "creep, so by the 10 v_s criterion it need not stick at all. mujoco-k uses ccb's k "
-        "literally (docs/speed.md §3).\n\n"
+        "does not. {?ran_mujoco}MuJoCo has no speculative contact: a box that leaves the belt "
+        "falls one whole step before its contact is found again, so it hops (steps without a "
+        "normal force) instead of gliding, and its normal force spikes where it lands. mujoco-k "
+        "uses ccb's k literally (docs/speed.md §3). {/}{?ran_ode}ODE's contact is a "
+        "spring-damper whose normal force does not depend on the slip: like Lagged, its box "
+        "neither glides nor hops. {/}{?ran_bullet}So is Bullet's with its sequential impulses; "
+        "its MLCP solver does not take the contact's stiffness and damping (the box sits at "
+        "zero penetration), and its box hops. {/}\n\n"
         "The claims: each restates a gate of the case on one run, with the gate's bound (a peer's "
         "FAIL is a finding about the engine, not a failed gate; `engines.md` gathers every "
         "case's).\n\n{table:claims}\n",
@@ -672,7 +676,8 @@ static const case_study k_studies[] = {
      .figure = "ICF Fig. 4",
      .decl = &k_fig4},
     {.name = "peers",
-     .title = "SAP, Similar, Lagged and MuJoCo: normal velocity and penetration in slip and stick",
+     .title = "SAP, Similar, Lagged and the outside engines (MuJoCo, ODE, Bullet): normal velocity "
+              "and penetration in slip and stick",
      .figure = "ccb peer comparison",
      .decl = &k_peers}};
 

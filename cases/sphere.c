@@ -516,7 +516,8 @@ static const fig_plot k_peers_plots[] = {
     {.script = NULL}};
 
 static const fig_study k_peers = {
-    .claim = "ccb's convex models beside MuJoCo on the same scene: the rolling onset and the "
+    .claim = "ccb's convex models beside the outside engines on the same scene: the rolling onset "
+             "and the "
              "final rolling speed against the closed forms (5/7 U0), and what MuJoCo's soft "
              "contact does with the paper's stiffness used as its time constant (mujoco) and "
              "literally (mujoco-k).",
@@ -533,13 +534,17 @@ static const fig_study k_peers = {
         "Closed forms (rigid contact, ideal Coulomb friction; reference/sphere_ref.c): first "
         "contact {t_contact|%.5f} s, rolling from {t_roll|%.5f} s after release (the table's "
         "roll_onset_t), final rolling speed {u_final|%.6f} m/s (5/7 U0); static penetration m g / "
-        "k = {sink|%.3g} m.\n\n{table:runs}\nMuJoCo (contact margin 0) finds the contact only "
-        "after the ball has penetrated, and its soft constraint pushes it back out: the ball "
-        "rebounds (largest |v_n| above) before it settles. Its friction is a soft constraint too: "
-        "a rolling ball keeps creeping at the contact and rolls slower than 5/7 U0; the contact "
-        "spring, set by a time constant of 2 dt, sinks deeper than m g / k. Used literally "
-        "(mujoco-k), k = {k} N/m on {m} kg is a spring of period {period_ms|%.3g} ms at dt = "
-        "{dt_ms} ms, which MuJoCo's constraint reference treats explicitly.\n\n"
+        "k = {sink|%.3g} m.\n\n{table:runs}\n{?ran_mujoco}MuJoCo (contact margin 0) finds the "
+        "contact only after the ball has penetrated, and its soft constraint pushes it back out: "
+        "the ball rebounds (largest |v_n| above) before it settles. Its friction is a soft "
+        "constraint too: a rolling ball keeps creeping at the contact and rolls slower than 5/7 "
+        "U0; the contact spring, set by a time constant of 2 dt, sinks deeper than m g / k. Used "
+        "literally (mujoco-k), k = {k} N/m on {m} kg is a spring of period {period_ms|%.3g} ms at "
+        "dt = {dt_ms} ms, which MuJoCo's constraint reference treats explicitly. {/}{?ran_ode}ODE "
+        "has no margin either: its ball rebounds too, which delays the rolling, but then rolls "
+        "at 5/7 U0 and sinks m g / k. {/}{?ran_bullet}Bullet's contacts within its collision "
+        "margin are speculative: its ball lands without rebound; its MLCP solver does not take "
+        "the contact's stiffness (no sink). {/}\n\n"
         "The claims: each restates a gate of the case on one run, with the gate's bound (a peer's "
         "FAIL is a finding about the engine, not a failed gate; `engines.md` gathers every "
         "case's).\n\n{table:claims}\n",
@@ -711,7 +716,8 @@ static const case_study k_studies[] = {
      .figure = "ICF Fig. 7",
      .decl = &k_fig7},
     {.name = "peers",
-     .title = "SAP, Similar, Lagged and MuJoCo: rolling onset, final speed, penetration",
+     .title = "SAP, Similar, Lagged and the outside engines (MuJoCo, ODE, Bullet): rolling onset, "
+              "final speed, penetration",
      .figure = "ccb peer comparison",
      .decl = &k_peers},
     {.name = "accuracy",

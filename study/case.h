@@ -121,7 +121,9 @@ typedef struct peer_claim {
  * failed or the quantity is undefined: FAIL). */
 void fig_claim(study_out* out, const char* cs, const char* run, const peer_claim* c, double value);
 /* The texts "peer_runs" and "peer_titles" for a peers study's figure: the labels of b's runs
- * that finished, without mujoco-k (whose blow-up would set the axes' scales). */
+ * that finished, without mujoco-k (whose blow-up would set the axes' scales); and a value
+ * "ran_<engine>" (ran_mujoco, ran_ode, ran_bullet) for each engine with a run in b, for the
+ * report's {?ran_ode}...{/} paragraphs. */
 void fig_peer_texts(study_out* out, const struct study_batch* b);
 /* 1 if value satisfies the claim (NaN never does). */
 int fig_claim_holds(const peer_claim* c, double value);

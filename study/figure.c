@@ -390,6 +390,15 @@ void fig_peer_texts(study_out* out, const study_batch* b) {
     study_text(out, "peer_runs", runs.s ? runs.s : "");
     study_text(out, "peer_titles", runs.s ? runs.s : "");
     free(runs.s);
+    static const char* const k_engines[3] = {"mujoco", "ode", "bullet"};
+    for (int e = 0; e < 3; ++e) {
+        for (int i = 0; i < b->n; ++i) {
+            if (strncmp(b->rec[i].cfg.label, k_engines[e], strlen(k_engines[e])) == 0) {
+                study_valuef(out, 1, "ran_%s", k_engines[e]);
+                break;
+            }
+        }
+    }
 }
 
 int fig_claim_holds(const peer_claim* c, double value) {
