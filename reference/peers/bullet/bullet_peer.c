@@ -92,8 +92,8 @@ typedef struct bt_body {
     ccb_mobilizer kind;
     int id; /* the module's body (-1: fixed; its shapes are static bodies of their own) */
     int qoff, nq, voff, nv;
-    int coord[3]; /* planar: ccb's velocity k is planar coordinate coord[k] (0 x, 1 z, 2 theta) */
-    double theta; /* planar: the angle of the last state, for unwrapping */
+    int coord[3];   /* planar: ccb's velocity k is planar coordinate coord[k] (0 x, 1 z, 2 theta) */
+    double theta;   /* planar: the angle of the last state, for unwrapping */
     double quat[4]; /* free: the quaternion of the last state (Bullet keeps a rotation matrix,
                        whose quaternion has either sign: the one nearer this is taken) */
 } bt_body;
