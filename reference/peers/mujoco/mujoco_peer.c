@@ -203,7 +203,17 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
         "<option timestep=\"%.17g\" gravity=\"%.17g %.17g %.17g\" solver=\"%s\" "
         "cone=\"%s\" iterations=\"100\" tolerance=\"1e-8\" integrator=\"Euler\"/>\n",
         dt, g.x, g.y, g.z, solver, o->solver == PEER_SOLVER_PYRAMIDAL ? "pyramidal" : "elliptic");
-    put(&t, "<size njmax=\"3000\" nconmax=\"1000\"/>\n");
+    /* buffers for the contacts the scene can have (MuJoCo zeroes its whole arena in mj_makeData:
+     * 1000 contacts for the sphere's one pair cost 0.9 s a run); 1000 contacts at most */
+    int ngeom = 0;
+    for (int i = 0; i < ccb_model_nshapes(m); ++i) {
+        ccb_shape_def s;
+        int b;
+        ccb_model_shape_def_get(m, i, &b, &s);
+        ngeom += s.type == CCB_SHAPE_POINTS ? s.npoints : 1;
+    }
+    const int ncon = ngeom * 8 + 16 < 1000 ? ngeom * 8 + 16 : 1000;
+    put(&t, "<size njmax=\"%d\" nconmax=\"%d\"/>\n", 4 * ncon, ncon); /* pyramidal: 4 rows */
     if (o->stiffness == PEER_STIFF_LITERAL) {
         double mass, k;
         literal_scales(m, &mass, &k);
