@@ -75,6 +75,15 @@ set_tests_properties(unit.cli PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(unit.cli 0.05)
 
+# The table across engines (study/suite.c, suite_engines_write; docs/cases.md §16) and its reader's
+# refusals
+add_executable(test_engines ${PROJECT_SOURCE_DIR}/cases/tests/engines.c)
+target_link_libraries(test_engines PRIVATE ccb_cases)
+target_include_directories(test_engines PRIVATE ${PROJECT_SOURCE_DIR}/lib/tests)
+add_test(NAME unit.engines COMMAND test_engines)
+set_tests_properties(unit.engines PROPERTIES LABELS unit)
+ccb_test_budget(unit.engines 0.1)
+
 # The variant table and the cases' declarations of their variants (study/variant.c, case.h)
 add_executable(test_variants ${PROJECT_SOURCE_DIR}/cases/tests/variants.c)
 target_link_libraries(test_variants PRIVATE ccb_cases)
