@@ -162,6 +162,15 @@ static void rod_observe(const ccb_sim* sim, const void* data, const double* P, d
     o[O_PHI] = q[1] - l * sin(q[2]) - cap_radius(P);
 }
 
+/* A peer run: the lower end's velocities from the state (rod_observe without contacts), the
+ * contact force on the rod from the peer (body 1); the stiction tolerance is ccb's (0). */
+static void rod_peer_observe(const ccb_sim* sim, const void* data, const double* P,
+                             const run_peer_step* c, double* o) {
+    rod_observe(sim, data, P, o);
+    o[O_FT] = c->f_body[3 * 1 + 0];
+    o[O_FN] = c->f_body[3 * 1 + 2];
+}
+
 /* ---- analysis of one run -----------------------------------------------------------------------
  * */
 
@@ -682,6 +691,105 @@ static const case_std k_std = {
     .dt_adaptive =
         1.6e-4 /* adaptive variants: dt_default (1e-7, the figures') is off the reference grid */};
 
+/* ---- study peers (the outside engines beside the convex models) ------------------------------ */
+
+/* The rod's claim on every run of the peers study (case.h, peer_claim): ROD-3 restated on one run
+ * of case A at the case's dt (1e-5 s <= 1.6e-4 s, where ROD-3 applies), with its bound. */
+static const peer_claim k_rod_claims[] = {
+    {"ROD-3",
+     "the lower end jams (abs(v_t) < v_s) and the rod lifts off before 0.04 s: impact "
+     "without collision instead of Painleve's blow-up (1: both)",
+     ">=", 1},
+};
+
+static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
+    (void)out;
+    const rod_facts f = analyse(r, ctx->params);
+    const double row[5] = {f.t_jam, f.t_unstick, f.t_liftoff, f.vz_liftoff, f.fn_peak};
+    memcpy(v, row, sizeof row);
+}
+
+static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)dir;
+    fig_peer_texts(out, fd->b);
+    for (int i = 0; i < fd->b->n; ++i) {
+        const run_record* r = &fd->b->rec[i];
+        char name[32];
+        variant_name(&r->cfg, name, sizeof name);
+        const int ok = r->status == CCB_OK;
+        const rod_facts f = ok ? analyse(r, ctx->params) : (rod_facts){0};
+        const int held = ok && !isnan(f.t_jam) && !isnan(f.t_liftoff) && f.t_liftoff < 0.04;
+        fig_claim(out, ctx->cs->name, name, &k_rod_claims[0], ok ? (double)held : NAN);
+        study_row(out, "runs");
+        study_str(out, "runs", name);
+        if (!ok) {
+            study_str(out, "runs", "failed");
+            continue;
+        }
+        /* what a solver that stops the slip within one step shows instead of |v_t| < v_s: the
+         * smallest |v_t|, the largest f_n and when the end first leaves the ground after it */
+        double vt_min = INFINITY, fn_max = 0, t_fn = NAN, t_off = NAN;
+        for (long k = 1; k <= r->nsteps; ++k) {
+            const double fn = run_obs(r, k, O_FN);
+            vt_min = fmin(vt_min, fabs(run_obs(r, k, O_VT)));
+            if (fn > fn_max) {
+                fn_max = fn;
+                t_fn = (double)k * r->cfg.sim.dt;
+                t_off = NAN;
+            }
+            if (isnan(t_off) && !isnan(t_fn) && fn <= 0) {
+                t_off = (double)k * r->cfg.sim.dt;
+            }
+        }
+        const double cells[] = {f.t_jam, f.t_liftoff, f.vz_liftoff, f.fn_peak,
+                                vt_min,  fn_max,      t_fn,         t_off};
+        study_str(out, "runs", "ok");
+        study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
+    }
+    return 0;
+}
+
+static const fig_table k_peers_tables[] = {
+    {.name = "runs",
+     .md =
+         "| run | status | jam [s] | lift-off [s] | v_z at lift-off [m/s] | largest f_n at the jam "
+         "[N] | smallest \\|v_t\\| [m/s] | largest f_n [N] | at [s] | then first f_n = 0 [s] "
+         "|\n|---|---|---|---|---|---|---|---|---|---|\n",
+     .cells = "%s|%s|%.5f|%.5f|%.3g|%.4g|%.3g|%.4g|%.5f|%.5f",
+     .md_nonfinite = "—"},
+    FIG_CLAIMS_TABLE,
+    {.name = NULL}};
+
+static const fig_plot k_peers_plots[] = {
+    {.script = "contact_grid.gp",
+     .out = "peers",
+     .vars = "runs='{text:peer_runs}'; titles='{text:peer_titles}'; xmax = 0.04; "
+             "title='Rod, case A: the convex models and the engines of this build, dt = 1e-5 s'"},
+    {.script = NULL}};
+
+static const fig_study k_peers = {
+    .claim = "ccb's convex models beside the outside engines on the same rod (its axis as two "
+             "end points): does the lower end jam and the rod lift off, as ICF's compliant "
+             "models do, instead of Painleve's rigid blow-up?",
+    .peer = 1,
+    .runs = fig_peer_runs,
+    .nruns = FIG_PEER_NRUNS,
+    .columns = "t_jam [s],t_unstick [s],t_liftoff [s],vz_liftoff [m/s],fn_peak [N]",
+    .row = peers_row,
+    .finish = peers_finish,
+    .tables = k_peers_tables,
+    .report = "{table:runs}\nThe jam is the first step with |v_t| < v_s at the lower end (v_s, "
+              "ccb's stiction tolerance, is the case's parameter); a solver that stops the slip "
+              "within one step shows it as a sign change of v_t under a large f_n, then the "
+              "lift-off (the last four columns). The engines see the rod's axis (a capsule of "
+              "radius 0) as a 1 mm sphere at each end, touching the end from above at the start "
+              "(docs/speed.md §3).\n\n"
+              "The claims: each restates a gate of the case on one run, with the gate's bound (a "
+              "peer's FAIL is a finding about the engine, not a failed gate; `engines.md` "
+              "gathers every case's).\n\n{table:claims}\n",
+    .plots = k_peers_plots,
+};
+
 static const case_study k_studies[] = {
     {.name = "rigid",
      .title = "classical rigid analysis: a(theta), Painleve band, blow-up time",
@@ -699,7 +807,12 @@ static const case_study k_studies[] = {
      .title =
          "e_q against dt in {6.4e-4, 1.6e-4, 4e-5, 1e-5}, both cases; Lagged miss scan to 2e-3",
      .figure = "ICF Fig. 13",
-     .decl = &k_fig13}};
+     .decl = &k_fig13},
+    {.name = "peers",
+     .title = "SAP, Similar, Lagged and the outside engines (MuJoCo, ODE, Bullet): jam and "
+              "lift-off",
+     .figure = "ccb peer comparison",
+     .decl = &k_peers}};
 
 static const char* const k_quick[] = {"rigid", "fig9-10", "fig11-12", "fig13", "gradients", NULL};
 
@@ -726,5 +839,6 @@ const case_desc case_rod = {
     .studies = k_studies,
     .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
     .quick_studies = k_quick, /* bench: every approximation, TAMSI and implicit Euler */
-    .std = &k_std,            /* no peer runs: the MuJoCo peer does not translate its capsule */
-    .peer_note = NULL};
+    .std = &k_std,
+    .peer_observe = rod_peer_observe,
+    .peer_note = "f_t, f_n: the peer's contact force on the rod; stiction_tol: 0"};

@@ -143,9 +143,24 @@ double peer_planar_angle(const ccb_mat3* R, double prev) {
     return a + 2 * CCB_PI * round((prev - a) / (2 * CCB_PI));
 }
 
-ccb_vec3 peer_point_centre(const ccb_pose* X, ccb_vec3 point) {
-    const ccb_vec3 c = ccb_v3(point.x, point.y, point.z + PEER_POINT_RADIUS);
-    return ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, c));
+ccb_vec3 peer_point_centre(const ccb_pose* X, ccb_vec3 point, const ccb_mat3* R0) {
+    /* up = R0^T e_z: world z in the frame of X at t = 0 */
+    const ccb_vec3 up = R0 ? ccb_v3(R0->m[6], R0->m[7], R0->m[8]) : ccb_v3(0, 0, 1);
+    return ccb_v3_add(ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, point)),
+                      ccb_v3_scale(PEER_POINT_RADIUS, up));
+}
+
+int peer_shape_npoints(const ccb_shape_def* s) {
+    return s->type == CCB_SHAPE_POINTS                      ? s->npoints
+           : s->type == CCB_SHAPE_CAPSULE && s->radius == 0 ? 2
+                                                            : 0;
+}
+
+ccb_vec3 peer_shape_point(const ccb_shape_def* s, int k) {
+    if (s->type == CCB_SHAPE_POINTS) {
+        return s->points[k];
+    }
+    return ccb_v3(k == 0 ? -s->half_length : s->half_length, 0, 0);
 }
 
 ccb_pose peer_slab_pose(const ccb_pose* X) {

@@ -141,8 +141,10 @@ int peer_run(const peer_variant* pv, const ccb_model* m, double dt, double t_fin
 
 /* Shared by the engines' translations. */
 
-/* Radius of the sphere that stands for a contact point (CCB_SHAPE_POINTS): it touches the point
- * from above in the shape frame, so against a horizontal surface its lowest point is the point. */
+/* Radius of the sphere that stands for a contact point (CCB_SHAPE_POINTS, and the ends of a
+ * capsule of radius 0): it touches the point from above at the body's initial pose, so against a
+ * horizontal surface its lowest point is the point (a turn of the body by a moves it by
+ * r (1 - cos a)). */
 #define PEER_POINT_RADIUS 1e-3
 /* A half-space on a moving body (the engines' planes are static): a slab PEER_SLAB_HALF wide and
  * deep whose top face is the half-space's boundary. */
@@ -153,8 +155,14 @@ int peer_run(const peer_variant* pv, const ccb_model* m, double dt, double t_fin
 int peer_bounding_box(const ccb_model* m, int body, ccb_vec3* h, double* mu);
 /* Planar angle about +y of a rotation that turns about y only, unwrapped to within pi of prev. */
 double peer_planar_angle(const ccb_mat3* R, double prev);
-/* The pose of a contact point's sphere (PEER_POINT_RADIUS) in the frame of X. */
-ccb_vec3 peer_point_centre(const ccb_pose* X, ccb_vec3 point);
+/* The centre of a contact point's sphere (PEER_POINT_RADIUS) in the frame of X: the point
+ * (in X's shape frame) raised by the radius along world z at the initial pose, R0 the rotation
+ * of that frame to the world at t = 0 (NULL: the frame is the world's). */
+ccb_vec3 peer_point_centre(const ccb_pose* X, ccb_vec3 point, const ccb_mat3* R0);
+/* The contact points a shape stands for: a POINTS shape's, or the two ends of a capsule of radius
+ * 0 (a segment); 0 for the other shapes. And the k-th of them, in the shape frame. */
+int peer_shape_npoints(const ccb_shape_def* s);
+ccb_vec3 peer_shape_point(const ccb_shape_def* s, int k);
 /* The pose of the slab that stands for a half-space of pose X (see PEER_SLAB_HALF). */
 ccb_pose peer_slab_pose(const ccb_pose* X);
 

@@ -162,6 +162,8 @@ int add_shape(ccb_bt_world* w, int body, int type, const double size[4], const d
         s = new btSphereShape(size[0]);
     } else if (type == CCB_BT_BOX) {
         s = new btBoxShape(btVector3(size[0], size[1], size[2]));
+    } else if (type == CCB_BT_CAPSULE_X) {
+        s = new btCapsuleShapeX(size[0], 2 * size[1]);
     } else if (type == CCB_BT_PLANE && b.kind == CCB_BT_STATIC) {
         s = new btStaticPlaneShape(btVector3(size[0], size[1], size[2]), size[3]);
     } else {

@@ -25,7 +25,7 @@ typedef struct ccb_bt_callbacks {
 } ccb_bt_callbacks;
 
 enum { CCB_BT_STATIC = 0, CCB_BT_DYNAMIC = 1, CCB_BT_KINEMATIC = 2 };
-enum { CCB_BT_SPHERE = 0, CCB_BT_BOX = 1, CCB_BT_PLANE = 2 };
+enum { CCB_BT_SPHERE = 0, CCB_BT_BOX = 1, CCB_BT_PLANE = 2, CCB_BT_CAPSULE_X = 3 };
 enum { CCB_BT_SEQUENTIAL_IMPULSE = 0, CCB_BT_MLCP_DANTZIG = 1 };
 
 typedef struct ccb_bt_stats {
@@ -48,7 +48,8 @@ typedef struct ccb_bt_api {
                     const double pos[3], const double quat[4], const double lin_factor[3],
                     const double ang_factor[3]);
     /* A shape of a body at pos/quat in the body frame (a static body: the world frame); size:
-     * sphere radius, box half extents, plane normal (and size[3]: its offset n . x). shape: the ccb
+     * sphere radius, box half extents, plane normal (and size[3]: its offset n . x), capsule
+     * along x radius and half length. shape: the ccb
      * shape index the callbacks receive. 0, or -1. */
     int (*add_shape)(ccb_bt_world* w, int body, int type, const double size[4], const double pos[3],
                      const double quat[4], int shape, char* msg, size_t n);

@@ -203,11 +203,15 @@ static int add_shape(bt_scene* p, int body, const ccb_shape_def* s, int own, con
             Y = peer_slab_pose(X);
         }
         break;
+    case CCB_SHAPE_CAPSULE: /* btCapsuleShapeX: along x, as ccb's */
+        type = CCB_BT_CAPSULE_X;
+        size[0] = s->radius;
+        size[1] = s->half_length;
+        break;
     default:
-        snprintf(msg, n, "the Bullet peer translates spheres, boxes and half-spaces, not %s",
-                 s->type == CCB_SHAPE_CAPSULE ? "capsules"
-                 : s->type == CCB_SHAPE_HYDRO ? "hydroelastic meshes"
-                                              : "this shape type");
+        snprintf(msg, n,
+                 "the Bullet peer translates spheres, boxes, capsules and half-spaces, not %s",
+                 s->type == CCB_SHAPE_HYDRO ? "hydroelastic meshes" : "this shape type");
         return -1;
     }
     quat_of(&Y.R, q);
@@ -316,16 +320,17 @@ static int make_body(bt_scene* p, int b, const double* v, const peer_options* o,
             continue;
         }
         const ccb_pose Xs = own ? s.pose : ccb_pose_compose(&X, &s.pose);
-        const int npts = s.type == CCB_SHAPE_POINTS ? s.npoints : 1;
+        const int npts = peer_shape_npoints(&s) > 0 ? peer_shape_npoints(&s) : 1;
         for (int k = 0; k < npts; ++k) {
             ccb_shape_def ball = ccb_shape_def_default();
             const ccb_shape_def* sh = &s;
             ccb_pose Xk = Xs;
-            if (s.type == CCB_SHAPE_POINTS) { /* a 1 mm sphere per point (peer.h) */
+            if (peer_shape_npoints(&s) > 0) { /* a 1 mm sphere per point (peer.h) */
                 ball.type = CCB_SHAPE_SPHERE;
                 ball.radius = PEER_POINT_RADIUS;
                 sh = &ball;
-                Xk = ccb_pose_translation(peer_point_centre(&Xs, s.points[k]));
+                Xk = ccb_pose_translation(
+                    peer_point_centre(&Xs, peer_shape_point(&s, k), own ? &X.R : NULL));
             }
             int body = id;
             if (!own) { /* a static body of its own for each shape of a fixed body */

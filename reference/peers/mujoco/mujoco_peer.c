@@ -114,10 +114,19 @@ static int put_geom(text* t, const ccb_shape_def* s, const ccb_pose* X, char* ms
             s->half_extents.y, s->half_extents.z);
         break;
     case CCB_SHAPE_HALFSPACE: put(t, "<geom type=\"plane\" size=\"0 0 1\""); break;
+    case CCB_SHAPE_CAPSULE: { /* MuJoCo's capsule lies along its z axis, ccb's along x */
+        put(t, "<geom type=\"capsule\" size=\"%.17g %.17g\"", s->radius, s->half_length);
+        ccb_pose Y = *X;
+        const ccb_mat3 Ry = ccb_m3_rot_y(0.5 * CCB_PI); /* e_z -> e_x */
+        Y.R = ccb_m3_mul(&X->R, &Ry);
+        put_pose(t, &Y);
+        put(t, " friction=\"%.17g 0.005 0.0001\"/>\n", s->material.mu);
+        return 0;
+    }
     default:
-        snprintf(msg, n, "the MuJoCo peer translates spheres, boxes and half-spaces, not %s",
-                 s->type == CCB_SHAPE_CAPSULE  ? "capsules"
-                 : s->type == CCB_SHAPE_HYDRO  ? "hydroelastic meshes"
+        snprintf(msg, n,
+                 "the MuJoCo peer translates spheres, boxes, capsules and half-spaces, not %s",
+                 s->type == CCB_SHAPE_HYDRO    ? "hydroelastic meshes"
                  : s->type == CCB_SHAPE_POINTS ? "point sets"
                                                : "this shape type");
         return -1;
@@ -134,10 +143,10 @@ static int put_geom(text* t, const ccb_shape_def* s, const ccb_pose* X, char* ms
 static const char* const k_slide[3] = {"px", "py", "pz"};
 static const char* const k_planar[3] = {"x", "z", "theta"};
 
-/* contact points: spheres of PEER_POINT_RADIUS */
-static void put_points(text* t, const ccb_shape_def* s, const ccb_pose* X) {
-    for (int i = 0; i < s->npoints; ++i) {
-        const ccb_vec3 p = peer_point_centre(X, s->points[i]);
+/* contact points: spheres of PEER_POINT_RADIUS (R0: the frame's rotation at t = 0, NULL: world) */
+static void put_points(text* t, const ccb_shape_def* s, const ccb_pose* X, const ccb_mat3* R0) {
+    for (int i = 0; i < peer_shape_npoints(s); ++i) {
+        const ccb_vec3 p = peer_point_centre(X, peer_shape_point(s, i), R0);
         put(t,
             "<geom type=\"sphere\" size=\"%.17g\" pos=\"%.17g %.17g %.17g\" friction=\"%.17g "
             "0.005 0.0001\"/>\n",
@@ -311,8 +320,8 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
                 }
                 /* world geoms in the world frame, body geoms in the body frame */
                 const ccb_pose Xs = own ? s.pose : ccb_pose_compose(&X, &s.pose);
-                if (s.type == CCB_SHAPE_POINTS) {
-                    put_points(&t, &s, &Xs);
+                if (peer_shape_npoints(&s) > 0) {
+                    put_points(&t, &s, &Xs, own ? &X.R : NULL);
                 } else if (s.type == CCB_SHAPE_HALFSPACE && own) {
                     put_slab(&t, &s, &Xs);
                 } else {

@@ -63,6 +63,7 @@
     X(dBodySetQuaternion)            \
     X(dCollide)                      \
     X(dCreateBox)                    \
+    X(dCreateCapsule)                \
     X(dCreatePlane)                  \
     X(dCreateSphere)                 \
     X(dGeomGetBody)                  \
@@ -443,11 +444,15 @@ static dGeomID make_geom(ode_scene* p, const ccb_shape_def* s, int own, dBodyID 
         g = ODE_CALL(dCreateBox)(p->space, 2 * PEER_SLAB_HALF, 2 * PEER_SLAB_HALF,
                                  2 * PEER_SLAB_HALF);
         break;
+    case CCB_SHAPE_CAPSULE: { /* ODE's capsule lies along its z axis, ccb's along x */
+        g = ODE_CALL(dCreateCapsule)(p->space, s->radius, 2 * s->half_length);
+        const ccb_mat3 Ry = ccb_m3_rot_y(0.5 * CCB_PI); /* e_z -> e_x */
+        Y.R = ccb_m3_mul(&X->R, &Ry);
+        break;
+    }
     default:
-        snprintf(msg, n, "the ODE peer translates spheres, boxes and half-spaces, not %s",
-                 s->type == CCB_SHAPE_CAPSULE ? "capsules"
-                 : s->type == CCB_SHAPE_HYDRO ? "hydroelastic meshes"
-                                              : "this shape type");
+        snprintf(msg, n, "the ODE peer translates spheres, boxes, capsules and half-spaces, not %s",
+                 s->type == CCB_SHAPE_HYDRO ? "hydroelastic meshes" : "this shape type");
         return NULL;
     }
     ODE_CALL(dGeomSetData)(g, data);
@@ -498,12 +503,13 @@ static int make_geoms(ode_scene* p, int b, const peer_options* o, char* msg, siz
             continue;
         }
         const ccb_pose Xs = own ? s.pose : ccb_pose_compose(&Xb, &s.pose);
-        if (s.type == CCB_SHAPE_POINTS) {
-            for (int k = 0; k < s.npoints; ++k) {
+        if (peer_shape_npoints(&s) > 0) { /* points, and a capsule of radius 0: its two ends */
+            for (int k = 0; k < peer_shape_npoints(&s); ++k) {
                 ccb_shape_def ball = ccb_shape_def_default();
                 ball.type = CCB_SHAPE_SPHERE;
                 ball.radius = PEER_POINT_RADIUS;
-                const ccb_pose Xk = ccb_pose_translation(peer_point_centre(&Xs, s.points[k]));
+                const ccb_pose Xk = ccb_pose_translation(
+                    peer_point_centre(&Xs, peer_shape_point(&s, k), own ? &Xb.R : NULL));
                 if (make_geom(p, &ball, own, id, &Xk, &p->shape_of[i], msg, n) == NULL) {
                     return -1;
                 }
