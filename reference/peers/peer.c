@@ -168,3 +168,31 @@ ccb_pose peer_slab_pose(const ccb_pose* X) {
     Y.p = ccb_v3_add(X->p, ccb_m3_mul_v(&X->R, ccb_v3(0, 0, -PEER_SLAB_HALF)));
     return Y;
 }
+
+int peer_absent_open(const ccb_model* m, double dt, const peer_options* o, void** scene, char* msg,
+                     size_t n) {
+    (void)m, (void)dt, (void)o;
+    *scene = NULL;
+    snprintf(msg, n, "this engine is not in this build (ccb --version lists the optional parts)");
+    return -1;
+}
+
+void peer_absent_state(const void* scene, double* q, double* v) {
+    (void)scene, (void)q, (void)v;
+}
+
+int peer_absent_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
+    (void)scene, (void)forces;
+    memset(info, 0, sizeof *info);
+    snprintf(msg, n, "this engine is not in this build");
+    return -1;
+}
+
+double peer_absent_time(const void* scene) {
+    (void)scene;
+    return 0.0;
+}
+
+void peer_absent_close(void* scene) {
+    (void)scene;
+}

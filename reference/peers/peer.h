@@ -139,6 +139,16 @@ const peer_variant* peer_variant_named(const char* name);
 int peer_run(const peer_variant* pv, const ccb_model* m, double dt, double t_final,
              peer_result* out, char* msg, size_t n);
 
+/* The functions of an engine this build lacks (its built() is 0, its absent() says why): the
+ * variants of such an engine are not listed, so nothing opens a scene of it; open fails with a
+ * message, the others are never reached. */
+int peer_absent_open(const ccb_model* m, double dt, const peer_options* o, void** scene, char* msg,
+                     size_t n);
+void peer_absent_state(const void* scene, double* q, double* v);
+int peer_absent_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n);
+double peer_absent_time(const void* scene);
+void peer_absent_close(void* scene);
+
 /* Shared by the engines' translations. */
 
 /* Radius of the sphere that stands for a contact point (CCB_SHAPE_POINTS, and the ends of a

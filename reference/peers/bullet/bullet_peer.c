@@ -516,7 +516,7 @@ static const char* bt_version(void) {
     return bt_load(NULL, 0) == 0 ? bt->version() : NULL;
 }
 
-#else /* without Bullet */
+#else /* without Bullet: nothing opens (peer.h, peer_absent_*) */
 
 static int bt_built(void) {
     return 0;
@@ -527,30 +527,11 @@ static const char* bt_absent(void) {
 static const char* bt_version(void) {
     return NULL;
 }
-static int bt_open(const ccb_model* m, double dt, const peer_options* o, void** out, char* msg,
-                   size_t n) {
-    (void)m, (void)dt, (void)o;
-    *out = NULL;
-    snprintf(msg, n, "%s", bt_absent());
-    return -1;
-}
-/* never called: no scene opens */
-static void bt_state(const void* scene, double* q, double* v) {
-    (void)scene, (void)q, (void)v;
-}
-static int bt_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
-    (void)scene, (void)forces;
-    memset(info, 0, sizeof *info);
-    snprintf(msg, n, "%s", bt_absent());
-    return -1;
-}
-static double bt_time(const void* scene) {
-    (void)scene;
-    return 0.0;
-}
-static void bt_close(void* scene) {
-    (void)scene;
-}
+#define bt_open peer_absent_open
+#define bt_state peer_absent_state
+#define bt_step peer_absent_step
+#define bt_time peer_absent_time
+#define bt_close peer_absent_close
 
 #endif
 

@@ -732,7 +732,7 @@ static int mujoco_step(void* scene, peer_step_info* info, int forces, char* msg,
     return 0;
 }
 
-#else /* without MuJoCo */
+#else /* without MuJoCo: nothing opens (peer.h, peer_absent_*) */
 
 static int mujoco_built(void) {
     return 0;
@@ -743,30 +743,11 @@ static const char* mujoco_absent(void) {
 static const char* mujoco_version(void) {
     return NULL;
 }
-static int mujoco_open(const ccb_model* m, double dt, const peer_options* o, void** out, char* msg,
-                       size_t n) {
-    (void)m, (void)dt, (void)o;
-    *out = NULL;
-    snprintf(msg, n, "%s", mujoco_absent());
-    return -1;
-}
-/* never called: no scene opens */
-static void mujoco_state(const void* scene, double* q, double* v) {
-    (void)scene, (void)q, (void)v;
-}
-static int mujoco_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
-    (void)scene, (void)forces;
-    memset(info, 0, sizeof *info);
-    snprintf(msg, n, "%s", mujoco_absent());
-    return -1;
-}
-static double mujoco_time(const void* scene) {
-    (void)scene;
-    return 0.0;
-}
-static void mujoco_close(void* scene) {
-    (void)scene;
-}
+#define mujoco_open peer_absent_open
+#define mujoco_state peer_absent_state
+#define mujoco_step peer_absent_step
+#define mujoco_time peer_absent_time
+#define mujoco_close peer_absent_close
 
 #endif
 

@@ -710,7 +710,7 @@ static const char* ode_version(void) {
     return ode_load(NULL, 0) == 0 ? dODE_VERSION : NULL;
 }
 
-#else /* without ODE */
+#else /* without ODE: nothing opens (peer.h, peer_absent_*) */
 
 static int ode_built(void) {
     return 0;
@@ -721,30 +721,11 @@ static const char* ode_absent(void) {
 static const char* ode_version(void) {
     return NULL;
 }
-static int ode_open(const ccb_model* m, double dt, const peer_options* o, void** out, char* msg,
-                    size_t n) {
-    (void)m, (void)dt, (void)o;
-    *out = NULL;
-    snprintf(msg, n, "%s", ode_absent());
-    return -1;
-}
-/* never called: no scene opens */
-static void ode_state(const void* scene, double* q, double* v) {
-    (void)scene, (void)q, (void)v;
-}
-static int ode_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
-    (void)scene, (void)forces;
-    memset(info, 0, sizeof *info);
-    snprintf(msg, n, "%s", ode_absent());
-    return -1;
-}
-static double ode_time(const void* scene) {
-    (void)scene;
-    return 0.0;
-}
-static void ode_close(void* scene) {
-    (void)scene;
-}
+#define ode_open peer_absent_open
+#define ode_state peer_absent_state
+#define ode_step peer_absent_step
+#define ode_time peer_absent_time
+#define ode_close peer_absent_close
 
 #endif
 
