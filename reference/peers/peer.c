@@ -196,3 +196,27 @@ double peer_absent_time(const void* scene) {
 void peer_absent_close(void* scene) {
     (void)scene;
 }
+
+int peer_check_body(const ccb_model* m, int b, const char* engine, char* msg, size_t n) {
+    ccb_body_def d;
+    ccb_model_body_def_get(m, b, &d);
+    const char* name = ccb_model_body_name(m, b);
+    if (d.mobilizer == CCB_MOBILIZER_PRISMATIC || d.mobilizer == CCB_MOBILIZER_REVOLUTE) {
+        snprintf(msg, n,
+                 "body '%s': the %s peer translates free, planar, fixed and prescribed bodies, "
+                 "not prismatic or revolute joints",
+                 name, engine);
+        return -1;
+    }
+    if (d.force != NULL) {
+        snprintf(msg, n, "body '%s': the %s peer translates bodies without applied loads", name,
+                 engine);
+        return -1;
+    }
+    if (d.mobilizer == CCB_MOBILIZER_PLANAR &&
+        (d.damping[0] != 0 || d.damping[1] != 0 || d.damping[2] != 0)) {
+        snprintf(msg, n, "body '%s': the %s peer does not translate joint damping", name, engine);
+        return -1;
+    }
+    return 0;
+}

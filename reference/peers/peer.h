@@ -151,6 +151,11 @@ void peer_absent_close(void* scene);
 
 /* Shared by the engines' translations. */
 
+/* What the ODE and Bullet translations take of a body: free, planar (without joint damping),
+ * fixed and prescribed bodies without an applied load. 0, or -1 with a message naming the body
+ * and what `engine` ("ODE") does not translate. */
+int peer_check_body(const ccb_model* m, int b, const char* engine, char* msg, size_t n);
+
 /* Radius of the sphere that stands for a contact point (CCB_SHAPE_POINTS, and the ends of a
  * capsule of radius 0): it touches the point from above at the body's initial pose, so against a
  * horizontal surface its lowest point is the point (a turn of the body by a moves it by

@@ -233,21 +233,7 @@ static int make_body(bt_scene* p, int b, const double* v, const peer_options* o,
     bb->id = -1;
     ccb_model_body_coords(m, b, &bb->qoff, &bb->nq, &bb->voff, &bb->nv);
     const char* name = ccb_model_body_name(m, b);
-    if (d.mobilizer == CCB_MOBILIZER_PRISMATIC || d.mobilizer == CCB_MOBILIZER_REVOLUTE) {
-        snprintf(msg, n,
-                 "body '%s': the Bullet peer translates free, planar, fixed and prescribed "
-                 "bodies, not prismatic or revolute joints",
-                 name);
-        return -1;
-    }
-    if (d.force != NULL) {
-        snprintf(msg, n, "body '%s': the Bullet peer translates bodies without applied loads",
-                 name);
-        return -1;
-    }
-    if (d.mobilizer == CCB_MOBILIZER_PLANAR &&
-        (d.damping[0] != 0 || d.damping[1] != 0 || d.damping[2] != 0)) {
-        snprintf(msg, n, "body '%s': the Bullet peer does not translate joint damping", name);
+    if (peer_check_body(m, b, "Bullet", msg, n) != 0) {
         return -1;
     }
     const double* I = d.inertia.m;

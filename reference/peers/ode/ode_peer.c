@@ -348,21 +348,7 @@ static int make_body(ode_scene* p, int b, const double* v, char* msg, size_t n) 
     ode_body* ob = &p->body[b];
     ob->kind = d.mobilizer;
     ccb_model_body_coords(m, b, &ob->qoff, &ob->nq, &ob->voff, &ob->nv);
-    const char* name = ccb_model_body_name(m, b);
-    if (d.mobilizer == CCB_MOBILIZER_PRISMATIC || d.mobilizer == CCB_MOBILIZER_REVOLUTE) {
-        snprintf(msg, n,
-                 "body '%s': the ODE peer translates free, planar, fixed and prescribed bodies, "
-                 "not prismatic or revolute joints",
-                 name);
-        return -1;
-    }
-    if (d.force != NULL) {
-        snprintf(msg, n, "body '%s': the ODE peer translates bodies without applied loads", name);
-        return -1;
-    }
-    if (d.mobilizer == CCB_MOBILIZER_PLANAR &&
-        (d.damping[0] != 0 || d.damping[1] != 0 || d.damping[2] != 0)) {
-        snprintf(msg, n, "body '%s': the ODE peer does not translate joint damping", name);
+    if (peer_check_body(m, b, "ODE", msg, n) != 0) {
         return -1;
     }
     if (d.mobilizer == CCB_MOBILIZER_FIXED) {
