@@ -94,6 +94,8 @@
     X(dJointSetLMotorParam)          \
     X(dMassSetParameters)            \
     X(dMassSetZero)                  \
+    X(dRandGetSeed)                  \
+    X(dRandSetSeed)                  \
     X(dSetMessageHandler)            \
     X(dSpaceCollide)                 \
     X(dSpaceDestroy)                 \
@@ -118,6 +120,14 @@ static void ode_message(int num, const char* msg, va_list ap) {
     (void)num, (void)msg, (void)ap;
     ode_messages++;
 }
+
+/* ODE's global state: its default threading implementation, shared by every world, whose job
+ * lists two worlds stepping at once corrupt (ODE INTERNAL ERROR in ReleaseAJob, seen with two
+ * study runs in parallel), and the random generator with which dWorldQuickStep reorders its
+ * constraints. So every ODE call of a scene's life is made under one lock, and each scene keeps
+ * its own generator state (from seed 0): a run's data do not depend on the runs beside it or
+ * before it in the process. */
+static pthread_mutex_t ode_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 static pthread_once_t ode_once = PTHREAD_ONCE_INIT;
 static int ode_init_rc = -1;
@@ -160,7 +170,8 @@ typedef struct ode_scene {
     dJointGroupID contacts;
     peer_solver solver;
     double dt;
-    long k; /* steps made */
+    long k;             /* steps made */
+    unsigned long seed; /* ODE's random generator between this scene's steps */
     int nb, ns;
     ode_body* body;
     int* shape_of; /* per geom data: the ccb shape it stands for */
@@ -257,7 +268,7 @@ static void near(void* user, dGeomID g1, dGeomID g2) {
     }
 }
 
-static void ode_close(void* scene) {
+static void ode_close_locked(void* scene) {
     ode_scene* p = scene;
     if (p == NULL) {
         return;
@@ -507,8 +518,8 @@ static int make_geoms(ode_scene* p, int b, const peer_options* o, char* msg, siz
     return 0;
 }
 
-static int ode_open(const ccb_model* m, double dt, const peer_options* o, void** out, char* msg,
-                    size_t n) {
+static int ode_open_locked(const ccb_model* m, double dt, const peer_options* o, void** out,
+                           char* msg, size_t n) {
     *out = NULL;
     if (ode_load(msg, n) != 0) {
         return -1;
@@ -528,7 +539,7 @@ static int ode_open(const ccb_model* m, double dt, const peer_options* o, void**
         (p->f_body = calloc(3 * (size_t)nb + 1, sizeof(double))) == NULL ||
         ccb_model_initial_state(m, p->q0, v) != CCB_OK) {
         free(v);
-        ode_close(p);
+        ode_close_locked(p);
         snprintf(msg, n, "out of memory or no initial state");
         return -1;
     }
@@ -557,7 +568,7 @@ static int ode_open(const ccb_model* m, double dt, const peer_options* o, void**
         rc = set_prescribed(p, 0.0, msg, n);
     }
     if (rc != 0) {
-        ode_close(p);
+        ode_close_locked(p);
         return -1;
     }
     *out = p;
@@ -618,7 +629,7 @@ static int finite_state(const ode_scene* p) {
     return ok;
 }
 
-static int ode_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
+static int ode_step_locked(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
     ode_scene* p = scene;
     memset(info, 0, sizeof *info);
     info->stop = -1;
@@ -627,6 +638,7 @@ static int ode_step(void* scene, peer_step_info* info, int forces, char* msg, si
     }
     p->ncon = 0;
     p->oom = 0;
+    ODE_CALL(dRandSetSeed)(p->seed);
     ODE_CALL(dSpaceCollide)(p->space, p, near);
     if (p->oom) {
         ODE_CALL(dJointGroupEmpty)(p->contacts);
@@ -643,6 +655,7 @@ static int ode_step(void* scene, peer_step_info* info, int forces, char* msg, si
         ODE_CALL(dWorldStep)(p->world, p->dt);
     }
     p->k++;
+    p->seed = ODE_CALL(dRandGetSeed)();
     info->ncon = p->ncon;
     if (forces) {
         memset(p->f_body, 0, 3 * (size_t)p->nb * sizeof(double));
@@ -681,6 +694,27 @@ static int ode_step(void* scene, peer_step_info* info, int forces, char* msg, si
         return 1;
     }
     return 0;
+}
+
+static int ode_open(const ccb_model* m, double dt, const peer_options* o, void** out, char* msg,
+                    size_t n) {
+    pthread_mutex_lock(&ode_mutex);
+    const int rc = ode_open_locked(m, dt, o, out, msg, n);
+    pthread_mutex_unlock(&ode_mutex);
+    return rc;
+}
+
+static int ode_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
+    pthread_mutex_lock(&ode_mutex);
+    const int rc = ode_step_locked(scene, info, forces, msg, n);
+    pthread_mutex_unlock(&ode_mutex);
+    return rc;
+}
+
+static void ode_close(void* scene) {
+    pthread_mutex_lock(&ode_mutex);
+    ode_close_locked(scene);
+    pthread_mutex_unlock(&ode_mutex);
 }
 
 static int ode_built(void) {
