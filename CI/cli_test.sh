@@ -538,7 +538,8 @@ for e in mujoco ode-worldstep bullet; do
     "$CCB" run $c --variant $e --t-final 0.002 --out "$tmp/pm_$c" >/dev/null 2>&1 \
       && "$CCB" run $c --variant lagged --t-final 0.002 --out "$tmp/pl_$c" >/dev/null 2>&1 \
       || { echo "FAIL: $c: a one-step run of $e or lagged failed"; stop; }
-    grep -q '"name":[[:space:]]*"'${e%-*}'"' "$tmp/pm_$c/meta.json" \
+    id=$e && [ "$e" = ode-worldstep ] && id=libode # solver.name: the engine's id
+    grep -q '"name":[[:space:]]*"'$id'"' "$tmp/pm_$c/meta.json" \
       || { echo "FAIL: $c: meta.json of the peer run does not name $e"; stop; }
     d=$(paste -d, <(sed -n 1p "$tmp/pm_$c/trajectory.csv") <(sed -n 2p "$tmp/pm_$c/trajectory.csv") \
                   <(sed -n 2p "$tmp/pl_$c/trajectory.csv") | awk -F, '{

@@ -2,7 +2,6 @@
  * the solver's options from its descriptors, dt), by what (version, revision, compiler) and how it
  * ended; a peer run adds the peer's own settings. */
 #define _POSIX_C_SOURCE 200809L
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,12 +51,7 @@ int run_write_meta(const run_config* cfg, const run_record* rec, const ccb_model
         peer_meta pm = {m, ""};
         const peer_options po = run_peer_options(cfg);
         const peer_engine* e = peer_variant_of(cfg->peer)->engine;
-        char name[16];
-        snprintf(name, sizeof name, "%s", e->name);
-        for (char* c = name; *c; ++c) {
-            *c = (char)tolower((unsigned char)*c);
-        }
-        ccb_meta_set_string(m, "solver.name", name); /* mujoco, ode, bullet */
+        ccb_meta_set_string(m, "solver.name", e->id); /* mujoco, libode, bullet */
         ccb_meta_set_string(m, "solver.peer.version", e->version());
         e->describe(cfg->sim.dt, &po, peer_meta_line, &pm);
         if (cs->peer_note) {

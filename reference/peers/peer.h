@@ -82,6 +82,8 @@ typedef void (*peer_line_fn)(const char* key, const char* value, void* user);
 /* One engine. A scene is the engine's own object behind void*. */
 typedef struct peer_engine {
     const char* name;    /* "MuJoCo", "ODE", "Bullet" */
+    const char* id;      /* meta.json's solver.name: "mujoco", "libode" (ccb has a solver "ode"),
+                            "bullet" */
     const char* package; /* the Debian package that brings it */
     int (*built)(void);  /* 1 if this ccb was built with it */
     /* NULL when built and its library opens (opens it), else why not */

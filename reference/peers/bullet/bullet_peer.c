@@ -555,6 +555,6 @@ static void bt_describe(double dt, const peer_options* o, peer_line_fn line, voi
          user);
 }
 
-const peer_engine peer_engine_bullet = {"Bullet",   "libbullet-dev", bt_built,   bt_absent,
-                                        bt_version, bt_open,         bt_state,   bt_step,
-                                        bt_time,    bt_close,        bt_describe};
+const peer_engine peer_engine_bullet = {"Bullet",  "bullet",   "libbullet-dev", bt_built,
+                                        bt_absent, bt_version, bt_open,         bt_state,
+                                        bt_step,   bt_time,    bt_close,        bt_describe};

@@ -783,5 +783,5 @@ static void mujoco_describe(double dt, const peer_options* o, peer_line_fn line,
 }
 
 const peer_engine peer_engine_mujoco = {
-    "MuJoCo",     "libmujoco-dev", mujoco_built, mujoco_absent, mujoco_version, mujoco_open,
-    mujoco_state, mujoco_step,     mujoco_time,  mujoco_close,  mujoco_describe};
+    "MuJoCo",    "mujoco",     "libmujoco-dev", mujoco_built, mujoco_absent, mujoco_version,
+    mujoco_open, mujoco_state, mujoco_step,     mujoco_time,  mujoco_close,  mujoco_describe};

@@ -780,6 +780,6 @@ static void ode_describe(double dt, const peer_options* o, peer_line_fn line, vo
          user);
 }
 
-const peer_engine peer_engine_ode = {"ODE",       "libode-dev", ode_built,   ode_absent,
-                                     ode_version, ode_open,     ode_state,   ode_step,
-                                     ode_time,    ode_close,    ode_describe};
+const peer_engine peer_engine_ode = {"ODE",      "libode",    "libode-dev", ode_built,
+                                     ode_absent, ode_version, ode_open,     ode_state,
+                                     ode_step,   ode_time,    ode_close,    ode_describe};
