@@ -1,5 +1,5 @@
-/* peer_dl — the optional peers' libraries (MuJoCo, Siconos numerics, FCLIB) are opened when a
- * peer is first used, not linked into ccb.
+/* peer_dl — the optional peers' libraries (MuJoCo, ODE, ccb's Bullet module, Siconos numerics,
+ * FCLIB) are opened when a peer is first used, not linked into ccb.
  *
  * Why: linked, they made every ccb process map 76 shared objects (Siconos alone brings HDF5,
  * MUMPS, curl, Kerberos, GnuTLS): 75 ms to start `ccb --version` on the 2-core development
