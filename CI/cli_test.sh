@@ -86,8 +86,8 @@ expect 0 "valid range"           -- "$CCB" info conveyor
 expect 0 "5/7"                   -- "$CCB" info sphere
 expect 0 "ic_gap"                -- "$CCB" info rod
 expect 2 "out of range"          -- "$CCB" run rod --set theta0=90 --out "$tmp/a"
-# --peers: a scene no peer translates (the box's applied force), or a build without a peer
-expect 2 "peers: "                -- "$CCB" bench box --peers --repeat 1
+# --peers: a scene no peer translates (the coin's hydroelastic meshes), or a build without a peer
+expect 2 "peers: "                -- "$CCB" bench coin --peers --repeat 1
 expect 2 "unknown variant 'mujoco-x'" -- "$CCB" run sphere --variant mujoco-x --out "$tmp/a"
 expect 2 "exceed the radius"     -- "$CCB" run sphere --set z0=0.01 --out "$tmp/a"
 expect 2 "stop-scale"            -- "$CCB" run rod --stop-scale nonsense --out "$tmp/a"
@@ -529,7 +529,7 @@ pass=$((pass + 1))
 # --- the peers (each engine in a build that has it): a peer run is recorded like a ccb run -------
 for e in mujoco ode-worldstep bullet; do
   "$CCB" list | grep -q "^  $e " || continue
-  expect 2 "no observables for a peer run" -- "$CCB" run box --variant $e --out "$tmp/a"
+  expect 2 "no observables for a peer run" -- "$CCB" run coin --variant $e --out "$tmp/a"
   # One free-flight step (no contact yet) is semi-implicit Euler with the same rotation update in
   # both: the engine's state mapped to ccb's coordinates (planar x, z, theta; free p, quaternion,
   # world omega, v) equals ccb's step to round-off (measured 4.4e-16 for MuJoCo; bound 1e-12

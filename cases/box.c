@@ -18,7 +18,9 @@
  *                    against f evaluations, IE {FN, QN} x {fixed h, error control a} x TALS
  *                    (TAMSI Fig. 5; BOX-3, BOX-4);
  *   tamsi-convex     e_v against h for TAMSI and the convex approximations on the same box;
- *   variants         every solver and approximation at h = 10 ms and 1 ms in one table. */
+ *   variants         every solver and approximation at h = 10 ms and 1 ms in one table;
+ *   peers            the convex approximations and the outside engines against the exact Coulomb
+ *                    solution, normal direction free (box_peers.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,7 +132,7 @@ static void box_exact_extend(box_data* d, double t) {
     }
 }
 
-static ccb_ref_box ref_params(const double* P) {
+ccb_ref_box box_ref_params(const double* P) {
     const ccb_ref_box r = {P[P_MASS], P[P_MU], P[P_G], P[P_AMP], P[P_FREQ], P[P_PHASE], P[P_VS]};
     return r;
 }
@@ -150,7 +152,7 @@ int box_build(const double* P, ccb_model** out, void** data, char* msg, size_t n
         snprintf(msg, n, "box: out of memory");
         return -1;
     }
-    d->ref = ref_params(P);
+    d->ref = box_ref_params(P);
     d->have_exact = 1; /* solved when a step needs it (box_exact_extend) */
     const double W = P[P_MASS] * P[P_G];
     ccb_body_def ground;
@@ -188,7 +190,7 @@ static void box_sim_options(const double* P, ccb_sim_params* sp) {
     sp->tamsi.friction = sp->contact_ode.friction = (ccb_friction_model)lround(P[P_FRICTION]);
 }
 
-static void box_observe(const ccb_sim* sim, const void* data, const double* P, double* o) {
+void box_observe(const ccb_sim* sim, const void* data, const double* P, double* o) {
     /* the run's own data (box_build allocated it writable; one run, one thread): the exact
      * solution is extended here, when a step first needs a later time */
     box_data* d = (box_data*)data;
@@ -290,7 +292,7 @@ double box_windowed_h_ref(const study_ctx* ctx) {
 void box_windowed_errors(study_ctx* ctx, const run_record* rec, int n, double dw, wjob* jobs) {
     for (int i = 0; i < n; ++i) {
         jobs[i].rec = &rec[i];
-        jobs[i].ref = ref_params(ctx->params);
+        jobs[i].ref = box_ref_params(ctx->params);
         jobs[i].dw = dw;
         jobs[i].h_ref = box_windowed_h_ref(ctx);
     }
@@ -346,7 +348,7 @@ static void event_row(study_out* out, const char* what, double t_exact, double t
 static int reference_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
     (void)dir;
     const double* P = ctx->params;
-    const ccb_ref_box p = ref_params(P);
+    const ccb_ref_box p = box_ref_params(P);
     const double T = ctx->cs->t_final_default, vs = P[P_VS], ds = 1e-4;
     const long ns = lround(T / ds);
     ccb_ref_box_events ev;
@@ -480,7 +482,7 @@ static double box_std_error(const run_record* r, const run_record* ref, const do
     wjob j;
     memset(&j, 0, sizeof j);
     j.rec = r;
-    j.ref = ref_params(P);
+    j.ref = box_ref_params(P);
     j.dw = P[P_DW];
     j.h_ref = P[P_HREF];
     windowed_error_job(&j, 0);
@@ -578,6 +580,12 @@ static const case_study k_studies[] = {
      .title = "every solver and approximation at h = 10 ms and 1 ms",
      .figure = "ccb comparison",
      .decl = &box_variants},
+    {.name = "peers",
+     .title =
+         "SAP, Similar, Lagged and the outside engines (MuJoCo, ODE, Bullet) against the exact "
+         "Coulomb solution: events and creep, normal direction free",
+     .figure = "ccb peer comparison",
+     .decl = &box_peers},
     {.name = "error-control",
      .title = "lagged-ec at accuracies 1e-3 ... 1e-8 against fixed-step Lagged, both "
               "against Lagged at h = 5e-6",
@@ -619,5 +627,7 @@ const case_desc case_box = {
     .studies = k_studies,
     .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
     .quick_studies = k_quick, /* bench: every approximation, TAMSI and implicit Euler */
-    .std = &k_std, /* no peer runs: the MuJoCo peer does not translate its applied load */
-    .peer_note = NULL};
+    .std = &k_std,
+    .peer_observe = box_peer_observe,
+    .peer_note = "ft, fn: the total contact force on the box; slip: the box's velocity; "
+                 "stiction_tol has no counterpart (0)"};

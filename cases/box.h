@@ -1,8 +1,8 @@
 /* cases/box.h — what the files of the stick-slip box case share (not installed;
  * docs/architecture.md §2): its parameters and observables, the model, the implicit Euler
  * configurations and the windowed error of the TAMSI paper's protocol, and the declarations of the
- * solver studies in box_solvers.c (fig4, fig5, tamsi-convex, variants). box.c holds the model, the
- * reference study and the case's descriptor. */
+ * solver studies in box_solvers.c (fig4, fig5, tamsi-convex, variants) and of the peers study
+ * (box_peers.c). box.c holds the model, the reference study and the case's descriptor. */
 #ifndef CCB_CASE_BOX_H
 #define CCB_CASE_BOX_H
 
@@ -34,6 +34,12 @@ enum {
 enum { O_F, O_VEX, O_FT, O_FN, O_SLIP, O_STOL, O_COUNT };
 
 int box_build(const double* P, ccb_model** out, void** data, char* msg, size_t n);
+/* The exact solution's parameters of the case's parameters. */
+ccb_ref_box box_ref_params(const double* P);
+/* The observables of a run (box.c), and of a peer run (box_peers.c). */
+void box_observe(const ccb_sim* sim, const void* data, const double* P, double* o);
+void box_peer_observe(const ccb_sim* sim, const void* data, const double* P, const run_peer_step* c,
+                      double* o);
 void box_destroy(void* data);
 
 /* the fixed steps and the accuracies of the work-precision sweeps (TAMSI Fig. 5) */
@@ -62,6 +68,6 @@ void box_windowed_errors(study_ctx* ctx, const run_record* rec, int n, double dw
 /* RMS over the run of v - v_Coulomb (the exact solution, observable v_exact) */
 double box_rms_vs_exact(const run_record* r);
 
-extern const fig_study box_fig4, box_fig5, box_tamsi_convex, box_variants;
+extern const fig_study box_fig4, box_fig5, box_tamsi_convex, box_variants, box_peers;
 
 #endif

@@ -104,6 +104,18 @@ typedef struct fig_data {
  * engine this build lacks, or whose library does not open, is left out. */
 #define FIG_PEER_NRUNS 12
 extern const fig_run fig_peer_runs[FIG_PEER_NRUNS];
+/* The same list with parameter overrides `set` on every run (the box's: its normal direction
+ * free), as an initializer. */
+#define FIG_PEER_RUN(v, s)                                                                         \
+    { .variant = v, .label = v, .set = s }
+#define FIG_PEER_RUN_LIST(s)                                                                       \
+    {                                                                                              \
+        FIG_PEER_RUN("sap", s), FIG_PEER_RUN("similar", s), FIG_PEER_RUN("lagged", s),             \
+            FIG_PEER_RUN("mujoco", s), FIG_PEER_RUN("mujoco-k", s), FIG_PEER_RUN("mujoco-pgs", s), \
+            FIG_PEER_RUN("mujoco-cg", s), FIG_PEER_RUN("mujoco-pyramidal", s),                     \
+            FIG_PEER_RUN("ode-worldstep", s), FIG_PEER_RUN("ode-quickstep", s),                    \
+            FIG_PEER_RUN("bullet", s), FIG_PEER_RUN("bullet-mlcp-dantzig", s)                      \
+    }
 
 /* The physics claims of a case's `peers` study, evaluated on each of its runs (issue 48): one row
  * per run and claim in the study's table "claims" (FIG_CLAIMS_TABLE, its file claims.csv), with

@@ -365,19 +365,7 @@ static int fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const c
     return 0;
 }
 
-const fig_run fig_peer_runs[FIG_PEER_NRUNS] = {
-    {.variant = "sap", .label = "sap"},
-    {.variant = "similar", .label = "similar"},
-    {.variant = "lagged", .label = "lagged"},
-    {.variant = "mujoco", .label = "mujoco"},
-    {.variant = "mujoco-k", .label = "mujoco-k"},
-    {.variant = "mujoco-pgs", .label = "mujoco-pgs"},
-    {.variant = "mujoco-cg", .label = "mujoco-cg"},
-    {.variant = "mujoco-pyramidal", .label = "mujoco-pyramidal"},
-    {.variant = "ode-worldstep", .label = "ode-worldstep"},
-    {.variant = "ode-quickstep", .label = "ode-quickstep"},
-    {.variant = "bullet", .label = "bullet"},
-    {.variant = "bullet-mlcp-dantzig", .label = "bullet-mlcp-dantzig"}};
+const fig_run fig_peer_runs[FIG_PEER_NRUNS] = FIG_PEER_RUN_LIST(NULL);
 
 void fig_peer_texts(study_out* out, const study_batch* b) {
     strbuf runs = {0};

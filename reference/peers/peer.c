@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -208,15 +209,58 @@ int peer_check_body(const ccb_model* m, int b, const char* engine, char* msg, si
                  name, engine);
         return -1;
     }
-    if (d.force != NULL) {
-        snprintf(msg, n, "body '%s': the %s peer translates bodies without applied loads", name,
-                 engine);
-        return -1;
-    }
     if (d.mobilizer == CCB_MOBILIZER_PLANAR &&
         (d.damping[0] != 0 || d.damping[1] != 0 || d.damping[2] != 0)) {
         snprintf(msg, n, "body '%s': the %s peer does not translate joint damping", name, engine);
         return -1;
     }
     return 0;
+}
+
+int peer_loads_init(peer_loads* L, const ccb_model* m) {
+    memset(L, 0, sizeof *L);
+    const int nb = ccb_model_nbodies(m);
+    int any = 0;
+    for (int b = 0; b < nb; ++b) {
+        ccb_body_def d;
+        ccb_model_body_def_get(m, b, &d);
+        any |= d.force != NULL;
+    }
+    if (!any) {
+        return 0;
+    }
+    L->q = calloc((size_t)ccb_model_nq(m) + 1, sizeof(double));
+    L->v = calloc((size_t)ccb_model_nv(m) + 1, sizeof(double));
+    L->w = calloc(6 * (size_t)nb, sizeof(double));
+    if (L->q == NULL || L->v == NULL || L->w == NULL) {
+        peer_loads_free(L);
+        return -1;
+    }
+    L->any = 1;
+    return 0;
+}
+
+void peer_loads_free(peer_loads* L) {
+    free(L->q);
+    free(L->v);
+    free(L->w);
+    memset(L, 0, sizeof *L);
+}
+
+void peer_loads_eval(peer_loads* L, const ccb_model* m, double t) {
+    const int nb = ccb_model_nbodies(m);
+    for (int b = 0; b < nb && L->any; ++b) {
+        ccb_body_def d;
+        ccb_model_body_def_get(m, b, &d);
+        ccb_vec3 f = ccb_v3(0, 0, 0), tau = ccb_v3(0, 0, 0);
+        if (d.force != NULL) { /* ccb_body_generalized_force (lib/src/model.c) calls it so */
+            ccb_pose X;
+            ccb_twist V;
+            ccb_model_body_pose(m, b, t, L->q, &X);
+            ccb_model_body_twist(m, b, t, L->q, L->v, &V);
+            d.force(t, &X, &V, d.force_user, &f, &tau);
+        }
+        const double w[6] = {f.x, f.y, f.z, tau.x, tau.y, tau.z};
+        memcpy(L->w + 6 * b, w, sizeof w);
+    }
 }

@@ -2,7 +2,7 @@
  * cases' peer studies and `ccb bench --peers`).
  *
  * Each engine translates a finalized ccb model (fixed, prescribed-translation, free and planar
- * bodies; spheres, boxes, half-spaces and contact points) into its own scene with the same time
+ * bodies, their applied loads; spheres, boxes, half-spaces and contact points) into its own scene with the same time
  * step, gravity, masses, inertias, friction and initial state, and steps it with its own contact
  * solver. The state after every step comes back in ccb's coordinates, so a peer run is recorded
  * like a ccb run. What a scene cannot express is refused at open with the reason. Each engine's
@@ -154,9 +154,25 @@ void peer_absent_close(void* scene);
 /* Shared by the engines' translations. */
 
 /* What the ODE and Bullet translations take of a body: free, planar (without joint damping),
- * fixed and prescribed bodies without an applied load. 0, or -1 with a message naming the body
+ * fixed and prescribed bodies. 0, or -1 with a message naming the body
  * and what `engine` ("ODE") does not translate. */
 int peer_check_body(const ccb_model* m, int b, const char* engine, char* msg, size_t n);
+
+/* The applied loads of a model's bodies (ccb_body_def.force), as an engine applies them: evaluated
+ * at the start of each step with the engine's state then, and held over the step, as ccb treats
+ * them (explicit, part of k2 of formulation-convex §1.1; lib/src/problem.c). */
+typedef struct peer_loads {
+    int any;   /* 1 if some body has an applied load (else the rest is empty) */
+    double* q; /* the state at the step's start, filled by the engine: q[nq], v[nv] */
+    double* v;
+    double* w; /* per body: force [N] then torque [N m], world frame (6 each; 0 without a load) */
+} peer_loads;
+
+/* 0, or -1 (out of memory; L is then empty). */
+int peer_loads_init(peer_loads* L, const ccb_model* m);
+void peer_loads_free(peer_loads* L);
+/* Fills L->w with the loads at time t of the state in L->q, L->v. */
+void peer_loads_eval(peer_loads* L, const ccb_model* m, double t);
 
 /* Radius of the sphere that stands for a contact point (CCB_SHAPE_POINTS, and the ends of a
  * capsule of radius 0): it touches the point from above at the body's initial pose, so against a

@@ -10,7 +10,12 @@
  * angular velocity, quaternion order and sign, slide axes, hinge sign, planar factors) is mapped
  * wrongly. The inertia is isotropic: with a gyroscopic torque the two differ at O(dt^2), since
  * MuJoCo keeps the angular velocity in the body frame while the body turns (measured 3.8e-10 in
- * a quaternion at dt = 1e-3 with inertia diag(0.1, 0.2, 0.3)). */
+ * a quaternion at dt = 1e-3 with inertia diag(0.1, 0.2, 0.3)).
+ * The same, with an applied load on each body that depends on time and state (ccb_force_fn): 20
+ * steps of each engine equal 20 of ccb, which evaluates the load at each step's start (explicit,
+ * formulation-convex §1.1). This fails if the load is evaluated elsewhere, kept from one step to
+ * the next (Bullet and ODE accumulate forces until cleared), applied away from the centre of mass
+ * or in the wrong frame, or if its components out of a planar body's plane leak in. */
 #include <math.h>
 
 #include "../../lib/tests/test.h"
@@ -24,7 +29,16 @@
 /* both are the same recursion in double precision: round-off of O(1) values */
 #define TOL_ROUNDOFF 1e-12
 
-static ccb_model* scene(void) {
+/* A load that depends on t, the pose and the twist, with components in every direction. */
+static void load(double t, const ccb_pose* X, const ccb_twist* V, void* user, ccb_vec3* f,
+                 ccb_vec3* tau) {
+    const double s = *(const double*)user;
+    *f = ccb_v3(s * (1.0 + 10.0 * t), -0.5 * s, s * (2.0 - V->v.z) + X->p.x);
+    *tau = ccb_v3(0.3 * s, -0.2 * s + 0.1 * V->w.y, 0.1 * s - X->p.z);
+}
+static const double k_load_free = 3.0, k_load_planar = -2.0;
+
+static ccb_model* scene(int loaded) {
     ccb_model* m = NULL;
     CHECK(ccb_model_create(&m) == CCB_OK, "model");
     ccb_body_def ground = ccb_body_def_default();
@@ -51,6 +65,10 @@ static ccb_model* scene(void) {
     free.pose.R = ccb_m3_from_quat(qn);
     free.twist.w = ccb_v3(1.3, -0.7, 2.1);
     free.twist.v = ccb_v3(0.3, -0.2, 0.5);
+    if (loaded) {
+        free.force = load;
+        free.force_user = (void*)&k_load_free;
+    }
     CHECK(ccb_model_add_body(m, &free, &fb) == CCB_OK, "block");
     ccb_shape_def ball = ccb_shape_def_default();
     ball.name = "block_ball";
@@ -64,6 +82,10 @@ static ccb_model* scene(void) {
     planar.pose = ccb_pose_planar(1.0, 3.0, 0.3);
     planar.twist = ccb_twist_planar(-0.4, 0.9, -1.7);
     planar.damping[0] = 0.0;
+    if (loaded) {
+        planar.force = load;
+        planar.force_user = (void*)&k_load_planar;
+    }
     CHECK(ccb_model_add_body(m, &planar, &pb) == CCB_OK, "disc");
     ball.name = "disc_ball";
     CHECK(ccb_model_add_shape(m, pb, &ball, NULL) == CCB_OK, "disc ball");
@@ -102,9 +124,10 @@ static const char* basis(const peer_engine* e, const char* what) {
     return b;
 }
 
-/* (1) and (2) for one engine */
-static void test_engine(const peer_engine* e) {
-    ccb_model* m = scene();
+/* (1) and (2) for one engine; with loads: (2) over `steps` steps */
+static void test_engine(const peer_engine* e, int loaded) {
+    ccb_model* m = scene(loaded);
+    const int steps = loaded ? 20 : 1;
     const int nq = ccb_model_nq(m), nv = ccb_model_nv(m);
     double q0[16], v0[16], q[16], v[16];
     CHECK(nq <= 16 && nv <= 16, "state size");
@@ -126,7 +149,9 @@ static void test_engine(const peer_engine* e) {
         CHECK_ABS(v[i], v0[i], TOL_ROUNDOFF, basis(e, "initial v: the mapping round trip"));
     }
     peer_step_info info;
-    CHECK(e->step(p, &info, 1, msg, sizeof msg) == 0, "%s: step: %s", e->name, msg);
+    for (int k = 0; k < steps; ++k) {
+        CHECK(e->step(p, &info, 1, msg, sizeof msg) == 0, "%s: step: %s", e->name, msg);
+    }
     CHECK(info.ncon == 0, "%s: free flight: no contact (%d)", e->name, info.ncon);
     CHECK(info.stop == -1 && info.ls_evals == 0 && info.changes == 0,
           "%s: free flight: no stopping test, line search or state change (stop %d, %d "
@@ -138,13 +163,19 @@ static void test_engine(const peer_engine* e) {
     sp.dt = dt;
     ccb_sim* sim = NULL;
     CHECK(ccb_sim_create(m, &sp, &sim, msg, sizeof msg) == CCB_OK, "sim: %s", msg);
-    CHECK(ccb_sim_step(sim) == CCB_OK, "ccb step");
+    for (int k = 0; k < steps; ++k) {
+        CHECK(ccb_sim_step(sim) == CCB_OK, "ccb step");
+    }
     const double *qs = ccb_sim_q(sim), *vs = ccb_sim_v(sim);
+    const char* what_q = loaded ? "q after 20 free-flight steps under applied loads, against ccb"
+                                : "q after one free-flight step, against ccb";
+    const char* what_v = loaded ? "v after 20 free-flight steps under applied loads, against ccb"
+                                : "v after one free-flight step, against ccb";
     for (int i = 0; i < nq; ++i) {
-        CHECK_ABS(q[i], qs[i], TOL_ROUNDOFF, basis(e, "q after one free-flight step, against ccb"));
+        CHECK_ABS(q[i], qs[i], TOL_ROUNDOFF, basis(e, what_q));
     }
     for (int i = 0; i < nv; ++i) {
-        CHECK_ABS(v[i], vs[i], TOL_ROUNDOFF, basis(e, "v after one free-flight step, against ccb"));
+        CHECK_ABS(v[i], vs[i], TOL_ROUNDOFF, basis(e, what_v));
     }
     ccb_sim_destroy(sim);
     e->close(p);
@@ -164,7 +195,7 @@ typedef struct drop_run {
 
 static void* drop(void* arg) {
     drop_run* r = arg;
-    ccb_model* m = scene();
+    ccb_model* m = scene(0);
     const peer_options o = {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, r->solver};
     void* s = NULL;
     char msg[256];
@@ -211,7 +242,8 @@ int main(void) {
     int tested = 0;
     for (int e = 0; e < 3; ++e) {
         if (engines[e]->absent() == NULL) {
-            test_engine(engines[e]);
+            test_engine(engines[e], 0);
+            test_engine(engines[e], 1);
             test_threads(engines[e], PEER_SOLVER_DEFAULT);
             test_threads(engines[e], e == 0   ? PEER_SOLVER_PGS
                                      : e == 1 ? PEER_SOLVER_QUICKSTEP

@@ -322,8 +322,17 @@ void destroy(ccb_bt_world* w) {
     delete w;
 }
 
-const ccb_bt_api k_api = {CCB_BT_ABI, version,   create,    add_body, add_shape,
-                          finish,     set_state, get_state, step,     destroy};
+void add_load(ccb_bt_world* w, int body, const double f[3], const double tau[3]) {
+    const Body& b = w->bodies[static_cast<size_t>(body)];
+    if (b.rigid != nullptr && b.kind == CCB_BT_DYNAMIC) {
+        // m_totalForce and m_totalTorque, which stepSimulation integrates and then clears
+        b.rigid->applyCentralForce(btVector3(f[0], f[1], f[2]));
+        b.rigid->applyTorque(btVector3(tau[0], tau[1], tau[2]));
+    }
+}
+
+const ccb_bt_api k_api = {CCB_BT_ABI, version,   create, add_body, add_shape, finish,
+                          set_state,  get_state, step,   destroy,  add_load};
 
 } // namespace
 

@@ -62,9 +62,12 @@ typedef struct ccb_bt_api {
     /* One step of dt; f_body (3 per body, or NULL): the contact force on each body. */
     void (*step)(ccb_bt_world* w, ccb_bt_stats* st, double* f_body);
     void (*destroy)(ccb_bt_world* w);
+    /* An applied load over the next step: force f through the centre of mass and torque tau,
+     * world frame (a dynamic body; Bullet clears it after the step). */
+    void (*add_load)(ccb_bt_world* w, int body, const double f[3], const double tau[3]);
 } ccb_bt_api;
 
-#define CCB_BT_ABI 1
+#define CCB_BT_ABI 2
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,8 @@
  *     bodies with linear factor (1, 0, 1) and angular factor (0, 1, 0) (Bullet's way to hold a body
  *     in a plane), a locked coordinate by a 0 more; prescribed translations as kinematic bodies
  *     placed at their pose at the step's end and moving at its velocity there (as ccb's bias);
- *     fixed bodies as static objects, one per shape; no body sleeps;
+ *     fixed bodies as static objects, one per shape; no body sleeps; a body's applied load as
+ *     applyCentralForce and applyTorque, evaluated at the start of every step (peer_loads);
  *   - shapes: spheres, boxes (Bullet's default margin, 0.04 m, rounds their edges); a half-space
  *     of a fixed body as a static plane, of a moving body as a slab (peer.h); contact points as
  *     1 mm spheres (peer.h); the shapes of a body as one compound;
@@ -109,6 +110,7 @@ typedef struct bt_scene {
     double* q0;
     double* f_mod;  /* 3 per module body */
     double* f_body; /* 3 per ccb body */
+    peer_loads loads;
 } bt_scene;
 
 static int pair_active(void* user, int a, int b) {
@@ -138,6 +140,7 @@ static void bt_close(void* scene) {
     free(p->q0);
     free(p->f_mod);
     free(p->f_body);
+    peer_loads_free(&p->loads);
     free(p);
 }
 
@@ -359,7 +362,7 @@ static int bt_open(const ccb_model* m, double dt, const peer_options* o, void** 
         (p->ccb_of = calloc(nmax, sizeof(int))) == NULL ||
         (p->f_mod = calloc(3 * nmax, sizeof(double))) == NULL ||
         (p->f_body = calloc(3 * (size_t)nb + 1, sizeof(double))) == NULL ||
-        ccb_model_initial_state(m, p->q0, v) != CCB_OK) {
+        peer_loads_init(&p->loads, m) != 0 || ccb_model_initial_state(m, p->q0, v) != CCB_OK) {
         free(v);
         bt_close(p);
         snprintf(msg, n, "out of memory or no initial state");
@@ -451,6 +454,16 @@ static int bt_step(void* scene, peer_step_info* info, int forces, char* msg, siz
     info->stop = -1;
     if (set_prescribed(p, bt_time(p), msg, n) != 0) {
         return -1;
+    }
+    if (p->loads.any) { /* at the step's start, held over it (peer_loads) */
+        bt_state(p, p->loads.q, p->loads.v);
+        peer_loads_eval(&p->loads, p->m, bt_time(p));
+        for (int b = 0; b < p->nb; ++b) {
+            const bt_body* bb = &p->body[b];
+            if (bb->kind == CCB_MOBILIZER_FREE || bb->kind == CCB_MOBILIZER_PLANAR) {
+                bt->add_load(p->w, bb->id, p->loads.w + 6 * b, p->loads.w + 6 * b + 3);
+            }
+        }
     }
     ccb_bt_stats st;
     bt->step(p->w, &st, forces ? p->f_mod : NULL);

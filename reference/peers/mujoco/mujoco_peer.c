@@ -4,6 +4,8 @@
  * MuJoCo settings (its documented defaults unless stated): Newton solver (or the variant's PGS or
  * CG), elliptic friction cones (the convex models' cone; or pyramidal), condim 3, tolerance 1e-8, at most 100 iterations, semi-implicit
  * Euler, no contact margin (MuJoCo's default; ccb's speculative 10 cm margin has no counterpart).
+ * A body's applied load goes into xfrc_applied (force and torque at its centre of mass, world
+ * frame), evaluated at the start of every step (peer_loads).
  * Contact stiffness: MuJoCo's soft constraints are set by a time constant and a damping ratio
  * (solref), not by k. A spring of k = 1e7 N/m on a 1 kg object has a period of 2 ms, the step
  * itself, which MuJoCo's explicit-in-the-constraint-force treatment cannot resolve; the mapping
@@ -249,14 +251,6 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
         const int planar = d.mobilizer == CCB_MOBILIZER_PLANAR;
         const int prescribed = d.mobilizer == CCB_MOBILIZER_PRESCRIBED;
         const int own = d.mobilizer != CCB_MOBILIZER_FIXED; /* a body of its own in MJCF */
-        if (d.force != NULL) {
-            snprintf(msg, n,
-                     "the MuJoCo peer translates bodies without applied loads; body '%s' "
-                     "has one",
-                     ccb_model_body_name(m, b));
-            rc = -1;
-            break;
-        }
         if (own) {
             put(&t, "<body name=\"%s\"", ccb_model_body_name(m, b));
             put_pose(&t, &X);
@@ -384,6 +378,8 @@ typedef struct peer_mujoco {
     ccb_vec3 g;
     int* ccb_body;  /* MuJoCo body id -> ccb body (-1: the world, or a body that does not move) */
     double* f_body; /* 3 per ccb body */
+    int* mj_body;   /* ccb body -> MuJoCo body id (-1: the world) */
+    peer_loads loads;
 } peer_mujoco;
 
 static int mujoco_built(void) {
@@ -482,6 +478,8 @@ static void mujoco_close(void* scene) {
     free(p->body);
     free(p->ccb_body);
     free(p->f_body);
+    free(p->mj_body);
+    peer_loads_free(&p->loads);
     free(p);
 }
 
@@ -601,7 +599,9 @@ static int mujoco_open(const ccb_model* m, double dt, const peer_options* o, voi
     free(v);
     p->ccb_body = malloc((size_t)p->mm->nbody * sizeof(int));
     p->f_body = calloc(3 * (size_t)nb + 1, sizeof(double));
-    if (p->ccb_body == NULL || p->f_body == NULL) {
+    p->mj_body = malloc(((size_t)nb + 1) * sizeof(int));
+    if (p->ccb_body == NULL || p->f_body == NULL || p->mj_body == NULL ||
+        peer_loads_init(&p->loads, m) != 0) {
         mujoco_close(p);
         snprintf(msg, n, "out of memory");
         return -1;
@@ -610,8 +610,10 @@ static int mujoco_open(const ccb_model* m, double dt, const peer_options* o, voi
         p->ccb_body[i] = -1;
     }
     for (int b = 0; b < nb; ++b) {
+        p->mj_body[b] = -1;
         if (p->body[b].kind == CCB_MOBILIZER_FREE || p->body[b].kind == CCB_MOBILIZER_PLANAR) {
-            p->ccb_body[mj_name2id(p->mm, mjOBJ_BODY, ccb_model_body_name(m, b))] = b;
+            p->mj_body[b] = mj_name2id(p->mm, mjOBJ_BODY, ccb_model_body_name(m, b));
+            p->ccb_body[p->mj_body[b]] = b;
         }
     }
     if (set_prescribed(p, 0.0, msg, n) != 0) {
@@ -673,6 +675,16 @@ static int mujoco_step(void* scene, peer_step_info* info, int forces, char* msg,
     info->stop = -1;
     if (set_prescribed(p, p->d->time, msg, n) != 0) {
         return -1;
+    }
+    if (p->loads.any) { /* at the step's start, held over it (peer_loads) */
+        mujoco_state(p, p->loads.q, p->loads.v);
+        peer_loads_eval(&p->loads, p->m, p->d->time);
+        for (int b = 0; b < p->nb; ++b) {
+            if (p->mj_body[b] >= 0) {
+                memcpy(p->d->xfrc_applied + 6 * p->mj_body[b], p->loads.w + 6 * b,
+                       6 * sizeof(double));
+            }
+        }
     }
     mj_step(p->mm, p->d);
     const mjData* d = p->d;

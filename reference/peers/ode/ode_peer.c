@@ -17,7 +17,9 @@
  *     (x, z, theta about y) as free bodies held in their plane by a linear motor (y) and an angular
  *     motor (x and z) of zero target velocity and unbounded force, a locked coordinate by one
  *     more axis; prescribed translations as kinematic bodies (dBodySetKinematic) set to the
- *     motion at the start of every step; fixed bodies as geoms without a body;
+ *     motion at the start of every step; fixed bodies as geoms without a body; a body's applied
+ *     load as dBodyAddForce and dBodyAddTorque at its centre of mass, evaluated at the start of
+ *     every step (peer_loads);
  *   - shapes: spheres, boxes; a half-space of a fixed body as a plane, of a moving body as a slab
  *     (peer.h); contact points as 1 mm spheres (peer.h); at most 8 contacts per geom pair;
  *   - everything else is ODE's default (QuickStep: 20 iterations, SOR 1.3; gyroscopic term on).
@@ -48,6 +50,8 @@
 /* clang-format off */
 #define ODE_FUNCTIONS(X)             \
     X(dAllocateODEDataForThread)     \
+    X(dBodyAddForce)                 \
+    X(dBodyAddTorque)                \
     X(dBodyCreate)                   \
     X(dBodyGetAngularVel)            \
     X(dBodyGetLinearVel)             \
@@ -177,6 +181,7 @@ typedef struct ode_scene {
     int* shape_of; /* per geom data: the ccb shape it stands for */
     double* q0;
     double* f_body; /* 3 per ccb body */
+    peer_loads loads;
     /* this step's contacts (their feedback is attached once all are made: the arrays grow) */
     dJointID* joint;
     dJointFeedback* fb;
@@ -290,6 +295,7 @@ static void ode_close_locked(void* scene) {
     free(p->joint);
     free(p->cg);
     free(p->cb);
+    peer_loads_free(&p->loads);
     free(p);
 }
 
@@ -537,7 +543,7 @@ static int ode_open_locked(const ccb_model* m, double dt, const peer_options* o,
         (p->body = calloc((size_t)nb + 1, sizeof(ode_body))) == NULL ||
         (p->shape_of = calloc((size_t)ns + 1, sizeof(int))) == NULL ||
         (p->f_body = calloc(3 * (size_t)nb + 1, sizeof(double))) == NULL ||
-        ccb_model_initial_state(m, p->q0, v) != CCB_OK) {
+        peer_loads_init(&p->loads, m) != 0 || ccb_model_initial_state(m, p->q0, v) != CCB_OK) {
         free(v);
         ode_close_locked(p);
         snprintf(msg, n, "out of memory or no initial state");
@@ -635,6 +641,18 @@ static int ode_step_locked(void* scene, peer_step_info* info, int forces, char* 
     info->stop = -1;
     if (set_prescribed(p, ode_time(p), msg, n) != 0) {
         return -1;
+    }
+    if (p->loads.any) { /* at the step's start, held over it (peer_loads); ODE clears them */
+        ode_state(p, p->loads.q, p->loads.v);
+        peer_loads_eval(&p->loads, p->m, ode_time(p));
+        for (int b = 0; b < p->nb; ++b) {
+            const ode_body* ob = &p->body[b];
+            const double* w = p->loads.w + 6 * b;
+            if (ob->kind == CCB_MOBILIZER_FREE || ob->kind == CCB_MOBILIZER_PLANAR) {
+                ODE_CALL(dBodyAddForce)(ob->id, w[0], w[1], w[2]);
+                ODE_CALL(dBodyAddTorque)(ob->id, w[3], w[4], w[5]);
+            }
+        }
     }
     p->ncon = 0;
     p->oom = 0;
