@@ -584,6 +584,17 @@ if "$CCB" list | grep -q '^  mujoco '; then
   # a variant Newton does not solve has no breakdown (it printed rows of zeros before)
   expect 0 "no iteration breakdown: the variant is not solved by Newton" \
     -- "$CCB" bench sphere --peers --repeat 1 --variants tamsi
+  # MuJoCo resets a state with a bad number to the initial one and goes on: the run fails there
+  # (it finished "ok" with the reset trajectory before), and MuJoCo's warning is neither printed
+  # nor appended to MUJOCO_LOG.TXT in the working directory (it wrote one before)
+  mkdir -p "$tmp/mjcwd"
+  (cd "$tmp/mjcwd" && expect 1 "mjWARN_BADQACC" \
+    -- "$CCB" run box --variant mujoco-k --set normal=1 --set k=1e15 --out "$tmp/mjbad") || stop
+  [ -z "$(ls -A "$tmp/mjcwd")" ] \
+    || { echo "FAIL: a MuJoCo run wrote into the working directory: $(ls -A "$tmp/mjcwd")"; stop; }
+  grep -q '"status":[[:space:]]*"failed"' "$tmp/mjbad/meta.json" \
+    || { echo "FAIL: the reset MuJoCo run is not recorded as failed"; stop; }
+  pass=$((pass + 1))
 fi
 
 echo "cli_test: $pass passed"

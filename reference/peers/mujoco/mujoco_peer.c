@@ -16,6 +16,7 @@
 #include "peer.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,8 @@
     X(mj_makeEmptyFileVFS) \
     X(mj_name2id)          \
     X(mj_step)             \
-    X(mj_version)
+    X(mj_version)          \
+    X(mju_user_warning)
 /* clang-format on */
 #define MJ_POINTER(f) __typeof__(f)* f;
 #define MJ_ENTRY(f) {#f, &mjf.f},
@@ -64,6 +66,19 @@ static peer_dl mj_lib = PEER_DL_INIT(CCB_MUJOCO_SONAME, mj_syms);
 #define mj_name2id (*mjf.mj_name2id)
 #define mj_step (*mjf.mj_step)
 #define mj_version (*mjf.mj_version)
+/* a variable, not a function: the handler MuJoCo calls with a warning */
+#define mju_user_warning (*mjf.mju_user_warning)
+
+/* MuJoCo's warnings: without a handler it prints them to stdout and appends them to
+ * MUJOCO_LOG.TXT in the working directory (a file ccb did not create). With this one it does
+ * neither; a step reads what happened from mjData.warning (mujoco_step). */
+static void mj_warning_quiet(const char* msg) {
+    (void)msg;
+}
+static pthread_once_t mj_once = PTHREAD_ONCE_INIT;
+static void mj_init(void) {
+    mju_user_warning = mj_warning_quiet;
+}
 
 typedef struct text {
     char* s;
@@ -400,6 +415,7 @@ static int mj_load(char* msg, size_t n) {
         }
         return -1;
     }
+    pthread_once(&mj_once, mj_init);
     return 0;
 }
 
@@ -686,8 +702,26 @@ static int mujoco_step(void* scene, peer_step_info* info, int forces, char* msg,
             }
         }
     }
+    const double t0 = p->d->time;
     mj_step(p->mm, p->d);
     const mjData* d = p->d;
+    /* a bad number in the state makes MuJoCo reset it to the initial one (time 0) and go on;
+     * full contact or constraint buffers make it drop some: either is a failed run */
+    static const struct {
+        int w;
+        const char* what;
+    } k_bad[] = {{mjWARN_BADQPOS, "a non-finite or huge position (mjWARN_BADQPOS)"},
+                 {mjWARN_BADQVEL, "a non-finite or huge velocity (mjWARN_BADQVEL)"},
+                 {mjWARN_BADQACC, "a non-finite or huge acceleration (mjWARN_BADQACC)"},
+                 {mjWARN_CONTACTFULL, "more contacts than its buffer (mjWARN_CONTACTFULL)"},
+                 {mjWARN_CNSTRFULL, "more constraints than its buffer (mjWARN_CNSTRFULL)"}};
+    for (size_t i = 0; i < sizeof k_bad / sizeof k_bad[0]; ++i) {
+        if (d->warning[k_bad[i].w].number > 0) {
+            snprintf(msg, n, "MuJoCo: %s in the step from t = %g s%s", k_bad[i].what, t0,
+                     k_bad[i].w >= mjWARN_BADQPOS ? ", and it reset the state" : "");
+            return 1;
+        }
+    }
     info->iterations = d->solver_iter;
     const int nstat = d->solver_iter < mjNSOLVER ? d->solver_iter : mjNSOLVER;
     info->stop = -1;
