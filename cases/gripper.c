@@ -287,6 +287,19 @@ static void gripper_observe(const ccb_sim* sim, const void* data, const double* 
     }
 }
 
+/* A peer run: the mug's motion from the state; the normal forces from the contact force on each
+ * finger along its axis (the left finger pushes +x, the right -x); ft_z the contact force on the
+ * mug along z; touching: the contacts of the step (the engine's, whatever their force). */
+static void gripper_peer_observe(const ccb_sim* sim, const void* data, const double* P,
+                                 const run_peer_step* c, double* o) {
+    const grip_data* d = data;
+    gripper_observe(sim, data, P, o); /* dz, vz, wy (sim has no contacts) */
+    o[O_FNL] = -c->f_body[3 * d->finger[0]];
+    o[O_FNR] = c->f_body[3 * d->finger[1]];
+    o[O_FTZ] = c->f_body[3 * d->mug + 2];
+    o[O_TOUCH] = c->ncon;
+}
+
 /* ---- the mug held (GRIP-1) ------------------------------------------------------------------- */
 
 /* largest |dz| over the run and the touching pads at its end */
@@ -618,6 +631,108 @@ static const case_std k_std = {
     .dts_quick = {3e-3, 1e-3},
     .ndt_quick = 2};
 
+/* ---- study peers (the convex models and the outside engines) --------------------------------- */
+
+/* per run: the mug held (GRIP-1a's dz, GRIP-1b's grip at the end) */
+static void peers_facts(const run_record* r, double* dz_max, double* fn_min_end) {
+    double touching;
+    held_metrics(r, dz_max, &touching);
+    *fn_min_end =
+        r->nsteps > 0 ? fmin(run_obs(r, r->nsteps, O_FNL), run_obs(r, r->nsteps, O_FNR)) : NAN;
+}
+
+static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, double* v) {
+    (void)ctx;
+    char name[32];
+    variant_name(&r->cfg, name, sizeof name);
+    peers_facts(r, &v[0], &v[1]);
+    v[2] = r->nsteps > 0 ? run_obs(r, r->nsteps, O_TOUCH) : NAN;
+    study_set_metricf(out, v[0], "peers.%s.dz_max", name);
+    study_set_metricf(out, v[1], "peers.%s.fn_min_end", name);
+}
+
+/* GRIP-1a, 1b and 1c restated on one run of the case's defaults (h = 3 ms, 5.1 s, fig7's), with
+ * the gates' bounds; 1b's "pads touching with a positive normal force, at least one of each
+ * ring" as the smaller finger's normal force at the end (a peer reports forces per body) */
+static const peer_claim k_gripper_claims[] = {
+    {"GRIP-1a", "the mug held on the pads' straight side: largest abs(z_mug - z_gripper) [m]",
+     "<=", 0.03},
+    {"GRIP-1b", "held between both fingers at the end: the smaller finger normal force [N]", ">",
+     0.0},
+    {"GRIP-1c", "the run completed [-]", ">=", 1.0},
+};
+
+static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
+    (void)dir;
+    fig_peer_texts(out, fd->b);
+    study_value(out, "grip", ctx->params[P_GRIP]);
+    for (int i = 0; i < fd->b->n; ++i) {
+        const run_record* r = &fd->b->rec[i];
+        char name[32];
+        variant_name(&r->cfg, name, sizeof name);
+        const int ok = r->status == CCB_OK;
+        double dz = NAN, fn = NAN;
+        if (ok) {
+            peers_facts(r, &dz, &fn);
+        }
+        const double v[3] = {dz, fn, ok ? 1.0 : 0.0};
+        for (int c = 0; c < 3; ++c) {
+            fig_claim(out, ctx->cs->name, name, &k_gripper_claims[c], v[c]);
+        }
+        study_row(out, "runs");
+        study_str(out, "runs", name);
+        if (!ok) {
+            study_str(out, "runs", "failed");
+            continue;
+        }
+        study_str(out, "runs", "ok");
+        const double cells[] = {1e3 * dz, fn, run_obs(r, r->nsteps, O_TOUCH)};
+        study_nums(out, "runs", cells, 3);
+    }
+    return 0;
+}
+
+static const fig_table k_peers_tables[] = {
+    {.name = "runs",
+     .md = "| run | status | largest \\|dz\\| [mm] | smaller finger force at the end [N] | "
+           "contacts at the end |\n|---|---|---|---|---|\n",
+     .cells = "%s|%s|%.3g|%.4g|%d"},
+    FIG_CLAIMS_TABLE,
+    {.name = NULL}};
+
+static const fig_plot k_peers_plots[] = {
+    {.script = "peers_series.gp",
+     .out = "peers",
+     .vars =
+         "runs='{text:peer_runs}'; titles='{text:peer_titles}'; col1='dz [m]'; "
+         "col2='fn_left [N]'; bound=0.03; boundname='GRIP-1a'; "
+         "title='Gripper: the mug on the convex models and the engines of this build, h = 3 ms'"},
+    {.script = NULL}};
+
+static const fig_study k_peers = {
+    .claim = "ccb's convex models beside the outside engines on the same gripper: whether the "
+             "shaken mug stays held by friction alone (GRIP-1), the fingers on prismatic joints "
+             "pushed with the grip force.",
+    .peer = 1,
+    .runs = fig_peer_runs,
+    .nruns = FIG_PEER_NRUNS,
+    .columns = "dz_max [m],fn_min_end [N],touching_end [-]",
+    .row = peers_row,
+    .finish = peers_finish,
+    .tables = k_peers_tables,
+    .report =
+        "Grip {grip} N per finger; the peak inertial force exceeds what friction holds, so the "
+        "mug slips near every acceleration peak and sticks again.\n\n{table:runs}\n"
+        "{?ran_mujoco}MuJoCo's fingers are slides nested in the gripper's body (its joint damping "
+        "implicit, as ccb's). {/}{?ran_ode}ODE's are slider joints to the gripper, a kinematic "
+        "body. {/}{?ran_bullet}Bullet's are btSliderConstraints to the gripper, a kinematic body; "
+        "its MLCP solver does not take the pads' stiffness (rigid pads). {/}\n\n"
+        "The claims: each restates a gate of the case on one run, with the gate's bound (a "
+        "peer's FAIL is a finding about the engine, not a failed gate; `engines.md` gathers "
+        "every case's).\n\n{table:claims}\n",
+    .plots = k_peers_plots,
+};
+
 static const case_study k_studies[] = {
     {.name = "fig7",
      .title = "simulated against wall-clock time over 5 s at h = 3 ms; the mug held",
@@ -626,7 +741,11 @@ static const case_study k_studies[] = {
     {.name = "fig8",
      .title = "e_v T/A per DOF against h/T for TAMSI, fitted order per DOF",
      .figure = "TAMSI Fig. 8",
-     .decl = &k_fig8}};
+     .decl = &k_fig8},
+    {.name = "peers",
+     .title = "SAP, Similar, Lagged and the outside engines (MuJoCo, ODE, Bullet): the mug held",
+     .figure = "ccb peer comparison",
+     .decl = &k_peers}};
 
 static const char* const k_quick[] = {"fig7", "fig8", "gradients", NULL};
 
@@ -654,4 +773,7 @@ const case_desc case_gripper = {
     .studies = k_studies,
     .nstudies = (int)(sizeof k_studies / sizeof k_studies[0]),
     .quick_studies = k_quick,
-    .std = &k_std};
+    .std = &k_std,
+    .peer_observe = gripper_peer_observe,
+    .peer_note = "fn_left, fn_right: the contact force on each finger along its axis; ft_z: the "
+                 "contact force on the mug along z; touching: the engine's contacts of the step"};

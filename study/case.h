@@ -104,18 +104,19 @@ typedef struct fig_data {
  * engine this build lacks, or whose library does not open, is left out. */
 #define FIG_PEER_NRUNS 12
 extern const fig_run fig_peer_runs[FIG_PEER_NRUNS];
-/* The same list with parameter overrides `set` on every run (the box's: its normal direction
- * free), as an initializer. */
-#define FIG_PEER_RUN(v, s)                                                                         \
-    { .variant = v, .label = v, .set = s }
+/* X(variant, a) for each variant of that list, in its order (a: passed through), for a list of
+ * one's own (the grasp's: each variant at two frequencies); FIG_PEER_RUN_LIST(set): the list
+ * with parameter overrides `set` on every run (the box's: its normal direction free), as an
+ * initializer. */
+/* clang-format off */
+#define FIG_PEER_VARIANTS(X, a)                                                                    \
+    X("sap", a) X("similar", a) X("lagged", a) X("mujoco", a) X("mujoco-k", a)                    \
+    X("mujoco-pgs", a) X("mujoco-cg", a) X("mujoco-pyramidal", a) X("ode-worldstep", a)           \
+    X("ode-quickstep", a) X("bullet", a) X("bullet-mlcp-dantzig", a)
+/* clang-format on */
+#define FIG_PEER_RUN(v, s) {.variant = v, .label = v, .set = s},
 #define FIG_PEER_RUN_LIST(s)                                                                       \
-    {                                                                                              \
-        FIG_PEER_RUN("sap", s), FIG_PEER_RUN("similar", s), FIG_PEER_RUN("lagged", s),             \
-            FIG_PEER_RUN("mujoco", s), FIG_PEER_RUN("mujoco-k", s), FIG_PEER_RUN("mujoco-pgs", s), \
-            FIG_PEER_RUN("mujoco-cg", s), FIG_PEER_RUN("mujoco-pyramidal", s),                     \
-            FIG_PEER_RUN("ode-worldstep", s), FIG_PEER_RUN("ode-quickstep", s),                    \
-            FIG_PEER_RUN("bullet", s), FIG_PEER_RUN("bullet-mlcp-dantzig", s)                      \
-    }
+    { FIG_PEER_VARIANTS(FIG_PEER_RUN, s) }
 
 /* The physics claims of a case's `peers` study, evaluated on each of its runs (issue 48): one row
  * per run and claim in the study's table "claims" (FIG_CLAIMS_TABLE, its file claims.csv), with
@@ -133,7 +134,7 @@ typedef struct peer_claim {
  * failed or the quantity is undefined: FAIL). */
 void fig_claim(study_out* out, const char* cs, const char* run, const peer_claim* c, double value);
 /* The texts "peer_runs" and "peer_titles" for a peers study's figure: the labels of b's runs
- * that finished, without mujoco-k (whose blow-up would set the axes' scales); and a value
+ * that finished, without mujoco-k's (whose blow-up would set the axes' scales); and a value
  * "ran_<engine>" (ran_mujoco, ran_ode, ran_bullet) for each engine with a run in b, for the
  * report's {?ran_ode}...{/} paragraphs. */
 void fig_peer_texts(study_out* out, const struct study_batch* b);

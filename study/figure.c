@@ -371,7 +371,8 @@ void fig_peer_texts(study_out* out, const study_batch* b) {
     strbuf runs = {0};
     for (int i = 0; i < b->n; ++i) {
         const run_record* r = &b->rec[i];
-        if (r->status == CCB_OK && strcmp(r->cfg.label, "mujoco-k") != 0) {
+        const char* l = r->cfg.label; /* "mujoco-k", or "mujoco-k_<what>" (the grasp's) */
+        if (r->status == CCB_OK && !(strncmp(l, "mujoco-k", 8) == 0 && (!l[8] || l[8] == '_'))) {
             strbuf_printf(&runs, "%s%s", runs.s ? " " : "", r->cfg.label);
         }
     }

@@ -203,11 +203,7 @@ int peer_check_body(const ccb_model* m, int b, const char* engine, char* msg, si
     ccb_model_body_def_get(m, b, &d);
     const char* name = ccb_model_body_name(m, b);
     if (d.mobilizer == CCB_MOBILIZER_PRISMATIC || d.mobilizer == CCB_MOBILIZER_REVOLUTE) {
-        snprintf(msg, n,
-                 "body '%s': the %s peer translates free, planar, fixed and prescribed bodies, "
-                 "not prismatic or revolute joints",
-                 name, engine);
-        return -1;
+        return peer_check_joint(m, b, engine, msg, n);
     }
     if (d.mobilizer == CCB_MOBILIZER_PLANAR &&
         (d.damping[0] != 0 || d.damping[1] != 0 || d.damping[2] != 0)) {
@@ -226,17 +222,14 @@ int peer_loads_init(peer_loads* L, const ccb_model* m) {
         ccb_model_body_def_get(m, b, &d);
         any |= d.force != NULL;
     }
-    if (!any) {
-        return 0;
-    }
     L->q = calloc((size_t)ccb_model_nq(m) + 1, sizeof(double));
     L->v = calloc((size_t)ccb_model_nv(m) + 1, sizeof(double));
-    L->w = calloc(6 * (size_t)nb, sizeof(double));
+    L->w = calloc(6 * (size_t)nb + 1, sizeof(double));
     if (L->q == NULL || L->v == NULL || L->w == NULL) {
         peer_loads_free(L);
         return -1;
     }
-    L->any = 1;
+    L->any = any;
     return 0;
 }
 
@@ -263,4 +256,52 @@ void peer_loads_eval(peer_loads* L, const ccb_model* m, double t) {
         const double w[6] = {f.x, f.y, f.z, tau.x, tau.y, tau.z};
         memcpy(L->w + 6 * b, w, sizeof w);
     }
+}
+
+int peer_check_joint(const ccb_model* m, int b, const char* engine, char* msg, size_t n) {
+    ccb_body_def d;
+    ccb_model_body_def_get(m, b, &d);
+    const char* name = ccb_model_body_name(m, b);
+    if (d.mobilizer == CCB_MOBILIZER_REVOLUTE) {
+        snprintf(msg, n, "body '%s': the %s peer translates prismatic joints, not revolute ones",
+                 name, engine);
+        return -1;
+    }
+    if (d.mobilizer != CCB_MOBILIZER_PRISMATIC || d.joint.parent < 0) {
+        return 0;
+    }
+    ccb_body_def pd;
+    ccb_model_body_def_get(m, d.joint.parent, &pd);
+    if (pd.mobilizer != CCB_MOBILIZER_PRESCRIBED) {
+        snprintf(msg, n,
+                 "body '%s': the %s peer translates a prismatic joint on the world or on a body "
+                 "of prescribed motion, not on body '%s'",
+                 name, engine, ccb_model_body_name(m, d.joint.parent));
+        return -1;
+    }
+    return 0;
+}
+
+void peer_slider_frame(const ccb_body_def* d, const ccb_pose* X_WP, ccb_vec3* a_W, ccb_vec3* o_W) {
+    const ccb_pose X_WF = X_WP ? ccb_pose_compose(X_WP, &d->joint.X_PF) : d->joint.X_PF;
+    *a_W = ccb_m3_mul_v(&X_WF.R, d->joint.axis); /* the axis is in F (= in M), unit */
+    *o_W = X_WF.p;
+}
+
+void peer_slider_state(const ccb_body_def* d, const ccb_pose* X_WP, ccb_vec3 v_P,
+                       const ccb_pose* X_WB, ccb_vec3 v_B, double* q, double* v) {
+    ccb_vec3 a, o;
+    peer_slider_frame(d, X_WP, &a, &o);
+    const ccb_vec3 p_M = ccb_v3_add(X_WB->p, ccb_m3_mul_v(&X_WB->R, d->joint.X_BM.p));
+    *q = ccb_v3_dot(a, ccb_v3_sub(p_M, o));
+    *v = ccb_v3_dot(a, X_WP ? ccb_v3_sub(v_B, v_P) : v_B);
+}
+
+double peer_joint_force(const ccb_body_def* d, double t, double q, double v, int damping) {
+    const ccb_joint_def* j = &d->joint; /* formulation-convex §1.1: explicit parts of k2 */
+    double f = -j->stiffness * (q - j->q_rest);
+    if (j->actuation) {
+        f += j->actuation(t, q, v, j->actuation_user);
+    }
+    return damping ? f - j->damping * v : f;
 }

@@ -154,16 +154,34 @@ void peer_absent_close(void* scene);
 /* Shared by the engines' translations. */
 
 /* What the ODE and Bullet translations take of a body: free, planar (without joint damping),
- * fixed and prescribed bodies. 0, or -1 with a message naming the body
+ * fixed and prescribed bodies, and prismatic joints (peer_check_joint). 0, or -1 with a message naming the body
  * and what `engine` ("ODE") does not translate. */
 int peer_check_body(const ccb_model* m, int b, const char* engine, char* msg, size_t n);
+
+/* What every engine takes of a jointed body: a prismatic joint whose parent is the world or a
+ * body of prescribed translation (its frames in ccb's tree, formulation-convex §17.2); not a
+ * revolute joint, nor a joint on a free, planar or jointed parent. 0, or -1 with a message. */
+int peer_check_joint(const ccb_model* m, int b, const char* engine, char* msg, size_t n);
+/* A prismatic body's joint in the world, its parent at pose X_WP (NULL: the world): the axis a_W
+ * (unit) and the origin o_W of its frame F. X_WB = X_WP X_PF X_FM(q) X_BM^-1, X_FM(q) a
+ * translation by q along the axis (formulation-convex §17.2, eq. (17.4)). */
+void peer_slider_frame(const ccb_body_def* d, const ccb_pose* X_WP, ccb_vec3* a_W, ccb_vec3* o_W);
+/* ccb's coordinate and rate of a prismatic body from its world pose and velocity and its
+ * parent's (a translating parent: v_P is its velocity; NULL X_WP: the world):
+ * q = a_W . (p_M - o_W), v = a_W . (v_B - v_P), p_M the origin of the joint frame M. */
+void peer_slider_state(const ccb_body_def* d, const ccb_pose* X_WP, ccb_vec3 v_P,
+                       const ccb_pose* X_WB, ccb_vec3 v_B, double* q, double* v);
+/* The joint's explicit generalized force at t, q, v: its actuation and its spring, and its
+ * damping -c v when `damping` (the engines without ccb's implicit joint damping). */
+double peer_joint_force(const ccb_body_def* d, double t, double q, double v, int damping);
 
 /* The applied loads of a model's bodies (ccb_body_def.force), as an engine applies them: evaluated
  * at the start of each step with the engine's state then, and held over the step, as ccb treats
  * them (explicit, part of k2 of formulation-convex §1.1; lib/src/problem.c). */
 typedef struct peer_loads {
-    int any;   /* 1 if some body has an applied load (else the rest is empty) */
-    double* q; /* the state at the step's start, filled by the engine: q[nq], v[nv] */
+    int any;   /* 1 if some body has an applied load */
+    double* q; /* the state at the step's start, filled by the engine: q[nq], v[nv] (also the
+                  engines' scratch state for the joints' forces) */
     double* v;
     double* w; /* per body: force [N] then torque [N m], world frame (6 each; 0 without a load) */
 } peer_loads;

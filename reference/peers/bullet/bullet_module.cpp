@@ -49,6 +49,8 @@ struct ccb_bt_world {
     std::unique_ptr<btConstraintSolver> constraint_solver;
     std::unique_ptr<btDiscreteDynamicsWorld> world;
     std::unique_ptr<btOverlapFilterCallback> filter;
+    std::vector<std::unique_ptr<btTypedConstraint>> joints;
+    btEmptyShape empty; // the shape of a moving body without shapes (it touches nothing)
 };
 
 namespace {
@@ -97,6 +99,9 @@ struct Filter : btOverlapFilterCallback {
         const auto* o1 = static_cast<const btCollisionObject*>(p1->m_clientObject);
         const Body& b0 = w->bodies[static_cast<size_t>(body_of(o0))];
         const Body& b1 = w->bodies[static_cast<size_t>(body_of(o1))];
+        if (b0.shape_of.empty() || b1.shape_of.empty()) {
+            return false;
+        }
         return w->cb.pair_active(w->cb.user, b0.shape_of[0], b1.shape_of[0]) != 0;
     }
 };
@@ -179,7 +184,7 @@ int add_shape(ccb_bt_world* w, int body, int type, const double size[4], const d
 int finish(ccb_bt_world* w, char* msg, size_t n) {
     for (size_t i = 0; i < w->bodies.size(); ++i) {
         Body& b = w->bodies[i];
-        if (b.shapes.empty()) {
+        if (b.shapes.empty() && b.kind == CCB_BT_STATIC) {
             continue;
         }
         if (b.kind == CCB_BT_STATIC) { // one static object per shape, in the world frame
@@ -191,14 +196,17 @@ int finish(ccb_bt_world* w, char* msg, size_t n) {
             b.object->setCollisionShape(b.shapes[0].get());
             b.object->setWorldTransform(b.local[0]);
         } else {
-            b.compound.reset(new btCompoundShape(false, static_cast<int>(b.shapes.size())));
-            for (size_t k = 0; k < b.shapes.size(); ++k) {
-                b.compound->addChildShape(b.local[k], b.shapes[k].get());
+            btCollisionShape* shape = &w->empty; // a body without shapes: a joint's parent
+            if (!b.shapes.empty()) {
+                b.compound.reset(new btCompoundShape(false, static_cast<int>(b.shapes.size())));
+                for (size_t k = 0; k < b.shapes.size(); ++k) {
+                    b.compound->addChildShape(b.local[k], b.shapes[k].get());
+                }
+                shape = b.compound.get();
             }
             const double mass = b.kind == CCB_BT_KINEMATIC ? 0.0 : b.mass;
             btRigidBody::btRigidBodyConstructionInfo info(
-                mass, nullptr, b.compound.get(),
-                b.kind == CCB_BT_KINEMATIC ? btVector3(0, 0, 0) : b.inertia);
+                mass, nullptr, shape, b.kind == CCB_BT_KINEMATIC ? btVector3(0, 0, 0) : b.inertia);
             info.m_startWorldTransform = b.pose;
             info.m_friction = 0; // every point's friction comes from the pair (contact_added)
             auto* rb = new btRigidBody(info);
@@ -234,8 +242,11 @@ void set_state(ccb_bt_world* w, int body, const double pos[3], const double quat
     const btTransform X(quat_in(quat), btVector3(pos[0], pos[1], pos[2]));
     b.rigid->setWorldTransform(X);
     if (b.kind == CCB_BT_KINEMATIC) {
-        // Bullet sets a kinematic body's velocity from the change of its transform over the step
-        // (btRigidBody::saveKinematicState): from pos - dt v to pos, which is v
+        // Bullet does not move a kinematic body; it takes its velocity from the change of its
+        // transform (btRigidBody::saveKinematicState): from pos - dt v to pos, which is v. The
+        // body stays at pos over the step that follows: pos is where the step starts (the pose at
+        // its end less dt v, as the other engines' prescribed bodies start), so a joint to it
+        // starts without an error of v dt
         btTransform X0 = X;
         X0.setOrigin(X.getOrigin() - btVector3(v[0], v[1], v[2]) * w->dt);
         b.rigid->setInterpolationWorldTransform(X0);
@@ -310,6 +321,10 @@ void destroy(ccb_bt_world* w) {
     if (w == nullptr) {
         return;
     }
+    for (auto& j : w->joints) { // out of the world before the bodies they join
+        w->world->removeConstraint(j.get());
+    }
+    w->joints.clear();
     for (Body& b : w->bodies) { // out of the world before the objects go
         if (b.rigid) {
             w->world->removeRigidBody(b.rigid);
@@ -331,8 +346,35 @@ void add_load(ccb_bt_world* w, int body, const double f[3], const double tau[3])
     }
 }
 
+int add_slider(ccb_bt_world* w, int body, int parent, const double axis[3], char* msg, size_t n) {
+    const size_t nb = w->bodies.size();
+    btRigidBody* rb =
+        static_cast<size_t>(body) < nb ? w->bodies[static_cast<size_t>(body)].rigid : nullptr;
+    btRigidBody* ra = parent >= 0 && static_cast<size_t>(parent) < nb
+                          ? w->bodies[static_cast<size_t>(parent)].rigid
+                          : nullptr;
+    if (rb == nullptr || (parent >= 0 && ra == nullptr)) {
+        std::snprintf(msg, n, "Bullet: a slider joins moving bodies");
+        return -1;
+    }
+    // the joint frame: at the body's centre, its x axis (the slider's) along `axis`
+    const btVector3 a(axis[0], axis[1], axis[2]);
+    // (shortestArcQuat turns about any normal of x when a is -x)
+    const btTransform J(shortestArcQuat(btVector3(1, 0, 0), a), rb->getCenterOfMassPosition());
+    const btTransform inB = rb->getCenterOfMassTransform().inverse() * J;
+    btSliderConstraint* c =
+        ra ? new btSliderConstraint(*ra, *rb, ra->getCenterOfMassTransform().inverse() * J, inB,
+                                    true)
+           : new btSliderConstraint(*rb, inB, true);
+    // Bullet's defaults hold the rotation about the axis (angular limits 0, 0) and leave the
+    // translation free (lower limit above the upper)
+    w->joints.emplace_back(c);
+    w->world->addConstraint(c, true);
+    return 0;
+}
+
 const ccb_bt_api k_api = {CCB_BT_ABI, version,   create, add_body, add_shape, finish,
-                          set_state,  get_state, step,   destroy,  add_load};
+                          set_state,  get_state, step,   destroy,  add_load,  add_slider};
 
 } // namespace
 

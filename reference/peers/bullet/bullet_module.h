@@ -65,9 +65,14 @@ typedef struct ccb_bt_api {
     /* An applied load over the next step: force f through the centre of mass and torque tau,
      * world frame (a dynamic body; Bullet clears it after the step). */
     void (*add_load)(ccb_bt_world* w, int body, const double f[3], const double tau[3]);
+    /* After finish: a slider joint (btSliderConstraint) that lets a dynamic body move along the
+     * world axis `axis` (unit) relative to `parent` (a body, or -1: the world) and holds the other
+     * five relative coordinates. 0, or -1. */
+    int (*add_slider)(ccb_bt_world* w, int body, int parent, const double axis[3], char* msg,
+                      size_t n);
 } ccb_bt_api;
 
-#define CCB_BT_ABI 2
+#define CCB_BT_ABI 3
 
 #ifdef __cplusplus
 }

@@ -97,6 +97,8 @@ typedef struct bt_body {
     double theta;   /* planar: the angle of the last state, for unwrapping */
     double quat[4]; /* free: the quaternion of the last state (Bullet keeps a rotation matrix,
                        whose quaternion has either sign: the one nearer this is taken) */
+    int parent;     /* prismatic: the parent body (-1: the world) */
+    ccb_vec3 axis;  /* prismatic: the joint axis in the world (its parent translates) */
 } bt_body;
 
 typedef struct bt_scene {
@@ -110,6 +112,7 @@ typedef struct bt_scene {
     double* q0;
     double* f_mod;  /* 3 per module body */
     double* f_body; /* 3 per ccb body */
+    int joints;     /* 1 if a body is on a joint */
     peer_loads loads;
 } bt_scene;
 
@@ -148,8 +151,9 @@ static void quat_of(const ccb_mat3* R, double q[4]) {
     ccb_quat_from_m3(R, q);
 }
 
-/* Prescribed bodies over the step from t: at their pose at t + dt, moving at their velocity there
- * (ccb evaluates a body of prescribed motion at the step's end, lib/src/problem.c). */
+/* Prescribed bodies over the step from t: moving at their velocity at t + dt (ccb evaluates a body
+ * of prescribed motion at the step's end, lib/src/problem.c), from the pose that reaches their
+ * pose at t + dt with it (as ODE's and MuJoCo's). */
 static int set_prescribed(bt_scene* p, double t, char* msg, size_t n) {
     for (int b = 0; b < p->nb; ++b) {
         if (p->body[b].kind != CCB_MOBILIZER_PRESCRIBED) {
@@ -168,6 +172,7 @@ static int set_prescribed(bt_scene* p, double t, char* msg, size_t n) {
         }
         double q[4];
         quat_of(&X.R, q);
+        X.p = ccb_v3_sub(X.p, ccb_v3_scale(p->dt, V.v));
         const double x[3] = {X.p.x, X.p.y, X.p.z}, v[3] = {V.v.x, V.v.y, V.v.z}, w[3] = {0, 0, 0};
         bt->set_state(p->w, p->body[b].id, x, q, v, w);
     }
@@ -274,6 +279,16 @@ static int make_body(bt_scene* p, int b, const double* v, const peer_options* o,
                     bb->coord[c++] = k;
                 }
             }
+        }
+        if (d.mobilizer == CCB_MOBILIZER_PRISMATIC) { /* a slider to its parent (after finish) */
+            ccb_pose X_WP;
+            ccb_vec3 origin;
+            bb->parent = d.joint.parent;
+            if (bb->parent >= 0) {
+                ccb_model_body_pose(m, bb->parent, 0.0, p->q0, &X_WP);
+            }
+            peer_slider_frame(&d, bb->parent >= 0 ? &X_WP : NULL, &bb->axis, &origin);
+            p->joints = 1;
         }
         memcpy(bb->quat, q, sizeof q);
         if (d.mobilizer == CCB_MOBILIZER_FREE) { /* ccb's own quaternion, with its sign */
@@ -384,9 +399,18 @@ static int bt_open(const ccb_model* m, double dt, const peer_options* o, void** 
     if (rc == 0) {
         rc = bt->finish(p->w, msg, n);
     }
+    for (int b = 0; b < nb && rc == 0; ++b) { /* the joints */
+        const bt_body* bb = &p->body[b];
+        if (bb->kind == CCB_MOBILIZER_PRISMATIC) {
+            const double a[3] = {bb->axis.x, bb->axis.y, bb->axis.z};
+            rc = bt->add_slider(p->w, bb->id, bb->parent >= 0 ? p->body[bb->parent].id : -1, a, msg,
+                                n);
+        }
+    }
     for (int b = 0; b < nb && rc == 0; ++b) { /* the initial velocities */
         const bt_body* bb = &p->body[b];
-        if (bb->kind == CCB_MOBILIZER_FREE || bb->kind == CCB_MOBILIZER_PLANAR) {
+        if (bb->kind == CCB_MOBILIZER_FREE || bb->kind == CCB_MOBILIZER_PLANAR ||
+            bb->kind == CCB_MOBILIZER_PRISMATIC) {
             ccb_pose X;
             ccb_twist V;
             ccb_model_body_pose(m, b, 0.0, p->q0, &X);
@@ -410,11 +434,41 @@ static int bt_open(const ccb_model* m, double dt, const peer_options* o, void** 
     return 0;
 }
 
+static double bt_time(const void* scene) {
+    const bt_scene* p = scene;
+    return (double)p->k * p->dt;
+}
+
+/* A module body's pose and the velocity of its origin. */
+static void module_state(const bt_scene* p, int id, ccb_pose* X, ccb_vec3* v) {
+    double x[3], qt[4], vl[3], w[3];
+    bt->get_state(p->w, id, x, qt, vl, w);
+    X->p = ccb_v3(x[0], x[1], x[2]);
+    X->R = ccb_m3_from_quat(qt);
+    *v = ccb_v3(vl[0], vl[1], vl[2]);
+}
+
 static void bt_state(const void* scene, double* q, double* v) {
     const bt_scene* p = scene;
     memcpy(q, p->q0, (size_t)ccb_model_nq(p->m) * sizeof(double));
     for (int b = 0; b < p->nb; ++b) {
         bt_body* bb = &p->body[b];
+        if (bb->kind == CCB_MOBILIZER_PRISMATIC) {
+            ccb_body_def d;
+            ccb_model_body_def_get(p->m, b, &d);
+            ccb_pose X_WB, X_WP;
+            ccb_vec3 v_B, v_P = ccb_v3(0, 0, 0);
+            module_state(p, bb->id, &X_WB, &v_B);
+            if (bb->parent >= 0) { /* its motion now (Bullet holds it at a step's start pose) */
+                ccb_twist V_P;
+                ccb_model_body_pose(p->m, bb->parent, bt_time(p), p->q0, &X_WP);
+                ccb_model_body_twist(p->m, bb->parent, bt_time(p), p->q0, NULL, &V_P);
+                v_P = V_P.v;
+            }
+            peer_slider_state(&d, bb->parent >= 0 ? &X_WP : NULL, v_P, &X_WB, v_B, &q[bb->qoff],
+                              &v[bb->voff]);
+            continue;
+        }
         if (bb->kind != CCB_MOBILIZER_FREE && bb->kind != CCB_MOBILIZER_PLANAR) {
             continue;
         }
@@ -443,27 +497,39 @@ static void bt_state(const void* scene, double* q, double* v) {
     }
 }
 
-static double bt_time(const void* scene) {
-    const bt_scene* p = scene;
-    return (double)p->k * p->dt;
-}
-
 static int bt_step(void* scene, peer_step_info* info, int forces, char* msg, size_t n) {
     bt_scene* p = scene;
     memset(info, 0, sizeof *info);
     info->stop = -1;
-    if (set_prescribed(p, bt_time(p), msg, n) != 0) {
-        return -1;
+    if (p->joints) { /* the joints' actuation, spring and damping, explicit, at the step's start
+                      * (before the parents move on) */
+        bt_state(p, p->loads.q, p->loads.v);
+        for (int b = 0; b < p->nb; ++b) {
+            const bt_body* bb = &p->body[b];
+            if (bb->kind == CCB_MOBILIZER_PRISMATIC) {
+                ccb_body_def d;
+                ccb_model_body_def_get(p->m, b, &d);
+                const double f =
+                    peer_joint_force(&d, bt_time(p), p->loads.q[bb->qoff], p->loads.v[bb->voff], 1);
+                const double fa[3] = {f * bb->axis.x, f * bb->axis.y, f * bb->axis.z},
+                             z[3] = {0, 0, 0};
+                bt->add_load(p->w, bb->id, fa, z);
+            }
+        }
     }
     if (p->loads.any) { /* at the step's start, held over it (peer_loads) */
         bt_state(p, p->loads.q, p->loads.v);
         peer_loads_eval(&p->loads, p->m, bt_time(p));
         for (int b = 0; b < p->nb; ++b) {
             const bt_body* bb = &p->body[b];
-            if (bb->kind == CCB_MOBILIZER_FREE || bb->kind == CCB_MOBILIZER_PLANAR) {
+            if (bb->kind == CCB_MOBILIZER_FREE || bb->kind == CCB_MOBILIZER_PLANAR ||
+                bb->kind == CCB_MOBILIZER_PRISMATIC) {
                 bt->add_load(p->w, bb->id, p->loads.w + 6 * b, p->loads.w + 6 * b + 3);
             }
         }
+    }
+    if (set_prescribed(p, bt_time(p), msg, n) != 0) {
+        return -1;
     }
     ccb_bt_stats st;
     bt->step(p->w, &st, forces ? p->f_mod : NULL);
@@ -486,7 +552,8 @@ static int bt_step(void* scene, peer_step_info* info, int forces, char* msg, siz
     }
     int ok = 1;
     for (int b = 0; b < p->nb; ++b) {
-        if (p->body[b].kind == CCB_MOBILIZER_FREE || p->body[b].kind == CCB_MOBILIZER_PLANAR) {
+        if (p->body[b].kind == CCB_MOBILIZER_FREE || p->body[b].kind == CCB_MOBILIZER_PLANAR ||
+            p->body[b].kind == CCB_MOBILIZER_PRISMATIC) {
             double x[3], qt[4], vl[3], w[3];
             bt->get_state(p->w, p->body[b].id, x, qt, vl, w);
             for (int k = 0; k < 3; ++k) {

@@ -201,6 +201,125 @@ static void literal_scales(const ccb_model* m, double* mass, double* k) {
     }
 }
 
+/* One body of the MJCF document and, inside it, the bodies on a joint to it; X_E: the pose of the
+ * enclosing MJCF body at t = 0 (NULL: the world body). 0, or -1 with a message. */
+static int put_body(text* t, const ccb_model* m, int b, const peer_options* o, const double* q,
+                    const ccb_pose* X_E, char* msg, size_t n) {
+    const int ns = ccb_model_nshapes(m);
+    int rc = 0;
+    ccb_body_def d;
+    ccb_model_body_def_get(m, b, &d);
+    ccb_pose X;
+    ccb_model_body_pose(m, b, 0.0, q, &X);
+    const int planar = d.mobilizer == CCB_MOBILIZER_PLANAR;
+    const int prescribed = d.mobilizer == CCB_MOBILIZER_PRESCRIBED;
+    const int own = d.mobilizer != CCB_MOBILIZER_FIXED; /* a body of its own in MJCF */
+    if (own) {
+        ccb_pose Xr = X; /* in the enclosing body's frame */
+        if (X_E) {
+            const ccb_mat3 RT = ccb_m3_transpose(&X_E->R);
+            Xr.R = ccb_m3_mul(&RT, &X.R);
+            Xr.p = ccb_m3_mul_v(&RT, ccb_v3_sub(X.p, X_E->p));
+        }
+        put(t, "<body name=\"%s\"", ccb_model_body_name(m, b));
+        put_pose(t, &Xr);
+        put(t, ">\n");
+        const double* I = d.inertia.m;
+        const double* R = X.R.m;
+        if (prescribed) { /* slides along world x, y, z (axes R^T e_k in the body frame) */
+            for (int k = 0; k < 3; ++k) {
+                put(t, "<joint name=\"%s_%s\" type=\"slide\" axis=\"%.17g %.17g %.17g\"/>\n",
+                    ccb_model_body_name(m, b), k_slide[k], R[3 * k], R[3 * k + 1], R[3 * k + 2]);
+            }
+            put(t, "<inertial pos=\"0 0 0\" mass=\"%.17g\" diaginertia=\"1 1 1\"/>\n",
+                PEER_PRESCRIBED_MASS);
+        } else if (planar) { /* slides along world x and z, hinge about y */
+            const unsigned lock[3] = {CCB_LOCK_X, CCB_LOCK_Z, CCB_LOCK_THETA};
+            for (int k = 0; k < 3; ++k) {
+                if (d.locked & lock[k]) {
+                    continue;
+                }
+                if (k < 2) { /* R^T e_x or R^T e_z */
+                    const int c = k == 0 ? 0 : 2;
+                    put(t,
+                        "<joint name=\"%s_%s\" type=\"slide\" axis=\"%.17g %.17g %.17g\" "
+                        "damping=\"%.17g\"/>\n",
+                        ccb_model_body_name(m, b), k_planar[k], R[3 * c], R[3 * c + 1],
+                        R[3 * c + 2], d.damping[k]);
+                } else {
+                    put(t,
+                        "<joint name=\"%s_%s\" type=\"hinge\" axis=\"0 1 0\" "
+                        "damping=\"%.17g\"/>\n",
+                        ccb_model_body_name(m, b), k_planar[k], d.damping[k]);
+                }
+            }
+            put(t,
+                "<inertial pos=\"0 0 0\" mass=\"%.17g\" diaginertia=\"%.17g %.17g "
+                "%.17g\"/>\n",
+                d.mass, I[4], I[4], I[4]);
+        } else if (d.mobilizer == CCB_MOBILIZER_PRISMATIC) {
+            /* a slide along the axis in the body frame, R_BM a (formulation-convex §17.2); its
+             * qpos is q - q(0); MuJoCo's Euler integrator takes joint damping implicitly, as
+             * ccb, and the spring explicitly, as ccb */
+            const ccb_vec3 a = ccb_m3_mul_v(&d.joint.X_BM.R, d.joint.axis);
+            int qoff, nqb, voff, nvb;
+            ccb_model_body_coords(m, b, &qoff, &nqb, &voff, &nvb);
+            put(t,
+                "<joint name=\"%s_slide\" type=\"slide\" axis=\"%.17g %.17g %.17g\" "
+                "damping=\"%.17g\" stiffness=\"%.17g\" springref=\"%.17g\"/>\n",
+                ccb_model_body_name(m, b), a.x, a.y, a.z, d.joint.damping, d.joint.stiffness,
+                d.joint.q_rest - q[qoff]);
+            put(t,
+                "<inertial pos=\"0 0 0\" mass=\"%.17g\" fullinertia=\"%.17g %.17g %.17g %.17g "
+                "%.17g %.17g\"/>\n",
+                d.mass, I[0], I[4], I[8], I[1], I[2], I[5]);
+        } else {
+            put(t,
+                "<freejoint name=\"%s_free\"/>\n<inertial pos=\"0 0 0\" mass=\"%.17g\" "
+                "fullinertia=\"%.17g %.17g %.17g %.17g %.17g %.17g\"/>\n",
+                ccb_model_body_name(m, b), d.mass, I[0], I[4], I[8], I[1], I[2], I[5]);
+        }
+    }
+    ccb_vec3 h;
+    double mu = 0;
+    if (d.mobilizer == CCB_MOBILIZER_FREE && o->geometry == PEER_NATIVE_BOXES &&
+        peer_bounding_box(m, b, &h, &mu)) {
+        put(t,
+            "<geom type=\"box\" size=\"%.17g %.17g %.17g\" friction=\"%.17g 0.005 "
+            "0.0001\"/>\n",
+            h.x, h.y, h.z, mu);
+    } else {
+        for (int i = 0; i < ns && rc == 0; ++i) {
+            ccb_shape_def s;
+            int sb;
+            ccb_model_shape_def_get(m, i, &sb, &s);
+            if (sb != b) {
+                continue;
+            }
+            /* world geoms in the world frame, body geoms in the body frame */
+            const ccb_pose Xs = own ? s.pose : ccb_pose_compose(&X, &s.pose);
+            if (peer_shape_npoints(&s) > 0) {
+                put_points(t, &s, &Xs, own ? &X.R : NULL);
+            } else if (s.type == CCB_SHAPE_HALFSPACE && own) {
+                put_slab(t, &s, &Xs);
+            } else {
+                rc = put_geom(t, &s, &Xs, msg, n);
+            }
+        }
+    }
+    for (int c = b + 1; c < ccb_model_nbodies(m) && rc == 0 && own; ++c) {
+        ccb_body_def dc; /* the bodies on a joint to this one (peer_check_joint: prismatic) */
+        ccb_model_body_def_get(m, c, &dc);
+        if (dc.mobilizer == CCB_MOBILIZER_PRISMATIC && dc.joint.parent == b) {
+            rc = put_body(t, m, c, o, q, &X, msg, n);
+        }
+    }
+    if (own) {
+        put(t, "</body>\n");
+    }
+    return rc;
+}
+
 /* The MJCF document of a ccb model at configuration q: options and contact defaults, the world
  * body with every body (its joints by mobilizer, its inertia) and shape, and the contact
  * exclusions. The text (malloc'd), or NULL with a message. (About 160 lines: one pass writes the
@@ -211,13 +330,7 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
     text t = {0};
     const ccb_vec3 g = ccb_model_gravity(m);
     for (int b = 0; b < ccb_model_nbodies(m); ++b) {
-        ccb_body_def d;
-        ccb_model_body_def_get(m, b, &d);
-        if (d.mobilizer == CCB_MOBILIZER_PRISMATIC || d.mobilizer == CCB_MOBILIZER_REVOLUTE) {
-            snprintf(msg, n,
-                     "body '%s': the MuJoCo peer exports free, planar, fixed and prescribed "
-                     "bodies only, not prismatic or revolute joints",
-                     ccb_model_body_name(m, b));
+        if (peer_check_joint(m, b, "MuJoCo", msg, n) != 0) {
             return NULL;
         }
     }
@@ -256,90 +369,15 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
         put(&t, "<default><geom condim=\"3\" solref=\"%.17g 1\"/></default>\n", 2 * dt);
     }
     put(&t, "<worldbody>\n");
-    const int nb = ccb_model_nbodies(m), ns = ccb_model_nshapes(m);
+    const int nb = ccb_model_nbodies(m);
+    /* the bodies on a joint are written inside their parent's (put_body), the others here */
     int rc = 0;
     for (int b = 0; b < nb && rc == 0; ++b) {
         ccb_body_def d;
         ccb_model_body_def_get(m, b, &d);
-        ccb_pose X;
-        ccb_model_body_pose(m, b, 0.0, q, &X);
-        const int planar = d.mobilizer == CCB_MOBILIZER_PLANAR;
-        const int prescribed = d.mobilizer == CCB_MOBILIZER_PRESCRIBED;
-        const int own = d.mobilizer != CCB_MOBILIZER_FIXED; /* a body of its own in MJCF */
-        if (own) {
-            put(&t, "<body name=\"%s\"", ccb_model_body_name(m, b));
-            put_pose(&t, &X);
-            put(&t, ">\n");
-            const double* I = d.inertia.m;
-            const double* R = X.R.m;
-            if (prescribed) { /* slides along world x, y, z (axes R^T e_k in the body frame) */
-                for (int k = 0; k < 3; ++k) {
-                    put(&t, "<joint name=\"%s_%s\" type=\"slide\" axis=\"%.17g %.17g %.17g\"/>\n",
-                        ccb_model_body_name(m, b), k_slide[k], R[3 * k], R[3 * k + 1],
-                        R[3 * k + 2]);
-                }
-                put(&t, "<inertial pos=\"0 0 0\" mass=\"%.17g\" diaginertia=\"1 1 1\"/>\n",
-                    PEER_PRESCRIBED_MASS);
-            } else if (planar) { /* slides along world x and z, hinge about y */
-                const unsigned lock[3] = {CCB_LOCK_X, CCB_LOCK_Z, CCB_LOCK_THETA};
-                for (int k = 0; k < 3; ++k) {
-                    if (d.locked & lock[k]) {
-                        continue;
-                    }
-                    if (k < 2) { /* R^T e_x or R^T e_z */
-                        const int c = k == 0 ? 0 : 2;
-                        put(&t,
-                            "<joint name=\"%s_%s\" type=\"slide\" axis=\"%.17g %.17g %.17g\" "
-                            "damping=\"%.17g\"/>\n",
-                            ccb_model_body_name(m, b), k_planar[k], R[3 * c], R[3 * c + 1],
-                            R[3 * c + 2], d.damping[k]);
-                    } else {
-                        put(&t,
-                            "<joint name=\"%s_%s\" type=\"hinge\" axis=\"0 1 0\" "
-                            "damping=\"%.17g\"/>\n",
-                            ccb_model_body_name(m, b), k_planar[k], d.damping[k]);
-                    }
-                }
-                put(&t,
-                    "<inertial pos=\"0 0 0\" mass=\"%.17g\" diaginertia=\"%.17g %.17g "
-                    "%.17g\"/>\n",
-                    d.mass, I[4], I[4], I[4]);
-            } else {
-                put(&t,
-                    "<freejoint name=\"%s_free\"/>\n<inertial pos=\"0 0 0\" mass=\"%.17g\" "
-                    "fullinertia=\"%.17g %.17g %.17g %.17g %.17g %.17g\"/>\n",
-                    ccb_model_body_name(m, b), d.mass, I[0], I[4], I[8], I[1], I[2], I[5]);
-            }
-        }
-        ccb_vec3 h;
-        double mu = 0;
-        if (d.mobilizer == CCB_MOBILIZER_FREE && o->geometry == PEER_NATIVE_BOXES &&
-            peer_bounding_box(m, b, &h, &mu)) {
-            put(&t,
-                "<geom type=\"box\" size=\"%.17g %.17g %.17g\" friction=\"%.17g 0.005 "
-                "0.0001\"/>\n",
-                h.x, h.y, h.z, mu);
-        } else {
-            for (int i = 0; i < ns && rc == 0; ++i) {
-                ccb_shape_def s;
-                int sb;
-                ccb_model_shape_def_get(m, i, &sb, &s);
-                if (sb != b) {
-                    continue;
-                }
-                /* world geoms in the world frame, body geoms in the body frame */
-                const ccb_pose Xs = own ? s.pose : ccb_pose_compose(&X, &s.pose);
-                if (peer_shape_npoints(&s) > 0) {
-                    put_points(&t, &s, &Xs, own ? &X.R : NULL);
-                } else if (s.type == CCB_SHAPE_HALFSPACE && own) {
-                    put_slab(&t, &s, &Xs);
-                } else {
-                    rc = put_geom(&t, &s, &Xs, msg, n);
-                }
-            }
-        }
-        if (own) {
-            put(&t, "</body>\n");
+        if (!((d.mobilizer == CCB_MOBILIZER_PRISMATIC || d.mobilizer == CCB_MOBILIZER_REVOLUTE) &&
+              d.joint.parent >= 0)) {
+            rc = put_body(&t, m, b, o, q, NULL, msg, n);
         }
     }
     put(&t, "</worldbody>\n<contact>\n");
@@ -376,9 +414,12 @@ typedef struct peer_body {
     ccb_mobilizer kind;
     int qoff, nq, voff, nv; /* ccb */
     int qadr[3], dadr[3];   /* MuJoCo: per ccb coordinate (planar, prescribed slides); free:
-                               [0] is the free joint's */
+                               [0] is the free joint's; prismatic: [0] is its slide's */
     ccb_vec3 p0;            /* prescribed: initial position */
     ccb_mat3 R0;            /* prescribed: the orientation it must keep */
+    ccb_vec3 v_set;         /* prescribed: the velocity set for the coming step */
+    ccb_vec3 v_stepped;     /* prescribed: the velocity of the last step (at open: at t = 0) */
+    ccb_vec3 axis;          /* prismatic: the joint axis in the world (its parent translates) */
     double mass;
 } peer_body;
 
@@ -394,6 +435,7 @@ typedef struct peer_mujoco {
     int* ccb_body;  /* MuJoCo body id -> ccb body (-1: the world, or a body that does not move) */
     double* f_body; /* 3 per ccb body */
     int* mj_body;   /* ccb body -> MuJoCo body id (-1: the world) */
+    int joints;     /* 1 if a body is on a joint */
     peer_loads loads;
 } peer_mujoco;
 
@@ -475,6 +517,7 @@ static int set_prescribed(peer_mujoco* p, double t, char* msg, size_t n) {
             p->d->qvel[pb->dadr[k]] = vel[k];
             p->d->qfrc_applied[pb->dadr[k]] = -PEER_PRESCRIBED_MASS * gk[k];
         }
+        ((peer_body*)pb)->v_set = V.v;
     }
     return 0;
 }
@@ -570,6 +613,7 @@ static int mujoco_open(const ccb_model* m, double dt, const peer_options* o, voi
         ccb_model_body_def_get(m, b, &d);
         pb->kind = d.mobilizer;
         pb->mass = d.mass;
+        p->joints |= d.mobilizer == CCB_MOBILIZER_PRISMATIC;
         ccb_model_body_coords(m, b, &pb->qoff, &pb->nq, &pb->voff, &pb->nv);
         const char* name = ccb_model_body_name(m, b);
         ccb_pose X;
@@ -579,6 +623,7 @@ static int mujoco_open(const ccb_model* m, double dt, const peer_options* o, voi
         if (pb->kind == CCB_MOBILIZER_PRESCRIBED) {
             pb->p0 = X.p;
             pb->R0 = X.R;
+            pb->v_stepped = V.v;
             for (int k = 0; k < 3; ++k) {
                 const int j = joint_index(p->mm, name, k_slide[k]);
                 pb->qadr[k] = p->mm->jnt_qposadr[j];
@@ -597,6 +642,17 @@ static int mujoco_open(const ccb_model* m, double dt, const peer_options* o, voi
                 p->d->qvel[pb->dadr[c]] = v[pb->voff + c];
                 c++;
             }
+        } else if (pb->kind == CCB_MOBILIZER_PRISMATIC) {
+            const int j = joint_index(p->mm, name, "slide");
+            pb->qadr[0] = p->mm->jnt_qposadr[j];
+            pb->dadr[0] = p->mm->jnt_dofadr[j];
+            p->d->qvel[pb->dadr[0]] = v[pb->voff];
+            ccb_pose X_WP;
+            ccb_vec3 origin;
+            if (d.joint.parent >= 0) {
+                ccb_model_body_pose(m, d.joint.parent, 0.0, p->q0, &X_WP);
+            }
+            peer_slider_frame(&d, d.joint.parent >= 0 ? &X_WP : NULL, &pb->axis, &origin);
         } else if (pb->kind == CCB_MOBILIZER_FREE) {
             /* free joint qvel = (v of the origin in W, omega in the body frame) */
             const int j = joint_index(p->mm, name, "free");
@@ -627,7 +683,8 @@ static int mujoco_open(const ccb_model* m, double dt, const peer_options* o, voi
     }
     for (int b = 0; b < nb; ++b) {
         p->mj_body[b] = -1;
-        if (p->body[b].kind == CCB_MOBILIZER_FREE || p->body[b].kind == CCB_MOBILIZER_PLANAR) {
+        if (p->body[b].kind == CCB_MOBILIZER_FREE || p->body[b].kind == CCB_MOBILIZER_PLANAR ||
+            p->body[b].kind == CCB_MOBILIZER_PRISMATIC) {
             p->mj_body[b] = mj_name2id(p->mm, mjOBJ_BODY, ccb_model_body_name(m, b));
             p->ccb_body[p->mj_body[b]] = b;
         }
@@ -647,7 +704,8 @@ static void mujoco_state(const void* scene, double* q, double* v) {
     memcpy(q, p->q0, (size_t)ccb_model_nq(p->m) * sizeof(double));
     for (int b = 0; b < p->nb; ++b) {
         const peer_body* pb = &p->body[b];
-        if (pb->kind == CCB_MOBILIZER_PLANAR) { /* x0 + slide, theta0 + hinge angle */
+        if (pb->kind == CCB_MOBILIZER_PLANAR ||
+            pb->kind == CCB_MOBILIZER_PRISMATIC) { /* x0 + slide, theta0 + hinge angle */
             for (int k = 0; k < pb->nv; ++k) {
                 q[pb->qoff + k] = p->q0[pb->qoff + k] + d->qpos[pb->qadr[k]];
                 v[pb->voff + k] = d->qvel[pb->dadr[k]];
@@ -692,6 +750,30 @@ static int mujoco_step(void* scene, peer_step_info* info, int forces, char* msg,
     if (set_prescribed(p, p->d->time, msg, n) != 0) {
         return -1;
     }
+    if (p->joints) { /* the joints' actuation, at the step's start (springs: the MJCF's) */
+        mujoco_state(p, p->loads.q, p->loads.v);
+        for (int b = 0; b < p->nb; ++b) {
+            const peer_body* pb = &p->body[b];
+            if (pb->kind != CCB_MOBILIZER_PRISMATIC) {
+                continue;
+            }
+            ccb_body_def d;
+            ccb_model_body_def_get(p->m, b, &d);
+            d.joint.stiffness = 0.0;
+            double f =
+                peer_joint_force(&d, p->d->time, p->loads.q[pb->qoff], p->loads.v[pb->voff], 0);
+            if (d.joint.parent >= 0) {
+                /* the slide's qvel is relative to its parent, whose velocity this step sets
+                 * anew: the change would carry the body along the axis, which only a force
+                 * can do; this force takes it back (the engines of maximal coordinates, ODE and
+                 * Bullet, need none) */
+                const peer_body* pp = &p->body[d.joint.parent];
+                const ccb_vec3 dv = ccb_v3_sub(pp->v_set, pp->v_stepped);
+                f -= pb->mass * ccb_v3_dot(dv, pb->axis) / p->dt;
+            }
+            p->d->qfrc_applied[pb->dadr[0]] = f;
+        }
+    }
     if (p->loads.any) { /* at the step's start, held over it (peer_loads) */
         mujoco_state(p, p->loads.q, p->loads.v);
         peer_loads_eval(&p->loads, p->m, p->d->time);
@@ -704,6 +786,9 @@ static int mujoco_step(void* scene, peer_step_info* info, int forces, char* msg,
     }
     const double t0 = p->d->time;
     mj_step(p->mm, p->d);
+    for (int b = 0; b < p->nb; ++b) {
+        p->body[b].v_stepped = p->body[b].v_set;
+    }
     const mjData* d = p->d;
     /* a bad number in the state makes MuJoCo reset it to the initial one (time 0) and go on;
      * full contact or constraint buffers make it drop some: either is a failed run */

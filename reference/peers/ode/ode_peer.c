@@ -96,6 +96,8 @@
     X(dJointSetLMotorAxis)           \
     X(dJointSetLMotorNumAxes)        \
     X(dJointSetLMotorParam)          \
+    X(dJointCreateSlider)            \
+    X(dJointSetSliderAxis)           \
     X(dMassSetParameters)            \
     X(dMassSetZero)                  \
     X(dRandGetSeed)                  \
@@ -163,8 +165,10 @@ typedef struct ode_body {
     ccb_mobilizer kind;
     dBodyID id; /* NULL: fixed */
     int qoff, nq, voff, nv;
-    int coord[3]; /* planar: ccb's velocity k is planar coordinate coord[k] (0 x, 1 z, 2 theta) */
-    double theta; /* planar: the angle of the last state, for unwrapping */
+    int coord[3];  /* planar: ccb's velocity k is planar coordinate coord[k] (0 x, 1 z, 2 theta) */
+    double theta;  /* planar: the angle of the last state, for unwrapping */
+    int parent;    /* prismatic: the parent body (-1: the world) */
+    ccb_vec3 axis; /* prismatic: the joint axis in the world (its parent translates) */
 } ode_body;
 
 typedef struct ode_scene {
@@ -181,6 +185,7 @@ typedef struct ode_scene {
     int* shape_of; /* per geom data: the ccb shape it stands for */
     double* q0;
     double* f_body; /* 3 per ccb body */
+    int joints;     /* 1 if a body is on a joint */
     peer_loads loads;
     /* this step's contacts (their feedback is attached once all are made: the arrays grow) */
     dJointID* joint;
@@ -364,6 +369,7 @@ static int make_body(ode_scene* p, int b, const double* v, char* msg, size_t n) 
     ccb_model_body_def_get(m, b, &d);
     ode_body* ob = &p->body[b];
     ob->kind = d.mobilizer;
+    p->joints |= d.mobilizer == CCB_MOBILIZER_PRISMATIC;
     ccb_model_body_coords(m, b, &ob->qoff, &ob->nq, &ob->voff, &ob->nv);
     if (peer_check_body(m, b, "ODE", msg, n) != 0) {
         return -1;
@@ -397,6 +403,18 @@ static int make_body(ode_scene* p, int b, const double* v, char* msg, size_t n) 
         ODE_CALL(dMassSetParameters)(&mass, d.mass, 0, 0, 0, I[0], I[4], I[8], I[1], I[2], I[5]);
     }
     ODE_CALL(dBodySetMass)(id, &mass);
+    if (d.mobilizer == CCB_MOBILIZER_PRISMATIC) { /* a slider joint to its parent (or the world) */
+        ob->parent = d.joint.parent;
+        ccb_pose X_WP;
+        ccb_vec3 origin;
+        if (ob->parent >= 0) {
+            ccb_model_body_pose(m, ob->parent, 0.0, p->q0, &X_WP);
+        }
+        peer_slider_frame(&d, ob->parent >= 0 ? &X_WP : NULL, &ob->axis, &origin);
+        const dJointID js = ODE_CALL(dJointCreateSlider)(p->world, 0);
+        ODE_CALL(dJointAttach)(js, id, ob->parent >= 0 ? p->body[ob->parent].id : 0);
+        ODE_CALL(dJointSetSliderAxis)(js, ob->axis.x, ob->axis.y, ob->axis.z);
+    }
     if (d.mobilizer == CCB_MOBILIZER_PLANAR) {
         ob->theta = peer_planar_angle(&X.R, 0.0);
         int lin[3] = {1}, ang[3] = {0, 2}, nl = 1, na = 2;
@@ -581,11 +599,33 @@ static int ode_open_locked(const ccb_model* m, double dt, const peer_options* o,
     return 0;
 }
 
+/* An ODE body's pose and the velocity of its origin. */
+static void body_state(dBodyID id, ccb_pose* X, ccb_vec3* v) {
+    const double* x = ODE_CALL(dBodyGetPosition)(id);
+    const double* vl = ODE_CALL(dBodyGetLinearVel)(id);
+    X->p = ccb_v3(x[0], x[1], x[2]);
+    X->R = ccb_m3_from_quat(ODE_CALL(dBodyGetQuaternion)(id));
+    *v = ccb_v3(vl[0], vl[1], vl[2]);
+}
+
 static void ode_state(const void* scene, double* q, double* v) {
     const ode_scene* p = scene;
     memcpy(q, p->q0, (size_t)ccb_model_nq(p->m) * sizeof(double));
     for (int b = 0; b < p->nb; ++b) {
         const ode_body* ob = &p->body[b];
+        if (ob->kind == CCB_MOBILIZER_PRISMATIC) {
+            ccb_body_def d;
+            ccb_model_body_def_get(p->m, b, &d);
+            ccb_pose X_WB, X_WP;
+            ccb_vec3 v_B, v_P = ccb_v3(0, 0, 0);
+            body_state(ob->id, &X_WB, &v_B);
+            if (ob->parent >= 0) {
+                body_state(p->body[ob->parent].id, &X_WP, &v_P);
+            }
+            peer_slider_state(&d, ob->parent >= 0 ? &X_WP : NULL, v_P, &X_WB, v_B, &q[ob->qoff],
+                              &v[ob->voff]);
+            continue;
+        }
         if (ob->kind != CCB_MOBILIZER_FREE && ob->kind != CCB_MOBILIZER_PLANAR) {
             continue;
         }
@@ -639,8 +679,19 @@ static int ode_step_locked(void* scene, peer_step_info* info, int forces, char* 
     ode_scene* p = scene;
     memset(info, 0, sizeof *info);
     info->stop = -1;
-    if (set_prescribed(p, ode_time(p), msg, n) != 0) {
-        return -1;
+    if (p->joints) { /* the joints' actuation, spring and damping, explicit, at the step's
+                      * start (before the parents move on) */
+        ode_state(p, p->loads.q, p->loads.v);
+        for (int b = 0; b < p->nb; ++b) {
+            const ode_body* ob = &p->body[b];
+            if (ob->kind == CCB_MOBILIZER_PRISMATIC) {
+                ccb_body_def d;
+                ccb_model_body_def_get(p->m, b, &d);
+                const double f = peer_joint_force(&d, ode_time(p), p->loads.q[ob->qoff],
+                                                  p->loads.v[ob->voff], 1);
+                ODE_CALL(dBodyAddForce)(ob->id, f * ob->axis.x, f * ob->axis.y, f * ob->axis.z);
+            }
+        }
     }
     if (p->loads.any) { /* at the step's start, held over it (peer_loads); ODE clears them */
         ode_state(p, p->loads.q, p->loads.v);
@@ -648,11 +699,15 @@ static int ode_step_locked(void* scene, peer_step_info* info, int forces, char* 
         for (int b = 0; b < p->nb; ++b) {
             const ode_body* ob = &p->body[b];
             const double* w = p->loads.w + 6 * b;
-            if (ob->kind == CCB_MOBILIZER_FREE || ob->kind == CCB_MOBILIZER_PLANAR) {
+            if (ob->kind == CCB_MOBILIZER_FREE || ob->kind == CCB_MOBILIZER_PLANAR ||
+                ob->kind == CCB_MOBILIZER_PRISMATIC) {
                 ODE_CALL(dBodyAddForce)(ob->id, w[0], w[1], w[2]);
                 ODE_CALL(dBodyAddTorque)(ob->id, w[3], w[4], w[5]);
             }
         }
+    }
+    if (set_prescribed(p, ode_time(p), msg, n) != 0) {
+        return -1;
     }
     p->ncon = 0;
     p->oom = 0;
