@@ -28,6 +28,13 @@
 
 /* both are the same recursion in double precision: round-off of O(1) values */
 #define TOL_ROUNDOFF 1e-12
+/* the joint on the prescribed body: its parent moves on its exact path (X(t + dt) - X(t) =
+ * dt v(t + dt) - a dt^2 / 2), the joint's body by semi-implicit Euler, so q differs from ccb's by
+ * (a . axis) dt^2 / 2 = 3e-11 a step, 6e-10 over 20; MuJoCo's prescribed body weighs 1e6 kg, so
+ * the joint's reaction moves it by m/M = 5e-8 of the body's change of velocity (8e-3 m/s over the
+ * 20 steps): 4e-10 in v. Without the pseudo-force of the parent's acceleration v would be off by
+ * 20 dt (a . axis) = 1.2e-4. */
+#define TOL_JOINT_ON_PRESCRIBED 1e-9
 
 /* A load that depends on t, the pose and the twist, with components in every direction. */
 static void load(double t, const ccb_pose* X, const ccb_twist* V, void* user, ccb_vec3* f,
@@ -93,6 +100,67 @@ static ccb_model* scene(int loaded) {
     return m;
 }
 
+/* Two bodies on prismatic joints, without shapes: one on the world along a tilted axis, one on a
+ * body of prescribed motion with a constant acceleration that has a component along the joint's
+ * axis (the joint then carries the body along it: a pseudo-force the engines must apply). Both
+ * with an actuation that depends on t, q and v and a spring; no damping (ccb's is implicit, ODE's
+ * and Bullet's explicit: they differ at O(dt^2 c^2 / m^2) per step). */
+static double joint_push(double t, double q, double v, void* user) {
+    (void)user;
+    return 2.0 + t - 3.0 * q + 0.5 * v;
+}
+static void hand_motion(double t, void* user, ccb_pose* X, ccb_twist* V) {
+    (void)user;
+    X->R = ccb_m3_identity();
+    X->p = ccb_v3(0.3 * t * t, 0.2 * t * t + 1.0, 0.5 * t * t);
+    V->w = ccb_v3(0, 0, 0);
+    V->v = ccb_v3(0.6 * t, 0.4 * t, 1.0 * t);
+}
+static void hand_accel(double t, void* user, ccb_vec3* alpha, ccb_vec3* a) {
+    (void)t, (void)user;
+    *alpha = ccb_v3(0, 0, 0);
+    *a = ccb_v3(0.6, 0.4, 1.0);
+}
+
+static ccb_model* joint_scene(void) {
+    ccb_model* m = NULL;
+    CHECK(ccb_model_create(&m) == CCB_OK, "model");
+    int ih, i1, i2;
+    ccb_body_def s1 = ccb_body_def_default();
+    s1.name = "slider";
+    s1.mobilizer = CCB_MOBILIZER_PRISMATIC;
+    s1.mass = 0.5;
+    s1.inertia = ccb_m3_identity();
+    s1.joint.parent = -1;
+    s1.joint.X_PF = ccb_pose_translation(ccb_v3(0.2, -0.1, 0.4));
+    s1.joint.X_BM = ccb_pose_translation(ccb_v3(0.05, 0, 0));
+    s1.joint.axis = ccb_v3(0.6, 0, 0.8);
+    s1.joint.q0 = 0.3;
+    s1.joint.v0 = -0.2;
+    s1.joint.stiffness = 4.0;
+    s1.joint.q_rest = 0.1;
+    s1.joint.actuation = joint_push;
+    CHECK(ccb_model_add_body(m, &s1, &i1) == CCB_OK, "slider");
+    ccb_body_def hand = ccb_body_def_default();
+    hand.name = "hand";
+    hand.mobilizer = CCB_MOBILIZER_PRESCRIBED;
+    hand.motion = hand_motion;
+    hand.accel = hand_accel;
+    CHECK(ccb_model_add_body(m, &hand, &ih) == CCB_OK, "hand");
+    ccb_body_def s2 = s1;
+    s2.name = "finger";
+    s2.mass = 0.05;
+    s2.joint.parent = ih;
+    s2.joint.X_PF = ccb_pose_translation(ccb_v3(0.1, 0, 0));
+    s2.joint.X_BM = ccb_pose_translation(ccb_v3(0, 0, 0));
+    s2.joint.axis = ccb_v3(-1, 0, 0);
+    s2.joint.q0 = 0.01;
+    s2.joint.v0 = 0.1;
+    CHECK(ccb_model_add_body(m, &s2, &i2) == CCB_OK, "finger");
+    CHECK(ccb_model_finalize(m) == CCB_OK, "finalize");
+    return m;
+}
+
 /* peer_dl.h: a library that does not open, and one without a function the peer names, are
  * reported with the reason, every time they are asked (the answer of the first attempt) */
 static double (*dl_cos)(double);
@@ -124,10 +192,12 @@ static const char* basis(const peer_engine* e, const char* what) {
     return b;
 }
 
-/* (1) and (2) for one engine; with loads: (2) over `steps` steps */
-static void test_engine(const peer_engine* e, int loaded) {
-    ccb_model* m = scene(loaded);
-    const int steps = loaded ? 20 : 1;
+/* (1) and (2) for one engine: kind 0 the free-flight scene, 1 with loads, 2 the joints; with
+ * loads and joints (2) over 20 steps */
+static void test_engine(const peer_engine* e, int kind) {
+    const int loaded = kind == 1;
+    ccb_model* m = kind == 2 ? joint_scene() : scene(loaded);
+    const int steps = kind > 0 ? 20 : 1;
     const int nq = ccb_model_nq(m), nv = ccb_model_nv(m);
     double q0[16], v0[16], q[16], v[16];
     CHECK(nq <= 16 && nv <= 16, "state size");
@@ -167,15 +237,21 @@ static void test_engine(const peer_engine* e, int loaded) {
         CHECK(ccb_sim_step(sim) == CCB_OK, "ccb step");
     }
     const double *qs = ccb_sim_q(sim), *vs = ccb_sim_v(sim);
-    const char* what_q = loaded ? "q after 20 free-flight steps under applied loads, against ccb"
-                                : "q after one free-flight step, against ccb";
-    const char* what_v = loaded ? "v after 20 free-flight steps under applied loads, against ccb"
-                                : "v after one free-flight step, against ccb";
-    for (int i = 0; i < nq; ++i) {
-        CHECK_ABS(q[i], qs[i], TOL_ROUNDOFF, basis(e, what_q));
+    static const char* const k_what[3][2] = {
+        {"q after one free-flight step, against ccb", "v after one free-flight step, against ccb"},
+        {"q after 20 free-flight steps under applied loads, against ccb",
+         "v after 20 free-flight steps under applied loads, against ccb"},
+        {"q of the prismatic joints after 20 steps, against ccb",
+         "v of the prismatic joints after 20 steps, against ccb"}};
+    const char* what_q = k_what[kind][0];
+    const char* what_v = k_what[kind][1];
+    for (int i = 0; i < nq; ++i) { /* the joint scene: coordinate 1 is the prescribed body's */
+        CHECK_ABS(q[i], qs[i], kind == 2 && i == 1 ? TOL_JOINT_ON_PRESCRIBED : TOL_ROUNDOFF,
+                  basis(e, what_q));
     }
     for (int i = 0; i < nv; ++i) {
-        CHECK_ABS(v[i], vs[i], TOL_ROUNDOFF, basis(e, what_v));
+        CHECK_ABS(v[i], vs[i], kind == 2 && i == 1 ? TOL_JOINT_ON_PRESCRIBED : TOL_ROUNDOFF,
+                  basis(e, what_v));
     }
     ccb_sim_destroy(sim);
     e->close(p);
@@ -244,6 +320,7 @@ int main(void) {
         if (engines[e]->absent() == NULL) {
             test_engine(engines[e], 0);
             test_engine(engines[e], 1);
+            test_engine(engines[e], 2);
             test_threads(engines[e], PEER_SOLVER_DEFAULT);
             test_threads(engines[e], e == 0   ? PEER_SOLVER_PGS
                                      : e == 1 ? PEER_SOLVER_QUICKSTEP

@@ -599,6 +599,11 @@ static int ode_open_locked(const ccb_model* m, double dt, const peer_options* o,
     return 0;
 }
 
+static double ode_time(const void* scene) {
+    const ode_scene* p = scene;
+    return (double)p->k * p->dt;
+}
+
 /* An ODE body's pose and the velocity of its origin. */
 static void body_state(dBodyID id, ccb_pose* X, ccb_vec3* v) {
     const double* x = ODE_CALL(dBodyGetPosition)(id);
@@ -619,8 +624,11 @@ static void ode_state(const void* scene, double* q, double* v) {
             ccb_pose X_WB, X_WP;
             ccb_vec3 v_B, v_P = ccb_v3(0, 0, 0);
             body_state(ob->id, &X_WB, &v_B);
-            if (ob->parent >= 0) {
-                body_state(p->body[ob->parent].id, &X_WP, &v_P);
+            if (ob->parent >= 0) { /* its motion now (ODE's is set for the coming step) */
+                ccb_twist V_P;
+                ccb_model_body_pose(p->m, ob->parent, ode_time(p), p->q0, &X_WP);
+                ccb_model_body_twist(p->m, ob->parent, ode_time(p), p->q0, NULL, &V_P);
+                v_P = V_P.v;
             }
             peer_slider_state(&d, ob->parent >= 0 ? &X_WP : NULL, v_P, &X_WB, v_B, &q[ob->qoff],
                               &v[ob->voff]);
@@ -649,11 +657,6 @@ static void ode_state(const void* scene, double* q, double* v) {
             }
         }
     }
-}
-
-static double ode_time(const void* scene) {
-    const ode_scene* p = scene;
-    return (double)p->k * p->dt;
 }
 
 static int finite_state(const ode_scene* p) {
