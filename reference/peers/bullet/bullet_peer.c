@@ -630,8 +630,13 @@ static void bt_describe(double dt, const peer_options* o, peer_line_fn line, voi
          user);
     line("bodies",
          "free bodies in principal axes; planar bodies by linear factor (1, 0, 1) and angular "
-         "factor (0, 1, 0); prescribed translations as kinematic bodies at the step's end; no "
-         "sleeping",
+         "factor (0, 1, 0); prescribed translations as kinematic bodies moving at their "
+         "velocity at the step's end; no sleeping",
+         user);
+    line("joints and loads",
+         "a prismatic joint on the world or a prescribed body as a btSliderConstraint; its "
+         "actuation, spring and damping (explicit) and a body's applied load as forces "
+         "(applyCentralForce, applyTorque) from the state at the step's start",
          user);
 }
 

@@ -911,6 +911,12 @@ static void mujoco_describe(double dt, const peer_options* o, peer_line_fn line,
          "a body of 1e6 kg on three slides, reset to the motion at the start "
          "of every step, gravity cancelled; its half-spaces as 20 m slabs",
          user);
+    line("joints and loads",
+         "a prismatic joint on the world or a prescribed body as a slide nested in its parent "
+         "(damping implicit, spring explicit: MuJoCo's own), its actuation in qfrc_applied from "
+         "the state at the step's start, with the force that undoes the carry of the parent's "
+         "velocity reset; a body's applied load in xfrc_applied",
+         user);
 }
 
 const peer_engine peer_engine_mujoco = {

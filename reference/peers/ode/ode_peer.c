@@ -854,6 +854,11 @@ static void ode_describe(double dt, const peer_options* o, peer_line_fn line, vo
          "x-z plane by linear and angular motors of unbounded force; prescribed translations "
          "as kinematic bodies, their half-spaces as 20 m slabs",
          user);
+    line("joints and loads",
+         "a prismatic joint on the world or a prescribed body as a slider joint; its actuation, "
+         "spring and damping (explicit) and a body's applied load as forces (dBodyAddForce, "
+         "dBodyAddTorque) from the state at the step's start",
+         user);
 }
 
 const peer_engine peer_engine_ode = {"ODE",      "libode",    "libode-dev", ode_built,
