@@ -530,6 +530,10 @@ pass=$((pass + 1))
 for e in mujoco ode-worldstep bullet; do
   "$CCB" list | grep -q "^  $e " || continue
   expect 2 "no observables for a peer run" -- "$CCB" run coin --variant $e --out "$tmp/a"
+  # a step far too large flings the grasp's rod away: ODE's collision detection aborted the
+  # process once a body was far enough (an internal error in collide()); now the run fails there
+  [ "$e" = ode-worldstep ] && expect 1 "beyond 1e+09 m" \
+    -- "$CCB" run grasp --variant $e --dt 0.5 --out "$tmp/a"
   # One free-flight step (no contact yet) is semi-implicit Euler with the same rotation update in
   # both: the engine's state mapped to ccb's coordinates (planar x, z, theta; free p, quaternion,
   # world omega, v) equals ccb's step to round-off (measured 4.4e-16 for MuJoCo; bound 1e-12

@@ -36,9 +36,11 @@ list=$(build-asan/ccb list)
 for v in mujoco mujoco-pgs mujoco-cg mujoco-pyramidal ode-worldstep ode-quickstep bullet \
          bullet-mlcp-dantzig; do
   grep -q "^  $v " <<< "$list" || continue
-  for c in conveyor sphere rod box clutter; do # the box: its applied load reaches the engine
+  # the box: its applied load reaches the engine; the gripper and the grasp: prismatic joints
+  for c in conveyor sphere rod box clutter gripper grasp; do
     echo "== ccb run $c --variant $v"
     T=0.2 && [ "$c" = rod ] && T=0.03 # the rod's dt is 1e-5 s: 3,000 steps through the jam
+    [ "$c" = gripper ] && T=0.201     # 67 of its steps of 3 ms
     build-asan/ccb run "$c" --variant "$v" --t-final $T --out "$out/peer_$c" >/dev/null
   done
 done

@@ -35,9 +35,11 @@ for v in mujoco ode-worldstep ode-quickstep bullet bullet-mlcp-dantzig; do
   grep -q "^  $v " <<< "$list" || continue
   echo "== ccb run sphere --variant $v"
   CCB_SOURCE_DIR=$PWD $vg build/ccb run sphere --variant "$v" --t-final 0.15 --out "$out/p_$v" >/dev/null
-  echo "== ccb run box --variant $v (an applied load)"
+  echo "== ccb run box --variant $v (an applied load); gripper (prismatic joints)"
   CCB_SOURCE_DIR=$PWD $vg build/ccb run box --variant "$v" --set normal=1 --t-final 0.2 \
     --out "$out/pb_$v" >/dev/null
+  CCB_SOURCE_DIR=$PWD $vg build/ccb run gripper --variant "$v" --t-final 0.201 \
+    --out "$out/pg_$v" >/dev/null
 done
 echo "== ccb run sphere / rod"
 CCB_SOURCE_DIR=$PWD $vg build/ccb run sphere --out "$out/sphere" >/dev/null

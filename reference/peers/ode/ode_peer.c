@@ -659,6 +659,11 @@ static void ode_state(const void* scene, double* q, double* v) {
     }
 }
 
+/* How far a body may go [m]: ODE's hash space turns a geom's bounds into integer cells and aborts
+ * the process (an internal error in collide()) when they overflow, which a body flung away by a
+ * step far too large reaches before its state is non-finite (seen: the grasp at dt = 0.5 s). */
+#define ODE_FAR 1e9
+
 static int finite_state(const ode_scene* p) {
     int ok = 1;
     for (int b = 0; b < p->nb; ++b) {
@@ -671,7 +676,8 @@ static int finite_state(const ode_scene* p) {
         const double* vl = ODE_CALL(dBodyGetLinearVel)(ob->id);
         const double* w = ODE_CALL(dBodyGetAngularVel)(ob->id);
         for (int k = 0; k < 3; ++k) {
-            ok &= isfinite(x[k]) && isfinite(vl[k]) && isfinite(w[k]) && isfinite(qt[k]);
+            ok &= isfinite(x[k]) && isfinite(vl[k]) && isfinite(w[k]) && isfinite(qt[k]) &&
+                  fabs(x[k]) < ODE_FAR;
         }
         ok &= isfinite(qt[3]);
     }
@@ -766,7 +772,10 @@ static int ode_step_locked(void* scene, peer_step_info* info, int forces, char* 
     info->pen_mean = info->npen ? info->pen_mean / info->npen : 0.0;
     ODE_CALL(dJointGroupEmpty)(p->contacts);
     if (!finite_state(p)) {
-        snprintf(msg, n, "ODE: the state became non-finite at t = %g s", ode_time(p));
+        snprintf(msg, n,
+                 "ODE: the state became non-finite, or a body went beyond %g m (where ODE's "
+                 "collision detection aborts), at t = %g s",
+                 ODE_FAR, ode_time(p));
         return 1;
     }
     return 0;
