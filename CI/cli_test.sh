@@ -5,6 +5,7 @@
 # Usage: CI/cli_test.sh /path/to/ccb
 set -u
 CCB=${1:?usage: cli_test.sh /path/to/ccb}
+CCB=$(cd "$(dirname "$CCB")" && pwd)/$(basename "$CCB") # absolute: some checks change directory
 CCB_SOURCE_DIR=${CCB_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
 export CCB_SOURCE_DIR
 tmp=$(mktemp -d)
