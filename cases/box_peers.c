@@ -156,28 +156,17 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32], msg[256];
-        variant_name(&r->cfg, name, sizeof name);
         peers_facts f;
-        const int ok = r->status == CCB_OK;
-        if (ok && peers_analyse(P, r, &f, msg, sizeof msg) != 0) {
+        if (r->status == CCB_OK && peers_analyse(P, r, &f, msg, sizeof msg) != 0) {
             return study_fail(out, CCB_E_INVALID, "box peers: %s", msg);
         }
         const double dt = r->cfg.sim.dt;
-        const double v[3] = {ok ? f.creep / P[P_VS] : NAN, ok ? f.event_err / (2 * dt) : NAN,
-                             ok ? f.count_diff : NAN};
-        for (int c = 0; c < 3; ++c) {
-            fig_claim(out, ctx->cs->name, name, &k_box_claims[c], v[c]);
+        const double v[3] = {f.creep / P[P_VS], f.event_err / (2 * dt), f.count_diff};
+        if (fig_peer_run(out, ctx->cs->name, r, k_box_claims, v, 3, name, sizeof name)) {
+            const double cells[] = {f.non,   f.non_ex, f.noff,  f.noff_ex, f.event_err,
+                                    f.creep, f.fn_dev, f.x_err, f.v_rms};
+            study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
         }
-        study_row(out, "runs");
-        study_str(out, "runs", name);
-        if (!ok) {
-            study_str(out, "runs", "failed");
-            continue;
-        }
-        study_str(out, "runs", "ok");
-        const double cells[] = {f.non,   f.non_ex, f.noff,  f.noff_ex, f.event_err,
-                                f.creep, f.fn_dev, f.x_err, f.v_rms};
-        study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
     }
     return 0;
 }

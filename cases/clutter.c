@@ -695,7 +695,8 @@ static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, doubl
  * restated on the one pile of the study (CLU-1c: the criterion each pile of the gate's ensemble is
  * counted by), with the gates' bounds. */
 static const peer_claim k_clutter_claims[] = {
-    {"CLU-1a", "the run finishes with a finite state and no solver failure (1: failed)", "<=", 0},
+    {"CLU-1a", "the run finishes with a finite state and no solver failure (0; a failed run: NaN)",
+     "<=", 0},
     {"CLU-1b",
      "no object passes through a wall: largest distance of a centre outside the box "
      "[m]",
@@ -704,16 +705,12 @@ static const peer_claim k_clutter_claims[] = {
     {"CLU-1d", "the pile settles: kinetic energy after 2.5 s over its peak", "<=", 1e-3},
 };
 
-static void clutter_claims(study_ctx* ctx, study_out* out, const run_record* r, const char* name) {
+/* The claims' values of a run that finished. */
+static void clutter_claims(const study_ctx* ctx, const run_record* r, double v[4]) {
     const double T = ctx->cs->t_final_default;
-    const int ok = r->status == CCB_OK;
-    const double v[4] = {ok ? 0.0 : 1.0, ok ? clutter_obs_max(r, 0, T, O_OUT) : NAN,
-                         ok ? clutter_obs_max(r, 2.5, T, O_SPEED) : NAN,
-                         ok ? clutter_obs_max(r, 2.5, T, O_KE) / clutter_obs_max(r, 0, T, O_KE)
-                            : NAN};
-    for (int c = 0; c < 4; ++c) {
-        fig_claim(out, ctx->cs->name, name, &k_clutter_claims[c], v[c]);
-    }
+    const double c[4] = {0.0, clutter_obs_max(r, 0, T, O_OUT), clutter_obs_max(r, 2.5, T, O_SPEED),
+                         clutter_obs_max(r, 2.5, T, O_KE) / clutter_obs_max(r, 0, T, O_KE)};
+    memcpy(v, c, sizeof c);
 }
 
 static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
@@ -722,12 +719,11 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     for (int i = 0; i < b->n; ++i) {
         const run_record* r = &b->rec[i];
         char name[32];
-        variant_name(&r->cfg, name, sizeof name);
-        clutter_claims(ctx, out, r, name);
-        study_row(out, "runs");
-        study_str(out, "runs", name);
-        if (r->status != CCB_OK) {
-            study_str(out, "runs", "failed");
+        double v[4] = {0};
+        if (r->status == CCB_OK) {
+            clutter_claims(ctx, r, v);
+        }
+        if (!fig_peer_run(out, ctx->cs->name, r, k_clutter_claims, v, 4, name, sizeof name)) {
             study_num(out, "runs", (double)r->fail_step);
             study_str(out, "runs", r->msg);
             continue;

@@ -569,17 +569,12 @@ static const peer_claim k_conveyor_claims[] = {
     {"CONV-5c", "no normal-force spike at re-stick: max f_n / m g", "<=", 1.01},
 };
 
-static void conveyor_claims(study_ctx* ctx, study_out* out, const run_record* r, const char* name) {
-    const int ok = r->status == CCB_OK;
+/* The claims' values of a run that finished. */
+static void conveyor_claims(const double* P, const run_record* r, double v[5]) {
     fig3_facts e;
-    if (ok) {
-        fig3_analyse(ctx->params, r, &e);
-    }
-    const double v[5] = {ok ? e.fn_dev : NAN, ok ? e.z_dev : NAN, ok ? e.onset_err : NAN,
-                         ok ? e.restick_err : NAN, ok ? e.fn_max : NAN};
-    for (int c = 0; c < 5; ++c) {
-        fig_claim(out, ctx->cs->name, name, &k_conveyor_claims[c], v[c]);
-    }
+    fig3_analyse(P, r, &e);
+    const double c[5] = {e.fn_dev, e.z_dev, e.onset_err, e.restick_err, e.fn_max};
+    memcpy(v, c, sizeof c);
 }
 
 static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, const char* dir) {
@@ -591,16 +586,14 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
-        variant_name(&r->cfg, name, sizeof name);
-        conveyor_claims(ctx, out, r, name);
-        study_row(out, "runs");
-        study_str(out, "runs", name);
-        if (r->status != CCB_OK) {
-            study_str(out, "runs", "failed");
+        double v[5] = {0};
+        if (r->status == CCB_OK) {
+            conveyor_claims(P, r, v);
+        }
+        if (!fig_peer_run(out, ctx->cs->name, r, k_conveyor_claims, v, 5, name, sizeof name)) {
             continue;
         }
         const peers_facts f = peers_analyse(P, r);
-        study_str(out, "runs", "ok");
         study_num(out, "runs", f.vn_slip);
         study_num(out, "runs", f.phi_slip_max);
         if (f.nstick > 0) {

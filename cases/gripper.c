@@ -669,25 +669,15 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
-        variant_name(&r->cfg, name, sizeof name);
-        const int ok = r->status == CCB_OK;
         double dz = NAN, fn = NAN;
-        if (ok) {
+        if (r->status == CCB_OK) {
             peers_facts(r, &dz, &fn);
         }
-        const double v[3] = {dz, fn, ok ? 1.0 : 0.0};
-        for (int c = 0; c < 3; ++c) {
-            fig_claim(out, ctx->cs->name, name, &k_gripper_claims[c], v[c]);
+        const double v[3] = {dz, fn, 1.0};
+        if (fig_peer_run(out, ctx->cs->name, r, k_gripper_claims, v, 3, name, sizeof name)) {
+            const double cells[] = {1e3 * dz, fn, run_obs(r, r->nsteps, O_TOUCH)};
+            study_nums(out, "runs", cells, 3);
         }
-        study_row(out, "runs");
-        study_str(out, "runs", name);
-        if (!ok) {
-            study_str(out, "runs", "failed");
-            continue;
-        }
-        study_str(out, "runs", "ok");
-        const double cells[] = {1e3 * dz, fn, run_obs(r, r->nsteps, O_TOUCH)};
-        study_nums(out, "runs", cells, 3);
     }
     return 0;
 }

@@ -715,15 +715,10 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
-        variant_name(&r->cfg, name, sizeof name);
         const int ok = r->status == CCB_OK;
         const rod_facts f = ok ? analyse(r, ctx->params) : (rod_facts){0};
-        const int held = ok && !isnan(f.t_jam) && !isnan(f.t_liftoff) && f.t_liftoff < 0.04;
-        fig_claim(out, ctx->cs->name, name, &k_rod_claims[0], ok ? (double)held : NAN);
-        study_row(out, "runs");
-        study_str(out, "runs", name);
-        if (!ok) {
-            study_str(out, "runs", "failed");
+        const double held = ok && !isnan(f.t_jam) && !isnan(f.t_liftoff) && f.t_liftoff < 0.04;
+        if (!fig_peer_run(out, ctx->cs->name, r, k_rod_claims, &held, 1, name, sizeof name)) {
             continue;
         }
         /* what a solver that stops the slip within one step shows instead of |v_t| < v_s: the

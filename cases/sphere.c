@@ -443,20 +443,14 @@ static const peer_claim k_sphere_claims[] = {
     {"SPH-3c", "no gliding: largest abs(v_n) while sliding [m/s]", "<", 1e-6},
 };
 
-static void sphere_claims(study_ctx* ctx, study_out* out, const run_record* r, const char* name) {
-    const double* P = ctx->params;
-    const int ok = r->status == CCB_OK;
-    sphere_run_facts f = {0};
-    if (ok) {
-        f = analyse(r, P);
-    }
+/* The claims' values of a run that finished. */
+static void sphere_claims(const double* P, const run_record* r, double v[4]) {
+    const sphere_run_facts f = analyse(r, P);
     const double U0 = P[P_U0], t_exact = 2 * U0 / (7 * P[P_MU] * P[P_G]);
-    const double v[4] = {ok ? fabs(f.u_final - U0 / 1.4) / U0 : NAN,
-                         ok ? fabs(f.t_roll - t_exact) / (2 * r->cfg.sim.dt + 1e-3) : NAN,
-                         ok ? f.rest_z_err : NAN, ok ? f.vn_sliding : NAN};
-    for (int c = 0; c < 4; ++c) {
-        fig_claim(out, ctx->cs->name, name, &k_sphere_claims[c], v[c]);
-    }
+    const double c[4] = {fabs(f.u_final - U0 / 1.4) / U0,
+                         fabs(f.t_roll - t_exact) / (2 * r->cfg.sim.dt + 1e-3), f.rest_z_err,
+                         f.vn_sliding};
+    memcpy(v, c, sizeof c);
 }
 
 /* together: what the peer does differently, in numbers */
@@ -473,12 +467,11 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         char name[32];
-        variant_name(&r->cfg, name, sizeof name);
-        sphere_claims(ctx, out, r, name);
-        study_row(out, "runs");
-        study_str(out, "runs", name);
-        if (r->status != CCB_OK) {
-            study_str(out, "runs", "failed");
+        double v[4] = {0};
+        if (r->status == CCB_OK) {
+            sphere_claims(P, r, v);
+        }
+        if (!fig_peer_run(out, ctx->cs->name, r, k_sphere_claims, v, 4, name, sizeof name)) {
             continue;
         }
         const sphere_run_facts f = analyse(r, P);
@@ -487,7 +480,6 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
             f.t_roll,       f.u_final,        100 * (f.u_final - P[P_U0] / 1.4) / (P[P_U0] / 1.4),
             f.slip_final,   f.vn_after_first, z,
             P[P_RADIUS] - z};
-        study_str(out, "runs", "ok");
         study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
     }
     const double dt = fd->b->n > 0 ? fd->b->rec[0].cfg.sim.dt : ctx->cs->dt_default;

@@ -133,6 +133,13 @@ typedef struct peer_claim {
 /* One row: the claim on run `run` (variant name) of case `cs`, measured `value` (NaN: the run
  * failed or the quantity is undefined: FAIL). */
 void fig_claim(study_out* out, const char* cs, const char* run, const peer_claim* c, double value);
+/* One run of a peers study: its claims (claims[c] measured values[c]; NaN for all if the run
+ * failed) and the start of its row in the table "runs": its variant name (into name) and "ok" or
+ * "failed". 1 if the run finished (the caller adds its cells), else 0 (the caller may add what
+ * it says of a failure). */
+int fig_peer_run(study_out* out, const char* cs, const struct run_record* r,
+                 const peer_claim* claims, const double* values, int n, char* name,
+                 size_t name_size);
 /* The texts "peer_runs" and "peer_titles" for a peers study's figure: the labels of b's runs
  * that finished, without mujoco-k's (whose blow-up would set the axes' scales); and a value
  * "ran_<engine>" (ran_mujoco, ran_ode, ran_bullet) for each engine with a run in b, for the

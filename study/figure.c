@@ -418,6 +418,19 @@ void fig_claim(study_out* out, const char* cs, const char* run, const peer_claim
     study_set_metricf(out, value, "claims.%s.%s", run, c->id);
 }
 
+int fig_peer_run(study_out* out, const char* cs, const run_record* r, const peer_claim* claims,
+                 const double* values, int n, char* name, size_t name_size) {
+    variant_name(&r->cfg, name, name_size);
+    const int ok = r->status == CCB_OK;
+    for (int c = 0; c < n; ++c) {
+        fig_claim(out, cs, name, &claims[c], ok ? values[c] : NAN);
+    }
+    study_row(out, "runs");
+    study_str(out, "runs", name);
+    study_str(out, "runs", ok ? "ok" : "failed");
+    return ok;
+}
+
 /* NULL if an engine of the peers is here, else why none is (the first engine's reason). */
 static const char* no_peer(void) {
     const char* why = NULL;
