@@ -161,6 +161,56 @@ static ccb_model* joint_scene(void) {
     return m;
 }
 
+/* (4) ccb's pair rule on a joint: a body on a prismatic joint whose sphere overlaps a free body's
+ * touches it, and does not once the pair is filtered (MuJoCo: exclusions, its filter of a parent
+ * and its child off; ODE: the near callback; Bullet: the overlap filter, and the slider does not
+ * disable the pair). */
+static void test_joint_pairs(const peer_engine* e) {
+    for (int filtered = 0; filtered < 2; ++filtered) {
+        ccb_model* m = NULL;
+        CHECK(ccb_model_create(&m) == CCB_OK, "model");
+        ccb_model_set_gravity(m, ccb_v3(0, 0, 0));
+        int is, ib;
+        ccb_body_def s1 = ccb_body_def_default();
+        s1.name = "slider";
+        s1.mobilizer = CCB_MOBILIZER_PRISMATIC;
+        s1.mass = 0.5;
+        s1.inertia = ccb_m3_identity();
+        s1.joint.parent = -1;
+        s1.joint.axis = ccb_v3(1, 0, 0);
+        CHECK(ccb_model_add_body(m, &s1, &is) == CCB_OK, "slider");
+        ccb_body_def ball = ccb_body_def_default();
+        ball.name = "ball";
+        ball.mobilizer = CCB_MOBILIZER_FREE;
+        ball.inertia = ccb_m3_identity();
+        ball.pose = ccb_pose_translation(ccb_v3(0.15, 0, 0));
+        CHECK(ccb_model_add_body(m, &ball, &ib) == CCB_OK, "ball");
+        ccb_shape_def sp = ccb_shape_def_default();
+        sp.type = CCB_SHAPE_SPHERE;
+        sp.radius = 0.1;
+        sp.material = (ccb_material){1e4, 0, 0, 0.5};
+        sp.name = "a";
+        CHECK(ccb_model_add_shape(m, is, &sp, NULL) == CCB_OK, "a");
+        sp.name = "b";
+        CHECK(ccb_model_add_shape(m, ib, &sp, NULL) == CCB_OK, "b");
+        if (filtered) {
+            CHECK(ccb_model_filter_pair(m, is, ib) == CCB_OK, "filter");
+        }
+        CHECK(ccb_model_finalize(m) == CCB_OK, "finalize");
+        const peer_options o = {PEER_SAME_GEOMETRY, PEER_STIFF_TIMECONST, PEER_SOLVER_DEFAULT};
+        void* p = NULL;
+        char msg[512] = "";
+        CHECK(e->open(m, 1e-3, &o, &p, msg, sizeof msg) == 0, "%s: open: %s", e->name, msg);
+        peer_step_info info;
+        CHECK(e->step(p, &info, 1, msg, sizeof msg) == 0, "%s: step: %s", e->name, msg);
+        CHECK(filtered ? info.ncon == 0 : info.ncon > 0,
+              "%s: overlapping spheres of a jointed and a free body, pair %s: %d contacts", e->name,
+              filtered ? "filtered" : "not filtered", info.ncon);
+        e->close(p);
+        ccb_model_destroy(m);
+    }
+}
+
 /* peer_dl.h: a library that does not open, and one without a function the peer names, are
  * reported with the reason, every time they are asked (the answer of the first attempt) */
 static double (*dl_cos)(double);
@@ -321,6 +371,7 @@ int main(void) {
             test_engine(engines[e], 0);
             test_engine(engines[e], 1);
             test_engine(engines[e], 2);
+            test_joint_pairs(engines[e]);
             test_threads(engines[e], PEER_SOLVER_DEFAULT);
             test_threads(engines[e], e == 0   ? PEER_SOLVER_PGS
                                      : e == 1 ? PEER_SOLVER_QUICKSTEP

@@ -369,7 +369,7 @@ int add_slider(ccb_bt_world* w, int body, int parent, const double axis[3], char
     // Bullet's defaults hold the rotation about the axis (angular limits 0, 0) and leave the
     // translation free (lower limit above the upper)
     w->joints.emplace_back(c);
-    w->world->addConstraint(c, true);
+    w->world->addConstraint(c, false); // the bodies may touch: ccb's pair rule (Filter) decides
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ccb/math.h"
+#include "model_internal.h"
 
 #ifdef CCB_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
@@ -320,11 +321,44 @@ static int put_body(text* t, const ccb_model* m, int b, const peer_options* o, c
     return rc;
 }
 
+static int jointed(const ccb_model* m, int b) {
+    ccb_body_def d;
+    ccb_model_body_def_get(m, b, &d);
+    return d.mobilizer == CCB_MOBILIZER_PRISMATIC || d.mobilizer == CCB_MOBILIZER_REVOLUTE;
+}
+
+/* The MJCF body of a ccb body: its own, or the world's for a fixed body. */
+static const char* mj_body_name(const ccb_model* m, int b) {
+    ccb_body_def d;
+    ccb_model_body_def_get(m, b, &d);
+    return d.mobilizer == CCB_MOBILIZER_FIXED ? "world" : ccb_model_body_name(m, b);
+}
+
+/* 1 if ccb's pair rule has a pair of shapes of bodies a and b (or either has none). */
+static int bodies_touch(const ccb_model* m, int a, int b) {
+    const int ns = ccb_model_nshapes(m);
+    int na = 0, nb = 0;
+    for (int i = 0; i < ns; ++i) {
+        int bi;
+        ccb_shape_def si;
+        ccb_model_shape_def_get(m, i, &bi, &si);
+        na += bi == a;
+        nb += bi == b;
+        for (int j = 0; j < ns && bi == a; ++j) {
+            int bj;
+            ccb_shape_def sj;
+            ccb_model_shape_def_get(m, j, &bj, &sj);
+            if (bj == b && ccb_shape_pair_active(m, i, j)) {
+                return 1;
+            }
+        }
+    }
+    return na == 0 || nb == 0;
+}
+
 /* The MJCF document of a ccb model at configuration q: options and contact defaults, the world
  * body with every body (its joints by mobilizer, its inertia) and shape, and the contact
- * exclusions. The text (malloc'd), or NULL with a message. (About 160 lines: one pass writes the
- * document in MJCF's order, each section from the model's tables; apart, the pieces would pass
- * the text and the body-to-joint bookkeeping between them.) */
+ * exclusions. The text (malloc'd), or NULL with a message. */
 static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const double* q, char* msg,
                   size_t n) {
     text t = {0};
@@ -340,7 +374,8 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
                                                        : "Newton";
     put(&t,
         "<option timestep=\"%.17g\" gravity=\"%.17g %.17g %.17g\" solver=\"%s\" "
-        "cone=\"%s\" iterations=\"100\" tolerance=\"1e-8\" integrator=\"Euler\"/>\n",
+        "cone=\"%s\" iterations=\"100\" tolerance=\"1e-8\" integrator=\"Euler\">"
+        "<flag filterparent=\"disable\"/></option>\n",
         dt, g.x, g.y, g.z, solver, o->solver == PEER_SOLVER_PYRAMIDAL ? "pyramidal" : "elliptic");
     /* buffers for the contacts the scene can have (MuJoCo zeroes its whole arena in mj_makeData:
      * 1000 contacts for the sphere's one pair cost 0.9 s a run); 1000 contacts at most */
@@ -395,6 +430,17 @@ static char* mjcf(const ccb_model* m, double dt, const peer_options* o, const do
             if (db.mobilizer == CCB_MOBILIZER_PRESCRIBED) {
                 put(&t, "<exclude body1=\"%s\" body2=\"%s\"/>\n", ccb_model_body_name(m, a),
                     ccb_model_body_name(m, b));
+            }
+        }
+    }
+    /* a body on a joint and another body: excluded where ccb's pair rule has no pair of their
+     * shapes (a filtered pair; MuJoCo's own filter of a parent and its child is off, as ccb has
+     * none) */
+    for (int a = 0; a < nb; ++a) {
+        for (int b = a + 1; b < nb; ++b) {
+            if ((jointed(m, a) || jointed(m, b)) && !bodies_touch(m, a, b)) {
+                put(&t, "<exclude body1=\"%s\" body2=\"%s\"/>\n", mj_body_name(m, a),
+                    mj_body_name(m, b));
             }
         }
     }
