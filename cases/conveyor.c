@@ -545,6 +545,9 @@ static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, doubl
     const double row[10] = {e.onset,   e.onset_err, e.restick,      e.restick_err, (double)f.nslip,
                             f.vn_slip, f.vn_stick,  f.phi_slip_max, f.pen_stick,   (double)f.nfree};
     memcpy(v, row, sizeof row);
+    if (!fig_peer_main(r)) { /* CONV-4a's runs: in the table, their metrics in the finish's */
+        return;
+    }
     study_set_metricf(out, e.onset_err, "peers.%s.onset_err", name);
     study_set_metricf(out, e.restick_err, "peers.%s.restick_err", name);
     study_set_metricf(out, f.vn_slip, "peers.%s.vn_slip_max", name);
@@ -567,7 +570,23 @@ static const peer_claim k_conveyor_claims[] = {
     {"CONV-2b", "slip to stick at the ideal Coulomb time: abs(t - t_ref) [s] within 2 dt",
      "<=", 0.02},
     {"CONV-5c", "no normal-force spike at re-stick: max f_n / m g", "<=", 1.01},
+    {"CONV-4a",
+     "first order in dt: abs(observed order - 1) of e_q over dt in {5e-2 1e-2 2e-3} against the "
+     "same variant at 2e-4 s",
+     "<=", 0.2},
 };
+
+/* CONV-4a restated on each variant: its own convergence (the engine's scheme against itself at
+ * a fine step; the gate measures ccb's Lagged against Lagged), the gate's steps and its interval
+ * [0.8, 1.2] as abs(order - 1) <= 0.2 */
+#define PEERS_NDT 3
+static const double k_peers_dts[PEERS_NDT] = {5e-2, 1e-2, 2e-3};
+#define PEERS_DT_REF 2e-4
+#define CONV_PEER_RUNS(v, a)                                                                       \
+    {.variant = v, .label = v}, {.variant = v, .label = v "_dt0.05", .dt = 5e-2},                  \
+        {.variant = v, .label = v "_dt0.002", .dt = 2e-3},                                         \
+        {.variant = v, .label = v "_dt0.0002", .dt = PEERS_DT_REF},
+static const fig_run k_peer_runs[] = {FIG_PEER_VARIANTS(CONV_PEER_RUNS, 0)};
 
 /* The claims' values of a run that finished. */
 static void conveyor_claims(const double* P, const run_record* r, double v[5]) {
@@ -585,12 +604,17 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     fig_peer_texts(out, fd->b);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
+        if (!fig_peer_main(r)) {
+            continue;
+        }
         char name[32];
-        double v[5] = {0};
+        double v[6] = {0};
+        variant_name(&r->cfg, name, sizeof name);
         if (r->status == CCB_OK) {
             conveyor_claims(P, r, v);
         }
-        if (!fig_peer_run(out, ctx->cs->name, r, k_conveyor_claims, v, 5, name, sizeof name)) {
+        v[5] = fig_peer_convergence(out, fd->b, name, k_peers_dts, PEERS_NDT, PEERS_DT_REF);
+        if (!fig_peer_run(out, ctx->cs->name, r, k_conveyor_claims, v, 6, name, sizeof name)) {
             continue;
         }
         const peers_facts f = peers_analyse(P, r);
@@ -615,6 +639,7 @@ static const fig_table k_peers_tables[] = {
            "the belt [m] | sticking: largest \\|v_n\\| [m/s] | sticking: mean penetration [m] | "
            "steps without a normal force | steps |\n|---|---|---|---|---|---|---|---|\n",
      .cells = "%s|%s|%.3g|%.3g|%.3g|%.3g|%d"},
+    FIG_PEER_CONVERGENCE_TABLE("5e-2", "1e-2", "2e-3"),
     FIG_CLAIMS_TABLE,
     {.name = NULL}};
 
@@ -632,8 +657,8 @@ static const fig_study k_peers = {
         "Similar's gliding, Lagged's none, MuJoCo's), and the slip events against ideal "
         "Coulomb friction.",
     .peer = 1,
-    .runs = fig_peer_runs,
-    .nruns = FIG_PEER_NRUNS,
+    .runs = k_peer_runs,
+    .nruns = (int)(sizeof k_peer_runs / sizeof k_peer_runs[0]),
     .columns = "onset_t [s],onset_err [s],restick_t [s],restick_err [s],slip_steps,"
                "vn_slip_max [m/s],vn_stick_max [m/s],phi_slip_max [m],penetration_stick_mean [m],"
                "steps_without_normal_force",
@@ -652,9 +677,12 @@ static const fig_study k_peers = {
         "neither glides nor hops. {/}{?ran_bullet}So is Bullet's with its sequential impulses; "
         "its MLCP solver does not take the contact's stiffness and damping (the box sits at "
         "zero penetration), and its box hops. {/}\n\n"
-        "The claims: each restates a gate of the case on one run, with the gate's bound (a peer's "
-        "FAIL is a finding about the engine, not a failed gate; `engines.md` gathers every "
-        "case's).\n\n{table:claims}\n",
+        "Convergence (CONV-4a on each variant): e_q, the RMS over [0, T] of the coordinates' "
+        "distance to the same variant at dt = 2e-4 s, and the order fitted over the three "
+        "steps:\n\n{table:convergence}\n"
+        "The claims: each restates a gate of the case on one run (CONV-4a: on a variant's four "
+        "runs), with the gate's bound (a peer's FAIL is a finding about the engine, not a "
+        "failed gate; `engines.md` gathers every case's).\n\n{table:claims}\n",
     .plots = k_peers_plots,
 };
 

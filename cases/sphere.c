@@ -420,6 +420,9 @@ static void peers_row(study_ctx* ctx, study_out* out, const run_record* r, doubl
     const double row[8] = {f.t_roll,         f.u_final,    u_err,           f.slip_final,
                            f.vn_after_first, f.vn_sliding, P[P_RADIUS] - z, z};
     memcpy(v, row, sizeof row);
+    if (!fig_peer_main(r)) { /* SPH-5a's runs: in the table, their metrics in the finish's */
+        return;
+    }
     study_set_metricf(out, f.t_roll, "peers.%s.roll_onset_t", name);
     study_set_metricf(out, u_err, "peers.%s.u_final_err_rel", name);
     study_set_metricf(out, f.slip_final, "peers.%s.slip_final", name);
@@ -441,7 +444,23 @@ static const peer_claim k_sphere_claims[] = {
      "<=", 1.0},
     {"SPH-3a", "static sink m g/k at rest: abs(z(T) - (R - m g/k)) [m]", "<=", 5e-8},
     {"SPH-3c", "no gliding: largest abs(v_n) while sliding [m/s]", "<", 1e-6},
+    {"SPH-5a",
+     "first order in dt: abs(observed order - 1) of e_q over dt in {1e-2 2e-3 4e-4} against the "
+     "same variant at 4e-5 s",
+     "<=", 0.2},
 };
+
+/* SPH-5a restated on each variant: its own convergence (the engine's scheme against itself at a
+ * fine step; the gate measures ccb's Lagged against Lagged), the gate's steps and its interval
+ * [0.8, 1.2] as abs(order - 1) <= 0.2 */
+#define PEERS_NDT 3
+static const double k_peers_dts[PEERS_NDT] = {1e-2, 2e-3, 4e-4};
+#define PEERS_DT_REF 4e-5
+#define SPHERE_PEER_RUNS(v, a)                                                                     \
+    {.variant = v, .label = v}, {.variant = v, .label = v "_dt0.01", .dt = 1e-2},                  \
+        {.variant = v, .label = v "_dt0.0004", .dt = 4e-4},                                        \
+        {.variant = v, .label = v "_dt4e-05", .dt = PEERS_DT_REF},
+static const fig_run k_peer_runs[] = {FIG_PEER_VARIANTS(SPHERE_PEER_RUNS, 0)};
 
 /* The claims' values of a run that finished. */
 static void sphere_claims(const double* P, const run_record* r, double v[4]) {
@@ -466,12 +485,17 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     study_value(out, "sink", P[P_MASS] * P[P_G] / P[P_K]);
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
+        if (!fig_peer_main(r)) { /* SPH-5a's runs */
+            continue;
+        }
         char name[32];
-        double v[4] = {0};
+        double v[5] = {0};
+        variant_name(&r->cfg, name, sizeof name);
         if (r->status == CCB_OK) {
             sphere_claims(P, r, v);
         }
-        if (!fig_peer_run(out, ctx->cs->name, r, k_sphere_claims, v, 4, name, sizeof name)) {
+        v[4] = fig_peer_convergence(out, fd->b, name, k_peers_dts, PEERS_NDT, PEERS_DT_REF);
+        if (!fig_peer_run(out, ctx->cs->name, r, k_sphere_claims, v, 5, name, sizeof name)) {
             continue;
         }
         const sphere_run_facts f = analyse(r, P);
@@ -482,7 +506,7 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
             P[P_RADIUS] - z};
         study_nums(out, "runs", cells, sizeof cells / sizeof cells[0]);
     }
-    const double dt = fd->b->n > 0 ? fd->b->rec[0].cfg.sim.dt : ctx->cs->dt_default;
+    const double dt = ctx->cs->dt_default;
     study_value(out, "k", P[P_K]);
     study_value(out, "m", P[P_MASS]);
     study_value(out, "period_ms", 1e3 * 2 * CCB_PI * sqrt(P[P_MASS] / P[P_K]));
@@ -496,6 +520,7 @@ static const fig_table k_peers_tables[] = {
            "slip at the end [m/s] | largest \\|v_n\\| after the first contact [m/s] | height of "
            "the centre [m] | penetration [m] |\n|---|---|---|---|---|---|---|---|---|\n",
      .cells = "%s|%s|%.3f|%.6f|%+.2f|%.3g|%.3g|%.6g|%.3g"},
+    FIG_PEER_CONVERGENCE_TABLE("1e-2", "2e-3", "4e-4"),
     FIG_CLAIMS_TABLE,
     {.name = NULL}};
 
@@ -514,8 +539,8 @@ static const fig_study k_peers = {
              "contact does with the paper's stiffness used as its time constant (mujoco) and "
              "literally (mujoco-k).",
     .peer = 1,
-    .runs = fig_peer_runs,
-    .nruns = FIG_PEER_NRUNS,
+    .runs = k_peer_runs,
+    .nruns = (int)(sizeof k_peer_runs / sizeof k_peer_runs[0]),
     .columns = "roll_onset_t [s],u_final [m/s],u_final_err_rel [-],contact_slip_final [m/s],"
                "vn_after_first_contact_max [m/s],vn_sliding_max [m/s],penetration_final [m],"
                "z_final [m]",
@@ -537,9 +562,12 @@ static const fig_study k_peers = {
         "at 5/7 U0 and sinks m g / k. {/}{?ran_bullet}Bullet's contacts within its collision "
         "margin are speculative: its ball lands without rebound; its MLCP solver does not take "
         "the contact's stiffness (no sink). {/}\n\n"
-        "The claims: each restates a gate of the case on one run, with the gate's bound (a peer's "
-        "FAIL is a finding about the engine, not a failed gate; `engines.md` gathers every "
-        "case's).\n\n{table:claims}\n",
+        "Convergence (SPH-5a on each variant): e_q, the RMS over [0, T] of the coordinates' "
+        "distance to the same variant at dt = 4e-5 s, and the order fitted over the three "
+        "steps:\n\n{table:convergence}\n"
+        "The claims: each restates a gate of the case on one run (SPH-5a: on a variant's four "
+        "runs), with the gate's bound (a peer's FAIL is a finding about the engine, not a failed "
+        "gate; `engines.md` gathers every case's).\n\n{table:claims}\n",
     .plots = k_peers_plots,
 };
 

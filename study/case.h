@@ -140,8 +140,33 @@ void fig_claim(study_out* out, const char* cs, const char* run, const peer_claim
 int fig_peer_run(study_out* out, const char* cs, const struct run_record* r,
                  const peer_claim* claims, const double* values, int n, char* name,
                  size_t name_size);
+/* The run of variant `name` at step dt in b, or NULL. */
+const struct run_record* fig_peer_run_at(const struct study_batch* b, const char* name, double dt);
+/* A variant's own convergence in a peers study (a restated order gate): e[j], the e_q of its run
+ * at dts[j] against its run at dt_ref (ccb_an_rms_error; NAN where a run failed or is missing),
+ * and the observed order over them (ccb_an_order; NAN: fewer than two errors). */
+double fig_peer_order(const struct study_batch* b, const char* name, const double* dts, int n,
+                      double dt_ref, double* e);
+/* 1 if r is labelled by its variant's name: a variant's run at the study's step, where the study
+ * also has runs at other steps (a restated order gate's, labelled <variant>_dt<dt>). */
+int fig_peer_main(const struct run_record* r);
+/* A restated order gate on a variant (fig_peer_order): its row in the study's table
+ * "convergence" (the variant, e at each of the n <= SWEEP_MAX_DT steps, the order) and the metric
+ * peers.<name>.order; returns abs(order - 1), the claim's value. */
+double fig_peer_convergence(study_out* out, const struct study_batch* b, const char* name,
+                            const double* dts, int n, double dt_ref);
+/* The table of fig_peer_convergence with three steps (their texts a, b, c, in seconds). */
+#define FIG_PEER_CONVERGENCE_TABLE(a, b, c)                                                        \
+    {                                                                                              \
+        .name = "convergence", .file = "convergence.csv",                                          \
+        .header = "run,e_q dt=" a " [m],e_q dt=" b " [m],e_q dt=" c " [m],order",                  \
+        .md = "| run | e_q at " a " s | at " b " s | at " c " s | observed order |\n"              \
+              "|---|---|---|---|---|\n",                                                           \
+        .cells = "%s|%.3g|%.3g|%.3g|%.3f"                                                          \
+    }
 /* The texts "peer_runs" and "peer_titles" for a peers study's figure: the labels of b's runs
- * that finished, without mujoco-k's (whose blow-up would set the axes' scales); and a value
+ * that finished (its fig_peer_main runs, if it has any), without mujoco-k's (whose blow-up would
+ * set the axes' scales); and a value
  * "ran_<engine>" (ran_mujoco, ran_ode, ran_bullet) for each engine with a run in b, for the
  * report's {?ran_ode}...{/} paragraphs. */
 void fig_peer_texts(study_out* out, const struct study_batch* b);

@@ -367,12 +367,36 @@ static int fig_draw(study_ctx* ctx, const fig_study* d, const char* dir, const c
 
 const fig_run fig_peer_runs[FIG_PEER_NRUNS] = FIG_PEER_RUN_LIST(NULL);
 
+int fig_peer_main(const run_record* r) {
+    char v[32];
+    variant_name(&r->cfg, v, sizeof v);
+    return strcmp(v, r->cfg.label) == 0;
+}
+
+double fig_peer_convergence(study_out* out, const study_batch* b, const char* name,
+                            const double* dts, int n, double dt_ref) {
+    double e[SWEEP_MAX_DT];
+    n = n < SWEEP_MAX_DT ? n : SWEEP_MAX_DT;
+    const double order = fig_peer_order(b, name, dts, n, dt_ref, e);
+    study_row(out, "convergence");
+    study_str(out, "convergence", name);
+    study_nums(out, "convergence", e, (size_t)n);
+    study_num(out, "convergence", order);
+    study_set_metricf(out, order, "peers.%s.order", name);
+    return fabs(order - 1.0);
+}
+
 void fig_peer_texts(study_out* out, const study_batch* b) {
     strbuf runs = {0};
+    int mains = 0; /* runs labelled by their variant: the figure's, if there are any */
+    for (int i = 0; i < b->n; ++i) {
+        mains += fig_peer_main(&b->rec[i]);
+    }
     for (int i = 0; i < b->n; ++i) {
         const run_record* r = &b->rec[i];
         const char* l = r->cfg.label; /* "mujoco-k", or "mujoco-k_<what>" (the grasp's) */
-        if (r->status == CCB_OK && !(strncmp(l, "mujoco-k", 8) == 0 && (!l[8] || l[8] == '_'))) {
+        if (r->status == CCB_OK && (!mains || fig_peer_main(r)) &&
+            !(strncmp(l, "mujoco-k", 8) == 0 && (!l[8] || l[8] == '_'))) {
             strbuf_printf(&runs, "%s%s", runs.s ? " " : "", r->cfg.label);
         }
     }
@@ -429,6 +453,37 @@ int fig_peer_run(study_out* out, const char* cs, const run_record* r, const peer
     study_str(out, "runs", name);
     study_str(out, "runs", ok ? "ok" : "failed");
     return ok;
+}
+
+const run_record* fig_peer_run_at(const study_batch* b, const char* name, double dt) {
+    for (int i = 0; i < b->n; ++i) {
+        char v[32];
+        variant_name(&b->rec[i].cfg, v, sizeof v);
+        if (strcmp(v, name) == 0 && fabs(b->rec[i].cfg.sim.dt - dt) <= 1e-12 * dt) {
+            return &b->rec[i];
+        }
+    }
+    return NULL;
+}
+
+double fig_peer_order(const study_batch* b, const char* name, const double* dts, int n,
+                      double dt_ref, double* e) {
+    const run_record* ref = fig_peer_run_at(b, name, dt_ref);
+    for (int j = 0; j < n; ++j) {
+        const run_record* r = fig_peer_run_at(b, name, dts[j]);
+        char msg[256];
+        e[j] = NAN;
+        if (r && ref && r->status == CCB_OK && ref->status == CCB_OK &&
+            ccb_an_rms_error(r->nsteps, dts[j], r->q, ref->nsteps, dt_ref, ref->q, r->nq, &e[j],
+                             NULL, msg, sizeof msg) != 0) {
+            e[j] = NAN;
+        }
+    }
+    double order = NAN;
+    if (ccb_an_order(n, dts, e, &order, NULL, NULL) != 0) {
+        order = NAN;
+    }
+    return order;
 }
 
 /* NULL if an engine of the peers is here, else why none is (the first engine's reason). */
