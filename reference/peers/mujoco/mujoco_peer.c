@@ -943,7 +943,12 @@ static void mujoco_describe(double dt, const peer_options* o, peer_line_fn line,
              "moving body, critically damped (the literal mapping)",
              user);
     } else {
-        snprintf(b, sizeof b, "solref = (%g s, 1): time constant 2 dt, critically damped", 2 * dt);
+        if (dt > 0) {
+            snprintf(b, sizeof b, "solref = (%g s, 1): time constant 2 dt, critically damped",
+                     2 * dt);
+        } else { /* no case (ccb info VARIANT): h is the case's dt */
+            snprintf(b, sizeof b, "solref = (2 h, 1): time constant 2 dt, critically damped");
+        }
         line("stiffness", b, user);
     }
     line("margin", "0 (MuJoCo's default; ccb's speculative margin has no counterpart)", user);
