@@ -57,7 +57,7 @@ static const char* k_bench_help =
 
 void describe_line(const char* key, const char* value, void* user) {
     (void)user;
-    printf("#   %-10s %s\n", key, value);
+    printf("#   %-18s %s\n", key, value); /* as ccb info VARIANT */
 }
 
 /* `ccb bench --peers`' iteration breakdown (docs/speed.md §4): per window of the run, for
