@@ -733,6 +733,7 @@ static const case_std k_std = {
  * (1.0 and 2.0 Hz: the farthest from the boundary at 1.4 Hz, chosen before any peer ran); the
  * run is fig21's (dt = 0.2 ms, 10 s, d = 0). */
 #define PEERS_F_LOW "1.0"
+#define PEERS_F_LOW_HZ 1.0 /* the same, as a number */
 #define PEERS_F_HIGH "2.0"
 #define PEERS_T 10.0
 #define GRASP_PEER_RUN(v, f) {.variant = v, .label = v "_" f "Hz", .set = "frequency=" f},
@@ -762,7 +763,7 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     for (int i = 0; i < fd->b->n; ++i) {
         const run_record* r = &fd->b->rec[i];
         if (r->status == CCB_OK && strncmp(r->cfg.label, "mujoco-k_", 9) != 0) {
-            strbuf* sb = &runs[r->cfg.params[P_FREQ] != atof(PEERS_F_LOW)];
+            strbuf* sb = &runs[r->cfg.params[P_FREQ] != PEERS_F_LOW_HZ];
             strbuf_printf(sb, "%s%s", sb->s ? " " : "", r->cfg.label);
         }
     }
@@ -771,7 +772,7 @@ static int peers_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
     free(runs[0].s);
     free(runs[1].s);
     study_value(out, "T", PEERS_T);
-    const double f_low = atof(PEERS_F_LOW);
+    const double f_low = PEERS_F_LOW_HZ;
     for (int i = 0; i < fd->b->n; ++i) { /* each variant's run at the low frequency ... */
         const run_record* r = &fd->b->rec[i];
         if (r->cfg.params[P_FREQ] != f_low) {

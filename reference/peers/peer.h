@@ -151,6 +151,19 @@ int peer_absent_step(void* scene, peer_step_info* info, int forces, char* msg, s
 double peer_absent_time(const void* scene);
 void peer_absent_close(void* scene);
 
+/* The engine functions of a build without it (prefix p: p##_built ... p##_close; `why`: what
+ * to install), for the #else branch of an engine's file. */
+#define PEER_ABSENT_ENGINE(p, why)                                                                 \
+    static int p##_built(void) {                                                                   \
+        return 0;                                                                                  \
+    }                                                                                              \
+    static const char* p##_absent(void) {                                                          \
+        return why;                                                                                \
+    }                                                                                              \
+    static const char* p##_version(void) {                                                         \
+        return NULL;                                                                               \
+    }
+
 /* Shared by the engines' translations. */
 
 /* What the ODE and Bullet translations take of a body: free, planar (without joint damping),

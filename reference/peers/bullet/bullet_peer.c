@@ -584,15 +584,7 @@ static const char* bt_version(void) {
 
 #else /* without Bullet: nothing opens (peer.h, peer_absent_*) */
 
-static int bt_built(void) {
-    return 0;
-}
-static const char* bt_absent(void) {
-    return "this ccb was built without Bullet (install libbullet-dev and rebuild)";
-}
-static const char* bt_version(void) {
-    return NULL;
-}
+PEER_ABSENT_ENGINE(bt, "this ccb was built without Bullet (install libbullet-dev and rebuild)")
 #define bt_open peer_absent_open
 #define bt_state peer_absent_state
 #define bt_step peer_absent_step

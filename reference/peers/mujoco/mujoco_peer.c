@@ -911,15 +911,7 @@ static int mujoco_step(void* scene, peer_step_info* info, int forces, char* msg,
 
 #else /* without MuJoCo: nothing opens (peer.h, peer_absent_*) */
 
-static int mujoco_built(void) {
-    return 0;
-}
-static const char* mujoco_absent(void) {
-    return "this ccb was built without MuJoCo (install libmujoco-dev and rebuild)";
-}
-static const char* mujoco_version(void) {
-    return NULL;
-}
+PEER_ABSENT_ENGINE(mujoco, "this ccb was built without MuJoCo (install libmujoco-dev and rebuild)")
 #define mujoco_open peer_absent_open
 #define mujoco_state peer_absent_state
 #define mujoco_step peer_absent_step

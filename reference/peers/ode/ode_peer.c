@@ -817,15 +817,7 @@ static const char* ode_version(void) {
 
 #else /* without ODE: nothing opens (peer.h, peer_absent_*) */
 
-static int ode_built(void) {
-    return 0;
-}
-static const char* ode_absent(void) {
-    return "this ccb was built without ODE (install libode-dev and rebuild)";
-}
-static const char* ode_version(void) {
-    return NULL;
-}
+PEER_ABSENT_ENGINE(ode, "this ccb was built without ODE (install libode-dev and rebuild)")
 #define ode_open peer_absent_open
 #define ode_state peer_absent_state
 #define ode_step peer_absent_step
