@@ -171,7 +171,7 @@ int box_build(const double* P, ccb_model** out, void** data, char* msg, size_t n
     pt.type = CCB_SHAPE_POINTS;
     pt.points = &origin;
     pt.npoints = 1;
-    pt.material = (ccb_material){P[P_K], 0.0, 0.0, P[P_MU]};
+    pt.material = (ccb_material){P[P_K], 0.0, 0.0, P[P_MU], 0.0};
     *data = d;
     if (case_build_pair("box", P[P_G], &ground, &plane, &box, &pt, out, msg, n) != 0) {
         free(d);

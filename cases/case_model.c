@@ -20,7 +20,7 @@ void case_ground(double mu, ccb_body_def* ground, ccb_shape_def* floor) {
     ground->pose = ccb_pose_translation(ccb_v3(0, 0, 0));
     *floor = ccb_shape_def_default();
     floor->name = "floor";
-    floor->material = (ccb_material){INFINITY, 0.0, 0.0, mu};
+    floor->material = (ccb_material){INFINITY, 0.0, 0.0, mu, 0.0};
 }
 
 ccb_body_def case_finger(const char* name, double mass, ccb_vec3 size, int parent, ccb_vec3 p_PF,
@@ -61,7 +61,7 @@ ccb_shape_def case_side_capsule(const char* name, double radius, double height, 
     s.half_length = 0.5 * height;
     s.pose.p = p;
     s.pose.R = ccb_m3_rot_y(-0.5 * CCB_PI); /* the capsule's x axis along z */
-    s.material = (ccb_material){INFINITY, 0.0, 0.0, mu};
+    s.material = (ccb_material){INFINITY, 0.0, 0.0, mu, 0.0};
     return s;
 }
 

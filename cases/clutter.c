@@ -144,7 +144,7 @@ static int add_container(ccb_model* m, const double* P, char* msg, size_t n) {
         s.type = CCB_SHAPE_BOX;
         s.pose = ccb_pose_translation(walls[i].centre);
         s.half_extents = walls[i].half;
-        s.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+        s.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU], 0.0};
         if (ccb_model_add_shape(m, ib, &s, NULL) != CCB_OK) {
             snprintf(msg, n, "clutter: %s", ccb_model_last_error(m));
             return -1;
@@ -174,7 +174,7 @@ static int add_object(ccb_model* m, const double* P, int k, int cube, ccb_vec3 p
     }
     ccb_shape_def s = ccb_shape_def_default();
     s.type = CCB_SHAPE_SPHERE;
-    s.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU]};
+    s.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU], 0.0};
     if (!cube) {
         s.radius = SPHERE_R;
         if (ccb_model_add_shape(m, ib, &s, NULL) != CCB_OK) {

@@ -173,11 +173,11 @@ static int coin_build(const double* P, ccb_model** out, void** data, char* msg, 
     body.mesh = mesh;
     body.hydro_repr = plane.hydro_repr =
         lround(P[P_REPR]) == 0 ? CCB_HYDRO_POLYGONS : CCB_HYDRO_TRIANGLES;
-    body.material = (ccb_material){P[P_E], P[P_D], P[P_TAU], P[P_MU]};
+    body.material = (ccb_material){P[P_E], P[P_D], P[P_TAU], P[P_MU], 0.0};
     if (lround(P[P_SOFT]) == 1) { /* rigid coin surface on a compliant floor, same g = 2E/L */
         plane.material = body.material;
         plane.hydro_slab = H;
-        body.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+        body.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU], 0.0};
     }
     const int rc = case_build_pair("coin", P[P_G], &ground, &plane, &coin, &body, out, msg, n);
     ccb_hydro_mesh_destroy(mesh);

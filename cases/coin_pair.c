@@ -130,12 +130,12 @@ static int pair_rest(const study_ctx* ctx, const ccb_approx* approx, double* app
     sb.name = "slab_mesh";
     sb.type = CCB_SHAPE_HYDRO;
     sb.mesh = B;
-    sb.material = (ccb_material){PAIR_EB, PAIR_D, 0.01, 0.5};
+    sb.material = (ccb_material){PAIR_EB, PAIR_D, 0.01, 0.5, 0.0};
     sa.name = "block_mesh";
     sa.type = CCB_SHAPE_HYDRO;
     sa.mesh = A;
     sa.pose.R = (ccb_mat3){{1, 0, 0, 0, -1, 0, 0, 0, -1}}; /* its zero-pressure face down */
-    sa.material = (ccb_material){PAIR_EA, PAIR_D, 0.01, 0.5};
+    sa.material = (ccb_material){PAIR_EA, PAIR_D, 0.01, 0.5, 0.0};
     if (ccb_model_add_body(m, &gd, &ground) != CCB_OK ||
         ccb_model_add_shape(m, ground, &sb, NULL) != CCB_OK ||
         ccb_model_add_body(m, &bd, &block) != CCB_OK ||

@@ -141,7 +141,7 @@ static int conveyor_build(const double* P, ccb_model** out, void** data, char* m
     box.twist = ccb_twist_planar(cd->A * cd->w * cos(cd->phase), 0.0, 0.0);
     ccb_shape_def surface = ccb_shape_def_default(); /* rigid half-space z <= 0 */
     surface.name = "belt_surface";
-    surface.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU]};
+    surface.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU], 0.0};
     const ccb_vec3 pts[2] = {ccb_v3(-0.5 * a, 0, -0.5 * a), ccb_v3(0.5 * a, 0, -0.5 * a)};
     const ccb_vec3 centre = ccb_v3(0, 0, -0.5 * a);
     ccb_shape_def bottom = ccb_shape_def_default();
@@ -149,7 +149,7 @@ static int conveyor_build(const double* P, ccb_model** out, void** data, char* m
     bottom.type = CCB_SHAPE_POINTS;
     bottom.points = P[P_CONTACTS] == 2 ? pts : &centre;
     bottom.npoints = (int)P[P_CONTACTS];
-    bottom.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU]};
+    bottom.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU], 0.0};
     if (case_build_pair("conveyor", P[P_G], &belt, &surface, &box, &bottom, out, msg, n) != 0) {
         free(cd);
         return -1;

@@ -208,7 +208,7 @@ static int grasp_build(const double* P, ccb_model** out, void** data, char* msg,
     const double r = P[P_ROD_R], rp = P[P_PAD_R], x0 = r + rp;
     const double q0 = P[P_GRIP] / (2.0 * P[P_K]);
     d->q_closed = x0;
-    const ccb_material pad = {P[P_K], P[P_D], 0.0, P[P_MU]};
+    const ccb_material pad = {P[P_K], P[P_D], 0.0, P[P_MU], 0.0};
     /* the fixed jaw: two pads on the hand itself, in contact at the static squeeze (a parallel
      * hand's fingers move together; with both free the pair would float along x and the hand
      * would not carry the rod in that direction) */
@@ -254,7 +254,7 @@ static int grasp_build(const double* P, ccb_model** out, void** data, char* msg,
         ccb_shape_def floor;
         case_ground(GRASP_FLOOR_MU, &ground, &floor);
         ground.pose = ccb_pose_translation(ccb_v3(0, 0, -GRASP_FLOOR_DEPTH));
-        floor.material = (ccb_material){GRASP_FLOOR_K, GRASP_FLOOR_D, 0.0, GRASP_FLOOR_MU};
+        floor.material = (ccb_material){GRASP_FLOOR_K, GRASP_FLOOR_D, 0.0, GRASP_FLOOR_MU, 0.0};
         int ig = -1;
         s = ccb_model_add_body(m, &ground, &ig);
         if (s == CCB_OK) {

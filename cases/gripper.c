@@ -209,7 +209,7 @@ static int gripper_build(const double* P, ccb_model** out, void** data, char* ms
     /* the two touching pads (y = 0, z = +-rho) just touch at q = 0; the static squeeze of two
      * pads, grip / (2 k), is the initial joint position */
     const double x0 = R + rp, q0 = P[P_GRIP] / (2.0 * P[P_PAD_K]);
-    const ccb_material pad = {P[P_PAD_K], P[P_PAD_D], P[P_TAU], P[P_MU]};
+    const ccb_material pad = {P[P_PAD_K], P[P_PAD_D], P[P_TAU], P[P_MU], 0.0};
     const int npads = (int)lround(P[P_NPADS]);
     for (int f = 0; f < 2 && s == CCB_OK; ++f) {
         const double side = f == 0 ? -1.0 : 1.0; /* left finger at -x, pushing +x */

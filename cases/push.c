@@ -129,7 +129,7 @@ static int push_build(const double* P, ccb_model** out, void** data, char* msg, 
     }
     pd->F0 = P[P_F0];
     const double Rb = P[P_RB], Rp = P[P_RP];
-    const ccb_material mat = {P[P_K], P[P_D], P[P_TAU], P[P_MU]};
+    const ccb_material mat = {P[P_K], P[P_D], P[P_TAU], P[P_MU], 0.0};
     ccb_model* m = NULL;
     ccb_status s = ccb_model_create(&m);
     if (s != CCB_OK) {

@@ -131,7 +131,7 @@ static int rod_build(const double* P, ccb_model** out, void** data, char* msg, s
     cap.type = CCB_SHAPE_CAPSULE;
     cap.radius = r;
     cap.half_length = l;
-    cap.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU]};
+    cap.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU], 0.0};
     *data = NULL;
     return case_build_pair("rod", P[P_G], &ground, &plane, &rod, &cap, out, msg, n);
 }

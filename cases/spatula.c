@@ -266,7 +266,7 @@ int spatula_build(const double* P, ccb_model** out, void** data, char* msg, size
     ccb_model_set_gravity(m, ccb_v3(0, 0, -P[P_G]));
     /* the initial squeeze of the high level: F = pi E c delta^2 / a (case notes) */
     const double delta0 = sqrt(s->f_high * a / (CCB_PI * P[P_E] * c));
-    const ccb_material bubble = {P[P_E], P[P_D], P[P_TAU], P[P_MU]};
+    const ccb_material bubble = {P[P_E], P[P_D], P[P_TAU], P[P_MU], 0.0};
     for (int f = 0; f < 2 && st == CCB_OK; ++f) {
         const double side = f == 0 ? -1.0 : 1.0; /* left finger at -y, pushing +y */
         const ccb_body_def fd = case_finger(
@@ -303,7 +303,7 @@ int spatula_build(const double* P, ccb_model** out, void** data, char* msg, size
         /* rigid (k = inf), or compliant with its own layered field (formulation-tamsi-hydro §F.2,
          * two compliant meshes) */
         h.material =
-            (ccb_material){P[P_HANDLE_E] > 0 ? P[P_HANDLE_E] : INFINITY, P[P_D], 0.0, P[P_MU]};
+            (ccb_material){P[P_HANDLE_E] > 0 ? P[P_HANDLE_E] : INFINITY, P[P_D], 0.0, P[P_MU], 0.0};
         st = ccb_model_add_shape(m, s->spatula, &h, NULL);
     }
     if (st == CCB_OK) {

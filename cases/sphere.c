@@ -104,7 +104,7 @@ static int sphere_build(const double* P, ccb_model** out, void** data, char* msg
     sph.name = "ball";
     sph.type = CCB_SHAPE_SPHERE;
     sph.radius = R;
-    sph.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU]};
+    sph.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], P[P_MU], 0.0};
     *data = NULL;
     return case_build_pair("sphere", P[P_G], &ground, &plane, &ball, &sph, out, msg, n);
 }

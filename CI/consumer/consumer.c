@@ -18,7 +18,7 @@ int main(void) {
     int g, b;
     ccb_model_add_body(m, &ground, &g);
     ccb_shape_def plane = ccb_shape_def_default();
-    plane.material = (ccb_material){INFINITY, 0, 0, 0.5};
+    plane.material = (ccb_material){INFINITY, 0, 0, 0.5, 0.0};
     ccb_model_add_shape(m, g, &plane, NULL);
     ccb_body_def ball = ccb_body_def_default();
     ball.name = "ball";
@@ -28,7 +28,7 @@ int main(void) {
     ccb_shape_def sphere = ccb_shape_def_default();
     sphere.type = CCB_SHAPE_SPHERE;
     sphere.radius = 0.05;
-    sphere.material = (ccb_material){1e5, 1.0, 0, 0.5};
+    sphere.material = (ccb_material){1e5, 1.0, 0, 0.5, 0.0};
     ccb_model_add_shape(m, b, &sphere, NULL);
     char msg[256];
     ccb_sim_params p = ccb_sim_params_default();

@@ -197,3 +197,70 @@ double ccb_lagged_inactive_radius(const ccb_constraint* c, const double vc[3]) {
     }
     return ccb_separation_radius(vc, c->vhat, 0.0);
 }
+
+/* ---- anisotropic friction (spec: formulation-convex §18; ICF Appendix B, eqs. (30)-(32)) ---- */
+
+void ccb_constraint_prepare(const ccb_approx* a, const ccb_step_context* step,
+                            const ccb_approx_options* opt, const ccb_contact_input* in,
+                            ccb_constraint* c) {
+    if (!(in->mu2 > 0) || in->mu2 == in->mu) {
+        a->prepare(step, opt, in, c);
+        c->aniso[0] = c->aniso[1] = 0.0;
+        return;
+    }
+    /* M = mu_min A: the isotropic law of mu_min at T v_c (formulation-convex §18.2) */
+    ccb_contact_input iso = *in;
+    iso.mu = fmin(in->mu, in->mu2);
+    iso.mu2 = 0.0;
+    a->prepare(step, opt, &iso, c);
+    c->aniso[0] = in->mu / iso.mu;
+    c->aniso[1] = in->mu2 / iso.mu;
+}
+
+double ccb_constraint_eval(const ccb_approx* a, const ccb_constraint* c, const double vc[3],
+                           double gamma[3], double G[9]) {
+    if (c->aniso[0] == 0.0) {
+        return a->eval(c, vc, gamma, G);
+    }
+    /* l = l_iso(T v_c), gamma = T gamma_iso, G = T G_iso T (formulation-convex §18.2) */
+    const double s[3] = {c->aniso[0], c->aniso[1], 1.0};
+    const double u[3] = {s[0] * vc[0], s[1] * vc[1], vc[2]};
+    const double l = a->eval(c, u, gamma, G);
+    gamma[0] *= s[0];
+    gamma[1] *= s[1];
+    if (G) {
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) {
+                G[3 * i + j] *= s[i] * s[j];
+            }
+        }
+    }
+    return l;
+}
+
+double ccb_constraint_inactive_radius(const ccb_approx* a, const ccb_constraint* c,
+                                      const double vc[3]) {
+    if (a->inactive_radius == NULL) {
+        return -1.0;
+    }
+    if (c->aniso[0] == 0.0) {
+        return a->inactive_radius(c, vc);
+    }
+    /* the box |v - vc|_inf <= r maps into the box |T v - T vc|_inf <= max(A) r */
+    const double u[3] = {c->aniso[0] * vc[0], c->aniso[1] * vc[1], vc[2]};
+    const double r = a->inactive_radius(c, u);
+    return r < 0 ? r : r / fmax(c->aniso[0], c->aniso[1]);
+}
+
+double ccb_constraint_stiction_tolerance(const ccb_approx* a, const ccb_constraint* c,
+                                         const double gamma[3]) {
+    if (c->aniso[0] == 0.0) {
+        return a->stiction_tolerance(c, gamma);
+    }
+    const double g[3] = {gamma[0] / c->aniso[0], gamma[1] / c->aniso[1], gamma[2]};
+    return a->stiction_tolerance(c, g) / fmax(c->aniso[0], c->aniso[1]);
+}
+
+double ccb_constraint_mu_max(const ccb_constraint* c) {
+    return c->aniso[0] == 0.0 ? c->mu : c->mu * fmax(c->aniso[0], c->aniso[1]);
+}

@@ -157,7 +157,8 @@ static void residual(ccb_deriv* d, const ccb_problem* pb, const double* v, doubl
     }
     ccb_problem_J_mul(pb, d->red, 1, d->vc);
     for (int i = 0; i < pb->nc; ++i) {
-        pb->approx->eval(&pb->contacts[i].c, d->vc + 3 * i, d->gam + 3 * i, G ? G + 9 * i : NULL);
+        ccb_constraint_eval(pb->approx, &pb->contacts[i].c, d->vc + 3 * i, d->gam + 3 * i,
+                            G ? G + 9 * i : NULL);
     }
     ccb_problem_Jt_mul(pb, d->gam, d->redr);
     for (int a = 0; a < pb->np; ++a) {
@@ -368,6 +369,7 @@ static ccb_status perturbed_residual(ccb_deriv* d, const ccb_step_dir* dir, doub
         }
         ccb_material* mt = &d->cw.items[i].material;
         mt->mu = scaled(mt->mu, e * dir->dmu);
+        mt->mu2 = scaled(mt->mu2, e * dir->dmu);
         mt->k = scaled(mt->k, e * dir->dk);
         mt->d = scaled(mt->d, e * dir->dd);
         mt->tau_d = scaled(mt->tau_d, e * dir->dtau_d);

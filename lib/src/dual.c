@@ -343,7 +343,7 @@ static double local_phi(const ccb_approx* ap, const ccb_constraint* c, const dou
         Wd[r] = Wi[3 * r] * d[0] + Wi[3 * r + 1] * d[1] + Wi[3 * r + 2] * d[2];
     }
     double G[9];
-    const double l = ap->eval(c, y, gam, H ? G : NULL);
+    const double l = ccb_constraint_eval(ap, c, y, gam, H ? G : NULL);
     if (gr) {
         for (int r = 0; r < 3; ++r) {
             gr[r] = Wd[r] - gam[r];

@@ -115,3 +115,47 @@ void ccb_friction_soft(ccb_friction_model m, double mu, double fn, const double 
         t_out[1] = t[1];
     }
 }
+
+/* spec: formulation-convex §18.3 (ICF Appendix B, eq. 32): the isotropic law of mu_min at A vt */
+void ccb_friction_soft_aniso(ccb_friction_model m, double mu, double mu2, double fn,
+                             const double vt[2], double vs, double eps_v, double ft[2],
+                             double Dt[4], double* mu_s, double t_out[2]) {
+    if (!(mu2 > 0) || mu2 == mu) {
+        ccb_friction_soft(m, mu, fn, vt, vs, eps_v, ft, Dt, mu_s, t_out);
+        return;
+    }
+    const double mm = fmin(mu, mu2), a[2] = {mu / mm, mu2 / mm};
+    const double u[2] = {a[0] * vt[0], a[1] * vt[1]};
+    double t[2];
+    ccb_friction_soft(m, mm, fn, u, vs, eps_v, ft, Dt, mu_s, t);
+    for (int i = 0; i < 2; ++i) {
+        ft[i] *= a[i];
+        if (t_out) {
+            t_out[i] = a[i] * t[i];
+        }
+    }
+    if (Dt) {
+        for (int i = 0; i < 2; ++i) {
+            for (int j = 0; j < 2; ++j) {
+                Dt[2 * i + j] *= a[i] * a[j];
+            }
+        }
+    }
+}
+
+void ccb_friction_force(ccb_friction_model m, double mu, double mu2, double fn, const double vt[2],
+                        double vs, double ft[2]) {
+    /* formulation-tamsi-hydro §A.3 (ft = -fn (mu~(s)/s) vt/v_s), made anisotropic by
+     * formulation-convex §18.3 */
+    double a[2] = {1.0, 1.0};
+    if (mu2 > 0 && mu2 != mu) {
+        const double mm = fmin(mu, mu2);
+        a[0] = mu / mm;
+        a[1] = mu2 / mm;
+        mu = mm;
+    }
+    const double u[2] = {a[0] * vt[0], a[1] * vt[1]};
+    const double ratio = ccb_friction_ratio(m, mu, sqrt(u[0] * u[0] + u[1] * u[1]) / vs);
+    ft[0] = -fn * ratio * a[0] * u[0] / vs;
+    ft[1] = -fn * ratio * a[1] * u[1] / vs;
+}

@@ -124,13 +124,27 @@ static void set_normal(ccb_mat3* R, ccb_vec3 n) {
     R->m[8] = n.z;
 }
 
-/* R_WC = ccb_contact_frame(n) of the contacts from `from` on, from the normal in its third column (the
+/* The frame of a contact with anisotropic friction (formulation-convex §18.1): t1 along the grain
+ * g (the half-space's x axis, which is A's: a half-space is always A) projected on the tangent
+ * plane, t2 = n x t1. Against a half-space n is its z axis, so t1 = g. */
+static ccb_mat3 grain_frame(ccb_vec3 g, ccb_vec3 n) {
+    ccb_vec3 t1 = ccb_v3_sub(g, ccb_v3_scale(ccb_v3_dot(g, n), n));
+    t1 = ccb_v3_scale(1.0 / ccb_v3_norm(t1), t1);
+    const ccb_vec3 t2 = ccb_v3_cross(n, t1);
+    const ccb_mat3 R = {{t1.x, t2.x, n.x, t1.y, t2.y, n.y, t1.z, t2.z, n.z}};
+    return R;
+}
+
+/* R_WC = ccb_contact_frame(n) (grain_frame with anisotropic friction) of the contacts from `from` on, from the normal in its third column (the
  * frame's third column is n itself). One tight pass: the square root and the division of one
  * frame overlap those of the next, where frame by frame in the narrow phase each waited. */
-static void frames_from_normals(ccb_contact_set* out, int from) {
+static void frames_from_normals(const geo_ws* ws, ccb_contact_set* out, int from) {
     for (int k = from; k < out->n; ++k) {
-        ccb_mat3* R = &out->items[k].R_WC;
-        *R = ccb_contact_frame(ccb_v3(R->m[2], R->m[5], R->m[8]));
+        ccb_contact* c = &out->items[k];
+        ccb_mat3* R = &c->R_WC;
+        const ccb_vec3 n = ccb_v3(R->m[2], R->m[5], R->m[8]);
+        *R = c->material.mu2 > 0 ? grain_frame(ccb_m3_col(&ws->X[c->shape_a].R, 0), n)
+                                 : ccb_contact_frame(n);
     }
 }
 
@@ -445,7 +459,8 @@ static ccb_status reserve_ws(ccb_contact_set* out, const ccb_model* m) {
             const ccb_material* m0 = &m->shapes[ws->gshape[ws->gstart[g]]].def.material;
             for (int k = ws->gstart[g] + 1; k < ws->gstart[g + 1] && ok; ++k) {
                 const ccb_material* mk = &m->shapes[ws->gshape[k]].def.material;
-                ok = mk->k == m0->k && mk->d == m0->d && mk->tau_d == m0->tau_d && mk->mu == m0->mu;
+                ok = mk->k == m0->k && mk->d == m0->d && mk->tau_d == m0->tau_d &&
+                     mk->mu == m0->mu && mk->mu2 == m0->mu2;
             }
             ws->glazy[g] = (unsigned char)ok;
         }
@@ -716,7 +731,7 @@ static ccb_status narrow_phase(const ccb_model* m, geo_ws* ws, double margin, cc
                        : s;
         }
     }
-    frames_from_normals(out, from);
+    frames_from_normals(ws, out, from);
     return CCB_OK;
 }
 

@@ -79,7 +79,18 @@ ccb_status ccb_sim_physics_metrics(ccb_sim* sim, ccb_physics_metrics* m) {
             continue; /* every term is a signed zero and the sums start at +0: skipping them
                        * changes no bit (the speculative contacts of a margin) */
         }
-        ccb_physics_add_contact(r->gamma, r->vc, phi, r->geometry.material.mu, m);
+        const ccb_material* mt = &r->geometry.material;
+        if (mt->mu2 > 0 && mt->mu2 != mt->mu) {
+            /* anisotropic friction: the isotropic terms of mu_min in the scaled variables
+             * gamma_t A^-1, A v_t (formulation-convex §18.2): the cone |M^-1 gamma_t| <= gamma_n
+             * times mu_min, the dissipation against gamma_n |M v_t| */
+            const double mu = fmin(mt->mu, mt->mu2), a0 = mt->mu / mu, a1 = mt->mu2 / mu;
+            const double g[3] = {r->gamma[0] / a0, r->gamma[1] / a1, r->gamma[2]};
+            const double v[3] = {a0 * r->vc[0], a1 * r->vc[1], r->vc[2]};
+            ccb_physics_add_contact(g, v, phi, mu, m);
+            continue;
+        }
+        ccb_physics_add_contact(r->gamma, r->vc, phi, mt->mu, m);
     }
     m->momentum = NAN;
     return sim->solver->solve ? momentum_residual(sim, &m->momentum) : CCB_OK;

@@ -410,6 +410,19 @@ static ccb_status check_material(ccb_model* m, const char* who, const ccb_materi
         return ccb_model_fail(m, CCB_E_INVALID, "%s: friction mu must be finite and >= 0 (got %g)",
                               who, mat->mu);
     }
+    if (!(isfinite(mat->mu2) && mat->mu2 >= 0)) {
+        return ccb_model_fail(m, CCB_E_INVALID,
+                              "%s: friction mu2 (across the grain) must be finite and >= 0, 0 for "
+                              "isotropic friction (got %g)",
+                              who, mat->mu2);
+    }
+    if (mat->mu2 > 0 && !(mat->mu > 0)) {
+        return ccb_model_fail(m, CCB_E_INVALID,
+                              "%s: anisotropic friction needs mu > 0 along the grain as well as "
+                              "mu2 > 0 across it (got mu = %g, mu2 = %g); a frictionless "
+                              "direction is a joint, not a friction law",
+                              who, mat->mu, mat->mu2);
+    }
     return CCB_OK;
 }
 
@@ -449,6 +462,14 @@ ccb_status ccb_model_add_shape(ccb_model* m, int body, const ccb_shape_def* d, i
             "%s: hydro_slab > 0 makes a compliant hydroelastic half-space: only for a "
             "half-space, with its modulus E in material.k (finite)",
             who);
+    }
+    if (d->material.mu2 > 0 && (d->type != CCB_SHAPE_HALFSPACE || d->hydro_slab > 0)) {
+        return ccb_model_fail(m, CCB_E_INVALID,
+                              "%s: anisotropic friction (mu2 > 0) is supported on a half-space "
+                              "without hydro_slab only, whose x axis is the grain (got a %s)",
+                              who,
+                              d->type == CCB_SHAPE_HALFSPACE ? "hydroelastic half-space"
+                                                             : "shape of another type");
     }
     if (d->type == CCB_SHAPE_BOX) {
         const ccb_vec3 h = d->half_extents;

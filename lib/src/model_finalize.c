@@ -65,6 +65,10 @@ static const char* shape_type_name(ccb_shape_type t) {
     return "unknown";
 }
 
+static double harmonic_mu(double a, double b) {
+    return (a + b) > 0 ? 2.0 * a * b / (a + b) : 0.0;
+}
+
 /* Drake's pair combination (spec: formulation-convex §8.8) with rigid (k = inf) sides. */
 static ccb_material combine(const ccb_material* A, const ccb_material* B, double* weight_a) {
     ccb_material c;
@@ -83,7 +87,14 @@ static ccb_material combine(const ccb_material* A, const ccb_material* B, double
         *weight_a = A->k / s;
     }
     c.tau_d = A->tau_d + B->tau_d;
-    c.mu = (A->mu + B->mu) > 0 ? 2.0 * A->mu * B->mu / (A->mu + B->mu) : 0.0;
+    c.mu = harmonic_mu(A->mu, B->mu);
+    /* anisotropic friction (formulation-convex §18.1): each axis combines with the other side's
+     * coefficient; only a half-space has a grain, so at most one side has mu2 > 0 */
+    c.mu2 = 0.0;
+    if (A->mu2 > 0 || B->mu2 > 0) {
+        const double mu2 = harmonic_mu(A->mu2 > 0 ? A->mu2 : A->mu, B->mu2 > 0 ? B->mu2 : B->mu);
+        c.mu2 = mu2 != c.mu && c.mu > 0 ? mu2 : 0.0; /* equal axes, or no friction: isotropic */
+    }
     return c;
 }
 

@@ -228,8 +228,8 @@ static void eval_contacts(ccb_newton* ws, const int* list, int n) {
     }
     for (int k = 0; k < n; ++k) {
         const int i = list[k];
-        ws->il[ws->icon[i]].cost_c +=
-            pb->approx->eval(&pb->contacts[i].c, ws->vc + 3 * i, ws->gamma + 3 * i, ws->G + 9 * i);
+        ws->il[ws->icon[i]].cost_c += ccb_constraint_eval(
+            pb->approx, &pb->contacts[i].c, ws->vc + 3 * i, ws->gamma + 3 * i, ws->G + 9 * i);
     }
     if (ws->prm.count_states) { /* the contacts' states at this iterate, and how many changed */
         const double vs2 = pb->step.vs * pb->step.vs;

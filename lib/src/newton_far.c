@@ -170,7 +170,7 @@ void ccb_newton_far_init(ccb_newton* ws) {
             continue;
         }
         const double r = pb->approx->inactive_radius && !ws->prm.evaluate_all
-                             ? pb->approx->inactive_radius(&pc->c, ws->vc + 3 * i)
+                             ? ccb_constraint_inactive_radius(pb->approx, &pc->c, ws->vc + 3 * i)
                              : -1.0;
         if (!(r > 0) || !isfinite(r)) {
             ws->near[ws->n_near++] = i;

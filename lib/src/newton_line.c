@@ -28,7 +28,7 @@ static void line_eval(const ccb_newton* ws, ccb_newton_line* L, double alpha, in
         const double x[3] = {vc[0] + alpha * dvc[0], vc[1] + alpha * dvc[1],
                              vc[2] + alpha * dvc[2]};
         double g[3], G[9];
-        const double li = pb->approx->eval(&pb->contacts[i].c, x, g, G);
+        const double li = ccb_constraint_eval(pb->approx, &pb->contacts[i].c, x, g, G);
         if (flag) {
             const double* g0 = ws->gamma + 3 * i;
             if (g[0] == 0 && g[1] == 0 && g[2] == 0 && g0[0] == 0 && g0[1] == 0 && g0[2] == 0) {

@@ -99,13 +99,10 @@ static ccb_status eval_contacts(ccb_contact_ode* co, double t, const double* q, 
         /* formulation-tamsi-hydro §A.2: fn = k (1 - d vn)+ (-phi)+ */
         const double x1 = 1.0 - ct->material.d * vc[2], delta = -ct->phi0;
         const double fn = ct->material.k * (x1 > 0 ? x1 : 0.0) * (delta > 0 ? delta : 0.0);
-        /* formulation-tamsi-hydro §A.3: ft = -fn (mu~(s)/s) vt/v_s */
-        const double vs = co->sys.vs;
-        const double s_ = sqrt(vc[0] * vc[0] + vc[1] * vc[1]) / vs;
-        const double ratio = ccb_friction_ratio(p->friction, ct->material.mu, s_);
+        /* formulation-tamsi-hydro §A.3: ft = -fn (mu~(s)/s) vt/v_s (anisotropic:
+         * formulation-convex §18.3) */
         double* f = co->f + 3 * i;
-        f[0] = -fn * ratio * vc[0] / vs;
-        f[1] = -fn * ratio * vc[1] / vs;
+        ccb_friction_force(p->friction, ct->material.mu, ct->material.mu2, fn, vc, co->sys.vs, f);
         f[2] = fn;
         co->slip[i].key = ((long long)ct->shape_a << 42) | ((long long)ct->shape_b << 21) |
                           (long long)ct->feature;

@@ -321,6 +321,12 @@ ccb_status ccb_problem_check_input(ccb_problem* p, int i, const ccb_contact_inpu
             "contact %d: d, tau_d and mu must be finite and >= 0 (got %g, %g, %g)", i, in->d,
             in->tau_d, in->mu);
     }
+    if (!(isfinite(in->mu2) && in->mu2 >= 0) || (in->mu2 > 0 && !(in->mu > 0))) {
+        return ccb_problem_failf(p, CCB_E_INVALID,
+                                 "contact %d: mu2 (anisotropic friction along t2) must be finite "
+                                 "and >= 0, and > 0 only with mu > 0 (got mu = %g, mu2 = %g)",
+                                 i, in->mu, in->mu2);
+    }
     if (!isfinite(in->phi0) || !isfinite(in->vn0)) {
         return ccb_problem_failf(p, CCB_E_NONFINITE,
                                  "contact %d: phi0 = %g, vn0 = %g must be finite", i, in->phi0,
@@ -530,6 +536,7 @@ void ccb_problem_set_inputs(ccb_pcontact* pc, const ccb_contact* ct, double vn0)
     pc->in.phi0 = ct->phi0;
     pc->in.vn0 = vn0;
     pc->in.w = 0.0;
+    pc->in.mu2 = ct->material.mu2;
 }
 
 /* The rows of a contact whose blocks and storage the build assigned: Jacobian blocks, bias at
@@ -597,7 +604,7 @@ static ccb_status contact_constants(ccb_problem* p, ccb_pcontact* pc) {
             "contact Jacobian is zero: the contact cannot move any coordinate)",
             pc->contact, pc->in.w);
     }
-    p->approx->prepare(&p->step, &p->params.approx, &pc->in, &pc->c);
+    ccb_constraint_prepare(p->approx, &p->step, &p->params.approx, &pc->in, &pc->c);
     return CCB_OK;
 }
 

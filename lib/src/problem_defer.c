@@ -134,8 +134,8 @@ int ccb_problem_defer_contact(ccb_problem* p, ccb_pcontact* pc, const ccb_contac
         ccb_problem_check_input(p, pc->contact, &pc->in) != CCB_OK) {
         return 0; /* the complete path reports it */
     }
-    p->approx->prepare(&p->step, &p->params.approx, &pc->in, &pc->c);
-    const double r = p->approx->inactive_radius(&pc->c, pc->centre);
+    ccb_constraint_prepare(p->approx, &p->step, &p->params.approx, &pc->in, &pc->c);
+    const double r = ccb_constraint_inactive_radius(p->approx, &pc->c, pc->centre);
     if (!(r > 0) || !isfinite(r)) {
         return 0;
     }
@@ -201,15 +201,16 @@ double ccb_lazy_pair_radius(const ccb_approx* approx, const ccb_approx_options* 
                                   .mu = pr->material.mu,
                                   .phi0 = pr->phi_lb,
                                   .vn0 = -V,
-                                  .w = 0.0};
+                                  .w = 0.0,
+                                  .mu2 = pr->material.mu2};
     if (!isfinite(V) || !(pr->phi_lb > 0) || !(in.k > 0) || !isfinite(in.k)) {
         return -1.0;
     }
     ccb_constraint c;
     memset(&c, 0, sizeof c);
-    approx->prepare(step, opt, &in, &c);
+    ccb_constraint_prepare(approx, step, opt, &in, &c);
     const double centre[3] = {V, 0.0, -V};
-    return approx->inactive_radius(&c, centre) * (1.0 - 1e-9);
+    return ccb_constraint_inactive_radius(approx, &c, centre) * (1.0 - 1e-9);
 }
 
 /* The contact set's lazy pairs into the problem, or CCB_E_RETRY if one cannot stay far: the

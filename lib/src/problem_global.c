@@ -62,6 +62,9 @@ ccb_status ccb_problem_to_global(const ccb_problem* p, ccb_global_problem* g) {
     }
     for (int i = 0; i < nc; ++i) {
         const ccb_pcontact* pc = &p->contacts[i];
+        if (pc->c.aniso[0] != 0.0) {
+            return CCB_E_INVALID; /* FCLIB's cone is isotropic (formulation-convex §18.4) */
+        }
         for (int k = 0; k < pc->nblk; ++k) {
             nnz_h += 3 * (size_t)p->clique_nv[pc->clique[k]];
         }

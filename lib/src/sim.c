@@ -716,10 +716,14 @@ static double lag_defect(ccb_sim* sim) {
         if (c == NULL || in == NULL) {
             continue; /* not reached: the contact was completed by the solve */
         }
-        const double vt = hypot(r->vc[0], r->vc[1]);
+        /* the slip |A v_t| of the isotropic law with anisotropic friction (formulation-convex §18.2) */
+        const double vt = c->aniso[0] == 0.0
+                              ? hypot(r->vc[0], r->vc[1])
+                              : hypot(c->aniso[0] * r->vc[0], c->aniso[1] * r->vc[1]);
         const double ts =
             vt / sqrt(vt * vt + c->eps_s * c->eps_s); /* |t_s|, formulation-convex §3 */
-        e = fmax(e, sim->prm.dt * in->w * c->mu * fabs(r->gamma[2] - c->gn0) * ts);
+        e = fmax(e,
+                 sim->prm.dt * in->w * ccb_constraint_mu_max(c) * fabs(r->gamma[2] - c->gn0) * ts);
     }
     return e;
 }

@@ -46,7 +46,7 @@ static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double
  * eq. 25) */
 static double stiction(const ccb_sim* sim, int i, const double gamma[3]) {
     const ccb_problem* pb = sim->problem;
-    return pb->approx->stiction_tolerance(&pb->contacts[i].c, gamma);
+    return ccb_constraint_stiction_tolerance(pb->approx, &pb->contacts[i].c, gamma);
 }
 
 static void describe(const ccb_sim* sim, ccb_describe_fn fn, void* user) {

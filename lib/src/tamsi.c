@@ -206,7 +206,8 @@ static void eval_forces(ccb_tamsi* ws, double hs, int with_G) {
         }
         double* f = ws->f + 3 * i;
         double Dt[4], mus, t[2];
-        ccb_friction_soft(p->friction, in->mu, fn, vc, vs, eps_v, f, with_G ? Dt : NULL, &mus, t);
+        ccb_friction_soft_aniso(p->friction, in->mu, in->mu2, fn, vc, vs, eps_v, f,
+                                with_G ? Dt : NULL, &mus, t);
         f[2] = fn;
         if (with_G) {
             double* G = ws->G + 9 * i;

@@ -33,6 +33,7 @@ typedef struct scenario {
 
 static scenario random_scenario(const ccb_approx* ap) {
     scenario s;
+    memset(&s, 0, sizeof s);
     s.opt = ccb_approx_options_default();
     s.step = (ccb_step_context){0.0, loguniform(1e-4, 5e-2), loguniform(1e-5, 1e-2)};
     s.opt.sigma = loguniform(1e-4, 1e-1);
@@ -412,7 +413,7 @@ static void test_lagged_regularization(void) {
     /* strong impact: eps_s = sigma w mu gn0 */
     const ccb_approx_options o = ccb_approx_options_default();
     const ccb_step_context step = {0.0, 1e-3, 1e-4};
-    ccb_contact_input in = {1e7, 0.0, 0.0, 1.0, -1e-3, -1.0, 2.0};
+    ccb_contact_input in = {1e7, 0.0, 0.0, 1.0, -1e-3, -1.0, 2.0, 0.0};
     ccb_constraint c;
     ccb_approx_lagged_reg.prepare(&step, &o, &in, &c);
     CHECK_REL(c.gn0, 1e-3 * 1e7 * 1e-3, TOL_CLOSED, 0, "gn0 = dt k (-phi0) (d = 0)");
@@ -491,6 +492,168 @@ static void test_registry(void) {
           "NaN beta rejected (%s)", msg);
 }
 
+/* ---- anisotropic friction (formulation-convex §18; ICF Appendix B) ---- */
+
+/* A scenario with the friction tensor diag(mu, mu2), mu != mu2, both > 0. */
+static scenario random_aniso(const ccb_approx* ap) {
+    scenario s = random_scenario(ap);
+    s.in.mu = uniform(0.1, 2.5);
+    do {
+        s.in.mu2 = s.in.mu * loguniform(0.2, 5.0);
+    } while (fabs(s.in.mu2 / s.in.mu - 1.0) < 1e-3);
+    ccb_constraint_prepare(ap, &s.step, &s.opt, &s.in, &s.c);
+    return s;
+}
+
+/* The anisotropic constraint of every approximation: the potential's derivatives (ICF eq. 32's
+ * symmetric Jacobian: G symmetric PSD, FD of l is -gamma, FD of gamma is -G), the elliptic cone,
+ * friction in the direction of maximum dissipation -M^2 v_t (eq. 31), the isotropic limit. */
+static void test_anisotropic(void) {
+    for (int a = 0; a < ccb_approx_count(); ++a) {
+        const ccb_approx* ap = ccb_approx_get(a);
+        int nfd = 0, nslide = 0;
+        for (int trial = 0; trial < 400; ++trial) {
+            const scenario s = random_aniso(ap);
+            const double A[2] = {s.c.aniso[0], s.c.aniso[1]}, amax = fmax(A[0], A[1]);
+            const double mu_min = fmin(s.in.mu, s.in.mu2);
+            CHECK(fmin(A[0], A[1]) == 1.0 && s.c.mu == mu_min,
+                  "%s: A = (%g, %g) has min 1, the law's mu = mu_min", ap->name, A[0], A[1]);
+            /* [one rounding of mu/mu_min] */
+            CHECK_REL(A[0] * mu_min, s.in.mu, 4e-16, 0, "A_1 = mu/mu_min");
+            double vc[3];
+            random_vc(&s, vc);
+            double g[3], G[9];
+            const double l = ccb_constraint_eval(ap, &s.c, vc, g, G);
+            const double Gn = norm9(G);
+            for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < i; ++j) {
+                    CHECK_ABS(G[3 * i + j], G[3 * j + i], TOL_SYM * Gn + 1e-300, "G symmetric");
+                }
+            }
+            double ev[3];
+            sym3_eigvals(G, ev);
+            CHECK(ev[0] >= -TOL_PSD * Gn && ev[1] >= -TOL_PSD * Gn && ev[2] >= -TOL_PSD * Gn,
+                  "%s: anisotropic G is PSD", ap->name);
+            /* the elliptic cone |A^-1 gamma_t| <= mu_min gamma_n (|M^-1 gamma_t| <= gamma_n);
+             * Lagged's bound is the previous step's gamma_n0 */
+            const double ge = hypot(g[0] / A[0], g[1] / A[1]);
+            const double gn = ap->eval == ccb_approx_lagged.eval ? s.c.gn0 : g[2];
+            if (a < 4) {
+                CHECK(ge <= mu_min * gn * (1 + 1e-12) + 1e-300,
+                      "%s: |M^-1 gamma_t| <= gamma_n: %g > %g", ap->name, ge, mu_min * gn);
+            }
+            /* maximum dissipation (eq. 31): gamma_t antiparallel to M^2 v_t */
+            const double m2v[2] = {A[0] * A[0] * vc[0], A[1] * A[1] * vc[1]};
+            const double gt = hypot(g[0], g[1]), mv = hypot(m2v[0], m2v[1]);
+            if (gt > 0 && mv > 0) {
+                const double cosang = -(g[0] * m2v[0] + g[1] * m2v[1]) / (gt * mv);
+                /* [round-off of the scaled products, a few ulps] */
+                CHECK_ABS(cosang, 1.0, 1e-12, "gamma_t along -M^2 v_t (ICF eq. 31)");
+                nslide++;
+            }
+            /* derivatives: FD steps as the isotropic test's, over max(A) (the law's variables
+             * are A v_t), where the stencil stays off the kinks of the scaled law */
+            const double u[3] = {A[0] * vc[0], A[1] * vc[1], vc[2]};
+            const double ut = hypot(u[0], u[1]), s_all = fmax(norm3(u), 1e-3 * s.vscale);
+            const double lt = ap == &ccb_approx_sap ? (ut > 0 ? ut : s_all)
+                                                    : sqrt(ut * ut + s.c.eps_s * s.c.eps_s);
+            const double hk[3] = {1e-6 * fmin(lt, s_all) / amax, 1e-6 * fmin(lt, s_all) / amax,
+                                  1e-6 * s_all};
+            if (a >= 4 || kink_margin(ap, &s.c, u, 1e-6 * fmax(fmin(lt, s_all), s_all)) < 10.0) {
+                continue;
+            }
+            const double gscale = fmax(norm3(g), Gn * s.vscale * 1e-3);
+            for (int k = 0; k < 3; ++k) {
+                double xp[3] = {vc[0], vc[1], vc[2]}, xm[3] = {vc[0], vc[1], vc[2]};
+                xp[k] += hk[k];
+                xm[k] -= hk[k];
+                double gp[3], gm[3];
+                const double lp = ccb_constraint_eval(ap, &s.c, xp, gp, NULL);
+                const double lm = ccb_constraint_eval(ap, &s.c, xm, gm, NULL);
+                /* [+ round-off of the difference quotient: eps (|l+| + |l-|)/h] */
+                const double cancel_l = 2.3e-16 * (fabs(lp) + fabs(lm)) / hk[k];
+                CHECK_ABS((lp - lm) / (2 * hk[k]), -g[k], TOL_FD_GRAD * gscale + cancel_l,
+                          "anisotropic FD of the cost equals -gamma");
+                for (int i = 0; i < 3; ++i) {
+                    const double cancel_g = 2.3e-16 * (fabs(gp[i]) + fabs(gm[i])) / hk[k];
+                    CHECK_ABS(-(gp[i] - gm[i]) / (2 * hk[k]), G[3 * i + k],
+                              TOL_FD_HESS * Gn + cancel_g + 1e-300,
+                              "anisotropic FD of gamma equals -G");
+                }
+            }
+            (void)l;
+            nfd++;
+        }
+        CHECK(nslide > 100, "%s: only %d sliding samples", ap->name, nslide);
+        CHECK(a >= 4 || nfd > 100, "%s: only %d smooth samples", ap->name, nfd);
+    }
+    /* Lagged's potential is ICF Appendix B's gamma_n0 eps F(|M v_t|/eps), F(x) = sqrt(1 + x^2) - 1,
+     * with eps = mu_min eps_s (formulation-convex §18.2), plus the normal potential */
+    for (int trial = 0; trial < 200; ++trial) {
+        const scenario s = random_aniso(&ccb_approx_lagged);
+        double vc[3], g[3];
+        random_vc(&s, vc);
+        const double l = ccb_constraint_eval(&ccb_approx_lagged, &s.c, vc, g, NULL);
+        const double mv = hypot(s.in.mu * vc[0], s.in.mu2 * vc[1]);
+        const double eps = fmin(s.in.mu, s.in.mu2) * s.c.eps_s;
+        const double lt = s.c.gn0 * (mv * mv / (sqrt(mv * mv + eps * eps) + eps));
+        CHECK_REL(l, lt + ccb_hc_eval(&s.c, vc[2], NULL, NULL), 1e-12, 1e-300,
+                  "Lagged anisotropic potential = gamma_n0 eps F(|M v_t|/eps) + l_n");
+    }
+    /* the isotropic limit: mu2 = mu, and mu2 = 0, are the approximation's own law bit for bit;
+     * mu2 = mu (1 + 1e-9) is within 1e-8 of it (continuity of the change of variables) */
+    for (int trial = 0; trial < 200; ++trial) {
+        const ccb_approx* ap = BUILTIN[trial % 4];
+        scenario s = random_scenario(ap);
+        if (!(s.in.mu > 0)) {
+            continue;
+        }
+        double vc[3], g0[3], G0[9], g1[3], G1[9];
+        random_vc(&s, vc);
+        const double l0 = ap->eval(&s.c, vc, g0, G0);
+        for (int k = 0; k < 2; ++k) {
+            s.in.mu2 = k == 0 ? 0.0 : s.in.mu;
+            ccb_constraint_prepare(ap, &s.step, &s.opt, &s.in, &s.c);
+            const double l1 = ccb_constraint_eval(ap, &s.c, vc, g1, G1);
+            CHECK(l1 == l0 && memcmp(g0, g1, sizeof g0) == 0 && memcmp(G0, G1, sizeof G0) == 0,
+                  "%s: mu2 = %g is the isotropic law exactly", ap->name, s.in.mu2);
+        }
+        s.in.mu2 = s.in.mu * (1 + 1e-9);
+        ccb_constraint_prepare(ap, &s.step, &s.opt, &s.in, &s.c);
+        ccb_constraint_eval(ap, &s.c, vc, g1, NULL);
+        for (int i = 0; i < 3; ++i) {
+            /* [1e-9 relative change of the tensor moves gamma by O(1e-9) of its scale] */
+            CHECK_ABS(g1[i], g0[i], 1e-8 * (norm3(g0) + 1e-300), "continuity at mu2 -> mu");
+        }
+    }
+    /* the inactive radius of the scaled law: the whole box is exactly inactive */
+    int boxes = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+        const ccb_approx* ap = BUILTIN[trial % 4];
+        scenario s = random_aniso(ap);
+        s.in.phi0 = uniform(0.0, 0.1);
+        ccb_constraint_prepare(ap, &s.step, &s.opt, &s.in, &s.c);
+        double vc[3];
+        random_vc(&s, vc);
+        vc[2] += uniform(0.0, 3.0) * s.vscale;
+        const double r = ccb_constraint_inactive_radius(ap, &s.c, vc);
+        if (!(r >= 0)) {
+            continue;
+        }
+        boxes++;
+        for (int p = 0; p < 8; ++p) {
+            double x[3], g[3];
+            for (int k = 0; k < 3; ++k) {
+                x[k] = vc[k] + ((p >> k) & 1 ? r : -r);
+            }
+            const double l = ccb_constraint_eval(ap, &s.c, x, g, NULL);
+            CHECK(l == 0.0 && g[0] == 0.0 && g[1] == 0.0 && g[2] == 0.0,
+                  "%s: anisotropic law zero inside its inactive radius", ap->name);
+        }
+    }
+    CHECK(boxes > 300, "anisotropic inactive boxes exercised: %d", boxes);
+}
+
 int main(void) {
     RUN(test_registry);
     RUN(test_fd_gradients_and_hessians);
@@ -500,5 +663,6 @@ int main(void) {
     RUN(test_stiction_stiffness);
     RUN(test_lagged_regularization);
     RUN(test_inactive_radius);
+    RUN(test_anisotropic);
     return TEST_SUMMARY();
 }

@@ -61,7 +61,8 @@ static ccb_model* make_model(scene* sc) {
         ccb_shape_def sp = ccb_shape_def_default();
         sp.type = CCB_SHAPE_SPHERE;
         sp.radius = r;
-        sp.material = (ccb_material){1e5 * sc->sk, 2.0 * sc->sd, 1e-3 * sc->stau, 0.6 * sc->smu};
+        sp.material =
+            (ccb_material){1e5 * sc->sk, 2.0 * sc->sd, 1e-3 * sc->stau, 0.6 * sc->smu, 0.0};
         ccb_model_add_shape(m, ib, &sp, NULL);
     }
     CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));

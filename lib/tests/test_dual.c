@@ -65,7 +65,7 @@ static int invert(double* a, double* inv, int n) {
 
 static void test_against_dense(void) {
     ccb_model* m = floor_model(0.5);
-    const ccb_material mat = {1e6, 10, 1e-3, 0.5};
+    const ccb_material mat = {1e6, 10, 1e-3, 0.5, 0.0};
     add_ball(m, "low", 0.0499, ccb_v3(0.1, 0, 0), mat);
     add_ball(m, "high", 0.1497, ccb_v3(-0.2, 0.05, 0), mat);
     char msg[256];

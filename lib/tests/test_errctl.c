@@ -179,7 +179,7 @@ static void test_error_control(void) {
  * (vx, 0, vz); the ball's stiffness k [N/m], dissipation diss [s/m], friction mu. */
 static ccb_model* ec_ball(double gap, double vx, double vz, double k, double diss, double mu) {
     ccb_model* m = floor_model(mu);
-    add_ball(m, "ball", 0.05 + gap, ccb_v3(vx, 0, vz), (ccb_material){k, diss, 1e-3, mu});
+    add_ball(m, "ball", 0.05 + gap, ccb_v3(vx, 0, vz), (ccb_material){k, diss, 1e-3, mu, 0.0});
     ccb_model_finalize(m);
     return m;
 }

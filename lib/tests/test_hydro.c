@@ -438,8 +438,8 @@ static ccb_model* disk_on_plane(ccb_hydro_mesh* mesh, double m, double R, double
                                 double E, double d, double tau, int* ig, int* ic) {
     ccb_pose X = k_identity;
     X.p = ccb_v3(0, 0, z);
-    ccb_model* model = disk_model(mesh, m, R, X, V, (ccb_material){INFINITY, 0, 0, 0.5}, 0,
-                                  (ccb_material){E, d, tau, 0.5}, ig, ic);
+    ccb_model* model = disk_model(mesh, m, R, X, V, (ccb_material){INFINITY, 0, 0, 0.5, 0.0}, 0,
+                                  (ccb_material){E, d, tau, 0.5, 0.0}, ig, ic);
     ccb_hydro_mesh_destroy(mesh); /* the model holds its own copy */
     if (ccb_model_finalize(model) != CCB_OK) {
         CHECK(0, "finalize: %s", ccb_model_last_error(model));
@@ -588,7 +588,7 @@ static void test_hydro_shape_errors(void) {
     ccb_model_add_body(model, &b, &is);
     ccb_shape_def hs = ccb_shape_def_default();
     hs.type = CCB_SHAPE_HYDRO;
-    hs.material = (ccb_material){1e6, 0, 0, 0.5};
+    hs.material = (ccb_material){1e6, 0, 0, 0.5, 0.0};
     CHECK(ccb_model_add_shape(model, id, &hs, NULL) == CCB_E_INVALID &&
               strstr(ccb_model_last_error(model), "needs a mesh"),
           "hydro shape without a mesh rejected (%s)", ccb_model_last_error(model));
@@ -603,7 +603,7 @@ static void test_hydro_shape_errors(void) {
     ccb_shape_def sp = ccb_shape_def_default();
     sp.type = CCB_SHAPE_SPHERE;
     sp.radius = 0.05;
-    sp.material = (ccb_material){1e6, 0, 0, 0.5};
+    sp.material = (ccb_material){1e6, 0, 0, 0.5, 0.0};
     ccb_model_add_shape(model, is, &sp, NULL);
     CHECK(ccb_model_finalize(model) == CCB_E_INVALID &&
               strstr(ccb_model_last_error(model), "no contact query for hydroelastic mesh"),
@@ -615,7 +615,7 @@ static void test_hydro_shape_errors(void) {
         int ig, ic;
         ccb_pose X = k_identity;
         X.p = ccb_v3(0, 0, 0.004);
-        const ccb_material mat = {v ? 1e6 : INFINITY, 0, 0, 0.5};
+        const ccb_material mat = {v ? 1e6 : INFINITY, 0, 0, 0.5, 0.0};
         ccb_model* mm = disk_model(mesh, 1, 0.05, X, (ccb_twist){{0, 0, 0}, {0, 0, 0}}, mat,
                                    v ? 0.01 : 0, mat, &ig, &ic);
         CHECK(ccb_model_finalize(mm) == CCB_E_INVALID &&
@@ -639,9 +639,9 @@ static void test_soft_halfspace_contacts(void) {
     ccb_pose X = k_identity;
     X.R = ccb_m3_axis_angle(ccb_v3(1, 0, 0), tilt);
     X.p = ccb_v3(0, 0, 0.004);
-    ccb_model* model =
-        disk_model(mesh, 1, R, X, (ccb_twist){{0, 0, 0}, {0, 0, 0}}, (ccb_material){E, 7.0, 0, 0.5},
-                   Hs, (ccb_material){INFINITY, 0, 0, 0.5}, &ig, &ic);
+    ccb_model* model = disk_model(mesh, 1, R, X, (ccb_twist){{0, 0, 0}, {0, 0, 0}},
+                                  (ccb_material){E, 7.0, 0, 0.5, 0.0}, Hs,
+                                  (ccb_material){INFINITY, 0, 0, 0.5, 0.0}, &ig, &ic);
     CHECK(ccb_model_finalize(model) == CCB_OK, "%s", ccb_model_last_error(model));
     double q[7], v[6];
     ccb_model_initial_state(model, q, v);

@@ -487,11 +487,11 @@ static void test_ball_rests_on_meshes(void) {
         ccb_shape_def fs = ccb_shape_def_default();
         fs.type = CCB_SHAPE_HYDRO;
         fs.mesh = floor;
-        fs.material = (ccb_material){soft ? 1e6 : INFINITY, 0, 0, 0.5};
+        fs.material = (ccb_material){soft ? 1e6 : INFINITY, 0, 0, 0.5, 0.0};
         ccb_shape_def bs = ccb_shape_def_default();
         bs.type = CCB_SHAPE_HYDRO;
         bs.mesh = ball;
-        bs.material = (ccb_material){1e5, 10.0, 0, 0.5};
+        bs.material = (ccb_material){1e5, 10.0, 0, 0.5, 0.0};
         CHECK(ccb_model_add_shape(model, ig, &fs, NULL) == CCB_OK, "%s",
               ccb_model_last_error(model));
         CHECK(ccb_model_add_shape(model, ib, &bs, NULL) == CCB_OK, "%s",

@@ -31,6 +31,7 @@ typedef struct pm {
  * notation). */
 static pm random_point_mass(double vscale) {
     pm p;
+    memset(&p, 0, sizeof p);
     p.m = loguniform(0.1, 10.0);
     random_rotation(p.J);
     memset(p.A, 0, sizeof p.A);
@@ -386,6 +387,7 @@ static void random_multi(multi* M, double vscale) {
         r->in.phi0 = uniform(-1e-2, 1e-3);
         r->in.vn0 = uniform(-0.5, 0.5);
         r->in.w = 0;
+        r->in.mu2 = 0; /* isotropic */
     }
 }
 
@@ -507,7 +509,7 @@ static void test_far_contact_edge(void) {
             rc.clique[0] = 0;
             rc.clique[1] = -1;
             rc.J[0] = J;
-            rc.in = (ccb_contact_input){1e6, 0.0, 0.0, 0.5, fr[c] * step.dt, 0.0, 0.0};
+            rc.in = (ccb_contact_input){1e6, 0.0, 0.0, 0.5, fr[c] * step.dt, 0.0, 0.0, 0.0};
             CHECK(ccb_problem_set_raw(f.pb, ap, &prm, &step, 1, &nv, &A, &vstar, &v0, 1, &rc) ==
                       CCB_OK,
                   "set_raw: %s", ccb_problem_last_error(f.pb));
@@ -678,7 +680,7 @@ static void test_failures(void) {
     const double Abad[4] = {1, 2, 2, 1}, Aasym[4] = {1, 0.5, 0.4, 1}, Aok[4] = {2, 0, 0, 2};
     const double vs[2] = {0, 0}, vnan[2] = {NAN, 0};
     const double J[6] = {1, 0, 0, 1, 0, 0}, J0[6] = {0};
-    ccb_raw_contact rc = {{0, -1}, {J, NULL}, {0, 0, 0}, {1e5, 0, 0, 0.5, -1e-4, 0, 0}};
+    ccb_raw_contact rc = {{0, -1}, {J, NULL}, {0, 0, 0}, {1e5, 0, 0, 0.5, -1e-4, 0, 0, 0.0}};
     const ccb_problem_params prm = ccb_problem_params_default();
     ccb_step_context step = {0.0, 0.01, 1e-4};
     CHECK(ccb_problem_set_raw(pb, &ccb_approx_sap, &prm, &step, 1, &nv, Abad, vs, vs, 1, &rc) ==

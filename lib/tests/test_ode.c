@@ -523,7 +523,7 @@ static void test_sphere_ie_tals(void) {
     gd.name = "ground";
     gd.mobilizer = CCB_MOBILIZER_FIXED;
     ccb_shape_def floor = ccb_shape_def_default();
-    floor.material = (ccb_material){INFINITY, 0.0, 0.0, 0.5};
+    floor.material = (ccb_material){INFINITY, 0.0, 0.0, 0.5, 0.0};
     ccb_body_def ball = ccb_body_def_default();
     ball.name = "sphere";
     ball.mass = m;
@@ -534,7 +534,7 @@ static void test_sphere_ie_tals(void) {
     ccb_shape_def sph = ccb_shape_def_default();
     sph.type = CCB_SHAPE_SPHERE;
     sph.radius = R;
-    sph.material = (ccb_material){1e7, 500.0, 1e-3, 0.5};
+    sph.material = (ccb_material){1e7, 500.0, 1e-3, 0.5, 0.0};
     int ig, ib;
     CHECK(ccb_model_add_body(model, &gd, &ig) == CCB_OK &&
               ccb_model_add_shape(model, ig, &floor, NULL) == CCB_OK &&

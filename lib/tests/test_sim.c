@@ -50,7 +50,7 @@ static ccb_model* slider_model(slider_cfg* cfg) {
     mark.type = CCB_SHAPE_POINTS;
     mark.points = &pt;
     mark.npoints = 1;
-    mark.material = (ccb_material){cfg->k, cfg->d, cfg->tau, cfg->mu};
+    mark.material = (ccb_material){cfg->k, cfg->d, cfg->tau, cfg->mu, 0.0};
     CHECK(ccb_model_add_shape(m, is, &mark, NULL) == CCB_OK, "marker");
     CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
     return m;
@@ -363,7 +363,7 @@ static ccb_model* sphere_stack(int n) {
     for (int i = 0; i < n; ++i) {
         char name[16];
         snprintf(name, sizeof name, "s%d", i);
-        add_ball(m, name, 0.05 + 0.1 * i, ccb_v3(0, 0, 0), (ccb_material){1e6, 10, 1e-3, 0.5});
+        add_ball(m, name, 0.05 + 0.1 * i, ccb_v3(0, 0, 0), (ccb_material){1e6, 10, 1e-3, 0.5, 0.0});
     }
     ccb_model_finalize(m);
     return m;
@@ -439,7 +439,7 @@ static ccb_model* sphere_pile(void) {
         ccb_shape_def sp = ccb_shape_def_default();
         sp.type = CCB_SHAPE_SPHERE;
         sp.radius = 0.05;
-        sp.material = (ccb_material){1e5, 2.0, 1e-3, 0.6};
+        sp.material = (ccb_material){1e5, 2.0, 1e-3, 0.6, 0.0};
         ccb_model_add_shape(m, ib, &sp, NULL);
     }
     CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
@@ -534,7 +534,7 @@ static void add_cluster(ccb_model* m, double x0, char tag) {
             sp.radius = 0.02;
             sp.pose = ccb_pose_translation(ccb_v3(
                 (c & 1) ? 0.035 : -0.035, (c & 2) ? 0.035 : -0.035, (c & 4) ? 0.035 : -0.035));
-            sp.material = (ccb_material){1e6, 2.0, 1e-3, 0.6};
+            sp.material = (ccb_material){1e6, 2.0, 1e-3, 0.6, 0.0};
             ccb_model_add_shape(m, ib, &sp, NULL);
         }
     }
@@ -649,7 +649,7 @@ static void test_lazy_pairs(void) {
         bx.type = CCB_SHAPE_BOX;
         bx.pose = ccb_pose_translation(w == 0 ? ccb_v3(0, 0, -0.05) : ccb_v3(-0.16, 0, 0.5));
         bx.half_extents = w == 0 ? ccb_v3(2, 2, 0.05) : ccb_v3(0.05, 2, 0.5);
-        bx.material = (ccb_material){INFINITY, 0.0, 0.0, 0.6};
+        bx.material = (ccb_material){INFINITY, 0.0, 0.0, 0.6, 0.0};
         ccb_model_add_shape(mb, ig, &bx, NULL);
     }
     add_cluster(mb, x0[0], 'a');
@@ -729,7 +729,7 @@ static void test_lazy_pairs(void) {
 /* C at U towards A (1 mm away), A at rest, and (with_b) B at rest 5 mm beyond A, on the z axis
  * without gravity: the line of the lazy-edge tests. */
 static ccb_model* ball_line(double U, int with_b) {
-    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0};
+    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0, 0.0};
     ccb_model* m = NULL;
     ccb_model_create(&m);
     ccb_model_set_gravity(m, ccb_v3(0, 0, 0));
@@ -809,7 +809,7 @@ static void test_lazy_islands(void) {
 
 /* Lines of ball_line at U[k] (C, A, B each) at x = x0 + k: far beyond each other's margin. */
 static ccb_model* ball_lines(const double* U, int n, double x0) {
-    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0};
+    const ccb_material mat = {1e6, 2.0, 1e-3, 0.0, 0.0};
     ccb_model* m = NULL;
     ccb_model_create(&m);
     ccb_model_set_gravity(m, ccb_v3(0, 0, 0));

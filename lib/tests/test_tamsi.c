@@ -107,6 +107,77 @@ static void test_friction_gradient(void) {
     }
 }
 
+/* Anisotropic regularized friction (formulation-convex §18.3): Dt = -dft/dvt against central
+ * differences, Dt symmetric, saturation on the ellipse |M^-1 ft| = fn in the direction -M^2 vt
+ * (ICF eq. 31), the continuous model's force equal to the discrete one's at eps_v = 0, and the
+ * isotropic limit. */
+static void test_friction_anisotropic(void) {
+    int nsat = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const ccb_friction_model m = (ccb_friction_model)(trial % CCB_FRICTION_NMODELS);
+        const double vs = 1e-4, eps = 1e-6, mu = uniform(0.1, 1.5), fn = uniform(0.1, 10);
+        const double mu2 = mu * loguniform(0.25, 4.0);
+        const double amax = fmax(mu, mu2) / fmin(mu, mu2);
+        double vt[2] = {uniform(-4, 4) * vs, uniform(-4, 4) * vs};
+        const double u[2] = {mu / fmin(mu, mu2) * vt[0], mu2 / fmin(mu, mu2) * vt[1]};
+        const double s = sqrt(u[0] * u[0] + u[1] * u[1] + eps * eps) / vs;
+        if ((m == CCB_FRICTION_LIN || m == CCB_FRICTION_TAMSI_QUAD ||
+             m == CCB_FRICTION_STRIBECK5) &&
+            fabs(s - 1.0) < 1e-3 * amax) {
+            continue; /* the branch point of the scaled slip */
+        }
+        double ft[2], Dt[4], t[2], mus;
+        ccb_friction_soft_aniso(m, mu, mu2, fn, vt, vs, eps, ft, Dt, &mus, t);
+        CHECK_REL(ft[0], -mus * fn * t[0], 1e-15, 1e-300, "ft = -mu~ fn t_out");
+        for (int j = 0; j < 2; ++j) {
+            const double e = 1e-6 * vs / amax;
+            double vp[2] = {vt[0], vt[1]}, vm[2] = {vt[0], vt[1]}, fp[2], fm[2];
+            vp[j] += e;
+            vm[j] -= e;
+            ccb_friction_soft_aniso(m, mu, mu2, fn, vp, vs, eps, fp, NULL, NULL, NULL);
+            ccb_friction_soft_aniso(m, mu, mu2, fn, vm, vs, eps, fm, NULL, NULL, NULL);
+            const double scale = fn * fmax(mu, mu2) * amax / vs;
+            for (int i = 0; i < 2; ++i) {
+                CHECK_ABS(Dt[2 * i + j] / scale, -(fp[i] - fm[i]) / (2 * e) / scale, 1e-6,
+                          "central difference of the anisotropic force (step 1e-6 v_s/A_max: "
+                          "O(h^2) truncation and eps/h round-off, both < 1e-6)");
+            }
+        }
+        CHECK_ABS(Dt[1], Dt[2], 1e-15 * fn * fmax(mu, mu2) * amax / vs, "Dt symmetric (eq. 32)");
+        /* direction of maximum dissipation: ft antiparallel to M^2 vt */
+        const double m2v[2] = {mu * mu * vt[0], mu2 * mu2 * vt[1]};
+        const double cosang =
+            -(ft[0] * m2v[0] + ft[1] * m2v[1]) / (hypot(ft[0], ft[1]) * hypot(m2v[0], m2v[1]));
+        CHECK_ABS(cosang, 1.0, 1e-12, "ft along -M^2 vt (ICF eq. 31; round-off)");
+        /* the continuous model's force at eps_v = 0 */
+        double fc[2], fd[2];
+        ccb_friction_force(m, mu, mu2, fn, vt, vs, fc);
+        ccb_friction_soft_aniso(m, mu, mu2, fn, vt, vs, 0.0, fd, NULL, NULL, NULL);
+        CHECK_ABS(fc[0], fd[0], 1e-13 * fn * fmax(mu, mu2), "continuous = discrete force (x)");
+        CHECK_ABS(fc[1], fd[1], 1e-13 * fn * fmax(mu, mu2), "continuous = discrete force (y)");
+    }
+    /* saturation far from stiction: |M^-1 ft| = fn exactly for the models that reach mu */
+    for (int trial = 0; trial < 100; ++trial) {
+        const double mu = uniform(0.1, 1.5), mu2 = mu * loguniform(0.25, 4.0), fn = 2.0;
+        const double ang = uniform(0, 2 * CCB_PI), vt[2] = {cos(ang) * 0.1, sin(ang) * 0.1};
+        double ft[2];
+        ccb_friction_soft_aniso(CCB_FRICTION_LIN, mu, mu2, fn, vt, 1e-4, 0.0, ft, NULL, NULL, NULL);
+        CHECK_REL(hypot(ft[0] / mu, ft[1] / mu2), fn, 1e-14, 0, "on the ellipse |M^-1 ft| = fn");
+        nsat++;
+    }
+    CHECK(nsat == 100, "saturation samples");
+    /* the isotropic limit: mu2 = 0 and mu2 = mu are ccb_friction_soft bit for bit */
+    const double vt[2] = {3e-5, -7e-5};
+    double f0[2], D0[4], f1[2], D1[4];
+    ccb_friction_soft(CCB_FRICTION_TAMSI_QUAD, 0.7, 3.0, vt, 1e-4, 1e-6, f0, D0, NULL, NULL);
+    for (int k = 0; k < 2; ++k) {
+        ccb_friction_soft_aniso(CCB_FRICTION_TAMSI_QUAD, 0.7, k ? 0.7 : 0.0, 3.0, vt, 1e-4, 1e-6,
+                                f1, D1, NULL, NULL);
+        CHECK(memcmp(f0, f1, sizeof f0) == 0 && memcmp(D0, D1, sizeof D0) == 0,
+              "isotropic limit mu2 = %g is exact", k ? 0.7 : 0.0);
+    }
+}
+
 /* ---- TALS (formulation-tamsi-hydro §C.3 reference table)
  * ------------------------------------------------------------ */
 
@@ -192,6 +263,7 @@ static void test_tamsi_frictionless_exact(void) {
     CHECK(ccb_problem_create(&pb) == CCB_OK && ccb_tamsi_create(&ws) == CCB_OK, "create");
     for (int trial = 0; trial < 200; ++trial) {
         pm p;
+        memset(&p, 0, sizeof p);
         p.m = loguniform(0.1, 10);
         memset(p.A, 0, sizeof p.A);
         p.A[0] = p.A[4] = p.A[8] = p.m;
@@ -207,6 +279,7 @@ static void test_tamsi_frictionless_exact(void) {
         p.in.phi0 = -loguniform(1e-5, 1e-2);
         p.in.vn0 = 0;
         p.in.w = 0;
+        p.in.mu2 = 0;
         /* v* with an approaching normal velocity */
         double vcs[3] = {uniform(-1, 1), uniform(-1, 1), -loguniform(1e-3, 1)};
         for (int j = 0; j < 3; ++j) { /* v* = J^T vc* */
@@ -485,6 +558,7 @@ static void test_tamsi_errors(void) {
 int main(void) {
     RUN(test_friction_models);
     RUN(test_friction_gradient);
+    RUN(test_friction_anisotropic);
     RUN(test_tals_table);
     RUN(test_tamsi_frictionless_exact);
     RUN(test_tamsi_jacobian_fd);

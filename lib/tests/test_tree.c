@@ -637,7 +637,7 @@ static void test_contact_momentum(void) {
     palm.accel = anchor_accel;
     const int ip = add(m, &palm);
     static const double push[2] = {5.0, 5.0};
-    ccb_material mat = {1e4, 0, 0, 0.5};
+    ccb_material mat = {1e4, 0, 0, 0.5, 0.0};
     for (int s = 0; s < 2; ++s) {
         const double sx = s == 0 ? 1.0 : -1.0;
         ccb_body_def f =
@@ -767,7 +767,7 @@ static void test_capsule_sphere_query(void) {
     cs.radius = 0.04;
     cs.half_length = 0.05;
     cs.pose.R = ccb_m3_rot_y(-0.5 * CCB_PI); /* segment along z */
-    cs.material = (ccb_material){INFINITY, 0, 0, 0.3};
+    cs.material = (ccb_material){INFINITY, 0, 0, 0.3, 0.0};
     ccb_model_add_shape(m, ic, &cs, NULL);
     ccb_body_def b = ccb_body_def_default();
     b.name = "ball";
@@ -778,7 +778,7 @@ static void test_capsule_sphere_query(void) {
     ccb_shape_def bs = ccb_shape_def_default();
     bs.type = CCB_SHAPE_SPHERE;
     bs.radius = 0.006;
-    bs.material = (ccb_material){1e4, 0, 0, 0.3};
+    bs.material = (ccb_material){1e4, 0, 0, 0.3, 0.0};
     ccb_model_add_shape(m, ib, &bs, NULL);
     CHECK(ccb_model_finalize(m) == CCB_OK, "finalize: %s", ccb_model_last_error(m));
     struct {

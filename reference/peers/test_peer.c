@@ -56,7 +56,7 @@ static ccb_model* scene(int loaded) {
     CHECK(ccb_model_add_body(m, &ground, &gb) == CCB_OK, "ground");
     ccb_shape_def floor = ccb_shape_def_default();
     floor.name = "floor";
-    floor.material = (ccb_material){INFINITY, 0, 0, 0.5};
+    floor.material = (ccb_material){INFINITY, 0, 0, 0.5, 0.0};
     CHECK(ccb_model_add_shape(m, gb, &floor, NULL) == CCB_OK, "floor");
 
     ccb_body_def free = ccb_body_def_default();
@@ -81,7 +81,7 @@ static ccb_model* scene(int loaded) {
     ball.name = "block_ball";
     ball.type = CCB_SHAPE_SPHERE;
     ball.radius = 0.1;
-    ball.material = (ccb_material){1e6, 0, 0, 0.5};
+    ball.material = (ccb_material){1e6, 0, 0, 0.5, 0.0};
     CHECK(ccb_model_add_shape(m, fb, &ball, NULL) == CCB_OK, "block ball");
 
     ccb_body_def planar = ccb_body_def_default();
@@ -188,7 +188,7 @@ static void test_joint_pairs(const peer_engine* e) {
         ccb_shape_def sp = ccb_shape_def_default();
         sp.type = CCB_SHAPE_SPHERE;
         sp.radius = 0.1;
-        sp.material = (ccb_material){1e4, 0, 0, 0.5};
+        sp.material = (ccb_material){1e4, 0, 0, 0.5, 0.0};
         sp.name = "a";
         CHECK(ccb_model_add_shape(m, is, &sp, NULL) == CCB_OK, "a");
         sp.name = "b";

@@ -44,7 +44,9 @@ typedef struct ccb_contact_input {
     double mu;    /* Coulomb friction coefficient [-], finite >= 0 */
     double phi0;  /* signed distance at the start of the step [m], < 0 overlap */
     double vn0;   /* previous-step normal contact velocity [m/s] (Lagged's gamma_n0) */
-    double w; /* Delassus diagonal approximation [1/kg] (formulation-convex §4.2), finite > 0 */
+    double w;   /* Delassus diagonal approximation [1/kg] (formulation-convex §4.2), finite > 0 */
+    double mu2; /* anisotropic friction: the coefficient along t2 [-], mu the one along t1; 0
+                   (default): isotropic; else finite > 0, with mu > 0 (formulation-convex §18) */
 } ccb_contact_input;
 
 /* Per-contact constants of one step, filled by `prepare`. Fields not used by a variant are 0.
@@ -67,6 +69,9 @@ typedef struct ccb_constraint {
     double mu_tilde2; /* mu^2 Rt/Rn [-] */
     double mu_hat;    /* mu Rt/Rn [-] */
     double sigma_w;   /* sigma*w [1/kg], for the effective stiction tolerance (eq. 25) */
+    /* Anisotropic friction (formulation-convex §18): the scales (A_1, A_2) = (mu, mu2)/min(mu,
+     * mu2) >= 1 of the tangential velocity, set by ccb_constraint_prepare; (0, 0): isotropic. */
+    double aniso[2];
     /* Per-contact constants of an approximation that is not built in (its own layout). */
     double user[CCB_CONSTRAINT_USER];
 } ccb_constraint;
@@ -97,6 +102,35 @@ CCB_API extern const ccb_approx ccb_approx_similar; /* formulation-convex §6 */
 CCB_API extern const ccb_approx ccb_approx_lagged;  /* formulation-convex §5, eps_s = v_s */
 CCB_API extern const ccb_approx
     ccb_approx_lagged_reg; /* formulation-convex §7, eps_s = max(v_s, sigma w mu gn0) */
+
+/* ---- A contact's constraint, with anisotropic friction (formulation-convex §18; ICF
+ * Appendix B) ----
+ * The friction tensor M = diag(mu, mu2) of a contact is mu_min A with mu_min = min(mu, mu2) and
+ * A = diag(A_1, A_2) >= I. Every approximation's isotropic potential l_iso (coefficient mu_min)
+ * taken at the scaled velocity T v_c, T = diag(A_1, A_2, 1), is the anisotropic potential
+ *     l(v_c) = l_iso(T v_c),  gamma = T gamma_iso(T v_c),  G = T G_iso(T v_c) T,
+ * convex when l_iso is, with a symmetric Hessian (ICF eq. 32), the elliptic cone |M^-1 gamma_t|
+ * <= gamma_n and the friction of maximum dissipation gamma_t = -gamma_n M t^(M v_t) (eq. 31) in
+ * sliding. The isotropic law's regularization applies to |A v_t|: every direction's stiction
+ * tolerance is at most the isotropic one's (v_s, eq. 26's eps_s, SAP's sigma w mu_min gamma_n)
+ * and equals it along the axis of least friction. With mu2 = 0 or mu2 = mu each function is the
+ * approximation's own, unchanged. An approximation needs nothing of its own for this. */
+/* a->prepare on in, with mu_min in place of (mu, mu2) and c->aniso set (zeroed if isotropic) */
+CCB_API void ccb_constraint_prepare(const ccb_approx* a, const ccb_step_context* step,
+                                    const ccb_approx_options* opt, const ccb_contact_input* in,
+                                    ccb_constraint* c);
+/* a->eval of the constraint (the formulas above) */
+CCB_API double ccb_constraint_eval(const ccb_approx* a, const ccb_constraint* c, const double vc[3],
+                                   double gamma[3], double G[9]);
+/* a->inactive_radius in v_c (-1 if a has none): the scaled radius over max(A_1, A_2) */
+CCB_API double ccb_constraint_inactive_radius(const ccb_approx* a, const ccb_constraint* c,
+                                              const double vc[3]);
+/* a->stiction_tolerance at the impulse gamma, over max(A_1, A_2): the tolerance along the axis of
+ * most friction, the smallest of any direction [m/s] */
+CCB_API double ccb_constraint_stiction_tolerance(const ccb_approx* a, const ccb_constraint* c,
+                                                 const double gamma[3]);
+/* The largest friction coefficient of the constraint, mu_min max(A_1, A_2) (c->mu if isotropic) */
+CCB_API double ccb_constraint_mu_max(const ccb_constraint* c);
 
 /* Registry: the built-in approximations first, then the registered ones, in order.
  * ccb_approx_get returns NULL outside [0, count); ccb_approx_find NULL for an unknown name. */

@@ -56,6 +56,21 @@ CCB_API void ccb_friction_soft(ccb_friction_model m, double mu, double fn, const
                                double vs, double eps_v, double ft[2], double Dt[4], double* mu_s,
                                double t_out[2]);
 
+/* Anisotropic regularized friction (formulation-convex §18.3; ICF Appendix B): the tensor
+ * M = diag(mu, mu2) = mu_min A along (t1, t2), mu_min = min(mu, mu2). The isotropic law of mu_min
+ * at the scaled slip u = A vt, mapped back: ft = A ft_iso(u), Dt = A Dt_iso(u) A (SPSD, eq. 32),
+ * t_out = A t_iso (so ft = -mu~ fn t_out), *mu_s = mu~(|u|_s/v_s) of mu_min. It saturates on the
+ * ellipse |M^-1 ft| = fn in the direction of maximum dissipation -M^2 vt/|M vt| (eq. 31); the
+ * stiction tolerance of direction e is v_s/|A e| <= v_s. mu2 = 0 or mu2 = mu: ccb_friction_soft.
+ * */
+CCB_API void ccb_friction_soft_aniso(ccb_friction_model m, double mu, double mu2, double fn,
+                                     const double vt[2], double vs, double eps_v, double ft[2],
+                                     double Dt[4], double* mu_s, double t_out[2]);
+/* The continuous model's friction force ft[2] [N] (ccb_friction_ratio) with the tensor
+ * diag(mu, mu2) as above: ft = -fn (mu~(s)/s) A^2 vt/v_s, s = |A vt|/v_s (mu2 = 0: isotropic). */
+CCB_API void ccb_friction_force(ccb_friction_model m, double mu, double mu2, double fn,
+                                const double vt[2], double vs, double ft[2]);
+
 #ifdef __cplusplus
 }
 #endif

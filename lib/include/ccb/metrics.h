@@ -11,7 +11,10 @@
  * (the last with De Saxce's correction of the normal velocity), and the relative momentum-balance
  * residual |D (A (v - v*) - J^T gamma)| / max(|D A (v - v0)|, |D J^T gamma|), D = diag(A)^-1/2
  * [-]. Each is zero for an exact rigid Coulomb contact; compliant models have signorini > 0 by
- * design (they penetrate while they push). */
+ * design (they penetrate while they push). A contact with anisotropic friction (material mu2 > 0)
+ * adds the terms of mu_min = min(mu, mu2) in the scaled variables gamma_t A^-1 and A v_t, A =
+ * diag(mu, mu2)/mu_min (formulation-convex §18.2): its cone term is mu_min (|M^-1 gamma_t| -
+ * gamma_n)_+ and its dissipation gamma_t . v_t + gamma_n |M v_t|, M = diag(mu, mu2). */
 #ifndef CCB_METRICS_H
 #define CCB_METRICS_H
 

@@ -140,12 +140,21 @@ typedef enum ccb_shape_type {
 
 /* Contact material of a shape. A rigid surface has k = INFINITY. Pair values combine as in
  * Drake (spec: formulation-convex §8.8): k = kA kB/(kA+kB), d = (kB dA + kA dB)/(kA+kB),
- * tau_d = tauA + tauB, mu = 2 muA muB/(muA + muB); a rigid side contributes nothing to k, d. */
+ * tau_d = tauA + tauB, mu = 2 muA muB/(muA + muB); a rigid side contributes nothing to k, d.
+ *
+ * Anisotropic friction (ICF Appendix B; formulation-convex §18): a rigid half-space may have a
+ * grain, its shape frame's x axis, with friction mu along it and mu2 across it (along its y
+ * axis): the friction tensor diag(mu, mu2) and the elliptic cone |diag(mu, mu2)^-1 gamma_t| <=
+ * gamma_n. Its contacts' frames are (x, y, z) of the half-space, so t1 is the grain. Each axis
+ * combines with the other side's (isotropic) mu by the rule above. mu2 = 0: isotropic. */
 typedef struct ccb_material {
     double k;     /* normal stiffness [N/m], > 0, may be INFINITY (rigid) */
     double d;     /* Hunt & Crossley dissipation [s/m], finite >= 0 */
     double tau_d; /* SAP relaxation time [s], finite >= 0 */
-    double mu;    /* Coulomb friction [-], finite >= 0 */
+    double mu;    /* Coulomb friction [-], finite >= 0 (along the grain, or along t1 of a
+                     contact's pair material, if mu2 > 0) */
+    double mu2;   /* friction across the grain [-] (along t2 of a contact), finite >= 0; 0: the
+                     material is isotropic; > 0 only on a rigid half-space, and then mu > 0 */
 } ccb_material;
 
 typedef struct ccb_shape_def {

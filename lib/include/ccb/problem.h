@@ -116,7 +116,8 @@ typedef struct ccb_global_problem {
 } ccb_global_problem;
 
 /* Fills g (zeroed storage of its own; release with ccb_global_problem_free) from a built problem,
- * completing deferred contacts. CCB_E_INVALID, CCB_E_NOMEM (g left empty). */
+ * completing deferred contacts. CCB_E_INVALID (also for a contact with anisotropic friction:
+ * FCLIB's cone is isotropic), CCB_E_NOMEM (g left empty). */
 CCB_API ccb_status ccb_problem_to_global(const ccb_problem* problem, ccb_global_problem* g);
 CCB_API void ccb_global_problem_free(ccb_global_problem* g); /* accepts NULL and empty */
 /* Impulses in ccb's contact order (t1, t2, n) to the global form's (n, t1, t2) and back; nc
