@@ -38,7 +38,7 @@ double ind_eval(indep* w, const double* v, double* grad, int hess) {
         const double* x = w->vc + 3 * i;
         const double vcc[3] = {x[1], x[2], x[0]};
         double gc[3], Gc[9];
-        cost += s->ap->eval(&s->con[i], vcc, gc, hess ? Gc : NULL);
+        cost += ccb_constraint_eval(s->ap, &s->con[i], vcc, gc, hess ? Gc : NULL);
         w->gam[3 * i] = gc[2], w->gam[3 * i + 1] = gc[0], w->gam[3 * i + 2] = gc[1];
         if (hess) {
             static const int perm[3] = {2, 0, 1}; /* global index -> ccb index */

@@ -133,8 +133,8 @@ static ccb_status solve(ccb_sim* sim, const ccb_step_context* step, const double
             const double* W = ccb_dual_delassus(w->dual, i);
             double y[3], yt[3], gn[3];
             ccb_dual_contact_velocity(w->dual, i, w->v, y);
-            if (gi[0] == 0 && gi[1] == 0 && gi[2] == 0 && ap->inactive_radius &&
-                ap->inactive_radius(c, y) >= 0) {
+            if (gi[0] == 0 && gi[1] == 0 && gi[2] == 0 &&
+                ccb_constraint_inactive_radius(ap, c, y) >= 0) {
                 continue; /* inactive at its velocity and carrying nothing: already solved */
             }
             for (int r = 0; r < 3; ++r) {
