@@ -153,4 +153,39 @@ int ccb_ref_coin_solve(const ccb_ref_coin* p, double eps0, double S0, const doub
                        int nlevels, double* eps_at, double* t_at, double* lat_max, char* msg,
                        size_t msg_size);
 
+/* ---- anisotropic plane (spec: formulation-convex §18.5; ICF Appendix B) ------------------------
+ * A point mass on a plane with the friction tensor diag(mu1, mu2) along (across) the grain, normal
+ * force m g, ideal Coulomb friction of maximum dissipation f = -m g M^2 v / |M v|. */
+typedef struct ccb_ref_aniso {
+    double mu1, mu2, g; /* [-], [-], [m/s^2], all finite > 0 */
+} ccb_ref_aniso;
+
+/* A free slide from the velocity (v1, v2) (grain frame) to rest, eqs. (18.4)-(18.5). */
+typedef struct ccb_ref_aniso_slide {
+    double T;      /* stopping time [s] */
+    double X1, X2; /* displacement along and across the grain at rest [m] */
+    double r;      /* exponent mu1^2/mu2^2 of the invariant |v1| |v2|^-r */
+    double lnC;    /* ln(|v1| |v2|^-r) at the start (NAN if a component is 0) */
+} ccb_ref_aniso_slide;
+/* By GSL's adaptive Gauss-Kronrod quadrature to a relative 1e-12 after the substitution that
+ * removes the w^(r-1) singularity. 0, or -1 with a message (invalid input, quadrature failure). */
+int ccb_ref_aniso_slide_solve(const ccb_ref_aniso* p, double v1, double v2,
+                              ccb_ref_aniso_slide* out, char* msg, size_t msg_size);
+/* The point of the slide where |v2| has fallen to s |v2(0)| (0 <= s <= 1; s = 0: rest): the time
+ * t, the displacement (x1, x2) and the velocity (w1, w2) there, by the same quadrature over
+ * [s w0, w0] (a slide along an axis: s is the fraction of that axis's speed). 0, or -1. */
+int ccb_ref_aniso_slide_point(const ccb_ref_aniso* p, double v1, double v2, double s, double* t,
+                              double x[2], double w[2], char* msg, size_t msg_size);
+
+/* A constant horizontal force f m g at angle theta in [0, pi/2] to the grain, from rest:
+ * eqs. (18.6)-(18.7). */
+typedef struct ccb_ref_aniso_push {
+    int slides;    /* 0: the force is inside the cone's ellipse, the body stays at rest */
+    double phi;    /* direction of the straight slide to the grain [rad] (theta if at rest) */
+    double lambda; /* its acceleration [m/s^2] (0 at rest) */
+} ccb_ref_aniso_push;
+/* 0, or -1 with a message (invalid input; a bracket without a root). */
+int ccb_ref_aniso_push_solve(const ccb_ref_aniso* p, double f, double theta,
+                             ccb_ref_aniso_push* out, char* msg, size_t msg_size);
+
 #endif

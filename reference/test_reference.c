@@ -275,11 +275,126 @@ static void test_coin(void) {
           "ascending levels rejected");
 }
 
+/* The anisotropic plane (formulation-convex §18.5): the quadrature of (18.5) against an
+ * independent integration of the ODE v' = -g M^2 v/|Mv| (classical RK4 in the arc variable
+ * w = |v2|, where the right side is smooth), the isotropic limit, the invariant, and the push's
+ * straight slide against its defining equation. */
+typedef struct aniso_ode {
+    double mu1, mu2, g;
+} aniso_ode;
+
+/* d(t, x1, x2, v1)/dw along w = v2 decreasing: dt/dw = -|Mv|/(g mu2^2 w), dx/dw = v dt/dw,
+ * dv1/dw = (mu1^2 v1)/(mu2^2 w) */
+static void aniso_rhs(const aniso_ode* o, double w, const double y[4], double d[4]) {
+    const double mv = sqrt(o->mu1 * o->mu1 * y[3] * y[3] + o->mu2 * o->mu2 * w * w);
+    const double dt = -mv / (o->g * o->mu2 * o->mu2 * w);
+    d[0] = dt;
+    d[1] = y[3] * dt;
+    d[2] = w * dt;
+    d[3] = o->mu1 * o->mu1 * y[3] / (o->mu2 * o->mu2 * w);
+}
+
+static void test_aniso(void) {
+    const ccb_ref_aniso p = {0.3, 0.6, 9.81};
+    char msg[256];
+    ccb_ref_aniso_slide sl;
+    const double V = 1.0, a = 0.25 * CCB_TEST_PI;
+    CHECK(ccb_ref_aniso_slide_solve(&p, V * cos(a), V * sin(a), &sl, msg, sizeof msg) == 0, "%s",
+          msg);
+    /* RK4 in w from w0 down to w_end = 1e-6 w0 (the rest: at most the time to stop from there,
+     * |Mv| <= 1e-6 V (mu1 C w^(r-1)...) is added as the axis-1 tail, checked by its size) */
+    const aniso_ode o = {p.mu1, p.mu2, p.g};
+    double y[4] = {0, 0, 0, V * cos(a)}, w = V * sin(a);
+    const int N = 200000;
+    /* geometric steps in w: the solution is smooth in ln w */
+    const double wend = 1e-7 * w, ratio = pow(wend / w, 1.0 / N);
+    for (int k = 0; k < N; ++k) {
+        const double h = w * ratio - w;
+        double k1[4], k2[4], k3[4], k4[4], t[4];
+        aniso_rhs(&o, w, y, k1);
+        for (int i = 0; i < 4; ++i)
+            t[i] = y[i] + 0.5 * h * k1[i];
+        aniso_rhs(&o, w + 0.5 * h, t, k2);
+        for (int i = 0; i < 4; ++i)
+            t[i] = y[i] + 0.5 * h * k2[i];
+        aniso_rhs(&o, w + 0.5 * h, t, k3);
+        for (int i = 0; i < 4; ++i)
+            t[i] = y[i] + h * k3[i];
+        aniso_rhs(&o, w + h, t, k4);
+        for (int i = 0; i < 4; ++i)
+            y[i] += h * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]) / 6;
+        w += h;
+    }
+    /* the tail from (y[3], w) to rest: at most a slide along the grain from |v| */
+    const double vt = hypot(y[3], w), tail_t = vt / (p.g * p.mu1),
+                 tail_x = vt * vt / (2 * p.g * p.mu1);
+    /* [RK4 with 2e5 geometric steps: truncation ~1e-12 of the totals; the tail 1e-7 of V^2/g] */
+    CHECK_ABS(sl.T, y[0], tail_t + 1e-9, "stopping time: quadrature = RK4 on the ODE");
+    CHECK_ABS(sl.X1, y[1], tail_x + 1e-9, "along the grain: quadrature = RK4 on the ODE");
+    CHECK_ABS(sl.X2, y[2], tail_x + 1e-9, "across the grain: quadrature = RK4 on the ODE");
+    CHECK(sl.X1 > sl.X2 * 2, "the path bends toward the grain (X1 = %g, X2 = %g)", sl.X1, sl.X2);
+    CHECK_REL(sl.r, 0.25, 1e-15, 0, "r = mu1^2/mu2^2");
+    /* the invariant at an inner point of the slide, and the point's own consistency */
+    double t, x[2], v[2];
+    CHECK(ccb_ref_aniso_slide_point(&p, V * cos(a), V * sin(a), 0.3, &t, x, v, msg, sizeof msg) ==
+              0,
+          "%s", msg);
+    CHECK_ABS(log(fabs(v[0])) - sl.r * log(fabs(v[1])), sl.lnC, 1e-14, "invariant (18.4)");
+    CHECK(t > 0 && t < sl.T && x[0] < sl.X1 && x[1] < sl.X2, "an inner point");
+    /* the isotropic limit and the axes: uniform deceleration g mu */
+    const ccb_ref_aniso iso = {0.4, 0.4, 9.81};
+    CHECK(ccb_ref_aniso_slide_solve(&iso, 0.6, -0.8, &sl, msg, sizeof msg) == 0, "%s", msg);
+    /* [quadrature to 1e-12] */
+    CHECK_REL(sl.T, 1.0 / (0.4 * 9.81), 1e-11, 0, "isotropic stop time V/(g mu)");
+    CHECK_REL(sl.X1, 0.6 / (2 * 0.4 * 9.81), 1e-11, 0, "isotropic X1 = v1 V/(2 g mu)");
+    CHECK_REL(sl.X2, -0.8 / (2 * 0.4 * 9.81), 1e-11, 0, "isotropic X2 = v2 V/(2 g mu)");
+    CHECK(ccb_ref_aniso_slide_solve(&p, 0.0, 1.0, &sl, msg, sizeof msg) == 0 &&
+              sl.T == 1.0 / (0.6 * 9.81) && sl.X1 == 0.0,
+          "across the grain: a straight slide");
+    /* the push: rest inside the ellipse, the slide direction's defining equation, lambda > 0 */
+    ccb_ref_aniso_push pu;
+    int slides = 0;
+    for (int k = 0; k <= 18; ++k) {
+        const double th = k * CCB_TEST_PI / 36, f = 0.45;
+        CHECK(ccb_ref_aniso_push_solve(&p, f, th, &pu, msg, sizeof msg) == 0, "%s", msg);
+        const double e = pow(f * cos(th) / p.mu1, 2) + pow(f * sin(th) / p.mu2, 2);
+        CHECK(pu.slides == (e > 1), "rest iff |M^-1 F| <= m g at %g rad", th);
+        if (!pu.slides) {
+            continue;
+        }
+        slides++;
+        const double c = cos(pu.phi), s = sin(pu.phi), mu = hypot(p.mu1 * c, p.mu2 * s);
+        const double acc[2] = {p.g * (f * cos(th) - p.mu1 * p.mu1 * c / mu),
+                               p.g * (f * sin(th) - p.mu2 * p.mu2 * s / mu)};
+        /* [Brent to 1e-14 rad] */
+        CHECK_ABS(acc[0] * s - acc[1] * c, 0.0, 1e-12, "net force along the slide (18.7)");
+        CHECK_ABS(acc[0] * c + acc[1] * s, pu.lambda, 1e-12, "lambda = its size");
+        CHECK(pu.lambda > 0 && pu.phi <= th + 1e-15, "accelerates, leaning toward the grain");
+        /* one root in [0, pi/2]: a scan of the residual changes sign once */
+        int changes = 0;
+        double prev = NAN;
+        for (int j = 0; j <= 2000; ++j) {
+            const double ph = j * 0.5 * CCB_TEST_PI / 2000, cc = cos(ph), ss = sin(ph);
+            const double r = f * sin(ph - th) - (p.mu1 * p.mu1 - p.mu2 * p.mu2) * ss * cc /
+                                                    hypot(p.mu1 * cc, p.mu2 * ss);
+            changes += j > 0 && (r > 0) != (prev > 0);
+            prev = r;
+        }
+        CHECK(changes <= 1, "a unique slide direction (%d sign changes)", changes);
+    }
+    CHECK(slides > 3 && slides < 19, "the force of 0.45 m g slides at small angles only (%d)",
+          slides);
+    CHECK(ccb_ref_aniso_push_solve(&p, 0.45, 2.0, &pu, msg, sizeof msg) != 0, "angle > pi/2");
+    const ccb_ref_aniso bad = {0.3, 0.0, 9.81};
+    CHECK(ccb_ref_aniso_slide_solve(&bad, 1, 1, &sl, msg, sizeof msg) != 0, "mu2 = 0 refused");
+}
+
 int main(void) {
     RUN(test_coin);
     RUN(test_conveyor_events);
     RUN(test_box);
     RUN(test_sphere);
     RUN(test_rod);
+    RUN(test_aniso);
     return TEST_SUMMARY();
 }
