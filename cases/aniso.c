@@ -84,8 +84,11 @@ static const char* const k_notes[] = {
     "(m = 1 kg, mu = 0.3 along and mu2 = 0.6 across the grain, V0 = 1 m/s at 45 degrees, a force "
     "of 0.45 m g) and the closed forms (formulation-convex §18.5) are ccb's [default?].",
     "The block is a free body with one contact point at its centre of mass, starting at the "
-    "static penetration m g / k: the normal force is m g and the contact exerts no torque, so "
-    "the block translates as the point mass of the closed forms.",
+    "static penetration m g / k: the normal force is m g. The contact point lies on the plane, "
+    "m g / k (and SAP's and Similar's hover) above the centre, where a single point cannot "
+    "resist the small torque of its friction: the block's rotational inertia is 1e6 m (1 m)^2 "
+    "[default?], which holds its rotation below 1e-6 rad, so it translates as the point mass "
+    "of the closed forms.",
     "mu and mu2 are the pair's coefficients. The plane carries the grain (its x axis) and the "
     "block's point the isotropic max(mu, mu2); the plane's own coefficients are solved from "
     "the harmonic pair rule (formulation-convex §8.8, §18.1) so that the pair has mu and mu2.",
@@ -143,8 +146,12 @@ static int aniso_build(const double* P, ccb_model** out, void** data, char* msg,
     blk.name = "block";
     blk.mobilizer = CCB_MOBILIZER_FREE;
     blk.mass = m;
-    blk.inertia = ccb_m3_identity(); /* a 0.1 m cube's: m (0.1^2 + 0.1^2)/12 */
-    blk.inertia.m[0] = blk.inertia.m[4] = blk.inertia.m[8] = m * 0.02 / 12.0;
+    /* rotation held off by a large inertia, 1e6 m x (1 m)^2: the contact point lies m g/k (and
+     * SAP's and Similar's hover) above the centre of mass, where a single point cannot resist the
+     * small torque of its friction (a real block's corners would); the closed forms are those of
+     * a point mass */
+    blk.inertia = ccb_m3_identity();
+    blk.inertia.m[0] = blk.inertia.m[4] = blk.inertia.m[8] = 1e6 * m;
     blk.pose.p = ccb_v3(0.0, 0.0, -m * g / P[P_K]); /* static penetration: f_n = m g */
     blk.twist.v = ccb_v3(P[P_V0] * cos(a), P[P_V0] * sin(a), 0.0);
     blk.force = aniso_force;
@@ -566,8 +573,8 @@ static const fig_plot k_brk_plots[] = {
     {.script = "aniso_breakaway.gp",
      .out = "breakaway",
      .vars = "variants='sap similar lagged tamsi'; "
-             "title='Block on an anisotropic plane pushed by 0.45 m g: slide direction against "
-             "the force angle'"},
+             "theta_c={theta_c|%.4f}; title='Anisotropic plane, force 0.45 m g: slide direction (at "
+             "rest beyond the dashed line)'"},
     {.script = NULL}};
 
 static const fig_study k_breakaway = {
@@ -615,7 +622,7 @@ static const case_study k_studies[] = {
      .figure = "ICF Appendix B (the elliptic cone)",
      .decl = &k_breakaway}};
 
-static const char* const k_quick[] = {"slide", "breakaway", NULL};
+static const char* const k_quick[] = {"convergence", "slide", "breakaway", "gradients", NULL};
 
 const case_desc case_aniso = {
     .name = "aniso",
