@@ -20,7 +20,8 @@ set(CCB_GATES conveyor  4.3    3.36
               gripper   15.7   319
               grasp     44.0   50.8
               spatula   74.6   119
-              push      1.3    1.2)
+              push      1.3    1.2
+              aniso     0.5    0.9)
 while(CCB_GATES)
   list(POP_FRONT CCB_GATES case quick full)
   add_test(NAME gate.${case}

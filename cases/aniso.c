@@ -108,6 +108,7 @@ static const char* const k_obs[] = {"x [m]",    "y [m]",         "v1 [m/s]",
 enum { O_X, O_Y, O_V1, O_V2, O_F1, O_F2, O_FN, O_DIR, O_STOL, O_COUNT };
 
 #define DEG (CCB_PI / 180.0)
+#define ANISO_T_FINAL 0.5 /* [s] */
 
 typedef struct aniso_data {
     ccb_vec3 force; /* the constant applied force [N] */
@@ -572,9 +573,10 @@ static const fig_table k_brk_tables[] = {{.name = "curve",
 static const fig_plot k_brk_plots[] = {
     {.script = "aniso_breakaway.gp",
      .out = "breakaway",
-     .vars = "variants='sap similar lagged tamsi'; "
-             "theta_c={theta_c|%.4f}; title='Anisotropic plane, force 0.45 m g: slide direction (at "
-             "rest beyond the dashed line)'"},
+     .vars =
+         "variants='sap similar lagged tamsi'; "
+         "theta_c={theta_c|%.4f}; title='Anisotropic plane, force 0.45 m g: slide direction (at "
+         "rest beyond the dashed line)'"},
     {.script = NULL}};
 
 static const fig_study k_breakaway = {
@@ -610,12 +612,38 @@ static const case_std k_std = {
     .dts_quick = {4e-3, 2e-3},
     .ndt_quick = 2};
 
+/* The slide's closed form is the free slide: refuse a force or a block at rest up front. */
+static int slide_check(const double* P, char* msg, size_t n) {
+    if (!(P[P_V0] > 0) || P[P_F] != 0) {
+        snprintf(msg, n,
+                 "the slide study compares a free slide with its closed form: it needs V0 > 0 "
+                 "and f = 0 (got V0 = %g m/s, f = %g); the breakaway study pushes the block",
+                 P[P_V0], P[P_F]);
+        return -1;
+    }
+    const double a = P[P_ALPHA] * DEG;
+    const ccb_ref_aniso rp = ref_params(P);
+    ccb_ref_aniso_slide ex;
+    if (ccb_ref_aniso_slide_solve(&rp, P[P_V0] * cos(a), P[P_V0] * sin(a), &ex, msg, n) != 0) {
+        return -1;
+    }
+    if (!(ex.T <= 0.8 * ANISO_T_FINAL)) {
+        snprintf(msg, n,
+                 "the slide lasts %.4g s by (18.5), longer than 80 %% of the study's %g s run: "
+                 "lower V0 or raise mu, mu2 or g",
+                 ex.T, ANISO_T_FINAL);
+        return -1;
+    }
+    return 0;
+}
+
 static const case_study k_studies[] = {
     {.name = "slide",
      .title = "free slide at 45 degrees to the grain: stop point and time, friction direction, "
               "invariant, against the closed form; isotropic controls",
      .figure = "ICF Appendix B (eqs. 30-32)",
-     .decl = &k_slide},
+     .decl = &k_slide,
+     .check = slide_check},
     {.name = "breakaway",
      .title = "a force of 0.45 m g at 0 ... 90 degrees: rest or slide, slide direction and "
               "acceleration against the closed form; isotropic controls",
@@ -634,7 +662,7 @@ const case_desc case_aniso = {
     .notes = k_notes,
     .nnotes = (int)(sizeof k_notes / sizeof k_notes[0]),
     .dt_default = 1e-3,
-    .t_final_default = 0.5,
+    .t_final_default = ANISO_T_FINAL,
     .approx_default = "lagged",
     .build = aniso_build,
     .destroy = aniso_destroy,

@@ -5,8 +5,8 @@
  * Free slide: v1' = -g mu1^2 v1/|Mv|, v2' = -g mu2^2 v2/|Mv|, so |v1| |v2|^-r = C with
  * r = mu1^2/mu2^2 (18.4). With w = |v2| running from w0 down to 0, dt = |Mv| dw/(g mu2^2 w) and
  * the time, and the displacements along and across the grain, are the integrals (18.5) over w.
- * The substitution w = w0 s^q, q = max(1, 1/r), makes the integrands bounded on s in [0, 1]
- * (the time's w^(r-1) singularity becomes s^0), so GSL's QAG rule reaches 1e-12.
+ * In u = ln(w0/w) the integrands are smooth sums of exponentials on [0, inf) (the time's
+ * w^(r-1) singularity becomes e^(-r u)), which GSL's QAGIU rule integrates to 1e-12.
  *
  * Breakaway: the body rests iff |M^-1 F| <= m g (18.6); otherwise it slides on the straight line
  * u(phi) along which F/m - g M^2 u/|Mu| is parallel to u (18.7), found by Brent's method. */
@@ -18,25 +18,22 @@
 #include "reference.h"
 
 typedef struct slide {
-    double mu1, mu2, g, r, C, w0, q;
+    double mu1, mu2, g, r, a,
+        b;     /* a = mu1 C w0^r, b = mu2 w0: |Mv| = sqrt(a^2 e^-2ru + b^2 e^-2u) */
     int which; /* 0: time, 1: x1, 2: x2 */
 } slide;
 
-/* The integrand of (18.5) in s (w = w0 s^q, dw = q w0 s^(q-1) ds), divided by w where it is
- * singular: |Mv|/(g mu2^2 w) dw = sqrt(mu1^2 C^2 w^(2r-2) + mu2^2)/(g mu2^2) dw. */
-static double integrand(double s, void* u) {
-    const slide* p = u;
-    if (s <= 0) {
-        s = 1e-300;
-    }
-    const double w = p->w0 * pow(s, p->q), dw = p->q * p->w0 * pow(s, p->q - 1.0);
-    const double v1 = p->C * pow(w, p->r);
-    /* |Mv|/w = sqrt(mu1^2 v1^2/w^2 + mu2^2); v1/w = C w^(r-1) */
-    const double v1w = p->C * pow(w, p->r - 1.0);
-    const double mvw = sqrt(p->mu1 * p->mu1 * v1w * v1w + p->mu2 * p->mu2);
-    const double dtw = mvw / (p->g * p->mu2 * p->mu2); /* dt/dw */
-    const double f = p->which == 0 ? dtw : p->which == 1 ? dtw * v1 : dtw * w;
-    return f * dw;
+/* The integrands of (18.5) in u = ln(w0/w) (dw/w = -du), so that the time's w^(r-1) becomes
+ * e^(-r u) on [0, inf): dt = |Mv|/(g mu2^2) du, dx1 = v1 dt, dx2 = w dt with
+ * v1 = C w0^r e^(-r u) = (a/mu1) e^(-r u) and w = (b/mu2) e^(-u). */
+static double integrand(double u, void* p_) {
+    const slide* p = p_;
+    const double e1 = exp(-p->r * u), e2 = exp(-u);
+    const double mv = hypot(p->a * e1, p->b * e2);
+    const double dt = mv / (p->g * p->mu2 * p->mu2);
+    return p->which == 0   ? dt
+           : p->which == 1 ? dt * (p->a / p->mu1) * e1
+                           : dt * (p->b / p->mu2) * e2;
 }
 
 static int check(const ccb_ref_aniso* p, char* msg, size_t n) {
@@ -71,27 +68,43 @@ int ccb_ref_aniso_slide_point(const ccb_ref_aniso* p, double v1, double v2, doub
         w[1 - ax] = 0.0;
         return 0;
     }
-    slide sl = {p->mu1, p->mu2, p->g, p->mu1 * p->mu1 / (p->mu2 * p->mu2), 0, a2, 1.0, 0};
-    sl.C = a1 / pow(a2, sl.r);
-    sl.q = fmax(1.0, 1.0 / sl.r);
+    slide sl = {p->mu1, p->mu2, p->g, p->mu1 * p->mu1 / (p->mu2 * p->mu2), 0, 0, 0};
+    sl.a = p->mu1 * a1; /* mu1 C w0^r = mu1 |v1(0)| */
+    sl.b = p->mu2 * a2;
     gsl_set_error_handler_off();
     gsl_integration_workspace* ws = gsl_integration_workspace_alloc(2000);
     if (ws == NULL) {
         snprintf(msg, n, "aniso reference: out of memory");
         return -1;
     }
-    /* s in the variable of integration: w = w0 sigma^q from w = s w0 to w0 */
-    const double lo = s > 0 ? pow(s, 1.0 / sl.q) : 0.0;
-    double res[3];
+    /* the integrands decay at the rates r and 1 (and their sum): pieces [0, 40/fast],
+     * [40/fast, 40/slow] and [40/slow, inf) keep each one's scale inside one piece, so that no
+     * rule steps over a narrow peak at u = 0 when r is far from 1 */
+    const double fast = fmax(sl.r, 1.0), slow = fmin(sl.r, 1.0), umax = s > 0 ? -log(s) : INFINITY;
+    const double cut[3] = {fmin(40.0 / fast, umax), fmin(40.0 / slow, umax), umax};
+    double res[3] = {0, 0, 0};
     int rc = 0;
     for (int k = 0; k < 3 && rc == 0; ++k) {
         sl.which = k;
         gsl_function F = {integrand, &sl};
-        double err;
-        if (gsl_integration_qag(&F, lo, 1.0, 0.0, 1e-12, 2000, GSL_INTEG_GAUSS61, ws, &res[k],
-                                &err) != GSL_SUCCESS) {
-            snprintf(msg, n, "aniso reference: quadrature of (18.5) did not reach 1e-12");
-            rc = -1;
+        double lo = 0.0;
+        for (int piece = 0; piece < 3 && rc == 0 && lo < umax; ++piece) {
+            double part = 0.0, err;
+            /* [each piece to 1e-12 of itself, or 1e-14 of what came before] */
+            const double eabs = 1e-14 * fabs(res[k]);
+            const int st = isinf(cut[piece])
+                               ? gsl_integration_qagiu(&F, lo, eabs, 1e-12, 2000, ws, &part, &err)
+                               : gsl_integration_qag(&F, lo, cut[piece], eabs, 1e-12, 2000,
+                                                     GSL_INTEG_GAUSS61, ws, &part, &err);
+            if (st != GSL_SUCCESS || !isfinite(part)) {
+                snprintf(msg, n,
+                         "aniso reference: quadrature of (18.5) did not reach 1e-12 (mu1 = %g, "
+                         "mu2 = %g)",
+                         p->mu1, p->mu2);
+                rc = -1;
+            }
+            res[k] += part;
+            lo = cut[piece];
         }
     }
     gsl_integration_workspace_free(ws);
@@ -102,7 +115,7 @@ int ccb_ref_aniso_slide_point(const ccb_ref_aniso* p, double v1, double v2, doub
     *t = res[0];
     x[0] = sg1 * res[1];
     x[1] = sg2 * res[2];
-    w[0] = sg1 * sl.C * pow(wend, sl.r);
+    w[0] = sg1 * a1 * pow(s, sl.r); /* C (s w0)^r */
     w[1] = sg2 * wend;
     return 0;
 }

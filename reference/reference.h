@@ -167,8 +167,8 @@ typedef struct ccb_ref_aniso_slide {
     double r;      /* exponent mu1^2/mu2^2 of the invariant |v1| |v2|^-r */
     double lnC;    /* ln(|v1| |v2|^-r) at the start (NAN if a component is 0) */
 } ccb_ref_aniso_slide;
-/* By GSL's adaptive Gauss-Kronrod quadrature to a relative 1e-12 after the substitution that
- * removes the w^(r-1) singularity. 0, or -1 with a message (invalid input, quadrature failure). */
+/* By GSL's adaptive Gauss-Kronrod quadrature (QAGIU) to a relative 1e-12 in u = ln(w0/|v2|),
+ * where the integrands are smooth. 0, or -1 with a message (invalid input, quadrature failure). */
 int ccb_ref_aniso_slide_solve(const ccb_ref_aniso* p, double v1, double v2,
                               ccb_ref_aniso_slide* out, char* msg, size_t msg_size);
 /* The point of the slide where |v2| has fallen to s |v2(0)| (0 <= s <= 1; s = 0: rest): the time

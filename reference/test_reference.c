@@ -294,19 +294,15 @@ static void aniso_rhs(const aniso_ode* o, double w, const double y[4], double d[
     d[3] = o->mu1 * o->mu1 * y[3] / (o->mu2 * o->mu2 * w);
 }
 
-static void test_aniso(void) {
-    const ccb_ref_aniso p = {0.3, 0.6, 9.81};
+/* The slide of p from (V cos a, V sin a) by RK4 in w = v2 against the quadrature. */
+static void aniso_rk4_check(const ccb_ref_aniso* p, double V, double a, ccb_ref_aniso_slide* sl) {
     char msg[256];
-    ccb_ref_aniso_slide sl;
-    const double V = 1.0, a = 0.25 * CCB_TEST_PI;
-    CHECK(ccb_ref_aniso_slide_solve(&p, V * cos(a), V * sin(a), &sl, msg, sizeof msg) == 0, "%s",
+    CHECK(ccb_ref_aniso_slide_solve(p, V * cos(a), V * sin(a), sl, msg, sizeof msg) == 0, "%s",
           msg);
-    /* RK4 in w from w0 down to w_end = 1e-6 w0 (the rest: at most the time to stop from there,
-     * |Mv| <= 1e-6 V (mu1 C w^(r-1)...) is added as the axis-1 tail, checked by its size) */
-    const aniso_ode o = {p.mu1, p.mu2, p.g};
+    const aniso_ode o = {p->mu1, p->mu2, p->g};
     double y[4] = {0, 0, 0, V * cos(a)}, w = V * sin(a);
     const int N = 200000;
-    /* geometric steps in w: the solution is smooth in ln w */
+    /* geometric steps in w down to 1e-7 w0: the solution is smooth in ln w */
     const double wend = 1e-7 * w, ratio = pow(wend / w, 1.0 / N);
     for (int k = 0; k < N; ++k) {
         const double h = w * ratio - w;
@@ -325,13 +321,40 @@ static void test_aniso(void) {
             y[i] += h * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]) / 6;
         w += h;
     }
-    /* the tail from (y[3], w) to rest: at most a slide along the grain from |v| */
-    const double vt = hypot(y[3], w), tail_t = vt / (p.g * p.mu1),
-                 tail_x = vt * vt / (2 * p.g * p.mu1);
-    /* [RK4 with 2e5 geometric steps: truncation ~1e-12 of the totals; the tail 1e-7 of V^2/g] */
-    CHECK_ABS(sl.T, y[0], tail_t + 1e-9, "stopping time: quadrature = RK4 on the ODE");
-    CHECK_ABS(sl.X1, y[1], tail_x + 1e-9, "along the grain: quadrature = RK4 on the ODE");
-    CHECK_ABS(sl.X2, y[2], tail_x + 1e-9, "across the grain: quadrature = RK4 on the ODE");
+    /* the rest of the slide from (y[3], w): at most the time and distance of braking from that
+     * speed at the least deceleration */
+    const double vt = hypot(y[3], w), gm = p->g * fmin(p->mu1, p->mu2);
+    const double tail_t = vt / gm, tail_x = vt * vt / (2 * gm);
+    /* [RK4 with 2e5 geometric steps: truncation ~1e-12 of the totals] */
+    CHECK_ABS(sl->T, y[0], tail_t + 1e-9 * sl->T, "stopping time: quadrature = RK4 on the ODE");
+    CHECK_ABS(sl->X1, y[1], tail_x + 1e-9 * fabs(sl->X1), "along the grain: quadrature = RK4");
+    CHECK_ABS(sl->X2, y[2], tail_x + 1e-9 * fabs(sl->X2), "across the grain: quadrature = RK4");
+}
+
+static void test_aniso(void) {
+    const ccb_ref_aniso p = {0.3, 0.6, 9.81};
+    char msg[256];
+    ccb_ref_aniso_slide sl, s2;
+    const double V = 1.0, a = 0.25 * CCB_TEST_PI;
+    aniso_rk4_check(&p, V, a, &sl);
+    /* ratios 10 and 1/10: the rates r and 1 of the integrands far apart */
+    const ccb_ref_aniso p10 = {3.0, 0.3, 9.81}, p01 = {0.3, 3.0, 9.81};
+    aniso_rk4_check(&p10, V, 0.3, &s2);
+    aniso_rk4_check(&p01, V, 0.3, &s2);
+    /* swapping the axes swaps the answer (ratio 500: a peak of width 1/r at u = 0) */
+    const ccb_ref_aniso pa = {5.0, 0.01, 9.81}, pb = {0.01, 5.0, 9.81};
+    ccb_ref_aniso_slide sa, sb;
+    CHECK(ccb_ref_aniso_slide_solve(&pa, 0.6, 0.8, &sa, msg, sizeof msg) == 0 &&
+              ccb_ref_aniso_slide_solve(&pb, 0.8, 0.6, &sb, msg, sizeof msg) == 0,
+          "%s", msg);
+    /* [each by quadrature to 1e-12] */
+    CHECK_REL(sa.T, sb.T, 1e-11, 0, "swap: same stopping time");
+    CHECK_REL(sa.X1, sb.X2, 1e-11, 0, "swap: X1 <-> X2");
+    CHECK_REL(sa.X2, sb.X1, 1e-11, 0, "swap: X2 <-> X1");
+    /* ratio 500 across: the slide along the weak axis is nearly the 1-D one of mu2 */
+    CHECK_REL(sa.X2, 0.8 * 0.8 / (2 * 9.81 * 0.01), 0.02, 0,
+              "ratio 500: X2 within 2 % of the 1-D slide (the strong axis stops within 1 % "
+              "of the time)");
     CHECK(sl.X1 > sl.X2 * 2, "the path bends toward the grain (X1 = %g, X2 = %g)", sl.X1, sl.X2);
     CHECK_REL(sl.r, 0.25, 1e-15, 0, "r = mu1^2/mu2^2");
     /* the invariant at an inner point of the slide, and the point's own consistency */
