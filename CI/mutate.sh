@@ -74,6 +74,14 @@ mutants=(
   "hydro-tet-cache|hydroelastic clipping|lib/src/hydro_pair.c|if (tc->ea != ea) {|if (tc->ea < 0) {"
   # kappa(H) island by island: the largest eigenvalue taken from the bottom of each block
   "kappa-blocks|condition number|lib/src/dense.c|vhi = w[m - 1] > vhi ? w[m - 1] : vhi;|vhi = w[0] > vhi ? w[0] : vhi;"
+  # anisotropic friction: the impulse mapped back with the wrong axis' scale
+  "aniso-impulse|anisotropic friction: impulse|lib/src/approx.c|gamma[1] *= s[1];|gamma[1] *= s[0];"
+  # anisotropic friction: the contact frame not turned to the grain
+  "aniso-frame|anisotropic friction: frame|lib/src/geometry.c|*R = c->material.mu2 > 0 ? grain_frame|*R = c->material.mu2 < 0 ? grain_frame"
+  # anisotropic friction: TAMSI's Jacobian scaled on one side only
+  "aniso-tamsi|anisotropic friction: TAMSI Jacobian|lib/src/friction.c|Dt[2 * i + j] *= a[i] * a[j];|Dt[2 * i + j] *= a[i];"
+  # anisotropic friction: the pair rule skipped across the grain
+  "aniso-pair|anisotropic friction: pair rule|lib/src/model_finalize.c|const double mu2 = harmonic_mu(A->mu2 > 0 ? A->mu2 : A->mu, B->mu2 > 0 ? B->mu2 : B->mu);|const double mu2 = A->mu2 > 0 ? A->mu2 : B->mu2;"
 )
 
 log() { echo "mutate: $*" >&2; }

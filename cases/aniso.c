@@ -35,6 +35,7 @@ enum {
     P_ALPHA,
     P_F,
     P_THETA,
+    P_PSI,
     P_K,
     P_D,
     P_TAU,
@@ -64,6 +65,10 @@ static const case_param k_params[P_COUNT] = {
      .meaning = "constant horizontal force F / (m g) (0: a free slide)", .tag = "[default?]"},
     {.name = "theta", .unit = "deg", .lo = 0, .hi = 90,
      .meaning = "the force's angle to the grain", .tag = "[default?]"},
+    {.name = "psi", .def = 30.0, .unit = "deg", .lo = -180, .hi = 180,
+     .meaning = "the grain's angle to world x (the plane's frame turned about z; every angle "
+                "and coordinate of the studies is in the grain's frame)",
+     .tag = "[default?]"},
     {.name = "k", .def = 1e5, .unit = "N/m", .hi = 1e12, .lo_open = 1,
      .meaning = "contact stiffness (static penetration m g / k)", .tag = "[default?]"},
     {.name = "d", .def = 10.0, .unit = "s/m", .hi = 1e4,
@@ -89,6 +94,8 @@ static const char* const k_notes[] = {
     "resist the small torque of its friction: the block's rotational inertia is 1e6 m (1 m)^2 "
     "[default?], which holds its rotation below 1e-6 rad, so it translates as the point mass "
     "of the closed forms.",
+    "The grain lies at psi = 30 degrees to world x [default?], so that the contact frame must "
+    "follow it; x, y, v1, v2, f1, f2 and every angle of the studies are in the grain's frame.",
     "mu and mu2 are the pair's coefficients. The plane carries the grain (its x axis) and the "
     "block's point the isotropic max(mu, mu2); the plane's own coefficients are solved from "
     "the harmonic pair rule (formulation-convex §8.8, §18.1) so that the pair has mu and mu2.",
@@ -133,7 +140,9 @@ static int aniso_build(const double* P, ccb_model** out, void** data, char* msg,
         snprintf(msg, n, "aniso: out of memory");
         return -1;
     }
-    const double m = P[P_MASS], g = P[P_G], th = P[P_THETA] * DEG, a = P[P_ALPHA] * DEG;
+    /* angles in the world: the grain's psi plus the angle to the grain */
+    const double m = P[P_MASS], g = P[P_G], psi = P[P_PSI] * DEG;
+    const double th = psi + P[P_THETA] * DEG, a = psi + P[P_ALPHA] * DEG;
     d->force = ccb_v3(P[P_F] * m * g * cos(th), P[P_F] * m * g * sin(th), 0.0);
     const double b = fmax(P[P_MU], P[P_MU2]); /* the block's point */
     ccb_body_def ground = ccb_body_def_default();
@@ -141,6 +150,7 @@ static int aniso_build(const double* P, ccb_model** out, void** data, char* msg,
     ground.mobilizer = CCB_MOBILIZER_FIXED;
     ccb_shape_def plane = ccb_shape_def_default();
     plane.name = "plane";
+    plane.pose.R = ccb_m3_axis_angle(ccb_v3(0, 0, 1), psi); /* its x axis is the grain */
     plane.material = (ccb_material){INFINITY, 0.0, 0.0, plane_mu(P[P_MU], b),
                                     P[P_MU2] != P[P_MU] ? plane_mu(P[P_MU2], b) : 0.0};
     ccb_body_def blk = ccb_body_def_default();
@@ -193,11 +203,13 @@ static void aniso_observe(const ccb_sim* sim, const void* data, const double* P,
     const double* q = ccb_sim_q(sim); /* x, y, z, quaternion */
     const double* v = ccb_sim_v(sim); /* w_W, v_W */
     memset(o, 0, O_COUNT * sizeof *o);
-    o[O_X] = q[0];
-    o[O_Y] = q[1];
-    o[O_V1] = v[3];
-    o[O_V2] = v[4];
-    if (ccb_sim_ncontacts(sim) > 0) {
+    /* position and velocity in the grain's frame (world turned by psi about z) */
+    const double cp = cos(P[P_PSI] * DEG), sp = sin(P[P_PSI] * DEG);
+    o[O_X] = cp * q[0] + sp * q[1];
+    o[O_Y] = -sp * q[0] + cp * q[1];
+    o[O_V1] = cp * v[3] + sp * v[4];
+    o[O_V2] = -sp * v[3] + cp * v[4];
+    if (ccb_sim_ncontacts(sim) > 0) { /* the contact's frame is the grain's (§18.1) */
         const ccb_contact_result* c = ccb_sim_contact(sim, 0);
         o[O_F1] = c->force[0];
         o[O_F2] = c->force[1];
