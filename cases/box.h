@@ -68,6 +68,7 @@ void box_windowed_errors(study_ctx* ctx, const run_record* rec, int n, double dw
 /* RMS over the run of v - v_Coulomb (the exact solution, observable v_exact) */
 double box_rms_vs_exact(const run_record* r);
 
-extern const fig_study box_fig4, box_fig5, box_tamsi_convex, box_variants, box_peers;
+extern const fig_study box_fig4, box_fig5, box_tals_range, box_tamsi_convex, box_variants,
+    box_peers;
 
 #endif
