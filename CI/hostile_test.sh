@@ -267,6 +267,15 @@ run 0 "$ccb" study conveyor fig3 --no-figures --out "$T/lt/root/x"
 run 2 "$ccb" run conveyor --approx lagged --set tau_d=5 --out "$T/s3"
 grep -q "tau_d is read only by the runs with approx=sap; this run (lagged) would ignore it" "$T/out" \
   || fail "part 3: $(cat "$T/out")"
+run 2 "$ccb" run aniso --set theta=30 --out "$T/s3"
+grep -q "theta is read only by the runs with f!=0; this run (lagged) would ignore it" "$T/out" \
+  || fail "part 3 (a 'PARAM!=VALUE' condition): $(cat "$T/out")"
+run 2 "$ccb" study aniso slide --set f=0.3 --out "$T/s3"
+grep -q "the slide study compares a free slide with its closed form" "$T/out" \
+  || fail "aniso/slide with a force: $(cat "$T/out")"
+run 2 "$ccb" study aniso slide --set V0=100 --out "$T/s3"
+grep -q "longer than 80 % of the study's 0.5 s run" "$T/out" || fail "aniso/slide: $(cat "$T/out")"
+[ ! -e "$T/s3" ] || fail "a refused study created $T/s3"
 run 2 "$ccb" run coin --set rings=100 --out "$T/s3"
 grep -q "rings is read only by the runs with layout=1" "$T/out" || fail "part 3: $(cat "$T/out")"
 run 2 "$ccb" study coin fig5 --set rings=3 --out "$T/s3"

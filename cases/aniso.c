@@ -60,11 +60,11 @@ static const case_param k_params[P_COUNT] = {
     {.name = "V0", .def = 1.0, .unit = "m/s", .hi = 100,
      .meaning = "initial speed of the free slide", .tag = "[default?]"},
     {.name = "alpha", .def = 45.0, .unit = "deg", .lo = 0, .hi = 90,
-     .meaning = "initial velocity's angle to the grain", .tag = "[default?]"},
+     .meaning = "initial velocity's angle to the grain", .tag = "[default?]", .read_if = "V0!=0"},
     {.name = "f", .unit = "-", .hi = 10,
      .meaning = "constant horizontal force F / (m g) (0: a free slide)", .tag = "[default?]"},
     {.name = "theta", .unit = "deg", .lo = 0, .hi = 90,
-     .meaning = "the force's angle to the grain", .tag = "[default?]"},
+     .meaning = "the force's angle to the grain", .tag = "[default?]", .read_if = "f!=0"},
     {.name = "psi", .def = 30.0, .unit = "deg", .lo = -180, .hi = 180,
      .meaning = "the grain's angle to world x (the plane's frame turned about z; every angle "
                 "and coordinate of the studies is in the grain's frame)",

@@ -40,8 +40,9 @@ typedef struct case_param {
     const char* tag; /* source tag of cases.md: "[ICF]", "[default?]", "[derived]" */
     /* NULL: every run of the case reads it. Else the runs that read it: "approx=NAME" (Newton
      * on that convex approximation; e.g. tau_d, which only SAP's constraint reads: spec
-     * formulation-convex §5) or "PARAM=VALUE" (another parameter of the case has that value; e.g.
-     * the coin's rings, read only by the polar layout). A --set of a parameter that no run of a
+     * formulation-convex §5), "PARAM=VALUE" (another parameter of the case has that value; e.g.
+     * the coin's rings, read only by the polar layout) or "PARAM!=VALUE" (it has another value;
+     * e.g. the aniso case's force angle, read only when there is a force). A --set of a parameter that no run of a
      * command reads is refused (issue 44, part 3; case_param_read). */
     const char* read_if;
 } case_param;

@@ -26,9 +26,10 @@ int case_param_read(const case_desc* cs, int i, const char* approx, const double
         return 1;
     }
     const char* eq = strchr(c, '=');
-    const size_t len = eq ? (size_t)(eq - c) : 0;
+    const int neg = eq && eq > c && eq[-1] == '!'; /* "PARAM!=VALUE" */
+    const size_t len = eq ? (size_t)(eq - c) - (size_t)neg : 0;
     int read = 0;
-    if (eq && len == 6 && strncmp(c, "approx", 6) == 0) {
+    if (eq && !neg && len == 6 && strncmp(c, "approx", 6) == 0) {
         read = approx != NULL && strcmp(approx, eq + 1) == 0;
     } else {
         char name[64];
@@ -36,7 +37,7 @@ int case_param_read(const case_desc* cs, int i, const char* approx, const double
         int k = -1;
         double v = NAN;
         read = eq && case_find_param(cs, name, &k) != NULL && ccb_parse_decimal(eq + 1, &v) == 0 &&
-               params[k] == v;
+               (params[k] == v) != neg;
     }
     if (!read) {
         snprintf(why, n, "%s is read only by the runs with %s", cs->params[i].name, c);
