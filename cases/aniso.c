@@ -167,13 +167,8 @@ static int aniso_build(const double* P, ccb_model** out, void** data, char* msg,
     blk.twist.v = ccb_v3(P[P_V0] * cos(a), P[P_V0] * sin(a), 0.0);
     blk.force = aniso_force;
     blk.force_user = d;
-    static const ccb_vec3 origin = {0, 0, 0};
-    ccb_shape_def pt = ccb_shape_def_default();
-    pt.name = "contact";
-    pt.type = CCB_SHAPE_POINTS;
-    pt.points = &origin;
-    pt.npoints = 1;
-    pt.material = (ccb_material){P[P_K], P[P_D], P[P_TAU], b, 0.0};
+    const ccb_shape_def pt =
+        case_point_at_origin("contact", (ccb_material){P[P_K], P[P_D], P[P_TAU], b, 0.0});
     *data = d;
     if (case_build_pair("aniso", g, &ground, &plane, &blk, &pt, out, msg, n) != 0) {
         free(d);

@@ -167,13 +167,8 @@ int box_build(const double* P, ccb_model** out, void** data, char* msg, size_t n
     box.pose = ccb_pose_planar(0.0, -W / P[P_K], 0.0); /* static penetration: fn = W */
     box.force = box_force;
     box.force_user = d;
-    static const ccb_vec3 origin = {0, 0, 0};
-    ccb_shape_def pt = ccb_shape_def_default();
-    pt.name = "bottom";
-    pt.type = CCB_SHAPE_POINTS;
-    pt.points = &origin;
-    pt.npoints = 1;
-    pt.material = (ccb_material){P[P_K], 0.0, 0.0, P[P_MU], 0.0};
+    const ccb_shape_def pt =
+        case_point_at_origin("bottom", (ccb_material){P[P_K], 0.0, 0.0, P[P_MU], 0.0});
     *data = d;
     if (case_build_pair("box", P[P_G], &ground, &plane, &box, &pt, out, msg, n) != 0) {
         free(d);

@@ -42,6 +42,17 @@ ccb_body_def case_finger(const char* name, double mass, ccb_vec3 size, int paren
     return f;
 }
 
+ccb_shape_def case_point_at_origin(const char* name, ccb_material mat) {
+    static const ccb_vec3 origin = {0, 0, 0};
+    ccb_shape_def pt = ccb_shape_def_default();
+    pt.name = name;
+    pt.type = CCB_SHAPE_POINTS;
+    pt.points = &origin;
+    pt.npoints = 1;
+    pt.material = mat;
+    return pt;
+}
+
 ccb_shape_def case_sphere_at(const char* name, ccb_vec3 p, double r, ccb_material mat) {
     ccb_shape_def s = ccb_shape_def_default();
     s.name = name;

@@ -43,6 +43,9 @@ void case_ground(double mu, ccb_body_def* ground, ccb_shape_def* floor);
  * (called with `user`). */
 ccb_body_def case_finger(const char* name, double mass, ccb_vec3 size, int parent, ccb_vec3 p_PF,
                          ccb_vec3 axis, double q0, ccb_joint_force_fn act, void* user);
+/* One contact point at its body's origin (the centre of mass) with material mat: the contact of
+ * the box and aniso cases, whose closed forms are those of a point mass. */
+ccb_shape_def case_point_at_origin(const char* name, ccb_material mat);
 /* A sphere of radius r [m] centred at p in its body's frame. */
 ccb_shape_def case_sphere_at(const char* name, ccb_vec3 p, double r, ccb_material mat);
 /* The side of a vertical cylinder (radius, height [m]) centred at p in its body's frame: a rigid

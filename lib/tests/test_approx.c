@@ -88,6 +88,47 @@ static double norm9(const double G[9]) {
     return sqrt(s);
 }
 
+/* G symmetric positive semi-definite (fact 1) */
+static void check_sym_psd(const ccb_approx* ap, const double G[9]) {
+    const double Gn = norm9(G);
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < i; ++j) {
+            CHECK_ABS(G[3 * i + j], G[3 * j + i], TOL_SYM * Gn + 1e-300, "G symmetric");
+        }
+    }
+    double ev[3];
+    sym3_eigvals(G, ev);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(ev[i] >= -TOL_PSD * Gn, "%s: G eigenvalue %g < -1e-12 |G| (|G| = %g)", ap->name,
+              ev[i], Gn);
+    }
+}
+
+/* Central differences of the constraint (ccb_constraint_eval: the approximation's own law when c
+ * is isotropic) with steps hk against -gamma and -G at vc (fact 1) */
+static void check_fd(const ccb_approx* ap, const ccb_constraint* c, const double vc[3],
+                     const double hk[3], const double g[3], const double G[9], double gscale) {
+    const double Gn = norm9(G);
+    for (int k = 0; k < 3; ++k) {
+        const double h = hk[k];
+        double xp[3] = {vc[0], vc[1], vc[2]}, xm[3] = {vc[0], vc[1], vc[2]};
+        xp[k] += h;
+        xm[k] -= h;
+        double gp[3], gm[3];
+        const double lp = ccb_constraint_eval(ap, c, xp, gp, NULL);
+        const double lm = ccb_constraint_eval(ap, c, xm, gm, NULL);
+        /* [+ round-off of the difference quotient: eps (|l+| + |l-|)/h] */
+        const double cancel_l = 2.3e-16 * (fabs(lp) + fabs(lm)) / h;
+        CHECK_ABS((lp - lm) / (2 * h), -g[k], TOL_FD_GRAD * gscale + cancel_l,
+                  "FD of the cost equals -gamma (fact 1)");
+        for (int i = 0; i < 3; ++i) {
+            const double cancel_g = 2.3e-16 * (fabs(gp[i]) + fabs(gm[i])) / h;
+            CHECK_ABS(-(gp[i] - gm[i]) / (2 * h), G[3 * i + k],
+                      TOL_FD_HESS * Gn + cancel_g + 1e-300, "FD of gamma equals -G (fact 1)");
+        }
+    }
+}
+
 /* Fact 1: gradients are impulses, FD of gamma is -G, G symmetric PSD. */
 static void test_fd_gradients_and_hessians(void) {
     for (int a = 0; a < ccb_approx_count(); ++a) {
@@ -108,41 +149,11 @@ static void test_fd_gradients_and_hessians(void) {
             const double hk[3] = {1e-6 * fmin(lt, s_all), 1e-6 * fmin(lt, s_all), 1e-6 * s_all};
             const double margin = kink_margin(ap, &s.c, vc, hk[2] > hk[0] ? hk[2] : hk[0]);
             const double gscale = fmax(norm3(g), norm9(G) * s.vscale * 1e-3);
-            /* symmetry and PSD */
-            const double Gn = norm9(G);
-            for (int i = 0; i < 3; ++i) {
-                for (int j = 0; j < i; ++j) {
-                    CHECK_ABS(G[3 * i + j], G[3 * j + i], TOL_SYM * Gn + 1e-300, "G symmetric");
-                }
-            }
-            double ev[3];
-            sym3_eigvals(G, ev);
-            for (int i = 0; i < 3; ++i) {
-                CHECK(ev[i] >= -TOL_PSD * Gn, "%s: G eigenvalue %g < -1e-12 |G| (|G| = %g)",
-                      ap->name, ev[i], Gn);
-            }
+            check_sym_psd(ap, G);
             if (margin < 10.0) {
                 continue; /* the stencil would straddle a kink; boundaries are tested below */
             }
-            for (int k = 0; k < 3; ++k) {
-                const double h = hk[k];
-                double xp[3] = {vc[0], vc[1], vc[2]}, xm[3] = {vc[0], vc[1], vc[2]};
-                xp[k] += h;
-                xm[k] -= h;
-                double gp[3], gm[3];
-                const double lp = ap->eval(&s.c, xp, gp, NULL);
-                const double lm = ap->eval(&s.c, xm, gm, NULL);
-                /* [+ round-off of the difference quotient: eps (|l+| + |l-|)/h] */
-                const double cancel_l = 2.3e-16 * (fabs(lp) + fabs(lm)) / h;
-                CHECK_ABS((lp - lm) / (2 * h), -g[k], TOL_FD_GRAD * gscale + cancel_l,
-                          "FD of the cost equals -gamma (fact 1)");
-                for (int i = 0; i < 3; ++i) {
-                    const double cancel_g = 2.3e-16 * (fabs(gp[i]) + fabs(gm[i])) / h;
-                    CHECK_ABS(-(gp[i] - gm[i]) / (2 * h), G[3 * i + k],
-                              TOL_FD_HESS * Gn + cancel_g + 1e-300,
-                              "FD of gamma equals -G (fact 1)");
-                }
-            }
+            check_fd(ap, &s.c, vc, hk, g, G, gscale);
             nhess++;
         }
         CHECK(nhess > 200, "%s: only %d smooth samples", ap->name, nhess);
@@ -523,17 +534,8 @@ static void test_anisotropic(void) {
             double vc[3];
             random_vc(&s, vc);
             double g[3], G[9];
-            const double l = ccb_constraint_eval(ap, &s.c, vc, g, G);
-            const double Gn = norm9(G);
-            for (int i = 0; i < 3; ++i) {
-                for (int j = 0; j < i; ++j) {
-                    CHECK_ABS(G[3 * i + j], G[3 * j + i], TOL_SYM * Gn + 1e-300, "G symmetric");
-                }
-            }
-            double ev[3];
-            sym3_eigvals(G, ev);
-            CHECK(ev[0] >= -TOL_PSD * Gn && ev[1] >= -TOL_PSD * Gn && ev[2] >= -TOL_PSD * Gn,
-                  "%s: anisotropic G is PSD", ap->name);
+            ccb_constraint_eval(ap, &s.c, vc, g, G);
+            check_sym_psd(ap, G);
             /* the elliptic cone |A^-1 gamma_t| <= mu_min gamma_n (|M^-1 gamma_t| <= gamma_n);
              * Lagged's bound is the previous step's gamma_n0 */
             const double ge = hypot(g[0] / A[0], g[1] / A[1]);
@@ -562,26 +564,7 @@ static void test_anisotropic(void) {
             if (a >= 4 || kink_margin(ap, &s.c, u, 1e-6 * fmax(fmin(lt, s_all), s_all)) < 10.0) {
                 continue;
             }
-            const double gscale = fmax(norm3(g), Gn * s.vscale * 1e-3);
-            for (int k = 0; k < 3; ++k) {
-                double xp[3] = {vc[0], vc[1], vc[2]}, xm[3] = {vc[0], vc[1], vc[2]};
-                xp[k] += hk[k];
-                xm[k] -= hk[k];
-                double gp[3], gm[3];
-                const double lp = ccb_constraint_eval(ap, &s.c, xp, gp, NULL);
-                const double lm = ccb_constraint_eval(ap, &s.c, xm, gm, NULL);
-                /* [+ round-off of the difference quotient: eps (|l+| + |l-|)/h] */
-                const double cancel_l = 2.3e-16 * (fabs(lp) + fabs(lm)) / hk[k];
-                CHECK_ABS((lp - lm) / (2 * hk[k]), -g[k], TOL_FD_GRAD * gscale + cancel_l,
-                          "anisotropic FD of the cost equals -gamma");
-                for (int i = 0; i < 3; ++i) {
-                    const double cancel_g = 2.3e-16 * (fabs(gp[i]) + fabs(gm[i])) / hk[k];
-                    CHECK_ABS(-(gp[i] - gm[i]) / (2 * hk[k]), G[3 * i + k],
-                              TOL_FD_HESS * Gn + cancel_g + 1e-300,
-                              "anisotropic FD of gamma equals -G");
-                }
-            }
-            (void)l;
+            check_fd(ap, &s.c, vc, hk, g, G, fmax(norm3(g), norm9(G) * s.vscale * 1e-3));
             nfd++;
         }
         CHECK(nslide > 100, "%s: only %d sliding samples", ap->name, nslide);
