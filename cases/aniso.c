@@ -204,7 +204,8 @@ static void aniso_observe(const ccb_sim* sim, const void* data, const double* P,
     o[O_Y] = -sp * q[0] + cp * q[1];
     o[O_V1] = cp * v[3] + sp * v[4];
     o[O_V2] = -sp * v[3] + cp * v[4];
-    if (ccb_sim_ncontacts(sim) > 0) { /* the contact's frame is the grain's (§18.1) */
+    if (ccb_sim_ncontacts(sim) >
+        0) { /* the contact's frame is the grain's (formulation-convex §18.1) */
         const ccb_contact_result* c = ccb_sim_contact(sim, 0);
         o[O_F1] = c->force[0];
         o[O_F2] = c->force[1];

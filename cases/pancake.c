@@ -156,6 +156,7 @@ static int pancake_build(const double* P, ccb_model** out, void** data, char* ms
     }
     if (st != CCB_OK) {
         snprintf(msg, n, "pancake: %s", emsg);
+        ccb_hydro_mesh_destroy(cake); /* NULL unless the blade's mesh was the one that failed */
         ccb_model_destroy(m);
         free(d);
         return -1;
