@@ -519,7 +519,7 @@ const case_desc case_pancake = {
     .name = "pancake",
     .title = "Pancake flip: a compliant pancake thrown over by a rigid spatula",
     .paper = "Masterjohn, Guoy, Shepherd, Castro, Velocity level approximation of pressure field "
-             "contact patches, RA-L 2022, §V-B, Figs. 7-9",
+             "contact patches, RA-L 2022 (arXiv 2110.04157), §V-B, Figs. 7-9",
     .params = k_params,
     .nparams = P_COUNT,
     .dt_default = 1e-3,
