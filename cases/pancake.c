@@ -126,6 +126,18 @@ static void blade_motion(double t, void* user, ccb_pose* X, ccb_twist* V) {
     V->v = ccb_v3(vx + w * r.z, 0, vz - w * r.x);
 }
 
+/* A hydroelastic shape of `mesh` (copied by the model) on body b. */
+static ccb_status add_mesh(ccb_model* m, int b, const char* name, const ccb_hydro_mesh* mesh,
+                           ccb_hydro_repr repr, ccb_material mat) {
+    ccb_shape_def sh = ccb_shape_def_default();
+    sh.name = name;
+    sh.type = CCB_SHAPE_HYDRO;
+    sh.mesh = mesh;
+    sh.hydro_repr = repr;
+    sh.material = mat;
+    return ccb_model_add_shape(m, b, &sh, NULL);
+}
+
 static int pancake_build(const double* P, ccb_model** out, void** data, char* msg, size_t n) {
     pancake_data* d = calloc(1, sizeof *d);
     if (d == NULL) {
@@ -182,18 +194,13 @@ static int pancake_build(const double* P, ccb_model** out, void** data, char* ms
         cb.inertia = ccb_m3_identity();
         cb.inertia.m[0] = cb.inertia.m[4] = mm * (a * a + c * c) / 5;
         cb.inertia.m[8] = mm * 2 * a * a / 5;
-        /* resting on the pan at the static depth of a linear field: E A d / c ~ m g */
+        /* touching the pan; it settles onto its pressure field during the blade's slide */
         cb.pose.p = ccb_v3(0, 0, c);
         st = ccb_model_add_body(m, &cb, &ic);
     }
     if (st == CCB_OK) {
-        ccb_shape_def sh = ccb_shape_def_default();
-        sh.name = "pancake";
-        sh.type = CCB_SHAPE_HYDRO;
-        sh.mesh = cake;
-        sh.hydro_repr = repr;
-        sh.material = (ccb_material){P[P_E], P[P_D], P[P_TAU], P[P_MU], 0.0};
-        st = ccb_model_add_shape(m, ic, &sh, NULL);
+        st = add_mesh(m, ic, "pancake", cake, repr,
+                      (ccb_material){P[P_E], P[P_D], P[P_TAU], P[P_MU], 0.0});
     }
     if (st == CCB_OK) {
         ccb_body_def bb = ccb_body_def_default();
@@ -204,13 +211,8 @@ static int pancake_build(const double* P, ccb_model** out, void** data, char* ms
         st = ccb_model_add_body(m, &bb, &ib);
     }
     if (st == CCB_OK) {
-        ccb_shape_def sh = ccb_shape_def_default();
-        sh.name = "blade";
-        sh.type = CCB_SHAPE_HYDRO;
-        sh.mesh = blade;
-        sh.hydro_repr = repr;
-        sh.material = (ccb_material){INFINITY, 0.0, 0.0, P[P_MU], 0.0};
-        st = ccb_model_add_shape(m, ib, &sh, NULL);
+        st =
+            add_mesh(m, ib, "blade", blade, repr, (ccb_material){INFINITY, 0.0, 0.0, P[P_MU], 0.0});
     }
     ccb_hydro_mesh_destroy(cake);
     ccb_hydro_mesh_destroy(blade);
