@@ -470,6 +470,11 @@ static const fig_plot k_ref_plots[] = {
     {.script = "pancake_refinement.gp",
      .out = "refinement",
      .vars = "title='Pancake flip: constraints per step and wall time against the mesh (SAP)'"},
+    {.script = "peers_series.gp",
+     .out = "faces",
+     .vars = "runs='h0.01_polygons h0.01_triangles'; titles='polygons triangles'; "
+             "col1='contacts [-]'; title='Pancake flip: contact constraints over time, h = 1 cm, "
+             "SAP (PFC Fig. 9)'"},
     {.script = NULL}};
 
 static const fig_study k_refinement = {
