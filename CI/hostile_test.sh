@@ -276,6 +276,11 @@ grep -q "the slide study compares a free slide with its closed form" "$T/out" \
 run 2 "$ccb" study aniso slide --set V0=100 --out "$T/s3"
 grep -q "longer than 80 % of the study's 0.5 s run" "$T/out" || fail "aniso/slide: $(cat "$T/out")"
 [ ! -e "$T/s3" ] || fail "a refused study created $T/s3"
+# the hand with a ball that overlaps the fingers from the start: TAMSI fails at the first step;
+# the run is recorded as failed (exit 1), not a crash or a silent NaN
+run 1 "$ccb" run hand --variant tamsi --t-final 0.0014 --set ball_radius=0.2 --out "$T/hand"
+grep -q '"status":[[:space:]]*"failed"' "$T/hand/meta.json" || fail "hand: failure not recorded"
+grep -q "TAMSI failed with 1..20 substeps" "$T/out" || fail "hand: $(cat "$T/out")"
 run 2 "$ccb" run coin --set rings=100 --out "$T/s3"
 grep -q "rings is read only by the runs with layout=1" "$T/out" || fail "part 3: $(cat "$T/out")"
 run 2 "$ccb" study coin fig5 --set rings=3 --out "$T/s3"
