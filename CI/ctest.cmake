@@ -96,6 +96,15 @@ set_tests_properties(unit.variants PROPERTIES LABELS unit
                      ENVIRONMENT CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR})
 ccb_test_budget(unit.variants 0.05)
 
+# The hand case's model against the model file it transcribes, by an independent computation of
+# the link poses at rest and under each joint (cases/hand.c, docs/cases.md §19.1)
+add_executable(test_hand_model ${PROJECT_SOURCE_DIR}/cases/tests/hand_model.c)
+target_link_libraries(test_hand_model PRIVATE ccb_cases)
+target_include_directories(test_hand_model PRIVATE ${PROJECT_SOURCE_DIR}/lib/tests)
+add_test(NAME unit.hand_model COMMAND test_hand_model)
+set_tests_properties(unit.hand_model PROPERTIES LABELS unit)
+ccb_test_budget(unit.hand_model 0.05)
+
 # The install: a relocated prefix, consumers by find_package and pkg-config, the installed ccb.
 # Not in the sanitizer build, whose instrumented libccb.a needs the sanitizer runtime in every
 # consumer: packaging is tested once, in the ordinary build of `make test`.
