@@ -129,48 +129,54 @@ static void check_pose(const ccb_model* m, const double* q, int i, const double*
     }
 }
 
-static ccb_model* build(void** data) {
+/* The case's model at its default parameters and its state vectors (the initial state). */
+typedef struct fixture {
+    ccb_model* m;
+    void* data;
+    double *q, *v;
+} fixture;
+
+static fixture setup(void) {
+    fixture f = {NULL, NULL, NULL, NULL};
     const case_desc* cs = case_find("hand");
     CHECK(cs != NULL, "the hand case is registered");
     double P[CASE_MAX_PARAMS];
     for (int i = 0; i < cs->nparams; ++i) {
         P[i] = cs->params[i].def;
     }
-    ccb_model* m = NULL;
     char msg[256];
-    CHECK(cs->build(P, &m, data, msg, sizeof msg) == 0, "build: %s", msg);
-    return m;
+    CHECK(cs->build(P, &f.m, &f.data, msg, sizeof msg) == 0, "build: %s", msg);
+    CHECK(ccb_model_nq(f.m) == 16 + 7, "16 joints and a free ball: nq = %d", ccb_model_nq(f.m));
+    f.q = calloc((size_t)ccb_model_nq(f.m), sizeof *f.q);
+    f.v = calloc((size_t)ccb_model_nv(f.m), sizeof *f.v);
+    CHECK(f.q && f.v && ccb_model_initial_state(f.m, f.q, f.v) == CCB_OK, "initial state");
+    return f;
+}
+
+static void teardown(fixture* f) {
+    free(f->q);
+    free(f->v);
+    case_find("hand")->destroy(f->data);
+    ccb_model_destroy(f->m);
 }
 
 static void test_rest_pose(void) {
-    void* data = NULL;
-    ccb_model* m = build(&data);
-    const int nq = ccb_model_nq(m);
-    CHECK(nq == 16 + 7, "16 joints and a free ball: nq = %d", nq);
-    double* q = calloc((size_t)nq, sizeof *q);
-    double* v = calloc((size_t)ccb_model_nv(m), sizeof *v);
-    CHECK(q && v && ccb_model_initial_state(m, q, v) == CCB_OK, "initial state");
+    fixture f = setup();
     for (int j = 0; j < 16; ++j) {
-        q[j] = 0.0;
+        f.q[j] = 0.0;
     }
     for (int i = 0; i < 16; ++i) {
         double R[9], p[3];
         file_pose(i, R, p);
-        check_pose(m, q, i, R, p, "the link's pose at q = 0 is the model file's");
+        check_pose(f.m, f.q, i, R, p, "the link's pose at q = 0 is the model file's");
     }
-    free(q);
-    free(v);
-    case_find("hand")->destroy(data);
-    ccb_model_destroy(m);
+    teardown(&f);
 }
 
 static void test_joint_rotations(void) {
-    void* data = NULL;
-    ccb_model* m = build(&data);
-    const int nq = ccb_model_nq(m);
-    double* q = calloc((size_t)nq, sizeof *q);
-    double* v = calloc((size_t)ccb_model_nv(m), sizeof *v);
-    CHECK(q && v && ccb_model_initial_state(m, q, v) == CCB_OK, "initial state");
+    fixture f = setup();
+    double* q = f.q;
+    const ccb_model* m = f.m;
     const double theta = 0.7;
     for (int j = 0; j < 16; ++j) {
         for (int k = 0; k < 16; ++k) {
@@ -199,10 +205,7 @@ static void test_joint_rotations(void) {
             check_pose(m, q, i, R0, p0, "a joint leaves the links before it in place");
         }
     }
-    free(q);
-    free(v);
-    case_find("hand")->destroy(data);
-    ccb_model_destroy(m);
+    teardown(&f);
 }
 
 int main(void) {
