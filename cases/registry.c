@@ -18,8 +18,9 @@ extern const case_desc case_pancake;
 extern const case_desc case_hand;
 
 static const case_desc* const g_cases[] = {
-    &case_conveyor, &case_sphere, &case_rod,     &case_box,  &case_clutter, &case_coin,
-    &case_gripper,  &case_grasp,  &case_spatula, &case_push, &case_aniso,   &case_pancake, &case_hand};
+    &case_conveyor, &case_sphere,  &case_rod,   &case_box,     &case_clutter,
+    &case_coin,     &case_gripper, &case_grasp, &case_spatula, &case_push,
+    &case_aniso,    &case_pancake, &case_hand};
 
 int case_count(void) {
     return (int)(sizeof g_cases / sizeof g_cases[0]);
