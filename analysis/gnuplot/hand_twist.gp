@@ -11,6 +11,9 @@ set datafile separator ','
 # TAMSI's ladder: the tamsi runs but the control without the pushes
 tam = 0
 istam(dummy) = (tam = strcol(2) eq 'tamsi' && strcol(1) ne 'control_no_push', tam)
+# implicit Euler's ladder: the ie-qn-ec runs at the 2.8 ms interval (not the one capped at 0.7 ms)
+isie(dummy) = strcol(2) eq 'ie-qn-ec' && strstrt(strcol(1), '_h') == 0
+isie07(dummy) = strcol(2) eq 'ie-qn-ec' && strstrt(strcol(1), '_h') > 0
 f = datadir.'/runs.csv'
 set grid
 set logscale xy
@@ -27,10 +30,12 @@ do for [term = 1:2] {
          lc rgb '#000000' title 'TAMSI, h = 2.8, 1.4, 0.7, 0.35 ms', \
        f using (istam(0) ? $5 : NaN):7:(sprintf('%g ms', 1e3 * $3)) with labels \
          offset 1.2,0.6 font ",9" notitle, \
-       f using (strcol(2) eq 'ie-qn-ec' ? $5 : NaN):7 with linespoints lw 2 pt 5 \
+       f using (isie(0) ? $5 : NaN):7 with linespoints lw 2 pt 5 \
          lc rgb '#d62728' title 'implicit Euler, quasi-Newton, error control', \
-       f using (strcol(2) eq 'ie-qn-ec' ? $5 : NaN):7:(sprintf('a = %g', $4)) with labels \
+       f using (isie(0) ? $5 : NaN):7:(sprintf('a = %g', $4)) with labels \
          offset 1.2,-0.6 font ",9" notitle, \
+       f using (isie07(0) ? $5 : NaN):7 with points pt 4 ps 1.5 lc rgb '#d62728' \
+         title 'implicit Euler, a = 0.01, largest step 0.7 ms', \
        for [i=1:words(others)] f using (strcol(2) eq word(others, i) ? $5 : NaN):7 \
          with points pt (i + 7) ps 1.5 lc rgb word(ocolors, i) title word(others, i)
   set output
