@@ -429,7 +429,9 @@ static const char* const k_notes[] = {
     "fingers of four revolute joints (index, middle, ring, thumb), with the file's link poses, "
     "masses, inertias, joint axes and damping (0.015 N m s/rad) and its collision geometry: one "
     "box per link and a sphere of 12 mm at each fingertip. Joint limits are not modelled (ccb has "
-    "none); the schedule's targets lie within them.",
+    "none): during the pushes the distal joints of the index and the ring finger pass the file's "
+    "upper limit, 1.618 rad, by up to 0.07 and 0.045 rad, the thumb's first joint its 1.396 rad by "
+    "0.01 rad (TAMSI, 4.48 s). Contacts within the hand are filtered (ccb has no box-box query).",
     "Control: a PD per joint, as Drake's examples/allegro_hand without reflected inertia: kp = "
     "w^2 I_eff, kd = 2 zeta w I_eff with w = 30 rad/s, zeta = 0.4, I_eff = 4.72e-5 kg m^2 (a "
     "finger of 0.17/3 kg, 5 cm, as a rod about its end), the thumb's first joint 1.6 kp; the "
