@@ -248,7 +248,7 @@ add_test(NAME plugin.pgs COMMAND bash ${PROJECT_SOURCE_DIR}/CI/plugin_test.sh $<
                                  ${PROJECT_BINARY_DIR})
 set_tests_properties(plugin.pgs PROPERTIES LABELS unit
                      ENVIRONMENT "CCB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
-ccb_test_budget(plugin.pgs 6.0)
+ccb_test_budget(plugin.pgs 2.4)
 
 # install.exports: the ccb program exports every name libccb's public headers declare, for
 # plugins (CI/exports_test.sh; skipped, exit 77, without nm)
