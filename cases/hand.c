@@ -468,25 +468,20 @@ static const char* const k_notes[] = {
 
 /* ---- standard studies: e_v over the ball's velocities against Lagged at dt / 10 ------------- */
 
-/* RMS over the run of |v_ball - v_ref| (the translational velocity) on the run's grid */
+/* The ball's velocity error against a reference run: the RMS over the run of |v_ball - v_ref| on
+ * the run's grid (ccb_an_rms_error's per-component errors of the ball's three velocities); NAN if
+ * either run failed. The standard studies' error and the twist study's e_v. */
 static double ball_error(const run_record* r, const run_record* ref) {
-    if (ref == NULL || r->status != CCB_OK || ref->status != CCB_OK || r->nsteps < 1) {
+    double etot, ec[64];
+    char msg[128];
+    if (ref == NULL || r->status != CCB_OK || ref->status != CCB_OK || r->nv != ref->nv ||
+        r->nv > 64 ||
+        ccb_an_rms_error(r->nsteps, r->cfg.sim.dt, r->v, ref->nsteps, ref->cfg.sim.dt, ref->v,
+                         r->nv, &etot, ec, msg, sizeof msg) != 0) {
         return NAN;
     }
-    const long ratio = lround(r->cfg.sim.dt / ref->cfg.sim.dt);
-    if (ratio < 1 || fabs(ratio * ref->cfg.sim.dt - r->cfg.sim.dt) > 1e-9 * r->cfg.sim.dt ||
-        ref->nsteps < r->nsteps * ratio) {
-        return NAN;
-    }
-    double s = 0;
-    for (long k = 1; k <= r->nsteps; ++k) {
-        const double* a = r->v + k * r->nv + V_BALL + 3;
-        const double* b = ref->v + k * ratio * ref->nv + V_BALL + 3;
-        for (int i = 0; i < 3; ++i) {
-            s += (a[i] - b[i]) * (a[i] - b[i]);
-        }
-    }
-    return sqrt(s / r->nsteps);
+    return sqrt(ec[V_BALL + 3] * ec[V_BALL + 3] + ec[V_BALL + 4] * ec[V_BALL + 4] +
+                ec[V_BALL + 5] * ec[V_BALL + 5]);
 }
 
 static double hand_std_error(const run_record* r, const run_record* ref, const double* P) {
@@ -638,19 +633,6 @@ static const run_record* twist_find(const fig_data* fd, const study_ctx* ctx, in
     return NULL;
 }
 
-/* the ball's velocity error against the reference: RMS over the run of |v_ball - v_ref| */
-static double twist_error(const run_record* r, const run_record* ref) {
-    double etot, ec[64];
-    char msg[128];
-    if (r->status != CCB_OK || ref->status != CCB_OK || r->nv != ref->nv || r->nv > 64 ||
-        ccb_an_rms_error(r->nsteps, r->cfg.sim.dt, r->v, ref->nsteps, ref->cfg.sim.dt, ref->v,
-                         r->nv, &etot, ec, msg, sizeof msg) != 0) {
-        return NAN;
-    }
-    return sqrt(ec[V_BALL + 3] * ec[V_BALL + 3] + ec[V_BALL + 4] * ec[V_BALL + 4] +
-                ec[V_BALL + 5] * ec[V_BALL + 5]);
-}
-
 /* The ball held and turned over the run: its largest displacement, contacts at the end and the
  * turn of the first ring push: the largest angle from t1 = t_close + period/2 (the push's start)
  * to the end, less the angle at t1. */
@@ -689,7 +671,7 @@ static int twist_finish(study_ctx* ctx, study_out* out, const fig_data* fd, cons
         double disp, angle, touch;
         twist_task(r, &disp, &angle, &touch);
         turn[i] = angle;
-        e[i] = t->paper ? NAN : twist_error(r, ref);
+        e[i] = t->paper ? NAN : ball_error(r, ref);
         wall[i] = r->status == CCB_OK ? r->wall_time : NAN;
         work[i] = twist_work(r);
         const double T = r->cfg.t_final;
